@@ -1,0 +1,15 @@
+import type { CasHasDocument } from "@united-workforce/protocol";
+import { defineCommand, result } from "../command.js";
+
+export default defineCommand({
+  path: ["cas", "has"],
+  summary: "tell whether a node exists (exit 1 when it does not)",
+  args: [{ name: "hash", description: "13-character node hash" }],
+  examples: ["uwf cas has 0K4Q8Z3M1XH2C && echo stored"],
+  async run(ctx, [hash]) {
+    const { Cas } = await import("@united-workforce/store");
+    const exists = Cas.open(ctx.home).has(hash!);
+    const doc: CasHasDocument = { hash: hash!, exists };
+    return result(doc, (d) => (d.exists ? "yes" : "no"), exists ? 0 : 1);
+  },
+});

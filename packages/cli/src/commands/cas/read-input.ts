@@ -1,0 +1,25 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { errorMessage, UwfError } from "@united-workforce/util";
+
+/** Read a file argument, or stdin when it is "-" or missing. */
+export function readInput(cwd: string, file: string | undefined): string {
+  try {
+    if (file === undefined || file === "-") return readFileSync(0, "utf8");
+    return readFileSync(resolve(cwd, file), "utf8");
+  } catch (error) {
+    throw new UwfError("IO", `cannot read ${file ?? "stdin"}: ${errorMessage(error)}`, {
+      hint: "Pass a readable file, or pipe the content on stdin.",
+    });
+  }
+}
+
+export function parseJsonInput(text: string, source: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UwfError("USAGE", `${source} is not valid JSON: ${errorMessage(error)}`, {
+      hint: "`uwf cas put` takes JSON; use `uwf cas put-text` for plain text.",
+    });
+  }
+}

@@ -1,0 +1,22 @@
+import { runCli } from "./program.js";
+
+// The `uwf` entry: the only place that exits. SIGINT/SIGTERM abort the running command so it
+// can stop its children and release its lock; a second signal exits at once.
+const controller = new AbortController();
+let interrupted = false;
+const onSignal = (): void => {
+  if (interrupted) process.exit(130);
+  interrupted = true;
+  controller.abort();
+};
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);
+
+const code = await runCli(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+  cwd: process.cwd(),
+  signal: controller.signal,
+});
+process.exitCode = interrupted ? 130 : code;

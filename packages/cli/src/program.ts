@@ -1,0 +1,166 @@
+import { createLogger, resolveHome, UwfError } from "@united-workforce/util";
+import { Command, CommanderError, Option } from "commander";
+import type { CommandContext, CommandSpec, OutputFormat } from "./commands/command.js";
+import { COMMANDS } from "./commands/index.js";
+import { renderError } from "./output/errors.js";
+import { formatResult } from "./output/write.js";
+import { VERSION } from "./version.js";
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  signal: AbortSignal;
+}
+
+const FORMATS = ["text", "json", "yaml"] as const;
+
+/**
+ * Parse argv, run one command, print its result through the one writer, and return the exit
+ * code. Never exits: the entry does.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const format = sniffFormat(argv);
+  let exitCode = 0;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(argv as string[], { from: "user" });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (
+        error.code === "commander.helpDisplayed" ||
+        error.code === "commander.help" ||
+        error.code === "commander.version"
+      ) {
+        return 0;
+      }
+      const usage = new UwfError("USAGE", error.message.replace(/^error: /, ""), {
+        hint: "Run `uwf --help` (or `uwf <command> --help`) for usage.",
+      });
+      const rendered = renderError(usage, format);
+      io.stderr(rendered.text);
+      return rendered.exitCode;
+    }
+    const rendered = renderError(error, format);
+    io.stderr(rendered.text);
+    return rendered.exitCode;
+  }
+}
+
+/** `--format` must shape even errors raised before commander has parsed it. */
+function sniffFormat(argv: readonly string[]): OutputFormat {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = arg.startsWith("--format=")
+      ? arg.slice(9)
+      : arg === "--format"
+        ? argv[i + 1]
+        : undefined;
+    if (value && (FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
+  }
+  return "text";
+}
+
+export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+  const program = new Command("uwf")
+    .description(
+      "uwf (United Workforce): run multi-role agent workflows, one step per call, no daemon.",
+    )
+    .version(VERSION, "-V, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .addOption(new Option("--format <format>", "output format").choices(FORMATS).default("text"))
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout(text),
+      // Commander's own error text is replaced by ours (see runCli), so it is not printed twice.
+      writeErr: (text) => {
+        if (!text.startsWith("error:")) io.stderr(text);
+      },
+    });
+
+  const groups = new Map<string, Command>();
+  for (const spec of COMMANDS) {
+    const [group, name] = spec.path;
+    if (!group) continue;
+    let parent = program;
+    if (name) {
+      let groupCommand = groups.get(group);
+      if (!groupCommand) {
+        groupCommand = program
+          .command(group)
+          .description(GROUP_SUMMARIES[group] ?? "")
+          .exitOverride();
+        groups.set(group, groupCommand);
+      }
+      parent = groupCommand;
+    }
+    addCommand(parent, name ?? group, spec, io, setExitCode);
+  }
+  return program;
+}
+
+export const GROUP_SUMMARIES: Record<string, string> = {
+  workflow: "register, validate and inspect workflows",
+  thread: "start, run and manage threads",
+  step: "inspect steps and fork threads from them",
+  cas: "inspect and maintain the content-addressed store",
+  log: "read and clean process logs",
+  config: "read and change config.yaml",
+  prompt: "print guides for people and coding agents",
+};
+
+function addCommand(
+  parent: Command,
+  name: string,
+  spec: CommandSpec,
+  io: CliIo,
+  setExitCode: (code: number) => void,
+): void {
+  const command = parent.command(name, { hidden: spec.hidden ?? false }).description(spec.summary);
+  command.exitOverride();
+  for (const arg of spec.args ?? []) {
+    const label = `${arg.name}${arg.variadic ? "..." : ""}`;
+    command.argument(arg.required === false ? `[${label}]` : `<${label}>`, arg.description);
+  }
+  for (const opt of spec.options ?? []) {
+    const option = new Option(opt.flags, opt.description);
+    if (opt.default !== undefined) option.default(opt.default);
+    if (opt.choices) option.choices(opt.choices);
+    command.addOption(option);
+  }
+  if (spec.description || spec.examples?.length) {
+    const extra = [
+      spec.description ?? "",
+      ...(spec.examples?.length ? ["Examples:", ...spec.examples.map((e) => `  $ ${e}`)] : []),
+    ]
+      .filter(Boolean)
+      .join("\n");
+    command.addHelpText("after", `\n${extra}`);
+  }
+  command.action(async (...actionArgs: unknown[]) => {
+    const cmd = actionArgs[actionArgs.length - 1] as Command;
+    const options = cmd.optsWithGlobals() as Record<string, unknown>;
+    const positional = cmd.processedArgs.flatMap((value: unknown) =>
+      value === undefined ? [] : Array.isArray(value) ? (value as string[]) : [value as string],
+    );
+    const format = (options.format as OutputFormat | undefined) ?? "text";
+    const home = resolveHome(io.env);
+    const context: CommandContext = {
+      home,
+      cwd: io.cwd,
+      env: io.env,
+      format,
+      logger: createLogger(home, { command: spec.path.join(" ") }),
+      progress: (text) => io.stderr(text.endsWith("\n") ? text : `${text}\n`),
+      signal: io.signal,
+    };
+    const result = await spec.run(context, positional, options);
+    io.stdout(formatResult(result, format));
+    setExitCode(result.exitCode ?? 0);
+  });
+}

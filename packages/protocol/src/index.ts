@@ -1,0 +1,5 @@
+export * from "./documents.js";
+export * from "./exit-codes.js";
+export * from "./nodes.js";
+export * from "./reserved.js";
+export * from "./threads.js";

@@ -1,0 +1,244 @@
+/**
+ * Stored node shapes (DESIGN §4). Every node is `{ type, payload }`; `type` is the hash of the
+ * node's schema node, and schema nodes have `type: "schema"`. Payload fields whose schema says
+ * `"format": "cas-ref"` hold hashes that `refs`, `walk` and `gc` follow.
+ */
+
+export type Hash = string;
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+export type JsonSchema = { [key: string]: JsonValue };
+
+export const SCHEMA_TYPE = "schema";
+export const CAS_REF_FORMAT = "cas-ref";
+
+export interface CasNode<P = JsonValue> {
+  type: Hash | typeof SCHEMA_TYPE;
+  payload: P;
+}
+
+const casRef = { type: "string", format: CAS_REF_FORMAT } as const;
+const nullableCasRef = { type: ["string", "null"], format: CAS_REF_FORMAT } as const;
+const nullableNumber = { type: ["number", "null"] } as const;
+
+export interface RolePayload {
+  description?: string;
+  goal?: string;
+  capabilities?: string[];
+  procedure?: string;
+  output?: string;
+  /** Hash of the schema node of this role's frontmatter output. */
+  frontmatter: Hash;
+}
+
+export interface EdgeTarget {
+  role: string;
+  prompt: string;
+  location?: string;
+}
+
+export type Graph = Record<string, Record<string, EdgeTarget>>;
+
+export interface WorkflowPayload {
+  name: string;
+  description?: string;
+  roles: Record<string, RolePayload>;
+  graph: Graph;
+}
+
+export interface StartPayload {
+  workflow: Hash;
+  prompt: string;
+  cwd: string;
+  createdAtMs: number;
+}
+
+export interface Usage {
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
+  costUsd: number | null;
+  turns: number | null;
+  durationMs: number | null;
+}
+
+export interface StepPayload {
+  start: Hash;
+  prev: Hash | null;
+  role: string;
+  output: Hash;
+  body: Hash;
+  detail: Hash;
+  agent: string;
+  edgePrompt: string;
+  assembledPrompt: Hash;
+  cwd: string;
+  startedAtMs: number;
+  completedAtMs: number;
+  usage: Usage;
+  attempts: number;
+}
+
+export type TextPayload = string;
+
+export const workflowSchema = {
+  $id: "uwf:workflow",
+  type: "object",
+  required: ["name", "roles", "graph"],
+  additionalProperties: false,
+  properties: {
+    name: { type: "string" },
+    description: { type: "string" },
+    roles: {
+      type: "object",
+      additionalProperties: {
+        type: "object",
+        required: ["frontmatter"],
+        additionalProperties: false,
+        properties: {
+          description: { type: "string" },
+          goal: { type: "string" },
+          capabilities: { type: "array", items: { type: "string" } },
+          procedure: { type: "string" },
+          output: { type: "string" },
+          frontmatter: casRef,
+        },
+      },
+    },
+    graph: {
+      type: "object",
+      additionalProperties: {
+        type: "object",
+        additionalProperties: {
+          type: "object",
+          required: ["role", "prompt"],
+          additionalProperties: false,
+          properties: {
+            role: { type: "string" },
+            prompt: { type: "string" },
+            location: { type: "string" },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const startSchema = {
+  $id: "uwf:start",
+  type: "object",
+  required: ["workflow", "prompt", "cwd", "createdAtMs"],
+  additionalProperties: false,
+  properties: {
+    workflow: casRef,
+    prompt: { type: "string" },
+    cwd: { type: "string" },
+    createdAtMs: { type: "integer" },
+  },
+} as const;
+
+export const usageSchema = {
+  type: "object",
+  required: [
+    "inputTokens",
+    "outputTokens",
+    "cacheReadTokens",
+    "cacheWriteTokens",
+    "costUsd",
+    "turns",
+    "durationMs",
+  ],
+  additionalProperties: false,
+  properties: {
+    inputTokens: nullableNumber,
+    outputTokens: nullableNumber,
+    cacheReadTokens: nullableNumber,
+    cacheWriteTokens: nullableNumber,
+    costUsd: nullableNumber,
+    turns: nullableNumber,
+    durationMs: nullableNumber,
+  },
+} as const;
+
+export const stepSchema = {
+  $id: "uwf:step",
+  type: "object",
+  required: [
+    "start",
+    "prev",
+    "role",
+    "output",
+    "body",
+    "detail",
+    "agent",
+    "edgePrompt",
+    "assembledPrompt",
+    "cwd",
+    "startedAtMs",
+    "completedAtMs",
+    "usage",
+    "attempts",
+  ],
+  additionalProperties: false,
+  properties: {
+    start: casRef,
+    prev: nullableCasRef,
+    role: { type: "string" },
+    output: casRef,
+    body: casRef,
+    detail: casRef,
+    agent: { type: "string" },
+    edgePrompt: { type: "string" },
+    assembledPrompt: casRef,
+    cwd: { type: "string" },
+    startedAtMs: { type: "integer" },
+    completedAtMs: { type: "integer" },
+    usage: usageSchema,
+    attempts: { type: "integer", minimum: 0 },
+  },
+} as const;
+
+export const textSchema = { $id: "uwf:text", type: "string" } as const;
+
+/** The schema of adapter session records when an adapter has nothing richer to say. */
+export const detailSchema = {
+  $id: "uwf:detail",
+  type: "object",
+  properties: {
+    adapter: { type: "string" },
+    model: { type: ["string", "null"] },
+    sessionId: { type: ["string", "null"] },
+    turns: { type: "array" },
+    rawOutput: { type: "string" },
+    attempts: { type: "array" },
+  },
+} as const;
+
+/** Built-in node schemas, registered in every store. Their hashes are stable. */
+export const BUILTIN_SCHEMAS = {
+  workflow: workflowSchema,
+  start: startSchema,
+  step: stepSchema,
+  text: textSchema,
+  detail: detailSchema,
+} as const;
+
+export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
+
+export function emptyUsage(): Usage {
+  return {
+    inputTokens: null,
+    outputTokens: null,
+    cacheReadTokens: null,
+    cacheWriteTokens: null,
+    costUsd: null,
+    turns: null,
+    durationMs: null,
+  };
+}

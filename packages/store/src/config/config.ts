@@ -1,0 +1,190 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { errorMessage, UwfError, writeFileAtomic } from "@united-workforce/util";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+
+export interface ProviderConfig {
+  baseUrl: string;
+  apiKey?: string;
+  apiKeyEnv?: string;
+}
+export interface ModelConfig {
+  provider: string;
+  name: string;
+}
+export interface AgentConfig {
+  command: string;
+  args?: string[];
+  timeoutSeconds?: number;
+}
+/** `config.yaml` (DESIGN §11). Unknown keys are kept on write, so other tools' keys survive. */
+export interface UwfConfig {
+  providers?: Record<string, ProviderConfig>;
+  models?: Record<string, ModelConfig>;
+  agents?: Record<string, AgentConfig>;
+  defaultAgent?: string;
+  defaultModel?: string;
+  agentOverrides?: Record<string, Record<string, string>>;
+  modelOverrides?: { extract?: string; [key: string]: string | undefined };
+  [key: string]: unknown;
+}
+
+export function configPath(home: string): string {
+  return join(home, "config.yaml");
+}
+
+/** The config, or `{}` when there is none. A file that does not parse is an error naming it. */
+export function readConfig(home: string): UwfConfig {
+  const path = configPath(home);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new UwfError("CONFIG_INVALID", `cannot read ${path}: ${errorMessage(error)}`);
+  }
+  let data: unknown;
+  try {
+    data = parseYaml(text, { maxAliasCount: 100 });
+  } catch (error) {
+    throw new UwfError("CONFIG_INVALID", `${path} is not valid YAML: ${errorMessage(error)}`, {
+      hint: `Fix the file by hand or run \`uwf setup\` to write a new one.`,
+    });
+  }
+  if (data === null || data === undefined) return {};
+  if (typeof data !== "object" || Array.isArray(data)) {
+    throw new UwfError("CONFIG_INVALID", `${path} must be a YAML mapping`, {
+      hint: "Run `uwf setup` to write a new one.",
+    });
+  }
+  const config = data as UwfConfig;
+  checkShape(config, path);
+  return config;
+}
+
+/** Write the config atomically with mode 0600: it may hold API keys. */
+export function writeConfig(home: string, config: UwfConfig): void {
+  writeFileAtomic(configPath(home), stringifyYaml(config), { mode: 0o600 });
+}
+
+function checkShape(config: UwfConfig, path: string): void {
+  const problems: string[] = [];
+  for (const [alias, agent] of Object.entries(config.agents ?? {})) {
+    if (!agent || typeof agent.command !== "string" || agent.command === "") {
+      problems.push(`agents.${alias}.command must be a non-empty string`);
+      continue;
+    }
+    if (
+      agent.args !== undefined &&
+      !(Array.isArray(agent.args) && agent.args.every((a) => typeof a === "string"))
+    ) {
+      problems.push(`agents.${alias}.args must be a list of strings`);
+    }
+    if (
+      agent.timeoutSeconds !== undefined &&
+      !(typeof agent.timeoutSeconds === "number" && agent.timeoutSeconds > 0)
+    ) {
+      problems.push(`agents.${alias}.timeoutSeconds must be a positive number`);
+    }
+  }
+  for (const [alias, model] of Object.entries(config.models ?? {})) {
+    if (!model || typeof model.provider !== "string" || typeof model.name !== "string") {
+      problems.push(`models.${alias} needs string "provider" and "name"`);
+    }
+  }
+  for (const [name, provider] of Object.entries(config.providers ?? {})) {
+    if (!provider || typeof provider.baseUrl !== "string") {
+      problems.push(`providers.${name}.baseUrl must be a string`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new UwfError("CONFIG_INVALID", `${path} is invalid:\n  ${problems.join("\n  ")}`, {
+      hint: "Fix these keys with `uwf config set` or by hand.",
+      details: { errors: problems },
+    });
+  }
+}
+
+/** Endpoint, key and model name for a model alias. The key may come from the environment. */
+export function resolveModel(
+  config: UwfConfig,
+  alias: string,
+  env: Record<string, string | undefined>,
+): { baseUrl: string; apiKey: string | null; model: string } {
+  const model = config.models?.[alias];
+  if (!model) {
+    const known = Object.keys(config.models ?? {});
+    throw new UwfError("CONFIG_INVALID", `unknown model alias "${alias}"`, {
+      hint: known.length ? `Known models: ${known.join(", ")}` : "Add one with `uwf setup`.",
+    });
+  }
+  const provider = config.providers?.[model.provider];
+  if (!provider) {
+    throw new UwfError(
+      "CONFIG_INVALID",
+      `model "${alias}" names provider "${model.provider}", which is not configured`,
+      { hint: "Add it under `providers:` in config.yaml or run `uwf setup`." },
+    );
+  }
+  const apiKey =
+    provider.apiKey ?? (provider.apiKeyEnv ? env[provider.apiKeyEnv] : undefined) ?? null;
+  return { baseUrl: provider.baseUrl.replace(/\/+$/, ""), apiKey, model: model.name };
+}
+
+export interface ResolvedAgent {
+  alias: string | null;
+  command: string;
+  args: string[];
+  timeoutSeconds: number | null;
+}
+
+/**
+ * Which agent runs a role: `--agent` → `agentOverrides[workflow][role]` → `defaultAgent`.
+ * A configured alias resolves to its command. Any other value is taken as a command line when
+ * it has a space or a path separator, or when `isOnPath` finds it; otherwise it is an unknown
+ * alias, and the error lists the known ones.
+ */
+export function resolveAgent(
+  config: UwfConfig,
+  options: {
+    flag?: string | undefined;
+    workflow: string;
+    role: string;
+    isOnPath?: (command: string) => boolean;
+  },
+): ResolvedAgent | null {
+  const agents = config.agents ?? {};
+  const choice =
+    options.flag ??
+    config.agentOverrides?.[options.workflow]?.[options.role] ??
+    config.defaultAgent;
+  if (choice === undefined) return null;
+  const configured = agents[choice];
+  if (configured) {
+    return {
+      alias: choice,
+      command: configured.command,
+      args: configured.args ?? [],
+      timeoutSeconds: configured.timeoutSeconds ?? null,
+    };
+  }
+  // Also accepted: a command line such as "uwf-mock --scenario s.yaml" or "./my-agent".
+  if (/[\s/]/.test(choice) || options.isOnPath?.(choice)) {
+    const [command, ...args] = splitCommand(choice);
+    return { alias: null, command: command!, args, timeoutSeconds: null };
+  }
+  const known = Object.keys(agents);
+  throw new UwfError("AGENT_UNKNOWN", `unknown agent "${choice}"`, {
+    hint: known.length
+      ? `Known agents: ${known.join(", ")}. Or pass a command, e.g. --agent "uwf-mock --scenario s.yaml".`
+      : 'No agents are configured. Run `uwf setup`, or pass a command, e.g. --agent "uwf-mock --scenario s.yaml".',
+  });
+}
+
+/** Split a command line on whitespace, honouring simple single and double quotes. No shell. */
+export function splitCommand(line: string): string[] {
+  const out: string[] = [];
+  const pattern = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  for (const match of line.matchAll(pattern)) out.push(match[1] ?? match[2] ?? match[3]!);
+  return out;
+}

@@ -1,0 +1,28 @@
+import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { writeFileAtomic } from "./atomic-write.js";
+
+describe("writeFileAtomic", () => {
+  it("replaces the file and leaves no temp file behind", () => {
+    const dir = mkdtempSync(join(tmpdir(), "uwf-atomic-"));
+    const path = join(dir, "pointer.json");
+    writeFileAtomic(path, "one");
+    writeFileAtomic(path, "two");
+    expect(readFileSync(path, "utf8")).toBe("two");
+    expect(readdirSync(dir)).toEqual(["pointer.json"]);
+  });
+
+  it("applies the requested mode", () => {
+    const dir = mkdtempSync(join(tmpdir(), "uwf-atomic-"));
+    const path = join(dir, "config.yaml");
+    writeFileAtomic(path, "secret: x", { mode: 0o600 });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it("fails without touching the target when the directory is missing", () => {
+    const dir = mkdtempSync(join(tmpdir(), "uwf-atomic-"));
+    expect(() => writeFileAtomic(join(dir, "missing", "f"), "x")).toThrow(/ENOENT/);
+  });
+});

@@ -1,0 +1,12 @@
+import XXH from "xxhashjs";
+import { encodeBase32 } from "./base32.js";
+
+/** Length of a CAS hash: 64 bits in Crockford Base32, the first character carrying 4 bits. */
+export const HASH_LENGTH = 13;
+
+/** XXH64 (seed 0) of the bytes, as 13 upper-case Crockford Base32 characters. */
+export function hashBytes(bytes: Uint8Array | string): string {
+  const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : Buffer.from(bytes);
+  const hex = XXH.h64(0).update(data).digest().toString(16);
+  return encodeBase32(BigInt(`0x${hex}`), HASH_LENGTH);
+}

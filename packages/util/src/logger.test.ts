@@ -1,0 +1,35 @@
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createLogger, logFilePath } from "./logger.js";
+
+describe("createLogger", () => {
+  it("appends one JSON event per line to the day's file", () => {
+    const home = mkdtempSync(join(tmpdir(), "uwf-log-"));
+    const logger = createLogger(home, { thread: "T1" });
+    logger.info("step.start", { role: "planner" });
+    logger.error("step.failed", { reason: "boom" });
+    const lines = readFileSync(logFilePath(home), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({
+      level: "info",
+      event: "step.start",
+      thread: "T1",
+      role: "planner",
+    });
+    expect(lines[1]).toMatchObject({ level: "error", event: "step.failed", reason: "boom" });
+    expect(Date.parse(lines[0].ts)).not.toBeNaN();
+  });
+
+  it("never throws, even when the log directory cannot be created", () => {
+    const home = mkdtempSync(join(tmpdir(), "uwf-log-"));
+    writeFileSync(join(home, "logs"), "a file where the directory should be");
+    chmodSync(join(home, "logs"), 0o400);
+    const logger = createLogger(home);
+    expect(() => logger.info("anything", { big: 1n as unknown as number })).not.toThrow();
+  });
+});

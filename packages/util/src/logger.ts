@@ -1,0 +1,43 @@
+import { appendFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+export interface Logger {
+  log(level: LogLevel, event: string, fields?: Record<string, unknown>): void;
+  info(event: string, fields?: Record<string, unknown>): void;
+  warn(event: string, fields?: Record<string, unknown>): void;
+  error(event: string, fields?: Record<string, unknown>): void;
+}
+
+/** `logs/YYYY-MM-DD.jsonl` (UTC day) under the storage root. */
+export function logFilePath(home: string, date: Date = new Date()): string {
+  return join(home, "logs", `${date.toISOString().slice(0, 10)}.jsonl`);
+}
+
+/**
+ * A structured JSONL logger. Logging is never worth failing a command over, so every error is
+ * swallowed: a full disk or a read-only home must not break a step.
+ */
+export function createLogger(home: string, base: Record<string, unknown> = {}): Logger {
+  let dirReady = false;
+  const log = (level: LogLevel, event: string, fields: Record<string, unknown> = {}): void => {
+    try {
+      const now = new Date();
+      const line = `${JSON.stringify({ ts: now.toISOString(), level, event, pid: process.pid, ...base, ...fields })}\n`;
+      if (!dirReady) {
+        mkdirSync(join(home, "logs"), { recursive: true });
+        dirReady = true;
+      }
+      appendFileSync(logFilePath(home, now), line);
+    } catch {
+      // See above: the logger never throws.
+    }
+  };
+  return {
+    log,
+    info: (event, fields) => log("info", event, fields),
+    warn: (event, fields) => log("warn", event, fields),
+    error: (event, fields) => log("error", event, fields),
+  };
+}

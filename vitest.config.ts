@@ -1,0 +1,24 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const pkg = (name: string) =>
+  fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Unit tests run against the sources; end-to-end tests run the built binaries.
+    alias: {
+      "@united-workforce/protocol": pkg("protocol"),
+      "@united-workforce/util": pkg("util"),
+      "@united-workforce/store": pkg("store"),
+      "@united-workforce/agent-kit": pkg("agent-kit"),
+      "@united-workforce/test-utils": pkg("test-utils"),
+    },
+  },
+  test: {
+    include: ["packages/*/src/**/*.test.ts", "packages/*/e2e/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: "forks",
+  },
+});
