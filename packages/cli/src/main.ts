@@ -18,5 +18,6 @@ const code = await runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   signal: controller.signal,
+  self: [process.execPath, process.argv[1] ?? ""],
 });
 process.exitCode = interrupted ? 130 : code;

@@ -12,6 +12,7 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   cwd: string;
   signal: AbortSignal;
+  self: readonly string[];
 }
 
 const FORMATS = ["text", "json", "yaml"] as const;
@@ -131,6 +132,7 @@ function addCommand(
     const option = new Option(opt.flags, opt.description);
     if (opt.default !== undefined) option.default(opt.default);
     if (opt.choices) option.choices(opt.choices);
+    if (opt.hidden) option.hideHelp();
     command.addOption(option);
   }
   if (spec.description || spec.examples?.length) {
@@ -158,6 +160,7 @@ function addCommand(
       logger: createLogger(home, { command: spec.path.join(" ") }),
       progress: (text) => io.stderr(text.endsWith("\n") ? text : `${text}\n`),
       signal: io.signal,
+      self: io.self,
     };
     const result = await spec.run(context, positional, options);
     io.stdout(formatResult(result, format));

@@ -231,6 +231,21 @@ export const BUILTIN_SCHEMAS = {
 
 export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
 
+/** Add usage figures; unknown stays unknown only while every side is unknown. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  const sum = (x: number | null, y: number | null): number | null =>
+    x === null && y === null ? null : (x ?? 0) + (y ?? 0);
+  return {
+    inputTokens: sum(a.inputTokens, b.inputTokens),
+    outputTokens: sum(a.outputTokens, b.outputTokens),
+    cacheReadTokens: sum(a.cacheReadTokens, b.cacheReadTokens),
+    cacheWriteTokens: sum(a.cacheWriteTokens, b.cacheWriteTokens),
+    costUsd: sum(a.costUsd, b.costUsd),
+    turns: sum(a.turns, b.turns),
+    durationMs: sum(a.durationMs, b.durationMs),
+  };
+}
+
 export function emptyUsage(): Usage {
   return {
     inputTokens: null,
@@ -242,3 +257,19 @@ export function emptyUsage(): Usage {
     durationMs: null,
   };
 }
+
+/**
+ * The output of any role that answers `$status: $SUSPEND` (DESIGN §9): valid for every role,
+ * so it has its own schema instead of the role's.
+ */
+export const suspendOutputSchema = {
+  title: "uwf $SUSPEND output",
+  description: "An agent asks a human: the thread waits for an answer.",
+  type: "object",
+  required: ["$status", "reason"],
+  additionalProperties: false,
+  properties: {
+    $status: { const: "$SUSPEND" },
+    reason: { type: "string", minLength: 1 },
+  },
+} as const;

@@ -1,4 +1,4 @@
-import type { Hash } from "./nodes.js";
+import type { Hash, Usage } from "./nodes.js";
 
 /** What a user sees. `running` and `corrupt` are derived, never stored. */
 export const THREAD_STATUSES = [
@@ -22,6 +22,8 @@ export interface SuspendInfo {
   kind: SuspendKind;
   /** The edge prompt the suspended role was (or would have been) given, for resume. */
   prompt?: string;
+  /** The edge's rendered `location`, so a retried step runs where the failed one did. */
+  location?: string | null;
 }
 
 /** `threads/<id>.json`: the only mutable state of a thread. */
@@ -41,6 +43,8 @@ export interface ThreadPointer {
   createdAt: string;
   updatedAt: string;
   forkedFrom?: Hash;
+  /** Usage summed over every step this thread ran, so `thread show` never walks the chain. */
+  usage?: Usage;
 }
 
 export const threadPointerSchema = {
@@ -79,6 +83,7 @@ export const threadPointerSchema = {
             reason: { type: "string" },
             kind: { enum: ["question", "failure"] },
             prompt: { type: "string" },
+            location: { type: ["string", "null"] },
           },
         },
       ],
@@ -88,5 +93,6 @@ export const threadPointerSchema = {
     createdAt: { type: "string" },
     updatedAt: { type: "string" },
     forkedFrom: { type: "string" },
+    usage: { type: "object" },
   },
 } as const;

@@ -13,6 +13,8 @@ export interface CommandContext {
   progress(text: string): void;
   /** Aborted on SIGINT/SIGTERM so long handlers can stop their children and clean up. */
   signal: AbortSignal;
+  /** How to start this same CLI again (node + script), for background workers. */
+  self: readonly string[];
 }
 
 export interface ArgumentSpec {
@@ -29,6 +31,8 @@ export interface OptionSpec {
   default?: string | boolean;
   /** Allowed values, listed in help and checked before the handler runs. */
   choices?: readonly string[];
+  /** Internal options (e.g. the background worker's) stay out of help and docs. */
+  hidden?: boolean;
 }
 
 /** A command's result: a JSON-able document plus how to show it to a person. */

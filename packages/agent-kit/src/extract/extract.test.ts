@@ -1,0 +1,116 @@
+import { Cas } from "@united-workforce/store";
+import { type TempHome, tempHome } from "@united-workforce/test-utils";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { planDevReview } from "../__fixtures__/workflows.js";
+import { describeSchema } from "../schema/shape.js";
+import { extractOutput, pickSchemaFields, type Validator } from "./extract.js";
+import { SUSPEND_OUTPUT_SCHEMA } from "./suspend.js";
+
+let temp: TempHome;
+let validate: Validator;
+const plannerSchema = planDevReview.roles.planner!.frontmatter;
+const planner = describeSchema(plannerSchema);
+
+beforeEach(() => {
+  temp = tempHome();
+  const cas = Cas.open(temp.home);
+  const role = cas.putSchema(plannerSchema);
+  const suspend = cas.putSchema(SUSPEND_OUTPUT_SCHEMA);
+  validate = (candidate, kind) => cas.validate(kind === "suspend" ? suspend : role, candidate);
+});
+afterEach(() => temp.cleanup());
+
+describe("extractOutput", () => {
+  it("reads plain frontmatter and the body after it", () => {
+    const result = extractOutput(
+      "---\n$status: ready\nplan: do it\n---\n# Plan\n\nDetails.\n",
+      planner,
+      validate,
+    );
+    expect(result).toEqual({
+      ok: true,
+      output: { $status: "ready", plan: "do it" },
+      body: "# Plan\n\nDetails.\n",
+      suspend: false,
+    });
+  });
+
+  it.each([
+    ["a ```yaml fence", "```yaml\n$status: ready\nplan: fenced\n```\nbody\n"],
+    ["a fence around --- lines", "```yaml\n---\n$status: ready\nplan: fenced\n---\n```\nbody\n"],
+    ["a BOM", "\uFEFF---\n$status: ready\nplan: fenced\n---\nbody\n"],
+    ["CRLF line endings", "---\r\n$status: ready\r\nplan: fenced\r\n---\r\nbody\r\n"],
+    ["leading blank lines", "\n\n  \n---\n$status: ready\nplan: fenced\n---\nbody\n"],
+  ])("tolerates %s", (_name, text) => {
+    const result = extractOutput(text, planner, validate);
+    expect(result.ok && result.output).toEqual({ $status: "ready", plan: "fenced" });
+    expect(result.body).toBe("body\n");
+  });
+
+  it("keeps only the matched variant's fields", () => {
+    const result = extractOutput(
+      "---\n$status: ready\nplan: p\nrepoPath: /r\nreason: chatter\nconfidence: 0.9\n---\n",
+      planner,
+      validate,
+    );
+    expect(result.ok && result.output).toEqual({ $status: "ready", plan: "p", repoPath: "/r" });
+  });
+
+  it("keeps the declared fields of a flat schema, $status always", () => {
+    const shape = describeSchema(planDevReview.roles.developer!.frontmatter);
+    expect(pickSchemaFields({ $status: "done", branch: "b", extra: 1 }, shape)).toEqual({
+      $status: "done",
+      branch: "b",
+    });
+    expect(
+      pickSchemaFields({ $status: "x", other: 1 }, describeSchema({ properties: { a: {} } })),
+    ).toEqual({
+      $status: "x",
+    });
+    expect(pickSchemaFields({ any: 1 }, describeSchema({ type: "object" }))).toEqual({ any: 1 });
+  });
+
+  it("names a missing field of the chosen variant and quotes the validator", () => {
+    const result = extractOutput("---\n$status: ready\n---\n", planner, validate);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors[0]).toBe(
+      'missing required field "plan" (required when $status is "ready")',
+    );
+    expect(result.errors).toContain("/: must have required property 'plan'");
+  });
+
+  it("names the allowed statuses when $status is unknown or missing", () => {
+    const unknown = extractOutput("---\n$status: done\n---\n", planner, validate);
+    expect(!unknown.ok && unknown.errors[0]).toBe(
+      '"$status" is "done"; it must be one of "ready", "insufficient_info", "$SUSPEND"',
+    );
+    const missing = extractOutput("---\nplan: p\n---\n", planner, validate);
+    expect(!missing.ok && missing.errors[0]).toBe(
+      'missing "$status": it must be one of "ready", "insufficient_info", "$SUSPEND"',
+    );
+  });
+
+  it("reports output without frontmatter, and YAML that does not parse", () => {
+    const none = extractOutput("I did it!", planner, validate);
+    expect(!none.ok && none.errors[0]).toMatch(/^no YAML frontmatter found/);
+    const broken = extractOutput("---\nplan: [unclosed\n---\n", planner, validate);
+    expect(!broken.ok && broken.errors[0]).toMatch(/^frontmatter is not valid YAML/);
+  });
+
+  it("accepts $SUSPEND with a reason whatever the role schema says", () => {
+    const result = extractOutput(
+      "---\n$status: $SUSPEND\nreason: Which repo?\nplan: x\n---\nbody",
+      planner,
+      validate,
+    );
+    expect(result).toEqual({
+      ok: true,
+      output: { $status: "$SUSPEND", reason: "Which repo?" },
+      body: "body",
+      suspend: true,
+    });
+    const empty = extractOutput("---\n$status: $SUSPEND\n---\n", planner, validate);
+    expect(empty.ok).toBe(false);
+  });
+});

@@ -1,0 +1,47 @@
+export {
+  BODY_EXCERPT_CHARS,
+  collectHistory,
+  DEFAULT_HISTORY_QUOTA,
+  type History,
+  type HistoryEntry,
+  renderHistoryEntry,
+} from "./context/history.js";
+export { loadThreadContext, type ThreadContext } from "./context/load-context.js";
+export { buildCorrection } from "./extract/correction.js";
+export {
+  checkCandidate,
+  type Extraction,
+  extractOutput,
+  pickSchemaFields,
+  type Validation,
+  type Validator,
+} from "./extract/extract.js";
+export {
+  DEFAULT_EXTRACT_TIMEOUT_MS,
+  extractWithModel,
+  type ModelEndpoint,
+  type ModelExtraction,
+} from "./extract/model-extract.js";
+export { isSuspendStatus, SUSPEND_OUTPUT_SCHEMA } from "./extract/suspend.js";
+export { composePrompt, type PromptParts } from "./prompt/compose.js";
+export { buildOutputFormatInstruction, SCOPE_SENTENCE } from "./prompt/output-format.js";
+export type { AgentOptionSpec, AgentOptionValues } from "./runner/argv.js";
+export type { AttemptRecord } from "./runner/attempts.js";
+export { createAgent } from "./runner/create-agent.js";
+export {
+  type AgentContext,
+  type AgentDefinition,
+  AgentExit,
+  type AgentIo,
+  type AgentMain,
+  type AgentRunResult,
+} from "./runner/types.js";
+export { sumUsage } from "./runner/usage.js";
+export {
+  describeSchema,
+  type SchemaField,
+  type SchemaObject,
+  type SchemaShape,
+  type SchemaVariant,
+} from "./schema/shape.js";
+export { readStepView, renderStepMarkdown, type StepView } from "./transcript/step-markdown.js";

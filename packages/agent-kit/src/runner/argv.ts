@@ -1,0 +1,115 @@
+import { UwfError } from "@united-workforce/util";
+
+/** An adapter-specific command-line option, e.g. uwf-mock's `--scenario <file>`. */
+export interface AgentOptionSpec {
+  description: string;
+  /** `string` takes a value (the default); `boolean` is a bare flag. */
+  type?: "string" | "boolean";
+  required?: boolean;
+  /** An environment variable used when the flag is not given. */
+  env?: string;
+  /** The value's name in `--help`, e.g. `file`. */
+  valueName?: string;
+}
+
+export type AgentOptionValues = Record<string, string | boolean | undefined>;
+
+export interface AgentArgs {
+  thread: string;
+  role: string;
+  prompt: string;
+  historyQuota: number | undefined;
+  options: AgentOptionValues;
+  help: boolean;
+}
+
+const COMMON: Record<string, AgentOptionSpec> = {
+  thread: { description: "the thread id", required: true, valueName: "id" },
+  role: { description: "the role to run", required: true, valueName: "role" },
+  prompt: { description: "the edge prompt from the moderator", required: true, valueName: "text" },
+  "history-quota": { description: "characters of earlier steps in the prompt", valueName: "chars" },
+};
+
+/** `--name value`, `--name=value`, bare boolean flags; unknown or missing flags are usage errors. */
+export function parseAgentArgs(
+  argv: string[],
+  specs: Record<string, AgentOptionSpec>,
+  env: Record<string, string | undefined>,
+): AgentArgs {
+  const all = { ...COMMON, ...specs };
+  const values: AgentOptionValues = {};
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--help" || arg === "-h") {
+      help = true;
+      continue;
+    }
+    if (!arg.startsWith("--")) throw usage(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq === -1 ? undefined : eq);
+    const spec = all[name];
+    if (!spec) throw usage(`unknown option "--${name}"`);
+    if (spec.type === "boolean") {
+      if (eq !== -1) throw usage(`option "--${name}" takes no value`);
+      values[name] = true;
+      continue;
+    }
+    let value: string | undefined;
+    if (eq !== -1) value = arg.slice(eq + 1);
+    else {
+      value = argv[i + 1];
+      // The next argument is the value even when it starts with "--": an edge prompt may.
+      if (value === undefined) throw usage(`option "--${name}" needs a value`);
+      i++;
+    }
+    values[name] = value;
+  }
+  if (help) return { thread: "", role: "", prompt: "", historyQuota: undefined, options: {}, help };
+
+  for (const [name, spec] of Object.entries(all)) {
+    if (values[name] === undefined && spec.env && env[spec.env]) values[name] = env[spec.env];
+    if (spec.required && values[name] === undefined) {
+      const fallback = spec.env ? ` (or set ${spec.env})` : "";
+      throw usage(`missing required option "--${name}"${fallback}`);
+    }
+  }
+  const quota = values["history-quota"];
+  let historyQuota: number | undefined;
+  if (typeof quota === "string") {
+    historyQuota = Number(quota);
+    if (!Number.isInteger(historyQuota) || historyQuota < 0) {
+      throw usage(`option "--history-quota" must be a whole number of characters, got "${quota}"`);
+    }
+  }
+  const options: AgentOptionValues = {};
+  for (const name of Object.keys(specs)) options[name] = values[name];
+  return {
+    thread: values.thread as string,
+    role: values.role as string,
+    prompt: values.prompt as string,
+    historyQuota,
+    options,
+    help,
+  };
+}
+
+export function usageText(name: string, specs: Record<string, AgentOptionSpec>): string {
+  const all = { ...COMMON, ...specs };
+  const lines = [
+    `Usage: ${name} --thread <id> --role <role> --prompt <text> [options]`,
+    "",
+    "Options:",
+  ];
+  for (const [flag, spec] of Object.entries(all)) {
+    const left = spec.type === "boolean" ? `--${flag}` : `--${flag} <${spec.valueName ?? "value"}>`;
+    const env = spec.env ? ` (env ${spec.env})` : "";
+    lines.push(`  ${left.padEnd(26)}${spec.description}${env}`);
+  }
+  lines.push(`  ${"-h, --help".padEnd(26)}show this help`);
+  return `${lines.join("\n")}\n`;
+}
+
+function usage(message: string): UwfError {
+  return new UwfError("USAGE", message, { hint: "Run with --help to see the options." });
+}

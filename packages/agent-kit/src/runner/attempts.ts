@@ -1,0 +1,149 @@
+import type { Usage } from "@united-workforce/protocol";
+import { errorMessage, parseFrontmatter } from "@united-workforce/util";
+import { buildCorrection } from "../extract/correction.js";
+import {
+  checkCandidate,
+  type Extraction,
+  extractOutput,
+  type Validator,
+} from "../extract/extract.js";
+import { extractWithModel, type ModelEndpoint } from "../extract/model-extract.js";
+import type { SchemaShape } from "../schema/shape.js";
+import type { AgentContext, AgentDefinition, AgentRunResult } from "./types.js";
+
+/** One try at a valid output, kept in the detail node whatever its outcome. */
+export interface AttemptRecord {
+  attempt: number;
+  kind: "run" | "continue" | "extract-model";
+  rawOutput: string;
+  valid: boolean;
+  errors: string[];
+  /** The correction that asked for this attempt. */
+  correction?: string;
+  usage?: Partial<Usage>;
+}
+
+export interface AttemptsOutcome {
+  extraction: Extraction;
+  records: AttemptRecord[];
+  /** Every adapter result, in order, for the detail and usage. */
+  results: AgentRunResult[];
+  /** Usage of the extract model, when it was asked. */
+  extractUsage: Partial<Usage> | undefined;
+  /** The last answer the agent itself gave. */
+  lastRawOutput: string;
+}
+
+export interface ExtractModel {
+  alias: string;
+  endpoint: ModelEndpoint;
+  timeoutMs: number | undefined;
+}
+
+/**
+ * Run the agent, then repair: up to `maxRepairs` corrections in the same session, then the
+ * extract model if one is configured. Returns the first valid extraction or the last failure.
+ */
+export async function runAttempts(options: {
+  definition: AgentDefinition;
+  ctx: AgentContext;
+  shape: SchemaShape;
+  validate: Validator;
+  /** Looked up only when the agent's own attempts failed: a bad config matters only then. */
+  extractModel: () => ExtractModel | null;
+}): Promise<AttemptsOutcome> {
+  const { definition, ctx, shape, validate } = options;
+  const maxRepairs = definition.continue ? (definition.maxRepairs ?? 2) : 0;
+  const maxAttempts = maxRepairs + 1;
+  const records: AttemptRecord[] = [];
+  const results: AgentRunResult[] = [];
+
+  let result = await definition.run(ctx);
+  let session = result.session;
+  let correction: string | undefined;
+  let extraction: Extraction;
+  for (let attempt = 1; ; attempt++) {
+    results.push(result);
+    extraction = extractOutput(result.text, shape, validate);
+    records.push(
+      record(attempt, attempt === 1 ? "run" : "continue", result, extraction, correction),
+    );
+    if (extraction.ok || attempt >= maxAttempts || !definition.continue) break;
+    ctx.progress(
+      `output invalid (attempt ${attempt} of ${maxAttempts}): ${extraction.errors.join("; ")}`,
+    );
+    correction = buildCorrection({
+      errors: extraction.errors,
+      attempt,
+      maxAttempts,
+      outputFormat: ctx.outputFormat,
+    });
+    result = await definition.continue(ctx, session, correction);
+    if (result.session !== undefined) session = result.session;
+  }
+  const lastRawOutput = result.text;
+
+  let extractUsage: Partial<Usage> | undefined;
+  if (!extraction.ok) {
+    let model: ExtractModel | null = null;
+    try {
+      model = options.extractModel();
+    } catch (error) {
+      ctx.progress(`cannot use an extract model: ${errorMessage(error)}`);
+    }
+    if (model) {
+      ctx.progress(
+        `output still invalid after ${records.length} attempts; asking extract model "${model.alias}"`,
+      );
+      const body = parseFrontmatter(lastRawOutput).body;
+      const attempt = records.length + 1;
+      try {
+        const answer = await extractWithModel({
+          endpoint: model.endpoint,
+          schema: ctx.schema,
+          rawOutput: lastRawOutput,
+          ...(model.timeoutMs === undefined ? {} : { timeoutMs: model.timeoutMs }),
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        });
+        extractUsage = answer.usage;
+        const checked = checkCandidate(answer.data, shape, validate, body);
+        records.push({
+          attempt,
+          kind: "extract-model",
+          rawOutput: answer.reply,
+          valid: checked.ok,
+          errors: checked.ok ? [] : checked.errors,
+          usage: answer.usage,
+        });
+        if (checked.ok) extraction = checked;
+      } catch (error) {
+        records.push({
+          attempt,
+          kind: "extract-model",
+          rawOutput: "",
+          valid: false,
+          errors: [errorMessage(error)],
+        });
+      }
+    }
+  }
+  return { extraction, records, results, extractUsage, lastRawOutput };
+}
+
+function record(
+  attempt: number,
+  kind: AttemptRecord["kind"],
+  result: AgentRunResult,
+  extraction: Extraction,
+  correction: string | undefined,
+): AttemptRecord {
+  return {
+    attempt,
+    kind,
+    rawOutput: result.text,
+    valid: extraction.ok,
+    errors: extraction.ok ? [] : extraction.errors,
+    ...(correction === undefined ? {} : { correction }),
+    ...(result.usage ? { usage: result.usage } : {}),
+  };
+}

@@ -1,0 +1,215 @@
+import { ExitCode, exitCodeFor, STATUS_FIELD, type StepPayload } from "@united-workforce/protocol";
+import { Cas, readConfig, resolveModel, ThreadStore } from "@united-workforce/store";
+import { createLogger, errorMessage, isUwfError, resolveHome } from "@united-workforce/util";
+import { loadThreadContext } from "../context/load-context.js";
+import type { Validator } from "../extract/extract.js";
+import { SUSPEND_OUTPUT_SCHEMA } from "../extract/suspend.js";
+import { composePrompt } from "../prompt/compose.js";
+import { buildOutputFormatInstruction } from "../prompt/output-format.js";
+import { describeSchema } from "../schema/shape.js";
+import { parseAgentArgs, usageText } from "./argv.js";
+import { type ExtractModel, runAttempts } from "./attempts.js";
+import { buildDetail } from "./detail.js";
+import { loadHomeDotEnv } from "./dotenv.js";
+import {
+  type AgentContext,
+  type AgentDefinition,
+  AgentExit,
+  type AgentIo,
+  type AgentMain,
+} from "./types.js";
+import { sumUsage } from "./usage.js";
+
+/**
+ * Give an adapter the whole agent life cycle (DESIGN §8–§9): parse argv, load `.env`, read the
+ * context from the chain, compose the prompt, run, extract and repair, store the step, and
+ * print one JSON line last on stdout. The adapter only supplies `run` (and `continue`).
+ */
+export function createAgent(definition: AgentDefinition): AgentMain {
+  return (argv, io) => runAgent(definition, argv ?? process.argv.slice(2), resolveIo(io));
+}
+
+function resolveIo(io: Partial<AgentIo> = {}): AgentIo {
+  return {
+    stdout: io.stdout ?? ((text) => process.stdout.write(text)),
+    stderr: io.stderr ?? ((text) => process.stderr.write(text)),
+    // The process's own environment is extended in place so the agent's children see `.env`;
+    // a caller's object is copied, never changed.
+    env: io.env ? { ...io.env } : process.env,
+    cwd: io.cwd ?? process.cwd(),
+    ...(io.signal ? { signal: io.signal } : {}),
+  };
+}
+
+async function runAgent(definition: AgentDefinition, argv: string[], io: AgentIo): Promise<number> {
+  const say = (line: string): void => io.stderr(`${definition.name}: ${line}\n`);
+  try {
+    const home = resolveHome(io.env);
+    loadHomeDotEnv(home, io.env);
+    const specs = definition.options ?? {};
+    const args = parseAgentArgs(argv, specs, io.env);
+    if (args.help) {
+      io.stdout(usageText(definition.name, specs));
+      return ExitCode.ok;
+    }
+    const startedAtMs = Date.now();
+    const cas = Cas.open(home);
+    const threadContext = loadThreadContext(cas, new ThreadStore(home), {
+      thread: args.thread,
+      role: args.role,
+      historyQuota: args.historyQuota ?? definition.historyQuota,
+      replaceHead: io.env.UWF_REPLACE_HEAD === "1",
+    });
+    const log = createLogger(home, {
+      agent: definition.name,
+      thread: args.thread,
+      role: args.role,
+    });
+    const outputFormat = buildOutputFormatInstruction(threadContext.schema);
+    const prompt = composePrompt({
+      outputFormat,
+      workflowName: threadContext.workflow.name,
+      role: args.role,
+      roleDefinition: threadContext.roleDefinition,
+      task: threadContext.start.prompt,
+      history: threadContext.history,
+      edgePrompt: args.prompt,
+    });
+    const ctx: AgentContext = {
+      agent: definition.name,
+      thread: args.thread,
+      role: args.role,
+      edgePrompt: args.prompt,
+      prompt,
+      outputFormat,
+      cwd: io.cwd,
+      home,
+      env: io.env,
+      options: args.options,
+      schema: threadContext.schema,
+      workflow: threadContext.workflow,
+      roleDefinition: threadContext.roleDefinition,
+      start: threadContext.start,
+      startHash: threadContext.startHash,
+      head: threadContext.head,
+      pointer: threadContext.pointer,
+      stepIndex: threadContext.stepIndex,
+      history: threadContext.history.entries,
+      historyTruncated: threadContext.history.truncated,
+      progress: say,
+      stderr: io.stderr,
+      ...(io.signal ? { signal: io.signal } : {}),
+    };
+
+    const roleSchema = threadContext.roleDefinition.frontmatter;
+    let suspendSchema: string | undefined;
+    const suspendSchemaHash = (): string => {
+      suspendSchema ??= cas.putSchema(SUSPEND_OUTPUT_SCHEMA);
+      return suspendSchema;
+    };
+    const validate: Validator = (candidate, kind) =>
+      cas.validate(kind === "suspend" ? suspendSchemaHash() : roleSchema, candidate);
+
+    const outcome = await runAttempts({
+      definition,
+      ctx,
+      shape: describeSchema(threadContext.schema),
+      validate,
+      extractModel: () => findExtractModel(home, io.env, definition.extractTimeoutMs),
+    });
+    const usage = sumUsage([...outcome.results.map((r) => r.usage), outcome.extractUsage]);
+    const attempts = outcome.records.length;
+
+    if (!outcome.extraction.ok) {
+      const errors = outcome.extraction.errors;
+      const modelErrors = outcome.records
+        .filter((r) => r.kind === "extract-model")
+        .flatMap((r) => r.errors.map((e) => `extract model: ${e}`));
+      const detail = cas.put(
+        cas.builtin("detail"),
+        buildDetail({
+          adapter: definition.name,
+          results: outcome.results,
+          records: outcome.records,
+          rawOutput: outcome.lastRawOutput,
+          failure: [...errors, ...modelErrors],
+        }),
+      );
+      log.error("agent.output.invalid", { attempts, errors, detail });
+      say(
+        `error: the output for role "${args.role}" is invalid after ${attempts} attempt${attempts === 1 ? "" : "s"}:`,
+      );
+      for (const error of [...errors, ...modelErrors]) io.stderr(`  - ${error}\n`);
+      say(
+        `the raw output of every attempt is kept in detail node ${detail} (see: uwf cas get ${detail})`,
+      );
+      return ExitCode.invalid;
+    }
+
+    const { output, body, suspend } = outcome.extraction;
+    const outputHash = cas.put(suspend ? suspendSchemaHash() : roleSchema, output);
+    const bodyHash = cas.putText(body);
+    const detailHash = cas.put(
+      cas.builtin("detail"),
+      buildDetail({
+        adapter: definition.name,
+        results: outcome.results,
+        records: outcome.records,
+        rawOutput: outcome.lastRawOutput,
+      }),
+    );
+    const assembledPrompt = cas.putText(prompt);
+    const completedAtMs = Date.now();
+    usage.durationMs = completedAtMs - startedAtMs;
+    const step: StepPayload = {
+      start: threadContext.startHash,
+      prev: threadContext.head === threadContext.startHash ? null : threadContext.head,
+      role: args.role,
+      output: outputHash,
+      body: bodyHash,
+      detail: detailHash,
+      agent: definition.name,
+      edgePrompt: args.prompt,
+      assembledPrompt,
+      cwd: io.cwd,
+      startedAtMs,
+      completedAtMs,
+      usage,
+      attempts,
+    };
+    const stepHash = cas.put(cas.builtin("step"), step);
+    const status = String(output[STATUS_FIELD] ?? "");
+    log.info("agent.step.stored", { step: stepHash, status, attempts });
+    io.stdout(`${JSON.stringify({ stepHash, role: args.role, status, attempts })}\n`);
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof AgentExit) {
+      if (error.stdout !== undefined) io.stdout(error.stdout);
+      if (error.message) say(error.message);
+      return error.exitCode;
+    }
+    if (io.signal?.aborted) {
+      say("interrupted");
+      return ExitCode.interrupted;
+    }
+    if (isUwfError(error)) {
+      say(`error: ${error.message}`);
+      if (error.hint) say(`hint: ${error.hint}`);
+      return exitCodeFor(error.code);
+    }
+    say(`error: ${errorMessage(error)}`);
+    return ExitCode.error;
+  }
+}
+
+/** `modelOverrides.extract`, else a model named `extract`; null when neither is configured. */
+function findExtractModel(
+  home: string,
+  env: Record<string, string | undefined>,
+  timeoutMs: number | undefined,
+): ExtractModel | null {
+  const config = readConfig(home);
+  const alias = config.modelOverrides?.extract ?? (config.models?.extract ? "extract" : undefined);
+  if (!alias) return null;
+  return { alias, endpoint: resolveModel(config, alias, env), timeoutMs };
+}

@@ -1,0 +1,101 @@
+import type {
+  Hash,
+  RolePayload,
+  StartPayload,
+  ThreadPointer,
+  Usage,
+  WorkflowPayload,
+} from "@united-workforce/protocol";
+import type { HistoryEntry } from "../context/history.js";
+import type { SchemaObject } from "../schema/shape.js";
+import type { AgentOptionSpec, AgentOptionValues } from "./argv.js";
+
+/** Where an agent process reads and writes; tests pass their own. */
+export interface AgentIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  signal?: AbortSignal;
+}
+
+/** What `run` and `continue` get: the step to do, fully prepared. */
+export interface AgentContext {
+  /** The adapter's name, e.g. `uwf-mock`; stored as the step's `agent`. */
+  agent: string;
+  thread: string;
+  role: string;
+  /** The moderator's instruction for this step (`--prompt`). */
+  edgePrompt: string;
+  /** The assembled prompt to give the agent. */
+  prompt: string;
+  /** The `## Output Format` section alone, e.g. for a system prompt. */
+  outputFormat: string;
+  /** The step's working directory (the process cwd). */
+  cwd: string;
+  home: string;
+  env: Record<string, string | undefined>;
+  options: AgentOptionValues;
+  schema: SchemaObject;
+  workflow: WorkflowPayload;
+  roleDefinition: RolePayload;
+  start: StartPayload;
+  startHash: Hash;
+  /** The head the step builds on; the StepNode's `prev` unless it is the StartNode. */
+  head: Hash;
+  pointer: ThreadPointer;
+  /** How many steps the chain already has (0 for the first step). */
+  stepIndex: number;
+  history: HistoryEntry[];
+  historyTruncated: boolean;
+  signal?: AbortSignal;
+  /** Print one progress line on stderr (prefixed with the adapter's name). */
+  progress: (message: string) => void;
+  /** Write raw text to stderr. */
+  stderr: (text: string) => void;
+}
+
+export interface AgentRunResult {
+  /** The agent's answer: markdown starting with YAML frontmatter. */
+  text: string;
+  /** Adapter session record (model, sessionId, turns, …), merged into the detail node. */
+  detail?: Record<string, unknown>;
+  usage?: Partial<Usage>;
+  /** Opaque state handed to `continue` for a correction in the same session. */
+  session?: unknown;
+}
+
+export interface AgentDefinition {
+  /** The adapter's binary name, e.g. `uwf-mock`. */
+  name: string;
+  run: (ctx: AgentContext) => Promise<AgentRunResult>;
+  /** Send a correction in the same session. Without it, invalid output is not repaired by the agent. */
+  continue?: (ctx: AgentContext, session: unknown, correction: string) => Promise<AgentRunResult>;
+  /** Adapter-specific flags, by name without the leading `--`. */
+  options?: Record<string, AgentOptionSpec>;
+  /** Characters of history in the prompt (default 20,000); `--history-quota` overrides. */
+  historyQuota?: number;
+  /** Corrections sent to the agent before giving up on it (default 2). */
+  maxRepairs?: number;
+  /** Timeout of the extract-model request (default 60 s). */
+  extractTimeoutMs?: number;
+}
+
+/** An agent entry point: returns the process exit code, never exits itself. */
+export type AgentMain = (argv?: string[], io?: Partial<AgentIo>) => Promise<number>;
+
+/**
+ * Thrown by an adapter to end the process with a given code and no step, optionally printing
+ * raw text on stdout first (uwf-mock's scripted failures).
+ */
+export class AgentExit extends Error {
+  readonly exitCode: number;
+  readonly stdout: string | undefined;
+
+  constructor(exitCode: number, message = "", options: { stdout?: string } = {}) {
+    super(message);
+    this.name = "AgentExit";
+    this.exitCode = exitCode;
+    this.stdout = options.stdout;
+  }
+}

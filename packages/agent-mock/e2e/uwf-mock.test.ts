@@ -1,0 +1,78 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Cas } from "@united-workforce/store";
+import {
+  REPO_ROOT,
+  runBin,
+  seedThread,
+  type TempHome,
+  tempHome,
+  UWF_MOCK_BIN,
+  writeScenario,
+} from "@united-workforce/test-utils";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+
+let temp: TempHome;
+beforeAll(() => {
+  if (!existsSync(join(REPO_ROOT, "packages/agent-mock/dist/main.js"))) {
+    throw new Error(
+      "packages/agent-mock/dist is missing: run `pnpm build` (or `npx tsc -b packages/agent-mock`) first",
+    );
+  }
+});
+beforeEach(() => {
+  temp = tempHome();
+});
+afterEach(() => temp.cleanup());
+
+describe("the uwf-mock binary", () => {
+  it("runs a scripted step as a real process and prints the JSON line last", async () => {
+    const { thread, schemas } = seedThread(temp.home, {
+      workflow: {
+        name: "one",
+        roles: {
+          solo: {
+            frontmatter: {
+              type: "object",
+              properties: { $status: { const: "done" }, note: { type: "string" } },
+              required: ["$status", "note"],
+            },
+          },
+        },
+        graph: {
+          $START: { new: { role: "solo", prompt: "Go." }, resume: { role: "solo", prompt: "Go." } },
+          solo: { done: { role: "$END", prompt: "Done." } },
+        },
+      },
+      prompt: "Say hi",
+      cwd: temp.home,
+    });
+    writeScenario(temp.home, [
+      { role: "solo", output: { $status: "done", note: "hi" }, stderr: "working…" },
+    ]);
+    const result = await runBin(
+      UWF_MOCK_BIN,
+      ["--scenario", "scenario.yaml", "--thread", thread, "--role", "solo", "--prompt", "Go."],
+      { cwd: temp.home, env: { UWF_HOME: temp.home, HOME: temp.home } },
+    );
+    expect(result.stderr).toBe("working…\n");
+    expect(result.code).toBe(0);
+    const last = JSON.parse(result.stdout.trimEnd().split("\n").at(-1)!) as { stepHash: string };
+    expect(last).toEqual({
+      stepHash: expect.any(String),
+      role: "solo",
+      status: "done",
+      attempts: 1,
+    });
+    const cas = Cas.open(temp.home);
+    const step = cas.getPayload<{ output: string }>(last.stepHash, "step");
+    expect(cas.get(step.output)).toEqual({
+      type: schemas.solo,
+      payload: { $status: "done", note: "hi" },
+    });
+  });
+
+  it("is on PATH after install", () => {
+    expect(existsSync(join(REPO_ROOT, "node_modules/.bin/uwf-mock"))).toBe(true);
+  });
+});

@@ -1,0 +1,3 @@
+export { mockAgent } from "./mock-agent.js";
+export { renderAnswer } from "./render.js";
+export { loadScenario, type MockAnswer, type MockScenario, type MockStep } from "./scenario.js";

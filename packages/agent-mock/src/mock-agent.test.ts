@@ -1,0 +1,226 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { StepPayload } from "@united-workforce/protocol";
+import { Cas } from "@united-workforce/store";
+import {
+  appendStep,
+  type SeededThread,
+  seedThread,
+  type TempHome,
+  tempHome,
+  type WorkflowFixture,
+  writeScenario,
+} from "@united-workforce/test-utils";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mockAgent } from "./mock-agent.js";
+
+const workflow: WorkflowFixture = {
+  name: "write-review",
+  roles: {
+    writer: {
+      goal: "Write.",
+      frontmatter: {
+        type: "object",
+        properties: { $status: { const: "done" }, title: { type: "string" } },
+        required: ["$status", "title"],
+      },
+    },
+    reviewer: {
+      frontmatter: {
+        type: "object",
+        properties: { $status: { enum: ["approved", "rejected"] } },
+        required: ["$status"],
+      },
+    },
+  },
+  graph: {
+    $START: {
+      new: { role: "writer", prompt: "Write." },
+      resume: { role: "writer", prompt: "Again." },
+    },
+    writer: { done: { role: "reviewer", prompt: "Review {{{title}}}." } },
+    reviewer: {
+      approved: { role: "$END", prompt: "Done." },
+      rejected: { role: "writer", prompt: "Rewrite." },
+    },
+  },
+};
+
+let temp: TempHome;
+let seeded: SeededThread;
+beforeEach(() => {
+  temp = tempHome();
+  seeded = seedThread(temp.home, { workflow, prompt: "Write a haiku", cwd: temp.home });
+});
+afterEach(() => temp.cleanup());
+
+async function mock(
+  role: string,
+  options: { scenario?: string; env?: Record<string, string>; cwd?: string } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const argv = ["--thread", seeded.thread, "--role", role, "--prompt", "Go."];
+  if (options.scenario) argv.push("--scenario", options.scenario);
+  const code = await mockAgent(argv, {
+    env: { UWF_HOME: temp.home, ...options.env },
+    cwd: options.cwd ?? temp.home,
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+  });
+  return { code, stdout, stderr };
+}
+
+function stepOf(stdout: string): StepPayload {
+  const { stepHash } = JSON.parse(stdout.trimEnd().split("\n").at(-1)!) as { stepHash: string };
+  return Cas.open(temp.home).getPayload<StepPayload>(stepHash, "step");
+}
+
+describe("uwf-mock", () => {
+  it("replays the step whose index is the number of steps in the chain", async () => {
+    const scenario = writeScenario(temp.home, [
+      { role: "writer", output: { $status: "done", title: "Autumn" }, body: "Leaves fall." },
+      { role: "reviewer", output: { $status: "approved" } },
+    ]);
+    const first = await mock("writer", { scenario });
+    expect(first.code).toBe(0);
+    const cas = Cas.open(temp.home);
+    const step = stepOf(first.stdout);
+    expect(cas.get(step.output).payload).toEqual({ $status: "done", title: "Autumn" });
+    expect(cas.getText(step.body)).toBe("Leaves fall.");
+    expect(step.agent).toBe("uwf-mock");
+
+    appendStep(temp.home, seeded.thread, {
+      role: "writer",
+      output: { $status: "done", title: "Autumn" },
+    });
+    const second = await mock("reviewer", { scenario });
+    expect(JSON.parse(second.stdout)).toMatchObject({
+      role: "reviewer",
+      status: "approved",
+      attempts: 1,
+    });
+  });
+
+  it("errors with exit 1 naming both roles on a mismatch", async () => {
+    const scenario = writeScenario(temp.home, [
+      { role: "writer", output: { $status: "done", title: "t" } },
+    ]);
+    const result = await mock("reviewer", { scenario });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(
+      'step 1 is for role "writer", but uwf asked for role "reviewer"',
+    );
+  });
+
+  it("errors clearly when the scenario has no step for this index", async () => {
+    const scenario = writeScenario(temp.home, [
+      { role: "writer", output: { $status: "done", title: "t" } },
+    ]);
+    appendStep(temp.home, seeded.thread, {
+      role: "writer",
+      output: { $status: "done", title: "t" },
+    });
+    const result = await mock("reviewer", { scenario });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "has 1 step, but the thread already has 1: nothing is scripted for step 2",
+    );
+  });
+
+  it("scripts successive answers for repairs", async () => {
+    const scenario = writeScenario(temp.home, [
+      {
+        role: "writer",
+        body: "Body.",
+        attempts: [
+          "Just prose, no frontmatter.",
+          { $status: "done" },
+          { $status: "done", title: "Third time" },
+        ],
+      },
+    ]);
+    const result = await mock("writer", { scenario });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ attempts: 3 });
+    const cas = Cas.open(temp.home);
+    const step = stepOf(result.stdout);
+    expect(cas.get(step.output).payload).toEqual({ $status: "done", title: "Third time" });
+    const detail = cas.getPayload<{ attempts: { rawOutput: string }[]; model: string }>(
+      step.detail,
+      "detail",
+    );
+    expect(detail.model).toBe("mock");
+    expect(detail.attempts.map((a) => a.rawOutput)).toEqual([
+      "Just prose, no frontmatter.",
+      "---\n$status: done\n---\nBody.",
+      "---\n$status: done\ntitle: Third time\n---\nBody.",
+    ]);
+  });
+
+  it("prints raw stdout instead of a step, and exits with the scripted code", async () => {
+    const scenario = writeScenario(temp.home, [
+      { role: "writer", stdout: "not json\n", stderr: "progress line", exit: 0 },
+    ]);
+    const result = await mock("writer", { scenario });
+    expect(result).toEqual({ code: 0, stdout: "not json\n", stderr: "progress line\n" });
+  });
+
+  it("exits with a scripted code and no step", async () => {
+    const scenario = writeScenario(temp.home, [{ role: "writer", exit: 42 }]);
+    expect(await mock("writer", { scenario })).toEqual({ code: 42, stdout: "", stderr: "" });
+  });
+
+  it("sleeps delay_ms before answering", async () => {
+    const scenario = writeScenario(temp.home, [
+      { role: "writer", delay_ms: 150, output: { $status: "done", title: "t" } },
+    ]);
+    const started = Date.now();
+    expect((await mock("writer", { scenario })).code).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+  });
+
+  it("reports scripted usage", async () => {
+    const scenario = writeScenario(temp.home, [
+      {
+        role: "writer",
+        output: { $status: "done", title: "t" },
+        usage: { inputTokens: 12, costUsd: 0.01 },
+      },
+    ]);
+    const step = stepOf((await mock("writer", { scenario })).stdout);
+    expect(step.usage).toMatchObject({ inputTokens: 12, costUsd: 0.01, outputTokens: null });
+  });
+
+  it("resolves a relative path against the cwd and falls back to UWF_MOCK_SCENARIO", async () => {
+    const dir = join(temp.home, "work");
+    mkdirSync(dir);
+    writeScenario(dir, [{ role: "writer", output: { $status: "done", title: "t" } }], "s.json");
+    expect((await mock("writer", { scenario: "s.json", cwd: dir })).code).toBe(0);
+    expect((await mock("writer", { env: { UWF_MOCK_SCENARIO: "s.json" }, cwd: dir })).code).toBe(0);
+    const missing = await mock("writer");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      'missing required option "--scenario" (or set UWF_MOCK_SCENARIO)',
+    );
+  });
+
+  it("reads JSON scenarios and names the file and step of a bad one", async () => {
+    const json = join(temp.home, "s.json");
+    writeFileSync(
+      json,
+      JSON.stringify({ steps: [{ role: "writer", output: { $status: "done", title: "j" } }] }),
+    );
+    expect((await mock("writer", { scenario: json })).code).toBe(0);
+    writeFileSync(json, JSON.stringify({ steps: [{ role: "writer", ouput: {} }] }));
+    const bad = await mock("writer", { scenario: json });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`scenario ${json} is invalid: steps[0] has unknown key "ouput"`);
+    expect(bad.stderr).toContain('steps[0] needs "output", "attempts", "stdout" or "exit"');
+  });
+});

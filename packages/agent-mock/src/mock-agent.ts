@@ -1,0 +1,91 @@
+import { isAbsolute, resolve } from "node:path";
+import {
+  type AgentContext,
+  AgentExit,
+  type AgentRunResult,
+  createAgent,
+} from "@united-workforce/agent-kit";
+import { renderAnswer } from "./render.js";
+import { loadScenario, type MockAnswer, type MockStep } from "./scenario.js";
+
+interface MockSession {
+  answers: MockAnswer[];
+  body: string;
+  next: number;
+}
+
+/**
+ * `uwf-mock --scenario <file>`: replays scripted outputs. The step to replay is the number of
+ * steps already in the thread, so re-running a suspended step replays the same entry.
+ */
+export const mockAgent = createAgent({
+  name: "uwf-mock",
+  options: {
+    scenario: {
+      description: "the scenario file (YAML or JSON)",
+      required: true,
+      env: "UWF_MOCK_SCENARIO",
+      valueName: "file",
+    },
+  },
+  run: async (ctx) => {
+    const file = scenarioPath(ctx);
+    const scenario = loadScenario(file);
+    const index = ctx.stepIndex;
+    const step = scenario.steps[index];
+    if (!step) {
+      const count = `${scenario.steps.length} step${scenario.steps.length === 1 ? "" : "s"}`;
+      throw new AgentExit(
+        1,
+        `error: scenario ${file} has ${count}, but the thread already has ${index}: nothing is scripted for step ${index + 1} (role "${ctx.role}")`,
+      );
+    }
+    if (step.role !== ctx.role) {
+      throw new AgentExit(
+        1,
+        `error: scenario ${file} step ${index + 1} is for role "${step.role}", but uwf asked for role "${ctx.role}"`,
+      );
+    }
+    if (step.delay_ms) await sleep(step.delay_ms, ctx.signal);
+    if (step.stderr !== undefined)
+      ctx.stderr(step.stderr.endsWith("\n") ? step.stderr : `${step.stderr}\n`);
+    if (step.stdout !== undefined) throw new AgentExit(step.exit ?? 0, "", { stdout: step.stdout });
+    if (step.exit !== undefined) throw new AgentExit(step.exit);
+    const session: MockSession = { answers: answersOf(step), body: step.body ?? "", next: 1 };
+    return {
+      text: renderAnswer(session.answers[0]!, session.body),
+      session,
+      detail: { model: "mock", scenario: file, scenarioStep: index },
+      ...(step.usage ? { usage: step.usage } : {}),
+    };
+  },
+  continue: async (_ctx, session): Promise<AgentRunResult> => {
+    const state = session as MockSession;
+    const answer = state.answers[Math.min(state.next, state.answers.length - 1)]!;
+    return { text: renderAnswer(answer, state.body), session: { ...state, next: state.next + 1 } };
+  },
+});
+
+function scenarioPath(ctx: AgentContext): string {
+  const file = String(ctx.options.scenario);
+  return isAbsolute(file) ? file : resolve(ctx.cwd, file);
+}
+
+function answersOf(step: MockStep): MockAnswer[] {
+  if (step.attempts) return step.attempts;
+  return [step.output ?? {}];
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(resolvePromise, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(new Error("interrupted"));
+      },
+      { once: true },
+    );
+  });
+}

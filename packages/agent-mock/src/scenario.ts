@@ -1,0 +1,109 @@
+import { readFileSync } from "node:fs";
+import type { Usage } from "@united-workforce/protocol";
+import { errorMessage, UwfError } from "@united-workforce/util";
+import { parse as parseYaml } from "yaml";
+
+/** A scripted answer: raw text as is, or an output object rendered as frontmatter. */
+export type MockAnswer = string | Record<string, unknown>;
+
+export interface MockStep {
+  role: string;
+  output?: Record<string, unknown>;
+  body?: string;
+  /** Successive answers: `run` gives the first, each correction the next (the last repeats). */
+  attempts?: MockAnswer[];
+  delay_ms?: number;
+  /** Exit with this code without a step (or after printing `stdout`). */
+  exit?: number;
+  /** Print this raw text on stdout instead of running the step. */
+  stdout?: string;
+  stderr?: string;
+  usage?: Partial<Usage>;
+}
+
+export interface MockScenario {
+  steps: MockStep[];
+}
+
+const STEP_KEYS = new Set([
+  "role",
+  "output",
+  "body",
+  "attempts",
+  "delay_ms",
+  "exit",
+  "stdout",
+  "stderr",
+  "usage",
+]);
+
+/** Read a YAML or JSON scenario; every problem names the file and the step. */
+export function loadScenario(path: string): MockScenario {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new UwfError("USAGE", `cannot read scenario ${path}: ${errorMessage(error)}`, {
+      hint: "Pass an existing file with --scenario (relative paths resolve against the working directory).",
+    });
+  }
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (error) {
+    throw invalid(path, `not valid YAML or JSON: ${errorMessage(error)}`);
+  }
+  if (!isRecord(data) || !Array.isArray(data.steps))
+    throw invalid(path, 'it must be a mapping with a "steps" list');
+  const problems: string[] = [];
+  data.steps.forEach((step, index) => {
+    const where = `steps[${index}]`;
+    if (!isRecord(step)) {
+      problems.push(`${where} must be a mapping`);
+      return;
+    }
+    for (const key of Object.keys(step))
+      if (!STEP_KEYS.has(key)) problems.push(`${where} has unknown key "${key}"`);
+    if (typeof step.role !== "string" || step.role === "")
+      problems.push(`${where}.role must be a role name`);
+    if (step.output !== undefined && !isRecord(step.output))
+      problems.push(`${where}.output must be a mapping`);
+    if (step.body !== undefined && typeof step.body !== "string")
+      problems.push(`${where}.body must be a string`);
+    if (step.stdout !== undefined && typeof step.stdout !== "string")
+      problems.push(`${where}.stdout must be a string`);
+    if (step.stderr !== undefined && typeof step.stderr !== "string")
+      problems.push(`${where}.stderr must be a string`);
+    if (step.exit !== undefined && !(Number.isInteger(step.exit) && (step.exit as number) >= 0)) {
+      problems.push(`${where}.exit must be an exit code`);
+    }
+    if (step.delay_ms !== undefined && !(typeof step.delay_ms === "number" && step.delay_ms >= 0)) {
+      problems.push(`${where}.delay_ms must be a number of milliseconds`);
+    }
+    if (step.attempts !== undefined) {
+      const ok =
+        Array.isArray(step.attempts) &&
+        step.attempts.length > 0 &&
+        step.attempts.every((a) => typeof a === "string" || isRecord(a));
+      if (!ok) problems.push(`${where}.attempts must be a non-empty list of strings or mappings`);
+    }
+    if (step.usage !== undefined && !isRecord(step.usage))
+      problems.push(`${where}.usage must be a mapping`);
+    const acts = step.output !== undefined || step.attempts !== undefined;
+    if (!acts && step.exit === undefined && step.stdout === undefined) {
+      problems.push(`${where} needs "output", "attempts", "stdout" or "exit"`);
+    }
+  });
+  if (problems.length > 0) throw invalid(path, problems.join("; "));
+  return data as unknown as MockScenario;
+}
+
+function invalid(path: string, problem: string): UwfError {
+  return new UwfError("USAGE", `scenario ${path} is invalid: ${problem}`, {
+    hint: "See packages/agent-mock/README.md for the scenario format.",
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,72 @@
+import casGc from "./cas/gc.js";
+import casGet from "./cas/get.js";
+import casHas from "./cas/has.js";
+import casPut from "./cas/put.js";
+import casPutText from "./cas/put-text.js";
+import casRefs from "./cas/refs.js";
+import casVerify from "./cas/verify.js";
+import casWalk from "./cas/walk.js";
+import type { CommandSpec } from "./command.js";
+import logClean from "./log/clean.js";
+import logList from "./log/list.js";
+import logShow from "./log/show.js";
+import stepFork from "./step/fork.js";
+import stepList from "./step/list.js";
+import stepRead from "./step/read.js";
+import stepShow from "./step/show.js";
+import threadCancel from "./thread/cancel.js";
+import threadExec from "./thread/exec.js";
+import threadJoin from "./thread/join.js";
+import threadList from "./thread/list.js";
+import threadPoke from "./thread/poke.js";
+import threadRead from "./thread/read.js";
+import threadResume from "./thread/resume.js";
+import threadShow from "./thread/show.js";
+import threadStart from "./thread/start.js";
+import threadStop from "./thread/stop.js";
+import workflowAdd from "./workflow/add.js";
+import workflowHistory from "./workflow/history.js";
+import workflowList from "./workflow/list.js";
+import workflowRm from "./workflow/rm.js";
+import workflowRollback from "./workflow/rollback.js";
+import workflowShow from "./workflow/show.js";
+import workflowValidate from "./workflow/validate.js";
+
+/**
+ * The command table: the CLI, `--help`, docs/cli.md and the `uwf prompt` texts all come from
+ * this list, so they cannot drift apart. Order here is the order in help and docs.
+ */
+export const COMMANDS: readonly CommandSpec[] = [
+  workflowAdd,
+  workflowValidate,
+  workflowShow,
+  workflowList,
+  workflowHistory,
+  workflowRollback,
+  workflowRm,
+  threadStart,
+  threadExec,
+  threadShow,
+  threadList,
+  threadRead,
+  threadResume,
+  threadPoke,
+  threadStop,
+  threadCancel,
+  threadJoin,
+  stepList,
+  stepShow,
+  stepRead,
+  stepFork,
+  casGet,
+  casPut,
+  casPutText,
+  casHas,
+  casRefs,
+  casWalk,
+  casVerify,
+  casGc,
+  logList,
+  logShow,
+  logClean,
+];

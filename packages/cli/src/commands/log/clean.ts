@@ -1,0 +1,37 @@
+import { rmSync } from "node:fs";
+import { UwfError } from "@united-workforce/util";
+import { defineCommand, result } from "../command.js";
+import { listLogFiles } from "./files.js";
+
+export default defineCommand({
+  path: ["log", "clean"],
+  summary: "delete log files older than a number of days (default 30)",
+  options: [
+    {
+      flags: "--older-than <days>",
+      description: "keep the files of the last n days",
+      default: "30",
+    },
+  ],
+  async run(ctx, _args, options) {
+    const days = Number(options.olderThan);
+    if (!Number.isInteger(days) || days < 0) {
+      throw new UwfError(
+        "USAGE",
+        `--older-than must be a whole number of days, got "${options.olderThan}"`,
+      );
+    }
+    const cutoff = new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+    const deleted: string[] = [];
+    for (const file of listLogFiles(ctx.home)) {
+      if (file.date < cutoff) {
+        rmSync(file.path, { force: true });
+        deleted.push(file.date);
+      }
+    }
+    return result(
+      { deleted },
+      (d) => `deleted ${d.deleted.length} log file${d.deleted.length === 1 ? "" : "s"}`,
+    );
+  },
+});

@@ -1,0 +1,42 @@
+import type { StepListDocument, StepListEntry } from "@united-workforce/protocol";
+import { walkBack } from "../../threads/chain.js";
+import { defineCommand, result } from "../command.js";
+import { openEngine } from "../thread/shared.js";
+
+export default defineCommand({
+  path: ["step", "list"],
+  summary: "list a thread's steps, oldest first",
+  args: [{ name: "thread", description: "thread id" }],
+  async run(ctx, [thread]) {
+    const engine = openEngine(ctx);
+    const pointer = engine.threads.read(thread!);
+    const steps: StepListEntry[] = [];
+    for (const { hash, step } of walkBack(
+      engine.cas,
+      pointer.head === pointer.start ? null : pointer.head,
+    )) {
+      const output = engine.cas.getPayload<Record<string, unknown>>(step.output);
+      steps.push({
+        hash,
+        role: step.role,
+        status: typeof output.$status === "string" ? output.$status : "",
+        agent: step.agent,
+        startedAt: new Date(step.startedAtMs).toISOString(),
+        durationMs: step.completedAtMs - step.startedAtMs,
+        usage: step.usage,
+      });
+    }
+    steps.reverse();
+    const doc: StepListDocument = { thread: pointer.thread, workflow: pointer.workflow, steps };
+    return result(doc, (d) =>
+      d.steps.length === 0
+        ? "no steps yet"
+        : d.steps
+            .map(
+              (s, i) =>
+                `${String(i + 1).padStart(3)}  ${s.hash}  ${s.role} → ${s.status}  (${s.agent}, ${s.durationMs} ms)`,
+            )
+            .join("\n"),
+    );
+  },
+});

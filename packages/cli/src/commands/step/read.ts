@@ -1,0 +1,21 @@
+import type { StepPayload } from "@united-workforce/protocol";
+import { renderStep } from "../../threads/transcript.js";
+import { defineCommand, result } from "../command.js";
+import { openEngine } from "../thread/shared.js";
+
+export default defineCommand({
+  path: ["step", "read"],
+  summary: "print a step as markdown, or with --prompt the exact prompt its agent received",
+  args: [{ name: "step", description: "step hash" }],
+  options: [
+    { flags: "--prompt", description: "print the assembled prompt instead", default: false },
+  ],
+  async run(ctx, [hash], options) {
+    const engine = openEngine(ctx);
+    const step = engine.cas.getPayload<StepPayload>(hash!, "step");
+    const markdown = options.prompt
+      ? engine.cas.getText(step.assembledPrompt)
+      : renderStep(engine.cas, hash!, step);
+    return result({ hash: hash!, markdown }, (d) => d.markdown);
+  },
+});

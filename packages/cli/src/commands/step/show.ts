@@ -1,0 +1,17 @@
+import type { StepPayload } from "@united-workforce/protocol";
+import { stringify as stringifyYaml } from "yaml";
+import { defineCommand, result } from "../command.js";
+import { openEngine } from "../thread/shared.js";
+
+export default defineCommand({
+  path: ["step", "show"],
+  summary: "show a step node: links, role, output, agent, usage",
+  args: [{ name: "step", description: "step hash" }],
+  async run(ctx, [hash]) {
+    const engine = openEngine(ctx);
+    const step = engine.cas.getPayload<StepPayload>(hash!, "step");
+    const output = engine.cas.getPayload<Record<string, unknown>>(step.output);
+    const doc = { hash: hash!, ...step, outputValue: output };
+    return result(doc, (d) => stringifyYaml(d).trimEnd());
+  },
+});

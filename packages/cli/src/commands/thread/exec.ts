@@ -1,0 +1,110 @@
+import { spawn } from "node:child_process";
+import type { ThreadExecDocument } from "@united-workforce/protocol";
+import {
+  acquireLock,
+  adoptLock,
+  type LockHandle,
+  processIdentity,
+  threadLockPath,
+} from "@united-workforce/store";
+import { execDocument } from "../../threads/engine.js";
+import { runSteps } from "../../threads/run-steps.js";
+import { deriveStatus } from "../../threads/thread-view.js";
+import { type CommandContext, defineCommand, result } from "../command.js";
+import { execExitCode, openEngine, parseCount, renderExec } from "./shared.js";
+
+export default defineCommand({
+  path: ["thread", "exec"],
+  summary: "run the next step(s) of a thread, then exit",
+  description:
+    "Stops early when the thread completes, suspends (a question or a failed agent) or is stopped, and says why. A second exec on the same thread fails at once with exit 5.",
+  args: [{ name: "thread", description: "thread id" }],
+  options: [
+    { flags: "-c, --count <n>", description: "run up to n steps", default: "1" },
+    { flags: "--agent <alias|command>", description: "agent for these steps (overrides config)" },
+    {
+      flags: "--background",
+      description: "run in a detached worker and return at once",
+      default: false,
+    },
+    {
+      flags: "--worker <token>",
+      description: "internal: adopt the lock a background exec made",
+      hidden: true,
+    },
+  ],
+  examples: [
+    "uwf thread exec 01JD… -c 10",
+    'uwf thread exec 01JD… --agent "uwf-mock --scenario s.yaml"',
+  ],
+  async run(ctx, [thread], options) {
+    const count = parseCount(options.count);
+    const worker = options.worker as string | undefined;
+    const engine = openEngine(ctx, { detached: worker !== undefined });
+    engine.threads.read(thread!);
+    const lockPath = threadLockPath(ctx.home, thread!);
+    const lock = worker ? adoptLock(lockPath, worker) : acquireLock(lockPath, "uwf thread exec");
+    if (options.background && !worker) return startBackground(ctx, thread!, count, options, lock);
+    try {
+      const summary = await runSteps(engine, thread!, {
+        count,
+        agentFlag: options.agent as string | undefined,
+        lock,
+      });
+      const doc = execDocument(summary, deriveStatus(summary.pointer, null));
+      return result(doc, renderExec, execExitCode(doc));
+    } finally {
+      lock.release();
+    }
+  },
+});
+
+/**
+ * Hand the lock to a detached worker: it is visible as `running` from this moment, and
+ * `join`/`stop` find the worker through the lock.
+ */
+function startBackground(
+  ctx: CommandContext,
+  thread: string,
+  count: number,
+  options: Record<string, unknown>,
+  lock: LockHandle,
+) {
+  const args = [
+    ...ctx.self.slice(1),
+    "thread",
+    "exec",
+    thread,
+    "-c",
+    String(count),
+    "--worker",
+    lock.token,
+  ];
+  if (typeof options.agent === "string") args.push("--agent", options.agent);
+  let pid: number;
+  try {
+    const child = spawn(ctx.self[0]!, args, {
+      cwd: ctx.cwd,
+      env: ctx.env as NodeJS.ProcessEnv,
+      detached: true,
+      stdio: "ignore",
+    });
+    if (child.pid === undefined) throw new Error("the worker did not start");
+    pid = child.pid;
+    lock.transfer(processIdentity(pid));
+    child.unref();
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  ctx.logger.info("exec.background", { thread, pid, count });
+  const doc: ThreadExecDocument = {
+    thread,
+    status: "running",
+    stoppedBecause: "background",
+    message: `running in the background (pid ${pid}); follow with \`uwf thread join ${thread}\``,
+    steps: [],
+    pid,
+  };
+  return result(doc, renderExec);
+}

@@ -1,0 +1,60 @@
+import { acquireLock, threadLockPath } from "@united-workforce/store";
+import { UwfError } from "@united-workforce/util";
+import { execDocument } from "../../threads/engine.js";
+import { runSteps } from "../../threads/run-steps.js";
+import { deriveStatus } from "../../threads/thread-view.js";
+import { defineCommand, result } from "../command.js";
+import { execExitCode, openEngine, renderExec, requiredText } from "./shared.js";
+
+export default defineCommand({
+  path: ["thread", "poke"],
+  summary: "re-run the head step's role with new instructions; the new step replaces the head",
+  description:
+    "The old head stays in the CAS (reachable with `uwf step fork`), but the thread moves on from the new one.",
+  args: [{ name: "thread", description: "thread id" }],
+  options: [
+    { flags: "-p, --prompt <text>", description: "the new instructions" },
+    { flags: "--agent <alias|command>", description: "agent for this step (overrides config)" },
+  ],
+  examples: ['uwf thread poke 01JD… -p "Keep the public API unchanged."'],
+  async run(ctx, [thread], options) {
+    const text = requiredText(options.prompt, "--prompt", 'Say what to do differently: -p "…"');
+    const engine = openEngine(ctx);
+    engine.threads.read(thread!);
+    const lock = acquireLock(threadLockPath(ctx.home, thread!), "uwf thread poke");
+    try {
+      const pointer = engine.threads.read(thread!);
+      if (pointer.status === "cancelled") {
+        throw new UwfError(
+          "THREAD_STATE",
+          `thread ${pointer.thread} is cancelled; nothing runs on it`,
+          {
+            hint: "Fork one of its steps to continue its work.",
+          },
+        );
+      }
+      const head = engine.headStep(pointer);
+      if (!head) {
+        throw new UwfError("THREAD_STATE", `thread ${pointer.thread} has no step to poke yet`, {
+          hint: `Run its first step with: uwf thread exec ${pointer.thread}`,
+        });
+      }
+      const summary = await runSteps(engine, thread!, {
+        count: 1,
+        agentFlag: options.agent as string | undefined,
+        lock,
+        first: () => ({
+          role: head.role,
+          prompt: `${head.edgePrompt}\n\n## Additional instructions\n${text}`,
+          location: head.cwd,
+          prev: head.prev,
+          replaceHead: true,
+        }),
+      });
+      const doc = execDocument(summary, deriveStatus(summary.pointer, null));
+      return result(doc, renderExec, execExitCode(doc));
+    } finally {
+      lock.release();
+    }
+  },
+});

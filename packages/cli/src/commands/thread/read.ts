@@ -1,0 +1,88 @@
+import type { StartPayload, StepPayload } from "@united-workforce/protocol";
+import { UwfError } from "@united-workforce/util";
+import { walkBack } from "../../threads/chain.js";
+import { renderStart, renderStep } from "../../threads/transcript.js";
+import { defineCommand, result } from "../command.js";
+import { openEngine } from "./shared.js";
+
+export default defineCommand({
+  path: ["thread", "read"],
+  summary: "print a thread as a markdown transcript, newest steps within a character quota",
+  description:
+    "Reads back from the head only as far as the quota needs. Page back with --before <the oldest step shown>; --start reads from the beginning instead.",
+  args: [{ name: "thread", description: "thread id" }],
+  options: [
+    {
+      flags: "-q, --quota <chars>",
+      description: "at most this many characters of steps",
+      default: "20000",
+    },
+    { flags: "--before <step>", description: "show the steps before this step hash" },
+    { flags: "--start", description: "read from the first step forward", default: false },
+  ],
+  async run(ctx, [thread], options) {
+    const quota = Number(options.quota);
+    if (!Number.isInteger(quota) || quota < 1) {
+      throw new UwfError("USAGE", `--quota must be a whole number ≥ 1, got "${options.quota}"`);
+    }
+    const engine = openEngine(ctx);
+    const pointer = engine.threads.read(thread!);
+    const start = engine.cas.getPayload<StartPayload>(pointer.start, "start");
+    const before = options.before as string | undefined;
+    let from: string | null = pointer.head === pointer.start ? null : pointer.head;
+    if (before !== undefined) {
+      const step = engine.cas.getPayload<StepPayload>(before, "step");
+      if (step.start !== pointer.start) {
+        throw new UwfError("USAGE", `step ${before} is not part of thread ${pointer.thread}`);
+      }
+      from = step.prev;
+    }
+
+    const parts: string[] = [];
+    let used = 0;
+    let oldestShown: string | null = null;
+    let more = false;
+    if (options.start) {
+      const all = [...walkBack(engine.cas, from)].reverse();
+      let index = 0;
+      for (const { hash, step } of all) {
+        const text = renderStep(engine.cas, hash, step, `Step ${++index}`);
+        if (used + text.length > quota && parts.length > 0) {
+          more = true;
+          break;
+        }
+        parts.push(text);
+        used += text.length;
+      }
+      parts.unshift(renderStart(start));
+    } else {
+      let number = before === undefined ? pointer.steps : null;
+      for (const { hash, step } of walkBack(engine.cas, from)) {
+        const text = renderStep(
+          engine.cas,
+          hash,
+          step,
+          number === null ? undefined : `Step ${number}`,
+        );
+        if (used + text.length > quota && parts.length > 0) {
+          more = true;
+          break;
+        }
+        parts.push(text);
+        used += text.length;
+        oldestShown = hash;
+        if (number !== null) number--;
+      }
+      parts.reverse();
+      if (more)
+        parts.unshift(
+          `_Earlier steps not shown: uwf thread read ${pointer.thread} --before ${oldestShown}_\n`,
+        );
+      else parts.unshift(renderStart(start));
+    }
+    const header = `# Thread ${pointer.thread} · ${pointer.workflow} · ${pointer.status}\n`;
+    const markdown = [header, ...parts].join("\n");
+    const doc = { thread: pointer.thread, markdown, more, oldestShown };
+    return result(doc, (d) => d.markdown);
+  },
+});

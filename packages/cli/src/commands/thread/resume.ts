@@ -1,0 +1,117 @@
+import { START, type ThreadPointer } from "@united-workforce/protocol";
+import { acquireLock, threadLockPath } from "@united-workforce/store";
+import { UwfError } from "@united-workforce/util";
+import { type Engine, execDocument, type PlannedStep, prevOf } from "../../threads/engine.js";
+import { runSteps } from "../../threads/run-steps.js";
+import { deriveStatus } from "../../threads/thread-view.js";
+import { defineCommand, result } from "../command.js";
+import { execExitCode, openEngine, parseCount, renderExec } from "./shared.js";
+
+export default defineCommand({
+  path: ["thread", "resume"],
+  summary: "answer a suspended thread (or restart a completed one) and run its next step",
+  description:
+    "A thread suspended by a question re-runs the role that asked, with the question and your answer. One suspended by a failed agent retries the failed step. A completed thread restarts through $START.resume.",
+  args: [{ name: "thread", description: "thread id" }],
+  options: [
+    { flags: "-p, --prompt <text>", description: "your answer or extra instructions" },
+    { flags: "-c, --count <n>", description: "run up to n steps in all", default: "1" },
+    { flags: "--agent <alias|command>", description: "agent for these steps (overrides config)" },
+  ],
+  examples: ['uwf thread resume 01JD… -p "Use the staging database."'],
+  async run(ctx, [thread], options) {
+    const count = parseCount(options.count);
+    const answer =
+      typeof options.prompt === "string" && options.prompt.trim() !== "" ? options.prompt : null;
+    const engine = openEngine(ctx);
+    engine.threads.read(thread!);
+    const lock = acquireLock(threadLockPath(ctx.home, thread!), "uwf thread resume");
+    try {
+      const pointer = engine.threads.read(thread!);
+      const first = planResume(engine, pointer, answer);
+      const summary = await runSteps(engine, thread!, {
+        count,
+        agentFlag: options.agent as string | undefined,
+        lock,
+        first: () => first,
+      });
+      const doc = execDocument(summary, deriveStatus(summary.pointer, null));
+      return result(doc, renderExec, execExitCode(doc));
+    } finally {
+      lock.release();
+    }
+  },
+});
+
+function planResume(engine: Engine, pointer: ThreadPointer, answer: string | null): PlannedStep {
+  const id = pointer.thread;
+  switch (pointer.status) {
+    case "cancelled":
+      throw new UwfError("THREAD_STATE", `thread ${id} is cancelled and cannot be resumed`, {
+        hint: `Fork one of its steps to continue its work: uwf step list ${id}, then uwf step fork <step>.`,
+      });
+    case "idle":
+      throw new UwfError(
+        "THREAD_STATE",
+        `thread ${id} is not suspended or completed; nothing to resume`,
+        {
+          hint: `Run its next step with: uwf thread exec ${id}`,
+        },
+      );
+    case "completed": {
+      const next = engine.route(pointer, "resume");
+      if (next.kind !== "next") {
+        throw new UwfError(
+          "THREAD_STATE",
+          `$START.resume of this workflow does not lead to a role`,
+        );
+      }
+      return {
+        role: next.role,
+        prompt: withNote(next.prompt, answer, "Note from a human"),
+        location: next.location,
+        prev: prevOf(pointer),
+        replaceHead: false,
+      };
+    }
+    default: {
+      const info = pointer.suspended;
+      if (!info || info.role === START) {
+        const next = engine.route(pointer);
+        if (next.kind !== "next")
+          throw new UwfError("THREAD_STATE", `thread ${id} has no role to resume`);
+        return {
+          role: next.role,
+          prompt: withNote(next.prompt, answer, "Answer from a human"),
+          location: next.location,
+          prev: prevOf(pointer),
+          replaceHead: false,
+        };
+      }
+      if (info.kind === "question" && answer === null) {
+        throw new UwfError("USAGE", `thread ${id} is waiting for an answer: ${info.reason}`, {
+          hint: `Answer with: uwf thread resume ${id} -p "<your answer>"`,
+        });
+      }
+      const prompt =
+        info.kind === "question"
+          ? withNote(
+              `The thread was suspended with this question:\n${info.reason}`,
+              answer,
+              "Answer from a human",
+            )
+          : withNote(info.prompt ?? info.reason, answer, "Note from a human");
+      return {
+        role: info.role,
+        prompt,
+        location: info.location ?? null,
+        prev: prevOf(pointer),
+        replaceHead: false,
+      };
+    }
+  }
+}
+
+function withNote(prompt: string, note: string | null, heading: string): string {
+  return note === null ? prompt : `${prompt}\n\n## ${heading}\n${note}`;
+}

@@ -1,0 +1,76 @@
+import { emptyUsage, type ThreadShowDocument } from "@united-workforce/protocol";
+import { errorMessage } from "@united-workforce/util";
+import { deriveStatus, liveLockHolder } from "../../threads/thread-view.js";
+import { defineCommand, result } from "../command.js";
+import { openEngine } from "./shared.js";
+
+export default defineCommand({
+  path: ["thread", "show"],
+  summary: "show a thread's status, head, next role and usage",
+  args: [{ name: "thread", description: "thread id" }],
+  async run(ctx, [thread]) {
+    const engine = openEngine(ctx);
+    const pointer = engine.threads.read(thread!);
+    const holder = liveLockHolder(ctx.home, thread!);
+    let nextRole: string | null = null;
+    if (pointer.status === "idle") {
+      try {
+        const next = engine.route(pointer);
+        nextRole = next.kind === "next" ? next.role : null;
+      } catch (error) {
+        ctx.progress(`warning: cannot route this thread: ${errorMessage(error)}`);
+      }
+    }
+    const doc: ThreadShowDocument = {
+      thread: pointer.thread,
+      workflow: pointer.workflow,
+      workflowHash: pointer.workflowHash,
+      head: pointer.head,
+      status: deriveStatus(pointer, holder),
+      currentRole: pointer.currentRole,
+      nextRole,
+      suspended: pointer.suspended
+        ? {
+            role: pointer.suspended.role,
+            reason: pointer.suspended.reason,
+            kind: pointer.suspended.kind,
+          }
+        : null,
+      steps: pointer.steps,
+      usage: pointer.usage ?? emptyUsage(),
+      cwd: pointer.cwd,
+      createdAt: pointer.createdAt,
+      updatedAt: pointer.updatedAt,
+      lockHolder: holder,
+    };
+    return result(doc, renderShow);
+  },
+});
+
+function renderShow(d: ThreadShowDocument): string {
+  const lines = [
+    `thread    ${d.thread}`,
+    `workflow  ${d.workflow} (${d.workflowHash})`,
+    `status    ${d.status}${d.lockHolder ? ` (pid ${d.lockHolder.pid} since ${d.lockHolder.since})` : ""}`,
+    `steps     ${d.steps}, head ${d.head}`,
+    `role      last: ${d.currentRole ?? "—"}, next: ${d.nextRole ?? "—"}`,
+    `cwd       ${d.cwd}`,
+    `created   ${d.createdAt}, updated ${d.updatedAt}`,
+  ];
+  const u = d.usage;
+  const usage = [
+    u.inputTokens !== null ? `${u.inputTokens} in` : null,
+    u.outputTokens !== null ? `${u.outputTokens} out` : null,
+    u.costUsd !== null ? `$${u.costUsd.toFixed(4)}` : null,
+  ].filter(Boolean);
+  if (usage.length) lines.push(`usage     ${usage.join(", ")}`);
+  if (d.suspended) {
+    lines.push(`suspended ${d.suspended.kind} from ${d.suspended.role}: ${d.suspended.reason}`);
+    lines.push(
+      d.suspended.kind === "question"
+        ? `          answer with: uwf thread resume ${d.thread} -p "<answer>"`
+        : `          retry with: uwf thread resume ${d.thread}`,
+    );
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,40 @@
+import { resolve } from "node:path";
+import { defineCommand, result } from "../command.js";
+import { warningLines, workflowDocument } from "./shared.js";
+
+export default defineCommand({
+  path: ["workflow", "add"],
+  summary: "validate a workflow file, store it and point its name at it (keeps history)",
+  args: [{ name: "file", description: "workflow YAML file" }],
+  examples: ["uwf workflow add examples/solve-issue.yaml"],
+  async run(ctx, [file]) {
+    const { Cas, Registry } = await import("@united-workforce/store");
+    const { loadAndValidate } = await import("../../workflow/resolve.js");
+    const { workflowInvalidError } = await import("../../workflow/invalid.js");
+    const { materialiseWorkflow } = await import("../../workflow/materialise.js");
+    const loaded = loadAndValidate(resolve(ctx.cwd, file!));
+    if (!loaded.valid || !loaded.definition)
+      throw workflowInvalidError(loaded.path, loaded.errors, loaded.warnings);
+    const cas = Cas.open(ctx.home);
+    const hash = materialiseWorkflow(cas, loaded.definition);
+    const { entry, changed } = new Registry(ctx.home).add(loaded.definition.name, hash);
+    ctx.logger.info("workflow.add", { workflow: entry.name, hash, changed });
+    const payload = cas.getPayload<import("@united-workforce/protocol").WorkflowPayload>(
+      hash,
+      "workflow",
+    );
+    const doc = {
+      ...workflowDocument(hash, payload, { warnings: loaded.warnings, source: loaded.path }),
+      changed,
+      versions: entry.history.length,
+    };
+    return result(doc, (d) =>
+      [
+        d.changed
+          ? `added ${d.name} ${d.hash} (version ${d.versions})`
+          : `${d.name} is unchanged (${d.hash})`,
+        ...warningLines(d.warnings),
+      ].join("\n"),
+    );
+  },
+});

@@ -1,0 +1,26 @@
+import type { WorkflowHistoryDocument } from "@united-workforce/protocol";
+import { UwfError } from "@united-workforce/util";
+import { defineCommand, result } from "../command.js";
+
+export default defineCommand({
+  path: ["workflow", "history"],
+  summary: "list a registered workflow's versions, newest first",
+  args: [{ name: "name", description: "registered workflow name" }],
+  async run(ctx, [name]) {
+    const { Registry } = await import("@united-workforce/store");
+    const entry = new Registry(ctx.home).get(name!);
+    if (!entry) {
+      throw new UwfError("WORKFLOW_NOT_FOUND", `no workflow named "${name}" is registered`, {
+        hint: "See the registered ones with `uwf workflow list`.",
+      });
+    }
+    const doc: WorkflowHistoryDocument = {
+      name: entry.name,
+      current: entry.current,
+      history: entry.history,
+    };
+    return result(doc, (d) =>
+      d.history.map((h, i) => `${h.hash}  ${h.at}${i === 0 ? "  (current)" : ""}`).join("\n"),
+    );
+  },
+});

@@ -1,0 +1,23 @@
+import type { WorkflowHistoryDocument } from "@united-workforce/protocol";
+import { defineCommand, result } from "../command.js";
+
+export default defineCommand({
+  path: ["workflow", "rollback"],
+  summary: "point a workflow name back at an earlier version (default: the previous one)",
+  description: "Threads already running keep the version they started with.",
+  args: [{ name: "name", description: "registered workflow name" }],
+  options: [
+    { flags: "--to <hash>", description: "the version to restore (from `uwf workflow history`)" },
+  ],
+  async run(ctx, [name], options) {
+    const { Registry } = await import("@united-workforce/store");
+    const entry = new Registry(ctx.home).rollback(name!, options.to as string | undefined);
+    ctx.logger.info("workflow.rollback", { workflow: entry.name, hash: entry.current });
+    const doc: WorkflowHistoryDocument = {
+      name: entry.name,
+      current: entry.current,
+      history: entry.history,
+    };
+    return result(doc, (d) => `${d.name} now points at ${d.current}`);
+  },
+});

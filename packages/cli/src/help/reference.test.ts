@@ -1,0 +1,18 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { COMMANDS } from "../commands/index.js";
+import { renderCliReference } from "./reference.js";
+
+describe("docs/cli.md", () => {
+  it("is exactly what the command table generates (run `pnpm docs:cli` after changing a command)", () => {
+    const onDisk = readFileSync(new URL("../../../../docs/cli.md", import.meta.url), "utf8");
+    expect(onDisk).toBe(renderCliReference());
+  });
+
+  it("documents every public command", () => {
+    const text = renderCliReference();
+    for (const spec of COMMANDS.filter((c) => !c.hidden)) {
+      expect(text).toContain(`### \`uwf ${spec.path.join(" ")}\``);
+    }
+  });
+});

@@ -1,0 +1,72 @@
+import type { CommandSpec } from "../commands/command.js";
+import { COMMANDS } from "../commands/index.js";
+import { GROUP_SUMMARIES } from "../program.js";
+
+/** Flags and usage line of one command, as `--help` shows them. */
+export function usageLine(spec: CommandSpec): string {
+  const args = (spec.args ?? []).map((a) => (a.required === false ? `[${a.name}]` : `<${a.name}>`));
+  return ["uwf", ...spec.path, ...args, ...(spec.options?.length ? ["[options]"] : [])].join(" ");
+}
+
+export function publicCommands(): CommandSpec[] {
+  return COMMANDS.filter((c) => !c.hidden);
+}
+
+/** docs/cli.md, generated from the command table so the two cannot drift. */
+export function renderCliReference(): string {
+  const out: string[] = [
+    "# uwf CLI reference",
+    "",
+    "<!-- Generated from the command table by `pnpm docs:cli`; a test fails when this file is stale. -->",
+    "",
+    "Global options: `--format text|json|yaml` (default text; json and yaml print the command's document),",
+    "`-V, --version`, `-h, --help`. The storage root is `UWF_HOME` (default `~/.uwf`).",
+    "",
+    "## Exit codes",
+    "",
+    "| code | meaning |",
+    "| --- | --- |",
+    "| 0 | ok |",
+    "| 1 | error (not found, corrupt store, I/O, …) |",
+    "| 2 | usage (bad flag or argument, unknown agent alias) |",
+    "| 3 | invalid workflow or invalid output |",
+    "| 4 | agent failed: the thread is suspended, the head did not move |",
+    "| 5 | thread busy: another exec holds its lock |",
+    "| 130 | interrupted |",
+    "",
+    'Errors go to stderr as `error: …` and `hint: …` lines; with `--format json` as `{ "error": { "code", "message", "hint" } }`.',
+    "",
+  ];
+  let group = "";
+  for (const spec of publicCommands()) {
+    const [first] = spec.path;
+    if (first !== group) {
+      group = first!;
+      out.push(`## uwf ${group}`, "", `${capitalise(GROUP_SUMMARIES[group] ?? "")}.`, "");
+    }
+    out.push(`### \`uwf ${spec.path.join(" ")}\``, "", `${capitalise(spec.summary)}.`, "");
+    if (spec.description) out.push(spec.description, "");
+    out.push("```", usageLine(spec), "```", "");
+    const rows = [
+      ...(spec.args ?? []).map(
+        (a) => `| \`${a.required === false ? `[${a.name}]` : `<${a.name}>`}\` | ${a.description} |`,
+      ),
+      ...(spec.options ?? [])
+        .filter((o) => !o.hidden)
+        .map((o) => {
+          const extra = [
+            o.default !== undefined && o.default !== false ? `default: \`${o.default}\`` : "",
+            o.choices ? `one of: ${o.choices.map((c) => `\`${c}\``).join(", ")}` : "",
+          ].filter(Boolean);
+          return `| \`${o.flags}\` | ${o.description}${extra.length ? ` (${extra.join("; ")})` : ""} |`;
+        }),
+    ];
+    if (rows.length) out.push("| argument / option | meaning |", "| --- | --- |", ...rows, "");
+    if (spec.examples?.length) out.push("Examples:", "", "```sh", ...spec.examples, "```", "");
+  }
+  return `${out.join("\n").trimEnd()}\n`;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

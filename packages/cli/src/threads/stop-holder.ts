@@ -1,0 +1,56 @@
+import { isAlive, readLock } from "@united-workforce/store";
+
+const POLL_MS = 50;
+
+/**
+ * End whatever holds a thread's lock: the adapter's whole process group and the holder. The
+ * holder gets SIGTERM first so it can release its lock; SIGKILL follows after a grace period,
+ * and the next exec takes the dead holder's lock over.
+ */
+export async function stopHolder(
+  lockPath: string,
+  graceMs = 5000,
+): Promise<{ pid: number } | null> {
+  const lock = readLock(lockPath);
+  if (!lock?.alive) return null;
+  const { holder, child } = lock.info;
+  if (child && isAlive(child)) signal(-child.pgid, "SIGTERM");
+  signal(holder.pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!isAlive(holder)) break;
+    await sleep(POLL_MS);
+  }
+  if (isAlive(holder)) signal(holder.pid, "SIGKILL");
+  if (child && isAlive(child)) signal(-child.pgid, "SIGKILL");
+  while (isAlive(holder)) await sleep(POLL_MS);
+  return { pid: holder.pid };
+}
+
+/** Wait until no live process holds the lock. Resolves false on timeout. */
+export async function waitForRelease(
+  lockPath: string,
+  timeoutMs: number | null,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const deadline = timeoutMs === null ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
+  while (!signal.aborted) {
+    const lock = readLock(lockPath);
+    if (!lock?.alive) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(100);
+  }
+  return false;
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // Already gone.
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,27 @@
+import type { StartPayload, StepPayload } from "@united-workforce/protocol";
+import type { Cas } from "@united-workforce/store";
+import { stringify as stringifyYaml } from "yaml";
+
+/** One step as markdown: who ran, what they were asked, their frontmatter and body. */
+export function renderStep(cas: Cas, hash: string, step: StepPayload, label?: string): string {
+  const output = cas.getPayload<Record<string, unknown>>(step.output);
+  const body = cas.getText(step.body).trim();
+  const status = typeof output.$status === "string" ? output.$status : "?";
+  const at = new Date(step.startedAtMs).toISOString();
+  return [
+    `## ${label ? `${label} · ` : ""}${step.role} → ${status}`,
+    `<!-- step ${hash} · agent ${step.agent} · ${at} · ${step.completedAtMs - step.startedAtMs} ms -->`,
+    "",
+    `> ${step.edgePrompt.trim().split("\n").join("\n> ")}`,
+    "",
+    "```yaml",
+    stringifyYaml(output).trimEnd(),
+    "```",
+    ...(body ? ["", body] : []),
+    "",
+  ].join("\n");
+}
+
+export function renderStart(start: StartPayload): string {
+  return ["## Task", "", start.prompt.trim(), ""].join("\n");
+}

@@ -1,0 +1,21 @@
+import { UwfError } from "@united-workforce/util";
+
+/**
+ * The one error every workflow problem becomes: the message names the file and lists every
+ * problem (a person reads it in the terminal), `details.errors` carries the same list for
+ * `--format json`.
+ */
+export function workflowInvalidError(
+  file: string,
+  errors: readonly string[],
+  warnings: readonly string[] = [],
+): UwfError {
+  const message =
+    errors.length === 1
+      ? `invalid workflow "${file}": ${errors[0]}`
+      : `invalid workflow "${file}" (${errors.length} errors):\n${errors.map((e) => `  - ${e}`).join("\n")}`;
+  return new UwfError("WORKFLOW_INVALID", message, {
+    hint: `Fix the problems listed and check again with \`uwf workflow validate ${file}\` (the format is described by \`uwf prompt workflow-authoring\`).`,
+    details: { file, errors: [...errors], warnings: [...warnings] },
+  });
+}

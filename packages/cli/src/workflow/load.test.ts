@@ -1,0 +1,210 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { UwfError } from "@united-workforce/util";
+import { afterEach, describe, expect, test } from "vitest";
+import { loadWorkflowFile } from "./load.js";
+import { validateWorkflow } from "./validate.js";
+
+const FIXTURES = fileURLToPath(new URL("./__fixtures__/", import.meta.url));
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Write files (path → content) under a fresh temp folder; returns the folder's real path. */
+function tree(files: Record<string, string>): string {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "uwf-load-")));
+  temps.push(root);
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return root;
+}
+
+/** The WORKFLOW_INVALID error loading `file` throws, with its listed errors. */
+function loadError(file: string): { message: string; errors: string[] } {
+  try {
+    loadWorkflowFile(file);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UwfError);
+    const uwf = error as UwfError;
+    expect(uwf.code).toBe("WORKFLOW_INVALID");
+    expect(uwf.hint).toContain("uwf workflow validate");
+    return { message: uwf.message, errors: uwf.details?.errors as string[] };
+  }
+  throw new Error(`expected loading ${file} to fail`);
+}
+
+describe("loadWorkflowFile", () => {
+  test("resolves includes: YAML and JSON parsed, other files as strings, nested relative paths", () => {
+    const file = join(FIXTURES, "includes", "with-includes.yaml");
+    const loaded = loadWorkflowFile(file);
+    expect(loaded.definition).toEqual({
+      name: "with-includes",
+      description: "Writes one page.\n",
+      roles: {
+        writer: {
+          goal: "Write the page the task describes.\n",
+          frontmatter: {
+            type: "object",
+            properties: { $status: { const: "done" }, page: { type: "string" } },
+            required: ["$status", "page"],
+          },
+        },
+      },
+      graph: {
+        $START: {
+          new: { role: "writer", prompt: "Write the page." },
+          resume: { role: "writer", prompt: "Revise the page." },
+        },
+        writer: { done: { role: "$END", prompt: "{{{page}}}" } },
+      },
+    });
+    expect(loaded.includes.map((p) => p.slice(loaded.root.length + 1))).toEqual([
+      "description.txt",
+      "roles/writer.yaml",
+      "roles/writer-goal.md",
+      "schemas/done.json",
+      "graph.json",
+    ]);
+    const result = validateWorkflow(loaded.definition, { fileName: loaded.path });
+    expect(result.errors).toEqual([]);
+  });
+
+  test("malformed YAML is reported with line and column", () => {
+    const { message, errors } = loadError(join(FIXTURES, "bad-malformed.yaml"));
+    expect(errors).toEqual([
+      "bad-malformed.yaml:4:11: Nested mappings are not allowed in compact mappings",
+    ]);
+    expect(message).toBe(
+      `invalid workflow "${join(FIXTURES, "bad-malformed.yaml")}": bad-malformed.yaml:4:11: Nested mappings are not allowed in compact mappings`,
+    );
+  });
+
+  test("a root that is not a mapping, and an empty file", () => {
+    expect(loadError(join(FIXTURES, "bad-root.yaml")).errors).toEqual([
+      "bad-root.yaml: the top level must be a mapping with name, roles and graph, found a sequence",
+    ]);
+    expect(loadError(join(FIXTURES, "bad-empty.yaml")).errors).toEqual([
+      "bad-empty.yaml: the file is empty: a workflow is a YAML mapping with name, roles and graph",
+    ]);
+  });
+
+  test("a YAML alias bomb is refused", () => {
+    const { errors } = loadError(join(FIXTURES, "bad-alias-bomb.yaml"));
+    expect(errors).toEqual([
+      "bad-alias-bomb.yaml: refused to expand YAML aliases (Excessive alias count indicates a resource exhaustion attack); a workflow may dereference at most 100 aliases",
+    ]);
+  });
+
+  test("a few aliases are fine", () => {
+    const root = tree({ "w.yaml": "name: w\nshared: &s { a: 1 }\nx: *s\ny: *s\n" });
+    expect(loadWorkflowFile(join(root, "w.yaml")).definition).toEqual({
+      name: "w",
+      shared: { a: 1 },
+      x: { a: 1 },
+      y: { a: 1 },
+    });
+  });
+
+  test("a self-containing alias is refused", () => {
+    const root = tree({ "w.yaml": "name: w\nx: &x [1, *x]\n" });
+    expect(loadError(join(root, "w.yaml")).errors).toEqual([
+      "w.yaml: a YAML alias refers to a node that contains it (a circular structure)",
+    ]);
+  });
+
+  test("an include escaping the folder with ../ is refused", () => {
+    const root = tree({
+      "outside.txt": "secret",
+      "wf/w.yaml": "name: w\ngoal: !include ../outside.txt\n",
+    });
+    expect(loadError(join(root, "wf", "w.yaml")).errors).toEqual([
+      `w.yaml: !include "../outside.txt" resolves to "${join(root, "outside.txt")}", outside the workflow folder "${join(root, "wf")}"; includes must stay inside the folder of the workflow file`,
+    ]);
+  });
+
+  test("an include escaping the folder through a symlink is refused", () => {
+    const root = tree({
+      "outside.txt": "secret",
+      "wf/w.yaml": "name: w\ngoal: !include link.txt\n",
+    });
+    symlinkSync(join(root, "outside.txt"), join(root, "wf", "link.txt"));
+    expect(loadError(join(root, "wf", "w.yaml")).errors).toEqual([
+      `w.yaml: !include "link.txt" resolves through a symlink to "${join(root, "outside.txt")}", outside the workflow folder "${join(root, "wf")}"; includes must stay inside the folder of the workflow file`,
+    ]);
+  });
+
+  test("a symlink that stays inside the folder is fine", () => {
+    const root = tree({
+      "wf/parts/goal.md": "Goal.",
+      "wf/w.yaml": "name: w\ngoal: !include link.md\n",
+    });
+    symlinkSync(join(root, "wf", "parts", "goal.md"), join(root, "wf", "link.md"));
+    expect(loadWorkflowFile(join(root, "wf", "w.yaml")).definition).toEqual({
+      name: "w",
+      goal: "Goal.",
+    });
+  });
+
+  test("an include cycle is reported with its chain", () => {
+    const root = tree({
+      "w.yaml": "name: w\nroles: !include parts/a.yaml\n",
+      "parts/a.yaml": "b: !include b.yaml\n",
+      "parts/b.yaml": "a: !include a.yaml\n",
+    });
+    expect(loadError(join(root, "w.yaml")).errors).toEqual([
+      "include cycle: parts/a.yaml → parts/b.yaml → parts/a.yaml",
+    ]);
+  });
+
+  test("absolute, missing and mistyped includes; every problem is listed", () => {
+    const root = tree({
+      "w.yaml": "name: w\na: !include /etc/hostname\nb: !include nope.yaml\nc: !incldue x.yaml\n",
+    });
+    const { message, errors } = loadError(join(root, "w.yaml"));
+    expect(errors).toEqual(["w.yaml:4:4: Unresolved tag: !incldue"]);
+    expect(message).toContain("w.yaml:4:4: Unresolved tag: !incldue");
+
+    const fixed = tree({ "w.yaml": "name: w\na: !include /etc/hostname\nb: !include nope.yaml\n" });
+    const second = loadError(join(fixed, "w.yaml"));
+    expect(second.errors).toEqual([
+      'w.yaml: !include "/etc/hostname": the include path must be relative to the including file',
+      `w.yaml: !include "nope.yaml": file not found (${join(fixed, "nope.yaml")})`,
+    ]);
+    expect(second.message).toMatch(
+      /^invalid workflow ".*w\.yaml" \(2 errors\):\n {2}- w\.yaml: !include/,
+    );
+  });
+
+  test("errors inside an included file name that file", () => {
+    const root = tree({
+      "w.yaml": "name: w\nroles: !include roles.yaml\n",
+      "roles.yaml": "a: [1\n",
+      "x.json": "",
+    });
+    expect(loadError(join(root, "w.yaml")).errors[0]).toMatch(/^roles\.yaml:2:1: /);
+    const json = tree({ "w.yaml": "name: w\ngraph: !include g.json\n", "g.json": "{ nope }" });
+    expect(loadError(join(json, "w.yaml")).errors[0]).toMatch(/^g\.json: invalid JSON: /);
+  });
+
+  test("a missing file is WORKFLOW_NOT_FOUND", () => {
+    expect(() => loadWorkflowFile(join(tmpdir(), "uwf-does-not-exist.yaml"))).toThrowError(
+      expect.objectContaining({ code: "WORKFLOW_NOT_FOUND" }),
+    );
+  });
+
+  test("a __proto__ key stays an ordinary key", () => {
+    const root = tree({ "w.yaml": "name: w\n__proto__: { polluted: 1 }\n" });
+    const { definition } = loadWorkflowFile(join(root, "w.yaml"));
+    expect(Object.keys(definition)).toEqual(["name", "__proto__"]);
+    expect(Object.getPrototypeOf(definition)).toBe(Object.prototype);
+    expect(validateWorkflow(definition).errors).toContain(
+      'unknown top-level key "__proto__" (expected: name, description, roles, graph)',
+    );
+  });
+});

@@ -1,0 +1,42 @@
+/** Small readers over JSON Schema fragments written by hand in workflow YAML. */
+
+export type SchemaMap = Record<string, unknown>;
+
+export function isMapping(value: unknown): value is SchemaMap {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function hasOwn(value: SchemaMap, key: string): boolean {
+  return Object.hasOwn(value, key);
+}
+
+/** `properties` of a schema, or null when it declares none. */
+export function propertiesOf(schema: unknown): SchemaMap | null {
+  if (!isMapping(schema)) return null;
+  const properties = schema.properties;
+  return isMapping(properties) ? properties : null;
+}
+
+/** The variants of `oneOf`/`anyOf`/`allOf`, whichever are present, as mappings. */
+export function variantsOf(schema: SchemaMap): SchemaMap[] {
+  const out: SchemaMap[] = [];
+  for (const keyword of ["oneOf", "anyOf", "allOf"]) {
+    const list = schema[keyword];
+    if (Array.isArray(list)) out.push(...list.filter(isMapping));
+  }
+  return out;
+}
+
+const SCALAR_TYPES = new Set(["string", "number", "integer", "boolean", "null"]);
+
+/** True when a schema can only describe values that have no named fields. */
+export function isFieldless(schema: SchemaMap): boolean {
+  const type = schema.type;
+  const types = Array.isArray(type) ? type : [type];
+  if (type === undefined) return hasOwn(schema, "const") || hasOwn(schema, "enum");
+  return types.every((t) => typeof t === "string" && (SCALAR_TYPES.has(t) || t === "array"));
+}
+
+export function isArraySchema(schema: SchemaMap): boolean {
+  return schema.type === "array" || hasOwn(schema, "items");
+}

@@ -1,0 +1,504 @@
+import { basename, dirname, extname } from "node:path";
+import {
+  type EdgeTarget,
+  END,
+  type Graph,
+  NAME_PATTERN,
+  START,
+  START_STATUSES,
+  SUSPEND,
+} from "@united-workforce/protocol";
+import {
+  cannotReachEnd,
+  missingStatusKeys,
+  nameMismatch,
+  START_STATUSES_REQUIRED,
+  templateVariableNotFound,
+  UNDERSCORE_STATUS,
+  undeclaredStatusKeys,
+  unknownTargetRole,
+  unreachableRole,
+} from "./messages.js";
+import { type RoleExits, readRoleExits } from "./role-exits.js";
+import { isMapping, type SchemaMap } from "./schema-shape.js";
+import { findTemplateProblems } from "./template-variables.js";
+
+/** A role as written in YAML: its frontmatter is the JSON Schema itself, not yet a hash. */
+export interface RoleDefinition {
+  description?: string;
+  goal?: string;
+  capabilities?: string[];
+  procedure?: string;
+  output?: string;
+  frontmatter: SchemaMap;
+}
+
+/** A workflow as written in YAML (after includes), once it has passed validation. */
+export interface WorkflowDefinition {
+  name: string;
+  description?: string;
+  roles: Record<string, RoleDefinition>;
+  graph: Graph;
+}
+
+export interface WorkflowValidation {
+  valid: boolean;
+  /** The declared name when it is a string, valid or not. */
+  name: string | null;
+  errors: string[];
+  warnings: string[];
+  /** The definition, typed, only when valid. */
+  definition: WorkflowDefinition | null;
+}
+
+export interface ValidateOptions {
+  /** The file the definition came from; its name must imply the workflow's name. */
+  fileName?: string;
+}
+
+const TOP_LEVEL_KEYS = ["name", "description", "roles", "graph"];
+const ROLE_KEYS = ["description", "goal", "capabilities", "procedure", "output", "frontmatter"];
+const ROLE_TEXT_KEYS = ["description", "goal", "procedure", "output"];
+const EDGE_KEYS = ["role", "prompt", "location"];
+const NAME_RULE =
+  'names start with a letter or digit and use only letters, digits, ".", "_" and "-"';
+
+interface Edge {
+  source: string;
+  status: string;
+  target: EdgeTarget;
+}
+
+/** What the shape pass found usable; semantics only look at well-formed parts. */
+interface Shape {
+  name: string | null;
+  roles: Map<string, SchemaMap | null>;
+  graph: Map<string, string[]> | null;
+  edges: Edge[];
+  graphWellFormed: boolean;
+}
+
+/**
+ * Check a parsed workflow definition and collect every problem: shape first (fields, types,
+ * unknown keys), then meaning (statuses, targets, template variables, reachability, the file
+ * name). Never throws on bad input.
+ */
+export function validateWorkflow(
+  definition: unknown,
+  options: ValidateOptions = {},
+): WorkflowValidation {
+  const shapeErrors: string[] = [];
+  const shape = checkShape(definition, shapeErrors);
+  const semanticErrors: string[] = [];
+  const warnings: string[] = [];
+  if (shape !== null) checkSemantics(shape, options, semanticErrors, warnings);
+
+  const errors = unique([...shapeErrors, ...semanticErrors]);
+  const valid = errors.length === 0;
+  return {
+    valid,
+    name: shape?.name ?? null,
+    errors,
+    warnings: unique(warnings),
+    definition: valid ? (definition as WorkflowDefinition) : null,
+  };
+}
+
+function checkShape(raw: unknown, errors: string[]): Shape | null {
+  if (!isMapping(raw)) {
+    errors.push("a workflow must be a mapping with name, roles and graph");
+    return null;
+  }
+  for (const key of Object.keys(raw)) {
+    if (!TOP_LEVEL_KEYS.includes(key)) {
+      errors.push(`unknown top-level key "${key}" (expected: ${TOP_LEVEL_KEYS.join(", ")})`);
+    }
+  }
+
+  let name: string | null = null;
+  if (raw.name === undefined) {
+    errors.push('missing required field "name"');
+  } else if (typeof raw.name !== "string") {
+    errors.push('"name" must be a string');
+  } else {
+    name = raw.name;
+    if (!NAME_PATTERN.test(name)) errors.push(`workflow name "${name}" is invalid: ${NAME_RULE}`);
+  }
+  if (raw.description !== undefined && typeof raw.description !== "string") {
+    errors.push('"description" must be a string');
+  }
+
+  const roles = checkRolesShape(raw.roles, errors);
+  const graphErrors: string[] = [];
+  const { graph, edges } = checkGraphShape(raw.graph, graphErrors);
+  errors.push(...graphErrors);
+  return { name, roles, graph, edges, graphWellFormed: graphErrors.length === 0 };
+}
+
+function checkRolesShape(raw: unknown, errors: string[]): Map<string, SchemaMap | null> {
+  const roles = new Map<string, SchemaMap | null>();
+  if (raw === undefined) {
+    errors.push('missing required field "roles"');
+    return roles;
+  }
+  if (!isMapping(raw)) {
+    errors.push('"roles" must be a mapping of role name to role');
+    return roles;
+  }
+  if (Object.keys(raw).length === 0) errors.push('"roles" must declare at least one role');
+
+  for (const [role, value] of Object.entries(raw)) {
+    if (role.startsWith("$")) {
+      errors.push(`role name "${role}" is reserved: role names may not start with "$"`);
+      continue;
+    }
+    if (!NAME_PATTERN.test(role)) errors.push(`role name "${role}" is invalid: ${NAME_RULE}`);
+    roles.set(role, checkRoleShape(role, value, errors));
+  }
+  return roles;
+}
+
+/** The role's frontmatter schema when the role is well formed enough to read it. */
+function checkRoleShape(role: string, value: unknown, errors: string[]): SchemaMap | null {
+  const where = `role "${role}"`;
+  if (!isMapping(value)) {
+    errors.push(`${where} must be a mapping (goal, procedure, output, frontmatter, …)`);
+    return null;
+  }
+  for (const key of Object.keys(value)) {
+    if (!ROLE_KEYS.includes(key)) {
+      errors.push(`${where}: unknown key "${key}" (expected: ${ROLE_KEYS.join(", ")})`);
+    }
+  }
+  for (const key of ROLE_TEXT_KEYS) {
+    if (value[key] !== undefined && typeof value[key] !== "string") {
+      errors.push(`${where}: "${key}" must be a string`);
+    }
+  }
+  const capabilities = value.capabilities;
+  if (
+    capabilities !== undefined &&
+    !(Array.isArray(capabilities) && capabilities.every((c) => typeof c === "string"))
+  ) {
+    errors.push(`${where}: "capabilities" must be a list of strings`);
+  }
+
+  const frontmatter = value.frontmatter;
+  if (frontmatter === undefined) {
+    errors.push(`${where}: missing required field "frontmatter" (the JSON Schema of its output)`);
+    return null;
+  }
+  if (!isMapping(frontmatter)) {
+    errors.push(`${where}: "frontmatter" must be a JSON Schema mapping`);
+    return null;
+  }
+  const before = errors.length;
+  if (frontmatter.type !== undefined && frontmatter.type !== "object") {
+    errors.push(
+      `${where}: "frontmatter" must be an object schema (type: object), found type ${JSON.stringify(frontmatter.type)}`,
+    );
+  }
+  if (frontmatter.properties !== undefined && !isMapping(frontmatter.properties)) {
+    errors.push(`${where}: "frontmatter.properties" must be a mapping of field name to schema`);
+  }
+  if (
+    frontmatter.required !== undefined &&
+    !(
+      Array.isArray(frontmatter.required) &&
+      frontmatter.required.every((r) => typeof r === "string")
+    )
+  ) {
+    errors.push(`${where}: "frontmatter.required" must be a list of field names`);
+  }
+  if (
+    frontmatter.oneOf !== undefined &&
+    !(
+      Array.isArray(frontmatter.oneOf) &&
+      frontmatter.oneOf.length > 0 &&
+      frontmatter.oneOf.every(isMapping)
+    )
+  ) {
+    errors.push(`${where}: "frontmatter.oneOf" must be a non-empty list of schema mappings`);
+  }
+  return errors.length === before ? frontmatter : null;
+}
+
+function checkGraphShape(
+  raw: unknown,
+  errors: string[],
+): { graph: Map<string, string[]> | null; edges: Edge[] } {
+  const edges: Edge[] = [];
+  if (raw === undefined) {
+    errors.push('missing required field "graph"');
+    return { graph: null, edges };
+  }
+  if (!isMapping(raw)) {
+    errors.push('"graph" must be a mapping of role name to its status edges');
+    return { graph: null, edges };
+  }
+  const graph = new Map<string, string[]>();
+  for (const [source, statuses] of Object.entries(raw)) {
+    if (!isMapping(statuses)) {
+      errors.push(`graph[${source}] must be a mapping of status to edge { role, prompt }`);
+      continue;
+    }
+    graph.set(source, Object.keys(statuses));
+    for (const [status, target] of Object.entries(statuses)) {
+      const checked = checkEdgeShape(`graph[${source}][${status}]`, target, errors);
+      if (checked !== null) edges.push({ source, status, target: checked });
+    }
+  }
+  return { graph, edges };
+}
+
+function checkEdgeShape(where: string, value: unknown, errors: string[]): EdgeTarget | null {
+  if (!isMapping(value)) {
+    errors.push(`${where} must be a mapping with "role" and "prompt"`);
+    return null;
+  }
+  const before = errors.length;
+  for (const key of Object.keys(value)) {
+    if (!EDGE_KEYS.includes(key)) {
+      errors.push(`${where}: unknown key "${key}" (expected: ${EDGE_KEYS.join(", ")})`);
+    }
+  }
+  for (const key of ["role", "prompt"]) {
+    if (value[key] === undefined) errors.push(`${where}: missing required field "${key}"`);
+    else if (typeof value[key] !== "string") errors.push(`${where}: "${key}" must be a string`);
+  }
+  if (value.location !== undefined && typeof value.location !== "string") {
+    errors.push(`${where}: "location" must be a string`);
+  }
+  return errors.length === before ? (value as unknown as EdgeTarget) : null;
+}
+
+function checkSemantics(
+  shape: Shape,
+  options: ValidateOptions,
+  errors: string[],
+  warnings: string[],
+): void {
+  const exits = new Map<string, RoleExits | null>();
+  for (const [role, frontmatter] of shape.roles) {
+    exits.set(role, frontmatter === null ? null : readRoleExits(role, frontmatter, errors));
+  }
+
+  if (shape.graph !== null) {
+    checkGraphKeys(shape, exits, errors);
+    for (const edge of shape.edges) checkEdge(edge, shape, exits, errors, warnings);
+    if (shape.graphWellFormed && shape.graph.has(START)) {
+      checkReachability(shape, errors, warnings);
+    }
+  }
+  if (options.fileName !== undefined && shape.name !== null) {
+    const mismatch = checkFileName(options.fileName, shape.name);
+    if (mismatch !== null) errors.push(mismatch);
+  }
+}
+
+function checkGraphKeys(
+  shape: Shape,
+  exits: Map<string, RoleExits | null>,
+  errors: string[],
+): void {
+  const graph = shape.graph as Map<string, string[]>;
+  for (const [source, keys] of graph) {
+    if (keys.includes("_")) errors.push(UNDERSCORE_STATUS);
+    const statuses = keys.filter((k) => k !== "_");
+
+    if (source === START) {
+      checkStartKeys(statuses, errors);
+      continue;
+    }
+    if (source === END || source === SUSPEND) {
+      errors.push(`graph key "${source}" is not allowed: ${source} is a target only`);
+      continue;
+    }
+    if (!shape.roles.has(source)) {
+      errors.push(`graph[${source}]: "${source}" is not a role declared under "roles"`);
+      continue;
+    }
+    if (statuses.includes(SUSPEND)) {
+      errors.push(
+        `graph[${source}][${SUSPEND}]: "${SUSPEND}" is a target, not a status key (any agent may answer "$status: ${SUSPEND}" without an edge)`,
+      );
+    }
+    const declared = exits.get(source);
+    if (declared === null || declared === undefined) continue;
+    const keyed = statuses.filter((s) => s !== SUSPEND);
+    const missing = declared.statuses.filter((s) => !keyed.includes(s));
+    const extra = keyed.filter((s) => !declared.statuses.includes(s));
+    if (missing.length > 0) errors.push(missingStatusKeys(source, missing));
+    if (extra.length > 0) errors.push(undeclaredStatusKeys(source, extra));
+  }
+  if (!graph.has(START)) errors.push(START_STATUSES_REQUIRED);
+  for (const role of shape.roles.keys()) {
+    if (!graph.has(role)) {
+      errors.push(`role "${role}" has no graph entry: add graph.${role} with one edge per status`);
+    }
+  }
+}
+
+function checkStartKeys(statuses: string[], errors: string[]): void {
+  if (!START_STATUSES.every((s) => statuses.includes(s))) errors.push(START_STATUSES_REQUIRED);
+  const extra = statuses.filter((s) => !(START_STATUSES as readonly string[]).includes(s));
+  if (extra.length > 0) {
+    errors.push(
+      `$START may only have the statuses "new" and "resume"; remove: ${extra.join(", ")}`,
+    );
+  }
+}
+
+function checkEdge(
+  edge: Edge,
+  shape: Shape,
+  exits: Map<string, RoleExits | null>,
+  errors: string[],
+  warnings: string[],
+): void {
+  const { source, status, target } = edge;
+  const where = `graph[${source}][${status}]`;
+  const fromStart = source === START;
+  if (!fromStart && !shape.roles.has(source)) return;
+
+  if (target.role === START) {
+    errors.push(`edge ${source}→${status}: "${START}" cannot be a target`);
+  } else if (target.role === END || target.role === SUSPEND) {
+    if (fromStart)
+      errors.push(`edge ${source}→${status}: $START edges must target a role, not ${target.role}`);
+    if (target.location !== undefined) {
+      warnings.push(`${where}: "location" is ignored on an edge to ${target.role}`);
+    }
+  } else if (!shape.roles.has(target.role)) {
+    errors.push(unknownTargetRole(source, status, target.role));
+  }
+
+  if (target.prompt.trim() === "") errors.push(`${where}: "prompt" is empty`);
+  if (status === "_") return;
+
+  const templates: ["prompt" | "location", string][] = [["prompt", target.prompt]];
+  if (target.location !== undefined) templates.push(["location", target.location]);
+  for (const [field, template] of templates) {
+    if (fromStart) {
+      checkStartTemplate(where, field, template, errors);
+      continue;
+    }
+    const declared = exits.get(source);
+    const fields = declared?.fields.get(status);
+    if (declared === null || declared === undefined || fields === undefined) continue;
+    for (const problem of findTemplateProblems(template, fields)) {
+      if (problem.kind === "syntax") {
+        errors.push(`${where}: ${field} is not a valid mustache template: ${problem.message}`);
+      } else if (problem.kind === "partial") {
+        errors.push(
+          `${where}: ${field} uses the partial "{{> ${problem.name}}}"; partials are not supported`,
+        );
+      } else {
+        const message = templateVariableNotFound(field, problem.variable, source, status);
+        const elsewhere = statusesDeclaring(declared, problem.variable, status);
+        errors.push(
+          elsewhere.length === 0
+            ? message
+            : `${message} (declared only for status ${elsewhere.map((s) => `"${s}"`).join(", ")})`,
+        );
+      }
+    }
+  }
+}
+
+/** `$START` edges are rendered from `{ $status: "new" | "resume" }`: there is nothing to read. */
+function checkStartTemplate(
+  where: string,
+  field: "prompt" | "location",
+  template: string,
+  errors: string[],
+): void {
+  for (const problem of findTemplateProblems(template, {})) {
+    if (problem.kind === "syntax") {
+      errors.push(`${where}: ${field} is not a valid mustache template: ${problem.message}`);
+    } else if (problem.kind === "partial") {
+      errors.push(
+        `${where}: ${field} uses the partial "{{> ${problem.name}}}"; partials are not supported`,
+      );
+    } else {
+      errors.push(
+        `${field} variable "${problem.variable}" in ${where} not found: $START edges are rendered with no output fields`,
+      );
+    }
+  }
+}
+
+/** Other statuses of the role whose output does carry the variable's first field. */
+function statusesDeclaring(exits: RoleExits, variable: string, except: string): string[] {
+  const head = variable.split(".")[0] as string;
+  return exits.statuses.filter(
+    (s) => s !== except && Object.hasOwn(exits.fields.get(s) ?? {}, head),
+  );
+}
+
+function checkReachability(shape: Shape, errors: string[], warnings: string[]): void {
+  const next = new Map<string, Set<string>>();
+  const endsDirectly = new Set<string>();
+  for (const { source, target } of shape.edges) {
+    if (target.role === END) endsDirectly.add(source);
+    if (!shape.roles.has(target.role)) continue;
+    if (!next.has(source)) next.set(source, new Set());
+    next.get(source)?.add(target.role);
+  }
+
+  const reached = new Set<string>();
+  const queue = [...(next.get(START) ?? [])];
+  while (queue.length > 0) {
+    const role = queue.shift() as string;
+    if (reached.has(role)) continue;
+    reached.add(role);
+    queue.push(...(next.get(role) ?? []));
+  }
+
+  // Roles that can reach $END: those with an $END edge, then whoever reaches one of them.
+  const ending = new Set(endsDirectly);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [source, targets] of next) {
+      if (!ending.has(source) && [...targets].some((t) => ending.has(t))) {
+        ending.add(source);
+        grew = true;
+      }
+    }
+  }
+
+  for (const role of shape.roles.keys()) {
+    if (!reached.has(role)) errors.push(unreachableRole(role));
+    // A role without a graph entry is already an error; it needs no warning on top.
+    else if (!ending.has(role) && shape.graph?.has(role)) warnings.push(cannotReachEnd(role));
+  }
+}
+
+/** `x.yaml` implies the name `x`; `x/index.yaml` implies the folder's name. */
+export function impliedWorkflowName(fileName: string): {
+  implied: string;
+  shown: string;
+  isIndex: boolean;
+} {
+  const file = basename(fileName);
+  const extension = extname(file);
+  if (/^index\.(ya?ml|json)$/i.test(file)) {
+    const folder = basename(dirname(fileName));
+    return { implied: folder, shown: `${folder}/${file}`, isIndex: true };
+  }
+  return { implied: file.slice(0, file.length - extension.length), shown: file, isIndex: false };
+}
+
+function checkFileName(fileName: string, declared: string): string | null {
+  const { implied, shown, isIndex } = impliedWorkflowName(fileName);
+  if (implied === declared) return null;
+  const rename = isIndex
+    ? { what: "folder" as const, to: declared }
+    : { what: "file" as const, to: `${declared}${extname(fileName)}` };
+  return nameMismatch(shown, implied, declared, rename);
+}
+
+function unique(messages: string[]): string[] {
+  return [...new Set(messages)];
+}

@@ -1,0 +1,60 @@
+import type { CasGcDocument } from "@united-workforce/protocol";
+import type { CasBackend } from "./backend.js";
+import { BUILTIN_KINDS, builtinSchemaNode } from "./builtins.js";
+
+export interface GcGraph {
+  backend: CasBackend;
+  /** Hashes a node refers to; throws when the node is missing or corrupt. */
+  refs(hash: string): string[];
+}
+
+/**
+ * Mark everything reachable from the roots, then sweep the rest. A missing or unreadable node
+ * on the way aborts the whole collection (refs throws): its refs are unknown, and guessing
+ * would delete what it points to.
+ */
+export function collectGarbage(
+  graph: GcGraph,
+  roots: readonly string[],
+  options: { dryRun: boolean },
+): CasGcDocument {
+  const reachable = new Set<string>();
+  const queue = [...new Set(roots)];
+  for (const root of queue) reachable.add(root);
+  while (queue.length > 0) {
+    const hash = queue.pop()!;
+    for (const ref of graph.refs(hash)) {
+      if (reachable.has(ref)) continue;
+      reachable.add(ref);
+      queue.push(ref);
+    }
+  }
+  // Built-in schemas are the vocabulary of every store: always kept, referenced or not.
+  for (const kind of BUILTIN_KINDS) reachable.add(builtinSchemaNode(kind).hash);
+
+  const unreachable: string[] = [];
+  let bytes = 0;
+  let deleted = 0;
+  let kept = 0;
+  for (const hash of graph.backend.list()) {
+    if (reachable.has(hash)) {
+      kept++;
+      continue;
+    }
+    unreachable.push(hash);
+    bytes += graph.backend.read(hash)?.length ?? 0;
+    if (!options.dryRun) {
+      graph.backend.remove(hash);
+      deleted++;
+    }
+  }
+  unreachable.sort();
+  return {
+    dryRun: options.dryRun,
+    roots: new Set(roots).size,
+    reachable: kept,
+    unreachable,
+    deleted,
+    bytes,
+  };
+}

@@ -1,0 +1,93 @@
+import { readFileSync } from "node:fs";
+
+/** One scripted reply. See the README of this package for the format. */
+export interface FakeStep {
+  /** A final assistant answer (or a preamble before a tool call). */
+  text?: string;
+  /** A tool call: the first tool name the request offers is used; its value is the arguments. */
+  tool?: Record<string, unknown>;
+  /** An HTTP error in the API's own error shape. */
+  error?: { status?: number; message?: string; headers?: Record<string, string> };
+  /** Wait this long before answering (timeout tests). */
+  delay_ms?: number;
+}
+
+/** `steps` is the default conversation; a request containing `[[scenario:NAME]]` uses `scenarios[NAME]`. */
+export interface FakeLlmScript {
+  steps?: FakeStep[];
+  scenarios?: Record<string, FakeStep[]>;
+}
+
+export const DEFAULT_REPLY_TEXT =
+  "---\n$status: done\nsummary: hello\n---\nbody from the fake model\n";
+
+export type Reply =
+  | { kind: "text"; text: string; fallback?: boolean; delayMs: number }
+  | { kind: "tool"; name: string; args: unknown; text: string; delayMs: number }
+  | {
+      kind: "error";
+      status: number;
+      message: string;
+      headers: Record<string, string>;
+      delayMs: number;
+    };
+
+/** A script object, or a file path re-read on every request (a test may rewrite it between runs). */
+export function loadScript(
+  source: FakeLlmScript | string | undefined,
+  defaultText: string,
+): FakeLlmScript {
+  if (typeof source === "string") return JSON.parse(readFileSync(source, "utf8")) as FakeLlmScript;
+  return source ?? { steps: [{ text: defaultText }] };
+}
+
+export function chooseSteps(
+  script: FakeLlmScript,
+  rawBody: string,
+  defaultText: string,
+): { name: string; steps: FakeStep[] } {
+  const match = /\[\[scenario:([A-Za-z0-9_.-]+)\]\]/.exec(rawBody);
+  const scenario = match ? script.scenarios?.[match[1]!] : undefined;
+  if (match && scenario) return { name: match[1]!, steps: scenario };
+  const steps = script.steps && script.steps.length > 0 ? script.steps : [{ text: defaultText }];
+  return { name: "default", steps };
+}
+
+/**
+ * The reply for the request's turn (the number of assistant turns already in its history): the
+ * server keeps no state, so side requests do not move the sequence. Past the end: the last step.
+ */
+export function pickReply(
+  steps: FakeStep[],
+  turn: number,
+  offeredTools: string[],
+  defaultText: string,
+): Reply {
+  const step = steps[Math.min(turn, steps.length - 1)]!;
+  const delayMs = step.delay_ms ?? 0;
+  if (step.error) {
+    return {
+      kind: "error",
+      status: step.error.status ?? 500,
+      message: step.error.message ?? "fake-llm scripted error",
+      headers: step.error.headers ?? {},
+      delayMs,
+    };
+  }
+  if (step.tool) {
+    for (const [name, args] of Object.entries(step.tool)) {
+      if (offeredTools.includes(name))
+        return { kind: "tool", name, args, text: step.text ?? "", delayMs };
+    }
+    return { kind: "text", text: finalText(steps, defaultText), fallback: true, delayMs };
+  }
+  return { kind: "text", text: step.text ?? defaultText, delayMs };
+}
+
+function finalText(steps: FakeStep[], defaultText: string): string {
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const step = steps[i]!;
+    if (!step.tool && !step.error) return step.text ?? defaultText;
+  }
+  return defaultText;
+}

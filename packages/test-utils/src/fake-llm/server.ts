@@ -1,0 +1,173 @@
+import { appendFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { anthropicMessages } from "./anthropic.js";
+import { gemini } from "./gemini.js";
+import { type Obj, obj, sendJson } from "./json.js";
+import { openaiChat } from "./openai-chat.js";
+import { openaiResponses } from "./openai-responses.js";
+import { DEFAULT_REPLY_TEXT, type FakeLlmScript, loadScript } from "./script.js";
+
+/** One request the fake received, with what it answered. */
+export interface FakeLlmRequest {
+  n: number;
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  served: Obj;
+}
+
+export interface FakeLlm {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** `<url>/v1`, the base URL OpenAI-compatible clients expect. */
+  baseUrl: string;
+  port: number;
+  /** Every request so far, oldest first. */
+  requests(): FakeLlmRequest[];
+  /** Replace the script (an object, or a file path re-read on every request). */
+  setScript(script: FakeLlmScript | string): void;
+  close(): Promise<void>;
+}
+
+export interface FakeLlmOptions {
+  script?: FakeLlmScript | string;
+  /** The answer when the script has no steps. */
+  defaultText?: string;
+  /** Also append every request as a JSON line to this file. */
+  logFile?: string;
+}
+
+const MODEL_NAMES = [
+  "fake-model",
+  "gpt-5",
+  "claude-sonnet-4-5",
+  "gemini-2.5-pro",
+  "gemini-2.5-flash",
+];
+
+/**
+ * A scripted model server on 127.0.0.1 (a free port) in this process. It speaks Anthropic
+ * Messages, OpenAI Chat Completions and Responses, and Gemini, streaming and not; see the
+ * package README for the script format.
+ */
+export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlm> {
+  let script = options.script;
+  const defaultText = options.defaultText ?? DEFAULT_REPLY_TEXT;
+  const log: FakeLlmRequest[] = [];
+  let count = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, raw: string): Promise<Obj> => {
+    let body: Obj;
+    try {
+      body = raw ? obj(JSON.parse(raw)) : {};
+    } catch {
+      body = { _unparsed: raw.slice(0, 2000) };
+    }
+    const url = new URL(req.url ?? "/", "http://fake");
+    const path = url.pathname.replace(/\/+$/, "");
+    const current = loadScript(script, defaultText);
+    if (req.method === "POST" && /\/messages\/count_tokens$/.test(path)) {
+      sendJson(res, 200, { input_tokens: 10 });
+      return { reply: "count_tokens" };
+    }
+    if (req.method === "POST" && /\/messages$/.test(path))
+      return anthropicMessages(res, body, raw, current, defaultText);
+    if (req.method === "POST" && /\/chat\/completions$/.test(path))
+      return openaiChat(res, body, raw, current, defaultText);
+    if (req.method === "POST" && /\/responses$/.test(path))
+      return openaiResponses(res, body, raw, current, defaultText);
+    const gem = /\/models\/([^/:]+):([A-Za-z]+)$/.exec(path);
+    if (req.method === "POST" && gem) {
+      const request = {
+        body,
+        raw,
+        model: gem[1]!,
+        method: gem[2]!,
+        sse: url.searchParams.get("alt") === "sse",
+      };
+      return gemini(res, request, current, defaultText);
+    }
+    if (req.method === "GET" && /(^|\/)models$/.test(path)) {
+      if (path.includes("v1beta")) {
+        sendJson(res, 200, {
+          models: MODEL_NAMES.map((name) => ({
+            name: `models/${name}`,
+            supportedGenerationMethods: ["generateContent"],
+          })),
+        });
+      } else {
+        sendJson(res, 200, {
+          object: "list",
+          data: MODEL_NAMES.map((id) => ({ id, object: "model", created: 0, owned_by: "fake" })),
+          models: [],
+        });
+      }
+      return { reply: "models" };
+    }
+    sendJson(res, 404, {
+      error: { type: "not_found", message: `fake-llm: no route for ${req.method} ${path}` },
+    });
+    return { reply: "404" };
+  };
+
+  const server = createServer((req, res) => {
+    const buffers: Buffer[] = [];
+    req.on("data", (data: Buffer) => buffers.push(data));
+    req.on("end", async () => {
+      const raw = Buffer.concat(buffers).toString("utf8");
+      let body: unknown = raw;
+      try {
+        body = raw ? JSON.parse(raw) : {};
+      } catch {
+        // Kept as the raw text.
+      }
+      // Logged before answering, so a client that reads `requests()` after its reply sees it.
+      const entry: FakeLlmRequest = {
+        n: ++count,
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body,
+        served: {},
+      };
+      log.push(entry);
+      try {
+        Object.assign(entry.served, await handle(req, res, raw));
+      } catch (error) {
+        entry.served.reply = "error";
+        entry.served.error = String(error instanceof Error ? error.stack : error);
+        if (!res.headersSent) sendJson(res, 500, { error: { message: String(error) } });
+        else res.end();
+      }
+      if (options.logFile) {
+        appendFileSync(
+          options.logFile,
+          `${JSON.stringify({ t: new Date().toISOString(), ...entry })}\n`,
+        );
+      }
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    port,
+    requests: () => [...log],
+    setScript: (next) => {
+      script = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,20 @@
+export type { FakeLlmScript, FakeStep } from "./fake-llm/script.js";
+export {
+  type FakeLlm,
+  type FakeLlmOptions,
+  type FakeLlmRequest,
+  startFakeLlm,
+} from "./fake-llm/server.js";
+export { TEMP_PREFIX, type TempHome, tempHome } from "./home.js";
+export { normalise } from "./normalise.js";
+export {
+  REPO_ROOT,
+  type RunOptions,
+  type RunResult,
+  runBin,
+  runUwf,
+  UWF_BIN,
+  UWF_MOCK_BIN,
+} from "./run.js";
+export { type MockScenarioStep, writeScenario } from "./scenario.js";
+export { appendStep, type SeededThread, seedThread, type WorkflowFixture } from "./threads.js";

@@ -1,0 +1,27 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify as stringifyYaml } from "yaml";
+
+/** One scripted step of uwf-mock (see packages/agent-mock/README.md). */
+export interface MockScenarioStep {
+  role: string;
+  output?: Record<string, unknown>;
+  body?: string;
+  attempts?: (string | Record<string, unknown>)[];
+  delay_ms?: number;
+  exit?: number;
+  stdout?: string;
+  stderr?: string;
+  usage?: Record<string, number>;
+}
+
+/** Write a uwf-mock scenario file (YAML) and return its path. */
+export function writeScenario(
+  dir: string,
+  steps: MockScenarioStep[],
+  name = "scenario.yaml",
+): string {
+  const path = join(dir, name);
+  writeFileSync(path, stringifyYaml({ steps }));
+  return path;
+}

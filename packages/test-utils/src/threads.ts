@@ -1,0 +1,131 @@
+import {
+  emptyUsage,
+  type Hash,
+  type JsonSchema,
+  type RolePayload,
+  type StepPayload,
+  type ThreadPointer,
+  type Usage,
+  type WorkflowPayload,
+} from "@united-workforce/protocol";
+import { Cas, ThreadStore } from "@united-workforce/store";
+import { newUlid } from "@united-workforce/util";
+
+/** A workflow as a test writes it: role schemas inline, like the YAML. */
+export interface WorkflowFixture {
+  name: string;
+  description?: string;
+  roles: Record<string, Omit<RolePayload, "frontmatter"> & { frontmatter: JsonSchema }>;
+  graph: WorkflowPayload["graph"];
+}
+
+export interface SeededThread {
+  thread: string;
+  workflowHash: Hash;
+  start: Hash;
+  /** Schema node hash per role. */
+  schemas: Record<string, Hash>;
+}
+
+/**
+ * Store a workflow, a StartNode and a thread pointer straight through the store API, for tests
+ * that need a thread without running `uwf thread start`.
+ */
+export function seedThread(
+  home: string,
+  options: { workflow: WorkflowFixture; prompt: string; cwd: string; createdAtMs?: number },
+): SeededThread {
+  const cas = Cas.open(home);
+  const schemas: Record<string, Hash> = {};
+  const roles: Record<string, RolePayload> = {};
+  for (const [name, role] of Object.entries(options.workflow.roles)) {
+    schemas[name] = cas.putSchema(role.frontmatter);
+    roles[name] = { ...role, frontmatter: schemas[name] };
+  }
+  const payload: WorkflowPayload = {
+    name: options.workflow.name,
+    roles,
+    graph: options.workflow.graph,
+  };
+  if (options.workflow.description !== undefined)
+    payload.description = options.workflow.description;
+  const workflowHash = cas.put(cas.builtin("workflow"), payload);
+  const createdAtMs = options.createdAtMs ?? Date.now();
+  const start = cas.put(cas.builtin("start"), {
+    workflow: workflowHash,
+    prompt: options.prompt,
+    cwd: options.cwd,
+    createdAtMs,
+  });
+  const thread = newUlid(createdAtMs);
+  const at = new Date(createdAtMs).toISOString();
+  const pointer: ThreadPointer = {
+    thread,
+    workflow: options.workflow.name,
+    workflowHash,
+    start,
+    head: start,
+    status: "idle",
+    currentRole: null,
+    suspended: null,
+    steps: 0,
+    cwd: options.cwd,
+    createdAt: at,
+    updatedAt: at,
+  };
+  new ThreadStore(home).write(pointer);
+  return { thread, workflowHash, start, schemas };
+}
+
+/**
+ * Append a step as an adapter would, and move the thread's head to it (what `uwf thread exec`
+ * does after verifying). Returns the step hash.
+ */
+export function appendStep(
+  home: string,
+  thread: string,
+  step: {
+    role: string;
+    output: Record<string, unknown>;
+    body?: string;
+    agent?: string;
+    edgePrompt?: string;
+    usage?: Partial<Usage>;
+    startedAtMs?: number;
+  },
+): Hash {
+  const cas = Cas.open(home);
+  const threads = new ThreadStore(home);
+  const pointer = threads.read(thread);
+  const start = cas.getPayload<{ workflow: Hash }>(pointer.start, "start");
+  const workflow = cas.getPayload<WorkflowPayload>(start.workflow, "workflow");
+  const role = workflow.roles[step.role];
+  if (!role)
+    throw new Error(`appendStep: role "${step.role}" is not in workflow "${workflow.name}"`);
+  const startedAtMs = step.startedAtMs ?? Date.now();
+  const payload: StepPayload = {
+    start: pointer.start,
+    prev: pointer.head === pointer.start ? null : pointer.head,
+    role: step.role,
+    output: cas.put(role.frontmatter, step.output),
+    body: cas.putText(step.body ?? ""),
+    detail: cas.put(cas.builtin("detail"), { adapter: "test-fixture", turns: [], attempts: [] }),
+    agent: step.agent ?? "test-fixture",
+    edgePrompt: step.edgePrompt ?? `Continue as ${step.role}.`,
+    assembledPrompt: cas.putText(""),
+    cwd: pointer.cwd,
+    startedAtMs,
+    completedAtMs: startedAtMs + 1,
+    usage: { ...emptyUsage(), ...step.usage },
+    attempts: 1,
+  };
+  const hash = cas.put(cas.builtin("step"), payload);
+  threads.write({
+    ...pointer,
+    head: hash,
+    steps: pointer.steps + 1,
+    currentRole: step.role,
+    updatedAt: new Date().toISOString(),
+  });
+  return hash;
+}
