@@ -112,14 +112,15 @@ export function resolveWorkflow(ref: string, context: ResolveContext): ResolvedW
 }
 
 /**
- * Load and validate a workflow file without storing anything, for `uwf workflow validate|add`.
- * A file that cannot be parsed is reported like any other invalid workflow (valid: false),
- * so callers get one result shape; a missing file throws WORKFLOW_NOT_FOUND.
+ * Load and validate a workflow file (or a folder holding index.yaml) without storing anything,
+ * for `uwf workflow validate|add`. A file that cannot be parsed is reported like any other
+ * invalid workflow (valid: false), so callers get one result shape; a missing file throws
+ * WORKFLOW_NOT_FOUND.
  */
 export function loadAndValidate(path: string): LoadedWorkflow {
   let loaded: ReturnType<typeof loadWorkflowFile>;
   try {
-    loaded = loadWorkflowFile(path);
+    loaded = loadWorkflowFile(workflowFileAt(resolve(path)) ?? path);
   } catch (error) {
     if (isUwfError(error) && error.code === "WORKFLOW_INVALID") {
       const errors = (error.details?.errors as string[] | undefined) ?? [error.message];

@@ -1,0 +1,95 @@
+// Builds large stores for the benchmarks straight through the store API (no processes), so a
+// 10,000-step thread or 10,000 threads take seconds to make. Run after `pnpm build`.
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const { Cas, ThreadStore } = await import(`${root}packages/store/dist/index.js`);
+const { newUlid } = await import(`${root}packages/util/dist/index.js`);
+
+const usage = {
+  inputTokens: null,
+  outputTokens: null,
+  cacheReadTokens: null,
+  cacheWriteTokens: null,
+  costUsd: null,
+  turns: null,
+  durationMs: 1,
+};
+
+/** A thread of `workflowHash` (the loop workflow) with `steps` worker steps, all `again`. */
+export function buildLongThread(home, workflowHash, steps, cwd) {
+  const cas = Cas.open(home);
+  const threads = new ThreadStore(home);
+  const workflow = cas.getPayload(workflowHash, "workflow");
+  const schema = workflow.roles.worker.frontmatter;
+  const now = Date.now();
+  const start = cas.put(cas.builtin("start"), { workflow: workflowHash, prompt: "bench", cwd, createdAtMs: now });
+  const body = cas.putText("round done");
+  const prompt = cas.putText("assembled prompt");
+  const detail = cas.put(cas.builtin("detail"), { adapter: "bench" });
+  const stepType = cas.builtin("step");
+  let prev = null;
+  for (let i = 0; i < steps; i++) {
+    const output = cas.put(schema, { $status: "again", round: i + 1 });
+    prev = cas.put(stepType, {
+      start,
+      prev,
+      role: "worker",
+      output,
+      body,
+      detail,
+      agent: "bench",
+      edgePrompt: `Round ${i} done; do the next one.`,
+      assembledPrompt: prompt,
+      cwd,
+      startedAtMs: now,
+      completedAtMs: now + 1,
+      usage,
+      attempts: 1,
+    });
+  }
+  const at = new Date(now).toISOString();
+  const thread = newUlid(now);
+  threads.write({
+    thread,
+    workflow: workflow.name,
+    workflowHash,
+    start,
+    head: prev ?? start,
+    status: "idle",
+    currentRole: steps > 0 ? "worker" : null,
+    suspended: null,
+    steps,
+    cwd,
+    createdAt: at,
+    updatedAt: at,
+  });
+  return thread;
+}
+
+/** `count` idle threads of one workflow, each with just its StartNode. */
+export function buildManyThreads(home, workflowHash, count, cwd) {
+  const cas = Cas.open(home);
+  const threads = new ThreadStore(home);
+  const workflow = cas.getPayload(workflowHash, "workflow");
+  const now = Date.now();
+  for (let i = 0; i < count; i++) {
+    const createdAtMs = now - i * 1000;
+    const start = cas.put(cas.builtin("start"), { workflow: workflowHash, prompt: `bench ${i}`, cwd, createdAtMs });
+    const at = new Date(createdAtMs).toISOString();
+    threads.write({
+      thread: newUlid(createdAtMs),
+      workflow: workflow.name,
+      workflowHash,
+      start,
+      head: start,
+      status: i % 3 === 0 ? "completed" : "idle",
+      currentRole: null,
+      suspended: null,
+      steps: 0,
+      cwd,
+      createdAt: at,
+      updatedAt: at,
+    });
+  }
+}

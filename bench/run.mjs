@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+// Times whole processes against a bare `node -e 0` (N0) measured in the same run and prints
+// ratios: absolute milliseconds depend on the machine (and on NODE_EXTRA_CA_CERTS, which Node
+// 20 parses at every start), ratios much less. Run after `pnpm build`: `pnpm bench`.
+// BENCH_RUNS sets the samples per figure (median reported); BENCH_LARGE=0 skips the
+// 10,000-step and 10,000-thread stores.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildLongThread, buildManyThreads } from "./fixtures.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const node = process.execPath;
+const uwfBin = join(root, "packages/cli/bin/uwf.js");
+const mockBin = join(root, "packages/agent-mock/bin/uwf-mock.js");
+const benchAdapter = join(root, "bench/adapter.mjs");
+const runs = Number(process.env.BENCH_RUNS ?? 15);
+const large = process.env.BENCH_LARGE !== "0";
+const home = mkdtempSync(join(tmpdir(), "uwf-bench-"));
+const env = { ...process.env, UWF_HOME: home };
+const failures = [];
+
+/** Median wall time of `runs` runs (after one warm-up); `argsFor(i)` gives each run's argv. */
+function time(argsFor) {
+  const samples = [];
+  for (let i = 0; i <= runs; i++) {
+    const args = argsFor(i);
+    const started = process.hrtime.bigint();
+    const result = spawnSync(node, args, { env, cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    if (result.status !== 0) throw new Error(`node ${args.join(" ")} failed (${result.status}):\n${result.stderr}`);
+    if (i > 0) samples.push(ms);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)];
+}
+
+const uwf = (...args) => execFileSync(node, [uwfBin, ...args], { env, cwd: root }).toString().trim();
+
+function report(name, ms, n0, target) {
+  const ratio = ms / n0;
+  let verdict = "";
+  if (target !== undefined) {
+    verdict = ratio <= target ? `  ✓ ≤ ${target}×` : `  ✗ over ${target}×`;
+    if (ratio > target) failures.push(name);
+  }
+  console.log(`${name.padEnd(58)} ${ms.toFixed(1).padStart(7)} ms ${ratio.toFixed(2).padStart(6)}× N0${verdict}`);
+}
+
+try {
+  const n0 = time(() => ["-e", "0"]);
+  console.log(
+    `N0 = node -e 0: ${n0.toFixed(1)} ms (NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? "set" : "unset"}); medians of ${runs} runs\n`,
+  );
+
+  report("uwf --version", time(() => [uwfBin, "--version"]), n0, 1.25);
+  report(
+    "uwf workflow validate examples/solve-issue.yaml",
+    time(() => [uwfBin, "workflow", "validate", "examples/solve-issue.yaml"]),
+    n0,
+    3,
+  );
+  const text = uwf("cas", "put-text", "hello bench");
+  report("uwf cas put-text", time((i) => [uwfBin, "cas", "put-text", `hello bench ${i}`]), n0);
+  report("uwf cas get", time(() => [uwfBin, "cas", "get", text]), n0);
+
+  // One step with uwf-mock, each run on a fresh thread.
+  const scenario = join(home, "hello-scenario.yaml");
+  writeFileSync(scenario, "steps:\n  - role: greeter\n    output: { $status: done, greeting: hi }\n");
+  const mockAgent = `${node} ${mockBin} --scenario ${scenario}`;
+  uwf("workflow", "add", "examples/hello.yaml");
+  const fresh = Array.from({ length: runs + 1 }, () => uwf("thread", "start", "hello", "-p", "bench"));
+  const whole = time((i) => [uwfBin, "thread", "exec", fresh[i], "--agent", mockAgent]);
+  // The adapter alone on a thread that stays at its first step (adapters never move the head).
+  const still = uwf("thread", "start", "hello", "-p", "bench");
+  const adapter = time(() => [mockBin, "--scenario", scenario, "--thread", still, "--role", "greeter", "--prompt", "x"]);
+  report("uwf thread exec, one uwf-mock step (whole step)", whole, n0, 5);
+  report("  uwf-mock alone", adapter, n0);
+  report("  engine overhead (whole step − adapter alone)", whole - adapter, n0, 3.5);
+
+  if (large) {
+    const loopHash = JSON.parse(uwf("workflow", "add", "bench/loop.yaml", "--format", "json")).hash;
+    const agent = `${node} ${benchAdapter}`;
+    const short = Array.from({ length: runs + 1 }, () => buildLongThread(home, loopHash, 10, root));
+    const longThread = buildLongThread(home, loopHash, 10_000, root);
+    const shortMs = time((i) => [uwfBin, "thread", "exec", short[i], "--agent", agent]);
+    // The long thread grows by one step per run: 10,000 … 10,015 steps.
+    const longMs = time(() => [uwfBin, "thread", "exec", longThread, "--agent", agent]);
+    report("thread exec on a 10-step thread (bench adapter)", shortMs, n0);
+    report("thread exec on a 10,000-step thread (bench adapter)", longMs, n0);
+    const allowed = shortMs + Math.max(shortMs * 0.05, 2);
+    const flat = longMs <= allowed;
+    if (!flat) failures.push("flat cost per step");
+    console.log(
+      `  10,000 vs 10 steps: +${(longMs - shortMs).toFixed(1)} ms (allowed +${(allowed - shortMs).toFixed(1)} ms)  ${flat ? "✓" : "✗"}`,
+    );
+
+    const listHome = mkdtempSync(join(tmpdir(), "uwf-bench-list-"));
+    try {
+      execFileSync(node, [uwfBin, "workflow", "add", "examples/hello.yaml"], { env: { ...env, UWF_HOME: listHome } });
+      const hash = JSON.parse(
+        execFileSync(node, [uwfBin, "workflow", "show", "hello", "--format", "json"], {
+          env: { ...env, UWF_HOME: listHome },
+        }).toString(),
+      ).hash;
+      buildManyThreads(listHome, hash, 10_000, root);
+      env.UWF_HOME = listHome;
+      report("uwf thread list over 10,000 threads", time(() => [uwfBin, "thread", "list"]), n0, 6);
+      env.UWF_HOME = home;
+    } finally {
+      rmSync(listHome, { recursive: true, force: true });
+    }
+  }
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}
+
+console.log(failures.length === 0 ? "\nall targets met" : `\ntargets missed: ${failures.join(", ")}`);
+process.exitCode = failures.length === 0 ? 0 : 1;
