@@ -1,0 +1,124 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { configPath, readConfig, resolveAgent, resolveModel, splitCommand, writeConfig } from "./config.js";
+
+const home = () => mkdtempSync(join(tmpdir(), "uwf-config-"));
+
+describe("readConfig", () => {
+  it("is empty when there is no file", () => {
+    expect(readConfig(home())).toEqual({});
+  });
+
+  it("names the file when it is not YAML or not a mapping", () => {
+    const dir = home();
+    writeFileSync(configPath(dir), "agents: [\n");
+    expect(() => readConfig(dir)).toThrow(new RegExp(`${configPath(dir)} is not valid YAML`));
+    writeFileSync(configPath(dir), "- a\n- b\n");
+    expect(() => readConfig(dir)).toThrow(/must be a YAML mapping/);
+  });
+
+  it("lists every malformed agent, model and provider at once", () => {
+    const dir = home();
+    writeFileSync(
+      configPath(dir),
+      "agents:\n  a: { args: [x] }\n  b: { command: x, timeoutSeconds: -1 }\nmodels:\n  m: { provider: p }\nproviders:\n  p: {}\n",
+    );
+    try {
+      readConfig(dir);
+      expect.unreachable();
+    } catch (error) {
+      const errors = (error as { details: { errors: string[] } }).details.errors;
+      expect(errors).toEqual([
+        "agents.a.command must be a non-empty string",
+        "agents.b.timeoutSeconds must be a positive number",
+        'models.m needs string "provider" and "name"',
+        "providers.p.baseUrl must be a string",
+      ]);
+    }
+  });
+});
+
+describe("writeConfig", () => {
+  it("writes mode 0600 and keeps keys it does not know", () => {
+    const dir = home();
+    writeConfig(dir, { defaultAgent: "mock", someOtherTool: { keep: true } });
+    expect(statSync(configPath(dir)).mode & 0o777).toBe(0o600);
+    expect(readConfig(dir)).toEqual({ defaultAgent: "mock", someOtherTool: { keep: true } });
+    expect(readFileSync(configPath(dir), "utf8")).toContain("someOtherTool");
+  });
+});
+
+describe("resolveAgent", () => {
+  const config = {
+    agents: {
+      mock: { command: "uwf-mock", args: ["--scenario", "s.yaml"], timeoutSeconds: 5 },
+      claude: { command: "uwf-claude-code" },
+    },
+    defaultAgent: "claude",
+    agentOverrides: { "solve-issue": { reviewer: "mock" } },
+  };
+
+  it("prefers --agent, then the workflow/role override, then the default", () => {
+    expect(resolveAgent(config, { flag: "mock", workflow: "x", role: "r" })).toEqual({
+      alias: "mock",
+      command: "uwf-mock",
+      args: ["--scenario", "s.yaml"],
+      timeoutSeconds: 5,
+    });
+    expect(resolveAgent(config, { workflow: "solve-issue", role: "reviewer" })?.alias).toBe("mock");
+    expect(resolveAgent(config, { workflow: "solve-issue", role: "planner" })?.alias).toBe("claude");
+    expect(resolveAgent({}, { workflow: "w", role: "r" })).toBeNull();
+  });
+
+  it("takes a command line for --agent, without a shell", () => {
+    expect(resolveAgent(config, { flag: 'uwf-mock --scenario "my file.yaml"', workflow: "w", role: "r" })).toEqual({
+      alias: null,
+      command: "uwf-mock",
+      args: ["--scenario", "my file.yaml"],
+      timeoutSeconds: null,
+    });
+    expect(resolveAgent(config, { flag: "./agent.sh", workflow: "w", role: "r" })?.command).toBe("./agent.sh");
+    expect(
+      resolveAgent(config, { flag: "cat", workflow: "w", role: "r", isOnPath: (c) => c === "cat" })?.command,
+    ).toBe("cat");
+  });
+
+  it("names the known aliases when one is unknown", () => {
+    expect(() => resolveAgent(config, { flag: "claud", workflow: "w", role: "r" })).toThrow(/unknown agent "claud"/);
+    try {
+      resolveAgent(config, { flag: "claud", workflow: "w", role: "r" });
+    } catch (error) {
+      expect((error as { hint: string }).hint).toContain("Known agents: mock, claude");
+      expect((error as { code: string }).code).toBe("AGENT_UNKNOWN");
+    }
+  });
+});
+
+describe("resolveModel", () => {
+  const config = {
+    providers: { local: { baseUrl: "http://127.0.0.1:9/v1/", apiKeyEnv: "LOCAL_KEY" } },
+    models: { extract: { provider: "local", name: "tiny" }, broken: { provider: "nope", name: "x" } },
+  };
+
+  it("gives the endpoint, the key from the environment and the model name", () => {
+    expect(resolveModel(config, "extract", { LOCAL_KEY: "k" })).toEqual({
+      baseUrl: "http://127.0.0.1:9/v1",
+      apiKey: "k",
+      model: "tiny",
+    });
+    expect(resolveModel(config, "extract", {}).apiKey).toBeNull();
+  });
+
+  it("explains unknown aliases and providers", () => {
+    expect(() => resolveModel(config, "big", {})).toThrow(/unknown model alias "big"/);
+    expect(() => resolveModel(config, "broken", {})).toThrow(/names provider "nope", which is not configured/);
+  });
+});
+
+describe("splitCommand", () => {
+  it("splits on whitespace and honours quotes", () => {
+    expect(splitCommand(`node  a.js --x 'y z' "w"`)).toEqual(["node", "a.js", "--x", "y z", "w"]);
+  });
+});
