@@ -8,6 +8,8 @@ const { createAgent } = await import(`${root}packages/agent-kit/dist/index.js`);
 
 const agent = createAgent({
   name: "bench-adapter",
-  run: async (ctx) => ({ text: `---\n$status: again\nround: ${ctx.stepIndex + 1}\n---\nround done\n` }),
+  run: async (ctx) => ({
+    text: `---\n$status: again\nround: ${ctx.stepIndex + 1}\n---\nround done\n`,
+  }),
 });
 process.exitCode = await agent(process.argv.slice(2));

@@ -23,7 +23,12 @@ export function buildLongThread(home, workflowHash, steps, cwd) {
   const workflow = cas.getPayload(workflowHash, "workflow");
   const schema = workflow.roles.worker.frontmatter;
   const now = Date.now();
-  const start = cas.put(cas.builtin("start"), { workflow: workflowHash, prompt: "bench", cwd, createdAtMs: now });
+  const start = cas.put(cas.builtin("start"), {
+    workflow: workflowHash,
+    prompt: "bench",
+    cwd,
+    createdAtMs: now,
+  });
   const body = cas.putText("round done");
   const prompt = cas.putText("assembled prompt");
   const detail = cas.put(cas.builtin("detail"), { adapter: "bench" });
@@ -75,7 +80,12 @@ export function buildManyThreads(home, workflowHash, count, cwd) {
   const now = Date.now();
   for (let i = 0; i < count; i++) {
     const createdAtMs = now - i * 1000;
-    const start = cas.put(cas.builtin("start"), { workflow: workflowHash, prompt: `bench ${i}`, cwd, createdAtMs });
+    const start = cas.put(cas.builtin("start"), {
+      workflow: workflowHash,
+      prompt: `bench ${i}`,
+      cwd,
+      createdAtMs,
+    });
     const at = new Date(createdAtMs).toISOString();
     threads.write({
       thread: newUlid(createdAtMs),

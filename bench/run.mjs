@@ -30,14 +30,18 @@ function time(argsFor) {
     const started = process.hrtime.bigint();
     const result = spawnSync(node, args, { env, cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    if (result.status !== 0) throw new Error(`node ${args.join(" ")} failed (${result.status}):\n${result.stderr}`);
+    if (result.status !== 0)
+      throw new Error(`node ${args.join(" ")} failed (${result.status}):\n${result.stderr}`);
     if (i > 0) samples.push(ms);
   }
   samples.sort((a, b) => a - b);
   return samples[Math.floor(samples.length / 2)];
 }
 
-const uwf = (...args) => execFileSync(node, [uwfBin, ...args], { env, cwd: root }).toString().trim();
+const uwf = (...args) =>
+  execFileSync(node, [uwfBin, ...args], { env, cwd: root })
+    .toString()
+    .trim();
 
 function report(name, ms, n0, target) {
   const ratio = ms / n0;
@@ -46,7 +50,9 @@ function report(name, ms, n0, target) {
     verdict = ratio <= target ? `  ✓ ≤ ${target}×` : `  ✗ over ${target}×`;
     if (ratio > target) failures.push(name);
   }
-  console.log(`${name.padEnd(58)} ${ms.toFixed(1).padStart(7)} ms ${ratio.toFixed(2).padStart(6)}× N0${verdict}`);
+  console.log(
+    `${name.padEnd(58)} ${ms.toFixed(1).padStart(7)} ms ${ratio.toFixed(2).padStart(6)}× N0${verdict}`,
+  );
 }
 
 try {
@@ -55,7 +61,12 @@ try {
     `N0 = node -e 0: ${n0.toFixed(1)} ms (NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? "set" : "unset"}); medians of ${runs} runs\n`,
   );
 
-  report("uwf --version", time(() => [uwfBin, "--version"]), n0, 1.25);
+  report(
+    "uwf --version",
+    time(() => [uwfBin, "--version"]),
+    n0,
+    1.25,
+  );
   report(
     "uwf workflow validate examples/solve-issue.yaml",
     time(() => [uwfBin, "workflow", "validate", "examples/solve-issue.yaml"]),
@@ -63,19 +74,42 @@ try {
     3,
   );
   const text = uwf("cas", "put-text", "hello bench");
-  report("uwf cas put-text", time((i) => [uwfBin, "cas", "put-text", `hello bench ${i}`]), n0);
-  report("uwf cas get", time(() => [uwfBin, "cas", "get", text]), n0);
+  report(
+    "uwf cas put-text",
+    time((i) => [uwfBin, "cas", "put-text", `hello bench ${i}`]),
+    n0,
+  );
+  report(
+    "uwf cas get",
+    time(() => [uwfBin, "cas", "get", text]),
+    n0,
+  );
 
   // One step with uwf-mock, each run on a fresh thread.
   const scenario = join(home, "hello-scenario.yaml");
-  writeFileSync(scenario, "steps:\n  - role: greeter\n    output: { $status: done, greeting: hi }\n");
+  writeFileSync(
+    scenario,
+    "steps:\n  - role: greeter\n    output: { $status: done, greeting: hi }\n",
+  );
   const mockAgent = `${node} ${mockBin} --scenario ${scenario}`;
   uwf("workflow", "add", "examples/hello.yaml");
-  const fresh = Array.from({ length: runs + 1 }, () => uwf("thread", "start", "hello", "-p", "bench"));
+  const fresh = Array.from({ length: runs + 1 }, () =>
+    uwf("thread", "start", "hello", "-p", "bench"),
+  );
   const whole = time((i) => [uwfBin, "thread", "exec", fresh[i], "--agent", mockAgent]);
   // The adapter alone on a thread that stays at its first step (adapters never move the head).
   const still = uwf("thread", "start", "hello", "-p", "bench");
-  const adapter = time(() => [mockBin, "--scenario", scenario, "--thread", still, "--role", "greeter", "--prompt", "x"]);
+  const adapter = time(() => [
+    mockBin,
+    "--scenario",
+    scenario,
+    "--thread",
+    still,
+    "--role",
+    "greeter",
+    "--prompt",
+    "x",
+  ]);
   report("uwf thread exec, one uwf-mock step (whole step)", whole, n0, 5);
   report("  uwf-mock alone", adapter, n0);
   report("  engine overhead (whole step − adapter alone)", whole - adapter, n0, 3.5);
@@ -99,7 +133,9 @@ try {
 
     const listHome = mkdtempSync(join(tmpdir(), "uwf-bench-list-"));
     try {
-      execFileSync(node, [uwfBin, "workflow", "add", "examples/hello.yaml"], { env: { ...env, UWF_HOME: listHome } });
+      execFileSync(node, [uwfBin, "workflow", "add", "examples/hello.yaml"], {
+        env: { ...env, UWF_HOME: listHome },
+      });
       const hash = JSON.parse(
         execFileSync(node, [uwfBin, "workflow", "show", "hello", "--format", "json"], {
           env: { ...env, UWF_HOME: listHome },
@@ -107,7 +143,12 @@ try {
       ).hash;
       buildManyThreads(listHome, hash, 10_000, root);
       env.UWF_HOME = listHome;
-      report("uwf thread list over 10,000 threads", time(() => [uwfBin, "thread", "list"]), n0, 6);
+      report(
+        "uwf thread list over 10,000 threads",
+        time(() => [uwfBin, "thread", "list"]),
+        n0,
+        6,
+      );
       env.UWF_HOME = home;
     } finally {
       rmSync(listHome, { recursive: true, force: true });
@@ -117,5 +158,7 @@ try {
   rmSync(home, { recursive: true, force: true });
 }
 
-console.log(failures.length === 0 ? "\nall targets met" : `\ntargets missed: ${failures.join(", ")}`);
+console.log(
+  failures.length === 0 ? "\nall targets met" : `\ntargets missed: ${failures.join(", ")}`,
+);
 process.exitCode = failures.length === 0 ? 0 : 1;

@@ -1,4 +1,9 @@
-export type { CommandContext, CommandResult, CommandSpec, OutputFormat } from "./commands/command.js";
+export type {
+  CommandContext,
+  CommandResult,
+  CommandSpec,
+  OutputFormat,
+} from "./commands/command.js";
 export { COMMANDS } from "./commands/index.js";
 export { renderCliReference } from "./help/reference.js";
 export { type CliIo, runCli } from "./program.js";

@@ -32,13 +32,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (
-        error.code === "commander.helpDisplayed" ||
-        error.code === "commander.help" ||
-        error.code === "commander.version"
-      ) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") {
         return 0;
       }
+      // `uwf help` exits 0; `uwf` or `uwf <group>` without a command prints help to stderr and
+      // is a usage error, so a script that forgot the command does not look successful.
+      if (error.code === "commander.help") return error.exitCode === 0 ? 0 : 2;
       const usage = new UwfError("USAGE", error.message.replace(/^error: /, ""), {
         hint: "Run `uwf --help` (or `uwf <command> --help`) for usage.",
       });

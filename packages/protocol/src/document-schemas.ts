@@ -3,6 +3,8 @@
  * document may gain keys (`additionalProperties` stays open), never lose or rename one. A test
  * validates real command output against them.
  */
+import { usageSchema as usage } from "./nodes.js";
+
 const hash = { type: "string", pattern: "^[0-9A-HJKMNP-TV-Z]{13}$" } as const;
 const nullableHash = { anyOf: [hash, { type: "null" }] } as const;
 const isoTime = {
@@ -15,28 +17,6 @@ const int = { type: "integer" } as const;
 const strings = { type: "array", items: str } as const;
 const threadStatus = {
   enum: ["idle", "running", "suspended", "completed", "cancelled", "corrupt"],
-} as const;
-const nullableNumber = { type: ["number", "null"] } as const;
-const usage = {
-  type: "object",
-  required: [
-    "inputTokens",
-    "outputTokens",
-    "cacheReadTokens",
-    "cacheWriteTokens",
-    "costUsd",
-    "turns",
-    "durationMs",
-  ],
-  properties: {
-    inputTokens: nullableNumber,
-    outputTokens: nullableNumber,
-    cacheReadTokens: nullableNumber,
-    cacheWriteTokens: nullableNumber,
-    costUsd: nullableNumber,
-    turns: nullableNumber,
-    durationMs: nullableNumber,
-  },
 } as const;
 
 function object(properties: Record<string, unknown>, required: string[] = Object.keys(properties)) {

@@ -33,3 +33,12 @@ describe("createLogger", () => {
     expect(() => logger.info("anything", { big: 1n as unknown as number })).not.toThrow();
   });
 });
+
+describe("createLogger reserved keys", () => {
+  it("keeps the writer's pid, level and event even when fields reuse those names", () => {
+    const home = mkdtempSync(join(tmpdir(), "uwf-log-"));
+    createLogger(home, { event: "base" }).info("real.event", { pid: 1, level: "fake" });
+    const line = JSON.parse(readFileSync(logFilePath(home), "utf8"));
+    expect(line).toMatchObject({ event: "real.event", level: "info", pid: process.pid });
+  });
+});

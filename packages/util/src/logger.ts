@@ -24,7 +24,18 @@ export function createLogger(home: string, base: Record<string, unknown> = {}): 
   const log = (level: LogLevel, event: string, fields: Record<string, unknown> = {}): void => {
     try {
       const now = new Date();
-      const line = `${JSON.stringify({ ts: now.toISOString(), level, event, pid: process.pid, ...base, ...fields })}\n`;
+      // ts, level, event and pid lead every line, and a field named like one cannot hide it.
+      const record: Record<string, unknown> = {
+        ts: now.toISOString(),
+        level,
+        event,
+        pid: process.pid,
+      };
+      for (const source of [base, fields]) {
+        for (const [key, value] of Object.entries(source))
+          if (!(key in record)) record[key] = value;
+      }
+      const line = `${JSON.stringify(record)}\n`;
       if (!dirReady) {
         mkdirSync(join(home, "logs"), { recursive: true });
         dirReady = true;

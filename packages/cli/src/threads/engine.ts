@@ -312,9 +312,6 @@ function agentFailure(message: string, stderrTail: string): UwfError {
   return new UwfError(
     "AGENT_FAILED",
     tail ? `${message}\n--- adapter stderr (tail) ---\n${tail}` : message,
-    {
-      hint: "The head did not move. Fix the cause, then run `uwf thread resume <thread>` to retry the step.",
-    },
   );
 }
 
@@ -332,9 +329,19 @@ export function execDocument(summary: ExecSummary, status: ThreadStatus): Thread
     thread: summary.pointer.thread,
     status,
     stoppedBecause: summary.stoppedBecause,
-    message: summary.message,
+    message: summary.failure ? failureMessage(summary, summary.failure) : summary.message,
     steps: summary.steps,
   };
+}
+
+/** A failed step's reason, what to fix (when known), and how to retry it. */
+function failureMessage(summary: ExecSummary, failure: UwfError): string {
+  const lines = [summary.message];
+  if (failure.hint) lines.push(failure.hint);
+  lines.push(
+    `The head did not move. To retry the step: uwf thread resume ${summary.pointer.thread}`,
+  );
+  return lines.join("\n");
 }
 
 export { END };

@@ -71,6 +71,17 @@ export async function runSteps(
       };
     }
     if (result.step) steps.push(result.step);
+    // The step was good but routing from it failed (e.g. its edge prompt renders blank): the
+    // thread waits for a fix like after any failure, and the exit code says so.
+    if (pointer.status === "suspended" && pointer.suspended?.kind === "failure") {
+      return {
+        pointer,
+        steps,
+        stoppedBecause: "failed",
+        message: pointer.suspended.reason,
+        failure: null,
+      };
+    }
     if (pointer.status === "completed" || pointer.status === "suspended") {
       const terminal = terminalReason(pointer)!;
       return stop(terminal.because, terminal.message);

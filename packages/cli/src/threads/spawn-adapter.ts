@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
 import { UwfError } from "@united-workforce/util";
 
 export interface AdapterInvocation {
@@ -10,7 +11,7 @@ export interface AdapterInvocation {
   env: Record<string, string | undefined>;
   timeoutMs: number | null;
   signal: AbortSignal;
-  /** Adapter stderr, streamed as it arrives. */
+  /** Adapter stderr, streamed as it arrives, in whole lines (the last one may lack its "\n"). */
   onStderr(chunk: string): void;
   /** Called once the child exists, so the lock can record its process group. */
   onSpawn(pid: number): void;
@@ -54,24 +55,39 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
     stdio: ["ignore", "pipe", "pipe"],
   });
 
+  const killGroup = (sig: NodeJS.Signals): void => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, sig);
+    } catch {
+      // The group is already gone.
+    }
+  };
+  // Record the child before anything else can happen: an exec killed from here on leaves a
+  // lock that names the adapter's group, so the next exec's takeover can end it.
+  if (child.pid !== undefined) {
+    try {
+      invocation.onSpawn(child.pid);
+    } catch (error) {
+      killGroup("SIGKILL");
+      throw error;
+    }
+  }
+
   return await new Promise<AdapterOutcome>((resolvePromise, reject) => {
+    const stdoutDecoder = new StringDecoder("utf8");
+    const stderrDecoder = new StringDecoder("utf8");
     let pending = "";
     let lastLine = "";
     let stdoutBytes = 0;
     let stderrTail = "";
     let timedOut = false;
     let aborted = false;
+    let exited: { exitCode: number | null; signal: NodeJS.Signals | null } | null = null;
     let killTimer: NodeJS.Timeout | undefined;
     let timeoutTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
 
-    const killGroup = (sig: NodeJS.Signals): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, sig);
-      } catch {
-        // The group is already gone.
-      }
-    };
     const terminate = (): void => {
       killGroup("SIGTERM");
       killTimer ??= setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS);
@@ -80,22 +96,24 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
       aborted = true;
       terminate();
     };
+    const cleanup = (): void => {
+      clearTimeout(timeoutTimer);
+      clearTimeout(killTimer);
+      clearTimeout(drainTimer);
+      invocation.signal.removeEventListener("abort", onAbort);
+    };
 
-    child.once("spawn", () => {
-      if (child.pid !== undefined) invocation.onSpawn(child.pid);
-      if (invocation.timeoutMs !== null) {
-        timeoutTimer = setTimeout(() => {
-          timedOut = true;
-          terminate();
-        }, invocation.timeoutMs);
-      }
-    });
+    if (invocation.timeoutMs !== null) {
+      timeoutTimer = setTimeout(() => {
+        timedOut = true;
+        terminate();
+      }, invocation.timeoutMs);
+    }
     if (invocation.signal.aborted) onAbort();
     invocation.signal.addEventListener("abort", onAbort, { once: true });
 
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      pending += chunk.toString("utf8");
+    const takeStdout = (text: string): void => {
+      pending += text;
       const lines = pending.split("\n");
       pending = lines.pop() ?? "";
       for (let i = lines.length - 1; i >= 0; i--) {
@@ -105,37 +123,67 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
         }
       }
       if (pending.length > LAST_LINE_LIMIT) pending = pending.slice(-LAST_LINE_LIMIT);
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
+    };
+    // Stderr is passed on in whole lines, so a read boundary never splits a line for the user;
+    // a line longer than the limit is passed on in pieces rather than held without bound.
+    let stderrLine = "";
+    const takeStderr = (text: string, flush = false): void => {
       stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
-      invocation.onStderr(text);
+      stderrLine += text;
+      const end =
+        flush || stderrLine.length > LAST_LINE_LIMIT
+          ? stderrLine.length
+          : stderrLine.lastIndexOf("\n") + 1;
+      if (end === 0) return;
+      invocation.onStderr(stderrLine.slice(0, end));
+      stderrLine = stderrLine.slice(end);
+    };
+    // Decoders keep a multi-byte character split across two reads whole.
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      takeStdout(stdoutDecoder.write(chunk));
     });
-    child.once("error", (error) => {
-      clearTimeout(timeoutTimer);
-      clearTimeout(killTimer);
-      invocation.signal.removeEventListener("abort", onAbort);
-      reject(
-        new UwfError("AGENT_FAILED", `could not start "${invocation.command}": ${error.message}`),
-      );
-    });
-    child.once("close", (exitCode, signal) => {
-      clearTimeout(timeoutTimer);
-      invocation.signal.removeEventListener("abort", onAbort);
-      // The adapter may have left children in its group: they must not outlive the step.
-      killGroup("SIGKILL");
-      clearTimeout(killTimer);
+    child.stderr.on("data", (chunk: Buffer) => takeStderr(stderrDecoder.write(chunk)));
+
+    let settled = false;
+    const finish = (): void => {
+      if (!exited || settled) return;
+      settled = true;
+      cleanup();
+      takeStdout(stdoutDecoder.end());
+      takeStderr(stderrDecoder.end(), true);
       if (pending.trim() !== "") lastLine = pending.slice(0, LAST_LINE_LIMIT);
       resolvePromise({
-        exitCode,
-        signal,
+        ...exited,
         timedOut,
         aborted,
         lastLine: lastLine.trim(),
         stdoutBytes,
         stderrTail,
       });
+    };
+    child.once("error", (error) => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      killGroup("SIGKILL");
+      reject(
+        new UwfError("AGENT_FAILED", `could not start "${invocation.command}": ${error.message}`),
+      );
     });
+    child.once("exit", (exitCode, signal) => {
+      exited = { exitCode, signal };
+      // The step ends with the adapter: children it left in its group must not outlive it, nor
+      // keep its pipes open and this exec waiting.
+      killGroup("SIGKILL");
+      // A process that left the group may still hold the pipes: stop reading after a grace.
+      drainTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish();
+      }, KILL_GRACE_MS);
+    });
+    child.once("close", finish);
   });
 }
 
@@ -151,7 +199,7 @@ function checkCwd(cwd: string): void {
       "AGENT_FAILED",
       `working directory "${cwd}" does not exist or is not a directory`,
       {
-        hint: "Create it, or fix the edge's `location` / the thread's --cwd, then run `uwf thread resume <thread>`.",
+        hint: "Create it, or fix the edge's `location` / the thread's --cwd.",
       },
     );
   }

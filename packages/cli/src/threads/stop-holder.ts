@@ -1,6 +1,8 @@
 import { isAlive, readLock } from "@united-workforce/store";
 
 const POLL_MS = 50;
+/** How long a SIGKILLed agent may take to disappear before stop reports anyway. */
+const KILL_WAIT_MS = 2000;
 
 /**
  * End whatever holds a thread's lock: the adapter's whole process group and the holder. The
@@ -24,6 +26,9 @@ export async function stopHolder(
   if (isAlive(holder)) signal(holder.pid, "SIGKILL");
   if (child && isAlive(child)) signal(-child.pgid, "SIGKILL");
   while (isAlive(holder)) await sleep(POLL_MS);
+  // A user who was told "stopped" must not find the agent still at work a moment later.
+  const childDeadline = Date.now() + KILL_WAIT_MS;
+  while (child && isAlive(child) && Date.now() < childDeadline) await sleep(POLL_MS);
   return { pid: holder.pid };
 }
 

@@ -12,7 +12,7 @@ export function renderStep(cas: Cas, hash: string, step: StepPayload, label?: st
     `## ${label ? `${label} · ` : ""}${step.role} → ${status}`,
     `<!-- step ${hash} · agent ${step.agent} · ${at} · ${step.completedAtMs - step.startedAtMs} ms -->`,
     "",
-    `> ${step.edgePrompt.trim().split("\n").join("\n> ")}`,
+    quote(step.edgePrompt),
     "",
     "```yaml",
     stringifyYaml(output).trimEnd(),
@@ -24,4 +24,13 @@ export function renderStep(cas: Cas, hash: string, step: StepPayload, label?: st
 
 export function renderStart(start: StartPayload): string {
   return ["## Task", "", start.prompt.trim(), ""].join("\n");
+}
+
+/** A markdown blockquote; blank lines become a bare `>` so no line ends in whitespace. */
+function quote(text: string): string {
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => (line.trim() === "" ? ">" : `> ${line}`))
+    .join("\n");
 }

@@ -7,6 +7,7 @@ import type {
 } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
+import { frontmatterNotCompilable } from "./messages.js";
 import type { WorkflowDefinition } from "./validate.js";
 
 /** The CAS calls materialising needs; `Cas` from the store provides them. */
@@ -34,7 +35,7 @@ export function toWorkflowPayload(
       frontmatter = cas.putSchema(role.frontmatter as JsonSchema);
     } catch (error) {
       if (!isUwfError(error) || error.code !== "SCHEMA_INVALID") throw error;
-      problems.push(`role "${name}" frontmatter is not a valid JSON Schema: ${error.message}`);
+      problems.push(frontmatterNotCompilable(name, error.message));
       continue;
     }
     const payload: RolePayload = { frontmatter };

@@ -45,3 +45,7 @@ export function nameMismatch(
 export function cannotReachEnd(role: string): string {
   return `role "${role}" can never reach $END: every path from it loops or suspends`;
 }
+
+export function frontmatterNotCompilable(role: string, reason: string): string {
+  return `role "${role}" frontmatter is not a valid JSON Schema: ${reason}`;
+}

@@ -260,6 +260,24 @@ describe("loadAndValidate", () => {
     expect(result.includes).toHaveLength(5);
   });
 
+  test("a frontmatter ajv cannot compile makes the file invalid, naming the role", () => {
+    const file = write(
+      "greet.yaml",
+      workflowYaml("greet").replace("greeting: { type: string }", "greeting: { type: strng }"),
+    );
+    const result = loadAndValidate(file);
+    expect(result).toMatchObject({ valid: false, definition: null });
+    expect(result.errors).toEqual([
+      expect.stringMatching(/^role "greeter" frontmatter is not a valid JSON Schema: schema /),
+    ]);
+  });
+
+  test("a folder holding index.yaml is loaded like the file", () => {
+    write("greet/index.yaml", workflowYaml("greet"));
+    const result = loadAndValidate(join(base, "greet"));
+    expect(result).toMatchObject({ valid: true, path: join(base, "greet/index.yaml") });
+  });
+
   test("a missing file is WORKFLOW_NOT_FOUND", () => {
     expect(() => loadAndValidate(join(base, "nope.yaml"))).toThrowError(
       expect.objectContaining({ code: "WORKFLOW_NOT_FOUND" }),

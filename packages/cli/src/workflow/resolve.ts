@@ -6,6 +6,7 @@ import { isUwfError, UwfError } from "@united-workforce/util";
 import { workflowInvalidError } from "./invalid.js";
 import { loadWorkflowFile } from "./load.js";
 import { materialiseWorkflow } from "./materialise.js";
+import { schemaProblems } from "./schema-check.js";
 import { validateWorkflow, type WorkflowValidation } from "./validate.js";
 
 export type WorkflowSource = "hash" | "file" | "workflows-dir" | "registry";
@@ -137,6 +138,17 @@ export function loadAndValidate(path: string): LoadedWorkflow {
     throw error;
   }
   const validation = validateWorkflow(loaded.definition, { fileName: loaded.path });
+  const problems = validation.definition === null ? [] : schemaProblems(validation.definition);
+  if (problems.length > 0) {
+    return {
+      ...validation,
+      valid: false,
+      errors: problems,
+      definition: null,
+      path: loaded.path,
+      includes: loaded.includes,
+    };
+  }
   return { ...validation, path: loaded.path, includes: loaded.includes };
 }
 

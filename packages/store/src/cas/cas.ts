@@ -26,14 +26,19 @@ export class Cas {
   // Schema payloads by hash: immutable, read again for every node of their type.
   readonly #schemas = new Map<string, JsonSchema>();
   readonly #writtenBuiltins = new Set<BuiltinNodeKind>();
+  // Compiled validators shared with later processes (schemas/disk-cache.ts); none if unset.
+  readonly #validatorCacheDir: string | undefined;
 
-  constructor(backend: CasBackend) {
+  constructor(backend: CasBackend, options: { validatorCacheDir?: string } = {}) {
     this.#backend = backend;
+    this.#validatorCacheDir = options.validatorCacheDir;
   }
 
-  /** The filesystem store at `<home>/cas`. */
+  /** The filesystem store at `<home>/cas`; compiled validators go to `<home>/cache/validators`. */
   static open(home: string): Cas {
-    return new Cas(createFsBackend(join(home, "cas")));
+    return new Cas(createFsBackend(join(home, "cas")), {
+      validatorCacheDir: join(home, "cache", "validators"),
+    });
   }
 
   /** Store a node as is (no schema validation). */
@@ -58,6 +63,7 @@ export class Cas {
         "NODE_INVALID",
         `payload does not match schema ${type}: ${errors.join("; ")}`,
         {
+          hint: `fix the payload (\`uwf cas get ${type}\` prints the schema it must match)`,
           details: { schema: type, errors },
         },
       );
@@ -74,7 +80,7 @@ export class Cas {
     const bytes = nodeBytes(SCHEMA_TYPE, payloadJson);
     const hash = hashBytes(bytes);
     const stored = JSON.parse(payloadJson) as JsonSchema;
-    validatorFor(hash, stored);
+    validatorFor(hash, stored, this.#validatorCacheDir);
     this.#schemas.set(hash, stored);
     this.#backend.write(hash, bytes);
     return hash;
@@ -173,9 +179,19 @@ export class Cas {
     return verifyBackend(this.#backend);
   }
 
-  /** Delete every node not reachable from the roots (built-in schemas are always kept). */
-  gc(roots: string[], options: { dryRun: boolean }): CasGcDocument {
-    for (const root of roots) assertHash(root, "gc root");
+  /**
+   * Delete every node not reachable from the roots (built-in schemas are always kept). Pass the
+   * roots as a function to read them after the store is listed (see collectGarbage).
+   */
+  gc(
+    roots: readonly string[] | (() => readonly string[]),
+    options: { dryRun: boolean },
+  ): CasGcDocument {
+    const checkedRoots = (): readonly string[] => {
+      const list = typeof roots === "function" ? roots() : roots;
+      for (const root of list) assertHash(root, "gc root");
+      return list;
+    };
     const refs = (hash: string): string[] => {
       try {
         return this.refs(hash);
@@ -191,11 +207,12 @@ export class Cas {
         );
       }
     };
-    return collectGarbage({ backend: this.#backend, refs }, roots, options);
+    return collectGarbage({ backend: this.#backend, refs }, checkedRoots, options);
   }
 
   validate(schemaHash: string, payload: unknown): { valid: boolean; errors: string[] } {
-    return runValidator(validatorFor(schemaHash, this.#schema(schemaHash)), payload);
+    const schema = this.#schema(schemaHash);
+    return runValidator(validatorFor(schemaHash, schema, this.#validatorCacheDir), payload);
   }
 
   #store(bytes: Buffer): { hash: string; created: boolean } {

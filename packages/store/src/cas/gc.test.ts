@@ -79,6 +79,21 @@ describe("gc", () => {
     expect(cas.has(cas.builtin("text"))).toBe(true);
   });
 
+  it("never deletes a node written after the store was listed", () => {
+    const { start, garbage } = seed();
+    let late = "";
+    // Roots read lazily: a writer that stores a node and has not moved its pointer yet.
+    const report = cas.gc(
+      () => {
+        late = cas.putText("written while gc runs");
+        return [start];
+      },
+      { dryRun: false },
+    );
+    expect(report.unreachable).toEqual(garbage);
+    expect(cas.has(late)).toBe(true);
+  });
+
   it("refuses to run when a reachable node is missing, deleting nothing", () => {
     const { start, workflow, garbage } = seed();
     unlinkSync(join(home, "cas", workflow.slice(0, 2), `${workflow}.json`));

@@ -12,14 +12,20 @@ export interface GcGraph {
  * Mark everything reachable from the roots, then sweep the rest. A missing or unreadable node
  * on the way aborts the whole collection (refs throws): its refs are unknown, and guessing
  * would delete what it points to.
+ *
+ * Only nodes stored before the roots were read can be swept: the store is listed first, and
+ * roots given as a function are read after that, so a node written meanwhile (by a process
+ * that has not moved its pointer yet) is never deleted.
  */
 export function collectGarbage(
   graph: GcGraph,
-  roots: readonly string[],
+  roots: readonly string[] | (() => readonly string[]),
   options: { dryRun: boolean },
 ): CasGcDocument {
+  const stored = [...graph.backend.list()];
+  const rootList = typeof roots === "function" ? roots() : roots;
   const reachable = new Set<string>();
-  const queue = [...new Set(roots)];
+  const queue = [...new Set(rootList)];
   for (const root of queue) reachable.add(root);
   while (queue.length > 0) {
     const hash = queue.pop()!;
@@ -36,7 +42,7 @@ export function collectGarbage(
   let bytes = 0;
   let deleted = 0;
   let kept = 0;
-  for (const hash of graph.backend.list()) {
+  for (const hash of stored) {
     if (reachable.has(hash)) {
       kept++;
       continue;
@@ -51,7 +57,7 @@ export function collectGarbage(
   unreachable.sort();
   return {
     dryRun: options.dryRun,
-    roots: new Set(roots).size,
+    roots: new Set(rootList).size,
     reachable: kept,
     unreachable,
     deleted,

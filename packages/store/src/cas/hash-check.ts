@@ -8,6 +8,10 @@ export function assertHash(value: string, what = "hash"): void {
   throw new UwfError(
     "HASH_INVALID",
     `${JSON.stringify(value)} is not a valid ${what}: a CAS hash is 13 upper-case Crockford Base32 characters (0-9 and A-Z without I, L, O, U), like 3QWJ6G2V7ZK1M`,
-    { hint: isHash(upper) ? `hashes are upper-case: did you mean ${upper}?` : null },
+    {
+      hint: isHash(upper)
+        ? `hashes are upper-case: did you mean ${upper}?`
+        : "copy the hash from the command that printed it (`uwf workflow list`, `uwf step list`, `uwf cas put-text`, …)",
+    },
   );
 }

@@ -59,13 +59,15 @@ export class Registry {
     return this.#locked(name, "workflow rollback", () => {
       const entry = this.get(name);
       if (entry === null) {
-        throw new UwfError("WORKFLOW_NOT_FOUND", `no workflow named ${name}`, {
+        throw new UwfError("WORKFLOW_NOT_FOUND", `no workflow named "${name}" is registered`, {
           hint: "`uwf workflow list` shows the registered workflows",
         });
       }
       const target = to ?? entry.history.find((item) => item.hash !== entry.current)?.hash;
       if (target === undefined) {
-        throw new UwfError("USAGE", `workflow ${name} has no earlier version to roll back to`);
+        throw new UwfError("USAGE", `workflow ${name} has no earlier version to roll back to`, {
+          hint: `register a new version with \`uwf workflow add <file>\`; \`uwf workflow history ${name}\` lists its versions`,
+        });
       }
       if (!entry.history.some((item) => item.hash === target)) {
         throw new UwfError("USAGE", `${target} is not a version of workflow ${name}`, {

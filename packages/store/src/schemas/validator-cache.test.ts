@@ -46,8 +46,9 @@ describe("validator cache", () => {
       valid: false,
       errors: [
         '/: must NOT have additional properties ("extra")',
-        "/plan: must be string",
+        // The canonical key order of the schema node, not the object's.
         '/$status: must be equal to one of the allowed values ("done", "blocked")',
+        "/plan: must be string",
       ],
     });
     expect(runValidator(validate, {}).errors).toEqual(["/: must have required property 'plan'"]);

@@ -1,6 +1,7 @@
 import type { CasWalkDocument } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
+import { typeName } from "./type-name.js";
 
 export default defineCommand({
   path: ["cas", "walk"],
@@ -22,7 +23,7 @@ export default defineCommand({
     }
     const doc: CasWalkDocument = { root: hash!, nodes };
     return result(doc, (d) =>
-      d.nodes.map((n) => `${"  ".repeat(n.depth)}${n.hash}  ${n.type}`).join("\n"),
+      d.nodes.map((n) => `${"  ".repeat(n.depth)}${n.hash}  ${typeName(n.type)}`).join("\n"),
     );
   },
 });

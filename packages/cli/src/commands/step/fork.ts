@@ -1,11 +1,6 @@
-import type {
-  StartPayload,
-  StepForkDocument,
-  StepPayload,
-  ThreadPointer,
-} from "@united-workforce/protocol";
+import type { StartPayload, StepForkDocument, ThreadPointer } from "@united-workforce/protocol";
 import { newUlid } from "@united-workforce/util";
-import { walkBack } from "../../threads/chain.js";
+import { readStep, walkBack } from "../../threads/chain.js";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "../thread/shared.js";
 
@@ -16,7 +11,7 @@ export default defineCommand({
   examples: ["uwf step fork 0K4Q8Z3M1XH2C && uwf thread exec <new thread>"],
   async run(ctx, [hash]) {
     const engine = openEngine(ctx);
-    const step = engine.cas.getPayload<StepPayload>(hash!, "step");
+    const step = readStep(engine.cas, hash!);
     const start = engine.cas.getPayload<StartPayload>(step.start, "start");
     const workflow = engine.workflow(start.workflow);
     let steps = 0;

@@ -1,4 +1,4 @@
-import type { StepPayload } from "@united-workforce/protocol";
+import { readStep } from "../../threads/chain.js";
 import { renderStep } from "../../threads/transcript.js";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "../thread/shared.js";
@@ -12,7 +12,7 @@ export default defineCommand({
   ],
   async run(ctx, [hash], options) {
     const engine = openEngine(ctx);
-    const step = engine.cas.getPayload<StepPayload>(hash!, "step");
+    const step = readStep(engine.cas, hash!);
     const markdown = options.prompt
       ? engine.cas.getText(step.assembledPrompt)
       : renderStep(engine.cas, hash!, step);

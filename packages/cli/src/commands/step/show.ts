@@ -1,5 +1,5 @@
-import type { StepPayload } from "@united-workforce/protocol";
 import { stringify as stringifyYaml } from "yaml";
+import { readStep } from "../../threads/chain.js";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "../thread/shared.js";
 
@@ -9,7 +9,7 @@ export default defineCommand({
   args: [{ name: "step", description: "step hash" }],
   async run(ctx, [hash]) {
     const engine = openEngine(ctx);
-    const step = engine.cas.getPayload<StepPayload>(hash!, "step");
+    const step = readStep(engine.cas, hash!);
     const output = engine.cas.getPayload<Record<string, unknown>>(step.output);
     const doc = { hash: hash!, ...step, outputValue: output };
     return result(doc, (d) => stringifyYaml(d).trimEnd());

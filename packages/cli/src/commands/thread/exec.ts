@@ -8,7 +8,7 @@ import {
   threadLockPath,
 } from "@united-workforce/store";
 import { execDocument } from "../../threads/engine.js";
-import { runSteps } from "../../threads/run-steps.js";
+import { runSteps, terminalReason } from "../../threads/run-steps.js";
 import { deriveStatus } from "../../threads/thread-view.js";
 import { type CommandContext, defineCommand, result } from "../command.js";
 import { execExitCode, openEngine, parseCount, renderExec } from "./shared.js";
@@ -44,7 +44,21 @@ export default defineCommand({
     engine.threads.read(thread!);
     const lockPath = threadLockPath(ctx.home, thread!);
     const lock = worker ? adoptLock(lockPath, worker) : acquireLock(lockPath, "uwf thread exec");
-    if (options.background && !worker) return startBackground(ctx, thread!, count, options, lock);
+    if (options.background && !worker) {
+      // Nothing would run: say so now rather than start a worker that does nothing.
+      const pointer = engine.threads.read(thread!);
+      const terminal = terminalReason(pointer);
+      if (!terminal) return startBackground(ctx, thread!, count, options, lock);
+      lock.release();
+      const doc: ThreadExecDocument = {
+        thread: pointer.thread,
+        status: pointer.status,
+        stoppedBecause: terminal.because,
+        message: terminal.message,
+        steps: [],
+      };
+      return result(doc, renderExec, execExitCode(doc));
+    }
     try {
       const summary = await runSteps(engine, thread!, {
         count,
@@ -97,7 +111,7 @@ function startBackground(
     lock.release();
     throw error;
   }
-  ctx.logger.info("exec.background", { thread, pid, count });
+  ctx.logger.info("exec.background", { thread, worker: pid, count });
   const doc: ThreadExecDocument = {
     thread,
     status: "running",

@@ -6,7 +6,7 @@ import {
   type ThreadListEntry,
 } from "@united-workforce/protocol";
 import { readLock, threadLockPath } from "@united-workforce/store";
-import { UwfError } from "@united-workforce/util";
+import { UwfError, ulidTime } from "@united-workforce/util";
 import { deriveStatus } from "../../threads/thread-view.js";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "./shared.js";
@@ -66,10 +66,11 @@ export default defineCommand({
             workflow: "?",
             status: "corrupt",
             currentRole: null,
-            createdAt: "",
+            // The id is a ULID: it still tells when the thread was made, so time filters work.
+            createdAt: new Date(ulidTime(id)).toISOString(),
             updatedAt: "",
             steps: 0,
-            problem: problem ?? "unreadable",
+            problem: oneLine(problem ?? "unreadable"),
           };
       if (workflow !== undefined && entry.workflow !== workflow) continue;
       if (
@@ -135,6 +136,11 @@ function renderList(d: ThreadListDocument): string {
   return lines.join("\n");
 }
 
+/** A problem is shown in one row of the listing, so its line breaks must not split it. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
 const UNITS: Record<string, number> = {
   s: 1000,
   m: 60_000,
@@ -152,6 +158,7 @@ export function parseTime(value: string, now: number, flag: string): number {
     throw new UwfError(
       "USAGE",
       `${flag} "${value}" is neither an ISO time nor an age like 7d, 24h, 30m`,
+      { hint: `e.g. ${flag} 7d or ${flag} 2026-01-31T00:00:00Z` },
     );
   }
   return time;
@@ -160,6 +167,8 @@ export function parseTime(value: string, now: number, flag: string): number {
 function wholeNumber(value: unknown, flag: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0)
-    throw new UwfError("USAGE", `${flag} must be a whole number, got "${value}"`);
+    throw new UwfError("USAGE", `${flag} must be a whole number, got "${value}"`, {
+      hint: `e.g. ${flag} 20`,
+    });
   return n;
 }

@@ -1,6 +1,6 @@
-import type { StartPayload, StepPayload } from "@united-workforce/protocol";
+import type { StartPayload } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
-import { walkBack } from "../../threads/chain.js";
+import { readStep, walkBack } from "../../threads/chain.js";
 import { renderStart, renderStep } from "../../threads/transcript.js";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "./shared.js";
@@ -23,7 +23,9 @@ export default defineCommand({
   async run(ctx, [thread], options) {
     const quota = Number(options.quota);
     if (!Number.isInteger(quota) || quota < 1) {
-      throw new UwfError("USAGE", `--quota must be a whole number ≥ 1, got "${options.quota}"`);
+      throw new UwfError("USAGE", `--quota must be a whole number ≥ 1, got "${options.quota}"`, {
+        hint: "It counts characters of steps, e.g. --quota 5000.",
+      });
     }
     const engine = openEngine(ctx);
     const pointer = engine.threads.read(thread!);
@@ -31,7 +33,7 @@ export default defineCommand({
     const before = options.before as string | undefined;
     let from: string | null = pointer.head === pointer.start ? null : pointer.head;
     if (before !== undefined) {
-      const step = engine.cas.getPayload<StepPayload>(before, "step");
+      const step = readStep(engine.cas, before);
       if (step.start !== pointer.start) {
         throw new UwfError("USAGE", `step ${before} is not part of thread ${pointer.thread}`);
       }
@@ -55,6 +57,11 @@ export default defineCommand({
         used += text.length;
       }
       parts.unshift(renderStart(start));
+      const left = all.length - (parts.length - 1);
+      if (more)
+        parts.push(
+          `_${left} later step${left === 1 ? "" : "s"} not shown: raise --quota, or read the newest with uwf thread read ${pointer.thread}_\n`,
+        );
     } else {
       let number = before === undefined ? pointer.steps : null;
       for (const { hash, step } of walkBack(engine.cas, from)) {

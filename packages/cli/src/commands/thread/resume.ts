@@ -1,4 +1,4 @@
-import { START, type ThreadPointer } from "@united-workforce/protocol";
+import { START, type SuspendInfo, type ThreadPointer } from "@united-workforce/protocol";
 import { acquireLock, threadLockPath } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
 import { type Engine, execDocument, type PlannedStep, prevOf } from "../../threads/engine.js";
@@ -93,23 +93,40 @@ function planResume(engine: Engine, pointer: ThreadPointer, answer: string | nul
           hint: `Answer with: uwf thread resume ${id} -p "<your answer>"`,
         });
       }
-      const prompt =
-        info.kind === "question"
-          ? withNote(
-              `The thread was suspended with this question:\n${info.reason}`,
-              answer,
-              "Answer from a human",
-            )
-          : withNote(info.prompt ?? info.reason, answer, "Note from a human");
+      if (info.kind === "question") return planAnswer(engine, pointer, info, answer);
       return {
         role: info.role,
-        prompt,
+        prompt: withNote(info.prompt ?? info.reason, answer, "Note from a human"),
         location: info.location ?? null,
         prev: prevOf(pointer),
         replaceHead: false,
       };
     }
   }
+}
+
+/**
+ * The role that asked runs again where it ran, with the instruction it was given, its question
+ * and the answer: its history starts at its own last step, so without them it would lose the
+ * task it was in the middle of (e.g. a developer asking about a branch would lose the plan).
+ */
+function planAnswer(
+  engine: Engine,
+  pointer: ThreadPointer,
+  info: SuspendInfo,
+  answer: string | null,
+): PlannedStep {
+  const head = engine.headStep(pointer);
+  const asked = head?.role === info.role ? head : null;
+  const question = `The thread was suspended with this question:\n${info.reason}`;
+  const prompt = asked ? `${asked.edgePrompt.trimEnd()}\n\n## Question\n${question}` : question;
+  return {
+    role: info.role,
+    prompt: withNote(prompt, answer, "Answer from a human"),
+    location: info.location ?? asked?.cwd ?? null,
+    prev: prevOf(pointer),
+    replaceHead: false,
+  };
 }
 
 function withNote(prompt: string, note: string | null, heading: string): string {

@@ -19,7 +19,9 @@ export function openEngine(ctx: CommandContext, options: { detached?: boolean } 
 export function parseCount(value: unknown, flag = "--count"): number {
   const count = Number(value ?? 1);
   if (!Number.isInteger(count) || count < 1) {
-    throw new UwfError("USAGE", `${flag} must be a whole number ≥ 1, got "${value}"`);
+    throw new UwfError("USAGE", `${flag} must be a whole number ≥ 1, got "${value}"`, {
+      hint: `Say how many steps to run at most, e.g. ${flag} 5.`,
+    });
   }
   return count;
 }

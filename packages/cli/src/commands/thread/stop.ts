@@ -10,7 +10,7 @@ export default defineCommand({
   async run(ctx, [thread]) {
     openEngine(ctx).threads.read(thread!);
     const stopped = await stopHolder(threadLockPath(ctx.home, thread!));
-    if (stopped) ctx.logger.info("thread.stop", { thread, pid: stopped.pid });
+    if (stopped) ctx.logger.info("thread.stop", { thread, holder: stopped.pid });
     const doc = { thread: thread!, stopped: stopped !== null, pid: stopped?.pid ?? null };
     return result(doc, (d) =>
       d.stopped ? `stopped exec pid ${d.pid}` : "no exec is running on this thread",

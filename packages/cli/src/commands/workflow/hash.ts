@@ -7,8 +7,8 @@ const nodeHash = (type: string, payload: unknown): string =>
   hashBytes(canonicalJson({ type, payload }));
 
 /**
- * The hash `workflow add` would give a definition, computed without writing anything: validate
- * stays read-only and never loads the schema compiler.
+ * The hash `workflow add` would give a definition, computed without writing anything, so
+ * validate stays read-only. (Whether the role schemas compile is checked by loadAndValidate.)
  */
 export function workflowHash(definition: WorkflowDefinition): string {
   const dryRun: MaterialiseStore = {

@@ -1,29 +1,39 @@
 import type { WorkflowListDocument } from "@united-workforce/protocol";
 import { defineCommand, result } from "../command.js";
 
+/** Registry files that could not be read are listed by name, never silently left out. */
+type ListDocument = WorkflowListDocument & {
+  problems: { name: string; file: string; problem: string }[];
+};
+
 export default defineCommand({
   path: ["workflow", "list"],
   summary: "list registered workflows",
   async run(ctx) {
     const { Registry } = await import("@united-workforce/store");
-    const entries = new Registry(ctx.home).list();
-    const doc: WorkflowListDocument = {
+    const { entries, problems } = new Registry(ctx.home).scan();
+    const doc: ListDocument = {
       workflows: entries.map((e) => ({
         name: e.name,
         hash: e.current,
         updatedAt: e.history[0]?.at ?? "",
         versions: e.history.length,
       })),
+      problems,
     };
     return result(doc, (d) =>
-      d.workflows.length === 0
-        ? "no workflows registered; add one with `uwf workflow add <file>`"
-        : d.workflows
-            .map(
+      [
+        ...(d.workflows.length === 0 && d.problems.length === 0
+          ? ["no workflows registered; add one with `uwf workflow add <file>`"]
+          : d.workflows.map(
               (w) =>
                 `${w.name}  ${w.hash}  ${w.versions} version${w.versions === 1 ? "" : "s"}  ${w.updatedAt}`,
-            )
-            .join("\n"),
+            )),
+        ...d.problems.map(
+          (p) =>
+            `warning: ${p.name} cannot be read: ${p.file}: ${p.problem} (fix it by hand, or \`uwf workflow rm ${p.name}\` and add it again)`,
+        ),
+      ].join("\n"),
     );
   },
 });

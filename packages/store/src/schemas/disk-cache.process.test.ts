@@ -1,0 +1,109 @@
+/**
+ * The validator disk cache across real processes: a process that finds a schema's validator on
+ * disk must not load ajv. Child processes cannot load TypeScript, so they import the built
+ * package: run `pnpm build` (or `npx tsc -b packages/store`) first.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+
+const srcDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+const distDir = join(srcDir, "..", "dist");
+
+// Validates with a role-like schema (using ajv's runtime helpers: minLength, const, enum of
+// objects, uniqueItems) and the built-in step schema, then lists the ajv modules it loaded.
+const WORKER = `
+import { createRequire } from "node:module";
+const [distUrl, home] = process.argv.slice(2);
+const { Cas } = await import(distUrl);
+const cas = Cas.open(home);
+const role = cas.putSchema({
+  type: "object",
+  required: ["$status", "plan"],
+  properties: {
+    $status: { enum: ["done", { later: true }] },
+    plan: { type: "string", minLength: 3 },
+    kind: { const: { a: 1 } },
+    tags: { type: "array", uniqueItems: true },
+    ref: { type: "string", format: "cas-ref" },
+  },
+});
+const results = [
+  cas.validate(role, { $status: "done", plan: "ship it" }),
+  cas.validate(role, { $status: "later", plan: "no", kind: { a: 2 }, tags: [1, 1], ref: "x" }),
+  cas.validate(cas.builtin("step"), { start: "not a hash" }),
+];
+const loaded = Object.keys(createRequire(import.meta.url).cache)
+  .filter((file) => /[\\\\/](ajv|json-schema-traverse|fast-uri)[\\\\/]/.test(file))
+  .map((file) => file.replace(/^.*[\\\\/]node_modules[\\\\/]/, ""));
+process.stdout.write(JSON.stringify({ results, loaded }));
+`;
+
+interface WorkerReport {
+  results: Array<{ valid: boolean; errors: string[] }>;
+  loaded: string[];
+}
+
+let home: string;
+let workerFile: string;
+
+beforeAll(() => {
+  assertDistIsFresh();
+});
+
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), "uwf-validators-process-"));
+  workerFile = join(home, "worker.mjs");
+  writeFileSync(workerFile, WORKER);
+});
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+function runWorker(): WorkerReport {
+  const distUrl = pathToFileURL(join(distDir, "index.js")).href;
+  const child = spawnSync(process.execPath, [workerFile, distUrl, home], { encoding: "utf8" });
+  if (child.status !== 0) throw new Error(`worker failed (${child.status}):\n${child.stderr}`);
+  return JSON.parse(child.stdout) as WorkerReport;
+}
+
+describe("validator disk cache across processes", () => {
+  it("a process whose schemas an earlier process compiled does not load ajv", () => {
+    const first = runWorker();
+    expect(first.loaded).toContain("ajv/dist/core.js");
+    expect(readdirSync(join(home, "cache", "validators"))).toHaveLength(2);
+
+    const second = runWorker();
+    // Only ajv's small runtime helpers may load on a hit (here: equal and ucs2length).
+    expect(second.loaded.length).toBeGreaterThan(0);
+    expect(second.loaded.filter((file) => !file.startsWith("ajv/dist/runtime/"))).toEqual([]);
+    expect(second.results).toEqual(first.results);
+    expect(first.results.map((result) => result.valid)).toEqual([true, false, false]);
+    expect(first.results[1]!.errors).toContain("/plan: must NOT have fewer than 3 characters");
+  });
+});
+
+function assertDistIsFresh(): void {
+  const buildInfo = join(distDir, ".tsbuildinfo");
+  let builtAt: number;
+  try {
+    builtAt = statSync(buildInfo).mtimeMs;
+  } catch {
+    throw new Error(
+      `${distDir} is missing: run \`pnpm build\` (or \`npx tsc -b packages/store\`) first`,
+    );
+  }
+  const stale = sourceFiles(srcDir).find((file) => statSync(file).mtimeMs > builtAt);
+  if (stale !== undefined) {
+    throw new Error(`${stale} is newer than ${distDir}: run \`npx tsc -b packages/store\` first`);
+  }
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [path] : [];
+  });
+}
