@@ -12,6 +12,14 @@ const onSignal = (): void => {
 process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);
 
+// A reader that stops early (`uwf cas get … | head -c 1`) is not an error worth a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const code = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),

@@ -2,7 +2,14 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { configPath, readConfig, resolveAgent, resolveModel, splitCommand, writeConfig } from "./config.js";
+import {
+  configPath,
+  readConfig,
+  resolveAgent,
+  resolveModel,
+  splitCommand,
+  writeConfig,
+} from "./config.js";
 
 const home = () => mkdtempSync(join(tmpdir(), "uwf-config-"));
 
@@ -68,25 +75,38 @@ describe("resolveAgent", () => {
       timeoutSeconds: 5,
     });
     expect(resolveAgent(config, { workflow: "solve-issue", role: "reviewer" })?.alias).toBe("mock");
-    expect(resolveAgent(config, { workflow: "solve-issue", role: "planner" })?.alias).toBe("claude");
+    expect(resolveAgent(config, { workflow: "solve-issue", role: "planner" })?.alias).toBe(
+      "claude",
+    );
     expect(resolveAgent({}, { workflow: "w", role: "r" })).toBeNull();
   });
 
   it("takes a command line for --agent, without a shell", () => {
-    expect(resolveAgent(config, { flag: 'uwf-mock --scenario "my file.yaml"', workflow: "w", role: "r" })).toEqual({
+    expect(
+      resolveAgent(config, {
+        flag: 'uwf-mock --scenario "my file.yaml"',
+        workflow: "w",
+        role: "r",
+      }),
+    ).toEqual({
       alias: null,
       command: "uwf-mock",
       args: ["--scenario", "my file.yaml"],
       timeoutSeconds: null,
     });
-    expect(resolveAgent(config, { flag: "./agent.sh", workflow: "w", role: "r" })?.command).toBe("./agent.sh");
+    expect(resolveAgent(config, { flag: "./agent.sh", workflow: "w", role: "r" })?.command).toBe(
+      "./agent.sh",
+    );
     expect(
-      resolveAgent(config, { flag: "cat", workflow: "w", role: "r", isOnPath: (c) => c === "cat" })?.command,
+      resolveAgent(config, { flag: "cat", workflow: "w", role: "r", isOnPath: (c) => c === "cat" })
+        ?.command,
     ).toBe("cat");
   });
 
   it("names the known aliases when one is unknown", () => {
-    expect(() => resolveAgent(config, { flag: "claud", workflow: "w", role: "r" })).toThrow(/unknown agent "claud"/);
+    expect(() => resolveAgent(config, { flag: "claud", workflow: "w", role: "r" })).toThrow(
+      /unknown agent "claud"/,
+    );
     try {
       resolveAgent(config, { flag: "claud", workflow: "w", role: "r" });
     } catch (error) {
@@ -99,7 +119,10 @@ describe("resolveAgent", () => {
 describe("resolveModel", () => {
   const config = {
     providers: { local: { baseUrl: "http://127.0.0.1:9/v1/", apiKeyEnv: "LOCAL_KEY" } },
-    models: { extract: { provider: "local", name: "tiny" }, broken: { provider: "nope", name: "x" } },
+    models: {
+      extract: { provider: "local", name: "tiny" },
+      broken: { provider: "nope", name: "x" },
+    },
   };
 
   it("gives the endpoint, the key from the environment and the model name", () => {
@@ -113,7 +136,9 @@ describe("resolveModel", () => {
 
   it("explains unknown aliases and providers", () => {
     expect(() => resolveModel(config, "big", {})).toThrow(/unknown model alias "big"/);
-    expect(() => resolveModel(config, "broken", {})).toThrow(/names provider "nope", which is not configured/);
+    expect(() => resolveModel(config, "broken", {})).toThrow(
+      /names provider "nope", which is not configured/,
+    );
   });
 });
 
