@@ -7,9 +7,11 @@
 //   - no lock is left behind, and
 //   - the chain is exactly writer → reviewer: no step lost, none duplicated, every link right.
 //
-//   node bench/torture.mjs [--runs 100] [--seed 42] [--delay-ms 400]
+//   node bench/torture.mjs [--runs 100] [--seed 42] [--delay-ms 1000] [--verbose]
 //
-// Needs `pnpm build`. Not part of `pnpm test`: it takes a few minutes.
+// The writer sleeps --delay-ms, so an adapter orphaned by the kill is usually still running
+// when the next exec takes over: its death then proves the takeover ended it. Needs
+// `pnpm build`. Not part of `pnpm test`: it takes a few minutes.
 import { spawn } from "node:child_process";
 import {
   cpSync,
@@ -33,7 +35,8 @@ const { values } = parseArgs({
   options: {
     runs: { type: "string", default: "100" },
     seed: { type: "string", default: String(Date.now() % 100_000) },
-    "delay-ms": { type: "string", default: "400" },
+    "delay-ms": { type: "string", default: "1000" },
+    verbose: { type: "boolean", default: false },
   },
 });
 const runs = Number(values.runs);
@@ -60,7 +63,7 @@ function snapshot(pkg, bin) {
     throw new Error(`packages/${pkg}/dist/bundle is missing: run \`pnpm build\` first`);
   }
   for (const part of ["bin", "dist/bundle", "package.json"]) {
-    cpSync(join(from, part), join(to, part), { recursive: true });
+    cpSync(join(from, part), join(to, part), { recursive: true, dereference: true });
   }
   symlinkSync(join(from, "node_modules"), join(to, "node_modules"));
   return join(to, "bin", bin);
@@ -277,7 +280,7 @@ try {
       i % 3 === 0 ? Math.max(0, firstStepMs - 60 + random() * 120) : random() * totalMs * 1.1;
     const { thread, phase, problems } = await tortureOnce(Math.round(killAtMs));
     phases.set(phase, (phases.get(phase) ?? 0) + 1);
-    if (process.env.TORTURE_DEBUG) console.log(i, Math.round(killAtMs), phase);
+    if (values.verbose) console.log(`run ${i}: kill at ${Math.round(killAtMs)} ms, ${phase}`);
     if (problems.length === 0) {
       ok++;
     } else {

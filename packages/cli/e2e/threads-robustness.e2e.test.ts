@@ -287,8 +287,11 @@ describe("an exec killed with SIGKILL", () => {
    * with a dead holder, the next exec continues on its own (taking the stale lock over and
    * ending the orphaned adapter), and the chain ends with exactly writer → reviewer.
    */
-  async function killAndRecover(killAt: (run: Running, thread: string) => Promise<void>) {
-    const slow = relayScenario("slow.yaml", 4000);
+  async function killAndRecover(
+    killAt: (run: Running, thread: string) => Promise<void>,
+    writerDelayMs = 4000,
+  ) {
+    const slow = relayScenario("slow.yaml", writerDelayMs);
     const fast = relayScenario("fast.yaml");
     writeConfig({ slow: mockAgent(slow), fast: mockAgent(fast) });
     const thread = await startThread();
@@ -332,7 +335,7 @@ describe("an exec killed with SIGKILL", () => {
     await killAndRecover(async (_run, thread) => {
       const child = await waitFor("the adapter", () => readLockJson(thread)?.child);
       await waitFor("the adapter to exit", () => isGone(child.pid), 8_000);
-    });
+    }, 1000);
   });
 });
 
@@ -394,6 +397,24 @@ describe("forged steps are rejected, the head stays, the thread suspends", () =>
     expect(reason).toMatch(/fails role "writer"'s schema: .*text.*string/);
   });
 
+  it("a StepNode stored without validation, with a string in its usage", async () => {
+    const thread = await startThread();
+    const { reason } = await expectSuspendedFailure(thread, ["--agent", "forge"], {
+      FORGE_MODE: "malformed",
+    });
+    expect(reason).toMatch(/^step rejected: step [0-9A-Z]{13} is not a valid StepNode: /);
+    expect(reason).toContain("attempts");
+    expect((await show(thread)).steps).toBe(0);
+  });
+
+  it("a step whose body is not a text node", async () => {
+    const thread = await startThread();
+    const { reason } = await expectSuspendedFailure(thread, ["--agent", "forge"], {
+      FORGE_MODE: "body-type",
+    });
+    expect(reason).toMatch(/the body of step [0-9A-Z]{13} is not a text node/);
+  });
+
   it("the control: the same fixture writing an honest step is accepted", async () => {
     const thread = await startThread();
     const result = await uwf(["thread", "exec", thread, "--agent", "forge"], {
@@ -423,6 +444,19 @@ describe("a hung adapter", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(chainRoles(thread)).toEqual(["writer"]);
     expect((await show(thread)).status).toBe("idle");
+  });
+});
+
+describe("a long timeout", () => {
+  it("longer than a timer can hold does not fire at once", async () => {
+    writeConfig({ forge: fixtureAgent("forge.mjs", 10_000_000) });
+    const thread = await startThread();
+    const result = await uwf(["thread", "exec", thread, "--agent", "forge"], {
+      FORGE_MODE: "valid",
+    });
+    expect(result.stdout).not.toContain("timed out");
+    expect(result.code, result.stdout).toBe(0);
+    expect(chainRoles(thread)).toEqual(["writer"]);
   });
 });
 
@@ -550,6 +584,21 @@ describe("an adapter that cannot start", () => {
       `working directory "${join(home, "review/hello")}" does not exist or is not a directory`,
     );
     expect(reason).not.toContain("not found in PATH");
+  });
+
+  it("an edge prompt too long for the command line", async () => {
+    const scenario = writeScenario(home, [
+      { role: "writer", output: { $status: "written", text: "y".repeat(200_000) } },
+      { role: "reviewer", output: { $status: "approved" } },
+    ]);
+    writeConfig({ mock: mockAgent(scenario) });
+    const thread = await startThread();
+    expect((await uwf(["thread", "exec", thread, "--agent", "mock"])).code).toBe(0);
+    const { reason, result } = await expectSuspendedFailure(thread, ["--agent", "mock"]);
+    expect(reason).toMatch(
+      /^could not start "uwf-mock": its command line is too long for the operating system \(the longest argument is 2000\d\d bytes; Linux allows 131072 per argument\)$/,
+    );
+    expect(result.stdout).toContain("keep large output fields out of the graph's prompt templates");
   });
 
   it("an unknown agent alias is a usage error naming the known ones; nothing changes", async () => {

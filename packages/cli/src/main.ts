@@ -1,11 +1,15 @@
 import { runCli } from "./program.js";
+import { killRunningAdapters } from "./threads/spawn-adapter.js";
 
 // The `uwf` entry: the only place that exits. SIGINT/SIGTERM abort the running command so it
-// can stop its children and release its lock; a second signal exits at once.
+// can stop its children and release its lock; a second signal kills the agents and exits at once.
 const controller = new AbortController();
 let interrupted = false;
 const onSignal = (): void => {
-  if (interrupted) process.exit(130);
+  if (interrupted) {
+    killRunningAdapters();
+    process.exit(130);
+  }
   interrupted = true;
   controller.abort();
 };

@@ -1,8 +1,9 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
+import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { UwfError } from "@united-workforce/util";
+import { errorMessage, UwfError } from "@united-workforce/util";
 
 export interface AdapterInvocation {
   command: string;
@@ -31,6 +32,8 @@ export interface AdapterOutcome {
 const STDERR_TAIL = 4000;
 const LAST_LINE_LIMIT = 64 * 1024;
 const KILL_GRACE_MS = 2000;
+/** setTimeout fires at once for a longer delay (or Infinity): longer timeouts wait this long. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Run an adapter with no shell, in its own process group, and wait for it. Only the last
@@ -47,14 +50,20 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
     );
   }
 
-  const child = spawn(resolved, invocation.args, {
-    cwd: invocation.cwd,
-    env: invocation.env as NodeJS.ProcessEnv,
-    detached: true,
-    shell: false,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  let child: ChildProcessByStdio<null, Readable, Readable>;
+  try {
+    child = spawn(resolved, invocation.args, {
+      cwd: invocation.cwd,
+      env: invocation.env as NodeJS.ProcessEnv,
+      detached: true,
+      shell: false,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  } catch (error) {
+    throw startFailure(invocation, error);
+  }
 
+  if (child.pid !== undefined) runningGroups.add(child.pid);
   const killGroup = (sig: NodeJS.Signals): void => {
     if (child.pid === undefined) return;
     try {
@@ -97,6 +106,7 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
       terminate();
     };
     const cleanup = (): void => {
+      if (child.pid !== undefined) runningGroups.delete(child.pid);
       clearTimeout(timeoutTimer);
       clearTimeout(killTimer);
       clearTimeout(drainTimer);
@@ -104,10 +114,13 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
     };
 
     if (invocation.timeoutMs !== null) {
-      timeoutTimer = setTimeout(() => {
-        timedOut = true;
-        terminate();
-      }, invocation.timeoutMs);
+      timeoutTimer = setTimeout(
+        () => {
+          timedOut = true;
+          terminate();
+        },
+        Math.min(invocation.timeoutMs, MAX_TIMER_MS),
+      );
     }
     if (invocation.signal.aborted) onAbort();
     invocation.signal.addEventListener("abort", onAbort, { once: true });
@@ -167,9 +180,7 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
       settled = true;
       cleanup();
       killGroup("SIGKILL");
-      reject(
-        new UwfError("AGENT_FAILED", `could not start "${invocation.command}": ${error.message}`),
-      );
+      reject(startFailure(invocation, error));
     });
     child.once("exit", (exitCode, signal) => {
       exited = { exitCode, signal };
@@ -185,6 +196,45 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
     });
     child.once("close", finish);
   });
+}
+
+/** Process groups of the adapters this process is running right now. */
+const runningGroups = new Set<number>();
+
+/**
+ * SIGKILL every adapter group this process started and has not seen end: for an exit that
+ * cannot wait for the normal SIGTERM-then-SIGKILL (a second Ctrl-C).
+ */
+export function killRunningAdapters(): void {
+  for (const pgid of runningGroups) {
+    try {
+      process.kill(-pgid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  runningGroups.clear();
+}
+
+/** Linux's limit on one argument (MAX_ARG_STRLEN); the edge prompt is one. */
+const MAX_ARG_BYTES = 128 * 1024;
+
+function startFailure(invocation: AdapterInvocation, error: unknown): UwfError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "E2BIG") {
+    const longest = Math.max(...invocation.args.map((arg) => Buffer.byteLength(arg)));
+    return new UwfError(
+      "AGENT_FAILED",
+      `could not start "${invocation.command}": its command line is too long for the operating system (the longest argument is ${longest} bytes; Linux allows ${MAX_ARG_BYTES} per argument)`,
+      {
+        hint: "The edge prompt is passed as an argument: keep large output fields out of the graph's prompt templates, or shorten them with `uwf thread poke`.",
+      },
+    );
+  }
+  return new UwfError(
+    "AGENT_FAILED",
+    `could not start "${invocation.command}": ${errorMessage(error)}`,
+  );
 }
 
 function checkCwd(cwd: string): void {

@@ -1,4 +1,4 @@
-import { isAlive, readLock } from "@united-workforce/store";
+import { acquireLock, isAlive, readLock } from "@united-workforce/store";
 
 const POLL_MS = 50;
 /** How long a SIGKILLed agent may take to disappear before stop reports anyway. */
@@ -14,8 +14,15 @@ export async function stopHolder(
   graceMs = 5000,
 ): Promise<{ pid: number } | null> {
   const lock = readLock(lockPath);
-  if (!lock?.alive) return null;
+  if (!lock) return null;
   const { holder, child } = lock.info;
+  if (!lock.alive) {
+    // A killed exec can leave its agent running. Taking the stale lock over ends that orphaned
+    // process group (checked by identity), exactly as the next exec would.
+    const orphan = child !== null && isAlive(child);
+    acquireLock(lockPath, "uwf thread stop").release();
+    return orphan ? { pid: holder.pid } : null;
+  }
   if (child && isAlive(child)) signal(-child.pgid, "SIGTERM");
   signal(holder.pid, "SIGTERM");
   const deadline = Date.now() + graceMs;

@@ -48,6 +48,12 @@ export function verifyStep(cas: Cas, lastLine: string, expected: ExpectedStep): 
   } catch (error) {
     throw rejection(`step ${stepHash} cannot be used: ${errorMessage(error)}`);
   }
+  // A node can be stored without validation: its usage and links must not reach the pointer
+  // unchecked.
+  const shape = cas.validate(cas.builtin("step"), payload);
+  if (!shape.valid) {
+    throw rejection(`step ${stepHash} is not a valid StepNode: ${shape.errors.join("; ")}`);
+  }
   if (payload.start !== expected.start) {
     throw rejection(
       `step ${stepHash} belongs to another thread (start ${payload.start}, expected ${expected.start})`,
@@ -87,9 +93,18 @@ export function verifyStep(cas: Cas, lastLine: string, expected: ExpectedStep): 
       `the output of step ${stepHash} fails role "${expected.role}"'s schema: ${check.errors.join("; ")}`,
     );
   }
-  for (const ref of [payload.body, payload.detail, payload.assembledPrompt]) {
-    if (!cas.has(ref))
-      throw rejection(`step ${stepHash} points to node ${ref}, which is not stored`);
+  for (const [field, kind] of [
+    ["body", "text"],
+    ["assembledPrompt", "text"],
+    ["detail", null],
+  ] as const) {
+    const ref = payload[field];
+    if (!cas.has(ref)) {
+      throw rejection(`step ${stepHash} points to node ${ref} (${field}), which is not stored`);
+    }
+    if (kind !== null && cas.get(ref).type !== cas.builtin(kind)) {
+      throw rejection(`the ${field} of step ${stepHash} is not a ${kind} node`);
+    }
   }
   const status = record[STATUS_FIELD];
   return {

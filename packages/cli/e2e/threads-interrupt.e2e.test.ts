@@ -1,0 +1,116 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  runUwf,
+  type TempHome,
+  tempHome,
+  UWF_BIN,
+  UWF_MOCK_BIN,
+  writeScenario,
+} from "@united-workforce/test-utils";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie has exited; only its parent has not collected it yet.
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
+  return !/^\d+ \(.*\) Z/.test(stat);
+}
+
+describe("interrupting an exec", () => {
+  let temp: TempHome;
+  let thread: string;
+  let exec: ChildProcess | undefined;
+  const uwf = (...args: string[]) => runUwf(args, { home: temp.home });
+
+  beforeEach(async () => {
+    temp = tempHome();
+    await uwf("workflow", "add", "examples/hello.yaml");
+    thread = (await uwf("thread", "start", "hello", "-p", "Greet")).stdout.trim();
+  });
+  afterEach(() => {
+    if (exec?.pid && alive(exec.pid)) exec.kill("SIGKILL");
+    temp.cleanup();
+  });
+
+  /** Start a slow exec and wait until its lock names the running adapter. */
+  async function startSlowExec(): Promise<{
+    child: ChildProcess;
+    adapterPid: number;
+    exited: Promise<number | null>;
+  }> {
+    const scenario = writeScenario(temp.home, [
+      { role: "greeter", delay_ms: 20_000, output: { $status: "done", greeting: "late" } },
+    ]);
+    const child = spawn(
+      process.execPath,
+      [
+        UWF_BIN,
+        "thread",
+        "exec",
+        thread,
+        "--agent",
+        `${process.execPath} ${UWF_MOCK_BIN} --scenario ${scenario}`,
+      ],
+      { env: { ...process.env, UWF_HOME: temp.home }, stdio: "ignore" },
+    );
+    exec = child;
+    const exited = new Promise<number | null>((resolve) =>
+      child.on("exit", (code, signal) => resolve(code ?? (signal ? 128 : null))),
+    );
+    const lockFile = join(temp.home, "locks", `${thread}.lock`);
+    for (let i = 0; i < 200; i++) {
+      if (existsSync(lockFile)) {
+        try {
+          const pid = JSON.parse(readFileSync(lockFile, "utf8")).child?.pid;
+          if (pid) return { child, adapterPid: pid, exited };
+        } catch {
+          // Being rewritten; read again.
+        }
+      }
+      await sleep(50);
+    }
+    throw new Error("the exec never recorded its adapter");
+  }
+
+  it("Ctrl-C stops the agent, exits 130 and leaves the thread idle with its head", async () => {
+    const before = JSON.parse((await uwf("thread", "show", thread, "--format", "json")).stdout);
+    const { child, adapterPid, exited } = await startSlowExec();
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    await sleep(100);
+    expect(alive(adapterPid)).toBe(false);
+    const after = JSON.parse((await uwf("thread", "show", thread, "--format", "json")).stdout);
+    expect(after).toMatchObject({ status: "idle", head: before.head, steps: 0 });
+  });
+
+  it("a second Ctrl-C exits at once and still kills the agent", async () => {
+    const { child, adapterPid, exited } = await startSlowExec();
+    child.kill("SIGINT");
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    await sleep(100);
+    expect(alive(adapterPid)).toBe(false);
+  });
+
+  it("`thread stop` after the exec was SIGKILLed ends its orphaned agent", async () => {
+    const { child, adapterPid, exited } = await startSlowExec();
+    child.kill("SIGKILL");
+    await exited;
+    expect(alive(adapterPid)).toBe(true);
+    const stop = await uwf("thread", "stop", thread, "--format", "json");
+    expect(stop.code).toBe(0);
+    expect(JSON.parse(stop.stdout)).toMatchObject({ stopped: true });
+    await sleep(100);
+    expect(alive(adapterPid)).toBe(false);
+    const show = JSON.parse((await uwf("thread", "show", thread, "--format", "json")).stdout);
+    expect(show).toMatchObject({ status: "idle", steps: 0, lockHolder: null });
+  });
+});
