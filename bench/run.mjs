@@ -22,13 +22,17 @@ const home = mkdtempSync(join(tmpdir(), "uwf-bench-"));
 const env = { ...process.env, UWF_HOME: home };
 const failures = [];
 
-/** Median wall time of `runs` runs (after one warm-up); `argsFor(i)` gives each run's argv. */
-function time(argsFor) {
+/**
+ * Median wall time of `runs` runs (after one warm-up); `argsFor(i)` gives each run's argv and
+ * `homeFor(i)`, when given, its UWF_HOME.
+ */
+function time(argsFor, homeFor) {
   const samples = [];
   for (let i = 0; i <= runs; i++) {
     const args = argsFor(i);
     const started = process.hrtime.bigint();
-    const result = spawnSync(node, args, { env, cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const runEnv = homeFor ? { ...env, UWF_HOME: homeFor(i) } : env;
+    const result = spawnSync(node, args, { env: runEnv, cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     if (result.status !== 0)
       throw new Error(`node ${args.join(" ")} failed (${result.status}):\n${result.stderr}`);
@@ -72,6 +76,14 @@ try {
     time(() => [uwfBin, "workflow", "validate", "examples/solve-issue.yaml"]),
     n0,
     3,
+  );
+  report(
+    "  the same with no compiled validators cached yet",
+    time(
+      () => [uwfBin, "workflow", "validate", "examples/solve-issue.yaml"],
+      (i) => join(home, `cold-${i}`),
+    ),
+    n0,
   );
   const text = uwf("cas", "put-text", "hello bench");
   report(

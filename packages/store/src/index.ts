@@ -1,5 +1,5 @@
 export type { CasBackend, CasStray } from "./cas/backend.js";
-export { Cas } from "./cas/cas.js";
+export { Cas, validatorCacheDir } from "./cas/cas.js";
 export { createFsBackend } from "./cas/fs-backend.js";
 export { collectGcRoots } from "./cas/gc-roots.js";
 export * from "./config/index.js";

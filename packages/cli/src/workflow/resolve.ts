@@ -24,6 +24,8 @@ export interface ResolveContext {
   cwd: string;
   cas: Pick<Cas, "has" | "get" | "getPayload" | "builtin" | "put" | "putSchema">;
   registry: Pick<Registry, "get">;
+  /** Where compiled validators are cached, to check role schemas of a file without ajv. */
+  validatorCacheDir?: string;
 }
 
 /** A workflow file, loaded and validated; `path` is its real path. */
@@ -80,7 +82,7 @@ export function resolveWorkflow(ref: string, context: ResolveContext): ResolvedW
 
   const asPath = resolve(cwd, ref);
   const file = workflowFileAt(asPath);
-  if (file !== null) return fromFile(file, "file", cas);
+  if (file !== null) return fromFile(file, "file", cas, context.validatorCacheDir);
   tried.push(`file ${asPath}: does not exist`);
 
   if (!NAME_PATTERN.test(ref)) {
@@ -93,7 +95,7 @@ export function resolveWorkflow(ref: string, context: ResolveContext): ResolvedW
 
   const searched: string[] = [];
   const found = findInWorkflowDirs(ref, cwd, searched);
-  if (found !== null) return fromFile(found, "workflows-dir", cas);
+  if (found !== null) return fromFile(found, "workflows-dir", cas, context.validatorCacheDir);
   tried.push(
     `${WORKFLOWS_DIR}/ folders: ${searched.length === 0 ? "none found" : searched.join(", ")}`,
   );
@@ -118,7 +120,10 @@ export function resolveWorkflow(ref: string, context: ResolveContext): ResolvedW
  * invalid workflow (valid: false), so callers get one result shape; a missing file throws
  * WORKFLOW_NOT_FOUND.
  */
-export function loadAndValidate(path: string): LoadedWorkflow {
+export function loadAndValidate(
+  path: string,
+  options: { validatorCacheDir?: string } = {},
+): LoadedWorkflow {
   let loaded: ReturnType<typeof loadWorkflowFile>;
   try {
     loaded = loadWorkflowFile(workflowFileAt(resolve(path)) ?? path);
@@ -138,7 +143,10 @@ export function loadAndValidate(path: string): LoadedWorkflow {
     throw error;
   }
   const validation = validateWorkflow(loaded.definition, { fileName: loaded.path });
-  const problems = validation.definition === null ? [] : schemaProblems(validation.definition);
+  const problems =
+    validation.definition === null
+      ? []
+      : schemaProblems(validation.definition, options.validatorCacheDir);
   if (problems.length > 0) {
     return {
       ...validation,
@@ -156,8 +164,12 @@ function fromFile(
   path: string,
   source: "file" | "workflows-dir",
   cas: ResolveContext["cas"],
+  validatorCacheDir: string | undefined,
 ): ResolvedWorkflow {
-  const loaded = loadAndValidate(path);
+  const loaded = loadAndValidate(
+    path,
+    validatorCacheDir === undefined ? {} : { validatorCacheDir },
+  );
   if (!loaded.valid || loaded.definition === null) {
     throw workflowInvalidError(path, loaded.errors, loaded.warnings);
   }

@@ -18,8 +18,13 @@ const discard: CasBackend = {
  * Every role whose frontmatter ajv cannot compile, as validation errors. Checked before anything
  * is stored, so `validate` and `add` agree and a refused `add` leaves no schema node behind.
  */
-export function schemaProblems(definition: WorkflowDefinition): string[] {
-  const cas = new Cas(discard);
+export function schemaProblems(
+  definition: WorkflowDefinition,
+  validatorCacheDir?: string,
+): string[] {
+  // Compiled validators may still be cached: they are a cache, not stored state, and they spare
+  // the next validate of an unchanged schema the compiler's start-up.
+  const cas = new Cas(discard, validatorCacheDir === undefined ? {} : { validatorCacheDir });
   const problems: string[] = [];
   for (const [role, { frontmatter }] of Object.entries(definition.roles)) {
     try {

@@ -21,6 +21,11 @@ import { verifyBackend } from "./verify.js";
 const VERIFY_HINT = "run `uwf cas verify` to check the whole store";
 
 /** The content-addressed store: immutable `{ type, payload }` nodes named by their hash. */
+/** Where compiled validators of a storage root are cached (safe to delete). */
+export function validatorCacheDir(home: string): string {
+  return join(home, "cache", "validators");
+}
+
 export class Cas {
   readonly #backend: CasBackend;
   // Schema payloads by hash: immutable, read again for every node of their type.
@@ -37,7 +42,7 @@ export class Cas {
   /** The filesystem store at `<home>/cas`; compiled validators go to `<home>/cache/validators`. */
   static open(home: string): Cas {
     return new Cas(createFsBackend(join(home, "cas")), {
-      validatorCacheDir: join(home, "cache", "validators"),
+      validatorCacheDir: validatorCacheDir(home),
     });
   }
 

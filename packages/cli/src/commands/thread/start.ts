@@ -35,12 +35,13 @@ export default defineCommand({
       });
     }
     const engine = openEngine(ctx);
-    const { Registry } = await import("@united-workforce/store");
+    const { Registry, validatorCacheDir } = await import("@united-workforce/store");
     const { resolveWorkflow } = await import("../../workflow/resolve.js");
     const workflow = resolveWorkflow(ref!, {
       cwd: ctx.cwd,
       cas: engine.cas,
       registry: new Registry(ctx.home),
+      validatorCacheDir: validatorCacheDir(ctx.home),
     });
     for (const warning of workflow.warnings) ctx.progress(`warning: ${warning}`);
     const now = Date.now();

@@ -8,11 +8,13 @@ export default defineCommand({
   args: [{ name: "file", description: "workflow YAML file" }],
   examples: ["uwf workflow add examples/solve-issue.yaml"],
   async run(ctx, [file]) {
-    const { Cas, Registry } = await import("@united-workforce/store");
+    const { Cas, Registry, validatorCacheDir } = await import("@united-workforce/store");
     const { loadAndValidate } = await import("../../workflow/resolve.js");
     const { workflowInvalidError } = await import("../../workflow/invalid.js");
     const { materialiseWorkflow } = await import("../../workflow/materialise.js");
-    const loaded = loadAndValidate(resolve(ctx.cwd, file!));
+    const loaded = loadAndValidate(resolve(ctx.cwd, file!), {
+      validatorCacheDir: validatorCacheDir(ctx.home),
+    });
     if (!loaded.valid || !loaded.definition)
       throw workflowInvalidError(loaded.path, loaded.errors, loaded.warnings);
     const cas = Cas.open(ctx.home);

@@ -13,10 +13,15 @@ export default defineCommand({
     "uwf workflow show examples/hello.yaml --format json",
   ],
   async run(ctx, [ref]) {
-    const { Cas, Registry } = await import("@united-workforce/store");
+    const { Cas, Registry, validatorCacheDir } = await import("@united-workforce/store");
     const { resolveWorkflow } = await import("../../workflow/resolve.js");
     const cas = Cas.open(ctx.home);
-    const found = resolveWorkflow(ref!, { cwd: ctx.cwd, cas, registry: new Registry(ctx.home) });
+    const found = resolveWorkflow(ref!, {
+      cwd: ctx.cwd,
+      cas,
+      registry: new Registry(ctx.home),
+      validatorCacheDir: validatorCacheDir(ctx.home),
+    });
     const doc = {
       ...workflowDocument(found.hash, found.payload, {
         warnings: found.warnings,

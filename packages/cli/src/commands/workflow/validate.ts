@@ -10,7 +10,10 @@ export default defineCommand({
   async run(ctx, [file]) {
     const { resolve } = await import("node:path");
     const { loadAndValidate } = await import("../../workflow/resolve.js");
-    const loaded = loadAndValidate(resolve(ctx.cwd, file!));
+    const { validatorCacheDir } = await import("@united-workforce/store");
+    const loaded = loadAndValidate(resolve(ctx.cwd, file!), {
+      validatorCacheDir: validatorCacheDir(ctx.home),
+    });
     let hash: string | null = null;
     if (loaded.valid && loaded.definition) {
       const { workflowHash } = await import("./hash.js");
