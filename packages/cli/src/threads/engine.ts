@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import {
   addUsage,
   END,
@@ -131,7 +131,7 @@ export class Engine {
         hint: 'Run `uwf setup`, set `defaultAgent` in config.yaml, or pass --agent (e.g. --agent "uwf-mock --scenario s.yaml").',
       });
     }
-    const agentLabel = agent.alias ?? agent.command;
+    const agentLabel = agent.alias ?? commandLabel(agent.command, agent.args);
     const cwd = plan.location ? resolve(pointer.cwd, plan.location) : pointer.cwd;
     const started = Date.now();
     this.ctx.logger.info("step.start", {
@@ -305,6 +305,18 @@ export class Engine {
     this.threads.write(updated);
     return updated;
   }
+}
+
+const INTERPRETERS = new Set(["node", "bun", "deno", "python", "python3", "sh", "bash"]);
+
+/** A short name for an agent given as a command line: `node …/uwf-mock.js` reads `uwf-mock`. */
+export function commandLabel(command: string, args: readonly string[]): string {
+  const name = basename(command);
+  const script = args[0];
+  if (INTERPRETERS.has(name) && script !== undefined && !script.startsWith("-")) {
+    return basename(script).replace(/\.[cm]?[jt]s$|\.py$|\.sh$/, "");
+  }
+  return name;
 }
 
 function agentFailure(message: string, stderrTail: string): UwfError {
