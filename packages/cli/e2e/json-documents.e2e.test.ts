@@ -6,7 +6,7 @@ import {
   UWF_MOCK_BIN,
   writeScenario,
 } from "@united-workforce/test-utils";
-import Ajv from "ajv";
+import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Scripts and coding agents parse these documents: their keys are a contract (DESIGN §13).

@@ -40,7 +40,7 @@ function counting(fn: () => void): { compiled: number; fromDisk: number } {
   return { compiled: after.compiled - before.compiled, fromDisk: after.fromDisk - before.fromDisk };
 }
 
-const richSchema = {
+const richSchema: JsonSchema = {
   type: "object",
   required: ["$status", "plan", "ref", "choice", "nested"],
   additionalProperties: false,
@@ -64,7 +64,7 @@ const richSchema = {
     },
     tags: { type: "array", uniqueItems: true, items: { type: "string", pattern: "^[a-z]+$" } },
   },
-} satisfies JsonSchema;
+};
 
 const invalidPayloads: unknown[] = [
   {},
@@ -153,7 +153,7 @@ describe("validators cached on disk across processes", () => {
   });
 
   it("caches draft 2020-12 schemas", () => {
-    const schema = {
+    const schema: JsonSchema = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",
       $defs: { ref: { type: "string", format: "cas-ref" } },
@@ -165,7 +165,7 @@ describe("validators cached on disk across processes", () => {
         },
       },
       unevaluatedProperties: false,
-    } satisfies JsonSchema;
+    };
     const type = Cas.open(home).putSchema(schema);
     const payloads = [{ pair: ["7MSKT4YB69AED", 1] }, { pair: ["nope", 1.5, 3] }, { other: 1 }];
     validatorCacheInternals.forget();
