@@ -143,17 +143,20 @@ export const startSchema = {
   },
 } as const;
 
+/** Every usage figure; each is a number or null (not reported: unknown is not zero). */
+export const USAGE_FIELDS = [
+  "inputTokens",
+  "outputTokens",
+  "cacheReadTokens",
+  "cacheWriteTokens",
+  "costUsd",
+  "turns",
+  "durationMs",
+] as const satisfies readonly (keyof Usage)[];
+
 export const usageSchema = {
   type: "object",
-  required: [
-    "inputTokens",
-    "outputTokens",
-    "cacheReadTokens",
-    "cacheWriteTokens",
-    "costUsd",
-    "turns",
-    "durationMs",
-  ],
+  required: USAGE_FIELDS,
   additionalProperties: false,
   properties: {
     inputTokens: nullableNumber,
@@ -232,18 +235,14 @@ export const BUILTIN_SCHEMAS = {
 export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
 
 /** Add usage figures; unknown stays unknown only while every side is unknown. */
-export function addUsage(a: Usage, b: Usage): Usage {
-  const sum = (x: number | null, y: number | null): number | null =>
-    x === null && y === null ? null : (x ?? 0) + (y ?? 0);
-  return {
-    inputTokens: sum(a.inputTokens, b.inputTokens),
-    outputTokens: sum(a.outputTokens, b.outputTokens),
-    cacheReadTokens: sum(a.cacheReadTokens, b.cacheReadTokens),
-    cacheWriteTokens: sum(a.cacheWriteTokens, b.cacheWriteTokens),
-    costUsd: sum(a.costUsd, b.costUsd),
-    turns: sum(a.turns, b.turns),
-    durationMs: sum(a.durationMs, b.durationMs),
-  };
+export function addUsage(a: Usage, b: Partial<Usage>): Usage {
+  const total = { ...a };
+  for (const field of USAGE_FIELDS) {
+    const value = b[field];
+    if (typeof value === "number" && Number.isFinite(value))
+      total[field] = (total[field] ?? 0) + value;
+  }
+  return total;
 }
 
 export function emptyUsage(): Usage {
