@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import {
   addUsage,
-  END,
   type ExecStepResult,
   emptyUsage,
   START,
@@ -335,7 +334,7 @@ export interface ExecSummary {
   failure: UwfError | null;
 }
 
-/** The exec document and exit code from a run's summary. */
+/** The exec document of a run, with a failure's hint and how to retry it in the message. */
 export function execDocument(summary: ExecSummary, status: ThreadStatus): ThreadExecDocument {
   return {
     thread: summary.pointer.thread,
@@ -356,4 +355,3 @@ function failureMessage(summary: ExecSummary, failure: UwfError): string {
   return lines.join("\n");
 }
 
-export { END };
