@@ -1,4 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { processIdentity } from "@united-workforce/store";
@@ -343,7 +350,7 @@ describe("uwf cas gc", () => {
     const { v1, thread, head, orphans } = await seed();
     const before = storedHashes();
 
-    const dry = await uwf(["cas", "gc"]);
+    const dry = await uwf(["cas", "gc", "--keep-recent", "0"]);
     expect(dry.code).toBe(0);
     const reachable = before.length - orphans.length;
     expect(dry.stdout).toBe(
@@ -354,19 +361,20 @@ describe("uwf cas gc", () => {
         "",
       ].join("\n"),
     );
-    expect(json(await ok(["cas", "gc", "--format", "json"]))).toEqual({
+    expect(json(await ok(["cas", "gc", "--keep-recent", "0", "--format", "json"]))).toEqual({
       dryRun: true,
       roots: expect.any(Number),
       reachable,
       unreachable: orphans,
       deleted: 0,
       bytes: orphanBytes(orphans),
+      recent: [],
       running: [],
     });
     expect(storedHashes()).toEqual(before);
 
     const bytes = orphanBytes(orphans);
-    const real = await uwf(["cas", "gc", "--yes"]);
+    const real = await uwf(["cas", "gc", "--yes", "--keep-recent", "0"]);
     expect(real.code).toBe(0);
     expect(real.stdout).toBe(
       [
@@ -387,13 +395,16 @@ describe("uwf cas gc", () => {
     expect((await uwf(["workflow", "rollback", "review"])).code).toBe(0);
     expect((await uwf(["workflow", "show", "review", "--format", "json"])).stdout).toContain(v1);
 
-    expect(json(await ok(["cas", "gc", "--yes", "--format", "json"]))).toEqual({
+    expect(
+      json(await ok(["cas", "gc", "--yes", "--keep-recent", "0", "--format", "json"])),
+    ).toEqual({
       dryRun: false,
       roots: expect.any(Number),
       reachable,
       unreachable: [],
       deleted: 0,
       bytes: 0,
+      recent: [],
       running: [],
     });
   });
@@ -413,7 +424,7 @@ describe("uwf cas gc", () => {
     writeFileSync(lock, JSON.stringify(info));
     const before = storedHashes();
 
-    const refused = await uwf(["cas", "gc", "--yes"]);
+    const refused = await uwf(["cas", "gc", "--yes", "--keep-recent", "0"]);
     expect(refused.code).toBe(5);
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toBe(
@@ -423,7 +434,7 @@ describe("uwf cas gc", () => {
         "",
       ].join("\n"),
     );
-    const refusedJson = await uwf(["cas", "gc", "--yes", "--format", "json"]);
+    const refusedJson = await uwf(["cas", "gc", "--yes", "--keep-recent", "0", "--format", "json"]);
     expect(refusedJson.code).toBe(5);
     expect(json<{ error: unknown }>(refusedJson.stderr).error).toMatchObject({
       code: "THREAD_BUSY",
@@ -432,7 +443,7 @@ describe("uwf cas gc", () => {
     expect(storedHashes()).toEqual(before);
 
     // The dry run still reports, and says why --yes would refuse.
-    const dry = await uwf(["cas", "gc"]);
+    const dry = await uwf(["cas", "gc", "--keep-recent", "0"]);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain(orphans.map((h) => `  ${h}`).join("\n"));
     expect(dry.stdout).toContain(
@@ -441,10 +452,36 @@ describe("uwf cas gc", () => {
 
     // The same pid with another start time is a reused pid, not the holder: the lock is stale.
     writeFileSync(lock, JSON.stringify({ ...info, holder: { pid: process.pid, startTime: "1" } }));
-    const collected = await uwf(["cas", "gc", "--yes"]);
+    const collected = await uwf(["cas", "gc", "--yes", "--keep-recent", "0"]);
     expect(collected.stderr).toBe("");
     expect(collected.code).toBe(0);
     expect(storedHashes()).toEqual(before.filter((h) => !orphans.includes(h)));
+  });
+
+  it("keeps unreachable nodes written within --keep-recent (default 5m), a re-written one included", async () => {
+    const { orphans } = await seed();
+    const kept = await uwf(["cas", "gc", "--yes", "--format", "json"]);
+    expect(kept.code).toBe(0);
+    expect(json(kept.stdout)).toMatchObject({ deleted: 0, unreachable: [], recent: orphans });
+    const text = await uwf(["cas", "gc", "--yes"]);
+    expect(text.stdout).toContain(
+      "kept 2 unreachable nodes written in the last --keep-recent period",
+    );
+
+    // Ten minutes later they are fair game, unless a writer stored one of them again.
+    const old = new Date(Date.now() - 10 * 60_000);
+    for (const hash of orphans) utimesSync(fileOf(hash), old, old);
+    const rewritten = (await ok(["cas", "put-text", "an orphan"])).trim();
+    const collected = json<{ unreachable: string[]; recent: string[] }>(
+      await ok(["cas", "gc", "--yes", "--format", "json"]),
+    );
+    expect(collected.recent).toEqual([rewritten]);
+    expect(collected.unreachable).toEqual(orphans.filter((h) => h !== rewritten));
+    expect(existsSync(fileOf(rewritten))).toBe(true);
+
+    const bad = await uwf(["cas", "gc", "--keep-recent", "soon"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--keep-recent "soon" is not an age like 30s, 5m, 1h or 0');
   });
 
   function orphanBytes(hashes: string[]): number {

@@ -75,6 +75,8 @@ export interface CasGcDocument {
   unreachable: Hash[];
   deleted: number;
   bytes: number;
+  /** Unreachable but written within the grace period, so kept. */
+  recent: Hash[];
 }
 
 export interface ThreadStartDocument {

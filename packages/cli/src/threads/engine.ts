@@ -354,4 +354,3 @@ function failureMessage(summary: ExecSummary, failure: UwfError): string {
   );
   return lines.join("\n");
 }
-

@@ -21,4 +21,9 @@ export interface CasBackend {
   locate(hash: string): string;
   /** Leftovers that are not nodes: temp files, misplaced or unknown files. */
   strays?(): Iterable<CasStray>;
+  /**
+   * When the node was last written (a write of an existing hash counts), or null if unknown.
+   * gc keeps recent nodes: a writer may not have linked them to a pointer yet.
+   */
+  writtenAtMs?(hash: string): number | null;
 }

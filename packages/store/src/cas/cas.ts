@@ -190,7 +190,7 @@ export class Cas {
    */
   gc(
     roots: readonly string[] | (() => readonly string[]),
-    options: { dryRun: boolean },
+    options: { dryRun: boolean; keepRecentMs?: number },
   ): CasGcDocument {
     const checkedRoots = (): readonly string[] => {
       const list = typeof roots === "function" ? roots() : roots;

@@ -7,7 +7,9 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  statSync,
   unlinkSync,
+  utimesSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -47,7 +49,11 @@ export function createFsBackend(casDir: string): CasBackend {
     },
     write(hash, bytes) {
       const file = fileOf(hash);
-      if (existsSync(file)) return false;
+      if (existsSync(file)) {
+        // Content is unchanged, but the node is in use again: gc's grace period restarts.
+        touchQuietly(file);
+        return false;
+      }
       const temp = join(ensureShard(hash), `${TEMP_PREFIX}${process.pid}-${tempCounter++}`);
       writeExclusive(temp, bytes);
       try {
@@ -80,6 +86,13 @@ export function createFsBackend(casDir: string): CasBackend {
     },
     locate(hash) {
       return fileOf(hash);
+    },
+    writtenAtMs(hash) {
+      try {
+        return statSync(fileOf(hash)).mtimeMs;
+      } catch {
+        return null;
+      }
     },
     *strays(): Generator<CasStray> {
       for (const entry of listDir(casDir)) {
@@ -155,4 +168,13 @@ function codeOf(error: unknown): string | undefined {
 
 function isMissing(error: unknown): boolean {
   return codeOf(error) === "ENOENT";
+}
+
+function touchQuietly(file: string): void {
+  try {
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch {
+    // A read-only store still works; its nodes just keep their first write time.
+  }
 }

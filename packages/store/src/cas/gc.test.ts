@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ThreadPointer } from "@united-workforce/protocol";
@@ -136,5 +136,33 @@ describe("collectGcRoots", () => {
     mkdirSync(join(home, "workflows"));
     writeFileSync(join(home, "workflows", "w.json"), "[]");
     expect(() => collectGcRoots(home)).toThrow(join(home, "workflows", "w.json"));
+  });
+});
+
+const fileOf = (hash: string) => join(home, "cas", hash.slice(0, 2), `${hash}.json`);
+
+describe("gc grace period", () => {
+  it("keeps unreachable nodes written within keepRecentMs and sweeps older ones", () => {
+    const { start, garbage } = seed();
+    const [fresh, old] = garbage as [string, string];
+    const long = new Date(Date.now() - 3_600_000);
+    utimesSync(fileOf(old), long, long);
+
+    const report = cas.gc([start], { dryRun: false, keepRecentMs: 60_000 });
+    expect(report.recent).toEqual([fresh]);
+    expect(report.unreachable).toEqual([old]);
+    expect(cas.has(fresh)).toBe(true);
+    expect(cas.has(old)).toBe(false);
+  });
+
+  it("counts writing an existing node again as a new write", () => {
+    const { start, garbage } = seed();
+    const long = new Date(Date.now() - 3_600_000);
+    for (const hash of garbage) utimesSync(fileOf(hash), long, long);
+    cas.putText("old prompt");
+
+    const report = cas.gc([start], { dryRun: true, keepRecentMs: 60_000 });
+    expect(report.recent).toEqual([cas.putText("old prompt")]);
+    expect(report.unreachable).toHaveLength(1);
   });
 });

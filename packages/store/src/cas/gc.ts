@@ -15,13 +15,15 @@ export interface GcGraph {
  *
  * Only nodes stored before the roots were read can be swept: the store is listed first, and
  * roots given as a function are read after that, so a node written meanwhile (by a process
- * that has not moved its pointer yet) is never deleted.
+ * that has not moved its pointer yet) is never deleted. Nodes written within `keepRecentMs`
+ * are kept too: a writer such as `thread start` stores nodes a moment before its pointer.
  */
 export function collectGarbage(
   graph: GcGraph,
   roots: readonly string[] | (() => readonly string[]),
-  options: { dryRun: boolean },
+  options: { dryRun: boolean; keepRecentMs?: number; nowMs?: number },
 ): CasGcDocument {
+  const cutoff = (options.nowMs ?? Date.now()) - (options.keepRecentMs ?? 0);
   const stored = [...graph.backend.list()];
   const rootList = typeof roots === "function" ? roots() : roots;
   const reachable = new Set<string>();
@@ -39,12 +41,18 @@ export function collectGarbage(
   for (const kind of BUILTIN_KINDS) reachable.add(builtinSchemaNode(kind).hash);
 
   const unreachable: string[] = [];
+  const recent: string[] = [];
   let bytes = 0;
   let deleted = 0;
   let kept = 0;
   for (const hash of stored) {
     if (reachable.has(hash)) {
       kept++;
+      continue;
+    }
+    const writtenAt = options.keepRecentMs ? graph.backend.writtenAtMs?.(hash) : null;
+    if (writtenAt != null && writtenAt > cutoff) {
+      recent.push(hash);
       continue;
     }
     unreachable.push(hash);
@@ -55,6 +63,7 @@ export function collectGarbage(
     }
   }
   unreachable.sort();
+  recent.sort();
   return {
     dryRun: options.dryRun,
     roots: new Set(rootList).size,
@@ -62,5 +71,6 @@ export function collectGarbage(
     unreachable,
     deleted,
     bytes,
+    recent,
   };
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { type CasGcDocument, isThreadId } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
+import { parseAge } from "../parse-age.js";
 
 /** A thread whose exec holds its lock: it may have stored nodes no pointer reaches yet. */
 interface RunningThread {
@@ -18,12 +19,20 @@ export default defineCommand({
   path: ["cas", "gc"],
   summary: "delete nodes no thread or registry entry reaches (dry run unless --yes)",
   description:
-    "Refuses to delete while a thread exec is running: its new nodes are not reachable until it moves the thread's head.",
-  options: [{ flags: "-y, --yes", description: "really delete", default: false }],
-  examples: ["uwf cas gc", "uwf cas gc --yes"],
+    "Refuses to delete while a thread exec is running: its new nodes are not reachable until it moves the thread's head. Nodes written within --keep-recent are kept too, since commands like `thread start` store nodes a moment before the pointer that reaches them.",
+  options: [
+    { flags: "-y, --yes", description: "really delete", default: false },
+    {
+      flags: "--keep-recent <age>",
+      description: "keep unreachable nodes written within this age (30s, 5m, 1h, or 0)",
+      default: "5m",
+    },
+  ],
+  examples: ["uwf cas gc", "uwf cas gc --yes", "uwf cas gc --yes --keep-recent 0"],
   async run(ctx, _args, options) {
     const { Cas, collectGcRoots } = await import("@united-workforce/store");
     const dryRun = options.yes !== true;
+    const keepRecentMs = parseAge(String(options.keepRecent), "--keep-recent");
     const running = await runningThreads(ctx.home);
     if (!dryRun && running.length > 0) {
       const [first] = running as [RunningThread];
@@ -37,7 +46,7 @@ export default defineCommand({
         },
       );
     }
-    const report = Cas.open(ctx.home).gc(() => collectGcRoots(ctx.home), { dryRun });
+    const report = Cas.open(ctx.home).gc(() => collectGcRoots(ctx.home), { dryRun, keepRecentMs });
     const doc: GcDocument = { ...report, running };
     return result(doc, renderGc);
   },
@@ -56,6 +65,11 @@ function renderGc(d: GcDocument): string {
         `${d.reachable} reachable, deleted ${d.deleted} unreachable node${d.deleted === 1 ? "" : "s"} (${d.bytes} bytes).`,
         ...d.unreachable.map((hash) => `  ${hash}`),
       ];
+  if (d.recent.length > 0) {
+    lines.push(
+      `kept ${d.recent.length} unreachable node${d.recent.length === 1 ? "" : "s"} written in the last --keep-recent period; \`--keep-recent 0\` collects them too.`,
+    );
+  }
   for (const r of d.running) {
     lines.push(
       `note: thread ${r.thread} is running (pid ${r.pid}); \`uwf cas gc --yes\` refuses until it stops.`,

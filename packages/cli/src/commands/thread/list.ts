@@ -9,6 +9,7 @@ import { readLock, threadLockPath } from "@united-workforce/store";
 import { UwfError, ulidTime } from "@united-workforce/util";
 import { deriveStatus } from "../../threads/thread-view.js";
 import { defineCommand, result } from "../command.js";
+import { parseTime } from "../parse-age.js";
 import { openEngine } from "./shared.js";
 
 const STATUS_FILTERS = [...THREAD_STATUSES, "active", "all"] as const;
@@ -139,29 +140,6 @@ function renderList(d: ThreadListDocument): string {
 /** A problem is shown in one row of the listing, so its line breaks must not split it. */
 function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
-}
-
-const UNITS: Record<string, number> = {
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-  w: 604_800_000,
-};
-
-/** An ISO time, or an age (`7d`, `24h`, `30m`) meaning that long before now. */
-export function parseTime(value: string, now: number, flag: string): number {
-  const age = /^(\d+)([smhdw])$/.exec(value.trim());
-  if (age) return now - Number(age[1]) * UNITS[age[2]!]!;
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) {
-    throw new UwfError(
-      "USAGE",
-      `${flag} "${value}" is neither an ISO time nor an age like 7d, 24h, 30m`,
-      { hint: `e.g. ${flag} 7d or ${flag} 2026-01-31T00:00:00Z` },
-    );
-  }
-  return time;
 }
 
 function wholeNumber(value: unknown, flag: string): number {
