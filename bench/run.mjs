@@ -32,7 +32,11 @@ function time(argsFor, homeFor) {
     const args = argsFor(i);
     const started = process.hrtime.bigint();
     const runEnv = homeFor ? { ...env, UWF_HOME: homeFor(i) } : env;
-    const result = spawnSync(node, args, { env: runEnv, cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const result = spawnSync(node, args, {
+      env: runEnv,
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     if (result.status !== 0)
       throw new Error(`node ${args.join(" ")} failed (${result.status}):\n${result.stderr}`);
