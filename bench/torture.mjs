@@ -73,7 +73,8 @@ const MOCK_BIN = snapshot("agent-mock", "uwf-mock.js");
 const env = {};
 for (const [name, value] of Object.entries(process.env))
   if (!name.startsWith("UWF_")) env[name] = value;
-Object.assign(env, { UWF_HOME: home, HOME: home });
+// The takeover must end orphaned adapters itself, so the adapters' own parent watch is off.
+Object.assign(env, { UWF_HOME: home, HOME: home, UWF_ADAPTER_WATCH_PARENT: "0" });
 
 function scenario(name, delayMs) {
   const writer = { role: "writer", output: { $status: "written", text: "hello" } };

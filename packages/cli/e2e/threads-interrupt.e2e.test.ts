@@ -59,7 +59,11 @@ describe("interrupting an exec", () => {
         "--agent",
         `${process.execPath} ${UWF_MOCK_BIN} --scenario ${scenario}`,
       ],
-      { env: { ...process.env, UWF_HOME: temp.home }, stdio: "ignore" },
+      // The adapter's own parent watch is off: what uwf does about orphans is under test.
+      {
+        env: { ...process.env, UWF_HOME: temp.home, UWF_ADAPTER_WATCH_PARENT: "0" },
+        stdio: "ignore",
+      },
     );
     exec = child;
     const exited = new Promise<number | null>((resolve) =>

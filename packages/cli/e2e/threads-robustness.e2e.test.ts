@@ -141,6 +141,8 @@ function startUwf(args: string[], env: Record<string, string> = {}): Running {
     PATH: [join(REPO_ROOT, "node_modules/.bin"), process.env.PATH ?? ""].join(delimiter),
     UWF_HOME: home,
     HOME: home,
+    // Orphans must be ended by uwf itself here, not by the adapter noticing its parent died.
+    UWF_ADAPTER_WATCH_PARENT: "0",
     ...env,
   });
   const startedAt = Date.now();

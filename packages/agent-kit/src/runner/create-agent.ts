@@ -11,6 +11,7 @@ import { parseAgentArgs, usageText } from "./argv.js";
 import { type ExtractModel, runAttempts } from "./attempts.js";
 import { buildDetail } from "./detail.js";
 import { loadHomeDotEnv } from "./dotenv.js";
+import { anySignal, watchParent } from "./parent-watch.js";
 import {
   type AgentContext,
   type AgentDefinition,
@@ -26,7 +27,17 @@ import { sumUsage } from "./usage.js";
  * print one JSON line last on stdout. The adapter only supplies `run` (and `continue`).
  */
 export function createAgent(definition: AgentDefinition): AgentMain {
-  return (argv, io) => runAgent(definition, argv ?? process.argv.slice(2), resolveIo(io));
+  return async (argv, io) => {
+    const resolved = resolveIo(io);
+    // UWF_ADAPTER_WATCH_PARENT=0 turns the watch off, e.g. to test what uwf does about orphans.
+    const parent = watchParent(resolved.env.UWF_ADAPTER_WATCH_PARENT === "0" ? null : undefined);
+    const signal = anySignal([resolved.signal, parent.signal]);
+    try {
+      return await runAgent(definition, argv ?? process.argv.slice(2), { ...resolved, signal });
+    } finally {
+      parent.stop();
+    }
+  };
 }
 
 function resolveIo(io: Partial<AgentIo> = {}): AgentIo {
