@@ -556,7 +556,9 @@ describe("an adapter that cannot start", () => {
       '"no-such-binary-xyz" not found in PATH. Install it or check your PATH config. Run: which no-such-binary-xyz';
     expect(reason).toBe(message);
     expect(result.stdout).toContain(message);
-    expect(result.stdout).toContain("Fix the agent command in config.yaml");
+    expect(result.stdout).toContain(
+      "Fix the agent's `command` under `agents:` in $UWF_HOME/config.yaml",
+    );
   });
 
   it("a thread whose working directory was deleted", async () => {

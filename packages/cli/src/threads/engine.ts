@@ -127,7 +127,7 @@ export class Engine {
     });
     if (!agent) {
       throw new UwfError("AGENT_UNKNOWN", `no agent is configured for role "${plan.role}"`, {
-        hint: 'Run `uwf setup`, set `defaultAgent` in config.yaml, or pass --agent (e.g. --agent "uwf-mock --scenario s.yaml").',
+        hint: 'Set `defaultAgent` (and `agents`) in $UWF_HOME/config.yaml, or pass --agent (e.g. --agent "uwf-mock --scenario s.yaml").',
       });
     }
     const agentLabel = agent.alias ?? commandLabel(agent.command, agent.args);

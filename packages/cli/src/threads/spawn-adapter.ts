@@ -46,7 +46,9 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
     throw new UwfError(
       "AGENT_FAILED",
       `"${invocation.command}" not found in PATH. Install it or check your PATH config. Run: which ${invocation.command}`,
-      { hint: "Fix the agent command in config.yaml (`uwf config get agents`) or pass --agent." },
+      {
+        hint: "Fix the agent's `command` under `agents:` in $UWF_HOME/config.yaml, or pass --agent.",
+      },
     );
   }
 

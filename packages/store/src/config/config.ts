@@ -48,13 +48,13 @@ export function readConfig(home: string): UwfConfig {
     data = parseYaml(text, { maxAliasCount: 100 });
   } catch (error) {
     throw new UwfError("CONFIG_INVALID", `${path} is not valid YAML: ${errorMessage(error)}`, {
-      hint: `Fix the file by hand or run \`uwf setup\` to write a new one.`,
+      hint: "Fix the file by hand; docs/adapter-protocol.md shows the keys.",
     });
   }
   if (data === null || data === undefined) return {};
   if (typeof data !== "object" || Array.isArray(data)) {
     throw new UwfError("CONFIG_INVALID", `${path} must be a YAML mapping`, {
-      hint: "Run `uwf setup` to write a new one.",
+      hint: "Fix the file by hand; docs/adapter-protocol.md shows the keys.",
     });
   }
   const config = data as UwfConfig;
@@ -99,7 +99,7 @@ function checkShape(config: UwfConfig, path: string): void {
   }
   if (problems.length > 0) {
     throw new UwfError("CONFIG_INVALID", `${path} is invalid:\n  ${problems.join("\n  ")}`, {
-      hint: "Fix these keys with `uwf config set` or by hand.",
+      hint: "Fix these keys by hand; docs/adapter-protocol.md shows the expected shape.",
       details: { errors: problems },
     });
   }
@@ -115,7 +115,9 @@ export function resolveModel(
   if (!model) {
     const known = Object.keys(config.models ?? {});
     throw new UwfError("CONFIG_INVALID", `unknown model alias "${alias}"`, {
-      hint: known.length ? `Known models: ${known.join(", ")}` : "Add one with `uwf setup`.",
+      hint: known.length
+        ? `Known models: ${known.join(", ")}`
+        : "Add one under `models:` in config.yaml.",
     });
   }
   const provider = config.providers?.[model.provider];
@@ -123,7 +125,7 @@ export function resolveModel(
     throw new UwfError(
       "CONFIG_INVALID",
       `model "${alias}" names provider "${model.provider}", which is not configured`,
-      { hint: "Add it under `providers:` in config.yaml or run `uwf setup`." },
+      { hint: "Add it under `providers:` in config.yaml." },
     );
   }
   const apiKey =
@@ -177,7 +179,7 @@ export function resolveAgent(
   throw new UwfError("AGENT_UNKNOWN", `unknown agent "${choice}"`, {
     hint: known.length
       ? `Known agents: ${known.join(", ")}. Or pass a command, e.g. --agent "uwf-mock --scenario s.yaml".`
-      : 'No agents are configured. Run `uwf setup`, or pass a command, e.g. --agent "uwf-mock --scenario s.yaml".',
+      : 'No agents are configured: add them under `agents:` in config.yaml, or pass a command, e.g. --agent "uwf-mock --scenario s.yaml".',
   });
 }
 
