@@ -1,25 +1,16 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import {
+  isProcessGone,
   seedThread,
+  sleep,
   type TempHome,
   tempHome,
   UWF_MOCK_BIN,
+  waitUntilGone,
   writeScenario,
 } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
-  return !/^\d+ \(.*\) Z/.test(stat);
-}
 
 // Runs the built bin (createAgent's parent watch is what is under test), like CI after build.
 describe("an adapter whose uwf was killed", () => {
@@ -70,11 +61,9 @@ describe("an adapter whose uwf was killed", () => {
       parent.stdout.once("data", (chunk) => resolve(Number(String(chunk).trim()))),
     );
     await sleep(800);
-    expect(alive(adapterPid)).toBe(true);
+    expect(isProcessGone(adapterPid)).toBe(false);
 
     parent.kill("SIGKILL");
-    const deadline = Date.now() + 5000;
-    while (alive(adapterPid) && Date.now() < deadline) await sleep(100);
-    expect(alive(adapterPid)).toBe(false);
+    expect(await waitUntilGone(adapterPid, 5000)).toBe(true);
   });
 });

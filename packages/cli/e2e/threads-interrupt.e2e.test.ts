@@ -2,27 +2,17 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  isProcessGone,
   runUwf,
+  sleep,
   type TempHome,
   tempHome,
   UWF_BIN,
   UWF_MOCK_BIN,
+  waitUntilGone,
   writeScenario,
 } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie has exited; only its parent has not collected it yet.
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
-  return !/^\d+ \(.*\) Z/.test(stat);
-}
 
 describe("interrupting an exec", () => {
   let temp: TempHome;
@@ -36,7 +26,7 @@ describe("interrupting an exec", () => {
     thread = (await uwf("thread", "start", "hello", "-p", "Greet")).stdout.trim();
   });
   afterEach(() => {
-    if (exec?.pid && alive(exec.pid)) exec.kill("SIGKILL");
+    if (exec?.pid && !isProcessGone(exec.pid)) exec.kill("SIGKILL");
     temp.cleanup();
   });
 
@@ -89,8 +79,7 @@ describe("interrupting an exec", () => {
     const { child, adapterPid, exited } = await startSlowExec();
     child.kill("SIGINT");
     expect(await exited).toBe(130);
-    await sleep(100);
-    expect(alive(adapterPid)).toBe(false);
+    expect(await waitUntilGone(adapterPid, 2000)).toBe(true);
     const after = JSON.parse((await uwf("thread", "show", thread, "--format", "json")).stdout);
     expect(after).toMatchObject({ status: "idle", head: before.head, steps: 0 });
   });
@@ -100,20 +89,18 @@ describe("interrupting an exec", () => {
     child.kill("SIGINT");
     child.kill("SIGINT");
     expect(await exited).toBe(130);
-    await sleep(100);
-    expect(alive(adapterPid)).toBe(false);
+    expect(await waitUntilGone(adapterPid, 2000)).toBe(true);
   });
 
   it("`thread stop` after the exec was SIGKILLed ends its orphaned agent", async () => {
     const { child, adapterPid, exited } = await startSlowExec();
     child.kill("SIGKILL");
     await exited;
-    expect(alive(adapterPid)).toBe(true);
+    expect(isProcessGone(adapterPid)).toBe(false);
     const stop = await uwf("thread", "stop", thread, "--format", "json");
     expect(stop.code).toBe(0);
     expect(JSON.parse(stop.stdout)).toMatchObject({ stopped: true });
-    await sleep(100);
-    expect(alive(adapterPid)).toBe(false);
+    expect(await waitUntilGone(adapterPid, 2000)).toBe(true);
     const show = JSON.parse((await uwf("thread", "show", thread, "--format", "json")).stdout);
     expect(show).toMatchObject({ status: "idle", steps: 0, lockHolder: null });
   });

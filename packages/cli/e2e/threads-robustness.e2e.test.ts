@@ -5,9 +5,11 @@ import { fileURLToPath } from "node:url";
 import type { StepPayload } from "@united-workforce/protocol";
 import { Cas } from "@united-workforce/store";
 import {
+  isProcessGone,
   REPO_ROOT,
   type RunResult,
   runUwf,
+  sleep,
   type TempHome,
   tempHome,
   UWF_BIN,
@@ -183,20 +185,6 @@ function readLockJson(thread: string): LockJson | null {
 }
 
 /** Gone means no such process, or a zombie nobody reaped yet (it runs no code). */
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
-}
-
 function killQuietly(pid: number, signal: NodeJS.Signals = "SIGKILL"): void {
   try {
     process.kill(pid, signal);
@@ -217,10 +205,6 @@ async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(20);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The scenario both relay roles answer well with; `delayMs` slows the writer. */
@@ -305,14 +289,14 @@ describe("an exec killed with SIGKILL", () => {
     const lock = readLockJson(thread);
     const orphan = lock?.child?.pid ?? null;
     if (orphan !== null) strayPids.push(orphan);
-    const orphanOutlivedExec = orphan !== null && !isGone(orphan);
+    const orphanOutlivedExec = orphan !== null && !isProcessGone(orphan);
     const shown = await show(thread);
     expect(shown.status).not.toBe("running");
     expect(shown.lockHolder).toBeNull();
 
     const next = await uwf(["thread", "exec", thread, "-c", "5", "--agent", "fast"]);
     expect(next.code, next.stderr).toBe(0);
-    if (orphan !== null) expect(isGone(orphan)).toBe(true);
+    if (orphan !== null) expect(isProcessGone(orphan)).toBe(true);
     expect(readLockJson(thread)).toBeNull();
     expect((await show(thread)).status).toBe("completed");
     expect(chainRoles(thread)).toEqual(["writer", "reviewer"]);
@@ -336,7 +320,7 @@ describe("an exec killed with SIGKILL", () => {
   it("just as the adapter finished", async () => {
     await killAndRecover(async (_run, thread) => {
       const child = await waitFor("the adapter", () => readLockJson(thread)?.child);
-      await waitFor("the adapter to exit", () => isGone(child.pid), 8_000);
+      await waitFor("the adapter to exit", () => isProcessGone(child.pid), 8_000);
     }, 1000);
   });
 });
@@ -437,8 +421,8 @@ describe("a hung adapter", () => {
     expect(pids, result.stderr).not.toBeNull();
     const [adapter, sleeper] = [Number(pids![1]), Number(pids![2])];
     strayPids.push(adapter, sleeper);
-    expect(isGone(adapter)).toBe(true);
-    expect(isGone(sleeper)).toBe(true);
+    expect(isProcessGone(adapter)).toBe(true);
+    expect(isProcessGone(sleeper)).toBe(true);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(reason).toContain('agent "hang" for role "writer" timed out after 1 s');
 
@@ -522,7 +506,7 @@ describe("adapter garbage on stdout", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     const left = Number(/noisy: left child (\d+)/.exec(result.stderr)![1]);
     strayPids.push(left);
-    expect(isGone(left)).toBe(true);
+    expect(isProcessGone(left)).toBe(true);
     expect(chainRoles(thread)).toEqual(["writer"]);
   });
 
@@ -686,7 +670,7 @@ describe("stop and cancel", () => {
     expect(stopped.stdout).toContain(`stopped exec pid ${run.pid}`);
     const exec = await run.done;
     expect(exec.code).toBe(130);
-    for (const pid of pids) expect(isGone(pid)).toBe(true);
+    for (const pid of pids) expect(isProcessGone(pid)).toBe(true);
     const after = await show(thread);
     expect(after.status).toBe("idle");
     expect(after.steps).toBe(0);
@@ -698,7 +682,7 @@ describe("stop and cancel", () => {
     const cancelled = await uwf(["thread", "cancel", thread]);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     await run.done;
-    for (const pid of pids) expect(isGone(pid)).toBe(true);
+    for (const pid of pids) expect(isProcessGone(pid)).toBe(true);
     expect((await show(thread)).status).toBe("cancelled");
   });
 });

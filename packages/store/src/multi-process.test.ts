@@ -9,11 +9,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { newUlid } from "@united-workforce/util";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { assertBuiltStoreIsFresh, storeDistDir } from "./__testing__/built-store.js";
 import { threadLockPath } from "./locks/lock.js";
 import { Registry } from "./registry/registry.js";
 
-const srcDir = dirname(fileURLToPath(import.meta.url));
-const distDir = join(srcDir, "..", "dist");
 const WORKERS = 10;
 
 const WORKER = `
@@ -59,7 +58,7 @@ let scratch: string;
 let workerFile: string;
 
 beforeAll(() => {
-  assertDistIsFresh();
+  assertBuiltStoreIsFresh();
 });
 
 beforeEach(() => {
@@ -152,7 +151,7 @@ function runWorker(args: string[], options?: { answerOnly: true }) {
   const [op, ...rest] = args;
   const child = spawn(
     process.execPath,
-    [workerFile, pathToFileURL(join(distDir, "index.js")).href, op!, ...rest],
+    [workerFile, pathToFileURL(join(storeDistDir, "index.js")).href, op!, ...rest],
     {
       stdio: ["ignore", "pipe", "pipe"],
     },
@@ -185,26 +184,3 @@ function runWorker(args: string[], options?: { answerOnly: true }) {
 }
 
 /** The workers run the built package, so it must exist and be newer than its sources. */
-function assertDistIsFresh(): void {
-  const buildInfo = join(distDir, ".tsbuildinfo");
-  let builtAt: number;
-  try {
-    builtAt = statSync(buildInfo).mtimeMs;
-  } catch {
-    throw new Error(
-      `${distDir} is missing: run \`pnpm build\` (or \`npx tsc -b packages/store\`) first`,
-    );
-  }
-  const stale = sourceFiles(srcDir).find((file) => statSync(file).mtimeMs > builtAt);
-  if (stale !== undefined) {
-    throw new Error(`${stale} is newer than ${distDir}: run \`npx tsc -b packages/store\` first`);
-  }
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [path] : [];
-  });
-}

@@ -9,9 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-
-const srcDir = join(dirname(fileURLToPath(import.meta.url)), "..");
-const distDir = join(srcDir, "..", "dist");
+import { assertBuiltStoreIsFresh, storeDistDir } from "../__testing__/built-store.js";
 
 // Validates with a role-like schema (using ajv's runtime helpers: minLength, const, enum of
 // objects, uniqueItems) and the built-in step schema, then lists the ajv modules it loaded.
@@ -51,7 +49,7 @@ let home: string;
 let workerFile: string;
 
 beforeAll(() => {
-  assertDistIsFresh();
+  assertBuiltStoreIsFresh();
 });
 
 beforeEach(() => {
@@ -62,7 +60,7 @@ beforeEach(() => {
 afterEach(() => rmSync(home, { recursive: true, force: true }));
 
 function runWorker(): WorkerReport {
-  const distUrl = pathToFileURL(join(distDir, "index.js")).href;
+  const distUrl = pathToFileURL(join(storeDistDir, "index.js")).href;
   const child = spawnSync(process.execPath, [workerFile, distUrl, home], { encoding: "utf8" });
   if (child.status !== 0) throw new Error(`worker failed (${child.status}):\n${child.stderr}`);
   return JSON.parse(child.stdout) as WorkerReport;
@@ -83,27 +81,3 @@ describe("validator disk cache across processes", () => {
     expect(first.results[1]!.errors).toContain("/plan: must NOT have fewer than 3 characters");
   });
 });
-
-function assertDistIsFresh(): void {
-  const buildInfo = join(distDir, ".tsbuildinfo");
-  let builtAt: number;
-  try {
-    builtAt = statSync(buildInfo).mtimeMs;
-  } catch {
-    throw new Error(
-      `${distDir} is missing: run \`pnpm build\` (or \`npx tsc -b packages/store\`) first`,
-    );
-  }
-  const stale = sourceFiles(srcDir).find((file) => statSync(file).mtimeMs > builtAt);
-  if (stale !== undefined) {
-    throw new Error(`${stale} is newer than ${distDir}: run \`npx tsc -b packages/store\` first`);
-  }
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [path] : [];
-  });
-}
