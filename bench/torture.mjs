@@ -29,6 +29,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+const { isProcessGone, sleep } = await import(`${root}packages/test-utils/dist/index.js`);
 const RELAY = join(root, "packages/cli/e2e/fixtures/robustness/relay.yaml");
 
 const { values } = parseArgs({
@@ -143,23 +144,6 @@ const lockOf = (thread) => readJson(join(home, "locks", `${thread}.lock`));
 const pointerOf = (thread) => readJson(join(home, "threads", `${thread}.json`));
 const casNode = (hash) => readJson(join(home, "cas", hash.slice(0, 2), `${hash}.json`));
 
-/** No such process, or a zombie nobody reaped yet. */
-function isGone(pid) {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Where the kill landed, read from what the killed exec left behind. */
 function phaseOf(lock, pointer) {
   if (!lock) {
@@ -171,7 +155,7 @@ function phaseOf(lock, pointer) {
   // No adapter recorded: before the first spawn, or between an adapter's exit and the head move.
   if (!lock.child) return `holding the lock after ${pointer.steps} step(s), no adapter recorded`;
   const step = pointer.steps + 1;
-  return isGone(lock.child.pid)
+  return isProcessGone(lock.child.pid)
     ? `adapter of step ${step} had exited`
     : `adapter of step ${step} running`;
 }
@@ -242,7 +226,7 @@ async function tortureOnce(killAtMs) {
   const next = await uwf(["thread", "exec", thread, "-c", "5", "--agent", "fast"]);
   if (next.code !== 0)
     problems.push(`next exec exited ${next.code}: ${(next.stdout + next.stderr).trim()}`);
-  if (orphan !== null && !isGone(orphan)) {
+  if (orphan !== null && !isProcessGone(orphan)) {
     problems.push(`orphaned adapter ${orphan} still runs after the takeover`);
     try {
       process.kill(-lock.child.pgid, "SIGKILL");
