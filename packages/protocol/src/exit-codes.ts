@@ -26,11 +26,27 @@ export const ERROR_EXIT_CODES = {
   THREAD_NOT_FOUND: ExitCode.error,
   THREAD_STATE: ExitCode.error,
   THREAD_CORRUPT: ExitCode.error,
+  /** `threads.create` of an id that exists (never overwritten). */
+  THREAD_EXISTS: ExitCode.error,
+  /** A pointer changed under a compare-and-swap more often than retrying allows. */
+  THREAD_CONFLICT: ExitCode.error,
   STEP_NOT_FOUND: ExitCode.error,
   HASH_INVALID: ExitCode.usage,
   CAS_NOT_FOUND: ExitCode.error,
   CAS_CORRUPT: ExitCode.error,
   CONFIG_INVALID: ExitCode.error,
+  /** A registry entry cannot be read. */
+  REGISTRY_CORRUPT: ExitCode.error,
+  /** A registry entry kept changing under a compare-and-swap (another process adds). */
+  REGISTRY_BUSY: ExitCode.error,
+  /** The lease an exec held was taken over (it looked dead) or removed. */
+  LEASE_LOST: ExitCode.error,
+  /** gc deleted nothing: a root or a reachable node cannot be read. */
+  GC_REFUSED: ExitCode.error,
+  /** The store cannot be reached or opened (a PostgreSQL server down, a bad URL). */
+  STORE_UNAVAILABLE: ExitCode.error,
+  /** The store's schema is newer than this uwf, or a migration failed. */
+  STORE_VERSION: ExitCode.error,
   AGENT_UNKNOWN: ExitCode.usage,
   MODERATOR: ExitCode.invalid,
   PATH_UNSAFE: ExitCode.error,

@@ -1,0 +1,265 @@
+/**
+ * The store contract: what every command, `createAgent`, the tests and the web view use, and
+ * what every backend (the filesystem, PostgreSQL) implements. One factory, `openStore`, is the
+ * only way in (see open-store.ts). Everything is asynchronous so a networked backend fits; the
+ * filesystem backend answers from synchronous calls inside, which is faster for small files.
+ *
+ * The layers: a backend implements the primitives below (bytes under a hash, a pointer swap, a
+ * registry entry swap, a lease row); the shared code on top (cas/cas.ts, registry rules, lease
+ * rules) validates, retries and words the errors, so both backends behave alike.
+ */
+import type {
+  CasGcDocument,
+  CasVerifyDocument,
+  StoredThreadStatus,
+  ThreadPointer,
+} from "@united-workforce/protocol";
+
+// ─── CAS ────────────────────────────────────────────────────────────────────────────────────
+
+/** One node to store: its bytes, with the type and refs the CAS layer computed from them. */
+export interface CasWrite {
+  hash: string;
+  bytes: Uint8Array;
+  /** The node's `type` (a schema hash, or "schema"). */
+  type: string;
+  /** The hashes its payload points to (schema node first), so gc can mark without parsing. */
+  refs: readonly string[];
+}
+
+/** Something in a backend's storage that is not a well-placed node (only `verify` asks). */
+export interface CasStray {
+  /** Human-readable location, like `locate` gives for a node. */
+  location: string;
+  problem: string;
+}
+
+/** Where node bytes live. The CAS layer hashes, verifies and parses; a backend stores bytes. */
+export interface CasBackend {
+  read(hash: string): Promise<Uint8Array | null>;
+  /**
+   * Store nodes; an existing hash is a no-op unless its stored bytes no longer hash to it, in
+   * which case they are replaced (a repair). Every write is complete or absent, never partial.
+   * Returns the hashes that were newly created.
+   */
+  write(nodes: readonly CasWrite[]): Promise<Set<string>>;
+  has(hash: string): Promise<boolean>;
+  remove(hashes: readonly string[]): Promise<void>;
+  /** Every stored hash (verify and gc only). */
+  list(): AsyncIterable<string>;
+  /** The refs recorded at write time, or null when this backend does not record them. */
+  recordedRefs?(hash: string): Promise<readonly string[] | null>;
+  /** Human-readable location for messages (a file path, or `postgres:…/cas_nodes/<hash>`). */
+  locate(hash: string): string;
+  /** Leftovers that are not nodes: temp files, misplaced files, rows that are not nodes. */
+  strays?(): AsyncIterable<CasStray>;
+  /**
+   * When the node was last written (a write of an existing hash counts), or null if unknown.
+   * gc keeps recent nodes: a writer may not have linked them to a pointer yet.
+   */
+  writtenAtMs?(hash: string): Promise<number | null>;
+}
+
+// ─── Threads ────────────────────────────────────────────────────────────────────────────────
+
+export interface ThreadListItem {
+  id: string;
+  pointer: ThreadPointer | null;
+  /** Why the pointer could not be read; the thread shows as `corrupt`. */
+  problem: string | null;
+  /** A live lease holds the thread (an exec runs it). */
+  running: boolean;
+}
+
+/** Filters and paging for `threads.list`; threads come newest first (ids are ULIDs). */
+export interface ThreadQuery {
+  /**
+   * Keep threads whose user-visible status is one of these: a stored status, `running` (a live
+   * lease) or `corrupt` (an unreadable pointer). Absent: every thread.
+   */
+  statuses?: readonly string[];
+  workflow?: string;
+  /** Created strictly after / before these instants (from the ULID when the pointer is bad). */
+  createdAfterMs?: number;
+  createdBeforeMs?: number;
+  limit?: number;
+  offset?: number;
+}
+
+export interface ThreadPage {
+  items: ThreadListItem[];
+  /** How many threads match the filters, over all pages. */
+  total: number;
+}
+
+/** Thread pointers, the only mutable state of a thread. */
+export interface ThreadsStore {
+  /** The pointer; THREAD_NOT_FOUND or THREAD_CORRUPT (naming where it lives) otherwise. */
+  get(id: string): Promise<ThreadPointer>;
+  exists(id: string): Promise<boolean>;
+  /** Store a new pointer (revision 1); THREAD_EXISTS when the id is taken. */
+  create(pointer: ThreadPointer): Promise<ThreadPointer>;
+  /**
+   * Compare-and-swap: store `next` only if the stored pointer's revision is still
+   * `expectedRev`. Returns the stored pointer (revision + 1), or null when another writer came
+   * first (nothing was written). A missing pointer is THREAD_NOT_FOUND.
+   */
+  swap(next: ThreadPointer, expectedRev: number): Promise<ThreadPointer | null>;
+  list(query?: ThreadQuery): Promise<ThreadPage>;
+  /** Every thread, oldest first, unpaged (gc roots, migration). */
+  all(): AsyncIterable<ThreadListItem>;
+  /** Where a pointer lives, for messages. */
+  locate(id: string): string;
+}
+
+// ─── Registry ───────────────────────────────────────────────────────────────────────────────
+
+export interface RegistryEntry {
+  name: string;
+  current: string;
+  /** Every version, newest first (a rollback is a new newest item). */
+  history: { hash: string; at: string }[];
+}
+
+/** A registry entry that could not be read; `scan` reports these instead of failing. */
+export interface RegistryProblem {
+  name: string;
+  /** Where it lives (a file path or a table row). */
+  location: string;
+  problem: string;
+}
+
+/** The primitive a backend gives the registry: read and compare-and-swap one entry. */
+export interface RegistryBackend {
+  /** The entry, null when absent; REGISTRY_CORRUPT naming the location when unreadable. */
+  get(name: string): Promise<RegistryEntry | null>;
+  /**
+   * Replace the entry only if it still equals `expected` (compared by current hash and history
+   * length; null = absent). `next` null removes it. False when another writer came first.
+   */
+  swap(name: string, expected: RegistryEntry | null, next: RegistryEntry | null): Promise<boolean>;
+  scan(): Promise<{ entries: RegistryEntry[]; problems: RegistryProblem[] }>;
+  locate(name: string): string;
+}
+
+/** The name → workflow hash registry with history and rollback. */
+export interface RegistryStore {
+  get(name: string): Promise<RegistryEntry | null>;
+  /** Make `hash` the current version of `name`; the same hash as current changes nothing. */
+  add(name: string, hash: string): Promise<{ entry: RegistryEntry; changed: boolean }>;
+  /** Make an earlier version current again: `to`, or the newest one that differs. */
+  rollback(name: string, to?: string): Promise<RegistryEntry>;
+  remove(name: string): Promise<boolean>;
+  /** Readable entries, sorted by name. */
+  list(): Promise<RegistryEntry[]>;
+  scan(): Promise<{ entries: RegistryEntry[]; problems: RegistryProblem[] }>;
+}
+
+// ─── Exec leases ────────────────────────────────────────────────────────────────────────────
+
+/** A process as it can be recognised later, from this machine or another. */
+export interface HolderIdentity {
+  /** The machine (config `host`, or the host name): a holder elsewhere is judged by expiry. */
+  host: string;
+  pid: number;
+  /** Field 22 of /proc/<pid>/stat; null where /proc is absent. */
+  startTime: string | null;
+}
+
+/** The agent process group an exec runs, so whoever takes a stale lease over can stop it. */
+export interface ChildIdentity {
+  pid: number;
+  pgid: number;
+  startTime: string | null;
+}
+
+export interface LeaseInfo {
+  thread: string;
+  token: string;
+  holder: HolderIdentity;
+  command: string;
+  acquiredAt: string;
+  /** The lease is void after this instant unless renewed (ISO 8601). */
+  expiresAt: string;
+  child: ChildIdentity | null;
+}
+
+/** A held lease. Renewed in the background until released; `lost` once someone took it. */
+export interface Lease {
+  readonly thread: string;
+  readonly token: string;
+  info(): LeaseInfo;
+  /** Push the expiry forward; throws LEASE_LOST when the lease is no longer ours. */
+  renew(): Promise<void>;
+  /** Record (or clear) the agent process group this exec runs. */
+  setChild(child: ChildIdentity | null): Promise<void>;
+  /** Hand the lease to another process (a background worker), which adopts it. */
+  transfer(holder: HolderIdentity): Promise<void>;
+  /** Give the lease up if it is still ours; stops renewing. Never throws for a lost lease. */
+  release(): Promise<void>;
+}
+
+export interface AcquiredLease {
+  lease: Lease;
+  /** The stale lease this one replaced, so the caller can stop the agent it left running. */
+  replaced: LeaseInfo | null;
+}
+
+/** Per-thread exec leases: at most one live holder per thread. */
+export interface LeaseStore {
+  /**
+   * Take the thread's lease at once, or fail with THREAD_BUSY naming the live holder. A lease
+   * whose holder is gone (same host: its process died; another host: it expired) is taken over.
+   */
+  acquire(thread: string, options: { command: string }): Promise<AcquiredLease>;
+  /** A background worker takes over the lease its parent transferred to it. */
+  adopt(thread: string, token: string): Promise<Lease>;
+  /** The current lease and whether its holder is alive; null when there is none. */
+  read(thread: string): Promise<{ info: LeaseInfo; alive: boolean } | null>;
+  /** Threads held by a live lease right now. */
+  live(): Promise<Set<string>>;
+  /** Remove a lease whose holder is gone (stop on an orphan); false if it is alive or absent. */
+  clearStale(thread: string): Promise<LeaseInfo | null>;
+}
+
+// ─── The store ──────────────────────────────────────────────────────────────────────────────
+
+/** What `openStore` is given: the local root and where the shared state lives. */
+export interface StoreOptions {
+  /** The local root (`UWF_HOME`): config, `.env`, logs and caches stay here whatever the store. */
+  home: string;
+  /** `fs` (default: under `home`) or a `postgres://…` URL. */
+  url?: string;
+  /** This machine's name in lease holders (default: the host name). */
+  host?: string;
+  /** How long a lease lives without renewal (default 30 s). */
+  leaseTtlMs?: number;
+}
+
+export interface GcOptions {
+  dryRun: boolean;
+  /** Keep unreachable nodes written within this many milliseconds (a writer may be mid-way). */
+  keepRecentMs?: number;
+}
+
+/** Everything uwf keeps, behind one interface. */
+export interface Store {
+  /** `fs` or `postgres`. */
+  readonly kind: "fs" | "postgres";
+  /** Where it lives, for messages (a folder, or the URL without its password). */
+  readonly location: string;
+  readonly home: string;
+  readonly cas: import("./cas/cas.js").Cas;
+  readonly threads: ThreadsStore;
+  readonly registry: RegistryStore;
+  readonly leases: LeaseStore;
+  /**
+   * Delete every node no thread or registry entry reaches. Refuses (GC_REFUSED) and deletes
+   * nothing when a pointer, an entry or a reachable node cannot be read.
+   */
+  gc(options: GcOptions): Promise<CasGcDocument>;
+  verify(): Promise<CasVerifyDocument>;
+  close(): Promise<void>;
+}
+
+export type { StoredThreadStatus };
