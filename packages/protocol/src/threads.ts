@@ -45,6 +45,11 @@ export interface ThreadPointer {
   forkedFrom?: Hash;
   /** Usage summed over every step this thread ran, so `thread show` never walks the chain. */
   usage?: Usage;
+  /**
+   * Revision, raised by one at every write: the compare-and-swap token of `threads.swap`.
+   * Pointers written before it existed read as revision 0.
+   */
+  rev?: number;
 }
 
 export const threadPointerSchema = {
@@ -94,5 +99,6 @@ export const threadPointerSchema = {
     updatedAt: { type: "string" },
     forkedFrom: { type: "string" },
     usage: { type: "object" },
+    rev: { type: "integer", minimum: 0 },
   },
 } as const;

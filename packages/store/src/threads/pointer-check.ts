@@ -42,6 +42,9 @@ function pointerProblem(value: unknown, id: string): string | null {
   if (!Number.isInteger(value.steps) || (value.steps as number) < 0) {
     return "`steps` is not a non-negative integer";
   }
+  if (value.rev !== undefined && !(Number.isInteger(value.rev) && (value.rev as number) >= 0)) {
+    return "`rev` is not a non-negative integer";
+  }
   return suspendedProblem(value.suspended);
 }
 
