@@ -11,6 +11,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildLongThread, buildManyThreads } from "./fixtures.mjs";
 
+const { openStore } = await import(
+  fileURLToPath(new URL("../packages/store/dist/index.js", import.meta.url))
+);
+
 const root = fileURLToPath(new URL("..", import.meta.url));
 const node = process.execPath;
 const uwfBin = join(root, "packages/cli/bin/uwf.js");
@@ -133,8 +137,10 @@ try {
   if (large) {
     const loopHash = JSON.parse(uwf("workflow", "add", "bench/loop.yaml", "--format", "json")).hash;
     const agent = `${node} ${benchAdapter}`;
-    const short = Array.from({ length: runs + 1 }, () => buildLongThread(home, loopHash, 10, root));
-    const longThread = buildLongThread(home, loopHash, 10_000, root);
+    const store = await openStore({ home });
+    const short = [];
+    for (let i = 0; i <= runs; i++) short.push(await buildLongThread(store, loopHash, 10, root));
+    const longThread = await buildLongThread(store, loopHash, 10_000, root);
     const shortMs = time((i) => [uwfBin, "thread", "exec", short[i], "--agent", agent]);
     // The long thread grows by one step per run: 10,000 … 10,015 steps.
     const longMs = time(() => [uwfBin, "thread", "exec", longThread, "--agent", agent]);
@@ -157,7 +163,7 @@ try {
           env: { ...env, UWF_HOME: listHome },
         }).toString(),
       ).hash;
-      buildManyThreads(listHome, hash, 10_000, root);
+      await buildManyThreads(await openStore({ home: listHome }), hash, 10_000, root);
       env.UWF_HOME = listHome;
       report(
         "uwf thread list over 10,000 threads",

@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StepPayload } from "@united-workforce/protocol";
-import { Cas } from "@united-workforce/store";
 import {
   appendStep,
+  openHomeStore,
   type SeededThread,
   seedThread,
   type TempHome,
@@ -48,9 +48,9 @@ const workflow: WorkflowFixture = {
 
 let temp: TempHome;
 let seeded: SeededThread;
-beforeEach(() => {
+beforeEach(async () => {
   temp = tempHome();
-  seeded = seedThread(temp.home, { workflow, prompt: "Write a haiku", cwd: temp.home });
+  seeded = await seedThread(temp.home, { workflow, prompt: "Write a haiku", cwd: temp.home });
 });
 afterEach(() => temp.cleanup());
 
@@ -75,9 +75,9 @@ async function mock(
   return { code, stdout, stderr };
 }
 
-function stepOf(stdout: string): StepPayload {
+async function stepOf(stdout: string): Promise<StepPayload> {
   const { stepHash } = JSON.parse(stdout.trimEnd().split("\n").at(-1)!) as { stepHash: string };
-  return Cas.open(temp.home).getPayload<StepPayload>(stepHash, "step");
+  return await (await openHomeStore(temp.home)).cas.getPayload<StepPayload>(stepHash, "step");
 }
 
 describe("uwf-mock", () => {
@@ -88,13 +88,13 @@ describe("uwf-mock", () => {
     ]);
     const first = await mock("writer", { scenario });
     expect(first.code).toBe(0);
-    const cas = Cas.open(temp.home);
-    const step = stepOf(first.stdout);
-    expect(cas.get(step.output).payload).toEqual({ $status: "done", title: "Autumn" });
-    expect(cas.getText(step.body)).toBe("Leaves fall.");
+    const cas = (await openHomeStore(temp.home)).cas;
+    const step = await stepOf(first.stdout);
+    expect((await cas.get(step.output)).payload).toEqual({ $status: "done", title: "Autumn" });
+    expect(await cas.getText(step.body)).toBe("Leaves fall.");
     expect(step.agent).toBe("uwf-mock");
 
-    appendStep(temp.home, seeded.thread, {
+    await appendStep(temp.home, seeded.thread, {
       role: "writer",
       output: { $status: "done", title: "Autumn" },
     });
@@ -122,7 +122,7 @@ describe("uwf-mock", () => {
     const scenario = writeScenario(temp.home, [
       { role: "writer", output: { $status: "done", title: "t" } },
     ]);
-    appendStep(temp.home, seeded.thread, {
+    await appendStep(temp.home, seeded.thread, {
       role: "writer",
       output: { $status: "done", title: "t" },
     });
@@ -148,10 +148,10 @@ describe("uwf-mock", () => {
     const result = await mock("writer", { scenario });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ attempts: 3 });
-    const cas = Cas.open(temp.home);
-    const step = stepOf(result.stdout);
-    expect(cas.get(step.output).payload).toEqual({ $status: "done", title: "Third time" });
-    const detail = cas.getPayload<{ attempts: { rawOutput: string }[]; model: string }>(
+    const cas = (await openHomeStore(temp.home)).cas;
+    const step = await stepOf(result.stdout);
+    expect((await cas.get(step.output)).payload).toEqual({ $status: "done", title: "Third time" });
+    const detail = await cas.getPayload<{ attempts: { rawOutput: string }[]; model: string }>(
       step.detail,
       "detail",
     );
@@ -193,7 +193,7 @@ describe("uwf-mock", () => {
         usage: { inputTokens: 12, costUsd: 0.01 },
       },
     ]);
-    const step = stepOf((await mock("writer", { scenario })).stdout);
+    const step = await stepOf((await mock("writer", { scenario })).stdout);
     expect(step.usage).toMatchObject({ inputTokens: 12, costUsd: 0.01, outputTokens: null });
   });
 

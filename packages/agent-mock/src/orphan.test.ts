@@ -15,13 +15,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 // Runs the built bin (createAgent's parent watch is what is under test), like CI after build.
 describe("an adapter whose uwf was killed", () => {
   let temp: TempHome;
-  beforeEach(() => {
+  beforeEach(async () => {
     temp = tempHome();
   });
   afterEach(() => temp.cleanup());
 
   it("stops by itself instead of working for nobody", async () => {
-    const { thread } = seedThread(temp.home, {
+    const { thread } = await seedThread(temp.home, {
       workflow: {
         name: "solo",
         roles: {

@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { StepPayload } from "@united-workforce/protocol";
-import { Cas } from "@united-workforce/store";
 import {
   isProcessGone,
+  openHomeStore,
   REPO_ROOT,
   type RunResult,
   runUwf,
@@ -107,17 +107,17 @@ async function show(thread: string): Promise<ShowDoc> {
  * The thread's chain walked from its head: every step belongs to the thread, links to the one
  * before, and the pointer's step count matches. Returns the roles, oldest first.
  */
-function chainRoles(thread: string): string[] {
+async function chainRoles(thread: string): Promise<string[]> {
   const pointer = JSON.parse(readFileSync(join(home, "threads", `${thread}.json`), "utf8")) as {
     head: string;
     start: string;
     steps: number;
   };
-  const cas = Cas.open(home);
+  const { cas } = await openHomeStore(home);
   const roles: string[] = [];
   let hash: string | null = pointer.head === pointer.start ? null : pointer.head;
   while (hash !== null) {
-    const step: StepPayload = cas.getPayload<StepPayload>(hash, "step");
+    const step: StepPayload = await cas.getPayload<StepPayload>(hash, "step");
     expect(step.start).toBe(pointer.start);
     roles.unshift(step.role);
     hash = step.prev;
@@ -259,10 +259,10 @@ describe("concurrent execs", () => {
     expect(losers.map((r) => r.code)).toEqual(Array(9).fill(5));
     for (const loser of losers) {
       expect(loser.wallMs).toBeLessThan(1000);
-      expect(loser.stderr).toContain(`pid ${winners[0]!.pid} holds its lock`);
+      expect(loser.stderr).toMatch(new RegExp(`pid ${winners[0]!.pid} on \\S+ holds its lease`));
       expect(loser.stderr).toContain(`uwf thread join ${thread}`);
     }
-    expect(chainRoles(thread)).toEqual(["writer"]);
+    expect(await chainRoles(thread)).toEqual(["writer"]);
     expect((await show(thread)).status).toBe("idle");
   });
 });
@@ -299,7 +299,7 @@ describe("an exec killed with SIGKILL", () => {
     if (orphan !== null) expect(isProcessGone(orphan)).toBe(true);
     expect(readLockJson(thread)).toBeNull();
     expect((await show(thread)).status).toBe("completed");
-    expect(chainRoles(thread)).toEqual(["writer", "reviewer"]);
+    expect(await chainRoles(thread)).toEqual(["writer", "reviewer"]);
     return { orphanOutlivedExec };
   }
 
@@ -407,7 +407,7 @@ describe("forged steps are rejected, the head stays, the thread suspends", () =>
       FORGE_MODE: "valid",
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(chainRoles(thread)).toEqual(["writer"]);
+    expect(await chainRoles(thread)).toEqual(["writer"]);
   });
 });
 
@@ -428,7 +428,7 @@ describe("a hung adapter", () => {
 
     const resumed = await uwf(["thread", "resume", thread, "--agent", "mock"]);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(chainRoles(thread)).toEqual(["writer"]);
+    expect(await chainRoles(thread)).toEqual(["writer"]);
     expect((await show(thread)).status).toBe("idle");
   });
 });
@@ -442,7 +442,7 @@ describe("a long timeout", () => {
     });
     expect(result.stdout).not.toContain("timed out");
     expect(result.code, result.stdout).toBe(0);
-    expect(chainRoles(thread)).toEqual(["writer"]);
+    expect(await chainRoles(thread)).toEqual(["writer"]);
   });
 });
 
@@ -507,7 +507,7 @@ describe("adapter garbage on stdout", () => {
     const left = Number(/noisy: left child (\d+)/.exec(result.stderr)![1]);
     strayPids.push(left);
     expect(isProcessGone(left)).toBe(true);
-    expect(chainRoles(thread)).toEqual(["writer"]);
+    expect(await chainRoles(thread)).toEqual(["writer"]);
   });
 
   // A heap far smaller than 50 MB: buffering the output instead of keeping the last line fails.
@@ -527,7 +527,7 @@ describe("adapter garbage on stdout", () => {
       ...smallHeap,
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(chainRoles(thread)).toEqual(["writer"]);
+    expect(await chainRoles(thread)).toEqual(["writer"]);
   });
 });
 
