@@ -41,13 +41,8 @@ try {
     const cas = store.Cas.open(args[0]);
     cas.putText("a text node needs no ajv");
     const afterText = ajvLoaded();
-    const step = cas.builtin("step");
-    const t0 = performance.now();
-    cas.validate(step, {});
-    const t1 = performance.now();
-    cas.validate(step, {});
-    const t2 = performance.now();
-    report({ afterText, afterValidate: ajvLoaded(), firstMs: t1 - t0, cachedMs: t2 - t1 });
+    cas.validate(cas.builtin("step"), {});
+    report({ afterText, afterValidate: ajvLoaded() });
   }
 } catch (error) {
   report({ code: error.code, details: error.details ?? null, message: error.message });
@@ -113,20 +108,10 @@ describe("across processes", () => {
 });
 
 describe("start-up cost", () => {
-  it("loads ajv only when something is validated, and compiles once per schema", async () => {
-    const result = (await runWorker(["validate", "0", scratch])) as {
-      afterText: boolean;
-      afterValidate: boolean;
-      firstMs: number;
-      cachedMs: number;
-    };
-    console.info(
-      `fresh process, step schema: first validate (load ajv + compile) ${result.firstMs.toFixed(1)} ms, ` +
-        `second ${(result.cachedMs * 1000).toFixed(0)} µs`,
-    );
-    expect(result.afterText).toBe(false);
-    expect(result.afterValidate).toBe(true);
-    expect(result.cachedMs).toBeLessThan(result.firstMs / 10);
+  // Compiling once per schema is validator-cache.test.ts's; the cost is `pnpm bench`'s.
+  it("loads ajv only when something is validated", async () => {
+    const result = await runWorker(["validate", "0", scratch]);
+    expect(result).toEqual({ afterText: false, afterValidate: true });
   });
 });
 

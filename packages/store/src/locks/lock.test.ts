@@ -98,14 +98,12 @@ describe("acquireLock", () => {
     expect(tokenOnDisk()).toBe(lock.token);
   });
 
-  it("takes over an old garbage lock file at once", () => {
+  it("takes over an old garbage lock file", () => {
     writeFileSync(path, "\0\0garbage");
     const old = new Date(Date.now() - 60_000);
     utimesSync(path, old, old);
     expect(readLock(path)).toBeNull();
-    const started = Date.now();
     const lock = acquireLock(path, "thread exec");
-    expect(Date.now() - started).toBeLessThan(1_000);
     expect(tokenOnDisk()).toBe(lock.token);
   });
 

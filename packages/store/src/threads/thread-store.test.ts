@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import type { ThreadPointer } from "@united-workforce/protocol";
 import { isUwfError, newUlid } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -105,21 +104,21 @@ describe("ThreadStore", () => {
     expect(items[3]?.problem).toMatch(/^it names thread/);
   });
 
-  it("lists 10,000 threads quickly", () => {
+  // How fast this is, is measured by `pnpm bench` ("uwf thread list over 10,000 threads").
+  it("lists 10,000 threads, each once, oldest first", () => {
     mkdirSync(store.dir);
     const base = pointer();
+    const ids: string[] = [];
     for (let i = 0; i < 10_000; i++) {
       const id = newUlid();
+      ids.push(id);
       writeFileSync(store.file(id), JSON.stringify({ ...base, thread: id }, null, 2));
     }
-    const started = performance.now();
     const items = store.list();
-    const elapsed = performance.now() - started;
-    console.info(`thread list: 10,000 pointers in ${elapsed.toFixed(1)} ms`);
-    expect(items.length).toBe(10_000);
-    expect(items.every((item) => item.problem === null)).toBe(true);
-    // The target is well under 100 ms; the bound leaves room for a loaded CI machine.
-    expect(elapsed).toBeLessThan(300);
+    expect(items.map((item) => item.id)).toEqual(ids.sort());
+    expect(items.every((item) => item.problem === null && item.pointer?.thread === item.id)).toBe(
+      true,
+    );
   });
 
   it("lists nothing when the folder does not exist", () => {
