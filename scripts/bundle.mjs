@@ -11,6 +11,9 @@
 //   2. `main.js` is replaced last, by one rename;
 //   3. only chunks that neither the new nor the previous `main.js` reaches are removed.
 // A process started two builds ago may still miss a chunk; nothing older is kept.
+//
+// `node scripts/bundle.mjs --prune <dir>` (each binary package's prepack) builds nothing and
+// removes every chunk the current `main.js` does not reach, so a package ships one build.
 import {
   closeSync,
   existsSync,
@@ -45,6 +48,17 @@ const ENTRY = "main.js";
 const CHUNKS = "chunks";
 // A temp file names its writer's pid, so a build never takes another live build's file.
 const TEMP = /^\.(.+)\.(\d+)\.tmp$/;
+
+const pruneAt = process.argv.indexOf("--prune");
+if (pruneAt !== -1) {
+  const dir = resolve(process.argv[pruneAt + 1] ?? "dist/bundle");
+  if (!existsSync(join(dir, ENTRY))) {
+    console.error(`${join(dir, ENTRY)} is missing: run \`pnpm build\` first`);
+    process.exit(1);
+  }
+  withLock(`${dir}.lock`, () => removeUnreached(dir, reachable(join(dir, ENTRY), readIfPresent)));
+  process.exit(0);
+}
 
 for (const { entry, outdir } of targets) {
   if (!existsSync(`${root}${entry}`)) continue;
@@ -83,6 +97,11 @@ function install(dir, outputFiles) {
     ...reachable(main, (path) => readIfPresent(path)),
   ]);
   writeAtomically(main, built.get(main));
+  removeUnreached(dir, keep);
+}
+
+/** Remove the chunks not in `keep`, and temp files whose writer has died. */
+function removeUnreached(dir, keep) {
   for (const folder of [dir, join(dir, CHUNKS)]) {
     for (const name of readdirSync(folder)) {
       const path = join(folder, name);
