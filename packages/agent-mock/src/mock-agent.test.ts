@@ -56,7 +56,12 @@ afterEach(() => temp.cleanup());
 
 async function mock(
   role: string,
-  options: { scenario?: string; env?: Record<string, string>; cwd?: string } = {},
+  options: {
+    scenario?: string;
+    env?: Record<string, string>;
+    cwd?: string;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
@@ -65,6 +70,7 @@ async function mock(
   const code = await mockAgent(argv, {
     env: { UWF_HOME: temp.home, ...options.env },
     cwd: options.cwd ?? temp.home,
+    ...(options.signal ? { signal: options.signal } : {}),
     stdout: (text) => {
       stdout += text;
     },
@@ -183,6 +189,25 @@ describe("uwf-mock", () => {
     const started = Date.now();
     expect((await mock("writer", { scenario })).code).toBe(0);
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+  });
+
+  it("holds its answer until the wait_for file exists, next to the scenario", async () => {
+    const dir = join(temp.home, "scenarios");
+    mkdirSync(dir);
+    const scenario = writeScenario(dir, [
+      { role: "writer", wait_for: "gate", output: { $status: "done", title: "t" } },
+    ]);
+    // A gate that never opens: only the interrupt ends the step, and no step is stored.
+    const controller = new AbortController();
+    const held = mock("writer", { scenario, signal: controller.signal });
+    controller.abort();
+    expect(await held).toMatchObject({ code: 130, stdout: "", stderr: "uwf-mock: interrupted\n" });
+
+    const answered = mock("writer", { scenario });
+    writeFileSync(join(dir, "gate"), "");
+    const result = await answered;
+    expect(result.code, result.stderr).toBe(0);
+    expect((await stepOf(result.stdout)).role).toBe("writer");
   });
 
   it("reports scripted usage", async () => {

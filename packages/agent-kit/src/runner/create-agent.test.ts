@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StepPayload } from "@united-workforce/protocol";
@@ -448,5 +450,22 @@ describe("createAgent", () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe("uwf-test: error: agent CLI crashed\n");
+  });
+
+  it("does nothing when the uwf that started it has already exited", async () => {
+    const gone = spawn(process.execPath, ["-e", "0"], { stdio: "ignore" });
+    await once(gone, "exit");
+    let ran = false;
+    const result = await run(
+      {
+        run: async () => {
+          ran = true;
+          return { text: READY };
+        },
+      },
+      { env: { UWF_ADAPTER_PARENT_PID: String(gone.pid) } },
+    );
+    expect(result).toMatchObject({ code: 130, stdout: "", stderr: "uwf-test: interrupted\n" });
+    expect(ran).toBe(false);
   });
 });

@@ -17,7 +17,7 @@ import { describeSchema } from "../schema/shape.js";
 import { type AgentArgs, parseAgentArgs, usageText } from "./argv.js";
 import { type ExtractModel, runAttempts } from "./attempts.js";
 import { buildDetail } from "./detail.js";
-import { anySignal, watchParent } from "./parent-watch.js";
+import { anySignal, starterPid, watchParent } from "./parent-watch.js";
 import {
   type AgentContext,
   type AgentDefinition,
@@ -36,7 +36,10 @@ export function createAgent(definition: AgentDefinition): AgentMain {
   return async (argv, io) => {
     const resolved = resolveIo(io);
     // UWF_ADAPTER_WATCH_PARENT=0 turns the watch off, e.g. to test what uwf does about orphans.
-    const parent = watchParent(resolved.env.UWF_ADAPTER_WATCH_PARENT === "0" ? null : undefined);
+    const parent = watchParent(
+      starterPid(resolved.env.UWF_ADAPTER_PARENT_PID),
+      resolved.env.UWF_ADAPTER_WATCH_PARENT === "0" ? null : undefined,
+    );
     const signal = anySignal([resolved.signal, parent.signal]);
     try {
       return await runAgent(definition, argv ?? process.argv.slice(2), { ...resolved, signal });
@@ -69,6 +72,8 @@ async function runAgent(definition: AgentDefinition, argv: string[], io: AgentIo
       io.stdout(usageText(definition.name, specs));
       return ExitCode.ok;
     }
+    // Started by a uwf that is already gone: nobody will verify this step, so do nothing.
+    io.signal?.throwIfAborted();
     const store = await openStore(storeOptionsFrom(home, readConfig(home), io.env));
     try {
       return await runStep(definition, args, io, { home, store, say });

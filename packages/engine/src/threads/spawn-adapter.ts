@@ -56,7 +56,8 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
   try {
     child = spawn(resolved, invocation.args, {
       cwd: invocation.cwd,
-      env: invocation.env as NodeJS.ProcessEnv,
+      // Names this process to the adapter, which stops by itself once it has ended (agent-kit).
+      env: { ...invocation.env, UWF_ADAPTER_PARENT_PID: String(process.pid) } as NodeJS.ProcessEnv,
       detached: true,
       shell: false,
       stdio: ["ignore", "pipe", "pipe"],
