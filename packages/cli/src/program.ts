@@ -1,4 +1,4 @@
-import { createLogger, resolveHome, UwfError } from "@united-workforce/util";
+import { createLogger, makePrivateDir, resolveHome, UwfError } from "@united-workforce/util";
 import { Command, CommanderError, Option } from "commander";
 import type { CommandContext, CommandSpec, OutputFormat } from "./commands/command.js";
 import { COMMANDS } from "./commands/index.js";
@@ -151,6 +151,13 @@ function addCommand(
     );
     const format = (options.format as OutputFormat | undefined) ?? "text";
     const home = resolveHome(io.env);
+    try {
+      // Transcripts, prompts and logs are private: the root is made 0700 before any writer
+      // creates it with the umask's mode. An existing root is left as its owner set it.
+      makePrivateDir(home);
+    } catch {
+      // A command that needs to write there reports the problem, naming the file.
+    }
     const context: CommandContext = {
       home,
       cwd: io.cwd,

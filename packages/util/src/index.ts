@@ -6,6 +6,6 @@ export { type AtomicWriteOptions, writeFileAtomic } from "./fs/atomic-write.js";
 export { type ErrnoError, ioError, isErrnoError } from "./fs/io-error.js";
 export { type WriteFunction, writeFully } from "./fs/write-fully.js";
 export { HASH_LENGTH, hashBytes } from "./hash.js";
-export { resolveHome } from "./home.js";
+export { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, resolveHome } from "./home.js";
 export { createLogger, type Logger, type LogLevel, logFilePath } from "./logger.js";
 export { newUlid, ulidTime } from "./ulid.js";

@@ -17,11 +17,12 @@ describe("writeFileAtomic", () => {
     expect(readdirSync(dir)).toEqual(["pointer.json"]);
   });
 
-  it("applies the requested mode", () => {
+  it("writes files for their owner only unless told otherwise", () => {
     const dir = tempDir();
-    const path = join(dir, "config.yaml");
-    writeFileAtomic(path, "secret: x", { mode: 0o600 });
-    expect(statSync(path).mode & 0o777).toBe(0o600);
+    writeFileAtomic(join(dir, "pointer.json"), "{}");
+    expect(statSync(join(dir, "pointer.json")).mode & 0o777).toBe(0o600);
+    writeFileAtomic(join(dir, "config.yaml"), "secret: x", { mode: 0o640 });
+    expect(statSync(join(dir, "config.yaml")).mode & 0o777).toBe(0o640 & ~process.umask());
   });
 
   it("fails naming the file, as an IO error, when the directory is missing", () => {

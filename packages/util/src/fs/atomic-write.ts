@@ -1,11 +1,13 @@
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { PRIVATE_FILE_MODE } from "../home.js";
 import { ioError } from "./io-error.js";
 import { type WriteFunction, writeFully } from "./write-fully.js";
 
 let counter = 0;
 
 export interface AtomicWriteOptions {
+  /** Defaults to 0600: files under UWF_HOME hold transcripts and keys, for their owner only. */
   mode?: number;
   fsync?: boolean;
 }
@@ -33,7 +35,7 @@ export function writeFileAtomicWith(
   const tmp = join(dirname(path), `.tmp-${process.pid}-${Date.now()}-${counter++}`);
   let fd: number;
   try {
-    fd = openSync(tmp, "wx", options.mode ?? 0o644);
+    fd = openSync(tmp, "wx", options.mode ?? PRIVATE_FILE_MODE);
   } catch (error) {
     throw ioError(error, path);
   }
