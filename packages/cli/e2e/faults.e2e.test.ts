@@ -1,9 +1,14 @@
-import { readdirSync, statSync, writeFileSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import {
+  isProcessGone,
   runUwf,
+  sleep,
   type TempHome,
   tempHome,
+  UWF_BIN,
   UWF_MOCK_BIN,
   writeScenario,
 } from "@united-workforce/test-utils";
@@ -15,7 +20,25 @@ describe("malformed input and faults", () => {
   beforeEach(() => {
     temp = tempHome();
   });
-  afterEach(() => temp.cleanup());
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    if (child?.pid && !isProcessGone(child.pid)) child.kill("SIGKILL");
+    child = undefined;
+    temp.cleanup();
+  });
+
+  /** Start `uwf …` with piped output; resolves with how it ended. */
+  function startUwf(args: string[], env: Record<string, string> = {}) {
+    child = spawn(process.execPath, [UWF_BIN, ...args], {
+      env: { ...process.env, UWF_HOME: temp.home, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const started = child;
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      started.on("exit", (code, signal) => resolve({ code, signal })),
+    );
+    return { child: started, ended };
+  }
 
   async function startHello(): Promise<string> {
     await uwf("workflow", "add", "examples/hello.yaml");
@@ -64,5 +87,76 @@ describe("malformed input and faults", () => {
     expect(mode("cache/validators")).toBe("700");
     for (const file of readdirSync(join(home, "cache/validators")))
       expect(mode(`cache/validators/${file}`)).toBe("600");
+  });
+
+  it("a reader that goes away mid-step interrupts the exec: agent stopped, lock released, exit 130", async () => {
+    const thread = await startHello();
+    const chatty = join(temp.home, "chatty-agent.mjs");
+    writeFileSync(
+      chatty,
+      'process.stderr.write("working as " + process.pid + "\\n");\nsetInterval(() => process.stderr.write("still working\\n"), 20);\n',
+    );
+    // `uwf thread exec … 2>&1 | head -1`: both ends close after the first line.
+    const exec = startUwf(["thread", "exec", thread, "--agent", `${process.execPath} ${chatty}`]);
+    const agentPid = await new Promise<number>((resolve) =>
+      exec.child.stderr!.once("data", (chunk: Buffer) => {
+        exec.child.stderr!.destroy();
+        exec.child.stdout!.destroy();
+        resolve(Number(/working as (\d+)/.exec(chunk.toString())?.[1]));
+      }),
+    );
+    expect(await exec.ended).toEqual({ code: 130, signal: null });
+    expect(isProcessGone(agentPid)).toBe(true);
+    expect(existsSync(join(temp.home, "locks", `${thread}.lock`))).toBe(false);
+    const show = JSON.parse((await uwf("thread", "show", thread, "--format", "json")).stdout);
+    expect(show).toMatchObject({ status: "idle", steps: 0, lockHolder: null });
+  });
+
+  it("SIGHUP (the terminal closed) stops the agent, releases the lock and is logged", async () => {
+    const thread = await startHello();
+    const scenario = writeScenario(temp.home, [
+      { role: "greeter", delay_ms: 60_000, output: { $status: "done", greeting: "late" } },
+    ]);
+    const exec = startUwf(
+      [
+        "thread",
+        "exec",
+        thread,
+        "--agent",
+        `${process.execPath} ${UWF_MOCK_BIN} --scenario ${scenario}`,
+      ],
+      // The adapter's own parent watch is off: what uwf does is under test.
+      { UWF_ADAPTER_WATCH_PARENT: "0" },
+    );
+    const lockFile = join(temp.home, "locks", `${thread}.lock`);
+    let agentPid: number | undefined;
+    while (agentPid === undefined) {
+      try {
+        agentPid = JSON.parse(readFileSync(lockFile, "utf8")).child?.pid;
+      } catch {
+        // Not written yet, or being rewritten.
+      }
+      if (agentPid === undefined) await sleep(20);
+    }
+    exec.child.kill("SIGHUP");
+    expect(await exec.ended).toEqual({ code: 130, signal: null });
+    expect(isProcessGone(agentPid)).toBe(true);
+    expect(existsSync(lockFile)).toBe(false);
+    const log = readdirSync(join(temp.home, "logs"))
+      .map((file) => readFileSync(join(temp.home, "logs", file), "utf8"))
+      .join("");
+    expect(log).toMatch(/"event":"command.interrupted"[^\n]*"by":"SIGHUP"/);
+  });
+
+  it("Ctrl-C ends a command at once even while it is blocked in synchronous work", async () => {
+    const fifo = join(temp.home, "input.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const put = startUwf(["cas", "put-text", "-f", fifo]);
+    // Opening the write end returns once uwf has opened the FIFO: it now waits in a read.
+    const writer = await open(fifo, "w");
+    put.child.kill("SIGINT");
+    // Only a uwf that ignored the signal is still there to read the end of the input.
+    await writer.close();
+    expect(await put.ended).toEqual({ code: null, signal: "SIGINT" });
   });
 });

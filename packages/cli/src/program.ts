@@ -11,7 +11,13 @@ export interface CliIo {
   stderr(text: string): void;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Aborted by a signal (inside `interruptible`) or by a closed stdout/stderr. */
   signal: AbortSignal;
+  /**
+   * Run `work` with SIGINT, SIGTERM and SIGHUP aborting `signal` instead of ending the
+   * process, for commands that must stop their adapter and release their lock.
+   */
+  interruptible<T>(work: () => Promise<T>): Promise<T>;
   self: readonly string[];
 }
 
@@ -168,7 +174,11 @@ function addCommand(
       signal: io.signal,
       self: io.self,
     };
-    const result = await spec.run(context, positional, options);
+    const onAbort = () => context.logger.warn("command.interrupted", { by: io.signal.reason });
+    io.signal.addEventListener("abort", onAbort, { once: true });
+    const run = () => spec.run(context, positional, options);
+    const result = spec.interruptible ? await io.interruptible(run) : await run();
+    io.signal.removeEventListener("abort", onAbort);
     io.stdout(formatResult(result, format));
     setExitCode(result.exitCode ?? 0);
   });

@@ -1,4 +1,4 @@
-import type { ThreadExecDocument } from "@united-workforce/protocol";
+import { ExitCode, type ThreadExecDocument } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { Engine } from "../../threads/engine.js";
 import type { CommandContext } from "../command.js";
@@ -43,7 +43,7 @@ export function renderExec(doc: ThreadExecDocument): string {
 
 /** Exit status of a run: a failed agent is 4, an interrupted run 130. */
 export function execExitCode(doc: ThreadExecDocument): number {
-  if (doc.stoppedBecause === "failed") return 4;
-  if (doc.stoppedBecause === "stopped") return 130;
-  return 0;
+  if (doc.stoppedBecause === "failed") return ExitCode.agentFailed;
+  if (doc.stoppedBecause === "stopped") return ExitCode.interrupted;
+  return ExitCode.ok;
 }
