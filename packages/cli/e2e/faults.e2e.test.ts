@@ -159,4 +159,48 @@ describe("malformed input and faults", () => {
     await writer.close();
     expect(await put.ended).toEqual({ code: null, signal: "SIGINT" });
   });
+
+  it("an adapter's escape sequences never reach the terminal, live or in the failure", async () => {
+    const thread = await startHello();
+    const hostile = join(temp.home, "hostile-agent.mjs");
+    writeFileSync(
+      hostile,
+      [
+        'process.stderr.write("\\u001b]0;pwned\\u0007\\u001b[2Jworking \\u001b[31mhard\\u001b[0m\\r\\n");',
+        'process.stdout.write("\\u001b[2Jnot json\\n");',
+        'process.stderr.write("giving up\\u001b[8m hidden\\n", () => process.exit(1));',
+      ].join("\n"),
+    );
+    const exec = await uwf("thread", "exec", thread, "--agent", `${process.execPath} ${hostile}`);
+    expect(exec.code).toBe(4);
+    expect(exec.stderr).toContain("working hard\n");
+    expect(exec.stdout).toContain("--- adapter stderr (tail) ---\nworking hard\ngiving up hidden");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for them.
+    const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+    expect(exec.stderr).not.toMatch(controls);
+    expect(exec.stdout).not.toMatch(controls);
+    const show = JSON.parse((await uwf("thread", "show", thread, "--format", "json")).stdout);
+    expect(show.suspended.reason).not.toMatch(controls);
+
+    // Quoted in the message when its last stdout line is not a result.
+    const liar = join(temp.home, "liar-agent.mjs");
+    writeFileSync(liar, 'process.stdout.write("\\u001b]0;pwned\\u0007\\u001b[2Jnot json\\n");\n');
+    const retry = await uwf("thread", "resume", thread, "--agent", `${process.execPath} ${liar}`);
+    expect(retry.code).toBe(4);
+    expect(retry.stdout).toContain("the adapter's last stdout line is not JSON: not json");
+    expect(retry.stdout).not.toMatch(controls);
+  });
+
+  it("quotes a configured command in the shell command it suggests", async () => {
+    const thread = await startHello();
+    writeFileSync(
+      join(temp.home, "config.yaml"),
+      "agents:\n  odd: { command: 'uwf-nope; touch /tmp/x' }\ndefaultAgent: odd\n",
+    );
+    const exec = await uwf("thread", "exec", thread);
+    expect(exec.code).toBe(4);
+    expect(exec.stdout).toContain(
+      `"uwf-nope; touch /tmp/x" not found in PATH. Install it or check your PATH config. Run: which 'uwf-nope; touch /tmp/x'`,
+    );
+  });
 });

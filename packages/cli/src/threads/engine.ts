@@ -23,7 +23,13 @@ import {
   ThreadStore,
   type UwfConfig,
 } from "@united-workforce/store";
-import { errorMessage, isUwfError, type Logger, UwfError } from "@united-workforce/util";
+import {
+  errorMessage,
+  isUwfError,
+  type Logger,
+  sanitizeTerminalText,
+  UwfError,
+} from "@united-workforce/util";
 import { parse as parseDotenv } from "dotenv";
 import { evaluate, startOutput, type Transition } from "../moderator/evaluate.js";
 import { findExecutable, runAdapter } from "./spawn-adapter.js";
@@ -319,7 +325,7 @@ export function commandLabel(command: string, args: readonly string[]): string {
 }
 
 function agentFailure(message: string, stderrTail: string): UwfError {
-  const tail = stderrTail.trim();
+  const tail = sanitizeTerminalText(stderrTail).trim();
   return new UwfError(
     "AGENT_FAILED",
     tail ? `${message}\n--- adapter stderr (tail) ---\n${tail}` : message,
