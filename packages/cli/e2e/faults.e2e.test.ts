@@ -1,9 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import {
   isProcessGone,
+  runBin,
   runUwf,
   sleep,
   type TempHome,
@@ -202,5 +203,37 @@ describe("malformed input and faults", () => {
     expect(exec.stdout).toContain(
       `"uwf-nope; touch /tmp/x" not found in PATH. Install it or check your PATH config. Run: which 'uwf-nope; touch /tmp/x'`,
     );
+  });
+
+  it("run from a deleted directory, says so without a stack trace", async () => {
+    await uwf("workflow", "add", "examples/hello.yaml");
+    const gone = join(temp.home, "gone");
+    mkdirSync(gone);
+    const fromGone = (...args: string[]) =>
+      runBin(
+        "/bin/sh",
+        [
+          "-c",
+          'cd "$1" && rmdir "$1" && shift && exec "$@"',
+          "sh",
+          gone,
+          process.execPath,
+          UWF_BIN,
+          ...args,
+        ],
+        {
+          env: { UWF_HOME: temp.home, HOME: temp.home },
+        },
+      );
+    const start = await fromGone("thread", "start", "hello", "-p", "Greet");
+    expect(start).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr:
+        "error: the current directory no longer exists (it was deleted or moved away)\nhint: cd to an existing directory and run the command again.\n",
+    });
+    // A command that does not need the working directory still works.
+    mkdirSync(gone);
+    expect((await fromGone("thread", "list")).code).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 import { ExitCode } from "@united-workforce/protocol";
+import { ioError } from "@united-workforce/util";
 import { runCli } from "./program.js";
 import { killRunningAdapters } from "./threads/spawn-adapter.js";
 
@@ -50,7 +51,15 @@ const code = await runCli(process.argv.slice(2), {
   stdout: (text) => write(process.stdout, text),
   stderr: (text) => write(process.stderr, text),
   env: process.env,
-  cwd: process.cwd(),
+  // Read when a command needs it: a deleted working directory is then an error that says so,
+  // and commands that do not need it still work.
+  get cwd() {
+    try {
+      return process.cwd();
+    } catch (error) {
+      throw ioError(error);
+    }
+  },
   signal: controller.signal,
   interruptible,
   self: [process.execPath, process.argv[1] ?? ""],

@@ -166,7 +166,9 @@ function addCommand(
     }
     const context: CommandContext = {
       home,
-      cwd: io.cwd,
+      get cwd() {
+        return io.cwd;
+      },
       env: io.env,
       format,
       logger: createLogger(home, { command: spec.path.join(" ") }),

@@ -45,6 +45,19 @@ describe("renderError", () => {
     expect(text).not.toContain("bug");
   });
 
+  it("explains a working directory that was deleted", () => {
+    const gone = errno("ENOENT", "ENOENT: no such file or directory, uv_cwd", {
+      syscall: "uv_cwd",
+    });
+    expect(renderError(gone, "text").text).toBe(
+      [
+        "error: the current directory no longer exists (it was deleted or moved away)",
+        "hint: cd to an existing directory and run the command again.",
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("still calls an unexpected error a bug", () => {
     expect(renderError(new TypeError("x is not a function"), "text").text).toContain(
       "This is a bug in uwf",

@@ -54,6 +54,13 @@ const WHAT_TO_DO: Record<string, string> = {
 export function ioError(error: unknown, path?: string): UwfError {
   if (error instanceof UwfError) return error;
   const errno = isErrnoError(error) ? error : null;
+  if (errno?.syscall === "uv_cwd") {
+    return new UwfError(
+      "IO",
+      "the current directory no longer exists (it was deleted or moved away)",
+      { hint: "cd to an existing directory and run the command again.", cause: error },
+    );
+  }
   const code = errno?.code ?? "";
   const file = path ?? errno?.path ?? null;
   const what =
