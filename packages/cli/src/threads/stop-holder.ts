@@ -23,8 +23,10 @@ export async function stopHolder(
     acquireLock(lockPath, "uwf thread stop").release();
     return orphan ? { pid: holder.pid } : null;
   }
-  if (child && isAlive(child)) signal(-child.pgid, "SIGTERM");
+  // The holder first: its SIGTERM is then pending before the agent can die of its own, so the
+  // holder sees an interrupt rather than a failed agent (which would suspend the thread).
   signal(holder.pid, "SIGTERM");
+  if (child && isAlive(child)) signal(-child.pgid, "SIGTERM");
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     if (!isAlive(holder)) break;
