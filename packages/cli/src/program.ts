@@ -1,5 +1,5 @@
 import type { Store, UwfConfig } from "@united-workforce/store";
-import { createLogger, resolveHome, UwfError } from "@united-workforce/util";
+import { createLogger, makePrivateDir, resolveHome, UwfError } from "@united-workforce/util";
 import { Command, CommanderError, Option } from "commander";
 import type { CommandContext, CommandSpec, OutputFormat } from "./commands/command.js";
 import { COMMANDS } from "./commands/index.js";
@@ -12,7 +12,13 @@ export interface CliIo {
   stderr(text: string): void;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Aborted by a signal (inside `interruptible`) or by a closed stdout/stderr. */
   signal: AbortSignal;
+  /**
+   * Run `work` with SIGINT, SIGTERM and SIGHUP aborting `signal` instead of ending the
+   * process, for commands that must stop their adapter and release their lock.
+   */
+  interruptible<T>(work: () => Promise<T>): Promise<T>;
   self: readonly string[];
 }
 
@@ -152,6 +158,13 @@ function addCommand(
     );
     const format = (options.format as OutputFormat | undefined) ?? "text";
     const home = resolveHome(io.env);
+    try {
+      // Transcripts, prompts and logs are private: the root is made 0700 before any writer
+      // creates it with the umask's mode. An existing root is left as its owner set it.
+      makePrivateDir(home);
+    } catch {
+      // A command that needs to write there reports the problem, naming the file.
+    }
     let config: UwfConfig | undefined;
     let store: Promise<Store> | undefined;
     const readConfigOnce = async (): Promise<UwfConfig> => {
@@ -163,7 +176,9 @@ function addCommand(
     };
     const context: CommandContext = {
       home,
-      cwd: io.cwd,
+      get cwd() {
+        return io.cwd;
+      },
       env: io.env,
       format,
       logger: createLogger(home, { command: spec.path.join(" ") }),
@@ -173,17 +188,23 @@ function addCommand(
       config: readConfigOnce,
       store: () => {
         store ??= (async () => {
-          const { openStore, storeOptionsFrom } = await import("@united-workforce/store");
-          return openStore(storeOptionsFrom(home, await readConfigOnce(), io.env));
+          const { openStore, readStoreConfig, storeOptionsFrom } = await import(
+            "@united-workforce/store"
+          );
+          return openStore(storeOptionsFrom(home, readStoreConfig(home), io.env));
         })();
         return store;
       },
     };
+    const onAbort = () => context.logger.warn("command.interrupted", { by: io.signal.reason });
+    io.signal.addEventListener("abort", onAbort, { once: true });
     try {
-      const result = await spec.run(context, positional, options);
+      const run = () => spec.run(context, positional, options);
+      const result = spec.interruptible ? await io.interruptible(run) : await run();
       io.stdout(formatResult(result, format));
       setExitCode(result.exitCode ?? 0);
     } finally {
+      io.signal.removeEventListener("abort", onAbort);
       if (store !== undefined) await (await store.catch(() => null))?.close();
     }
   });

@@ -1,3 +1,4 @@
+export * from "./config-schema.js";
 export * from "./document-schemas.js";
 export * from "./documents.js";
 export * from "./exit-codes.js";

@@ -12,7 +12,10 @@ export interface CommandContext {
   logger: Logger;
   /** Progress for humans (adapter stderr, notices). Never the command's result. */
   progress(text: string): void;
-  /** Aborted on SIGINT/SIGTERM so long handlers can stop their children and clean up. */
+  /**
+   * Aborted when the output is closed, and on SIGINT/SIGTERM/SIGHUP for an `interruptible`
+   * command, so long handlers can stop their children and clean up.
+   */
   signal: AbortSignal;
   /** How to start this same CLI again (node + script), for background workers. */
   self: readonly string[];
@@ -58,6 +61,12 @@ export interface CommandSpec {
   examples?: readonly string[];
   /** Hidden commands (internal workers) are left out of help, docs and prompts. */
   hidden?: boolean;
+  /**
+   * The handler holds something to clean up (an adapter, a lock) or waits on `signal`: a
+   * signal aborts `signal` instead of ending the process. Others keep the default, so Ctrl-C
+   * works even while they are busy in synchronous code.
+   */
+  interruptible?: boolean;
   run(
     context: CommandContext,
     args: string[],

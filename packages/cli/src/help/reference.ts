@@ -32,7 +32,7 @@ export function renderCliReference(): string {
     "| 3 | invalid workflow or invalid output |",
     "| 4 | agent failed: the thread is suspended, the head did not move |",
     "| 5 | thread busy: another exec holds its lock |",
-    "| 130 | interrupted |",
+    "| 130 | interrupted: Ctrl-C, SIGTERM or SIGHUP while an exec, resume, poke or join runs, or its output was closed (the agent is stopped, the lock released, the head unchanged) |",
     "",
     'Errors go to stderr as `error: …` and `hint: …` lines; with `--format json` as `{ "error": { "code", "message", "hint" } }`.',
     "",

@@ -59,7 +59,7 @@ afterEach(async () => {
 function engineWith(events: EngineEvent[]): Engine {
   return new Engine({
     store,
-    config: {},
+    config: () => ({}),
     env: { PATH: process.env.PATH, UWF_ADAPTER_WATCH_PARENT: "0" },
     logger: createLogger(temp.home, { command: "test" }),
     signal: new AbortController().signal,

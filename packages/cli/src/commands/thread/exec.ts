@@ -13,6 +13,7 @@ import { execExitCode, openEngine, parseCount, renderExec } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "exec"],
+  interruptible: true,
   summary: "run the next step(s) of a thread, then exit",
   description:
     "Stops early when the thread completes, suspends (a question or a failed agent) or is stopped, and says why. A second exec on the same thread fails at once with exit 5.",

@@ -4,6 +4,7 @@ import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
   path: ["thread", "join"],
+  interruptible: true,
   summary: "wait for a running exec (e.g. --background) to finish, then show the status",
   args: [{ name: "thread", description: "thread id" }],
   options: [{ flags: "--timeout <seconds>", description: "give up after this long (exit 1)" }],

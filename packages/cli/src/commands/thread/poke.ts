@@ -5,6 +5,7 @@ import { execExitCode, openEngine, renderExec, requiredText } from "./shared.js"
 
 export default defineCommand({
   path: ["thread", "poke"],
+  interruptible: true,
   summary: "re-run the head step's role with new instructions; the new step replaces the head",
   description:
     "The old head stays in the CAS (reachable with `uwf step fork`), but the thread moves on from the new one.",

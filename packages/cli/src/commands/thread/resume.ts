@@ -14,6 +14,7 @@ import { execExitCode, openEngine, parseCount, renderExec } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "resume"],
+  interruptible: true,
   summary: "answer a suspended thread (or restart a completed one) and run its next step",
   description:
     "A thread suspended by a question re-runs the role that asked, with the question and your answer. One suspended by a failed agent retries the failed step. A completed thread restarts through $START.resume.",

@@ -14,7 +14,7 @@ export async function openEngine(
   const store = await ctx.store();
   return new Engine({
     store,
-    config: await ctx.config(),
+    config: () => ctx.config(),
     env: ctx.env,
     logger: ctx.logger,
     signal: ctx.signal,

@@ -1,4 +1,5 @@
 import type { WorkflowListDocument } from "@united-workforce/protocol";
+import { shellQuote } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 
 /** Registry files that could not be read are listed by name, never silently left out. */
@@ -30,7 +31,7 @@ export default defineCommand({
             )),
         ...d.problems.map(
           (p) =>
-            `warning: ${p.name} cannot be read: ${p.file}: ${p.problem} (fix it by hand, or \`uwf workflow rm ${p.name}\` and add it again)`,
+            `warning: ${p.name} cannot be read: ${p.file}: ${p.problem} (fix it by hand, or \`uwf workflow rm ${shellQuote(p.name)}\` and add it again)`,
         ),
       ].join("\n"),
     );
