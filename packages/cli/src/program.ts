@@ -2,6 +2,12 @@ import { createLogger, resolveHome, UwfError } from "@united-workforce/util";
 import { Command, CommanderError, Option } from "commander";
 import type { CommandContext, CommandSpec, OutputFormat } from "./commands/command.js";
 import { COMMANDS } from "./commands/index.js";
+import {
+  argumentLabel,
+  checkArgument,
+  parseOptionValue,
+  valueNote,
+} from "./commands/option-values.js";
 import { renderError } from "./output/errors.js";
 import { formatResult } from "./output/write.js";
 import { VERSION } from "./version.js";
@@ -124,16 +130,16 @@ function addCommand(
   const command = parent.command(name, { hidden: spec.hidden ?? false }).description(spec.summary);
   command.exitOverride();
   for (const arg of spec.args ?? []) {
-    const label = `${arg.name}${arg.variadic ? "..." : ""}`;
-    command.argument(arg.required === false ? `[${label}]` : `<${label}>`, arg.description);
+    command.argument(argumentLabel(arg), arg.description);
   }
-  for (const opt of spec.options ?? []) {
-    const option = new Option(opt.flags, opt.description);
-    if (opt.default !== undefined) option.default(opt.default);
-    if (opt.choices) option.choices(opt.choices);
+  // Defaults and choices are not given to commander: every value, a default included, goes
+  // through one parser below, and the help text says what each option takes.
+  const options = (spec.options ?? []).map((opt) => {
+    const option = new Option(opt.flags, withNote(opt.description, valueNote(opt)));
     if (opt.hidden) option.hideHelp();
     command.addOption(option);
-  }
+    return { spec: opt, key: option.attributeName() };
+  });
   if (spec.description || spec.examples?.length) {
     const extra = [
       spec.description ?? "",
@@ -145,11 +151,17 @@ function addCommand(
   }
   command.action(async (...actionArgs: unknown[]) => {
     const cmd = actionArgs[actionArgs.length - 1] as Command;
-    const options = cmd.optsWithGlobals() as Record<string, unknown>;
-    const positional = cmd.processedArgs.flatMap((value: unknown) =>
+    const raw = cmd.optsWithGlobals() as Record<string, unknown>;
+    const values = (cmd.processedArgs as unknown[]).map((value) =>
       value === undefined ? [] : Array.isArray(value) ? (value as string[]) : [value as string],
     );
-    const format = (options.format as OutputFormat | undefined) ?? "text";
+    (spec.args ?? []).forEach((arg, i) => {
+      for (const value of values[i] ?? []) checkArgument(arg, value);
+    });
+    const now = Date.now();
+    const parsed: Record<string, unknown> = {};
+    for (const { spec: opt, key } of options) parsed[key] = parseOptionValue(opt, raw[key], now);
+    const format = (raw.format as OutputFormat | undefined) ?? "text";
     const home = resolveHome(io.env);
     const context: CommandContext = {
       home,
@@ -161,8 +173,12 @@ function addCommand(
       signal: io.signal,
       self: io.self,
     };
-    const result = await spec.run(context, positional, options);
+    const result = await spec.run(context, values.flat(), parsed as never);
     io.stdout(formatResult(result, format));
     setExitCode(result.exitCode ?? 0);
   });
+}
+
+function withNote(description: string, note: string): string {
+  return note === "" ? description : `${description} (${note})`;
 }

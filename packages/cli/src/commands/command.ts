@@ -17,50 +17,158 @@ export interface CommandContext {
   self: readonly string[];
 }
 
+/**
+ * What a positional argument holds. Every kind but `string` is checked before the handler
+ * runs; the handler still gets the text (a hash or an id is a string either way).
+ */
+export type ArgumentType = "string" | "hash" | "thread" | "day";
+
 export interface ArgumentSpec {
   name: string;
   description: string;
+  /** Default `string`: anything goes. */
+  type?: ArgumentType;
   required?: boolean;
   variadic?: boolean;
 }
 
-export interface OptionSpec {
-  /** Commander flags, e.g. "-c, --count <n>". */
+interface OptionBase {
+  /** Commander flags, e.g. "-c, --count <n>". A boolean option takes no `<value>`. */
   flags: string;
   description: string;
-  default?: string | boolean;
-  /** Allowed values, listed in help and checked before the handler runs. */
-  choices?: readonly string[];
+  /** What to do instead, shown when the value is refused (a generic one is made otherwise). */
+  hint?: string;
   /** Internal options (e.g. the background worker's) stay out of help and docs. */
   hidden?: boolean;
 }
 
+/** A flag without a value: true when given. */
+export interface BooleanOption extends OptionBase {
+  type: "boolean";
+}
+
+export interface StringOption extends OptionBase {
+  type: "string";
+  default?: string;
+  /** Refused when missing or blank. */
+  required?: boolean;
+}
+
+/** A whole number, written in digits. */
+export interface IntegerOption extends OptionBase {
+  type: "integer";
+  min?: number;
+  max?: number;
+  /** Written as a user would type it: it goes through the same parser. */
+  default?: string;
+}
+
+export type DurationUnit = "ms" | "s" | "m" | "h" | "d" | "w";
+
+/** A duration like `500ms`, `30s`, `5m`, `1h`, `7d`, `2w` or `0`; the handler gets milliseconds. */
+export interface DurationOption extends OptionBase {
+  type: "duration";
+  default?: string;
+  /** The unit of a bare number (`--timeout 30` is 30 s); without it only `0` may be bare. */
+  bareUnit?: DurationUnit;
+}
+
+/** An ISO 8601 time, or an age (`7d`) meaning that long before now; the handler gets epoch ms. */
+export interface TimeOption extends OptionBase {
+  type: "time";
+  default?: string;
+}
+
+export interface EnumOption extends OptionBase {
+  type: "enum";
+  choices: readonly string[];
+  default?: string;
+}
+
+/** A CAS hash; `keywords` are other words allowed in its place (e.g. `schema`). */
+export interface HashOption extends OptionBase {
+  type: "hash";
+  keywords?: readonly string[];
+}
+
+/** A thread id (a ULID). */
+export interface ThreadOption extends OptionBase {
+  type: "thread";
+}
+
+export type OptionSpec =
+  | BooleanOption
+  | StringOption
+  | IntegerOption
+  | DurationOption
+  | TimeOption
+  | EnumOption
+  | HashOption
+  | ThreadOption;
+
+export type OptionType = OptionSpec["type"];
+
+/** `"-k, --keep-recent <age>"` → `"keepRecent"`, as commander names the parsed value. */
+export type OptionKey<Flags extends string> = CamelCase<LongFlag<Flags>>;
+type LongFlag<Flags extends string> = Flags extends `${string}--${infer Rest}`
+  ? Rest extends `${infer Name} ${string}`
+    ? Name
+    : Rest
+  : never;
+type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
+
+type ParsedValue<O extends OptionSpec> = O extends BooleanOption
+  ? boolean
+  : O extends IntegerOption | DurationOption | TimeOption
+    ? number
+    : O extends { type: "enum"; choices: readonly (infer C)[] }
+      ? C
+      : string;
+
+/** Booleans, options with a default and required ones always have a value. */
+type OptionValue<O extends OptionSpec> = O extends
+  | BooleanOption
+  | { default: string }
+  | { required: true }
+  ? ParsedValue<O>
+  : ParsedValue<O> | undefined;
+
+/** What a handler receives for its option table: parsed, checked, defaults applied. */
+export type OptionValues<Options extends readonly OptionSpec[]> = {
+  [O in Options[number] as OptionKey<O["flags"]>]: OptionValue<O>;
+};
+
 /** A command's result: a JSON-able document plus how to show it to a person. */
 export interface CommandResult<D = unknown> {
   document: D;
-  text: (document: D) => string;
+  text(document: D): string;
   /** Exit code for a result that is not a failure but is not plain success either. */
   exitCode?: number;
 }
 
-export interface CommandSpec {
+export interface CommandSpec<Options extends readonly OptionSpec[] = readonly OptionSpec[]> {
   /** Words after `uwf`, e.g. ["thread", "exec"]. */
   path: readonly string[];
   summary: string;
   description?: string;
   args?: readonly ArgumentSpec[];
-  options?: readonly OptionSpec[];
+  options?: Options;
   examples?: readonly string[];
   /** Hidden commands (internal workers) are left out of help, docs and prompts. */
   hidden?: boolean;
   run(
     context: CommandContext,
     args: string[],
-    options: Record<string, unknown>,
+    options: OptionValues<Options>,
   ): Promise<CommandResult>;
 }
 
-export function defineCommand(spec: CommandSpec): CommandSpec {
+/** Infers the option table literally, so `run` gets `options.count: number`, not `unknown`. */
+export function defineCommand<const Options extends readonly OptionSpec[] = readonly []>(
+  spec: CommandSpec<Options>,
+): CommandSpec<Options> {
   return spec;
 }
 

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { type CasGcDocument, isThreadId } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { parseAge } from "../parse-age.js";
 
 /** A thread whose exec holds its lock: it may have stored nodes no pointer reaches yet. */
 interface RunningThread {
@@ -21,10 +20,11 @@ export default defineCommand({
   description:
     "Refuses to delete while a thread exec is running: its new nodes are not reachable until it moves the thread's head. Nodes written within --keep-recent are kept too, since commands like `thread start` store nodes a moment before the pointer that reaches them.",
   options: [
-    { flags: "-y, --yes", description: "really delete", default: false },
+    { flags: "-y, --yes", type: "boolean", description: "really delete" },
     {
       flags: "--keep-recent <age>",
-      description: "keep unreachable nodes written within this age (30s, 5m, 1h, or 0)",
+      type: "duration",
+      description: "keep unreachable nodes written within this age",
       default: "5m",
     },
   ],
@@ -32,7 +32,7 @@ export default defineCommand({
   async run(ctx, _args, options) {
     const { Cas, collectGcRoots } = await import("@united-workforce/store");
     const dryRun = options.yes !== true;
-    const keepRecentMs = parseAge(String(options.keepRecent), "--keep-recent");
+    const keepRecentMs = options.keepRecent;
     const running = await runningThreads(ctx.home);
     if (!dryRun && running.length > 0) {
       const [first] = running as [RunningThread];

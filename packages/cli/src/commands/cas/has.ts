@@ -4,7 +4,7 @@ import { defineCommand, result } from "../command.js";
 export default defineCommand({
   path: ["cas", "has"],
   summary: "tell whether a node exists (exit 1 when it does not)",
-  args: [{ name: "hash", description: "13-character node hash" }],
+  args: [{ name: "hash", type: "hash", description: "node hash" }],
   examples: ["uwf cas has 0K4Q8Z3M1XH2C && echo stored"],
   async run(ctx, [hash]) {
     const { Cas } = await import("@united-workforce/store");

@@ -6,7 +6,7 @@ import { openEngine } from "../thread/shared.js";
 export default defineCommand({
   path: ["step", "list"],
   summary: "list a thread's steps, oldest first",
-  args: [{ name: "thread", description: "thread id" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
     const engine = openEngine(ctx);
     const pointer = engine.threads.read(thread!);

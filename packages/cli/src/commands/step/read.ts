@@ -6,9 +6,9 @@ import { openEngine } from "../thread/shared.js";
 export default defineCommand({
   path: ["step", "read"],
   summary: "print a step as markdown, or with --prompt the exact prompt its agent received",
-  args: [{ name: "step", description: "step hash" }],
+  args: [{ name: "step", type: "hash", description: "step hash" }],
   options: [
-    { flags: "--prompt", description: "print the assembled prompt instead", default: false },
+    { flags: "--prompt", type: "boolean", description: "print the assembled prompt instead" },
   ],
   async run(ctx, [hash], options) {
     const engine = openEngine(ctx);

@@ -6,7 +6,7 @@ import { openEngine } from "../thread/shared.js";
 export default defineCommand({
   path: ["step", "show"],
   summary: "show a step node: links, role, output, agent, usage",
-  args: [{ name: "step", description: "step hash" }],
+  args: [{ name: "step", type: "hash", description: "step hash" }],
   async run(ctx, [hash]) {
     const engine = openEngine(ctx);
     const step = readStep(engine.cas, hash!);

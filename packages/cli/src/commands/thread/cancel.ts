@@ -7,7 +7,7 @@ import { openEngine } from "./shared.js";
 export default defineCommand({
   path: ["thread", "cancel"],
   summary: "stop any running exec and archive the thread as cancelled",
-  args: [{ name: "thread", description: "thread id" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
     const engine = openEngine(ctx);
     const before = engine.threads.read(thread!);

@@ -8,18 +8,19 @@ import { openEngine } from "./shared.js";
 export default defineCommand({
   path: ["thread", "join"],
   summary: "wait for a running exec (e.g. --background) to finish, then show the status",
-  args: [{ name: "thread", description: "thread id" }],
-  options: [{ flags: "--timeout <seconds>", description: "give up after this long (exit 1)" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
+  options: [
+    {
+      flags: "--timeout <seconds>",
+      type: "duration",
+      bareUnit: "s",
+      description: "give up after this long (exit 5)",
+    },
+  ],
   async run(ctx, [thread], options) {
     const engine = openEngine(ctx);
     engine.threads.read(thread!);
-    const timeout = options.timeout === undefined ? null : Number(options.timeout) * 1000;
-    if (timeout !== null && !(timeout >= 0)) {
-      throw new UwfError(
-        "USAGE",
-        `--timeout must be a number of seconds, got "${options.timeout}"`,
-      );
-    }
+    const timeout = options.timeout ?? null;
     const released = await waitForRelease(threadLockPath(ctx.home, thread!), timeout, ctx.signal);
     if (!released) {
       throw new UwfError(

@@ -5,22 +5,37 @@ import { type Engine, execDocument, type PlannedStep, prevOf } from "../../threa
 import { runSteps } from "../../threads/run-steps.js";
 import { deriveStatus } from "../../threads/thread-view.js";
 import { defineCommand, result } from "../command.js";
-import { execExitCode, openEngine, parseCount, renderExec } from "./shared.js";
+import { execExitCode, openEngine, renderExec } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "resume"],
   summary: "answer a suspended thread (or restart a completed one) and run its next step",
   description:
     "A thread suspended by a question re-runs the role that asked, with the question and your answer. One suspended by a failed agent retries the failed step. A completed thread restarts through $START.resume.",
-  args: [{ name: "thread", description: "thread id" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
-    { flags: "-p, --prompt <text>", description: "your answer or extra instructions" },
-    { flags: "-c, --count <n>", description: "run up to n steps in all", default: "1" },
-    { flags: "--agent <alias|command>", description: "agent for these steps (overrides config)" },
+    {
+      flags: "-p, --prompt <text>",
+      type: "string",
+      description: "your answer or extra instructions",
+    },
+    {
+      flags: "-c, --count <n>",
+      type: "integer",
+      min: 1,
+      description: "run up to n steps in all",
+      default: "1",
+      hint: "Say how many steps to run at most, e.g. --count 5.",
+    },
+    {
+      flags: "--agent <alias|command>",
+      type: "string",
+      description: "agent for these steps (overrides config)",
+    },
   ],
   examples: ['uwf thread resume 01JD… -p "Use the staging database."'],
   async run(ctx, [thread], options) {
-    const count = parseCount(options.count);
+    const count = options.count;
     const answer =
       typeof options.prompt === "string" && options.prompt.trim() !== "" ? options.prompt : null;
     const engine = openEngine(ctx);

@@ -1,5 +1,4 @@
 import type { ThreadExecDocument } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
 import { Engine } from "../../threads/engine.js";
 import type { CommandContext } from "../command.js";
 
@@ -14,23 +13,6 @@ export function openEngine(ctx: CommandContext, options: { detached?: boolean } 
       : ctx.progress,
     signal: ctx.signal,
   });
-}
-
-export function parseCount(value: unknown, flag = "--count"): number {
-  const count = Number(value ?? 1);
-  if (!Number.isInteger(count) || count < 1) {
-    throw new UwfError("USAGE", `${flag} must be a whole number ≥ 1, got "${value}"`, {
-      hint: `Say how many steps to run at most, e.g. ${flag} 5.`,
-    });
-  }
-  return count;
-}
-
-export function requiredText(value: unknown, flag: string, hint: string): string {
-  if (typeof value !== "string" || value.trim() === "") {
-    throw new UwfError("USAGE", `${flag} is required and must not be empty`, { hint });
-  }
-  return value;
 }
 
 export function renderExec(doc: ThreadExecDocument): string {

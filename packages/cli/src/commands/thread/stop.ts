@@ -6,7 +6,7 @@ import { openEngine } from "./shared.js";
 export default defineCommand({
   path: ["thread", "stop"],
   summary: "stop a running exec (and its agent's whole process group); the thread stays idle",
-  args: [{ name: "thread", description: "thread id" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
     openEngine(ctx).threads.read(thread!);
     const stopped = await stopHolder(threadLockPath(ctx.home, thread!));
