@@ -1,3 +1,4 @@
+import type { DocumentName, DocumentOf } from "@united-workforce/protocol";
 import type { Logger } from "@united-workforce/util";
 
 export type OutputFormat = "text" | "json" | "yaml";
@@ -148,9 +149,30 @@ export interface CommandResult<D = unknown> {
   exitCode?: number;
 }
 
-export interface CommandSpec<Options extends readonly OptionSpec[] = readonly OptionSpec[]> {
+/** `["thread", "exec"]` → `"thread exec"`. */
+type Words<Path extends readonly string[]> = Path extends readonly [infer Only extends string]
+  ? Only
+  : Path extends readonly [infer First extends string, ...infer Rest extends readonly string[]]
+    ? `${First} ${Words<Rest>}`
+    : never;
+
+/**
+ * The document a command returns: the one protocol defines for its words. A command whose
+ * words have no schema in protocol's DOCUMENT_SCHEMAS can return nothing (`never`), so every
+ * `--format json` document has a type and a schema.
+ */
+export type DocumentFor<Path extends readonly string[]> = string[] extends Path
+  ? unknown
+  : Words<Path> extends DocumentName
+    ? DocumentOf<Words<Path>>
+    : never;
+
+export interface CommandSpec<
+  Options extends readonly OptionSpec[] = readonly OptionSpec[],
+  Path extends readonly string[] = readonly string[],
+> {
   /** Words after `uwf`, e.g. ["thread", "exec"]. */
-  path: readonly string[];
+  path: Path;
   summary: string;
   description?: string;
   args?: readonly ArgumentSpec[];
@@ -162,13 +184,17 @@ export interface CommandSpec<Options extends readonly OptionSpec[] = readonly Op
     context: CommandContext,
     args: string[],
     options: OptionValues<Options>,
-  ): Promise<CommandResult>;
+  ): Promise<CommandResult<DocumentFor<Path>>>;
 }
 
-/** Infers the option table literally, so `run` gets `options.count: number`, not `unknown`. */
-export function defineCommand<const Options extends readonly OptionSpec[] = readonly []>(
-  spec: CommandSpec<Options>,
-): CommandSpec<Options> {
+/**
+ * Infers the option table and the words literally, so `run` gets `options.count: number`,
+ * not `unknown`, and must return the document protocol defines for the command.
+ */
+export function defineCommand<
+  const Options extends readonly OptionSpec[] = readonly [],
+  const Path extends readonly string[] = readonly string[],
+>(spec: CommandSpec<Options, Path>): CommandSpec<Options, Path> {
   return spec;
 }
 
@@ -177,8 +203,6 @@ export function result<D>(
   document: D,
   text: (document: D) => string,
   exitCode?: number,
-): CommandResult {
-  return exitCode === undefined
-    ? { document, text: text as (d: unknown) => string }
-    : { document, text: text as (d: unknown) => string, exitCode };
+): CommandResult<D> {
+  return exitCode === undefined ? { document, text } : { document, text, exitCode };
 }

@@ -1,18 +1,12 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { type CasGcDocument, isThreadId } from "@united-workforce/protocol";
+import { type DocumentOf, isThreadId } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 
+type GcDocument = DocumentOf<"cas gc">;
 /** A thread whose exec holds its lock: it may have stored nodes no pointer reaches yet. */
-interface RunningThread {
-  thread: string;
-  pid: number;
-  command: string;
-  since: string;
-}
-
-type GcDocument = CasGcDocument & { running: RunningThread[] };
+type RunningThread = GcDocument["running"][number];
 
 export default defineCommand({
   path: ["cas", "gc"],

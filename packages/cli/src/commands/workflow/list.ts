@@ -2,9 +2,7 @@ import type { WorkflowListDocument } from "@united-workforce/protocol";
 import { defineCommand, result } from "../command.js";
 
 /** Registry files that could not be read are listed by name, never silently left out. */
-type ListDocument = WorkflowListDocument & {
-  problems: { name: string; file: string; problem: string }[];
-};
+type ListDocument = WorkflowListDocument;
 
 export default defineCommand({
   path: ["workflow", "list"],
