@@ -1,3 +1,4 @@
+import { ExitCode } from "@united-workforce/protocol";
 import { runCli } from "./program.js";
 import { killRunningAdapters } from "./threads/spawn-adapter.js";
 
@@ -8,7 +9,7 @@ let interrupted = false;
 const onSignal = (): void => {
   if (interrupted) {
     killRunningAdapters();
-    process.exit(130);
+    process.exit(ExitCode.interrupted);
   }
   interrupted = true;
   controller.abort();
@@ -19,7 +20,7 @@ process.on("SIGTERM", onSignal);
 // A reader that stops early (`uwf cas get … | head -c 1`) is not an error worth a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? ExitCode.ok);
     throw error;
   });
 }
@@ -32,4 +33,4 @@ const code = await runCli(process.argv.slice(2), {
   signal: controller.signal,
   self: [process.execPath, process.argv[1] ?? ""],
 });
-process.exitCode = interrupted ? 130 : code;
+process.exitCode = interrupted ? ExitCode.interrupted : code;

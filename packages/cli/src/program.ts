@@ -1,3 +1,4 @@
+import { ExitCode } from "@united-workforce/protocol";
 import { createLogger, resolveHome, UwfError } from "@united-workforce/util";
 import { Command, CommanderError, Option } from "commander";
 import type { CommandContext, CommandSpec, OutputFormat } from "./commands/command.js";
@@ -29,7 +30,7 @@ const FORMATS = ["text", "json", "yaml"] as const;
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const format = sniffFormat(argv);
-  let exitCode = 0;
+  let exitCode: number = ExitCode.ok;
   const program = buildProgram(io, (code) => {
     exitCode = code;
   });
@@ -39,11 +40,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version") {
-        return 0;
+        return ExitCode.ok;
       }
       // `uwf help` exits 0; `uwf` or `uwf <group>` without a command prints help to stderr and
       // is a usage error, so a script that forgot the command does not look successful.
-      if (error.code === "commander.help") return error.exitCode === 0 ? 0 : 2;
+      if (error.code === "commander.help")
+        return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
       const usage = new UwfError("USAGE", error.message.replace(/^error: /, ""), {
         hint: "Run `uwf --help` (or `uwf <command> --help`) for usage.",
       });
@@ -175,7 +177,7 @@ function addCommand(
     };
     const result = await spec.run(context, values.flat(), parsed as never);
     io.stdout(formatResult(result, format));
-    setExitCode(result.exitCode ?? 0);
+    setExitCode(result.exitCode ?? ExitCode.ok);
   });
 }
 

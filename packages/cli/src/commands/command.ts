@@ -1,4 +1,4 @@
-import type { DocumentName, DocumentOf } from "@united-workforce/protocol";
+import type { DocumentName, DocumentOf, ExitCode } from "@united-workforce/protocol";
 import type { Logger } from "@united-workforce/util";
 
 export type OutputFormat = "text" | "json" | "yaml";
@@ -146,7 +146,7 @@ export interface CommandResult<D = unknown> {
   document: D;
   text(document: D): string;
   /** Exit code for a result that is not a failure but is not plain success either. */
-  exitCode?: number;
+  exitCode?: ExitCode;
 }
 
 /** `["thread", "exec"]` → `"thread exec"`. */
@@ -202,7 +202,7 @@ export function defineCommand<
 export function result<D>(
   document: D,
   text: (document: D) => string,
-  exitCode?: number,
+  exitCode?: ExitCode,
 ): CommandResult<D> {
   return exitCode === undefined ? { document, text } : { document, text, exitCode };
 }

@@ -167,11 +167,12 @@ export function valueNote(spec: OptionSpec): string {
 /** `30s` → 30000; a bare number only with a `bareUnit` (or `0`); null when it is not one. */
 export function durationMs(value: string, bareUnit?: DurationUnit): number | null {
   const text = value.trim();
-  if (text === "0") return 0;
   const match = DURATION.exec(text);
   if (match) return Math.round(Number(match[1]) * UNIT_MS[match[2] as DurationUnit]);
-  if (bareUnit && BARE_NUMBER.test(text)) return Math.round(Number(text) * UNIT_MS[bareUnit]);
-  return null;
+  if (!BARE_NUMBER.test(text)) return null;
+  // A bare number means nothing without a unit, except zero, which is zero in any unit.
+  const unit = bareUnit ?? (Number(text) === 0 ? "ms" : undefined);
+  return unit ? Math.round(Number(text) * UNIT_MS[unit]) : null;
 }
 
 /** An ISO time, or an age (`7d`) meaning that long before `now`; null when it is neither. */

@@ -1,4 +1,4 @@
-import type { CasHasDocument } from "@united-workforce/protocol";
+import { type CasHasDocument, ExitCode } from "@united-workforce/protocol";
 import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
@@ -10,6 +10,6 @@ export default defineCommand({
     const { Cas } = await import("@united-workforce/store");
     const exists = Cas.open(ctx.home).has(hash!);
     const doc: CasHasDocument = { hash: hash!, exists };
-    return result(doc, (d) => (d.exists ? "yes" : "no"), exists ? 0 : 1);
+    return result(doc, (d) => (d.exists ? "yes" : "no"), exists ? ExitCode.ok : ExitCode.error);
   },
 });

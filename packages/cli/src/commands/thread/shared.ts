@@ -1,4 +1,4 @@
-import type { ThreadExecDocument } from "@united-workforce/protocol";
+import { ExitCode, type ThreadExecDocument } from "@united-workforce/protocol";
 import { Engine } from "../../threads/engine.js";
 import type { CommandContext } from "../command.js";
 
@@ -23,9 +23,9 @@ export function renderExec(doc: ThreadExecDocument): string {
   return lines.join("\n");
 }
 
-/** Exit status of a run: a failed agent is 4, an interrupted run 130. */
-export function execExitCode(doc: ThreadExecDocument): number {
-  if (doc.stoppedBecause === "failed") return 4;
-  if (doc.stoppedBecause === "stopped") return 130;
-  return 0;
+/** Exit status of a run: a failed agent (the thread is suspended) or an interrupted run. */
+export function execExitCode(doc: ThreadExecDocument): ExitCode {
+  if (doc.stoppedBecause === "failed") return ExitCode.agentFailed;
+  if (doc.stoppedBecause === "stopped") return ExitCode.interrupted;
+  return ExitCode.ok;
 }
