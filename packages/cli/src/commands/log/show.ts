@@ -40,7 +40,7 @@ export default defineCommand({
     const file = date === undefined ? files.at(-1) : files.find((f) => f.date === date);
     if (!file) {
       if (date === undefined) return result({ events: [], skipped: 0 }, () => "no logs yet");
-      throw new UwfError("USAGE", `no log file for ${date}`, {
+      throw new UwfError("LOG_NOT_FOUND", `no log file for ${date}`, {
         hint: "See the available days with `uwf log list`.",
       });
     }

@@ -33,7 +33,9 @@ export default defineCommand({
     if (before !== undefined) {
       const step = readStep(engine.cas, before);
       if (step.start !== pointer.start) {
-        throw new UwfError("USAGE", `step ${before} is not part of thread ${pointer.thread}`);
+        throw new UwfError("USAGE", `step ${before} is not part of thread ${pointer.thread}`, {
+          hint: `Page back with the --before value it printed; \`uwf step list ${pointer.thread}\` lists its steps.`,
+        });
       }
       from = step.prev;
     }

@@ -78,7 +78,10 @@ function planResume(engine: Engine, pointer: ThreadPointer, answer: string | nul
       if (next.kind !== "next") {
         throw new UwfError(
           "THREAD_STATE",
-          `$START.resume of this workflow does not lead to a role`,
+          `thread ${id} cannot restart: $START.resume of its workflow does not lead to a role`,
+          {
+            hint: `Continue from one of its steps instead: uwf step list ${id}, then uwf step fork <step>.`,
+          },
         );
       }
       return {
@@ -94,7 +97,9 @@ function planResume(engine: Engine, pointer: ThreadPointer, answer: string | nul
       if (!info || info.role === START) {
         const next = engine.route(pointer);
         if (next.kind !== "next")
-          throw new UwfError("THREAD_STATE", `thread ${id} has no role to resume`);
+          throw new UwfError("THREAD_STATE", `thread ${id} has no role to resume`, {
+            hint: `See where it stopped with: uwf thread show ${id}`,
+          });
         return {
           role: next.role,
           prompt: withNote(next.prompt, answer, "Answer from a human"),
