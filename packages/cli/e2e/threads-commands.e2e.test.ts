@@ -143,7 +143,9 @@ describe("thread list", () => {
 
     const bad = await uwf(sb, ["thread", "list", "--after", "last week"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--after "last week" is neither an ISO time nor an age');
+    expect(bad.stderr).toContain(
+      '--after must be an ISO time or an age like 7d, 24h, 30m, got "last week"',
+    );
   });
 
   it("pages with --limit and --offset and keeps the total", async () => {
@@ -469,7 +471,7 @@ describe("errors", () => {
     ]) {
       const result = await uwf(sb, args);
       expect(result.code, args.join(" ")).toBe(2);
-      expect(result.stderr).toContain("is not a thread id");
+      expect(result.stderr).toContain("<thread> must be a thread id");
       expect(result.stderr).toContain("hint:");
     }
     expect(readFileSync(bait, "utf8")).toBe(baitText);

@@ -31,6 +31,8 @@ export const ERROR_EXIT_CODES = {
   /** A pointer changed under a compare-and-swap more often than retrying allows. */
   THREAD_CONFLICT: ExitCode.error,
   STEP_NOT_FOUND: ExitCode.error,
+  /** `uwf log show <day>` of a day without a log file. */
+  LOG_NOT_FOUND: ExitCode.error,
   HASH_INVALID: ExitCode.usage,
   CAS_NOT_FOUND: ExitCode.error,
   CAS_CORRUPT: ExitCode.error,

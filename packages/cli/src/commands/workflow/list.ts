@@ -3,9 +3,7 @@ import { shellQuote } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 
 /** Registry files that could not be read are listed by name, never silently left out. */
-type ListDocument = WorkflowListDocument & {
-  problems: { name: string; file: string; problem: string }[];
-};
+type ListDocument = WorkflowListDocument;
 
 export default defineCommand({
   path: ["workflow", "list"],
