@@ -1,8 +1,8 @@
+import { isMapping } from "@united-workforce/engine";
 import type { Hash, StepPayload, Usage } from "@united-workforce/protocol";
 import { STATUS_FIELD } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
 import { stringify as stringifyYaml } from "yaml";
-import { isSchemaObject } from "../schema/shape.js";
 
 /** A step with its output and body loaded: what a transcript shows. */
 export interface StepView {
@@ -23,7 +23,7 @@ export interface StepView {
 export async function readStepView(cas: Cas, hash: Hash): Promise<StepView> {
   const step = await cas.getPayload<StepPayload>(hash, "step");
   const payload = (await cas.get(step.output)).payload;
-  const output = isSchemaObject(payload) ? payload : {};
+  const output = isMapping(payload) ? payload : {};
   const status = output[STATUS_FIELD];
   return {
     hash,
