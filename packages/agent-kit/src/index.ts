@@ -37,4 +37,3 @@ export {
   type AgentRunResult,
 } from "./runner/types.js";
 export { sumUsage } from "./runner/usage.js";
-export { readStepView, renderStepMarkdown, type StepView } from "./transcript/step-markdown.js";
