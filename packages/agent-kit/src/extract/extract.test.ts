@@ -2,7 +2,7 @@ import { requireRoleExits } from "@united-workforce/engine";
 import { openHomeStore, type TempHome, tempHome } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { planDevReview } from "../__fixtures__/workflows.js";
-import { extractOutput, pickSchemaFields, type Validator } from "./extract.js";
+import { checkCandidate, extractOutput, pickSchemaFields, type Validator } from "./extract.js";
 import { SUSPEND_OUTPUT_SCHEMA } from "./suspend.js";
 
 let temp: TempHome;
@@ -95,6 +95,23 @@ describe("extractOutput", () => {
     expect(!missing.ok && missing.errors[0]).toBe(
       'missing "$status": it must be one of "ready", "insufficient_info", "$SUSPEND"',
     );
+  });
+
+  it("names an unknown status and a missing field of a flat schema in the same words", async () => {
+    const developer = requireRoleExits(
+      planDevReview.name,
+      "developer",
+      planDevReview.roles.developer!.frontmatter,
+    );
+    const accept: Validator = () => ({ valid: true, errors: [] });
+    const unknown = checkCandidate({ $status: "shipped", branch: "b" }, developer, accept, "");
+    expect(!unknown.ok && unknown.errors).toEqual([
+      '"$status" is "shipped"; it must be one of "done", "$SUSPEND"',
+    ]);
+    const missing = checkCandidate({ $status: "done" }, developer, accept, "");
+    expect(!missing.ok && missing.errors).toEqual([
+      'missing required field "branch" (required when $status is "done")',
+    ]);
   });
 
   it("reports output without frontmatter, and YAML that does not parse", async () => {

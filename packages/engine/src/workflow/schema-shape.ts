@@ -27,8 +27,8 @@ export function requiredOf(schema: SchemaMap): string[] {
 /**
  * The `properties` of several schemas that all apply to one value, in declaration order: a
  * property declared again refines the earlier declaration keyword by keyword (the later
- * keyword wins), the way a variant refines a shared property. A property schema that is not a
- * mapping (`true`) constrains nothing and reads as `{}`.
+ * keyword wins), the way a variant refines a shared property. A boolean property schema adds
+ * no keywords: it still declares the name, and ajv still applies it when validating.
  */
 export function mergeProperties(...schemas: SchemaMap[]): SchemaMap {
   const merged: Record<string, SchemaMap> = {};
