@@ -270,6 +270,23 @@ describe("thread read and step read", () => {
     expect(cut.stdout).toContain(`_${left} later step${left === 1 ? "" : "s"} not shown`);
   });
 
+  it("notes how many attempts a step took when its output needed repairs", async () => {
+    const file = scenario(sb, "repaired", [
+      {
+        role: "writer",
+        body: "Draft.",
+        attempts: ["No frontmatter.", { $status: "drafted", title: "First" }],
+      },
+    ]);
+    const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a release note");
+    const run = await uwfJson<ExecDoc>(sb, ["thread", "exec", thread, "--agent", mockAgent(file)]);
+    const facts = new RegExp(
+      `<!-- step ${run.steps[0]!.hash} · agent uwf-mock · .* · 2 attempts -->`,
+    );
+    expect((await uwf(sb, ["thread", "read", thread])).stdout).toMatch(facts);
+    expect((await uwf(sb, ["step", "read", run.steps[0]!.hash])).stdout).toMatch(facts);
+  });
+
   it("prints the exact prompt an agent received with step read --prompt", async () => {
     const { hashes } = await fourSteps();
     const step = await showStep(sb, hashes[1]!);

@@ -35,8 +35,14 @@ export {
   resolveWorkflow,
   type WorkflowSource,
 } from "./workflow/resolve.js";
-export { type RoleExits, readRoleExits } from "./workflow/role-exits.js";
+export {
+  type ExitOutput,
+  type RoleExits,
+  readRoleExits,
+  requireRoleExits,
+} from "./workflow/role-exits.js";
 export { discardingCas, schemaProblems } from "./workflow/schema-check.js";
+export { isMapping, type SchemaMap } from "./workflow/schema-shape.js";
 export {
   impliedWorkflowName,
   type RoleDefinition,
