@@ -362,6 +362,8 @@ function serverHandle(
           return;
         }
         child.once("exit", finish);
+        // Unref'd while running; waiting for its exit must keep this process alive.
+        child.ref();
         // Immediate shutdown: the data is thrown away anyway.
         child.kill("SIGQUIT");
       });
