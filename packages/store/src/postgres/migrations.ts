@@ -36,8 +36,13 @@ create function uwf_is_hash(value jsonb) returns boolean language sql immutable 
   select coalesce(jsonb_typeof(value) = 'string' and (value #>> '{}') ~ '${HASH_RE}', false)
 $$;
 
+-- A non-negative integer, as JavaScript's Number.isInteger sees it (1.0 is one).
 create function uwf_is_count(value jsonb) returns boolean language sql immutable as $$
-  select coalesce(jsonb_typeof(value) = 'number' and (value #>> '{}') ~ '^[0-9]+$', false)
+  select coalesce(
+    jsonb_typeof(value) = 'number'
+    and (value #>> '{}')::numeric >= 0
+    and (value #>> '{}')::numeric = trunc((value #>> '{}')::numeric),
+    false)
 $$;
 
 create function uwf_pointer_ok(p jsonb, id text) returns boolean language sql immutable as $$

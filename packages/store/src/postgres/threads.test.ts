@@ -95,6 +95,37 @@ describe("PostgreSQL threads", () => {
     expect((await threads.swap({ ...p, steps: 1 }, 0))?.rev).toBe(1);
   });
 
+  it("classifies rows in SQL as the pointer parser does", async () => {
+    const { db, threads } = await store();
+    const p = pointer({
+      status: "suspended",
+      suspended: { role: "r", reason: "?", kind: "question" },
+    });
+    // Valid for JSON.parse + pointer-check: 1.0 is an integer, unknown keys are kept.
+    const text = JSON.stringify({ ...p, extra: true }).replace('"steps":0', '"steps":1.0');
+    await db.execute("insert into uwf_threads (id, pointer) values ($1, $2)", [p.thread, text]);
+    expect((await threads.get(p.thread)).steps).toBe(1);
+    expect((await threads.list({ statuses: ["suspended"] })).total).toBe(1);
+    const bad = [
+      { ...p, steps: -1 },
+      { ...p, steps: 1.5 },
+      { ...p, rev: null },
+      { ...p, forkedFrom: null },
+      { ...p, head: "short" },
+      { ...p, suspended: { role: "r", reason: "?", kind: "other" } },
+      { ...p, currentRole: 3 },
+    ];
+    for (const value of bad) {
+      const q = { ...value, thread: pointer().thread };
+      await db.execute("insert into uwf_threads (id, pointer) values ($1, $2)", [
+        q.thread,
+        JSON.stringify(q),
+      ]);
+      expect((await caught(threads.get(q.thread))).code).toBe("THREAD_CORRUPT");
+    }
+    expect((await threads.list({ statuses: ["corrupt"] })).total).toBe(bad.length);
+  });
+
   it("reports a hand-broken row by name, like a broken file", async () => {
     const { url, db, threads } = await store();
     const p = await threads.create(pointer());
