@@ -52,6 +52,8 @@ export async function connect(url: string): Promise<Database> {
       idleTimeoutMillis: 10_000,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       allowExitOnIdle: true,
+      // A server that vanished without closing the socket is noticed instead of waited on.
+      keepAlive: true,
       application_name: "uwf",
     });
   } catch (error) {

@@ -88,4 +88,24 @@ describe("migrations", () => {
       await db.close();
     }
   });
+
+  it("give up waiting for a migration another process never finishes", async () => {
+    const url = await pg.database();
+    const stuck = await connect(url);
+    const db = await connect(url);
+    try {
+      await stuck.withClient(async (sql) => {
+        await sql.execute("select pg_advisory_lock(7570766001)");
+        const error = await caught(migrate(db, MIGRATIONS, { lockWaitMs: 200 }));
+        expect(error.code).toBe("STORE_UNAVAILABLE");
+        expect(error.message).toBe(
+          `${url}: another process has been migrating the store for over 0.2 s`,
+        );
+        await sql.execute("select pg_advisory_unlock(7570766001)");
+      });
+      expect(await migrate(db)).toEqual({ applied: [1] });
+    } finally {
+      await Promise.all([stuck.close(), db.close()]);
+    }
+  });
 });

@@ -159,6 +159,7 @@ export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
 /** Taken by every process that migrates, so two never apply the same migration. */
 const MIGRATION_LOCK = 7_570_766_001;
+const MIGRATION_LOCK_WAIT_MS = 60_000;
 
 const CREATE_MIGRATIONS_TABLE = `
 create table if not exists uwf_schema_migrations (
@@ -176,7 +177,9 @@ create table if not exists uwf_schema_migrations (
 export async function migrate(
   db: Database,
   migrations: readonly Migration[] = MIGRATIONS,
+  options: { lockWaitMs?: number } = {},
 ): Promise<{ applied: number[] }> {
+  const lockWaitMs = options.lockWaitMs ?? MIGRATION_LOCK_WAIT_MS;
   const latest = Math.max(0, ...migrations.map((m) => m.version));
   const current = await appliedVersion(db);
   if (current !== null) {
@@ -184,7 +187,7 @@ export async function migrate(
     if (current === latest) return { applied: [] };
   }
   return db.withClient(async (sql) => {
-    await sql.execute("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    await takeMigrationLock(sql, db.location, lockWaitMs);
     try {
       await sql.execute(CREATE_MIGRATIONS_TABLE);
       const done = new Set(
@@ -204,6 +207,30 @@ export async function migrate(
       await sql.execute("select pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
     }
   });
+}
+
+/**
+ * Wait for the migration lock, but not forever: a process that hangs while migrating must not
+ * hang every uwf that opens the store after it.
+ */
+async function takeMigrationLock(sql: Sql, location: string, waitMs: number): Promise<void> {
+  await sql.execute(`set lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
+  try {
+    await sql.execute("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+  } catch (error) {
+    if (sqlState((error as Error).cause) !== "55P03") throw error;
+    throw new UwfError(
+      "STORE_UNAVAILABLE",
+      `${location}: another process has been migrating the store for over ${waitMs / 1000} s`,
+      {
+        hint: "see which session holds the lock (pg_locks, locktype advisory) and whether it is stuck, then try again",
+        cause: error,
+        details: { store: location },
+      },
+    );
+  } finally {
+    await sql.execute("reset lock_timeout").catch(() => {});
+  }
 }
 
 /** The newest applied version; null when the migrations table does not exist yet. */
