@@ -11,6 +11,7 @@ export default defineConfig({
       "@united-workforce/protocol": pkg("protocol"),
       "@united-workforce/util": pkg("util"),
       "@united-workforce/store": pkg("store"),
+      "@united-workforce/engine": pkg("engine"),
       "@united-workforce/agent-kit": pkg("agent-kit"),
       "@united-workforce/test-utils": pkg("test-utils"),
     },

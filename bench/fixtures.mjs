@@ -1,9 +1,9 @@
 // Builds large stores for the benchmarks straight through the store API (no processes), so a
-// 10,000-step thread or 10,000 threads take seconds to make. Run after `pnpm build`.
+// 10,000-step thread or 10,000 threads take seconds to make, on any backend: callers pass a
+// store from `openStore`. Run after `pnpm build`.
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const { Cas, ThreadStore } = await import(`${root}packages/store/dist/index.js`);
 const { newUlid } = await import(`${root}packages/util/dist/index.js`);
 
 const usage = {
@@ -17,26 +17,30 @@ const usage = {
 };
 
 /** A thread of `workflowHash` (the loop workflow) with `steps` worker steps, all `again`. */
-export function buildLongThread(home, workflowHash, steps, cwd) {
-  const cas = Cas.open(home);
-  const threads = new ThreadStore(home);
-  const workflow = cas.getPayload(workflowHash, "workflow");
+export async function buildLongThread(store, workflowHash, steps, cwd) {
+  const { cas, threads } = store;
+  const workflow = await cas.getPayload(workflowHash, "workflow");
   const schema = workflow.roles.worker.frontmatter;
   const now = Date.now();
-  const start = cas.put(cas.builtin("start"), {
+  let batch = cas.batch();
+  const start = await batch.put(cas.builtin("start"), {
     workflow: workflowHash,
     prompt: "bench",
     cwd,
     createdAtMs: now,
   });
-  const body = cas.putText("round done");
-  const prompt = cas.putText("assembled prompt");
-  const detail = cas.put(cas.builtin("detail"), { adapter: "bench" });
+  const body = batch.putText("round done");
+  const prompt = batch.putText("assembled prompt");
+  const detail = await batch.put(cas.builtin("detail"), { adapter: "bench" });
   const stepType = cas.builtin("step");
   let prev = null;
   for (let i = 0; i < steps; i++) {
-    const output = cas.put(schema, { $status: "again", round: i + 1 });
-    prev = cas.put(stepType, {
+    if (i % 500 === 499) {
+      await batch.flush();
+      batch = cas.batch();
+    }
+    const output = await batch.put(schema, { $status: "again", round: i + 1 });
+    prev = await batch.put(stepType, {
       start,
       prev,
       role: "worker",
@@ -53,9 +57,10 @@ export function buildLongThread(home, workflowHash, steps, cwd) {
       attempts: 1,
     });
   }
+  await batch.flush();
   const at = new Date(now).toISOString();
   const thread = newUlid(now);
-  threads.write({
+  await threads.create({
     thread,
     workflow: workflow.name,
     workflowHash,
@@ -73,21 +78,20 @@ export function buildLongThread(home, workflowHash, steps, cwd) {
 }
 
 /** `count` idle threads of one workflow, each with just its StartNode. */
-export function buildManyThreads(home, workflowHash, count, cwd) {
-  const cas = Cas.open(home);
-  const threads = new ThreadStore(home);
-  const workflow = cas.getPayload(workflowHash, "workflow");
+export async function buildManyThreads(store, workflowHash, count, cwd) {
+  const { cas, threads } = store;
+  const workflow = await cas.getPayload(workflowHash, "workflow");
   const now = Date.now();
   for (let i = 0; i < count; i++) {
     const createdAtMs = now - i * 1000;
-    const start = cas.put(cas.builtin("start"), {
+    const start = await cas.put(cas.builtin("start"), {
       workflow: workflowHash,
       prompt: `bench ${i}`,
       cwd,
       createdAtMs,
     });
     const at = new Date(createdAtMs).toISOString();
-    threads.write({
+    await threads.create({
       thread: newUlid(createdAtMs),
       workflow: workflow.name,
       workflowHash,

@@ -4,12 +4,17 @@
 // 20 parses at every start), ratios much less. Run after `pnpm build`: `pnpm bench`.
 // BENCH_RUNS sets the samples per figure (median reported); BENCH_LARGE=0 skips the
 // 10,000-step and 10,000-thread stores.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildLongThread, buildManyThreads } from "./fixtures.mjs";
+
+const { openStore } = await import(
+  fileURLToPath(new URL("../packages/store/dist/index.js", import.meta.url))
+);
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const node = process.execPath;
@@ -24,9 +29,9 @@ const failures = [];
 
 /**
  * Median wall time of `runs` runs (after one warm-up); `argsFor(i)` gives each run's argv and
- * `homeFor(i)`, when given, its UWF_HOME.
+ * `homeFor(i)`, when given, its UWF_HOME. Each run must exit with `status`.
  */
-function time(argsFor, homeFor) {
+function time(argsFor, homeFor, status = 0) {
   const samples = [];
   for (let i = 0; i <= runs; i++) {
     const args = argsFor(i);
@@ -36,9 +41,11 @@ function time(argsFor, homeFor) {
       env: runEnv,
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
+      // A run that hangs (an exec waiting for a step that never ends) fails the bench.
+      timeout: 60_000,
     });
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    if (result.status !== 0)
+    if (result.status !== status)
       throw new Error(`node ${args.join(" ")} failed (${result.status}):\n${result.stderr}`);
     if (i > 0) samples.push(ms);
   }
@@ -130,11 +137,44 @@ try {
   report("  uwf-mock alone", adapter, n0);
   report("  engine overhead (whole step − adapter alone)", whole - adapter, n0, 3.5);
 
+  // A second exec on a thread another exec holds exits 5 without waiting for the step. The
+  // tests prove the order (the step waits at a gate); this says how long "at once" is.
+  const gate = join(home, "busy-gate");
+  const gated = join(home, "gated-scenario.yaml");
+  writeFileSync(
+    gated,
+    `steps:\n  - role: greeter\n    wait_for: ${gate}\n    output: { $status: done, greeting: hi }\n`,
+  );
+  const gatedAgent = `${node} ${mockBin} --scenario ${gated}`;
+  const busy = uwf("thread", "start", "hello", "-p", "bench");
+  const holder = spawn(node, [uwfBin, "thread", "exec", busy, "--agent", gatedAgent], {
+    env,
+    stdio: "ignore",
+  });
+  const holderExited = once(holder, "exit");
+  try {
+    const deadline = Date.now() + 30_000;
+    while (JSON.parse(uwf("thread", "show", busy, "--format", "json")).status !== "running") {
+      if (Date.now() > deadline) throw new Error("the holding exec never started");
+    }
+    report(
+      "uwf thread exec on a thread another exec holds (exit 5)",
+      time(() => [uwfBin, "thread", "exec", busy, "--agent", gatedAgent], undefined, 5),
+      n0,
+      2.5,
+    );
+  } finally {
+    writeFileSync(gate, "");
+    await holderExited;
+  }
+
   if (large) {
     const loopHash = JSON.parse(uwf("workflow", "add", "bench/loop.yaml", "--format", "json")).hash;
     const agent = `${node} ${benchAdapter}`;
-    const short = Array.from({ length: runs + 1 }, () => buildLongThread(home, loopHash, 10, root));
-    const longThread = buildLongThread(home, loopHash, 10_000, root);
+    const store = await openStore({ home });
+    const short = [];
+    for (let i = 0; i <= runs; i++) short.push(await buildLongThread(store, loopHash, 10, root));
+    const longThread = await buildLongThread(store, loopHash, 10_000, root);
     const shortMs = time((i) => [uwfBin, "thread", "exec", short[i], "--agent", agent]);
     // The long thread grows by one step per run: 10,000 … 10,015 steps.
     const longMs = time(() => [uwfBin, "thread", "exec", longThread, "--agent", agent]);
@@ -157,7 +197,7 @@ try {
           env: { ...env, UWF_HOME: listHome },
         }).toString(),
       ).hash;
-      buildManyThreads(listHome, hash, 10_000, root);
+      await buildManyThreads(await openStore({ home: listHome }), hash, 10_000, root);
       env.UWF_HOME = listHome;
       report(
         "uwf thread list over 10,000 threads",

@@ -2,12 +2,15 @@
 // Runs vitest with its JSON reporter next to the default one, then prints the plain
 // "N passed, N failed" line that CI reads. Exits with vitest's own status.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const report = `${root}.vitest-report.json`;
-rmSync(report, { force: true });
+// A report of its own per run, so two runs of one tree never read each other's.
+const reportDir = mkdtempSync(join(tmpdir(), "uwf-vitest-report-"));
+const report = join(reportDir, "report.json");
 
 const vitest = `${root}node_modules/.bin/vitest`;
 const run = spawnSync(
@@ -28,12 +31,20 @@ let skipped = 0;
 if (existsSync(report)) {
   const data = JSON.parse(readFileSync(report, "utf8"));
   passed = data.numPassedTests ?? 0;
-  failed = (data.numFailedTests ?? 0) + (data.numFailedTestSuites ?? 0);
   skipped = (data.numPendingTests ?? 0) + (data.numTodoTests ?? 0);
+  // Failed tests, plus each file that failed without a failed test (an import error, a failing
+  // hook): vitest's numFailedTestSuites counts describe blocks, not files, so it is not used.
+  const failedFiles = (data.testResults ?? []).filter(
+    (file) =>
+      file.status === "failed" &&
+      !(file.assertionResults ?? []).some((test) => test.status === "failed"),
+  );
+  failed = (data.numFailedTests ?? 0) + failedFiles.length;
 } else {
   failed = 1;
   console.error("vitest wrote no JSON report");
 }
+rmSync(reportDir, { recursive: true, force: true });
 const status = run.status ?? 1;
 if (status !== 0 && failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);

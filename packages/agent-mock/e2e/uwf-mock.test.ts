@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { Cas } from "@united-workforce/store";
 import {
+  openHomeStore,
   REPO_ROOT,
   runBin,
   seedThread,
@@ -13,21 +13,21 @@ import {
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 let temp: TempHome;
-beforeAll(() => {
+beforeAll(async () => {
   if (!existsSync(join(REPO_ROOT, "packages/agent-mock/dist/main.js"))) {
     throw new Error(
       "packages/agent-mock/dist is missing: run `pnpm build` (or `npx tsc -b packages/agent-mock`) first",
     );
   }
 });
-beforeEach(() => {
+beforeEach(async () => {
   temp = tempHome();
 });
 afterEach(() => temp.cleanup());
 
 describe("the uwf-mock binary", () => {
   it("runs a scripted step as a real process and prints the JSON line last", async () => {
-    const { thread, schemas } = seedThread(temp.home, {
+    const { thread, schemas } = await seedThread(temp.home, {
       workflow: {
         name: "one",
         roles: {
@@ -64,15 +64,15 @@ describe("the uwf-mock binary", () => {
       status: "done",
       attempts: 1,
     });
-    const cas = Cas.open(temp.home);
-    const step = cas.getPayload<{ output: string }>(last.stepHash, "step");
-    expect(cas.get(step.output)).toEqual({
+    const cas = (await openHomeStore(temp.home)).cas;
+    const step = await cas.getPayload<{ output: string }>(last.stepHash, "step");
+    expect(await cas.get(step.output)).toEqual({
       type: schemas.solo,
       payload: { $status: "done", note: "hi" },
     });
   });
 
-  it("is on PATH after install", () => {
+  it("is on PATH after install", async () => {
     expect(existsSync(join(REPO_ROOT, "node_modules/.bin/uwf-mock"))).toBe(true);
   });
 });

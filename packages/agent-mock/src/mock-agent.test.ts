@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StepPayload } from "@united-workforce/protocol";
-import { Cas } from "@united-workforce/store";
 import {
   appendStep,
+  openHomeStore,
   type SeededThread,
   seedThread,
   type TempHome,
@@ -48,15 +48,20 @@ const workflow: WorkflowFixture = {
 
 let temp: TempHome;
 let seeded: SeededThread;
-beforeEach(() => {
+beforeEach(async () => {
   temp = tempHome();
-  seeded = seedThread(temp.home, { workflow, prompt: "Write a haiku", cwd: temp.home });
+  seeded = await seedThread(temp.home, { workflow, prompt: "Write a haiku", cwd: temp.home });
 });
 afterEach(() => temp.cleanup());
 
 async function mock(
   role: string,
-  options: { scenario?: string; env?: Record<string, string>; cwd?: string } = {},
+  options: {
+    scenario?: string;
+    env?: Record<string, string>;
+    cwd?: string;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
@@ -65,6 +70,7 @@ async function mock(
   const code = await mockAgent(argv, {
     env: { UWF_HOME: temp.home, ...options.env },
     cwd: options.cwd ?? temp.home,
+    ...(options.signal ? { signal: options.signal } : {}),
     stdout: (text) => {
       stdout += text;
     },
@@ -75,9 +81,9 @@ async function mock(
   return { code, stdout, stderr };
 }
 
-function stepOf(stdout: string): StepPayload {
+async function stepOf(stdout: string): Promise<StepPayload> {
   const { stepHash } = JSON.parse(stdout.trimEnd().split("\n").at(-1)!) as { stepHash: string };
-  return Cas.open(temp.home).getPayload<StepPayload>(stepHash, "step");
+  return await (await openHomeStore(temp.home)).cas.getPayload<StepPayload>(stepHash, "step");
 }
 
 describe("uwf-mock", () => {
@@ -88,13 +94,13 @@ describe("uwf-mock", () => {
     ]);
     const first = await mock("writer", { scenario });
     expect(first.code).toBe(0);
-    const cas = Cas.open(temp.home);
-    const step = stepOf(first.stdout);
-    expect(cas.get(step.output).payload).toEqual({ $status: "done", title: "Autumn" });
-    expect(cas.getText(step.body)).toBe("Leaves fall.");
+    const cas = (await openHomeStore(temp.home)).cas;
+    const step = await stepOf(first.stdout);
+    expect((await cas.get(step.output)).payload).toEqual({ $status: "done", title: "Autumn" });
+    expect(await cas.getText(step.body)).toBe("Leaves fall.");
     expect(step.agent).toBe("uwf-mock");
 
-    appendStep(temp.home, seeded.thread, {
+    await appendStep(temp.home, seeded.thread, {
       role: "writer",
       output: { $status: "done", title: "Autumn" },
     });
@@ -122,7 +128,7 @@ describe("uwf-mock", () => {
     const scenario = writeScenario(temp.home, [
       { role: "writer", output: { $status: "done", title: "t" } },
     ]);
-    appendStep(temp.home, seeded.thread, {
+    await appendStep(temp.home, seeded.thread, {
       role: "writer",
       output: { $status: "done", title: "t" },
     });
@@ -148,10 +154,10 @@ describe("uwf-mock", () => {
     const result = await mock("writer", { scenario });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ attempts: 3 });
-    const cas = Cas.open(temp.home);
-    const step = stepOf(result.stdout);
-    expect(cas.get(step.output).payload).toEqual({ $status: "done", title: "Third time" });
-    const detail = cas.getPayload<{ attempts: { rawOutput: string }[]; model: string }>(
+    const cas = (await openHomeStore(temp.home)).cas;
+    const step = await stepOf(result.stdout);
+    expect((await cas.get(step.output)).payload).toEqual({ $status: "done", title: "Third time" });
+    const detail = await cas.getPayload<{ attempts: { rawOutput: string }[]; model: string }>(
       step.detail,
       "detail",
     );
@@ -185,6 +191,25 @@ describe("uwf-mock", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
   });
 
+  it("holds its answer until the wait_for file exists, next to the scenario", async () => {
+    const dir = join(temp.home, "scenarios");
+    mkdirSync(dir);
+    const scenario = writeScenario(dir, [
+      { role: "writer", wait_for: "gate", output: { $status: "done", title: "t" } },
+    ]);
+    // A gate that never opens: only the interrupt ends the step, and no step is stored.
+    const controller = new AbortController();
+    const held = mock("writer", { scenario, signal: controller.signal });
+    controller.abort();
+    expect(await held).toMatchObject({ code: 130, stdout: "", stderr: "uwf-mock: interrupted\n" });
+
+    const answered = mock("writer", { scenario });
+    writeFileSync(join(dir, "gate"), "");
+    const result = await answered;
+    expect(result.code, result.stderr).toBe(0);
+    expect((await stepOf(result.stdout)).role).toBe("writer");
+  });
+
   it("reports scripted usage", async () => {
     const scenario = writeScenario(temp.home, [
       {
@@ -193,7 +218,7 @@ describe("uwf-mock", () => {
         usage: { inputTokens: 12, costUsd: 0.01 },
       },
     ]);
-    const step = stepOf((await mock("writer", { scenario })).stdout);
+    const step = await stepOf((await mock("writer", { scenario })).stdout);
     expect(step.usage).toMatchObject({ inputTokens: 12, costUsd: 0.01, outputTokens: null });
   });
 

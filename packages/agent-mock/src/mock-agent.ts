@@ -1,4 +1,5 @@
-import { isAbsolute, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
 import {
   type AgentContext,
   AgentExit,
@@ -46,6 +47,8 @@ export const mockAgent = createAgent({
         `error: scenario ${file} step ${index + 1} is for role "${step.role}", but uwf asked for role "${ctx.role}"`,
       );
     }
+    if (step.wait_for !== undefined)
+      await waitForFile(resolve(dirname(file), step.wait_for), ctx.signal);
     if (step.delay_ms) await sleep(step.delay_ms, ctx.signal);
     if (step.stderr !== undefined)
       ctx.stderr(step.stderr.endsWith("\n") ? step.stderr : `${step.stderr}\n`);
@@ -76,16 +79,25 @@ function answersOf(step: MockStep): MockAnswer[] {
   return [step.output ?? {}];
 }
 
+/** Resolves once `path` exists: a test opens the gate when it has seen what it wanted to see. */
+async function waitForFile(path: string, signal: AbortSignal | undefined): Promise<void> {
+  while (!existsSync(path)) await sleep(20, signal);
+}
+
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(resolvePromise, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        reject(new Error("interrupted"));
-      },
-      { once: true },
-    );
+    if (signal?.aborted) {
+      reject(new Error("interrupted"));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new Error("interrupted"));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolvePromise();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

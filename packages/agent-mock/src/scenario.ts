@@ -13,6 +13,8 @@ export interface MockStep {
   /** Successive answers: `run` gives the first, each correction the next (the last repeats). */
   attempts?: MockAnswer[];
   delay_ms?: number;
+  /** Wait until this file exists before answering (a relative path is the scenario's sibling). */
+  wait_for?: string;
   /** Exit with this code without a step (or after printing `stdout`). */
   exit?: number;
   /** Print this raw text on stdout instead of running the step. */
@@ -31,6 +33,7 @@ const STEP_KEYS = new Set([
   "body",
   "attempts",
   "delay_ms",
+  "wait_for",
   "exit",
   "stdout",
   "stderr",
@@ -80,6 +83,8 @@ export function loadScenario(path: string): MockScenario {
     if (step.delay_ms !== undefined && !(typeof step.delay_ms === "number" && step.delay_ms >= 0)) {
       problems.push(`${where}.delay_ms must be a number of milliseconds`);
     }
+    if (step.wait_for !== undefined && !(typeof step.wait_for === "string" && step.wait_for !== ""))
+      problems.push(`${where}.wait_for must be a file path`);
     if (step.attempts !== undefined) {
       const ok =
         Array.isArray(step.attempts) &&

@@ -409,7 +409,7 @@ describe("uwf cas gc", () => {
     });
   });
 
-  it("refuses --yes while a thread's lock is held by a live process (exit 5)", async () => {
+  it("refuses --yes while a thread's lease is held by a live process (GC_REFUSED, exit 1)", async () => {
     const { thread, orphans } = await seed();
     const lock = join(home.home, "locks", `${thread}.lock`);
     mkdirSync(join(home.home, "locks"), { recursive: true });
@@ -425,7 +425,7 @@ describe("uwf cas gc", () => {
     const before = storedHashes();
 
     const refused = await uwf(["cas", "gc", "--yes", "--keep-recent", "0"]);
-    expect(refused.code).toBe(5);
+    expect(refused.code).toBe(1);
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toBe(
       [
@@ -435,9 +435,9 @@ describe("uwf cas gc", () => {
       ].join("\n"),
     );
     const refusedJson = await uwf(["cas", "gc", "--yes", "--keep-recent", "0", "--format", "json"]);
-    expect(refusedJson.code).toBe(5);
+    expect(refusedJson.code).toBe(1);
     expect(json<{ error: unknown }>(refusedJson.stderr).error).toMatchObject({
-      code: "THREAD_BUSY",
+      code: "GC_REFUSED",
       running: [{ thread, pid: process.pid, command: "thread exec", since: info.acquiredAt }],
     });
     expect(storedHashes()).toEqual(before);

@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ThreadPointer } from "@united-workforce/protocol";
-import { ThreadStore } from "@united-workforce/store";
-import { seedThread, type WorkflowFixture } from "@united-workforce/test-utils";
+import { openHomeStore, seedThread, type WorkflowFixture } from "@united-workforce/test-utils";
 import { newUlid } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
@@ -68,24 +67,25 @@ describe("thread list", () => {
   /** Threads of two workflows, made at different times, in every stored status, plus a corrupt one. */
   async function seedThreads() {
     const now = Date.now();
-    const threads = new ThreadStore(sb.home);
-    const seed = (workflow: string, ageMs: number, change: Partial<ThreadPointer> = {}) => {
-      const { thread } = seedThread(sb.home, {
+    const { threads } = await openHomeStore(sb.home);
+    const seed = async (workflow: string, ageMs: number, change: Partial<ThreadPointer> = {}) => {
+      const { thread } = await seedThread(sb.home, {
         workflow: oneRoleWorkflow(workflow),
         prompt: "Go",
         cwd: sb.work,
         createdAtMs: now - ageMs,
       });
-      threads.write({ ...threads.read(thread), ...change });
+      const pointer = await threads.get(thread);
+      await threads.swap({ ...pointer, ...change }, pointer.rev ?? 0);
       return thread;
     };
-    const completed = seed("alpha", 10 * DAY, { status: "completed", currentRole: "solo" });
-    const suspended = seed("alpha", 2 * DAY, {
+    const completed = await seed("alpha", 10 * DAY, { status: "completed", currentRole: "solo" });
+    const suspended = await seed("alpha", 2 * DAY, {
       status: "suspended",
       suspended: { role: "solo", reason: "Which one?", kind: "question" },
     });
-    const idle = seed("beta", 3 * HOUR);
-    const cancelled = seed("beta", 20 * MINUTE);
+    const idle = await seed("beta", 3 * HOUR);
+    const cancelled = await seed("beta", 20 * MINUTE);
     expect((await uwf(sb, ["thread", "cancel", cancelled])).code).toBe(0);
     const corrupt = newUlid(now - MINUTE);
     writeFileSync(join(sb.home, "threads", `${corrupt}.json`), "garbage\n{ not: json");

@@ -37,7 +37,8 @@ describe("interrupting an exec", () => {
     exited: Promise<number | null>;
   }> {
     const scenario = writeScenario(temp.home, [
-      { role: "greeter", delay_ms: 20_000, output: { $status: "done", greeting: "late" } },
+      // Far longer than any test here waits: the step never ends by itself while it is tested.
+      { role: "greeter", delay_ms: 600_000, output: { $status: "done", greeting: "late" } },
     ]);
     const child = spawn(
       process.execPath,
@@ -60,7 +61,8 @@ describe("interrupting an exec", () => {
       child.on("exit", (code, signal) => resolve(code ?? (signal ? 128 : null))),
     );
     const lockFile = join(temp.home, "locks", `${thread}.lock`);
-    for (let i = 0; i < 200; i++) {
+    // A generous deadline: it only fails an exec that never starts its adapter.
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(50)) {
       if (existsSync(lockFile)) {
         try {
           const pid = JSON.parse(readFileSync(lockFile, "utf8")).child?.pid;
@@ -69,7 +71,6 @@ describe("interrupting an exec", () => {
           // Being rewritten; read again.
         }
       }
-      await sleep(50);
     }
     throw new Error("the exec never recorded its adapter");
   }
@@ -79,7 +80,7 @@ describe("interrupting an exec", () => {
     const { child, adapterPid, exited } = await startSlowExec();
     child.kill("SIGINT");
     expect(await exited).toBe(130);
-    expect(await waitUntilGone(adapterPid, 2000)).toBe(true);
+    expect(await waitUntilGone(adapterPid, 20_000)).toBe(true);
     const after = JSON.parse((await uwf("thread", "show", thread, "--format", "json")).stdout);
     expect(after).toMatchObject({ status: "idle", head: before.head, steps: 0 });
   });
@@ -89,7 +90,7 @@ describe("interrupting an exec", () => {
     child.kill("SIGINT");
     child.kill("SIGINT");
     expect(await exited).toBe(130);
-    expect(await waitUntilGone(adapterPid, 2000)).toBe(true);
+    expect(await waitUntilGone(adapterPid, 20_000)).toBe(true);
   });
 
   it("`thread stop` after the exec was SIGKILLed ends its orphaned agent", async () => {
@@ -100,7 +101,7 @@ describe("interrupting an exec", () => {
     const stop = await uwf("thread", "stop", thread, "--format", "json");
     expect(stop.code).toBe(0);
     expect(JSON.parse(stop.stdout)).toMatchObject({ stopped: true });
-    expect(await waitUntilGone(adapterPid, 2000)).toBe(true);
+    expect(await waitUntilGone(adapterPid, 20_000)).toBe(true);
     const show = JSON.parse((await uwf("thread", "show", thread, "--format", "json")).stdout);
     expect(show).toMatchObject({ status: "idle", steps: 0, lockHolder: null });
   });

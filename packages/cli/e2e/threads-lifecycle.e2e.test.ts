@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MockScenarioStep } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -661,15 +661,16 @@ describe("thread poke", () => {
 
 describe("background exec, join and stop", () => {
   it("runs in the background, shows running, and join reports the end", async () => {
-    const file = scenario(sb, "slow", [
-      { role: "greeter", delay_ms: 1500, output: { $status: "done", greeting: "Hi" } },
+    // The step waits at a gate the test opens only after it has looked at the running thread,
+    // so the launcher cannot have waited for the step, and the thread is surely still running.
+    const gate = join(sb.home, "gate");
+    const file = scenario(sb, "gated", [
+      { role: "greeter", wait_for: gate, output: { $status: "done", greeting: "Hi" } },
     ]);
     configureMock(sb, file);
     const { thread } = await startThread(sb, HELLO, "Greet slowly");
 
-    const launchedAt = Date.now();
     const launched = await uwfJson<ExecDoc>(sb, ["thread", "exec", thread, "--background"]);
-    const launchMs = Date.now() - launchedAt;
     expect(launched).toMatchObject({
       thread,
       status: "running",
@@ -677,10 +678,10 @@ describe("background exec, join and stop", () => {
       steps: [],
     });
     expect(launched.pid).toBeGreaterThan(0);
-    expect(launchMs).toBeLessThan(1500);
 
     const running = await showThread(sb, thread);
     expect(running.status).toBe("running");
+    expect(running.steps).toBe(0);
     expect(running.lockHolder?.pid).toBe(launched.pid);
     const listed = await uwfJson<{ threads: { thread: string }[] }>(sb, [
       "thread",
@@ -694,13 +695,13 @@ describe("background exec, join and stop", () => {
     expect(busy.code).toBe(5);
     expect(busy.stderr).toContain(String(launched.pid));
 
+    writeFileSync(gate, "");
     const joined = await uwfJson<{ status: string; steps: number; head: string }>(sb, [
       "thread",
       "join",
       thread,
     ]);
     expect(joined).toMatchObject({ status: "completed", steps: 1 });
-    expect(Date.now() - launchedAt).toBeGreaterThanOrEqual(1500);
     expect(await showThread(sb, thread)).toMatchObject({
       status: "completed",
       lockHolder: null,

@@ -1,5 +1,5 @@
+import { killRunningAdapters } from "@united-workforce/engine";
 import { runCli } from "./program.js";
-import { killRunningAdapters } from "./threads/spawn-adapter.js";
 
 // The `uwf` entry: the only place that exits. SIGINT/SIGTERM abort the running command so it
 // can stop its children and release its lock; a second signal kills the agents and exits at once.

@@ -1,3 +1,4 @@
+import type { Store, UwfConfig } from "@united-workforce/store";
 import { createLogger, resolveHome, UwfError } from "@united-workforce/util";
 import { Command, CommanderError, Option } from "commander";
 import type { CommandContext, CommandSpec, OutputFormat } from "./commands/command.js";
@@ -151,6 +152,15 @@ function addCommand(
     );
     const format = (options.format as OutputFormat | undefined) ?? "text";
     const home = resolveHome(io.env);
+    let config: UwfConfig | undefined;
+    let store: Promise<Store> | undefined;
+    const readConfigOnce = async (): Promise<UwfConfig> => {
+      if (config === undefined) {
+        const { readConfig } = await import("@united-workforce/store");
+        config = readConfig(home);
+      }
+      return config;
+    };
     const context: CommandContext = {
       home,
       cwd: io.cwd,
@@ -160,9 +170,21 @@ function addCommand(
       progress: (text) => io.stderr(text.endsWith("\n") ? text : `${text}\n`),
       signal: io.signal,
       self: io.self,
+      config: readConfigOnce,
+      store: () => {
+        store ??= (async () => {
+          const { openStore, storeOptionsFrom } = await import("@united-workforce/store");
+          return openStore(storeOptionsFrom(home, await readConfigOnce(), io.env));
+        })();
+        return store;
+      },
     };
-    const result = await spec.run(context, positional, options);
-    io.stdout(formatResult(result, format));
-    setExitCode(result.exitCode ?? 0);
+    try {
+      const result = await spec.run(context, positional, options);
+      io.stdout(formatResult(result, format));
+      setExitCode(result.exitCode ?? 0);
+    } finally {
+      if (store !== undefined) await (await store.catch(() => null))?.close();
+    }
   });
 }

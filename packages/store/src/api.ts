@@ -138,6 +138,8 @@ export interface RegistryBackend {
    * length; null = absent). `next` null removes it. False when another writer came first.
    */
   swap(name: string, expected: RegistryEntry | null, next: RegistryEntry | null): Promise<boolean>;
+  /** Remove the entry whatever it holds (an unreadable one too); false when there was none. */
+  remove(name: string): Promise<boolean>;
   scan(): Promise<{ entries: RegistryEntry[]; problems: RegistryProblem[] }>;
   locate(name: string): string;
 }
@@ -218,7 +220,7 @@ export interface LeaseStore {
   read(thread: string): Promise<{ info: LeaseInfo; alive: boolean } | null>;
   /** Threads held by a live lease right now. */
   live(): Promise<Set<string>>;
-  /** Remove a lease whose holder is gone (stop on an orphan); false if it is alive or absent. */
+  /** Remove a lease whose holder is gone (stop on an orphan): the removed lease, else null. */
   clearStale(thread: string): Promise<LeaseInfo | null>;
 }
 
@@ -249,6 +251,8 @@ export interface Store {
   /** Where it lives, for messages (a folder, or the URL without its password). */
   readonly location: string;
   readonly home: string;
+  /** This machine's name in lease holders. */
+  readonly host: string;
   readonly cas: import("./cas/cas.js").Cas;
   readonly threads: ThreadsStore;
   readonly registry: RegistryStore;

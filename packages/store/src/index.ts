@@ -1,10 +1,12 @@
-export type { CasBackend, CasStray } from "./cas/backend.js";
-export { Cas, validatorCacheDir } from "./cas/cas.js";
-export { createFsBackend } from "./cas/fs-backend.js";
-export { collectGcRoots } from "./cas/gc-roots.js";
+export type * from "./api.js";
+export { Cas, CasBatch } from "./cas/cas.js";
 export * from "./config/index.js";
-export { acquireLock, adoptLock, type LockHandle, readLock, threadLockPath } from "./locks/lock.js";
-export type { LockInfo } from "./locks/lock-file.js";
-export { isAlive, type ProcessIdentity, processIdentity } from "./locks/process-identity.js";
-export { Registry, type RegistryEntry, type RegistryProblem } from "./registry/registry.js";
-export { type ThreadListItem, ThreadStore } from "./threads/thread-store.js";
+export { holderAlive } from "./leases/liveness.js";
+export {
+  isAlive,
+  ownProcessGroup,
+  type ProcessIdentity,
+  pidExists,
+  processIdentity,
+} from "./locks/process-identity.js";
+export { maskUrl, openStore, storeOptionsFrom, validatorCacheDir } from "./open-store.js";

@@ -1,90 +1,61 @@
 /**
- * Locks and the registry across real processes. Child processes cannot load TypeScript, so
- * they import the built package: run `pnpm build` (or `npx tsc -b packages/store`) first.
+ * The filesystem store across real processes, beyond the races every backend passes (those are
+ * in __testing__/conformance-processes.ts). Child processes cannot load TypeScript, so they
+ * import the built package: run `pnpm exec tsc -b packages/store` first.
  */
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { newUlid } from "@united-workforce/util";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { assertBuiltStoreIsFresh, storeDistDir } from "./__testing__/built-store.js";
-import { threadLockPath } from "./locks/lock.js";
-import { Registry } from "./registry/registry.js";
+import { killStoreWorkers, startStoreWorkers } from "./__testing__/store-workers.js";
 
 const WORKERS = 10;
 
-const WORKER = `
-import { existsSync, writeFileSync } from "node:fs";
-const [distUrl, op, startAt, ...args] = process.argv.slice(2);
-const store = await import(distUrl);
-const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-// Line up on one instant so the calls really race.
-while (Date.now() < Number(startAt)) {}
-const report = (value) => process.stdout.write(JSON.stringify(value));
-try {
-  if (op === "lock") {
-    const [path, releaseFile] = args;
-    store.acquireLock(path, "test");
-    report({ won: true, pid: process.pid });
-    // Hold the lock until every competitor has answered.
-    const until = Date.now() + 20000;
-    while (!existsSync(releaseFile) && Date.now() < until) pause(20);
-  } else if (op === "registry-add") {
-    const [home, name, hash] = args;
-    report({ changed: new store.Registry(home).add(name, hash).changed });
-  } else if (op === "validate") {
-    const { createRequire } = await import("node:module");
-    const cache = createRequire(import.meta.url).cache;
-    const ajvLoaded = () => Object.keys(cache).some((key) => key.includes("/ajv/"));
-    const cas = store.Cas.open(args[0]);
-    cas.putText("a text node needs no ajv");
-    const afterText = ajvLoaded();
-    const step = cas.builtin("step");
-    const t0 = performance.now();
-    cas.validate(step, {});
-    const t1 = performance.now();
-    cas.validate(step, {});
-    const t2 = performance.now();
-    report({ afterText, afterValidate: ajvLoaded(), firstMs: t1 - t0, cachedMs: t2 - t1 });
-  }
-} catch (error) {
-  report({ code: error.code, details: error.details ?? null, message: error.message });
-}
+// Stores a text node, then validates twice against the built-in step schema, and says when ajv
+// was loaded and how often a validator was compiled or read from the disk cache.
+const VALIDATE_WORKER = `
+import { createRequire } from "node:module";
+const [distUrl, home] = process.argv.slice(2);
+const { openStore } = await import(distUrl);
+const { validatorCacheInternals } = await import(new URL("./schemas/validator-cache.js", distUrl).href);
+const cache = createRequire(import.meta.url).cache;
+const ajvLoaded = () => Object.keys(cache).some((key) => key.includes("/ajv/"));
+const store = await openStore({ home });
+await store.cas.putText("a text node needs no ajv");
+const afterText = ajvLoaded();
+const step = store.cas.builtin("step");
+await store.cas.validate(step, {});
+const first = validatorCacheInternals.counts();
+await store.cas.validate(step, {});
+const second = validatorCacheInternals.counts();
+process.stdout.write(JSON.stringify({ afterText, afterValidate: ajvLoaded(), first, second }));
 `;
 
-let scratch: string;
-let workerFile: string;
+let home: string;
 
 beforeAll(() => {
   assertBuiltStoreIsFresh();
 });
 
 beforeEach(() => {
-  scratch = mkdtempSync(join(tmpdir(), "uwf-multi-"));
-  workerFile = join(scratch, "worker.mjs");
-  writeFileSync(workerFile, WORKER);
+  home = mkdtempSync(join(tmpdir(), "uwf-multi-"));
 });
-afterEach(() => rmSync(scratch, { recursive: true, force: true }));
+afterEach(async () => {
+  await killStoreWorkers();
+  rmSync(home, { recursive: true, force: true });
+});
 
 describe("across processes", () => {
-  it("ten processes acquire one lock at once: one wins, nine are told it is busy", async () => {
-    const path = threadLockPath(scratch, newUlid());
-    const results = await raceLock(path);
-    const winners = results.filter((result) => result.won);
-    expect(winners.length).toBe(1);
-    const losers = results.filter((result) => !result.won);
-    expect(losers.map((result) => result.code)).toEqual(Array(WORKERS - 1).fill("THREAD_BUSY"));
-    for (const loser of losers) expect(loser.details).toMatchObject({ pid: winners[0]!.pid });
-  });
-
-  it("ten processes race to take over one stale lock: one wins", async () => {
-    const path = threadLockPath(scratch, newUlid());
-    mkdirSync(dirname(path));
-    // pid_max is at most 2^22 on Linux, so this holder cannot be running.
+  it(`${WORKERS} processes race to take over one stale lock file: one wins`, async () => {
+    const thread = newUlid();
+    mkdirSync(join(home, "locks"));
+    // A lock file from before leases; pid_max is at most 2^22 on Linux, so it cannot be running.
     writeFileSync(
-      path,
+      join(home, "locks", `${thread}.lock`),
       JSON.stringify({
         token: "dead",
         holder: { pid: 2 ** 22 + 1, startTime: "1" },
@@ -93,94 +64,38 @@ describe("across processes", () => {
         child: null,
       }),
     );
-    const results = await raceLock(path);
-    expect(results.filter((result) => result.won).length).toBe(1);
-    expect(results.filter((result) => result.code === "THREAD_BUSY").length).toBe(WORKERS - 1);
-  });
-
-  it("ten processes add versions of one workflow at once: none is lost", async () => {
-    const hashes = Array.from({ length: WORKERS }, (_, i) => `${i}`.padStart(13, "A"));
-    const startAt = Date.now() + 1_500;
-    const results = await Promise.all(
-      hashes.map((hash) => runWorker(["registry-add", String(startAt), scratch, "shared", hash])),
+    const workers = await startStoreWorkers(WORKERS, { home });
+    const answers = await Promise.all(
+      workers.map((worker) =>
+        worker.call<{ replaced: { token: string } | null }>("acquire", thread),
+      ),
     );
-    expect(results).toEqual(Array(WORKERS).fill({ changed: true }));
-    const entry = new Registry(scratch).get("shared")!;
-    expect(entry.history.map((item) => item.hash).sort()).toEqual([...hashes].sort());
-    expect(entry.current).toBe(entry.history[0]!.hash);
-    expect(readdirSync(join(scratch, "locks", "workflows"))).toEqual([]);
+    const winners = answers.filter((answer) => answer.value !== undefined);
+    expect(winners).toHaveLength(1);
+    expect(winners[0]!.value!.replaced?.token).toBe("dead");
+    expect(answers.filter((answer) => answer.error?.code === "THREAD_BUSY")).toHaveLength(
+      WORKERS - 1,
+    );
+    // No takeover guard or temp file is left behind.
+    expect(readdirSync(join(home, "locks"))).toEqual([`${thread}.lock`]);
   });
 });
 
 describe("start-up cost", () => {
-  it("loads ajv only when something is validated, and compiles once per schema", async () => {
-    const result = (await runWorker(["validate", "0", scratch])) as {
-      afterText: boolean;
-      afterValidate: boolean;
-      firstMs: number;
-      cachedMs: number;
-    };
-    console.info(
-      `fresh process, step schema: first validate (load ajv + compile) ${result.firstMs.toFixed(1)} ms, ` +
-        `second ${(result.cachedMs * 1000).toFixed(0)} µs`,
-    );
-    expect(result.afterText).toBe(false);
-    expect(result.afterValidate).toBe(true);
-    expect(result.cachedMs).toBeLessThan(result.firstMs / 10);
-  });
-});
-
-async function raceLock(path: string): Promise<Array<Record<string, unknown>>> {
-  const releaseFile = join(scratch, "release");
-  const startAt = Date.now() + 1_500;
-  const pending = Array.from({ length: WORKERS }, () =>
-    runWorker(["lock", String(startAt), path, releaseFile], { answerOnly: true }),
-  );
-  const results = await Promise.all(pending.map((worker) => worker.answer));
-  writeFileSync(releaseFile, "");
-  await Promise.all(pending.map((worker) => worker.exited));
-  return results;
-}
-
-function runWorker(args: string[]): Promise<Record<string, unknown>>;
-function runWorker(
-  args: string[],
-  options: { answerOnly: true },
-): { answer: Promise<Record<string, unknown>>; exited: Promise<void> };
-function runWorker(args: string[], options?: { answerOnly: true }) {
-  const [op, ...rest] = args;
-  const child = spawn(
-    process.execPath,
-    [workerFile, pathToFileURL(join(storeDistDir, "index.js")).href, op!, ...rest],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let stdout = "";
-  let stderr = "";
-  let answered: (value: Record<string, unknown>) => void = () => {};
-  const answer = new Promise<Record<string, unknown>>((resolve) => {
-    answered = resolve;
-  });
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-    try {
-      answered(JSON.parse(stdout));
-    } catch {
-      // Not the whole answer yet.
-    }
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<void>((resolve, reject) => {
-    child.on("exit", (code) => {
-      if (code === 0) resolve();
-      else reject(new Error(`worker exited with ${code}: ${stderr}`));
+  it("loads ajv only when something is validated, and compiles once per schema", () => {
+    const workerFile = join(home, "validate-worker.mjs");
+    writeFileSync(workerFile, VALIDATE_WORKER);
+    const distUrl = pathToFileURL(join(storeDistDir, "index.js")).href;
+    const child = spawnSync(process.execPath, [workerFile, distUrl, join(home, "store")], {
+      encoding: "utf8",
+    });
+    if (child.status !== 0) throw new Error(`worker failed (${child.status}):\n${child.stderr}`);
+    const result = JSON.parse(child.stdout);
+    expect(result).toEqual({
+      afterText: false,
+      afterValidate: true,
+      first: { compiled: 1, fromDisk: 0 },
+      second: { compiled: 1, fromDisk: 0 },
     });
   });
-  if (options?.answerOnly) return { answer, exited };
-  return exited.then(() => JSON.parse(stdout) as Record<string, unknown>);
-}
-
-/** The workers run the built package, so it must exist and be newer than its sources. */
+});

@@ -19,4 +19,10 @@ export {
   UWF_MOCK_BIN,
 } from "./run.js";
 export { type MockScenarioStep, writeScenario } from "./scenario.js";
-export { appendStep, type SeededThread, seedThread, type WorkflowFixture } from "./threads.js";
+export {
+  appendStep,
+  openHomeStore,
+  type SeededThread,
+  seedThread,
+  type WorkflowFixture,
+} from "./threads.js";

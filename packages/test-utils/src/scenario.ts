@@ -9,6 +9,7 @@ export interface MockScenarioStep {
   body?: string;
   attempts?: (string | Record<string, unknown>)[];
   delay_ms?: number;
+  wait_for?: string;
   exit?: number;
   stdout?: string;
   stderr?: string;

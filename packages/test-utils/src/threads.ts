@@ -8,7 +8,7 @@ import {
   type Usage,
   type WorkflowPayload,
 } from "@united-workforce/protocol";
-import { Cas, ThreadStore } from "@united-workforce/store";
+import { openStore, type Store } from "@united-workforce/store";
 import { newUlid } from "@united-workforce/util";
 
 /** A workflow as a test writes it: role schemas inline, like the YAML. */
@@ -31,15 +31,16 @@ export interface SeededThread {
  * Store a workflow, a StartNode and a thread pointer straight through the store API, for tests
  * that need a thread without running `uwf thread start`.
  */
-export function seedThread(
-  home: string,
+export async function seedThread(
+  target: string | Store,
   options: { workflow: WorkflowFixture; prompt: string; cwd: string; createdAtMs?: number },
-): SeededThread {
-  const cas = Cas.open(home);
+): Promise<SeededThread> {
+  const store = await storeOf(target);
+  const { cas } = store;
   const schemas: Record<string, Hash> = {};
   const roles: Record<string, RolePayload> = {};
   for (const [name, role] of Object.entries(options.workflow.roles)) {
-    schemas[name] = cas.putSchema(role.frontmatter);
+    schemas[name] = await cas.putSchema(role.frontmatter);
     roles[name] = { ...role, frontmatter: schemas[name] };
   }
   const payload: WorkflowPayload = {
@@ -49,9 +50,9 @@ export function seedThread(
   };
   if (options.workflow.description !== undefined)
     payload.description = options.workflow.description;
-  const workflowHash = cas.put(cas.builtin("workflow"), payload);
+  const workflowHash = await cas.put(cas.builtin("workflow"), payload);
   const createdAtMs = options.createdAtMs ?? Date.now();
-  const start = cas.put(cas.builtin("start"), {
+  const start = await cas.put(cas.builtin("start"), {
     workflow: workflowHash,
     prompt: options.prompt,
     cwd: options.cwd,
@@ -73,7 +74,8 @@ export function seedThread(
     createdAt: at,
     updatedAt: at,
   };
-  new ThreadStore(home).write(pointer);
+  await store.threads.create(pointer);
+  if (typeof target === "string") await store.close();
   return { thread, workflowHash, start, schemas };
 }
 
@@ -81,8 +83,8 @@ export function seedThread(
  * Append a step as an adapter would, and move the thread's head to it (what `uwf thread exec`
  * does after verifying). Returns the step hash.
  */
-export function appendStep(
-  home: string,
+export async function appendStep(
+  target: string | Store,
   thread: string,
   step: {
     role: string;
@@ -93,12 +95,12 @@ export function appendStep(
     usage?: Partial<Usage>;
     startedAtMs?: number;
   },
-): Hash {
-  const cas = Cas.open(home);
-  const threads = new ThreadStore(home);
-  const pointer = threads.read(thread);
-  const start = cas.getPayload<{ workflow: Hash }>(pointer.start, "start");
-  const workflow = cas.getPayload<WorkflowPayload>(start.workflow, "workflow");
+): Promise<Hash> {
+  const store = await storeOf(target);
+  const { cas, threads } = store;
+  const pointer = await threads.get(thread);
+  const start = await cas.getPayload<{ workflow: Hash }>(pointer.start, "start");
+  const workflow = await cas.getPayload<WorkflowPayload>(start.workflow, "workflow");
   const role = workflow.roles[step.role];
   if (!role)
     throw new Error(`appendStep: role "${step.role}" is not in workflow "${workflow.name}"`);
@@ -107,25 +109,44 @@ export function appendStep(
     start: pointer.start,
     prev: pointer.head === pointer.start ? null : pointer.head,
     role: step.role,
-    output: cas.put(role.frontmatter, step.output),
-    body: cas.putText(step.body ?? ""),
-    detail: cas.put(cas.builtin("detail"), { adapter: "test-fixture", turns: [], attempts: [] }),
+    output: await cas.put(role.frontmatter, step.output),
+    body: await cas.putText(step.body ?? ""),
+    detail: await cas.put(cas.builtin("detail"), {
+      adapter: "test-fixture",
+      turns: [],
+      attempts: [],
+    }),
     agent: step.agent ?? "test-fixture",
     edgePrompt: step.edgePrompt ?? `Continue as ${step.role}.`,
-    assembledPrompt: cas.putText(""),
+    assembledPrompt: await cas.putText(""),
     cwd: pointer.cwd,
     startedAtMs,
     completedAtMs: startedAtMs + 1,
     usage: { ...emptyUsage(), ...step.usage },
     attempts: 1,
   };
-  const hash = cas.put(cas.builtin("step"), payload);
-  threads.write({
-    ...pointer,
-    head: hash,
-    steps: pointer.steps + 1,
-    currentRole: step.role,
-    updatedAt: new Date().toISOString(),
-  });
+  const hash = await cas.put(cas.builtin("step"), payload);
+  const moved = await threads.swap(
+    {
+      ...pointer,
+      head: hash,
+      steps: pointer.steps + 1,
+      currentRole: step.role,
+      updatedAt: new Date().toISOString(),
+    },
+    pointer.rev ?? 0,
+  );
+  if (moved === null) throw new Error(`appendStep: thread ${thread} changed meanwhile`);
+  if (typeof target === "string") await store.close();
   return hash;
+}
+
+/** Tests pass a home (the filesystem store) or a store they opened. */
+function storeOf(target: string | Store): Promise<Store> {
+  return typeof target === "string" ? openStore({ home: target }) : Promise.resolve(target);
+}
+
+/** The filesystem store of a test's home, opened through the one factory like any command. */
+export function openHomeStore(home: string): Promise<Store> {
+  return openStore({ home });
 }

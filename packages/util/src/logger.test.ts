@@ -1,12 +1,23 @@
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createLogger, logFilePath } from "./logger.js";
+
+// Every temp folder a test makes is removed after it.
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "uwf-log-"));
+  made.push(dir);
+  return dir;
+}
 
 describe("createLogger", () => {
   it("appends one JSON event per line to the day's file", () => {
-    const home = mkdtempSync(join(tmpdir(), "uwf-log-"));
+    const home = tempDir();
     const logger = createLogger(home, { thread: "T1" });
     logger.info("step.start", { role: "planner" });
     logger.error("step.failed", { reason: "boom" });
@@ -26,7 +37,7 @@ describe("createLogger", () => {
   });
 
   it("never throws, even when the log directory cannot be created", () => {
-    const home = mkdtempSync(join(tmpdir(), "uwf-log-"));
+    const home = tempDir();
     writeFileSync(join(home, "logs"), "a file where the directory should be");
     chmodSync(join(home, "logs"), 0o400);
     const logger = createLogger(home);
@@ -36,7 +47,7 @@ describe("createLogger", () => {
 
 describe("createLogger reserved keys", () => {
   it("keeps the writer's pid, level and event even when fields reuse those names", () => {
-    const home = mkdtempSync(join(tmpdir(), "uwf-log-"));
+    const home = tempDir();
     createLogger(home, { event: "base" }).info("real.event", { pid: 1, level: "fake" });
     const line = JSON.parse(readFileSync(logFilePath(home), "utf8"));
     expect(line).toMatchObject({ event: "real.event", level: "info", pid: process.pid });

@@ -1,24 +1,31 @@
-import { Cas } from "@united-workforce/store";
-import { appendStep, seedThread, type TempHome, tempHome } from "@united-workforce/test-utils";
+import type { Cas } from "@united-workforce/store";
+
+import {
+  appendStep,
+  openHomeStore,
+  seedThread,
+  type TempHome,
+  tempHome,
+} from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { planDevReview } from "../__fixtures__/workflows.js";
 import { collectHistory, renderHistoryEntry } from "./history.js";
 
 let temp: TempHome;
-beforeEach(() => {
+beforeEach(async () => {
   temp = tempHome();
 });
 afterEach(() => temp.cleanup());
 
 /** planner, then developer/reviewer rounds: 50 steps, the last a rejection. */
-function longThread(): { thread: string; start: string; steps: string[] } {
-  const seeded = seedThread(temp.home, {
+async function longThread(): Promise<{ thread: string; start: string; steps: string[] }> {
+  const seeded = await seedThread(temp.home, {
     workflow: planDevReview,
     prompt: "Fix the bug",
     cwd: temp.home,
   });
   const steps = [
-    appendStep(temp.home, seeded.thread, {
+    await appendStep(temp.home, seeded.thread, {
       role: "planner",
       output: { $status: "ready", plan: "p" },
       body: "plan body",
@@ -26,14 +33,14 @@ function longThread(): { thread: string; start: string; steps: string[] } {
   ];
   for (let round = 1; steps.length < 50; round++) {
     steps.push(
-      appendStep(temp.home, seeded.thread, {
+      await appendStep(temp.home, seeded.thread, {
         role: "developer",
         output: { $status: "done", branch: `fix-${round}` },
         body: `developer round ${round}`,
       }),
     );
     steps.push(
-      appendStep(temp.home, seeded.thread, {
+      await appendStep(temp.home, seeded.thread, {
         role: "reviewer",
         output: { $status: "rejected", comments: `round ${round}: add tests` },
         body: `review ${round}`,
@@ -44,11 +51,11 @@ function longThread(): { thread: string; start: string; steps: string[] } {
 }
 
 /** A Cas whose step reads are counted, to prove the walk stops early. */
-function countingCas(): { cas: Cas; stepReads: () => number } {
-  const cas = Cas.open(temp.home);
+async function countingCas(): Promise<{ cas: Cas; stepReads: () => number }> {
+  const cas = (await openHomeStore(temp.home)).cas;
   let reads = 0;
   const original = cas.getPayload.bind(cas);
-  cas.getPayload = <T>(hash: string, kind?: Parameters<Cas["getPayload"]>[1]): T => {
+  cas.getPayload = <T>(hash: string, kind?: Parameters<Cas["getPayload"]>[1]): Promise<T> => {
     if (kind === "step") reads++;
     return original<T>(hash, kind);
   };
@@ -56,10 +63,10 @@ function countingCas(): { cas: Cas; stepReads: () => number } {
 }
 
 describe("collectHistory", () => {
-  it("walks back only to the role's previous step in a 50-step chain", () => {
-    const { start, steps } = longThread();
-    const { cas, stepReads } = countingCas();
-    const history = collectHistory(cas, { head: steps.at(-1)!, start, role: "developer" });
+  it("walks back only to the role's previous step in a 50-step chain", async () => {
+    const { start, steps } = await longThread();
+    const { cas, stepReads } = await countingCas();
+    const history = await collectHistory(cas, { head: steps.at(-1)!, start, role: "developer" });
     expect(history.entries.map((e) => [e.hash, e.role, e.own])).toEqual([
       [steps.at(-2), "developer", true],
       [steps.at(-1), "reviewer", false],
@@ -72,9 +79,13 @@ describe("collectHistory", () => {
     expect(stepReads()).toBe(2);
   });
 
-  it("returns nothing when the head is the StartNode", () => {
-    const seeded = seedThread(temp.home, { workflow: planDevReview, prompt: "x", cwd: temp.home });
-    const history = collectHistory(Cas.open(temp.home), {
+  it("returns nothing when the head is the StartNode", async () => {
+    const seeded = await seedThread(temp.home, {
+      workflow: planDevReview,
+      prompt: "x",
+      cwd: temp.home,
+    });
+    const history = await collectHistory((await openHomeStore(temp.home)).cas, {
       head: seeded.start,
       start: seeded.start,
       role: "planner",
@@ -82,17 +93,21 @@ describe("collectHistory", () => {
     expect(history).toEqual({ entries: [], truncated: false });
   });
 
-  it("stops at the StartNode when the role never ran", () => {
-    const seeded = seedThread(temp.home, { workflow: planDevReview, prompt: "x", cwd: temp.home });
-    const first = appendStep(temp.home, seeded.thread, {
+  it("stops at the StartNode when the role never ran", async () => {
+    const seeded = await seedThread(temp.home, {
+      workflow: planDevReview,
+      prompt: "x",
+      cwd: temp.home,
+    });
+    const first = await appendStep(temp.home, seeded.thread, {
       role: "planner",
       output: { $status: "ready", plan: "p" },
     });
-    const second = appendStep(temp.home, seeded.thread, {
+    const second = await appendStep(temp.home, seeded.thread, {
       role: "developer",
       output: { $status: "done", branch: "b" },
     });
-    const history = collectHistory(Cas.open(temp.home), {
+    const history = await collectHistory((await openHomeStore(temp.home)).cas, {
       head: second,
       start: seeded.start,
       role: "reviewer",
@@ -100,11 +115,11 @@ describe("collectHistory", () => {
     expect(history.entries.map((e) => e.hash)).toEqual([first, second]);
   });
 
-  it("stops when the character quota is used up, and says so", () => {
-    const { start, steps } = longThread();
-    const { cas, stepReads } = countingCas();
+  it("stops when the character quota is used up, and says so", async () => {
+    const { start, steps } = await longThread();
+    const { cas, stepReads } = await countingCas();
     // planner ran only first: without a quota the walk would read all 50 steps.
-    const history = collectHistory(cas, {
+    const history = await collectHistory(cas, {
       head: steps.at(-1)!,
       start,
       role: "planner",
@@ -119,14 +134,18 @@ describe("collectHistory", () => {
     expect(stepReads()).toBe(history.entries.length + 1);
   });
 
-  it("keeps the newest step even when it alone exceeds the quota, cutting its body", () => {
-    const seeded = seedThread(temp.home, { workflow: planDevReview, prompt: "x", cwd: temp.home });
-    const head = appendStep(temp.home, seeded.thread, {
+  it("keeps the newest step even when it alone exceeds the quota, cutting its body", async () => {
+    const seeded = await seedThread(temp.home, {
+      workflow: planDevReview,
+      prompt: "x",
+      cwd: temp.home,
+    });
+    const head = await appendStep(temp.home, seeded.thread, {
       role: "planner",
       output: { $status: "ready", plan: "p" },
       body: "word ".repeat(400),
     });
-    const history = collectHistory(Cas.open(temp.home), {
+    const history = await collectHistory((await openHomeStore(temp.home)).cas, {
       head,
       start: seeded.start,
       role: "developer",

@@ -37,18 +37,18 @@ export const BODY_EXCERPT_CHARS = 2_000;
  * StartNode, or when the rendered entries would exceed `quota` characters. It never reads more
  * of the chain than it returns, so a long thread costs no more than a short one.
  */
-export function collectHistory(
+export async function collectHistory(
   cas: Cas,
   options: { head: Hash; start: Hash; role: string; quota?: number },
-): History {
+): Promise<History> {
   const quota = options.quota ?? DEFAULT_HISTORY_QUOTA;
   const entries: HistoryEntry[] = [];
   let used = 0;
   let truncated = false;
   let hash: Hash | null = options.head;
   while (hash !== null && hash !== options.start) {
-    const step: StepPayload = cas.getPayload<StepPayload>(hash, "step");
-    let entry = readEntry(cas, hash, step, options.role);
+    const step: StepPayload = await cas.getPayload<StepPayload>(hash, "step");
+    let entry = await readEntry(cas, hash, step, options.role);
     let cost = renderHistoryEntry(entry).length;
     if (used + cost > quota) {
       if (entries.length > 0) {
@@ -67,8 +67,13 @@ export function collectHistory(
   return { entries: entries.reverse(), truncated };
 }
 
-function readEntry(cas: Cas, hash: Hash, step: StepPayload, role: string): HistoryEntry {
-  const payload = cas.get(step.output).payload;
+async function readEntry(
+  cas: Cas,
+  hash: Hash,
+  step: StepPayload,
+  role: string,
+): Promise<HistoryEntry> {
+  const payload = (await cas.get(step.output)).payload;
   const output = isSchemaObject(payload) ? payload : {};
   const status = output[STATUS_FIELD];
   const entry: HistoryEntry = {
@@ -76,7 +81,7 @@ function readEntry(cas: Cas, hash: Hash, step: StepPayload, role: string): Histo
     role: step.role,
     status: typeof status === "string" ? status : null,
     output,
-    body: cas.getText(step.body),
+    body: await cas.getText(step.body),
     bodyTruncated: false,
     agent: step.agent,
     edgePrompt: step.edgePrompt,

@@ -6,7 +6,7 @@ import type {
   ThreadPointer,
   WorkflowPayload,
 } from "@united-workforce/protocol";
-import type { Cas, ThreadStore } from "@united-workforce/store";
+import type { Cas, ThreadsStore } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
 import { isSchemaObject, type SchemaObject } from "../schema/shape.js";
 import { collectHistory, type History } from "./history.js";
@@ -28,21 +28,21 @@ export interface ThreadContext {
   history: History;
 }
 
-export function loadThreadContext(
+export async function loadThreadContext(
   cas: Cas,
-  threads: ThreadStore,
+  threads: ThreadsStore,
   options: { thread: string; role: string; historyQuota?: number; replaceHead?: boolean },
-): ThreadContext {
-  const pointer = threads.read(options.thread);
+): Promise<ThreadContext> {
+  const pointer = await threads.get(options.thread);
   // `uwf thread poke` replaces the head step: the new step follows the head's predecessor.
   let head = pointer.head;
   let stepIndex = pointer.steps;
   if (options.replaceHead && head !== pointer.start) {
-    head = cas.getPayload<StepPayload>(head, "step").prev ?? pointer.start;
+    head = (await cas.getPayload<StepPayload>(head, "step")).prev ?? pointer.start;
     stepIndex = Math.max(0, pointer.steps - 1);
   }
-  const start = cas.getPayload<StartPayload>(pointer.start, "start");
-  const workflow = cas.getPayload<WorkflowPayload>(start.workflow, "workflow");
+  const start = await cas.getPayload<StartPayload>(pointer.start, "start");
+  const workflow = await cas.getPayload<WorkflowPayload>(start.workflow, "workflow");
   const roleDefinition = workflow.roles[options.role];
   if (!roleDefinition) {
     const known = Object.keys(workflow.roles).join(", ");
@@ -50,14 +50,14 @@ export function loadThreadContext(
       hint: `Pass one of its roles with --role: ${known}.`,
     });
   }
-  const schema = cas.get(roleDefinition.frontmatter).payload;
+  const schema = (await cas.get(roleDefinition.frontmatter)).payload;
   if (!isSchemaObject(schema)) {
     throw new UwfError(
       "SCHEMA_INVALID",
       `the frontmatter schema ${roleDefinition.frontmatter} of role "${options.role}" is not a JSON Schema object`,
     );
   }
-  const history = collectHistory(cas, {
+  const history = await collectHistory(cas, {
     head,
     start: pointer.start,
     role: options.role,

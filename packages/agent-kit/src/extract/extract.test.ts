@@ -1,5 +1,4 @@
-import { Cas } from "@united-workforce/store";
-import { type TempHome, tempHome } from "@united-workforce/test-utils";
+import { openHomeStore, type TempHome, tempHome } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { planDevReview } from "../__fixtures__/workflows.js";
 import { describeSchema } from "../schema/shape.js";
@@ -11,17 +10,18 @@ let validate: Validator;
 const plannerSchema = planDevReview.roles.planner!.frontmatter;
 const planner = describeSchema(plannerSchema);
 
-beforeEach(() => {
+beforeEach(async () => {
   temp = tempHome();
-  const cas = Cas.open(temp.home);
-  const role = cas.putSchema(plannerSchema);
-  const suspend = cas.putSchema(SUSPEND_OUTPUT_SCHEMA);
-  validate = (candidate, kind) => cas.validate(kind === "suspend" ? suspend : role, candidate);
+  const cas = (await openHomeStore(temp.home)).cas;
+  const role = await cas.putSchema(plannerSchema);
+  const suspend = await cas.putSchema(SUSPEND_OUTPUT_SCHEMA);
+  const validators = { role: await cas.validator(role), suspend: await cas.validator(suspend) };
+  validate = (candidate, kind) => validators[kind === "suspend" ? "suspend" : "role"](candidate);
 });
 afterEach(() => temp.cleanup());
 
 describe("extractOutput", () => {
-  it("reads plain frontmatter and the body after it", () => {
+  it("reads plain frontmatter and the body after it", async () => {
     const result = extractOutput(
       "---\n$status: ready\nplan: do it\n---\n# Plan\n\nDetails.\n",
       planner,
@@ -47,7 +47,7 @@ describe("extractOutput", () => {
     expect(result.body).toBe("body\n");
   });
 
-  it("keeps only the matched variant's fields", () => {
+  it("keeps only the matched variant's fields", async () => {
     const result = extractOutput(
       "---\n$status: ready\nplan: p\nrepoPath: /r\nreason: chatter\nconfidence: 0.9\n---\n",
       planner,
@@ -56,7 +56,7 @@ describe("extractOutput", () => {
     expect(result.ok && result.output).toEqual({ $status: "ready", plan: "p", repoPath: "/r" });
   });
 
-  it("keeps the declared fields of a flat schema, $status always", () => {
+  it("keeps the declared fields of a flat schema, $status always", async () => {
     const shape = describeSchema(planDevReview.roles.developer!.frontmatter);
     expect(pickSchemaFields({ $status: "done", branch: "b", extra: 1 }, shape)).toEqual({
       $status: "done",
@@ -70,7 +70,7 @@ describe("extractOutput", () => {
     expect(pickSchemaFields({ any: 1 }, describeSchema({ type: "object" }))).toEqual({ any: 1 });
   });
 
-  it("names a missing field of the chosen variant and quotes the validator", () => {
+  it("names a missing field of the chosen variant and quotes the validator", async () => {
     const result = extractOutput("---\n$status: ready\n---\n", planner, validate);
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -80,7 +80,7 @@ describe("extractOutput", () => {
     expect(result.errors).toContain("/: must have required property 'plan'");
   });
 
-  it("names the allowed statuses when $status is unknown or missing", () => {
+  it("names the allowed statuses when $status is unknown or missing", async () => {
     const unknown = extractOutput("---\n$status: done\n---\n", planner, validate);
     expect(!unknown.ok && unknown.errors[0]).toBe(
       '"$status" is "done"; it must be one of "ready", "insufficient_info", "$SUSPEND"',
@@ -91,14 +91,14 @@ describe("extractOutput", () => {
     );
   });
 
-  it("reports output without frontmatter, and YAML that does not parse", () => {
+  it("reports output without frontmatter, and YAML that does not parse", async () => {
     const none = extractOutput("I did it!", planner, validate);
     expect(!none.ok && none.errors[0]).toMatch(/^no YAML frontmatter found/);
     const broken = extractOutput("---\nplan: [unclosed\n---\n", planner, validate);
     expect(!broken.ok && broken.errors[0]).toMatch(/^frontmatter is not valid YAML/);
   });
 
-  it("accepts $SUSPEND with a reason whatever the role schema says", () => {
+  it("accepts $SUSPEND with a reason whatever the role schema says", async () => {
     const result = extractOutput(
       "---\n$status: $SUSPEND\nreason: Which repo?\nplan: x\n---\nbody",
       planner,

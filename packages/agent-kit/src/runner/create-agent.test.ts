@@ -1,10 +1,12 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StepPayload } from "@united-workforce/protocol";
-import { Cas } from "@united-workforce/store";
 import {
   appendStep,
   type FakeLlm,
+  openHomeStore,
   type SeededThread,
   seedThread,
   startFakeLlm,
@@ -26,9 +28,9 @@ import {
 let temp: TempHome;
 let seeded: SeededThread;
 
-beforeEach(() => {
+beforeEach(async () => {
   temp = tempHome();
-  seeded = seedThread(temp.home, {
+  seeded = await seedThread(temp.home, {
     workflow: planDevReview,
     prompt: "Fix the login bug",
     cwd: temp.home,
@@ -133,9 +135,9 @@ describe("createAgent", () => {
         return { text: READY };
       },
     });
-    const cas = Cas.open(temp.home);
+    const cas = (await openHomeStore(temp.home)).cas;
     const stepHash = String(result.json!.stepHash);
-    const step = cas.getPayload<StepPayload>(stepHash, "step");
+    const step = await cas.getPayload<StepPayload>(stepHash, "step");
     expect(step).toMatchObject({
       start: seeded.start,
       prev: null,
@@ -156,13 +158,13 @@ describe("createAgent", () => {
       turns: null,
       durationMs: step.completedAtMs - step.startedAtMs,
     });
-    expect(cas.get(step.output)).toEqual({
+    expect(await cas.get(step.output)).toEqual({
       type: seeded.schemas.planner,
       payload: { $status: "ready", plan: "add a regression test" },
     });
-    expect(cas.getText(step.body)).toBe("# Plan\n\nWrite the test first.\n");
-    expect(cas.getText(step.assembledPrompt)).toBe(seen!.prompt);
-    expect(cas.getPayload(step.detail, "detail")).toMatchObject({
+    expect(await cas.getText(step.body)).toBe("# Plan\n\nWrite the test first.\n");
+    expect(await cas.getText(step.assembledPrompt)).toBe(seen!.prompt);
+    expect(await cas.getPayload(step.detail, "detail")).toMatchObject({
       adapter: "uwf-test",
       model: null,
       sessionId: null,
@@ -172,15 +174,15 @@ describe("createAgent", () => {
   });
 
   it("links prev to the head and gives run the context since the role last ran", async () => {
-    appendStep(temp.home, seeded.thread, {
+    await appendStep(temp.home, seeded.thread, {
       role: "planner",
       output: { $status: "ready", plan: "p" },
     });
-    const developer = appendStep(temp.home, seeded.thread, {
+    const developer = await appendStep(temp.home, seeded.thread, {
       role: "developer",
       output: { $status: "done", branch: "b" },
     });
-    const head = appendStep(temp.home, seeded.thread, {
+    const head = await appendStep(temp.home, seeded.thread, {
       role: "reviewer",
       output: { $status: "rejected", comments: "needs tests" },
     });
@@ -195,7 +197,10 @@ describe("createAgent", () => {
       { role: "developer", prompt: "Fix: needs tests" },
     );
     expect(result.code).toBe(0);
-    const step = Cas.open(temp.home).getPayload<StepPayload>(String(result.json!.stepHash), "step");
+    const step = await (await openHomeStore(temp.home)).cas.getPayload<StepPayload>(
+      String(result.json!.stepHash),
+      "step",
+    );
     expect(step.prev).toBe(head);
     expect(seen!.stepIndex).toBe(3);
     expect(seen!.head).toBe(head);
@@ -223,8 +228,8 @@ describe("createAgent", () => {
     );
     expect(agent.corrections[0]).toContain("### When `$status: ready`");
     expect(result.stderr).toContain("uwf-test: output invalid (attempt 1 of 3)");
-    const cas = Cas.open(temp.home);
-    const step = cas.getPayload<StepPayload>(String(result.json!.stepHash), "step");
+    const cas = (await openHomeStore(temp.home)).cas;
+    const step = await cas.getPayload<StepPayload>(String(result.json!.stepHash), "step");
     expect(step.attempts).toBe(2);
     expect(step.usage).toMatchObject({
       inputTokens: 200,
@@ -232,7 +237,7 @@ describe("createAgent", () => {
       costUsd: 1,
       turns: null,
     });
-    const detail = cas.getPayload<{
+    const detail = await cas.getPayload<{
       attempts: { kind: string; valid: boolean; correction?: string }[];
     }>(step.detail, "detail");
     expect(detail.attempts.map((a) => [a.kind, a.valid])).toEqual([
@@ -257,7 +262,7 @@ describe("createAgent", () => {
     expect(result.stderr).toContain('  - "$status" is "maybe"');
     const detailHash = /detail node ([0-9A-HJKMNP-TV-Z]{13})/.exec(result.stderr)?.[1];
     expect(detailHash).toBeDefined();
-    const detail = Cas.open(temp.home).getPayload<{
+    const detail = await (await openHomeStore(temp.home)).cas.getPayload<{
       attempts: { rawOutput: string }[];
       failure: string[];
     }>(detailHash!, "detail");
@@ -276,10 +281,10 @@ describe("createAgent", () => {
       run: answer("---\n$status: $SUSPEND\nreason: Which repository?\n---\n"),
     });
     expect(result.json).toMatchObject({ status: "$SUSPEND", attempts: 1 });
-    const cas = Cas.open(temp.home);
-    const step = cas.getPayload<StepPayload>(String(result.json!.stepHash), "step");
-    expect(cas.get(step.output)).toEqual({
-      type: cas.putSchema(SUSPEND_OUTPUT_SCHEMA),
+    const cas = (await openHomeStore(temp.home)).cas;
+    const step = await cas.getPayload<StepPayload>(String(result.json!.stepHash), "step");
+    expect(await cas.get(step.output)).toEqual({
+      type: await cas.putSchema(SUSPEND_OUTPUT_SCHEMA),
       payload: { $status: "$SUSPEND", reason: "Which repository?" },
     });
   });
@@ -324,13 +329,13 @@ describe("createAgent", () => {
       expect(body.messages[0]!.content).toContain('"insufficient_info"');
       expect(body.messages[1]).toEqual({ role: "user", content: garbage });
 
-      const cas = Cas.open(temp.home);
-      const step = cas.getPayload<StepPayload>(String(result.json!.stepHash), "step");
-      expect(cas.get(step.output).payload).toEqual({
+      const cas = (await openHomeStore(temp.home)).cas;
+      const step = await cas.getPayload<StepPayload>(String(result.json!.stepHash), "step");
+      expect((await cas.get(step.output)).payload).toEqual({
         $status: "ready",
         plan: "from the extract model",
       });
-      expect(cas.getText(step.body)).toBe(garbage);
+      expect(await cas.getText(step.body)).toBe(garbage);
       expect(step.usage).toMatchObject({ inputTokens: 10, outputTokens: 5 });
     });
 
@@ -445,5 +450,22 @@ describe("createAgent", () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe("uwf-test: error: agent CLI crashed\n");
+  });
+
+  it("does nothing when the uwf that started it has already exited", async () => {
+    const gone = spawn(process.execPath, ["-e", "0"], { stdio: "ignore" });
+    await once(gone, "exit");
+    let ran = false;
+    const result = await run(
+      {
+        run: async () => {
+          ran = true;
+          return { text: READY };
+        },
+      },
+      { env: { UWF_ADAPTER_PARENT_PID: String(gone.pid) } },
+    );
+    expect(result).toMatchObject({ code: 130, stdout: "", stderr: "uwf-test: interrupted\n" });
+    expect(ran).toBe(false);
   });
 });

@@ -20,9 +20,9 @@ export interface StepView {
   prev: Hash | null;
 }
 
-export function readStepView(cas: Cas, hash: Hash): StepView {
-  const step = cas.getPayload<StepPayload>(hash, "step");
-  const payload = cas.get(step.output).payload;
+export async function readStepView(cas: Cas, hash: Hash): Promise<StepView> {
+  const step = await cas.getPayload<StepPayload>(hash, "step");
+  const payload = (await cas.get(step.output)).payload;
   const output = isSchemaObject(payload) ? payload : {};
   const status = output[STATUS_FIELD];
   return {
@@ -30,7 +30,7 @@ export function readStepView(cas: Cas, hash: Hash): StepView {
     role: step.role,
     status: typeof status === "string" ? status : null,
     output,
-    body: cas.getText(step.body),
+    body: await cas.getText(step.body),
     agent: step.agent,
     edgePrompt: step.edgePrompt,
     startedAtMs: step.startedAtMs,

@@ -1,3 +1,4 @@
+import type { Store, UwfConfig } from "@united-workforce/store";
 import type { Logger } from "@united-workforce/util";
 
 export type OutputFormat = "text" | "json" | "yaml";
@@ -15,6 +16,10 @@ export interface CommandContext {
   signal: AbortSignal;
   /** How to start this same CLI again (node + script), for background workers. */
   self: readonly string[];
+  /** config.yaml, read on first use (`{}` when there is none). */
+  config(): Promise<UwfConfig>;
+  /** The store (config.yaml's `store:` or UWF_STORE say which), opened on first use. */
+  store(): Promise<Store>;
 }
 
 export interface ArgumentSpec {

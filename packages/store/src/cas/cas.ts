@@ -1,68 +1,238 @@
-import { join } from "node:path";
 import {
   type BuiltinNodeKind,
-  type CasGcDocument,
   type CasNode,
   type CasVerifyDocument,
   type JsonSchema,
   SCHEMA_TYPE,
 } from "@united-workforce/protocol";
 import { canonicalJson, errorMessage, hashBytes, UwfError } from "@united-workforce/util";
+import type { CasBackend, CasWrite } from "../api.js";
 import { runValidator, validatorFor } from "../schemas/validator-cache.js";
-import type { CasBackend } from "./backend.js";
-import { builtinKindOf, builtinSchemaNode } from "./builtins.js";
-import { createFsBackend } from "./fs-backend.js";
-import { collectGarbage } from "./gc.js";
+import { BUILTIN_KINDS, builtinKindOf, builtinSchemaNode } from "./builtins.js";
 import { assertHash } from "./hash-check.js";
 import { decodeNode, encodeNode, isNodeType, nodeBytes } from "./node-codec.js";
 import { collectRefs } from "./refs.js";
 import { verifyBackend } from "./verify.js";
 
-const VERIFY_HINT = "run `uwf cas verify` to check the whole store";
+export const VERIFY_HINT = "run `uwf cas verify` to check the whole store";
 
-/** The content-addressed store: immutable `{ type, payload }` nodes named by their hash. */
-/** Where compiled validators of a storage root are cached (safe to delete). */
-export function validatorCacheDir(home: string): string {
-  return join(home, "cache", "validators");
+/**
+ * Nodes waiting to be written together: one backend round trip for a whole step (output, body,
+ * detail, prompt, step node). Hashes are known at once, so later nodes can point to earlier ones.
+ */
+export class CasBatch {
+  readonly #cas: Cas;
+  readonly #nodes = new Map<string, CasWrite>();
+
+  constructor(cas: Cas) {
+    this.#cas = cas;
+  }
+
+  /** Validate the payload against the schema node `type`, then queue it. */
+  async put(type: string, payload: unknown): Promise<string> {
+    const node = await this.#cas.prepare(type, payload);
+    this.#nodes.set(node.hash, node);
+    return node.hash;
+  }
+
+  putText(text: string): string {
+    const node = this.#cas.prepareText(text);
+    this.#nodes.set(node.hash, node);
+    return node.hash;
+  }
+
+  putSchema(schema: JsonSchema): string {
+    const node = this.#cas.prepareSchema(schema);
+    this.#nodes.set(node.hash, node);
+    return node.hash;
+  }
+
+  /** Write everything queued; returns the hashes that were new. */
+  async flush(): Promise<Set<string>> {
+    const nodes = [...this.#nodes.values()];
+    this.#nodes.clear();
+    return this.#cas.writeAll(nodes);
+  }
 }
 
+/** The content-addressed store: immutable `{ type, payload }` nodes named by their hash. */
 export class Cas {
-  readonly #backend: CasBackend;
+  readonly backend: CasBackend;
   // Schema payloads by hash: immutable, read again for every node of their type.
   readonly #schemas = new Map<string, JsonSchema>();
-  readonly #writtenBuiltins = new Set<BuiltinNodeKind>();
+  // Built-in schema nodes this process has not written yet: they ride along with the next write.
+  readonly #pendingBuiltins = new Set<BuiltinNodeKind>(BUILTIN_KINDS);
   // Compiled validators shared with later processes (schemas/disk-cache.ts); none if unset.
   readonly #validatorCacheDir: string | undefined;
 
   constructor(backend: CasBackend, options: { validatorCacheDir?: string } = {}) {
-    this.#backend = backend;
+    this.backend = backend;
     this.#validatorCacheDir = options.validatorCacheDir;
   }
 
-  /** The filesystem store at `<home>/cas`; compiled validators go to `<home>/cache/validators`. */
-  static open(home: string): Cas {
-    return new Cas(createFsBackend(join(home, "cas")), {
-      validatorCacheDir: validatorCacheDir(home),
-    });
+  batch(): CasBatch {
+    return new CasBatch(this);
   }
 
-  /** Store a node as is (no schema validation). */
-  putNode(node: CasNode<unknown>): { hash: string; created: boolean } {
+  /** Store a node as is (no schema validation); its schema node must be stored. */
+  async putNode(node: CasNode<unknown>): Promise<{ hash: string; created: boolean }> {
     if (!isNodeType(node.type)) {
       throw new UwfError(
         "NODE_INVALID",
         `node type ${JSON.stringify(node.type)} is neither "schema" nor a hash`,
       );
     }
-    return this.#store(encodeNode(node));
+    const bytes = encodeNode(node);
+    const hash = hashBytes(bytes);
+    const refs = node.type === SCHEMA_TYPE ? [] : await this.#refsOf(node as CasNode);
+    const created = await this.writeAll([{ hash, bytes, type: node.type, refs }]);
+    return { hash, created: created.has(hash) };
   }
 
   /** Validate the payload against the schema node `type`, then store it. */
-  put(type: string, payload: unknown): string {
+  async put(type: string, payload: unknown): Promise<string> {
+    const node = await this.prepare(type, payload);
+    await this.writeAll([node]);
+    return node.hash;
+  }
+
+  /** Store a JSON Schema as a schema node; refuses one ajv cannot compile. */
+  async putSchema(schema: JsonSchema): Promise<string> {
+    const node = this.prepareSchema(schema);
+    await this.writeAll([node]);
+    return node.hash;
+  }
+
+  /**
+   * A schema node ready to write: compiled (so one ajv cannot compile is refused) and known to
+   * this process, so nodes of its type validate before it is stored.
+   */
+  prepareSchema(schema: JsonSchema): CasWrite {
+    if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
+      throw new UwfError("SCHEMA_INVALID", "a schema must be a JSON object");
+    }
+    const payloadJson = toCanonicalJson(schema);
+    const bytes = nodeBytes(SCHEMA_TYPE, payloadJson);
+    const hash = hashBytes(bytes);
+    const stored = JSON.parse(payloadJson) as JsonSchema;
+    validatorFor(hash, stored, this.#validatorCacheDir);
+    this.#schemas.set(hash, stored);
+    return { hash, bytes, type: SCHEMA_TYPE, refs: [] };
+  }
+
+  async putText(text: string): Promise<string> {
+    const node = this.prepareText(text);
+    await this.writeAll([node]);
+    return node.hash;
+  }
+
+  /** Hash of a built-in schema node; it is written with this process's next write. */
+  builtin(kind: BuiltinNodeKind): string {
+    return builtinSchemaNode(kind).hash;
+  }
+
+  async get(hash: string): Promise<CasNode> {
+    assertHash(hash);
+    const bytes = await this.backend.read(hash);
+    if (bytes === null) {
+      // Built-in schemas are known to every store, written or not.
+      const builtin = builtinKindOf(hash);
+      if (builtin !== null)
+        return { type: SCHEMA_TYPE, payload: builtinSchemaNode(builtin).schema };
+      throw new UwfError("CAS_NOT_FOUND", `node ${hash} is not in the CAS`, {
+        hint: "check the hash; `uwf cas has <hash>` tells whether a node exists",
+        details: { hash },
+      });
+    }
+    const actual = hashBytes(bytes);
+    if (actual !== hash) {
+      throw this.corrupt(
+        hash,
+        `content does not match its name (it hashes to ${actual}; truncated or edited)`,
+      );
+    }
+    const decoded = decodeNode(bytes);
+    if ("problem" in decoded) throw this.corrupt(hash, decoded.problem);
+    return decoded.node;
+  }
+
+  async getPayload<T>(hash: string, kind?: BuiltinNodeKind): Promise<T> {
+    const node = await this.get(hash);
+    if (kind !== undefined && node.type !== builtinSchemaNode(kind).hash) {
+      throw new UwfError(
+        "NODE_INVALID",
+        `node ${hash} is ${describeType(node.type)}, not a ${kind} node`,
+        { details: { hash, type: node.type, expected: kind } },
+      );
+    }
+    return node.payload as T;
+  }
+
+  getText(hash: string): Promise<string> {
+    return this.getPayload<string>(hash, "text");
+  }
+
+  async has(hash: string): Promise<boolean> {
+    assertHash(hash);
+    return (await this.backend.has(hash)) || builtinKindOf(hash) !== null;
+  }
+
+  /** The hashes a node points to: its schema node, then its cas-ref payload fields. */
+  async refs(hash: string): Promise<string[]> {
+    return this.#refsOf(await this.get(hash));
+  }
+
+  /** Breadth-first from root, each node once; `maxDepth` 0 yields only the root. */
+  async *walk(
+    root: string,
+    options: { maxDepth?: number } = {},
+  ): AsyncGenerator<{ hash: string; node: CasNode; depth: number }> {
+    const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
+    const seen = new Set([root]);
+    let level = [root];
+    for (let depth = 0; level.length > 0; depth++) {
+      const next: string[] = [];
+      for (const hash of level) {
+        const node = await this.get(hash);
+        yield { hash, node, depth };
+        if (depth >= maxDepth) continue;
+        for (const ref of await this.#refsOf(node)) {
+          if (seen.has(ref)) continue;
+          seen.add(ref);
+          next.push(ref);
+        }
+      }
+      level = next;
+    }
+  }
+
+  verify(): Promise<CasVerifyDocument> {
+    return verifyBackend(this.backend);
+  }
+
+  async validate(
+    schemaHash: string,
+    payload: unknown,
+  ): Promise<{ valid: boolean; errors: string[] }> {
+    return (await this.validator(schemaHash))(payload);
+  }
+
+  /** A synchronous validator for one schema node, for checking many candidates in a loop. */
+  async validator(
+    schemaHash: string,
+  ): Promise<(payload: unknown) => { valid: boolean; errors: string[] }> {
+    const schema = await this.#schema(schemaHash);
+    const compiled = validatorFor(schemaHash, schema, this.#validatorCacheDir);
+    return (payload) => runValidator(compiled, payload);
+  }
+
+  /** A validated node ready to write (used by batches). */
+  async prepare(type: string, payload: unknown): Promise<CasWrite> {
     assertHash(type, "schema hash");
     const payloadJson = toCanonicalJson(payload);
     // Validate what will be stored (no `undefined` members), not the caller's object.
-    const { valid, errors } = this.validate(type, JSON.parse(payloadJson));
+    const stored = JSON.parse(payloadJson) as unknown;
+    const { valid, errors } = await this.validate(type, stored);
     if (!valid) {
       throw new UwfError(
         "NODE_INVALID",
@@ -73,175 +243,54 @@ export class Cas {
         },
       );
     }
-    return this.#store(nodeBytes(type, payloadJson)).hash;
+    const bytes = nodeBytes(type, payloadJson);
+    const refs = collectRefs(await this.#schema(type), stored).filter((ref) => ref !== type);
+    return { hash: hashBytes(bytes), bytes, type, refs: [type, ...refs] };
   }
 
-  /** Store a JSON Schema as a schema node; refuses one ajv cannot compile. */
-  putSchema(schema: JsonSchema): string {
-    if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
-      throw new UwfError("SCHEMA_INVALID", "a schema must be a JSON object");
-    }
-    const payloadJson = toCanonicalJson(schema);
-    const bytes = nodeBytes(SCHEMA_TYPE, payloadJson);
-    const hash = hashBytes(bytes);
-    const stored = JSON.parse(payloadJson) as JsonSchema;
-    validatorFor(hash, stored, this.#validatorCacheDir);
-    this.#schemas.set(hash, stored);
-    this.#backend.write(hash, bytes);
-    return hash;
-  }
-
-  putText(text: string): string {
+  prepareText(text: string): CasWrite {
     // The text schema is `{ type: "string" }`: checking it here keeps ajv out of the process.
     if (typeof text !== "string") throw new UwfError("NODE_INVALID", "a text node holds a string");
-    return this.#store(nodeBytes(this.builtin("text"), JSON.stringify(text))).hash;
+    const type = this.builtin("text");
+    const bytes = nodeBytes(type, JSON.stringify(text));
+    return { hash: hashBytes(bytes), bytes, type, refs: [type] };
   }
 
-  /** Hash of a built-in schema node, written to this store on first use. */
-  builtin(kind: BuiltinNodeKind): string {
-    const builtin = builtinSchemaNode(kind);
-    if (!this.#writtenBuiltins.has(kind)) {
-      this.#backend.write(builtin.hash, builtin.bytes);
-      this.#writtenBuiltins.add(kind);
-    }
-    return builtin.hash;
-  }
-
-  get(hash: string): CasNode {
-    assertHash(hash);
-    const bytes = this.#backend.read(hash);
-    if (bytes === null) {
-      throw new UwfError("CAS_NOT_FOUND", `node ${hash} is not in the CAS`, {
-        hint: "check the hash; `uwf cas has <hash>` tells whether a node exists",
-        details: { hash },
-      });
-    }
-    const actual = hashBytes(bytes);
-    if (actual !== hash) {
-      throw this.#corrupt(
-        hash,
-        `content does not match its name (it hashes to ${actual}; truncated or edited)`,
-      );
-    }
-    const decoded = decodeNode(bytes);
-    if ("problem" in decoded) throw this.#corrupt(hash, decoded.problem);
-    return decoded.node;
-  }
-
-  getPayload<T>(hash: string, kind?: BuiltinNodeKind): T {
-    const node = this.get(hash);
-    if (kind !== undefined && node.type !== builtinSchemaNode(kind).hash) {
-      throw new UwfError(
-        "NODE_INVALID",
-        `node ${hash} is ${describeType(node.type)}, not a ${kind} node`,
-        {
-          details: { hash, type: node.type, expected: kind },
-        },
-      );
-    }
-    return node.payload as T;
-  }
-
-  getText(hash: string): string {
-    return this.getPayload<string>(hash, "text");
-  }
-
-  has(hash: string): boolean {
-    assertHash(hash);
-    return this.#backend.has(hash);
-  }
-
-  /** The hashes a node points to: its schema node, then its cas-ref payload fields. */
-  refs(hash: string): string[] {
-    return this.#refsOf(this.get(hash));
-  }
-
-  /** Breadth-first from root, each node once; `maxDepth` 0 yields only the root. */
-  *walk(
-    root: string,
-    options: { maxDepth?: number } = {},
-  ): Generator<{ hash: string; node: CasNode; depth: number }> {
-    const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
-    const seen = new Set([root]);
-    let level = [root];
-    for (let depth = 0; level.length > 0; depth++) {
-      const next: string[] = [];
-      for (const hash of level) {
-        const node = this.get(hash);
-        yield { hash, node, depth };
-        if (depth >= maxDepth) continue;
-        for (const ref of this.#refsOf(node)) {
-          if (seen.has(ref)) continue;
-          seen.add(ref);
-          next.push(ref);
-        }
+  /** Write nodes, with any built-in schema node this process has not written yet. */
+  async writeAll(nodes: readonly CasWrite[]): Promise<Set<string>> {
+    const all = [...nodes];
+    for (const kind of this.#pendingBuiltins) {
+      const builtin = builtinSchemaNode(kind);
+      if (nodes.some((node) => node.refs[0] === builtin.hash)) {
+        all.unshift({ hash: builtin.hash, bytes: builtin.bytes, type: SCHEMA_TYPE, refs: [] });
+        this.#pendingBuiltins.delete(kind);
       }
-      level = next;
     }
+    if (all.length === 0) return new Set();
+    return this.backend.write(all);
   }
 
-  verify(): CasVerifyDocument {
-    return verifyBackend(this.#backend);
+  corrupt(hash: string, problem: string): UwfError {
+    const where = this.backend.locate(hash);
+    return new UwfError("CAS_CORRUPT", `${where}: ${problem}`, {
+      hint: `${VERIFY_HINT}; restore it from a backup, or delete it if nothing needs it`,
+      details: { hash, file: where },
+    });
   }
 
-  /**
-   * Delete every node not reachable from the roots (built-in schemas are always kept). Pass the
-   * roots as a function to read them after the store is listed (see collectGarbage).
-   */
-  gc(
-    roots: readonly string[] | (() => readonly string[]),
-    options: { dryRun: boolean; keepRecentMs?: number },
-  ): CasGcDocument {
-    const checkedRoots = (): readonly string[] => {
-      const list = typeof roots === "function" ? roots() : roots;
-      for (const root of list) assertHash(root, "gc root");
-      return list;
-    };
-    const refs = (hash: string): string[] => {
-      try {
-        return this.refs(hash);
-      } catch (error) {
-        throw new UwfError(
-          "CAS_CORRUPT",
-          `gc refused: reachable node ${hash} cannot be read (${errorMessage(error)})`,
-          {
-            hint: `nothing was deleted; ${VERIFY_HINT}, then repair or remove what points to ${hash}`,
-            cause: error,
-            details: { hash },
-          },
-        );
-      }
-    };
-    return collectGarbage({ backend: this.#backend, refs }, checkedRoots, options);
-  }
-
-  validate(schemaHash: string, payload: unknown): { valid: boolean; errors: string[] } {
-    const schema = this.#schema(schemaHash);
-    return runValidator(validatorFor(schemaHash, schema, this.#validatorCacheDir), payload);
-  }
-
-  #store(bytes: Buffer): { hash: string; created: boolean } {
-    const hash = hashBytes(bytes);
-    return { hash, created: this.#backend.write(hash, bytes) };
-  }
-
-  #schema(hash: string): JsonSchema {
+  async #schema(hash: string): Promise<JsonSchema> {
     let schema = this.#schemas.get(hash);
     if (schema === undefined) {
       const builtin = builtinKindOf(hash);
       if (builtin !== null) {
-        // Known without reading; written here so nodes stored with this type find their schema.
-        this.builtin(builtin);
         schema = builtinSchemaNode(builtin).schema;
       } else {
-        const node = this.get(hash);
+        const node = await this.get(hash);
         if (node.type !== SCHEMA_TYPE) {
           throw new UwfError(
             "NODE_INVALID",
             `node ${hash} is ${describeType(node.type)}, not a schema`,
-            {
-              details: { hash },
-            },
+            { details: { hash } },
           );
         }
         schema = node.payload as JsonSchema;
@@ -251,18 +300,10 @@ export class Cas {
     return schema;
   }
 
-  #refsOf(node: CasNode): string[] {
+  async #refsOf(node: CasNode): Promise<string[]> {
     if (node.type === SCHEMA_TYPE) return [];
-    const refs = collectRefs(this.#schema(node.type), node.payload);
+    const refs = collectRefs(await this.#schema(node.type), node.payload);
     return [node.type, ...refs.filter((ref) => ref !== node.type)];
-  }
-
-  #corrupt(hash: string, problem: string): UwfError {
-    const file = this.#backend.locate(hash);
-    return new UwfError("CAS_CORRUPT", `${file}: ${problem}`, {
-      hint: `${VERIFY_HINT}; restore the file from a backup, or delete it if nothing needs it`,
-      details: { hash, file },
-    });
   }
 }
 

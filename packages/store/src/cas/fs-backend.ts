@@ -1,30 +1,36 @@
 import {
-  closeSync,
   existsSync,
   linkSync,
   mkdirSync,
-  openSync,
   readdirSync,
   readFileSync,
   renameSync,
   statSync,
-  unlinkSync,
   utimesSync,
-  writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import { isHash } from "@united-workforce/protocol";
-import type { CasBackend, CasStray } from "./backend.js";
+import { hashBytes } from "@united-workforce/util";
+import type { CasBackend, CasStray, CasWrite } from "../api.js";
+import {
+  codeOf,
+  DIR_MODE,
+  isMissing,
+  listNames,
+  unlinkQuietly,
+  writeNewFile,
+} from "../fs/files.js";
 
 const TEMP_PREFIX = ".tmp-";
 let tempCounter = 0;
 
 /**
- * Nodes as files: `<casDir>/<first 2 chars>/<hash>.json`. A new file is written to a temp file
- * and hard-linked into place, so it appears complete and only once; a concurrent writer of the
- * same hash sees EEXIST and does nothing.
+ * Nodes as files: `<casDir>/<first 2 chars>/<hash>.json`. A new file is written completely to
+ * a temp file and hard-linked into place, so it appears whole and only once; a concurrent writer
+ * of the same hash sees EEXIST and does nothing. Types and refs are not recorded: the file is
+ * the node, and gc reads the (few) reachable nodes to follow their refs.
  */
-export function createFsBackend(casDir: string): CasBackend {
+export function createFsCasBackend(casDir: string): CasBackend {
   const readyShards = new Set<string>();
   const shardOf = (hash: string) => join(casDir, hash.slice(0, 2));
   const fileOf = (hash: string) => join(shardOf(hash), `${hash}.json`);
@@ -32,14 +38,48 @@ export function createFsBackend(casDir: string): CasBackend {
   const ensureShard = (hash: string): string => {
     const shard = shardOf(hash);
     if (!readyShards.has(shard)) {
-      mkdirSync(shard, { recursive: true });
+      mkdirSync(shard, { recursive: true, mode: DIR_MODE });
       readyShards.add(shard);
     }
     return shard;
   };
 
+  const writeOne = (node: CasWrite): boolean => {
+    const file = fileOf(node.hash);
+    if (existsSync(file)) {
+      if (isIntact(file, node.hash)) {
+        // Content is unchanged, but the node is in use again: gc's grace period restarts.
+        touchQuietly(file);
+        return false;
+      }
+      // A truncated or edited file under this name: putting the node again repairs it.
+      const temp = tempPath(ensureShard(node.hash));
+      writeNewFile(temp, node.bytes);
+      try {
+        renameSync(temp, file);
+      } finally {
+        unlinkQuietly(temp);
+      }
+      return true;
+    }
+    const temp = tempPath(ensureShard(node.hash));
+    writeNewFile(temp, node.bytes);
+    try {
+      linkSync(temp, file);
+      return true;
+    } catch (error) {
+      if (codeOf(error) === "EEXIST") return false;
+      // No hard links on this filesystem: a rename is still atomic, and a concurrent writer of
+      // the same hash writes the same bytes, so replacing its file loses nothing.
+      renameSync(temp, file);
+      return true;
+    } finally {
+      unlinkQuietly(temp);
+    }
+  };
+
   return {
-    read(hash) {
+    async read(hash) {
       try {
         return readFileSync(fileOf(hash));
       } catch (error) {
@@ -47,36 +87,19 @@ export function createFsBackend(casDir: string): CasBackend {
         throw error;
       }
     },
-    write(hash, bytes) {
-      const file = fileOf(hash);
-      if (existsSync(file)) {
-        // Content is unchanged, but the node is in use again: gc's grace period restarts.
-        touchQuietly(file);
-        return false;
-      }
-      const temp = join(ensureShard(hash), `${TEMP_PREFIX}${process.pid}-${tempCounter++}`);
-      writeExclusive(temp, bytes);
-      try {
-        linkSync(temp, file);
-        return true;
-      } catch (error) {
-        if (codeOf(error) === "EEXIST") return false;
-        // No hard links on this filesystem: a rename is still atomic, and a concurrent writer of
-        // the same hash writes the same bytes, so replacing its file loses nothing.
-        renameSync(temp, file);
-        return true;
-      } finally {
-        removeQuietly(temp);
-      }
+    async write(nodes) {
+      const created = new Set<string>();
+      for (const node of nodes) if (writeOne(node)) created.add(node.hash);
+      return created;
     },
-    has(hash) {
+    async has(hash) {
       return existsSync(fileOf(hash));
     },
-    remove(hash) {
-      removeQuietly(fileOf(hash));
+    async remove(hashes) {
+      for (const hash of hashes) unlinkQuietly(fileOf(hash));
     },
-    *list() {
-      for (const shard of listDir(casDir)) {
+    async *list() {
+      for (const shard of listEntries(casDir)) {
         if (!shard.isDirectory()) continue;
         for (const name of listNames(join(casDir, shard.name))) {
           const hash = hashOfName(name);
@@ -87,15 +110,15 @@ export function createFsBackend(casDir: string): CasBackend {
     locate(hash) {
       return fileOf(hash);
     },
-    writtenAtMs(hash) {
+    async writtenAtMs(hash) {
       try {
         return statSync(fileOf(hash)).mtimeMs;
       } catch {
         return null;
       }
     },
-    *strays(): Generator<CasStray> {
-      for (const entry of listDir(casDir)) {
+    async *strays(): AsyncGenerator<CasStray> {
+      for (const entry of listEntries(casDir)) {
         const location = join(casDir, entry.name);
         if (!entry.isDirectory()) {
           yield { location, problem: "stray file outside the shard folders" };
@@ -108,6 +131,19 @@ export function createFsBackend(casDir: string): CasBackend {
       }
     },
   };
+}
+
+function tempPath(shard: string): string {
+  return join(shard, `${TEMP_PREFIX}${process.pid}-${tempCounter++}`);
+}
+
+function isIntact(file: string, hash: string): boolean {
+  try {
+    return hashBytes(readFileSync(file)) === hash;
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
+  }
 }
 
 function strayProblem(shard: string, name: string): string | null {
@@ -124,50 +160,13 @@ function hashOfName(name: string): string | null {
   return isHash(stem) ? stem : null;
 }
 
-function writeExclusive(path: string, bytes: Uint8Array): void {
-  const fd = openSync(path, "wx");
-  try {
-    writeSync(fd, bytes);
-  } catch (error) {
-    closeSync(fd);
-    removeQuietly(path);
-    throw error;
-  }
-  closeSync(fd);
-}
-
-function listDir(dir: string) {
+function listEntries(dir: string) {
   try {
     return readdirSync(dir, { withFileTypes: true });
   } catch (error) {
     if (isMissing(error)) return [];
     throw error;
   }
-}
-
-function listNames(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch (error) {
-    if (isMissing(error)) return [];
-    throw error;
-  }
-}
-
-function removeQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (error) {
-    if (!isMissing(error)) throw error;
-  }
-}
-
-function codeOf(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | null)?.code;
-}
-
-function isMissing(error: unknown): boolean {
-  return codeOf(error) === "ENOENT";
 }
 
 function touchQuietly(file: string): void {

@@ -1,11 +1,11 @@
 import type { CasGcDocument } from "@united-workforce/protocol";
-import type { CasBackend } from "./backend.js";
+import type { CasBackend } from "../api.js";
 import { BUILTIN_KINDS, builtinSchemaNode } from "./builtins.js";
 
 export interface GcGraph {
   backend: CasBackend;
   /** Hashes a node refers to; throws when the node is missing or corrupt. */
-  refs(hash: string): string[];
+  refs(hash: string): Promise<readonly string[]>;
 }
 
 /**
@@ -14,62 +14,70 @@ export interface GcGraph {
  * would delete what it points to.
  *
  * Only nodes stored before the roots were read can be swept: the store is listed first, and
- * roots given as a function are read after that, so a node written meanwhile (by a process
- * that has not moved its pointer yet) is never deleted. Nodes written within `keepRecentMs`
- * are kept too: a writer such as `thread start` stores nodes a moment before its pointer.
+ * the roots are read after that, so a node written meanwhile (by a process that has not moved
+ * its pointer yet) is never deleted. Nodes written within `keepRecentMs` are kept too: a writer
+ * such as `thread start` stores nodes a moment before its pointer.
  */
-export function collectGarbage(
+export async function collectGarbage(
   graph: GcGraph,
-  roots: readonly string[] | (() => readonly string[]),
+  readRoots: () => Promise<readonly string[]>,
   options: { dryRun: boolean; keepRecentMs?: number; nowMs?: number },
-): CasGcDocument {
+): Promise<CasGcDocument> {
   const cutoff = (options.nowMs ?? Date.now()) - (options.keepRecentMs ?? 0);
-  const stored = [...graph.backend.list()];
-  const rootList = typeof roots === "function" ? roots() : roots;
+  const stored: string[] = [];
+  for await (const hash of graph.backend.list()) stored.push(hash);
+  const rootList = await readRoots();
   const reachable = new Set<string>();
-  const queue = [...new Set(rootList)];
-  for (const root of queue) reachable.add(root);
-  while (queue.length > 0) {
-    const hash = queue.pop()!;
-    for (const ref of graph.refs(hash)) {
-      if (reachable.has(ref)) continue;
-      reachable.add(ref);
-      queue.push(ref);
+  const mark = async (from: readonly string[]): Promise<void> => {
+    const queue = from.filter((hash) => !reachable.has(hash));
+    for (const hash of queue) reachable.add(hash);
+    while (queue.length > 0) {
+      const hash = queue.pop()!;
+      for (const ref of await graph.refs(hash)) {
+        if (reachable.has(ref)) continue;
+        reachable.add(ref);
+        queue.push(ref);
+      }
     }
-  }
+  };
+  await mark(rootList);
   // Built-in schemas are the vocabulary of every store: always kept, referenced or not.
   for (const kind of BUILTIN_KINDS) reachable.add(builtinSchemaNode(kind).hash);
 
-  const unreachable: string[] = [];
+  // Recent nodes are kept as if they were roots: what they point to must stay readable once
+  // their writer links them.
   const recent: string[] = [];
+  if (options.keepRecentMs) {
+    for (const hash of stored) {
+      if (reachable.has(hash)) continue;
+      const writtenAt = await graph.backend.writtenAtMs?.(hash);
+      if (writtenAt != null && writtenAt > cutoff) recent.push(hash);
+    }
+  }
+  const rootReachable = new Set(reachable);
+  await mark(recent);
+
+  const unreachable: string[] = [];
   let bytes = 0;
-  let deleted = 0;
   let kept = 0;
   for (const hash of stored) {
-    if (reachable.has(hash)) {
+    if (rootReachable.has(hash)) {
       kept++;
       continue;
     }
-    const writtenAt = options.keepRecentMs ? graph.backend.writtenAtMs?.(hash) : null;
-    if (writtenAt != null && writtenAt > cutoff) {
-      recent.push(hash);
-      continue;
-    }
+    if (reachable.has(hash)) continue;
     unreachable.push(hash);
-    bytes += graph.backend.read(hash)?.length ?? 0;
-    if (!options.dryRun) {
-      graph.backend.remove(hash);
-      deleted++;
-    }
+    bytes += (await graph.backend.read(hash))?.length ?? 0;
   }
+  if (!options.dryRun) await graph.backend.remove(unreachable);
   unreachable.sort();
   recent.sort();
   return {
     dryRun: options.dryRun,
-    roots: new Set(rootList).size,
+    roots: rootList.length,
     reachable: kept,
     unreachable,
-    deleted,
+    deleted: options.dryRun ? 0 : unreachable.length,
     bytes,
     recent,
   };

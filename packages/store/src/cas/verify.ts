@@ -1,24 +1,25 @@
 import type { CasVerifyDocument } from "@united-workforce/protocol";
 import { errorMessage, hashBytes } from "@united-workforce/util";
-import type { CasBackend } from "./backend.js";
+import type { CasBackend } from "../api.js";
+import { builtinKindOf } from "./builtins.js";
 import { decodeNode } from "./node-codec.js";
 
 /**
  * Re-hash every stored node and report what is wrong, file by file. Never throws for a bad
  * file: a store that is damaged is exactly when this report is needed.
  */
-export function verifyBackend(backend: CasBackend): CasVerifyDocument {
+export async function verifyBackend(backend: CasBackend): Promise<CasVerifyDocument> {
   const report: CasVerifyDocument = { checked: 0, ok: 0, corrupt: [] };
   const types = new Map<string, string>();
-  for (const hash of backend.list()) {
+  for await (const hash of backend.list()) {
     report.checked++;
-    const problem = checkNode(backend, hash, types);
+    const problem = await checkNode(backend, hash, types);
     if (problem === null) report.ok++;
     else report.corrupt.push({ hash, file: backend.locate(hash), problem });
   }
   // A node whose schema node is gone can no longer be validated or have its refs followed.
   for (const [hash, type] of types) {
-    if (!backend.has(type)) {
+    if (!(await backend.has(type)) && builtinKindOf(type) === null) {
       report.corrupt.push({
         hash,
         file: backend.locate(hash),
@@ -27,7 +28,7 @@ export function verifyBackend(backend: CasBackend): CasVerifyDocument {
       report.ok--;
     }
   }
-  for (const stray of backend.strays?.() ?? []) {
+  for await (const stray of backend.strays?.() ?? emptyStrays()) {
     report.checked++;
     report.corrupt.push({
       hash: stray.location.split(/[\\/]/).pop() ?? "",
@@ -39,10 +40,14 @@ export function verifyBackend(backend: CasBackend): CasVerifyDocument {
   return report;
 }
 
-function checkNode(backend: CasBackend, hash: string, types: Map<string, string>): string | null {
+async function checkNode(
+  backend: CasBackend,
+  hash: string,
+  types: Map<string, string>,
+): Promise<string | null> {
   let bytes: Uint8Array | null;
   try {
-    bytes = backend.read(hash);
+    bytes = await backend.read(hash);
   } catch (error) {
     return `cannot be read: ${errorMessage(error)}`;
   }
@@ -54,3 +59,5 @@ function checkNode(backend: CasBackend, hash: string, types: Map<string, string>
   if (decoded.node.type !== "schema") types.set(hash, decoded.node.type);
   return null;
 }
+
+async function* emptyStrays(): AsyncGenerator<never> {}

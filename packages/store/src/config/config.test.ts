@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   configPath,
   readConfig,
@@ -11,7 +11,16 @@ import {
   writeConfig,
 } from "./config.js";
 
-const home = () => mkdtempSync(join(tmpdir(), "uwf-config-"));
+// Every temp home a test makes is removed after it.
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function home(): string {
+  const dir = mkdtempSync(join(tmpdir(), "uwf-config-"));
+  made.push(dir);
+  return dir;
+}
 
 describe("readConfig", () => {
   it("is empty when there is no file", () => {

@@ -26,6 +26,12 @@ export interface UwfConfig {
   defaultModel?: string;
   agentOverrides?: Record<string, Record<string, string>>;
   modelOverrides?: { extract?: string; [key: string]: string | undefined };
+  /** `fs` (default) or a `postgres://` URL; `UWF_STORE` overrides it. */
+  store?: string;
+  /** This machine's name in exec leases (default: the host name). */
+  host?: string;
+  /** How long an exec lease lives without renewal. */
+  leaseSeconds?: number;
   [key: string]: unknown;
 }
 

@@ -1,5 +1,8 @@
 import { hostname } from "node:os";
-import type { CasBackend, LeaseStore, RegistryBackend, ThreadsStore } from "../api.js";
+import type { CasBackend, LeaseStore, RegistryBackend, Store, ThreadsStore } from "../api.js";
+import { DEFAULT_LEASE_TTL_MS } from "../leases/liveness.js";
+import { validatorCacheDir } from "../open-store.js";
+import { assembleStore } from "../store.js";
 import { createPostgresCasBackend } from "./cas-backend.js";
 import { connect, type Database } from "./connection.js";
 import { createPostgresLeases } from "./leases.js";
@@ -14,11 +17,12 @@ export interface PostgresPartsOptions {
   leaseTtlMs?: number;
 }
 
-/** What the PostgreSQL backend gives `openStore`: the primitives, and the connection's end. */
+/** What the PostgreSQL backend gives the shared store layer: the primitives, and the pool's end. */
 export interface PostgresParts {
   readonly kind: "postgres";
   /** The URL without its password. */
   readonly location: string;
+  readonly host: string;
   readonly cas: CasBackend;
   readonly threads: ThreadsStore;
   readonly registry: RegistryBackend;
@@ -26,7 +30,22 @@ export interface PostgresParts {
   close(): Promise<void>;
 }
 
-export const DEFAULT_LEASE_TTL_MS = 30_000;
+/**
+ * The store at `url`, for `openStore`: the PostgreSQL parts under the shared CAS, registry and
+ * gc rules. Config, logs and the compiled validator cache stay under the local `home`.
+ */
+export async function openPostgresStore(
+  url: string,
+  options: { home: string; host: string; ttlMs: number },
+): Promise<Store> {
+  const parts = await openPostgresParts(url, { host: options.host, leaseTtlMs: options.ttlMs });
+  return assembleStore({
+    ...parts,
+    home: options.home,
+    validatorCacheDir: validatorCacheDir(options.home),
+    close: () => parts.close(),
+  });
+}
 
 /**
  * Connect to the store at `url` and bring its tables up to date. Fails with STORE_UNAVAILABLE
@@ -44,13 +63,15 @@ export async function openPostgresParts(
     await db.close();
     throw error;
   }
+  const host = options.host ?? hostname();
   const leases = createPostgresLeases(db, {
-    host: options.host ?? hostname(),
+    host,
     ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
   });
   return {
     kind: "postgres",
     location: db.location,
+    host,
     cas: createPostgresCasBackend(db, { clockOffsetMs: once(() => clockOffsetMs(db)) }),
     threads: createPostgresThreads(db, () => leases.live()),
     registry: createPostgresRegistry(db),

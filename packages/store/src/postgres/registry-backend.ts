@@ -2,6 +2,7 @@ import { NAME_PATTERN } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import type { RegistryBackend, RegistryEntry, RegistryProblem } from "../api.js";
 import { parseEntry } from "../registry/entry-check.js";
+import { assertName, registryCorrupt, sameEntry } from "../registry/registry.js";
 import type { Database, Sql } from "./connection.js";
 
 /**
@@ -14,7 +15,7 @@ export function createPostgresRegistry(db: Database): RegistryBackend {
 
   const parseRow = (name: string, text: string): RegistryEntry => {
     const parsed = parseEntry(text, name);
-    if ("problem" in parsed) throw corrupt(locate(name), name, parsed.problem);
+    if ("problem" in parsed) throw registryCorrupt(locate(name), parsed.problem);
     return parsed.entry;
   };
 
@@ -50,7 +51,7 @@ export function createPostgresRegistry(db: Database): RegistryBackend {
       }
       return db.transaction(async (sql) => {
         const current = await read(sql, name, true);
-        if (current === null || !sameVersion(current, expected)) return false;
+        if (!sameEntry(current, expected)) return false;
         if (next === null) {
           await sql.execute("delete from uwf_registry where name = $1", [name]);
         } else {
@@ -61,6 +62,11 @@ export function createPostgresRegistry(db: Database): RegistryBackend {
         }
         return true;
       });
+    },
+
+    async remove(name) {
+      assertName(name);
+      return (await db.execute("delete from uwf_registry where name = $1", [name])) > 0;
     },
 
     async scan() {
@@ -92,26 +98,7 @@ export function createPostgresRegistry(db: Database): RegistryBackend {
   };
 }
 
-/** The comparison the contract names: the same current hash and history length. */
-function sameVersion(a: RegistryEntry, b: RegistryEntry): boolean {
-  return a.current === b.current && a.history.length === b.history.length;
-}
-
 /** The same text the filesystem writes, so entries copy verbatim between backends. */
 export function encodeEntry(entry: RegistryEntry): string {
   return `${JSON.stringify(entry, null, 2)}\n`;
-}
-
-function corrupt(location: string, name: string, problem: string): UwfError {
-  return new UwfError("REGISTRY_CORRUPT", `${location}: ${problem}`, {
-    hint: "fix the row by hand (its `entry` column), or delete it and add the workflow again with `uwf workflow add`",
-    details: { workflow: name, location },
-  });
-}
-
-function assertName(name: string): void {
-  if (typeof name === "string" && NAME_PATTERN.test(name)) return;
-  throw new UwfError("USAGE", `${JSON.stringify(name)} is not a valid workflow name`, {
-    hint: "a workflow name starts with a letter or digit and uses only letters, digits, '.', '_' and '-'",
-  });
 }

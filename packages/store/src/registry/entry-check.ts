@@ -1,11 +1,6 @@
 import { isHash } from "@united-workforce/protocol";
 
-export interface RegistryEntry {
-  name: string;
-  current: string;
-  /** Newest first; history[0] is the current version. */
-  history: { hash: string; at: string }[];
-}
+import type { RegistryEntry } from "../api.js";
 
 /** Parse `workflows/<name>.json`, or say what is wrong with it. */
 export function parseEntry(

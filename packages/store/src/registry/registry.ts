@@ -1,63 +1,45 @@
-import { mkdirSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
 import { NAME_PATTERN } from "@united-workforce/protocol";
-import { isUwfError, UwfError, writeFileAtomic } from "@united-workforce/util";
+import { UwfError } from "@united-workforce/util";
+import type { RegistryBackend, RegistryEntry, RegistryProblem, RegistryStore } from "../api.js";
 import { assertHash } from "../cas/hash-check.js";
-import { acquireLock, type LockHandle } from "../locks/lock.js";
-import { sleepSync } from "../locks/sleep.js";
-import { parseEntry, type RegistryEntry } from "./entry-check.js";
+import { delay } from "../fs/files.js";
 
-export type { RegistryEntry };
+export type { RegistryEntry, RegistryProblem };
 
-/** A registry file that could not be read; `scan` reports these instead of failing. */
-export interface RegistryProblem {
-  name: string;
-  file: string;
-  problem: string;
-}
+/** A change retries this often when other processes keep changing the same name. */
+const MAX_ATTEMPTS = 200;
 
-/** Changes wait at most this long for another process changing the same name. */
-const LOCK_WAIT_MS = 10_000;
-
-/** The name → workflow hash registry: `<home>/workflows/<name>.json`, history newest first. */
-export class Registry {
-  readonly dir: string;
-  readonly #locks: string;
+/**
+ * The name → workflow hash registry with history, over any backend's compare-and-swap: read the
+ * entry, compute the change, swap it in only if nobody changed it meanwhile, else read again.
+ * Concurrent `workflow add`s of one name therefore all land in the history, none lost.
+ */
+export class Registry implements RegistryStore {
+  readonly #backend: RegistryBackend;
   readonly #now: () => Date;
 
-  constructor(home: string, options: { now?: () => Date } = {}) {
-    this.dir = join(home, "workflows");
-    this.#locks = join(home, "locks", "workflows");
+  constructor(backend: RegistryBackend, options: { now?: () => Date } = {}) {
+    this.#backend = backend;
     this.#now = options.now ?? (() => new Date());
   }
 
-  get(name: string): RegistryEntry | null {
-    const file = this.#file(name);
-    const text = readOptional(file);
-    if (text === null) return null;
-    const parsed = parseEntry(text, name);
-    if ("problem" in parsed) throw corruptError(file, parsed.problem);
-    return parsed.entry;
+  get(name: string): Promise<RegistryEntry | null> {
+    assertName(name);
+    return this.#backend.get(name);
   }
 
-  /** Make `hash` the current version of `name`; the same hash as current changes nothing. */
-  add(name: string, hash: string): { entry: RegistryEntry; changed: boolean } {
+  add(name: string, hash: string): Promise<{ entry: RegistryEntry; changed: boolean }> {
     assertHash(hash, "workflow hash");
-    return this.#locked(name, "workflow add", () => {
-      const entry = this.get(name);
-      if (entry?.current === hash) return { entry, changed: false };
-      return { entry: this.#push(name, hash, entry?.history ?? []), changed: true };
+    return this.#change<{ entry: RegistryEntry; changed: boolean }>(name, (entry) => {
+      if (entry?.current === hash) return { next: undefined, result: { entry, changed: false } };
+      const next = this.#push(name, hash, entry?.history ?? []);
+      return { next, result: { entry: next, changed: true } };
     });
   }
 
-  /**
-   * Make an earlier version current again: `to`, or by default the newest version that differs
-   * from the current one. The history keeps everything; the rollback is a new newest item.
-   */
-  rollback(name: string, to?: string): RegistryEntry {
+  rollback(name: string, to?: string): Promise<RegistryEntry> {
     if (to !== undefined) assertHash(to, "workflow hash");
-    return this.#locked(name, "workflow rollback", () => {
-      const entry = this.get(name);
+    return this.#change(name, (entry) => {
       if (entry === null) {
         throw new UwfError("WORKFLOW_NOT_FOUND", `no workflow named "${name}" is registered`, {
           hint: "`uwf workflow list` shows the registered workflows",
@@ -74,126 +56,73 @@ export class Registry {
           hint: `\`uwf workflow history ${name}\` lists its versions`,
         });
       }
-      if (target === entry.current) return entry;
-      return this.#push(name, target, entry.history);
+      if (target === entry.current) return { next: undefined, result: entry };
+      const next = this.#push(name, target, entry.history);
+      return { next, result: next };
     });
   }
 
-  remove(name: string): boolean {
-    const file = this.#file(name);
-    return this.#locked(name, "workflow remove", () => {
-      try {
-        unlinkSync(file);
-        return true;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-        throw error;
-      }
-    });
+  /** Remove a name, even one whose entry cannot be read (that is how such an entry is fixed). */
+  remove(name: string): Promise<boolean> {
+    assertName(name);
+    return this.#backend.remove(name);
   }
 
-  /** The readable entries, sorted by name; unreadable ones are left out (see `scan`). */
-  list(): RegistryEntry[] {
-    return this.scan().entries;
+  async list(): Promise<RegistryEntry[]> {
+    return (await this.scan()).entries;
   }
 
-  /** Every entry, plus a problem for each file that could not be read instead of a crash. */
-  scan(): { entries: RegistryEntry[]; problems: RegistryProblem[] } {
-    const entries: RegistryEntry[] = [];
-    const problems: RegistryProblem[] = [];
-    for (const fileName of listNames(this.dir).sort()) {
-      if (!fileName.endsWith(".json")) continue;
-      const name = fileName.slice(0, -".json".length);
-      if (!NAME_PATTERN.test(name)) continue;
-      const file = join(this.dir, fileName);
-      const text = readOptional(file);
-      if (text === null) continue;
-      const parsed = parseEntry(text, name);
-      if ("problem" in parsed) problems.push({ name, file, problem: parsed.problem });
-      else entries.push(parsed.entry);
-    }
-    return { entries, problems };
+  scan(): Promise<{ entries: RegistryEntry[]; problems: RegistryProblem[] }> {
+    return this.#backend.scan();
   }
 
   #push(name: string, hash: string, history: RegistryEntry["history"]): RegistryEntry {
-    const entry: RegistryEntry = {
-      name,
-      current: hash,
-      history: [{ hash, at: this.#now().toISOString() }, ...history],
-    };
-    mkdirSync(this.dir, { recursive: true });
-    writeFileAtomic(this.#file(name), `${JSON.stringify(entry, null, 2)}\n`);
-    return entry;
-  }
-
-  #file(name: string): string {
-    if (typeof name !== "string" || !NAME_PATTERN.test(name)) {
-      throw new UwfError("USAGE", `${JSON.stringify(name)} is not a valid workflow name`, {
-        hint: "a workflow name starts with a letter or digit and uses only letters, digits, '.', '_' and '-'",
-      });
-    }
-    return join(this.dir, `${name}.json`);
+    return { name, current: hash, history: [{ hash, at: this.#now().toISOString() }, ...history] };
   }
 
   /**
-   * Run a read-modify-write of one entry under its own short lock, so concurrent processes
-   * changing the same name take turns and no history item is lost.
+   * Read-modify-swap one entry until the swap lands. `decide` returns the next entry (null to
+   * remove it, undefined for no change) and the caller's result.
    */
-  #locked<T>(name: string, command: string, change: () => T): T {
-    this.#file(name);
-    const path = join(this.#locks, `${name}.lock`);
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (;;) {
-      let lock: LockHandle;
-      try {
-        lock = acquireLock(path, `${command} ${name}`);
-      } catch (error) {
-        if (!isUwfError(error) || error.code !== "THREAD_BUSY") throw error;
-        if (Date.now() > deadline) {
-          throw new UwfError(
-            "THREAD_BUSY",
-            `workflow ${name} is being changed by another process`,
-            {
-              hint: "try again in a moment",
-              cause: error,
-              details: error.details,
-            },
-          );
-        }
-        sleepSync(2 + Math.random() * 10);
-        continue;
-      }
-      try {
-        return change();
-      } finally {
-        lock.release();
-      }
+  async #change<T>(
+    name: string,
+    decide: (entry: RegistryEntry | null) => { next: RegistryEntry | null | undefined; result: T },
+  ): Promise<T> {
+    assertName(name);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const entry = await this.#backend.get(name);
+      const { next, result } = decide(entry);
+      if (next === undefined) return result;
+      if (await this.#backend.swap(name, entry, next)) return result;
+      await delay(Math.random() * Math.min(2 + attempt, 20));
     }
+    throw new UwfError("REGISTRY_BUSY", `workflow ${name} is being changed by other processes`, {
+      hint: "try again in a moment",
+      details: { name },
+    });
   }
 }
 
-function corruptError(file: string, problem: string): UwfError {
-  // No registry-specific code exists; IO is the storage-level failure code.
-  return new UwfError("IO", `${file}: ${problem}`, {
-    hint: "fix the file by hand, or remove it and add the workflow again with `uwf workflow add`",
-    details: { file },
+export function assertName(name: string): void {
+  if (typeof name === "string" && NAME_PATTERN.test(name)) return;
+  throw new UwfError("USAGE", `${JSON.stringify(name)} is not a valid workflow name`, {
+    hint: "a workflow name starts with a letter or digit and uses only letters, digits, '.', '_' and '-'",
   });
 }
 
-function readOptional(file: string): string | null {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
+/** Whether a stored entry is still the one a change was computed from. */
+export function sameEntry(a: RegistryEntry | null, b: RegistryEntry | null): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    a.current === b.current &&
+    a.history.length === b.history.length &&
+    a.history[0]?.at === b.history[0]?.at
+  );
 }
 
-function listNames(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
-  }
+export function registryCorrupt(where: string, problem: string): UwfError {
+  return new UwfError("REGISTRY_CORRUPT", `${where}: ${problem}`, {
+    hint: "fix the file by hand, or remove it and add the workflow again with `uwf workflow add`",
+    details: { file: where },
+  });
 }

@@ -4,10 +4,10 @@
  * package: run `pnpm build` (or `npx tsc -b packages/store`) first.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { assertBuiltStoreIsFresh, storeDistDir } from "../__testing__/built-store.js";
 
@@ -16,9 +16,9 @@ import { assertBuiltStoreIsFresh, storeDistDir } from "../__testing__/built-stor
 const WORKER = `
 import { createRequire } from "node:module";
 const [distUrl, home] = process.argv.slice(2);
-const { Cas } = await import(distUrl);
-const cas = Cas.open(home);
-const role = cas.putSchema({
+const { openStore } = await import(distUrl);
+const { cas } = await openStore({ home });
+const role = await cas.putSchema({
   type: "object",
   required: ["$status", "plan"],
   properties: {
@@ -30,9 +30,9 @@ const role = cas.putSchema({
   },
 });
 const results = [
-  cas.validate(role, { $status: "done", plan: "ship it" }),
-  cas.validate(role, { $status: "later", plan: "no", kind: { a: 2 }, tags: [1, 1], ref: "x" }),
-  cas.validate(cas.builtin("step"), { start: "not a hash" }),
+  await cas.validate(role, { $status: "done", plan: "ship it" }),
+  await cas.validate(role, { $status: "later", plan: "no", kind: { a: 2 }, tags: [1, 1], ref: "x" }),
+  await cas.validate(cas.builtin("step"), { start: "not a hash" }),
 ];
 const loaded = Object.keys(createRequire(import.meta.url).cache)
   .filter((file) => /[\\\\/](ajv|json-schema-traverse|fast-uri)[\\\\/]/.test(file))

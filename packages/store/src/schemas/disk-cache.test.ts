@@ -6,7 +6,8 @@ import type { JsonSchema } from "@united-workforce/protocol";
 import { isUwfError } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Cas } from "../cas/cas.js";
-import { createFsBackend } from "../cas/fs-backend.js";
+import { createFsCasBackend } from "../cas/fs-backend.js";
+import { openStore } from "../open-store.js";
 import {
   AJV_VERSION,
   cacheFileName,
@@ -26,16 +27,21 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(home, { recursive: true, force: true }));
 
-/** A fresh Cas over the same home, as a new process would open it (no validator in memory). */
-function newProcessCas(): Cas {
-  validatorCacheInternals.forget();
-  return Cas.open(home);
+/** The Cas of a store on `home`. */
+async function openCas(): Promise<Cas> {
+  return (await openStore({ home })).cas;
 }
 
-/** Compiles and disk reads since `fn` started. */
-function counting(fn: () => void): { compiled: number; fromDisk: number } {
+/** A fresh Cas over the same home, as a new process would open it (no validator in memory). */
+function newProcessCas(): Promise<Cas> {
+  validatorCacheInternals.forget();
+  return openCas();
+}
+
+/** Compiles and disk reads while `fn` runs. */
+async function counting(fn: () => unknown): Promise<{ compiled: number; fromDisk: number }> {
   const before = validatorCacheInternals.counts();
-  fn();
+  await fn();
   const after = validatorCacheInternals.counts();
   return { compiled: after.compiled - before.compiled, fromDisk: after.fromDisk - before.fromDisk };
 }
@@ -91,9 +97,9 @@ const invalidPayloads: unknown[] = [
 ];
 
 describe("validators cached on disk across processes", () => {
-  it("a later process validates from the disk cache without compiling", () => {
-    const first = Cas.open(home);
-    const type = first.putSchema(richSchema);
+  it("a later process validates from the disk cache without compiling", async () => {
+    const first = await openCas();
+    const type = await first.putSchema(richSchema);
     const payload = {
       $status: "done",
       plan: "ship",
@@ -103,30 +109,32 @@ describe("validators cached on disk across processes", () => {
     };
     expect(readdirSync(cacheDir)).toEqual([cacheFileName(type)]);
 
-    const second = newProcessCas();
+    const second = await newProcessCas();
     let hash = "";
-    const counts = counting(() => {
-      hash = second.put(type, payload);
+    const counts = await counting(async () => {
+      hash = await second.put(type, payload);
     });
     expect(counts).toEqual({ compiled: 0, fromDisk: 1 });
-    expect(second.get(hash).payload).toEqual(payload);
+    expect((await second.get(hash)).payload).toEqual(payload);
 
     // A built-in schema too: the first process compiles it, the next reads it.
     const step = second.builtin("step");
-    expect(counting(() => second.validate(step, {}))).toEqual({ compiled: 1, fromDisk: 0 });
-    const third = newProcessCas();
-    expect(counting(() => third.validate(step, {}))).toEqual({ compiled: 0, fromDisk: 1 });
+    expect(await counting(() => second.validate(step, {}))).toEqual({ compiled: 1, fromDisk: 0 });
+    const third = await newProcessCas();
+    expect(await counting(() => third.validate(step, {}))).toEqual({ compiled: 0, fromDisk: 1 });
   });
 
-  it("gives the same errors from a cached validator as from a freshly compiled one", () => {
-    const type = Cas.open(home).putSchema(richSchema);
+  it("gives the same errors from a cached validator as from a freshly compiled one", async () => {
+    const type = await (await openCas()).putSchema(richSchema);
     validatorCacheInternals.forget();
     const fresh = validatorFor(type, richSchema);
     const expected = invalidPayloads.map((payload) => runValidator(fresh, payload));
 
-    const cas = newProcessCas();
-    const counts = counting(() => {
-      const actual = invalidPayloads.map((payload) => cas.validate(type, payload));
+    const cas = await newProcessCas();
+    const counts = await counting(async () => {
+      const actual = await Promise.all(
+        invalidPayloads.map((payload) => cas.validate(type, payload)),
+      );
       expect(actual).toEqual(expected);
     });
     expect(counts).toEqual({ compiled: 0, fromDisk: 1 });
@@ -152,7 +160,7 @@ describe("validators cached on disk across processes", () => {
     expect(expected[3]!.errors).toContain("/plan: must NOT have fewer than 3 characters");
   });
 
-  it("caches draft 2020-12 schemas", () => {
+  it("caches draft 2020-12 schemas", async () => {
     const schema: JsonSchema = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",
@@ -166,7 +174,7 @@ describe("validators cached on disk across processes", () => {
       },
       unevaluatedProperties: false,
     };
-    const type = Cas.open(home).putSchema(schema);
+    const type = await (await openCas()).putSchema(schema);
     const payloads = [{ pair: ["7MSKT4YB69AED", 1] }, { pair: ["nope", 1.5, 3] }, { other: 1 }];
     validatorCacheInternals.forget();
     const fresh = validatorFor(type, schema);
@@ -174,18 +182,23 @@ describe("validators cached on disk across processes", () => {
     expect(expected.map((result) => result.valid)).toEqual([true, false, false]);
     expect(expected[2]!.errors).toEqual(["/: must NOT have unevaluated properties"]);
 
-    const cas = newProcessCas();
-    const counts = counting(() => {
-      expect(payloads.map((payload) => cas.validate(type, payload))).toEqual(expected);
+    const cas = await newProcessCas();
+    const counts = await counting(async () => {
+      expect(await Promise.all(payloads.map((payload) => cas.validate(type, payload)))).toEqual(
+        expected,
+      );
     });
     expect(counts).toEqual({ compiled: 0, fromDisk: 1 });
   });
 
-  it("recompiles in place of a damaged cache file, with the same result", () => {
-    const type = Cas.open(home).putSchema(richSchema);
+  it("recompiles in place of a damaged cache file, with the same result", async () => {
+    const type = await (await openCas()).putSchema(richSchema);
     const file = join(cacheDir, cacheFileName(type));
     const good = readFileSync(file, "utf8");
-    const expected = invalidPayloads.map((payload) => newProcessCas().validate(type, payload));
+    const expected: { valid: boolean; errors: string[] }[] = [];
+    for (const payload of invalidPayloads) {
+      expected.push(await (await newProcessCas()).validate(type, payload));
+    }
     const damaged = [
       good.slice(0, Math.floor(good.length / 2)), // truncated
       good.slice(0, good.lastIndexOf("function validate")), // cut after a whole statement
@@ -195,9 +208,11 @@ describe("validators cached on disk across processes", () => {
     ];
     for (const text of damaged) {
       writeFileSync(file, text);
-      const cas = newProcessCas();
-      const counts = counting(() => {
-        expect(invalidPayloads.map((payload) => cas.validate(type, payload))).toEqual(expected);
+      const cas = await newProcessCas();
+      const counts = await counting(async () => {
+        expect(
+          await Promise.all(invalidPayloads.map((payload) => cas.validate(type, payload))),
+        ).toEqual(expected);
       });
       expect(counts).toEqual({ compiled: 1, fromDisk: 0 });
       // Rewritten whole by the recompiling process.
@@ -205,10 +220,10 @@ describe("validators cached on disk across processes", () => {
     }
   });
 
-  it("refuses cached code that fails, requires other modules or exports no function", () => {
-    const type = Cas.open(home).putSchema(richSchema);
+  it("refuses cached code that fails, requires other modules or exports no function", async () => {
+    const type = await (await openCas()).putSchema(richSchema);
     const file = join(cacheDir, cacheFileName(type));
-    const expected = newProcessCas().validate(type, {});
+    const expected = await (await newProcessCas()).validate(type, {});
     const marker = join(home, "ran");
     const bad = [
       'throw new Error("broken");',
@@ -225,49 +240,47 @@ describe("validators cached on disk across processes", () => {
       expect(readCachedValidator(cacheDir, type)).toBeNull();
       expect(existsSync(file)).toBe(false);
       writeCachedValidator(cacheDir, type, code, AJV_VERSION);
-      const cas = newProcessCas();
-      expect(counting(() => expect(cas.validate(type, {})).toEqual(expected))).toEqual({
-        compiled: 1,
-        fromDisk: 0,
-      });
+      const cas = await newProcessCas();
+      expect(
+        await counting(async () => expect(await cas.validate(type, {})).toEqual(expected)),
+      ).toEqual({ compiled: 1, fromDisk: 0 });
     }
     expect(existsSync(marker)).toBe(false);
   });
 
-  it("refuses a cache file written for another schema", () => {
-    const cas = Cas.open(home);
-    const a = cas.putSchema(richSchema);
-    const b = cas.putSchema({ type: "string" });
+  it("refuses a cache file written for another schema", async () => {
+    const cas = await openCas();
+    const a = await cas.putSchema(richSchema);
+    const b = await cas.putSchema({ type: "string" });
     writeFileSync(join(cacheDir, cacheFileName(b)), readFileSync(join(cacheDir, cacheFileName(a))));
     expect(readCachedValidator(cacheDir, b)).toBeNull();
-    expect(newProcessCas().validate(b, 1).errors).toEqual(["/: must be string"]);
+    expect((await (await newProcessCas()).validate(b, 1)).errors).toEqual(["/: must be string"]);
   });
 
-  it("writes nothing for a schema that does not compile", () => {
-    const error = (() => {
-      try {
-        Cas.open(home).putSchema({ type: "object", properties: { a: { type: "no-such-type" } } });
-      } catch (caught) {
-        return caught;
-      }
-      return null;
-    })();
+  it("writes nothing for a schema that does not compile", async () => {
+    const cas = await openCas();
+    const error = await cas
+      .putSchema({ type: "object", properties: { a: { type: "no-such-type" } } })
+      .then(
+        () => null,
+        (caught: unknown) => caught,
+      );
     expect(isUwfError(error) && error.code).toBe("SCHEMA_INVALID");
     expect(existsSync(cacheDir) ? readdirSync(cacheDir) : []).toEqual([]);
   });
 
-  it("keeps no disk cache for a store built from a bare backend", () => {
-    const cas = new Cas(createFsBackend(join(home, "cas")));
+  it("keeps no disk cache for a store built from a bare backend", async () => {
+    const cas = new Cas(createFsCasBackend(join(home, "cas")));
     const step = cas.builtin("step");
-    cas.validate(step, {});
+    await cas.validate(step, {});
     expect(existsSync(join(home, "cache"))).toBe(false);
   });
 
-  it("does not break a command when the cache cannot be written", () => {
+  it("does not break a command when the cache cannot be written", async () => {
     writeFileSync(join(home, "cache"), "a file where the cache directory should be");
-    const cas = Cas.open(home);
-    const type = cas.putSchema(richSchema);
-    expect(cas.validate(type, {}).valid).toBe(false);
+    const cas = await openCas();
+    const type = await cas.putSchema(richSchema);
+    expect((await cas.validate(type, {})).valid).toBe(false);
   });
 
   it("looks files up under the installed ajv version", () => {

@@ -1,6 +1,5 @@
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
-import { type CasGcDocument, isThreadId } from "@united-workforce/protocol";
+import type { CasGcDocument } from "@united-workforce/protocol";
+import type { Store } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { parseAge } from "../parse-age.js";
@@ -30,15 +29,15 @@ export default defineCommand({
   ],
   examples: ["uwf cas gc", "uwf cas gc --yes", "uwf cas gc --yes --keep-recent 0"],
   async run(ctx, _args, options) {
-    const { Cas, collectGcRoots } = await import("@united-workforce/store");
     const dryRun = options.yes !== true;
     const keepRecentMs = parseAge(String(options.keepRecent), "--keep-recent");
-    const running = await runningThreads(ctx.home);
+    const store = await ctx.store();
+    const running = await runningThreads(store);
     if (!dryRun && running.length > 0) {
       const [first] = running as [RunningThread];
       const which = running.map((r) => `${r.thread} (pid ${r.pid}, ${r.command})`).join(", ");
       throw new UwfError(
-        "THREAD_BUSY",
+        "GC_REFUSED",
         `gc refused: ${running.length === 1 ? "a thread is" : `${running.length} threads are`} running: ${which}; an exec in flight stores nodes no thread points to yet`,
         {
           hint: `nothing was deleted; wait with \`uwf thread join ${first.thread}\` (or stop it with \`uwf thread stop ${first.thread}\`), then run \`uwf cas gc --yes\` again`,
@@ -46,7 +45,7 @@ export default defineCommand({
         },
       );
     }
-    const report = Cas.open(ctx.home).gc(() => collectGcRoots(ctx.home), { dryRun, keepRecentMs });
+    const report = await store.gc({ dryRun, keepRecentMs });
     const doc: GcDocument = { ...report, running };
     return result(doc, renderGc);
   },
@@ -78,30 +77,18 @@ function renderGc(d: GcDocument): string {
   return lines.join("\n");
 }
 
-/** Threads whose lock file is held by a live process (a stale lock does not count). */
-async function runningThreads(home: string): Promise<RunningThread[]> {
-  const { readLock } = await import("@united-workforce/store");
-  const dir = join(home, "locks");
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
-  }
+/** Threads a live exec holds (a stale lease does not count). */
+async function runningThreads(store: Store): Promise<RunningThread[]> {
   const running: RunningThread[] = [];
-  for (const name of names.sort()) {
-    const thread = name.endsWith(".lock") ? name.slice(0, -".lock".length) : "";
-    if (!isThreadId(thread)) continue;
-    const lock = readLock(join(dir, name));
-    if (lock?.alive) {
-      running.push({
-        thread,
-        pid: lock.info.holder.pid,
-        command: lock.info.command,
-        since: lock.info.acquiredAt,
-      });
-    }
+  for (const thread of [...(await store.leases.live())].sort()) {
+    const lease = await store.leases.read(thread);
+    if (!lease?.alive) continue;
+    running.push({
+      thread,
+      pid: lease.info.holder.pid,
+      command: lease.info.command,
+      since: lease.info.acquiredAt,
+    });
   }
   return running;
 }

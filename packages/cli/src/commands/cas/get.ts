@@ -7,8 +7,7 @@ export default defineCommand({
   args: [{ name: "hash", description: "13-character node hash" }],
   examples: ["uwf cas get 0K4Q8Z3M1XH2C", "uwf cas get 0K4Q8Z3M1XH2C --format json"],
   async run(ctx, [hash]) {
-    const { Cas } = await import("@united-workforce/store");
-    const node = Cas.open(ctx.home).get(hash!);
+    const node = await (await ctx.store()).cas.get(hash!);
     const doc: CasGetDocument = { hash: hash!, type: node.type, payload: node.payload as never };
     return result(doc, (d) =>
       typeof d.payload === "string" ? d.payload : JSON.stringify(d.payload, null, 2),

@@ -7,8 +7,7 @@ export default defineCommand({
   args: [{ name: "hash", description: "13-character node hash" }],
   examples: ["uwf cas has 0K4Q8Z3M1XH2C && echo stored"],
   async run(ctx, [hash]) {
-    const { Cas } = await import("@united-workforce/store");
-    const exists = Cas.open(ctx.home).has(hash!);
+    const exists = await (await ctx.store()).cas.has(hash!);
     const doc: CasHasDocument = { hash: hash!, exists };
     return result(doc, (d) => (d.exists ? "yes" : "no"), exists ? 0 : 1);
   },

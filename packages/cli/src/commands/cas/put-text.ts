@@ -9,10 +9,9 @@ export default defineCommand({
   options: [{ flags: "-f, --file <file>", description: "read the text from a file" }],
   examples: ['uwf cas put-text "hello"', "uwf cas put-text -f notes.md"],
   async run(ctx, [text], options) {
-    const { Cas } = await import("@united-workforce/store");
-    const cas = Cas.open(ctx.home);
+    const { cas } = await ctx.store();
     const content = text ?? readInput(ctx.cwd, options.file as string | undefined);
-    const hash = cas.putText(content);
+    const hash = await cas.putText(content);
     const doc: CasPutDocument = { hash, type: cas.builtin("text") };
     return result(doc, (d) => d.hash);
   },

@@ -17,8 +17,7 @@ export default defineCommand({
   options: [{ flags: "-t, --type <type>", description: "schema hash, schema, or built-in kind" }],
   examples: ['echo \'{"type":"string"}\' | uwf cas put --type schema'],
   async run(ctx, [file], options) {
-    const { Cas } = await import("@united-workforce/store");
-    const cas = Cas.open(ctx.home);
+    const { cas } = await ctx.store();
     const input = parseJsonInput(readInput(ctx.cwd, file), file ?? "stdin");
     let type = options.type as string | undefined;
     let payload: unknown = input;
@@ -36,7 +35,8 @@ export default defineCommand({
       payload = (input as { payload: unknown }).payload;
     }
     if (type in BUILTIN_SCHEMAS) type = cas.builtin(type as BuiltinNodeKind);
-    const hash = type === SCHEMA_TYPE ? cas.putSchema(payload as never) : cas.put(type, payload);
+    const hash =
+      type === SCHEMA_TYPE ? await cas.putSchema(payload as never) : await cas.put(type, payload);
     const doc: CasPutDocument = { hash, type };
     return result(doc, (d) => d.hash);
   },

@@ -6,8 +6,8 @@ export default defineCommand({
   summary: "list the hashes a node points to (its type and cas-ref fields)",
   args: [{ name: "hash", description: "13-character node hash" }],
   async run(ctx, [hash]) {
-    const { Cas } = await import("@united-workforce/store");
-    const doc: CasRefsDocument = { hash: hash!, refs: Cas.open(ctx.home).refs(hash!) };
+    const refs = await (await ctx.store()).cas.refs(hash!);
+    const doc: CasRefsDocument = { hash: hash!, refs };
     return result(doc, (d) => d.refs.join("\n"));
   },
 });

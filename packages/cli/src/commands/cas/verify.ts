@@ -5,8 +5,7 @@ export default defineCommand({
   path: ["cas", "verify"],
   summary: "re-hash every stored node and report corrupt files (exit 1 if any)",
   async run(ctx) {
-    const { Cas } = await import("@united-workforce/store");
-    const doc: CasVerifyDocument = Cas.open(ctx.home).verify();
+    const doc: CasVerifyDocument = await (await ctx.store()).verify();
     return result(
       doc,
       (d) =>

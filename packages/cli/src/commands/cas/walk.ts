@@ -9,13 +9,12 @@ export default defineCommand({
   args: [{ name: "hash", description: "13-character root hash" }],
   options: [{ flags: "-d, --depth <n>", description: "stop after this many levels" }],
   async run(ctx, [hash], options) {
-    const { Cas } = await import("@united-workforce/store");
     const depth = options.depth === undefined ? undefined : Number(options.depth);
     if (depth !== undefined && !(Number.isInteger(depth) && depth >= 0)) {
       throw new UwfError("USAGE", `--depth must be a whole number, got "${options.depth}"`);
     }
     const nodes: CasWalkDocument["nodes"] = [];
-    for (const entry of Cas.open(ctx.home).walk(
+    for await (const entry of (await ctx.store()).cas.walk(
       hash!,
       depth === undefined ? {} : { maxDepth: depth },
     )) {

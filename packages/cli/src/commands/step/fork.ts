@@ -1,6 +1,6 @@
+import { readStep, walkBack } from "@united-workforce/engine";
 import type { StartPayload, StepForkDocument, ThreadPointer } from "@united-workforce/protocol";
 import { newUlid } from "@united-workforce/util";
-import { readStep, walkBack } from "../../threads/chain.js";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "../thread/shared.js";
 
@@ -10,12 +10,13 @@ export default defineCommand({
   args: [{ name: "step", description: "step hash" }],
   examples: ["uwf step fork 0K4Q8Z3M1XH2C && uwf thread exec <new thread>"],
   async run(ctx, [hash]) {
-    const engine = openEngine(ctx);
-    const step = readStep(engine.cas, hash!);
-    const start = engine.cas.getPayload<StartPayload>(step.start, "start");
-    const workflow = engine.workflow(start.workflow);
+    const engine = await openEngine(ctx);
+    const { cas } = engine.store;
+    const step = await readStep(cas, hash!);
+    const start = await cas.getPayload<StartPayload>(step.start, "start");
+    const workflow = await engine.workflow(start.workflow);
     let steps = 0;
-    for (const _ of walkBack(engine.cas, hash!)) steps++;
+    for await (const _ of walkBack(cas, hash!)) steps++;
     const now = new Date();
     const pointer: ThreadPointer = {
       thread: newUlid(now.getTime()),
@@ -32,9 +33,9 @@ export default defineCommand({
       updatedAt: now.toISOString(),
       forkedFrom: hash!,
     };
-    engine.threads.write(pointer);
+    const created = await engine.store.threads.create(pointer);
     // A fork of a final or asking step starts out completed or suspended, like the original.
-    engine.settle(pointer);
+    await engine.settle(created);
     ctx.logger.info("step.fork", { thread: pointer.thread, from: hash });
     const doc: StepForkDocument = { thread: pointer.thread, forkedFrom: hash! };
     return result(doc, (d) => d.thread);

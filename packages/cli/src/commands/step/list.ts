@@ -1,21 +1,20 @@
+import { walkBack } from "@united-workforce/engine";
 import type { StepListDocument, StepListEntry } from "@united-workforce/protocol";
-import { walkBack } from "../../threads/chain.js";
 import { defineCommand, result } from "../command.js";
-import { openEngine } from "../thread/shared.js";
 
 export default defineCommand({
   path: ["step", "list"],
   summary: "list a thread's steps, oldest first",
   args: [{ name: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
-    const engine = openEngine(ctx);
-    const pointer = engine.threads.read(thread!);
+    const { cas, threads } = await ctx.store();
+    const pointer = await threads.get(thread!);
     const steps: StepListEntry[] = [];
-    for (const { hash, step } of walkBack(
-      engine.cas,
+    for await (const { hash, step } of walkBack(
+      cas,
       pointer.head === pointer.start ? null : pointer.head,
     )) {
-      const output = engine.cas.getPayload<Record<string, unknown>>(step.output);
+      const output = await cas.getPayload<Record<string, unknown>>(step.output);
       steps.push({
         hash,
         role: step.role,

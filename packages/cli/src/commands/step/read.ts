@@ -1,7 +1,5 @@
-import { readStep } from "../../threads/chain.js";
-import { renderStep } from "../../threads/transcript.js";
+import { readStep, renderStep } from "@united-workforce/engine";
 import { defineCommand, result } from "../command.js";
-import { openEngine } from "../thread/shared.js";
 
 export default defineCommand({
   path: ["step", "read"],
@@ -11,11 +9,11 @@ export default defineCommand({
     { flags: "--prompt", description: "print the assembled prompt instead", default: false },
   ],
   async run(ctx, [hash], options) {
-    const engine = openEngine(ctx);
-    const step = readStep(engine.cas, hash!);
+    const { cas } = await ctx.store();
+    const step = await readStep(cas, hash!);
     const markdown = options.prompt
-      ? engine.cas.getText(step.assembledPrompt)
-      : renderStep(engine.cas, hash!, step);
+      ? await cas.getText(step.assembledPrompt)
+      : await renderStep(cas, hash!, step);
     return result({ hash: hash!, markdown }, (d) => d.markdown);
   },
 });

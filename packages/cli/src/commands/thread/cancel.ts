@@ -1,6 +1,5 @@
-import { acquireLock, threadLockPath } from "@united-workforce/store";
+import { stopHolder, takeThread } from "@united-workforce/engine";
 import { UwfError } from "@united-workforce/util";
-import { stopHolder } from "../../threads/stop-holder.js";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "./shared.js";
 
@@ -9,24 +8,24 @@ export default defineCommand({
   summary: "stop any running exec and archive the thread as cancelled",
   args: [{ name: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
-    const engine = openEngine(ctx);
-    const before = engine.threads.read(thread!);
+    const engine = await openEngine(ctx);
+    const { store } = engine;
+    const before = await store.threads.get(thread!);
     refuseCompleted(before.status, thread!);
-    const lockPath = threadLockPath(ctx.home, thread!);
-    await stopHolder(lockPath);
-    const lock = acquireLock(lockPath, "uwf thread cancel");
+    await stopHolder(store, thread!);
+    const lease = await takeThread(store, thread!, "uwf thread cancel");
     try {
-      const pointer = engine.threads.read(thread!);
+      const pointer = await store.threads.get(thread!);
       refuseCompleted(pointer.status, thread!);
       const cancelled =
         pointer.status === "cancelled"
           ? pointer
-          : engine.write({ ...pointer, status: "cancelled" });
+          : await engine.write({ ...pointer, status: "cancelled" });
       ctx.logger.info("thread.cancel", { thread });
       const doc = { thread: thread!, status: cancelled.status };
       return result(doc, (d) => `${d.thread}: cancelled`);
     } finally {
-      lock.release();
+      await lease.release();
     }
   },
 });

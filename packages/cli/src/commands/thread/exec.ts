@@ -1,15 +1,13 @@
 import { spawn } from "node:child_process";
-import type { ThreadExecDocument } from "@united-workforce/protocol";
 import {
-  acquireLock,
-  adoptLock,
-  type LockHandle,
-  processIdentity,
-  threadLockPath,
-} from "@united-workforce/store";
-import { execDocument } from "../../threads/engine.js";
-import { runSteps, terminalReason } from "../../threads/run-steps.js";
-import { deriveStatus } from "../../threads/thread-view.js";
+  deriveStatus,
+  execDocument,
+  runSteps,
+  takeThread,
+  terminalReason,
+} from "@united-workforce/engine";
+import type { ThreadExecDocument } from "@united-workforce/protocol";
+import { type Lease, processIdentity } from "@united-workforce/store";
 import { type CommandContext, defineCommand, result } from "../command.js";
 import { execExitCode, openEngine, parseCount, renderExec } from "./shared.js";
 
@@ -40,16 +38,18 @@ export default defineCommand({
   async run(ctx, [thread], options) {
     const count = parseCount(options.count);
     const worker = options.worker as string | undefined;
-    const engine = openEngine(ctx, { detached: worker !== undefined });
-    engine.threads.read(thread!);
-    const lockPath = threadLockPath(ctx.home, thread!);
-    const lock = worker ? adoptLock(lockPath, worker) : acquireLock(lockPath, "uwf thread exec");
+    const engine = await openEngine(ctx, { detached: worker !== undefined });
+    const { store } = engine;
+    await store.threads.get(thread!);
+    const lease = worker
+      ? await store.leases.adopt(thread!, worker)
+      : await takeThread(store, thread!, "uwf thread exec");
     if (options.background && !worker) {
       // Nothing would run: say so now rather than start a worker that does nothing.
-      const pointer = engine.threads.read(thread!);
+      const pointer = await store.threads.get(thread!);
       const terminal = terminalReason(pointer);
-      if (!terminal) return startBackground(ctx, thread!, count, options, lock);
-      lock.release();
+      if (!terminal) return startBackground(ctx, thread!, count, options, lease);
+      await lease.release();
       const doc: ThreadExecDocument = {
         thread: pointer.thread,
         status: pointer.status,
@@ -63,26 +63,26 @@ export default defineCommand({
       const summary = await runSteps(engine, thread!, {
         count,
         agentFlag: options.agent as string | undefined,
-        lock,
+        lease,
       });
       const doc = execDocument(summary, deriveStatus(summary.pointer, null));
       return result(doc, renderExec, execExitCode(doc));
     } finally {
-      lock.release();
+      await lease.release();
     }
   },
 });
 
 /**
- * Hand the lock to a detached worker: it is visible as `running` from this moment, and
- * `join`/`stop` find the worker through the lock.
+ * Hand the lease to a detached worker: it is visible as `running` from this moment, and
+ * `join`/`stop` find the worker through the lease.
  */
-function startBackground(
+async function startBackground(
   ctx: CommandContext,
   thread: string,
   count: number,
   options: Record<string, unknown>,
-  lock: LockHandle,
+  lease: Lease,
 ) {
   const args = [
     ...ctx.self.slice(1),
@@ -92,7 +92,7 @@ function startBackground(
     "-c",
     String(count),
     "--worker",
-    lock.token,
+    lease.token,
   ];
   if (typeof options.agent === "string") args.push("--agent", options.agent);
   let pid: number;
@@ -105,10 +105,10 @@ function startBackground(
     });
     if (child.pid === undefined) throw new Error("the worker did not start");
     pid = child.pid;
-    lock.transfer(processIdentity(pid));
+    await lease.transfer({ ...lease.info().holder, ...processIdentity(pid) });
     child.unref();
   } catch (error) {
-    lock.release();
+    await lease.release();
     throw error;
   }
   ctx.logger.info("exec.background", { thread, worker: pid, count });

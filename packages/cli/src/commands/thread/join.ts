@@ -1,9 +1,6 @@
-import { threadLockPath } from "@united-workforce/store";
+import { deriveStatus, waitForRelease } from "@united-workforce/engine";
 import { UwfError } from "@united-workforce/util";
-import { waitForRelease } from "../../threads/stop-holder.js";
-import { deriveStatus } from "../../threads/thread-view.js";
 import { defineCommand, result } from "../command.js";
-import { openEngine } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "join"],
@@ -11,8 +8,8 @@ export default defineCommand({
   args: [{ name: "thread", description: "thread id" }],
   options: [{ flags: "--timeout <seconds>", description: "give up after this long (exit 1)" }],
   async run(ctx, [thread], options) {
-    const engine = openEngine(ctx);
-    engine.threads.read(thread!);
+    const store = await ctx.store();
+    await store.threads.get(thread!);
     const timeout = options.timeout === undefined ? null : Number(options.timeout) * 1000;
     if (timeout !== null && !(timeout >= 0)) {
       throw new UwfError(
@@ -20,7 +17,7 @@ export default defineCommand({
         `--timeout must be a number of seconds, got "${options.timeout}"`,
       );
     }
-    const released = await waitForRelease(threadLockPath(ctx.home, thread!), timeout, ctx.signal);
+    const released = await waitForRelease(store, thread!, timeout, ctx.signal);
     if (!released) {
       throw new UwfError(
         ctx.signal.aborted ? "INTERRUPTED" : "THREAD_BUSY",
@@ -30,7 +27,7 @@ export default defineCommand({
         },
       );
     }
-    const pointer = engine.threads.read(thread!);
+    const pointer = await store.threads.get(thread!);
     const doc = {
       thread: pointer.thread,
       status: deriveStatus(pointer, null),

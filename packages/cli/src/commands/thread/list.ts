@@ -1,16 +1,12 @@
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import {
   THREAD_STATUSES,
   type ThreadListDocument,
   type ThreadListEntry,
 } from "@united-workforce/protocol";
-import { readLock, threadLockPath } from "@united-workforce/store";
+import type { ThreadListItem, ThreadQuery } from "@united-workforce/store";
 import { UwfError, ulidTime } from "@united-workforce/util";
-import { deriveStatus } from "../../threads/thread-view.js";
 import { defineCommand, result } from "../command.js";
 import { parseTime } from "../parse-age.js";
-import { openEngine } from "./shared.js";
 
 const STATUS_FILTERS = [...THREAD_STATUSES, "active", "all"] as const;
 /** `active`: anything that may still run or wait for someone. */
@@ -49,71 +45,45 @@ export default defineCommand({
     const status = (options.status as string | undefined) ?? "all";
     const workflow = options.workflow as string | undefined;
 
-    const running = liveHolders(ctx.home);
-    const entries: ThreadListEntry[] = [];
-    for (const { id, pointer, problem } of openEngine(ctx).threads.list()) {
-      const entry: ThreadListEntry = pointer
-        ? {
-            thread: pointer.thread,
-            workflow: pointer.workflow,
-            status: deriveStatus(pointer, running.has(id) ? { pid: 0, since: "" } : null),
-            currentRole: pointer.currentRole,
-            createdAt: pointer.createdAt,
-            updatedAt: pointer.updatedAt,
-            steps: pointer.steps,
-          }
-        : {
-            thread: id,
-            workflow: "?",
-            status: "corrupt",
-            currentRole: null,
-            // The id is a ULID: it still tells when the thread was made, so time filters work.
-            createdAt: new Date(ulidTime(id)).toISOString(),
-            updatedAt: "",
-            steps: 0,
-            problem: oneLine(problem ?? "unreadable"),
-          };
-      if (workflow !== undefined && entry.workflow !== workflow) continue;
-      if (
-        status === "active"
-          ? !ACTIVE.has(entry.status)
-          : status !== "all" && entry.status !== status
-      )
-        continue;
-      const created = Date.parse(entry.createdAt);
-      if (after !== null && !(created > after)) continue;
-      if (before !== null && !(created < before)) continue;
-      entries.push(entry);
-    }
-    // Thread ids are ULIDs: sorting them sorts by creation time.
-    entries.sort((a, b) => (a.thread < b.thread ? 1 : a.thread > b.thread ? -1 : 0));
+    const query: ThreadQuery = { limit, offset };
+    if (status === "active") query.statuses = [...ACTIVE];
+    else if (status !== "all") query.statuses = [status];
+    if (workflow !== undefined) query.workflow = workflow;
+    if (after !== null) query.createdAfterMs = after;
+    if (before !== null) query.createdBeforeMs = before;
+    const page = await (await ctx.store()).threads.list(query);
     const doc: ThreadListDocument = {
-      threads: entries.slice(offset, offset + limit),
-      total: entries.length,
+      threads: page.items.map(toEntry),
+      total: page.total,
     };
     return result(doc, renderList);
   },
 });
 
-/** Threads whose lock a live process holds; reads only the lock files that exist. */
-function liveHolders(home: string): Set<string> {
-  const live = new Set<string>();
-  let names: string[];
-  try {
-    names = readdirSync(join(home, "locks"));
-  } catch {
-    return live;
+function toEntry(item: ThreadListItem): ThreadListEntry {
+  const { id, pointer, problem } = item;
+  if (pointer === null) {
+    return {
+      thread: id,
+      workflow: "?",
+      status: "corrupt",
+      currentRole: null,
+      // The id is a ULID: it still tells when the thread was made.
+      createdAt: new Date(ulidTime(id)).toISOString(),
+      updatedAt: "",
+      steps: 0,
+      problem: oneLine(problem ?? "unreadable"),
+    };
   }
-  for (const name of names) {
-    if (!name.endsWith(".lock")) continue;
-    const id = name.slice(0, -5);
-    try {
-      if (readLock(threadLockPath(home, id))?.alive) live.add(id);
-    } catch {
-      // A lock file that is not a thread's is not a running thread.
-    }
-  }
-  return live;
+  return {
+    thread: pointer.thread,
+    workflow: pointer.workflow,
+    status: item.running ? "running" : pointer.status,
+    currentRole: pointer.currentRole,
+    createdAt: pointer.createdAt,
+    updatedAt: pointer.updatedAt,
+    steps: pointer.steps,
+  };
 }
 
 function renderList(d: ThreadListDocument): string {

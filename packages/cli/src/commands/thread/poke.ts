@@ -1,8 +1,5 @@
-import { acquireLock, threadLockPath } from "@united-workforce/store";
+import { deriveStatus, execDocument, runSteps, takeThread } from "@united-workforce/engine";
 import { UwfError } from "@united-workforce/util";
-import { execDocument } from "../../threads/engine.js";
-import { runSteps } from "../../threads/run-steps.js";
-import { deriveStatus } from "../../threads/thread-view.js";
 import { defineCommand, result } from "../command.js";
 import { execExitCode, openEngine, renderExec, requiredText } from "./shared.js";
 
@@ -19,11 +16,11 @@ export default defineCommand({
   examples: ['uwf thread poke 01JD… -p "Keep the public API unchanged."'],
   async run(ctx, [thread], options) {
     const text = requiredText(options.prompt, "--prompt", 'Say what to do differently: -p "…"');
-    const engine = openEngine(ctx);
-    engine.threads.read(thread!);
-    const lock = acquireLock(threadLockPath(ctx.home, thread!), "uwf thread poke");
+    const engine = await openEngine(ctx);
+    await engine.store.threads.get(thread!);
+    const lease = await takeThread(engine.store, thread!, "uwf thread poke");
     try {
-      const pointer = engine.threads.read(thread!);
+      const pointer = await engine.store.threads.get(thread!);
       if (pointer.status === "cancelled") {
         throw new UwfError(
           "THREAD_STATE",
@@ -33,7 +30,7 @@ export default defineCommand({
           },
         );
       }
-      const head = engine.headStep(pointer);
+      const head = await engine.headStep(pointer);
       if (!head) {
         throw new UwfError("THREAD_STATE", `thread ${pointer.thread} has no step to poke yet`, {
           hint: `Run its first step with: uwf thread exec ${pointer.thread}`,
@@ -42,7 +39,7 @@ export default defineCommand({
       const summary = await runSteps(engine, thread!, {
         count: 1,
         agentFlag: options.agent as string | undefined,
-        lock,
+        lease,
         first: () => ({
           role: head.role,
           prompt: `${head.edgePrompt}\n\n## Additional instructions\n${text}`,
@@ -54,7 +51,7 @@ export default defineCommand({
       const doc = execDocument(summary, deriveStatus(summary.pointer, null));
       return result(doc, renderExec, execExitCode(doc));
     } finally {
-      lock.release();
+      await lease.release();
     }
   },
 });

@@ -1,9 +1,7 @@
+import { readStep, renderStart, renderStep, walkBack } from "@united-workforce/engine";
 import type { StartPayload } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
-import { readStep, walkBack } from "../../threads/chain.js";
-import { renderStart, renderStep } from "../../threads/transcript.js";
 import { defineCommand, result } from "../command.js";
-import { openEngine } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "read"],
@@ -27,13 +25,14 @@ export default defineCommand({
         hint: "It counts characters of steps, e.g. --quota 5000.",
       });
     }
-    const engine = openEngine(ctx);
-    const pointer = engine.threads.read(thread!);
-    const start = engine.cas.getPayload<StartPayload>(pointer.start, "start");
+    const store = await ctx.store();
+    const { cas } = store;
+    const pointer = await store.threads.get(thread!);
+    const start = await cas.getPayload<StartPayload>(pointer.start, "start");
     const before = options.before as string | undefined;
     let from: string | null = pointer.head === pointer.start ? null : pointer.head;
     if (before !== undefined) {
-      const step = readStep(engine.cas, before);
+      const step = await readStep(cas, before);
       if (step.start !== pointer.start) {
         throw new UwfError("USAGE", `step ${before} is not part of thread ${pointer.thread}`);
       }
@@ -45,10 +44,12 @@ export default defineCommand({
     let oldestShown: string | null = null;
     let more = false;
     if (options.start) {
-      const all = [...walkBack(engine.cas, from)].reverse();
+      const all = [];
+      for await (const item of walkBack(cas, from)) all.push(item);
+      all.reverse();
       let index = 0;
       for (const { hash, step } of all) {
-        const text = renderStep(engine.cas, hash, step, `Step ${++index}`);
+        const text = await renderStep(cas, hash, step, `Step ${++index}`);
         if (used + text.length > quota && parts.length > 0) {
           more = true;
           break;
@@ -64,9 +65,9 @@ export default defineCommand({
         );
     } else {
       let number = before === undefined ? pointer.steps : null;
-      for (const { hash, step } of walkBack(engine.cas, from)) {
-        const text = renderStep(
-          engine.cas,
+      for await (const { hash, step } of walkBack(cas, from)) {
+        const text = await renderStep(
+          cas,
           hash,
           step,
           number === null ? undefined : `Step ${number}`,

@@ -1,9 +1,14 @@
+import {
+  deriveStatus,
+  type Engine,
+  execDocument,
+  type PlannedStep,
+  prevOf,
+  runSteps,
+  takeThread,
+} from "@united-workforce/engine";
 import { START, type SuspendInfo, type ThreadPointer } from "@united-workforce/protocol";
-import { acquireLock, threadLockPath } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
-import { type Engine, execDocument, type PlannedStep, prevOf } from "../../threads/engine.js";
-import { runSteps } from "../../threads/run-steps.js";
-import { deriveStatus } from "../../threads/thread-view.js";
 import { defineCommand, result } from "../command.js";
 import { execExitCode, openEngine, parseCount, renderExec } from "./shared.js";
 
@@ -23,27 +28,31 @@ export default defineCommand({
     const count = parseCount(options.count);
     const answer =
       typeof options.prompt === "string" && options.prompt.trim() !== "" ? options.prompt : null;
-    const engine = openEngine(ctx);
-    engine.threads.read(thread!);
-    const lock = acquireLock(threadLockPath(ctx.home, thread!), "uwf thread resume");
+    const engine = await openEngine(ctx);
+    await engine.store.threads.get(thread!);
+    const lease = await takeThread(engine.store, thread!, "uwf thread resume");
     try {
-      const pointer = engine.threads.read(thread!);
-      const first = planResume(engine, pointer, answer);
+      const pointer = await engine.store.threads.get(thread!);
+      const first = await planResume(engine, pointer, answer);
       const summary = await runSteps(engine, thread!, {
         count,
         agentFlag: options.agent as string | undefined,
-        lock,
+        lease,
         first: () => first,
       });
       const doc = execDocument(summary, deriveStatus(summary.pointer, null));
       return result(doc, renderExec, execExitCode(doc));
     } finally {
-      lock.release();
+      await lease.release();
     }
   },
 });
 
-function planResume(engine: Engine, pointer: ThreadPointer, answer: string | null): PlannedStep {
+async function planResume(
+  engine: Engine,
+  pointer: ThreadPointer,
+  answer: string | null,
+): Promise<PlannedStep> {
   const id = pointer.thread;
   switch (pointer.status) {
     case "cancelled":
@@ -59,7 +68,7 @@ function planResume(engine: Engine, pointer: ThreadPointer, answer: string | nul
         },
       );
     case "completed": {
-      const next = engine.route(pointer, "resume");
+      const next = await engine.route(pointer, "resume");
       if (next.kind !== "next") {
         throw new UwfError(
           "THREAD_STATE",
@@ -77,7 +86,7 @@ function planResume(engine: Engine, pointer: ThreadPointer, answer: string | nul
     default: {
       const info = pointer.suspended;
       if (!info || info.role === START) {
-        const next = engine.route(pointer);
+        const next = await engine.route(pointer);
         if (next.kind !== "next")
           throw new UwfError("THREAD_STATE", `thread ${id} has no role to resume`);
         return {
@@ -110,13 +119,13 @@ function planResume(engine: Engine, pointer: ThreadPointer, answer: string | nul
  * and the answer: its history starts at its own last step, so without them it would lose the
  * task it was in the middle of (e.g. a developer asking about a branch would lose the plan).
  */
-function planAnswer(
+async function planAnswer(
   engine: Engine,
   pointer: ThreadPointer,
   info: SuspendInfo,
   answer: string | null,
-): PlannedStep {
-  const head = engine.headStep(pointer);
+): Promise<PlannedStep> {
+  const head = await engine.headStep(pointer);
   const asked = head?.role === info.role ? head : null;
   const question = `The thread was suspended with this question:\n${info.reason}`;
   const prompt = asked ? `${asked.edgePrompt.trimEnd()}\n\n## Question\n${question}` : question;

@@ -1,18 +1,28 @@
-import type { ThreadExecDocument } from "@united-workforce/protocol";
+import { Engine } from "@united-workforce/engine";
+import { ExitCode, type ThreadExecDocument } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
-import { Engine } from "../../threads/engine.js";
 import type { CommandContext } from "../command.js";
 
-/** A background worker has no terminal: adapter progress goes to the process log instead. */
-export function openEngine(ctx: CommandContext, options: { detached?: boolean } = {}): Engine {
+/**
+ * The engine for a command, its events rendered for the user: adapter output goes to stderr as
+ * progress, or to the process log for a background worker, which has no terminal.
+ */
+export async function openEngine(
+  ctx: CommandContext,
+  options: { detached?: boolean } = {},
+): Promise<Engine> {
+  const store = await ctx.store();
   return new Engine({
-    home: ctx.home,
+    store,
+    config: await ctx.config(),
     env: ctx.env,
     logger: ctx.logger,
-    progress: options.detached
-      ? (text) => ctx.logger.info("adapter.stderr", { text })
-      : ctx.progress,
     signal: ctx.signal,
+    onEvent: (event) => {
+      if (event.type !== "adapter.output") return;
+      if (options.detached) ctx.logger.info("adapter.stderr", { text: event.line });
+      else ctx.progress(event.line);
+    },
   });
 }
 
@@ -41,9 +51,9 @@ export function renderExec(doc: ThreadExecDocument): string {
   return lines.join("\n");
 }
 
-/** Exit status of a run: a failed agent is 4, an interrupted run 130. */
+/** Exit status of a run: a failed agent is "agent failed", an interrupted run "interrupted". */
 export function execExitCode(doc: ThreadExecDocument): number {
-  if (doc.stoppedBecause === "failed") return 4;
-  if (doc.stoppedBecause === "stopped") return 130;
-  return 0;
+  if (doc.stoppedBecause === "failed") return ExitCode.agentFailed;
+  if (doc.stoppedBecause === "stopped") return ExitCode.interrupted;
+  return ExitCode.ok;
 }

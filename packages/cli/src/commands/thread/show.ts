@@ -1,6 +1,6 @@
+import { deriveStatus, liveHolder } from "@united-workforce/engine";
 import { emptyUsage, type ThreadShowDocument } from "@united-workforce/protocol";
 import { errorMessage } from "@united-workforce/util";
-import { deriveStatus, liveLockHolder } from "../../threads/thread-view.js";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "./shared.js";
 
@@ -9,13 +9,13 @@ export default defineCommand({
   summary: "show a thread's status, head, next role and usage",
   args: [{ name: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
-    const engine = openEngine(ctx);
-    const pointer = engine.threads.read(thread!);
-    const holder = liveLockHolder(ctx.home, thread!);
+    const engine = await openEngine(ctx);
+    const pointer = await engine.store.threads.get(thread!);
+    const holder = await liveHolder(engine.store, thread!);
     let nextRole: string | null = null;
     if (pointer.status === "idle") {
       try {
-        const next = engine.route(pointer);
+        const next = await engine.route(pointer);
         nextRole = next.kind === "next" ? next.role : null;
       } catch (error) {
         ctx.progress(`warning: cannot route this thread: ${errorMessage(error)}`);
@@ -41,7 +41,7 @@ export default defineCommand({
       cwd: pointer.cwd,
       createdAt: pointer.createdAt,
       updatedAt: pointer.updatedAt,
-      lockHolder: holder,
+      lockHolder: holder && { pid: holder.pid, since: holder.since },
     };
     return result(doc, renderShow);
   },

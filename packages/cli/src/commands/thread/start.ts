@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { StartPayload, ThreadPointer, ThreadStartDocument } from "@united-workforce/protocol";
 import { newUlid, UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { openEngine, requiredText } from "./shared.js";
+import { requiredText } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "start"],
@@ -34,19 +34,19 @@ export default defineCommand({
         hint: "Create the directory first or pass another one.",
       });
     }
-    const engine = openEngine(ctx);
-    const { Registry, validatorCacheDir } = await import("@united-workforce/store");
-    const { resolveWorkflow } = await import("../../workflow/resolve.js");
-    const workflow = resolveWorkflow(ref!, {
+    const store = await ctx.store();
+    const { validatorCacheDir } = await import("@united-workforce/store");
+    const { resolveWorkflow } = await import("@united-workforce/engine");
+    const workflow = await resolveWorkflow(ref!, {
       cwd: ctx.cwd,
-      cas: engine.cas,
-      registry: new Registry(ctx.home),
+      cas: store.cas,
+      registry: store.registry,
       validatorCacheDir: validatorCacheDir(ctx.home),
     });
     for (const warning of workflow.warnings) ctx.progress(`warning: ${warning}`);
     const now = Date.now();
     const startPayload: StartPayload = { workflow: workflow.hash, prompt, cwd, createdAtMs: now };
-    const start = engine.cas.put(engine.cas.builtin("start"), startPayload);
+    const start = await store.cas.put(store.cas.builtin("start"), startPayload);
     const at = new Date(now).toISOString();
     const pointer: ThreadPointer = {
       thread: newUlid(now),
@@ -62,7 +62,7 @@ export default defineCommand({
       createdAt: at,
       updatedAt: at,
     };
-    engine.threads.write(pointer);
+    await store.threads.create(pointer);
     ctx.logger.info("thread.start", { thread: pointer.thread, workflow: pointer.workflow });
     const doc: ThreadStartDocument = {
       thread: pointer.thread,

@@ -8,20 +8,20 @@ export default defineCommand({
   args: [{ name: "file", description: "workflow YAML file" }],
   examples: ["uwf workflow add examples/solve-issue.yaml"],
   async run(ctx, [file]) {
-    const { Cas, Registry, validatorCacheDir } = await import("@united-workforce/store");
-    const { loadAndValidate } = await import("../../workflow/resolve.js");
-    const { workflowInvalidError } = await import("../../workflow/invalid.js");
-    const { materialiseWorkflow } = await import("../../workflow/materialise.js");
-    const loaded = loadAndValidate(resolve(ctx.cwd, file!), {
+    const { validatorCacheDir } = await import("@united-workforce/store");
+    const { loadAndValidate, materialiseWorkflow, workflowInvalidError } = await import(
+      "@united-workforce/engine"
+    );
+    const loaded = await loadAndValidate(resolve(ctx.cwd, file!), {
       validatorCacheDir: validatorCacheDir(ctx.home),
     });
     if (!loaded.valid || !loaded.definition)
       throw workflowInvalidError(loaded.path, loaded.errors, loaded.warnings);
-    const cas = Cas.open(ctx.home);
-    const hash = materialiseWorkflow(cas, loaded.definition);
-    const { entry, changed } = new Registry(ctx.home).add(loaded.definition.name, hash);
+    const { cas, registry } = await ctx.store();
+    const hash = await materialiseWorkflow(cas, loaded.definition);
+    const { entry, changed } = await registry.add(loaded.definition.name, hash);
     ctx.logger.info("workflow.add", { workflow: entry.name, hash, changed });
-    const payload = cas.getPayload<import("@united-workforce/protocol").WorkflowPayload>(
+    const payload = await cas.getPayload<import("@united-workforce/protocol").WorkflowPayload>(
       hash,
       "workflow",
     );

@@ -7,8 +7,7 @@ export default defineCommand({
   summary: "list a registered workflow's versions, newest first",
   args: [{ name: "name", description: "registered workflow name" }],
   async run(ctx, [name]) {
-    const { Registry } = await import("@united-workforce/store");
-    const entry = new Registry(ctx.home).get(name!);
+    const entry = await (await ctx.store()).registry.get(name!);
     if (!entry) {
       throw new UwfError("WORKFLOW_NOT_FOUND", `no workflow named "${name}" is registered`, {
         hint: "See the registered ones with `uwf workflow list`.",

@@ -10,8 +10,7 @@ export default defineCommand({
   path: ["workflow", "list"],
   summary: "list registered workflows",
   async run(ctx) {
-    const { Registry } = await import("@united-workforce/store");
-    const { entries, problems } = new Registry(ctx.home).scan();
+    const { entries, problems } = await (await ctx.store()).registry.scan();
     const doc: ListDocument = {
       workflows: entries.map((e) => ({
         name: e.name,
@@ -19,7 +18,7 @@ export default defineCommand({
         updatedAt: e.history[0]?.at ?? "",
         versions: e.history.length,
       })),
-      problems,
+      problems: problems.map((p) => ({ name: p.name, file: p.location, problem: p.problem })),
     };
     return result(doc, (d) =>
       [

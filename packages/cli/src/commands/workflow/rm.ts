@@ -7,8 +7,7 @@ export default defineCommand({
   summary: "remove a name from the registry (stored versions stay until `uwf cas gc`)",
   args: [{ name: "name", description: "registered workflow name" }],
   async run(ctx, [name]) {
-    const { Registry } = await import("@united-workforce/store");
-    const removed = new Registry(ctx.home).remove(name!);
+    const removed = await (await ctx.store()).registry.remove(name!);
     if (!removed) {
       throw new UwfError("WORKFLOW_NOT_FOUND", `no workflow named "${name}" is registered`, {
         hint: "See the registered ones with `uwf workflow list`.",

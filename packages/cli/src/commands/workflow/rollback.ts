@@ -10,8 +10,10 @@ export default defineCommand({
     { flags: "--to <hash>", description: "the version to restore (from `uwf workflow history`)" },
   ],
   async run(ctx, [name], options) {
-    const { Registry } = await import("@united-workforce/store");
-    const entry = new Registry(ctx.home).rollback(name!, options.to as string | undefined);
+    const entry = await (await ctx.store()).registry.rollback(
+      name!,
+      options.to as string | undefined,
+    );
     ctx.logger.info("workflow.rollback", { workflow: entry.name, hash: entry.current });
     const doc: WorkflowHistoryDocument = {
       name: entry.name,

@@ -13,13 +13,13 @@ export default defineCommand({
     "uwf workflow show examples/hello.yaml --format json",
   ],
   async run(ctx, [ref]) {
-    const { Cas, Registry, validatorCacheDir } = await import("@united-workforce/store");
-    const { resolveWorkflow } = await import("../../workflow/resolve.js");
-    const cas = Cas.open(ctx.home);
-    const found = resolveWorkflow(ref!, {
+    const { validatorCacheDir } = await import("@united-workforce/store");
+    const { resolveWorkflow } = await import("@united-workforce/engine");
+    const { cas, registry } = await ctx.store();
+    const found = await resolveWorkflow(ref!, {
       cwd: ctx.cwd,
       cas,
-      registry: new Registry(ctx.home),
+      registry,
       validatorCacheDir: validatorCacheDir(ctx.home),
     });
     const doc = {

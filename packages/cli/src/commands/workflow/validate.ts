@@ -9,15 +9,15 @@ export default defineCommand({
   examples: ["uwf workflow validate examples/solve-issue.yaml"],
   async run(ctx, [file]) {
     const { resolve } = await import("node:path");
-    const { loadAndValidate } = await import("../../workflow/resolve.js");
+    const { loadAndValidate } = await import("@united-workforce/engine");
     const { validatorCacheDir } = await import("@united-workforce/store");
-    const loaded = loadAndValidate(resolve(ctx.cwd, file!), {
+    const loaded = await loadAndValidate(resolve(ctx.cwd, file!), {
       validatorCacheDir: validatorCacheDir(ctx.home),
     });
     let hash: string | null = null;
     if (loaded.valid && loaded.definition) {
       const { workflowHash } = await import("./hash.js");
-      hash = workflowHash(loaded.definition);
+      hash = await workflowHash(loaded.definition);
     }
     const doc: WorkflowValidateDocument = {
       valid: loaded.valid,

@@ -1,0 +1,47 @@
+export { addHomeDotenv, readHomeDotenv } from "./env/dotenv.js";
+export { evaluate, startOutput, type Transition } from "./moderator/evaluate.js";
+export { readStep, walkBack } from "./threads/chain.js";
+export {
+  commandLabel,
+  DEFAULT_TIMEOUT_SECONDS,
+  Engine,
+  type EngineContext,
+  type ExecSummary,
+  execDocument,
+  type PlannedStep,
+  prevOf,
+} from "./threads/engine.js";
+export type { EngineEvent, EngineListener } from "./threads/events.js";
+export { takeThread } from "./threads/lease.js";
+export { stopChildGroup } from "./threads/processes.js";
+export { type RunOptions, runSteps, terminalReason } from "./threads/run-steps.js";
+export { findExecutable, killRunningAdapters, runAdapter } from "./threads/spawn-adapter.js";
+export { stopHolder, waitForRelease } from "./threads/stop-holder.js";
+export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
+export { renderStart, renderStep } from "./threads/transcript.js";
+export { StepRejected, verifyStep } from "./threads/verify-step.js";
+export { workflowInvalidError } from "./workflow/invalid.js";
+export { type LoadedWorkflowFile, loadWorkflowFile, MAX_ALIAS_COUNT } from "./workflow/load.js";
+export {
+  type MaterialiseStore,
+  materialiseWorkflow,
+  toWorkflowPayload,
+} from "./workflow/materialise.js";
+export {
+  type LoadedWorkflow,
+  loadAndValidate,
+  type ResolveContext,
+  type ResolvedWorkflow,
+  resolveWorkflow,
+  type WorkflowSource,
+} from "./workflow/resolve.js";
+export { type RoleExits, readRoleExits } from "./workflow/role-exits.js";
+export { discardingCas, schemaProblems } from "./workflow/schema-check.js";
+export {
+  impliedWorkflowName,
+  type RoleDefinition,
+  type ValidateOptions,
+  validateWorkflow,
+  type WorkflowDefinition,
+  type WorkflowValidation,
+} from "./workflow/validate.js";

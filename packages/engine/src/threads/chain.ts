@@ -1,0 +1,36 @@
+import type { StepPayload } from "@united-workforce/protocol";
+import type { Cas } from "@united-workforce/store";
+import { isUwfError, UwfError } from "@united-workforce/util";
+
+/**
+ * A step node named by a user. A hash of no node, or of a node that is not a step (the
+ * StartNode a `thread start` prints, an output), is a step that does not exist, with a hint to
+ * where step hashes come from rather than the CAS's own wording.
+ */
+export async function readStep(cas: Cas, hash: string): Promise<StepPayload> {
+  try {
+    return await cas.getPayload<StepPayload>(hash, "step");
+  } catch (error) {
+    if (isUwfError(error) && (error.code === "CAS_NOT_FOUND" || error.code === "NODE_INVALID")) {
+      throw new UwfError("STEP_NOT_FOUND", `no step ${hash}: ${error.message}`, {
+        hint: "`uwf step list <thread>` lists a thread's steps with their hashes.",
+        cause: error,
+        details: { hash },
+      });
+    }
+    throw error;
+  }
+}
+
+/** Steps from `from` back toward the StartNode, newest first; stop iterating to stop reading. */
+export async function* walkBack(
+  cas: Cas,
+  from: string | null,
+): AsyncGenerator<{ hash: string; step: StepPayload }> {
+  let hash = from;
+  while (hash !== null) {
+    const step = await cas.getPayload<StepPayload>(hash, "step");
+    yield { hash, step };
+    hash = step.prev;
+  }
+}

@@ -1,0 +1,383 @@
+import { basename, resolve } from "node:path";
+import {
+  addUsage,
+  type ExecStepResult,
+  emptyUsage,
+  START,
+  type StepPayload,
+  type StoppedBecause,
+  type SuspendInfo,
+  type ThreadExecDocument,
+  type ThreadPointer,
+  type ThreadStatus,
+  type Usage,
+  type WorkflowPayload,
+} from "@united-workforce/protocol";
+import {
+  type Lease,
+  processIdentity,
+  resolveAgent,
+  type Store,
+  type UwfConfig,
+} from "@united-workforce/store";
+import { errorMessage, isUwfError, type Logger, UwfError } from "@united-workforce/util";
+import { readHomeDotenv } from "../env/dotenv.js";
+import { evaluate, startOutput, type Transition } from "../moderator/evaluate.js";
+import type { EngineEvent } from "./events.js";
+import { findExecutable, runAdapter } from "./spawn-adapter.js";
+import { StepRejected, verifyStep } from "./verify-step.js";
+
+/** Used when an agent has no `timeoutSeconds`: a hung adapter must not hold a thread forever. */
+export const DEFAULT_TIMEOUT_SECONDS = 1800;
+
+export interface EngineContext {
+  store: Store;
+  config: UwfConfig;
+  /** The environment adapters start with (`.env` is added under it); also gives PATH. */
+  env: Record<string, string | undefined>;
+  logger: Logger;
+  signal: AbortSignal;
+  onEvent?(event: EngineEvent): void;
+}
+
+/** What runs next: a role with its prompt, where the new step links, and how it was chosen. */
+export interface PlannedStep {
+  role: string;
+  prompt: string;
+  location: string | null;
+  prev: string | null;
+  /** Poke: the new step replaces the head instead of following it. */
+  replaceHead: boolean;
+}
+
+/** What a new step's `prev` is when it follows the head: null while the head is the StartNode. */
+export function prevOf(pointer: ThreadPointer): string | null {
+  return pointer.head === pointer.start ? null : pointer.head;
+}
+
+export class Engine {
+  readonly store: Store;
+  private readonly workflows = new Map<string, WorkflowPayload>();
+
+  constructor(readonly ctx: EngineContext) {
+    this.store = ctx.store;
+  }
+
+  emit(event: EngineEvent): void {
+    this.ctx.onEvent?.(event);
+  }
+
+  async workflow(hash: string): Promise<WorkflowPayload> {
+    let payload = this.workflows.get(hash);
+    if (!payload) {
+      payload = await this.store.cas.getPayload<WorkflowPayload>(hash, "workflow");
+      this.workflows.set(hash, payload);
+    }
+    return payload;
+  }
+
+  /** The head step, or null while the head is the StartNode. Reads one node, never the chain. */
+  async headStep(pointer: ThreadPointer): Promise<StepPayload | null> {
+    return pointer.head === pointer.start
+      ? null
+      : this.store.cas.getPayload<StepPayload>(pointer.head, "step");
+  }
+
+  /** Moderator input from the head: zero LLM cost, two node reads at most. */
+  async route(pointer: ThreadPointer, startKind: "new" | "resume" = "new"): Promise<Transition> {
+    const workflow = await this.workflow(pointer.workflowHash);
+    const head = await this.headStep(pointer);
+    if (!head || startKind === "resume")
+      return evaluate(workflow.graph, START, startOutput(startKind));
+    const output = await this.store.cas.getPayload<Record<string, unknown>>(head.output);
+    return evaluate(workflow.graph, head.role, output);
+  }
+
+  /**
+   * Run one step: spawn the adapter, verify what it returns, then move the head. Any failure
+   * leaves the head where it was and suspends the thread with the reason.
+   */
+  async runStep(
+    pointer: ThreadPointer,
+    plan: PlannedStep,
+    options: { agentFlag?: string | undefined; lease: Lease },
+  ): Promise<{
+    pointer: ThreadPointer;
+    step: ExecStepResult | null;
+    failure: UwfError | null;
+    aborted: boolean;
+  }> {
+    const workflow = await this.workflow(pointer.workflowHash);
+    const role = workflow.roles[plan.role];
+    if (!role) {
+      throw new UwfError(
+        "WORKFLOW_INVALID",
+        `workflow "${workflow.name}" has no role "${plan.role}"`,
+      );
+    }
+    const agent = resolveAgent(this.ctx.config, {
+      flag: options.agentFlag,
+      workflow: pointer.workflow,
+      role: plan.role,
+      isOnPath: (command) => findExecutable(command, this.ctx.env.PATH ?? "", pointer.cwd) !== null,
+    });
+    if (!agent) {
+      throw new UwfError("AGENT_UNKNOWN", `no agent is configured for role "${plan.role}"`, {
+        hint: 'Set `defaultAgent` (and `agents`) in $UWF_HOME/config.yaml, or pass --agent (e.g. --agent "uwf-mock --scenario s.yaml").',
+      });
+    }
+    const agentLabel = agent.alias ?? commandLabel(agent.command, agent.args);
+    const cwd = plan.location ? resolve(pointer.cwd, plan.location) : pointer.cwd;
+    const started = Date.now();
+    this.ctx.logger.info("step.start", {
+      thread: pointer.thread,
+      role: plan.role,
+      agent: agentLabel,
+      cwd,
+    });
+    this.emit({
+      type: "step.started",
+      thread: pointer.thread,
+      role: plan.role,
+      agent: agentLabel,
+      stepNumber: plan.replaceHead ? pointer.steps : pointer.steps + 1,
+      cwd,
+      atMs: started,
+    });
+
+    let failure: UwfError;
+    try {
+      const outcome = await runAdapter({
+        command: agent.command,
+        args: [
+          ...agent.args,
+          "--thread",
+          pointer.thread,
+          "--role",
+          plan.role,
+          "--prompt",
+          plan.prompt,
+        ],
+        cwd,
+        env: this.adapterEnv(plan),
+        timeoutMs: (agent.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+        signal: this.ctx.signal,
+        onStderr: (chunk) => {
+          const text = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk;
+          for (const line of text.split("\n")) {
+            this.emit({ type: "adapter.output", thread: pointer.thread, role: plan.role, line });
+          }
+        },
+        onSpawn: (pid) => options.lease.setChild({ ...processIdentity(pid), pgid: pid }),
+      });
+      await options.lease.setChild(null);
+      if (outcome.aborted) {
+        this.ctx.logger.warn("step.aborted", { thread: pointer.thread, role: plan.role });
+        return { pointer, step: null, failure: null, aborted: true };
+      }
+      if (outcome.timedOut) {
+        failure = agentFailure(
+          `agent "${agentLabel}" for role "${plan.role}" timed out after ${agent.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS} s and was stopped`,
+          outcome.stderrTail,
+        );
+      } else if (outcome.exitCode !== 0) {
+        const how = outcome.signal
+          ? `was killed by ${outcome.signal}`
+          : `exited with code ${outcome.exitCode}`;
+        failure = agentFailure(
+          `agent "${agentLabel}" for role "${plan.role}" ${how}`,
+          outcome.stderrTail,
+        );
+      } else {
+        const verified = await verifyStep(this.store.cas, outcome.lastLine, {
+          prev: plan.prev,
+          start: pointer.start,
+          role: plan.role,
+          schema: role.frontmatter,
+        });
+        const next = await this.advance(pointer, verified.hash, plan, verified.payload.usage);
+        const durationMs = Date.now() - started;
+        this.ctx.logger.info("step.done", {
+          thread: pointer.thread,
+          role: plan.role,
+          step: verified.hash,
+          status: verified.status,
+          durationMs,
+        });
+        const step = {
+          hash: verified.hash,
+          role: plan.role,
+          status: verified.status,
+          agent: agentLabel,
+          durationMs,
+        };
+        this.emit({ type: "step.finished", thread: pointer.thread, step });
+        this.announce(next);
+        return { pointer: next, step, failure: null, aborted: false };
+      }
+    } catch (error) {
+      await options.lease.setChild(null).catch(() => {});
+      if (error instanceof StepRejected) failure = agentFailure(error.message, "");
+      else if (isUwfError(error) && error.code === "AGENT_FAILED") failure = error;
+      else throw error;
+    }
+    this.ctx.logger.error("step.failed", {
+      thread: pointer.thread,
+      role: plan.role,
+      reason: failure.message,
+    });
+    this.emit({
+      type: "step.failed",
+      thread: pointer.thread,
+      role: plan.role,
+      reason: failure.message,
+    });
+    const suspended = await this.suspend(pointer, {
+      role: plan.role,
+      reason: failure.message,
+      kind: "failure",
+      prompt: plan.prompt,
+      location: plan.location,
+    });
+    return { pointer: suspended, step: null, failure, aborted: false };
+  }
+
+  private adapterEnv(plan: PlannedStep): Record<string, string | undefined> {
+    const env: Record<string, string | undefined> = {
+      ...readHomeDotenv(this.store.home),
+      ...this.ctx.env,
+      UWF_HOME: this.store.home,
+    };
+    if (plan.replaceHead) env.UWF_REPLACE_HEAD = "1";
+    else delete env.UWF_REPLACE_HEAD;
+    return env;
+  }
+
+  /** Tell listeners when a step left the thread waiting or finished. */
+  private announce(pointer: ThreadPointer): void {
+    if (pointer.status === "completed") this.emit({ type: "completed", thread: pointer.thread });
+    if (pointer.status === "suspended" && pointer.suspended) {
+      const { role, reason, kind } = pointer.suspended;
+      this.emit({ type: "suspended", thread: pointer.thread, role, reason, kind });
+    }
+  }
+
+  /** Move the head to a verified step, then settle what the moderator says comes next. */
+  private async advance(
+    pointer: ThreadPointer,
+    stepHash: string,
+    plan: PlannedStep,
+    usage: Usage,
+  ): Promise<ThreadPointer> {
+    const moved: ThreadPointer = {
+      ...pointer,
+      usage: addUsage(pointer.usage ?? emptyUsage(), usage),
+      head: stepHash,
+      steps: plan.replaceHead ? pointer.steps : pointer.steps + 1,
+      currentRole: plan.role,
+      status: "idle",
+      suspended: null,
+    };
+    return this.settle(await this.write(moved));
+  }
+
+  /**
+   * Record what the head leads to when it is not another role: `$END` completes the thread,
+   * `$SUSPEND` waits for a human. A routing error suspends it with the reason.
+   */
+  async settle(pointer: ThreadPointer): Promise<ThreadPointer> {
+    let next: Transition;
+    try {
+      next = await this.route(pointer);
+    } catch (error) {
+      return this.suspend(pointer, {
+        role: pointer.currentRole ?? START,
+        reason: errorMessage(error),
+        kind: "failure",
+      });
+    }
+    if (next.kind === "end")
+      return this.write({ ...pointer, status: "completed", suspended: null });
+    if (next.kind === "suspend") {
+      return this.suspend(pointer, {
+        role: pointer.currentRole ?? START,
+        reason: next.prompt,
+        kind: "question",
+      });
+    }
+    return pointer;
+  }
+
+  suspend(pointer: ThreadPointer, info: SuspendInfo): Promise<ThreadPointer> {
+    return this.write({ ...pointer, status: "suspended", suspended: info });
+  }
+
+  /**
+   * Store a changed pointer, compare-and-swap on the revision it was read at: a pointer changed
+   * meanwhile by another process (it should hold the lease to) is never overwritten.
+   */
+  async write(pointer: ThreadPointer): Promise<ThreadPointer> {
+    const updated = { ...pointer, updatedAt: new Date().toISOString() };
+    const stored = await this.store.threads.swap(updated, pointer.rev ?? 0);
+    if (stored === null) {
+      throw new UwfError(
+        "THREAD_CONFLICT",
+        `thread ${pointer.thread} was changed by another process`,
+        {
+          hint: `nothing was overwritten; check it with \`uwf thread show ${pointer.thread}\` and try again`,
+          details: { thread: pointer.thread },
+        },
+      );
+    }
+    return stored;
+  }
+}
+
+const INTERPRETERS = new Set(["node", "bun", "deno", "python", "python3", "sh", "bash"]);
+
+/** A short name for an agent given as a command line: `node …/uwf-mock.js` reads `uwf-mock`. */
+export function commandLabel(command: string, args: readonly string[]): string {
+  const name = basename(command);
+  const script = args[0];
+  if (INTERPRETERS.has(name) && script !== undefined && !script.startsWith("-")) {
+    return basename(script).replace(/\.[cm]?[jt]s$|\.py$|\.sh$/, "");
+  }
+  return name;
+}
+
+function agentFailure(message: string, stderrTail: string): UwfError {
+  const tail = stderrTail.trim();
+  return new UwfError(
+    "AGENT_FAILED",
+    tail ? `${message}\n--- adapter stderr (tail) ---\n${tail}` : message,
+  );
+}
+
+export interface ExecSummary {
+  pointer: ThreadPointer;
+  steps: ExecStepResult[];
+  stoppedBecause: StoppedBecause;
+  message: string;
+  failure: UwfError | null;
+}
+
+/** The exec document of a run, with a failure's hint and how to retry it in the message. */
+export function execDocument(summary: ExecSummary, status: ThreadStatus): ThreadExecDocument {
+  return {
+    thread: summary.pointer.thread,
+    status,
+    stoppedBecause: summary.stoppedBecause,
+    message: summary.failure ? failureMessage(summary, summary.failure) : summary.message,
+    steps: summary.steps,
+  };
+}
+
+/** A failed step's reason, what to fix (when known), and how to retry it. */
+function failureMessage(summary: ExecSummary, failure: UwfError): string {
+  const lines = [summary.message];
+  if (failure.hint) lines.push(failure.hint);
+  lines.push(
+    `The head did not move. To retry the step: uwf thread resume ${summary.pointer.thread}`,
+  );
+  return lines.join("\n");
+}

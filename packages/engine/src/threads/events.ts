@@ -1,0 +1,24 @@
+import type { ExecStepResult, SuspendKind } from "@united-workforce/protocol";
+
+/**
+ * What the engine tells its listeners while a thread runs. The CLI's progress lines, the process
+ * log and the web view all subscribe to these; none re-derives state from files.
+ */
+export type EngineEvent =
+  | {
+      type: "step.started";
+      thread: string;
+      role: string;
+      agent: string;
+      /** 1 for the thread's first step. */
+      stepNumber: number;
+      cwd: string;
+      atMs: number;
+    }
+  | { type: "adapter.output"; thread: string; role: string; line: string }
+  | { type: "step.finished"; thread: string; step: ExecStepResult }
+  | { type: "step.failed"; thread: string; role: string; reason: string }
+  | { type: "suspended"; thread: string; role: string; reason: string; kind: SuspendKind }
+  | { type: "completed"; thread: string };
+
+export type EngineListener = (event: EngineEvent) => void;

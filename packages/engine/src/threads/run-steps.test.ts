@@ -1,0 +1,176 @@
+import { spawn } from "node:child_process";
+import { openStore, type Store } from "@united-workforce/store";
+import {
+  seedThread,
+  type TempHome,
+  tempHome,
+  UWF_MOCK_BIN,
+  type WorkflowFixture,
+  waitUntilGone,
+  writeScenario,
+} from "@united-workforce/test-utils";
+import { createLogger } from "@united-workforce/util";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Engine } from "./engine.js";
+import type { EngineEvent } from "./events.js";
+import { takeThread } from "./lease.js";
+import { runSteps } from "./run-steps.js";
+
+const relay: WorkflowFixture = {
+  name: "relay",
+  roles: {
+    writer: {
+      frontmatter: {
+        properties: { $status: { const: "written" }, text: { type: "string" } },
+        required: ["$status", "text"],
+      },
+    },
+    reviewer: {
+      frontmatter: {
+        properties: { $status: { enum: ["approved", "asks"] }, question: { type: "string" } },
+        required: ["$status"],
+      },
+    },
+  },
+  graph: {
+    $START: {
+      new: { role: "writer", prompt: "Write a line." },
+      resume: { role: "writer", prompt: "Again." },
+    },
+    writer: { written: { role: "reviewer", prompt: "Review: {{{text}}}" } },
+    reviewer: {
+      approved: { role: "$END", prompt: "Done." },
+      asks: { role: "$SUSPEND", prompt: "{{{question}}}" },
+    },
+  },
+};
+
+let temp: TempHome;
+let store: Store;
+beforeEach(async () => {
+  temp = tempHome();
+  store = await openStore({ home: temp.home });
+});
+afterEach(async () => {
+  await store.close();
+  temp.cleanup();
+});
+
+function engineWith(events: EngineEvent[]): Engine {
+  return new Engine({
+    store,
+    config: {},
+    env: { PATH: process.env.PATH, UWF_ADAPTER_WATCH_PARENT: "0" },
+    logger: createLogger(temp.home, { command: "test" }),
+    signal: new AbortController().signal,
+    onEvent: (event) => events.push(event),
+  });
+}
+
+function mockAgent(steps: Parameters<typeof writeScenario>[1]): string {
+  return `${process.execPath} ${UWF_MOCK_BIN} --scenario ${writeScenario(temp.home, steps)}`;
+}
+
+describe("runSteps", () => {
+  it("reports each step as typed events, in order, and completes the thread", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
+    const events: EngineEvent[] = [];
+    const engine = engineWith(events);
+    const agent = mockAgent([
+      { role: "writer", output: { $status: "written", text: "a line" }, stderr: "thinking" },
+      { role: "reviewer", output: { $status: "approved" } },
+    ]);
+    const lease = await takeThread(store, thread, "test");
+    const summary = await runSteps(engine, thread, { count: 5, agentFlag: agent, lease });
+    await lease.release();
+
+    expect(summary.stoppedBecause).toBe("completed");
+    expect(summary.steps.map((s) => [s.role, s.status])).toEqual([
+      ["writer", "written"],
+      ["reviewer", "approved"],
+    ]);
+    expect(events.map((e) => e.type)).toEqual([
+      "step.started",
+      "adapter.output",
+      "step.finished",
+      "step.started",
+      "step.finished",
+      "completed",
+    ]);
+    expect(events[0]).toMatchObject({ thread, role: "writer", agent: "uwf-mock", stepNumber: 1 });
+    expect(events[1]).toMatchObject({ role: "writer", line: "thinking" });
+    expect(events[3]).toMatchObject({ role: "reviewer", stepNumber: 2 });
+    const pointer = await store.threads.get(thread);
+    expect(pointer).toMatchObject({ status: "completed", steps: 2, currentRole: "reviewer" });
+    expect(pointer.head).toBe(summary.steps[1]!.hash);
+  });
+
+  it("announces a question as a suspended event naming the role and the question", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
+    const events: EngineEvent[] = [];
+    const agent = mockAgent([
+      { role: "writer", output: { $status: "written", text: "x" } },
+      { role: "reviewer", output: { $status: "asks", question: "Which tone?" } },
+    ]);
+    const lease = await takeThread(store, thread, "test");
+    const summary = await runSteps(engineWith(events), thread, {
+      count: 5,
+      agentFlag: agent,
+      lease,
+    });
+    await lease.release();
+    expect(summary.stoppedBecause).toBe("suspended");
+    expect(events.at(-1)).toEqual({
+      type: "suspended",
+      thread,
+      role: "reviewer",
+      reason: "Which tone?",
+      kind: "question",
+    });
+  });
+
+  it("reports a failed agent as step.failed and leaves the head where it was", async () => {
+    const { thread, start } = await seedThread(store, {
+      workflow: relay,
+      prompt: "Go",
+      cwd: temp.home,
+    });
+    const events: EngineEvent[] = [];
+    const agent = mockAgent([{ role: "writer", exit: 3, stderr: "model quota exhausted" }]);
+    const lease = await takeThread(store, thread, "test");
+    const summary = await runSteps(engineWith(events), thread, {
+      count: 1,
+      agentFlag: agent,
+      lease,
+    });
+    await lease.release();
+    expect(summary.stoppedBecause).toBe("failed");
+    const failed = events.find((e) => e.type === "step.failed");
+    expect(failed).toMatchObject({ thread, role: "writer" });
+    expect(failed && "reason" in failed ? failed.reason : "").toContain("exited with code 3");
+    const pointer = await store.threads.get(thread);
+    expect(pointer.head).toBe(start);
+    expect(pointer.status).toBe("suspended");
+  });
+});
+
+describe("takeThread", () => {
+  it("stops the agent a dead holder left running before it hands out the lease", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
+    // A holder that records an agent group, then dies without releasing: a killed exec.
+    const agent = spawn("sleep", ["60"], { detached: true, stdio: "ignore" });
+    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)"], {
+      stdio: "ignore",
+    });
+    const { lease: first } = await store.leases.acquire(thread, { command: "test" });
+    await first.setChild({ pid: agent.pid!, pgid: agent.pid!, startTime: null });
+    await first.transfer({ ...first.info().holder, pid: holder.pid!, startTime: null });
+    holder.kill("SIGKILL");
+    expect(await waitUntilGone(holder.pid!, 10_000)).toBe(true);
+
+    const lease = await takeThread(store, thread, "test");
+    expect(await waitUntilGone(agent.pid!, 10_000)).toBe(true);
+    expect((await store.leases.read(thread))?.info.token).toBe(lease.token);
+    await lease.release();
+  });
+});

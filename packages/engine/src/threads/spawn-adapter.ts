@@ -1,0 +1,282 @@
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { statSync } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
+import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
+import { errorMessage, UwfError } from "@united-workforce/util";
+
+export interface AdapterInvocation {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+  timeoutMs: number | null;
+  signal: AbortSignal;
+  /** Adapter stderr, streamed as it arrives, in whole lines (the last one may lack its "\n"). */
+  onStderr(chunk: string): void;
+  /** Called once the child exists, so the lock can record its process group. */
+  onSpawn(pid: number): void;
+}
+
+export interface AdapterOutcome {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  aborted: boolean;
+  /** The last non-empty stdout line: the protocol's result line. */
+  lastLine: string;
+  stdoutBytes: number;
+  stderrTail: string;
+}
+
+const STDERR_TAIL = 4000;
+const LAST_LINE_LIMIT = 64 * 1024;
+const KILL_GRACE_MS = 2000;
+/** setTimeout fires at once for a longer delay (or Infinity): longer timeouts wait this long. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Run an adapter with no shell, in its own process group, and wait for it. Only the last
+ * stdout line is kept (bounded), so an adapter printing 50 MB costs no memory.
+ */
+export async function runAdapter(invocation: AdapterInvocation): Promise<AdapterOutcome> {
+  checkCwd(invocation.cwd);
+  const resolved = findExecutable(invocation.command, invocation.env.PATH ?? "", invocation.cwd);
+  if (!resolved) {
+    throw new UwfError(
+      "AGENT_FAILED",
+      `"${invocation.command}" not found in PATH. Install it or check your PATH config. Run: which ${invocation.command}`,
+      {
+        hint: "Fix the agent's `command` under `agents:` in $UWF_HOME/config.yaml, or pass --agent.",
+      },
+    );
+  }
+
+  let child: ChildProcessByStdio<null, Readable, Readable>;
+  try {
+    child = spawn(resolved, invocation.args, {
+      cwd: invocation.cwd,
+      // Names this process to the adapter, which stops by itself once it has ended (agent-kit).
+      env: { ...invocation.env, UWF_ADAPTER_PARENT_PID: String(process.pid) } as NodeJS.ProcessEnv,
+      detached: true,
+      shell: false,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  } catch (error) {
+    throw startFailure(invocation, error);
+  }
+
+  if (child.pid !== undefined) runningGroups.add(child.pid);
+  const killGroup = (sig: NodeJS.Signals): void => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, sig);
+    } catch {
+      // The group is already gone.
+    }
+  };
+  // Record the child before anything else can happen: an exec killed from here on leaves a
+  // lock that names the adapter's group, so the next exec's takeover can end it.
+  if (child.pid !== undefined) {
+    try {
+      invocation.onSpawn(child.pid);
+    } catch (error) {
+      killGroup("SIGKILL");
+      throw error;
+    }
+  }
+
+  return await new Promise<AdapterOutcome>((resolvePromise, reject) => {
+    const stdoutDecoder = new StringDecoder("utf8");
+    const stderrDecoder = new StringDecoder("utf8");
+    let pending = "";
+    let lastLine = "";
+    let stdoutBytes = 0;
+    let stderrTail = "";
+    let timedOut = false;
+    let aborted = false;
+    let exited: { exitCode: number | null; signal: NodeJS.Signals | null } | null = null;
+    let killTimer: NodeJS.Timeout | undefined;
+    let timeoutTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+
+    const terminate = (): void => {
+      killGroup("SIGTERM");
+      killTimer ??= setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS);
+    };
+    const onAbort = (): void => {
+      aborted = true;
+      terminate();
+    };
+    const cleanup = (): void => {
+      if (child.pid !== undefined) runningGroups.delete(child.pid);
+      clearTimeout(timeoutTimer);
+      clearTimeout(killTimer);
+      clearTimeout(drainTimer);
+      invocation.signal.removeEventListener("abort", onAbort);
+    };
+
+    if (invocation.timeoutMs !== null) {
+      timeoutTimer = setTimeout(
+        () => {
+          timedOut = true;
+          terminate();
+        },
+        Math.min(invocation.timeoutMs, MAX_TIMER_MS),
+      );
+    }
+    if (invocation.signal.aborted) onAbort();
+    invocation.signal.addEventListener("abort", onAbort, { once: true });
+
+    const takeStdout = (text: string): void => {
+      pending += text;
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      for (let i = lines.length - 1; i >= 0; i--) {
+        if (lines[i]!.trim() !== "") {
+          lastLine = lines[i]!.slice(0, LAST_LINE_LIMIT);
+          break;
+        }
+      }
+      if (pending.length > LAST_LINE_LIMIT) pending = pending.slice(-LAST_LINE_LIMIT);
+    };
+    // Stderr is passed on in whole lines, so a read boundary never splits a line for the user;
+    // a line longer than the limit is passed on in pieces rather than held without bound.
+    let stderrLine = "";
+    const takeStderr = (text: string, flush = false): void => {
+      stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
+      stderrLine += text;
+      const end =
+        flush || stderrLine.length > LAST_LINE_LIMIT
+          ? stderrLine.length
+          : stderrLine.lastIndexOf("\n") + 1;
+      if (end === 0) return;
+      invocation.onStderr(stderrLine.slice(0, end));
+      stderrLine = stderrLine.slice(end);
+    };
+    // Decoders keep a multi-byte character split across two reads whole.
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      takeStdout(stdoutDecoder.write(chunk));
+    });
+    child.stderr.on("data", (chunk: Buffer) => takeStderr(stderrDecoder.write(chunk)));
+
+    let settled = false;
+    const finish = (): void => {
+      if (!exited || settled) return;
+      settled = true;
+      cleanup();
+      takeStdout(stdoutDecoder.end());
+      takeStderr(stderrDecoder.end(), true);
+      if (pending.trim() !== "") lastLine = pending.slice(0, LAST_LINE_LIMIT);
+      resolvePromise({
+        ...exited,
+        timedOut,
+        aborted,
+        lastLine: lastLine.trim(),
+        stdoutBytes,
+        stderrTail,
+      });
+    };
+    child.once("error", (error) => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      killGroup("SIGKILL");
+      reject(startFailure(invocation, error));
+    });
+    child.once("exit", (exitCode, signal) => {
+      exited = { exitCode, signal };
+      // The step ends with the adapter: children it left in its group must not outlive it, nor
+      // keep its pipes open and this exec waiting.
+      killGroup("SIGKILL");
+      // A process that left the group may still hold the pipes: stop reading after a grace.
+      drainTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish();
+      }, KILL_GRACE_MS);
+    });
+    child.once("close", finish);
+  });
+}
+
+/** Process groups of the adapters this process is running right now. */
+const runningGroups = new Set<number>();
+
+/**
+ * SIGKILL every adapter group this process started and has not seen end: for an exit that
+ * cannot wait for the normal SIGTERM-then-SIGKILL (a second Ctrl-C).
+ */
+export function killRunningAdapters(): void {
+  for (const pgid of runningGroups) {
+    try {
+      process.kill(-pgid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  runningGroups.clear();
+}
+
+/** Linux's limit on one argument (MAX_ARG_STRLEN); the edge prompt is one. */
+const MAX_ARG_BYTES = 128 * 1024;
+
+function startFailure(invocation: AdapterInvocation, error: unknown): UwfError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "E2BIG") {
+    const longest = Math.max(...invocation.args.map((arg) => Buffer.byteLength(arg)));
+    return new UwfError(
+      "AGENT_FAILED",
+      `could not start "${invocation.command}": its command line is too long for the operating system (the longest argument is ${longest} bytes; Linux allows ${MAX_ARG_BYTES} per argument)`,
+      {
+        hint: "The edge prompt is passed as an argument: keep large output fields out of the graph's prompt templates, or shorten them with `uwf thread poke`.",
+      },
+    );
+  }
+  return new UwfError(
+    "AGENT_FAILED",
+    `could not start "${invocation.command}": ${errorMessage(error)}`,
+  );
+}
+
+function checkCwd(cwd: string): void {
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) {
+    throw new UwfError(
+      "AGENT_FAILED",
+      `working directory "${cwd}" does not exist or is not a directory`,
+      {
+        hint: "Create it, or fix the edge's `location` / the thread's --cwd.",
+      },
+    );
+  }
+}
+
+/** Resolve a command the way execvp would, without a shell. */
+export function findExecutable(command: string, pathEnv: string, cwd: string): string | null {
+  if (command.includes("/")) {
+    const full = isAbsolute(command) ? command : join(cwd, command);
+    return isExecutableFile(full) ? full : null;
+  }
+  for (const dir of pathEnv.split(delimiter)) {
+    if (!dir) continue;
+    const full = join(dir, command);
+    if (isExecutableFile(full)) return full;
+  }
+  return null;
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    const stat = statSync(path);
+    return stat.isFile() && (stat.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,131 @@
+import {
+  HASH_PATTERN,
+  STATUS_FIELD,
+  type StepPayload,
+  SUSPEND,
+  suspendOutputSchema,
+} from "@united-workforce/protocol";
+import type { Cas } from "@united-workforce/store";
+import { errorMessage } from "@united-workforce/util";
+
+export interface ExpectedStep {
+  prev: string | null;
+  start: string;
+  role: string;
+  /** Schema hash of the role's frontmatter. */
+  schema: string;
+}
+
+export interface VerifiedStep {
+  hash: string;
+  payload: StepPayload;
+  output: Record<string, unknown>;
+  status: string;
+}
+
+/**
+ * Check the adapter's result line and the step it names before the head moves. The adapter is
+ * not trusted: every link and the output are checked against what this exec expects.
+ */
+export async function verifyStep(
+  cas: Cas,
+  lastLine: string,
+  expected: ExpectedStep,
+): Promise<VerifiedStep> {
+  let line: unknown;
+  try {
+    line = JSON.parse(lastLine);
+  } catch {
+    throw rejection(
+      lastLine === ""
+        ? "the adapter printed nothing on stdout"
+        : `the adapter's last stdout line is not JSON: ${preview(lastLine)}`,
+    );
+  }
+  const stepHash = (line as { stepHash?: unknown } | null)?.stepHash;
+  if (typeof stepHash !== "string" || !HASH_PATTERN.test(stepHash)) {
+    throw rejection(`the adapter's result line has no valid "stepHash": ${preview(lastLine)}`);
+  }
+  let payload: StepPayload;
+  try {
+    payload = await cas.getPayload<StepPayload>(stepHash, "step");
+  } catch (error) {
+    throw rejection(`step ${stepHash} cannot be used: ${errorMessage(error)}`);
+  }
+  // A node can be stored without validation: its usage and links must not reach the pointer
+  // unchecked.
+  const shape = await cas.validate(cas.builtin("step"), payload);
+  if (!shape.valid) {
+    throw rejection(`step ${stepHash} is not a valid StepNode: ${shape.errors.join("; ")}`);
+  }
+  if (payload.start !== expected.start) {
+    throw rejection(
+      `step ${stepHash} belongs to another thread (start ${payload.start}, expected ${expected.start})`,
+    );
+  }
+  if (payload.prev !== expected.prev) {
+    throw rejection(
+      `step ${stepHash} does not follow the current head (prev ${payload.prev}, expected ${expected.prev})`,
+    );
+  }
+  if (payload.role !== expected.role) {
+    throw rejection(
+      `step ${stepHash} is for role "${payload.role}", but this step runs role "${expected.role}"`,
+    );
+  }
+  let outputNode: { type: string; payload: unknown };
+  try {
+    outputNode = await cas.get(payload.output);
+  } catch (error) {
+    throw rejection(`the output of step ${stepHash} cannot be read: ${errorMessage(error)}`);
+  }
+  const output = outputNode.payload;
+  if (output === null || typeof output !== "object" || Array.isArray(output)) {
+    throw rejection(`the output of step ${stepHash} is not an object`);
+  }
+  const record = output as Record<string, unknown>;
+  const isSuspend = record[STATUS_FIELD] === SUSPEND;
+  const schema = isSuspend ? await cas.putSchema(suspendOutputSchema as never) : expected.schema;
+  if (outputNode.type !== schema) {
+    throw rejection(
+      `the output of step ${stepHash} is not typed by role "${expected.role}"'s schema`,
+    );
+  }
+  const check = await cas.validate(schema, output);
+  if (!check.valid) {
+    throw rejection(
+      `the output of step ${stepHash} fails role "${expected.role}"'s schema: ${check.errors.join("; ")}`,
+    );
+  }
+  for (const [field, kind] of [
+    ["body", "text"],
+    ["assembledPrompt", "text"],
+    ["detail", null],
+  ] as const) {
+    const ref = payload[field];
+    if (!(await cas.has(ref))) {
+      throw rejection(`step ${stepHash} points to node ${ref} (${field}), which is not stored`);
+    }
+    if (kind !== null && (await cas.get(ref)).type !== cas.builtin(kind)) {
+      throw rejection(`the ${field} of step ${stepHash} is not a ${kind} node`);
+    }
+  }
+  const status = record[STATUS_FIELD];
+  return {
+    hash: stepHash,
+    payload,
+    output: record,
+    status: typeof status === "string" ? status : "",
+  };
+}
+
+export class StepRejected extends Error {}
+
+function rejection(message: string): StepRejected {
+  return new StepRejected(`step rejected: ${message}`);
+}
+
+function preview(text: string): string {
+  const oneLine = text.replace(/\s+/g, " ");
+  return oneLine.length > 120 ? `${oneLine.slice(0, 120)}…` : oneLine;
+}

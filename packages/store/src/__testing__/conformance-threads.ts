@@ -1,0 +1,228 @@
+import type { ThreadPointer } from "@united-workforce/protocol";
+import { newUlid } from "@united-workforce/util";
+import { describe, expect, it } from "vitest";
+import type { ThreadListItem } from "../api.js";
+import type { ConformanceContext } from "./conformance.js";
+import { caught, deadPid, pointer } from "./store-fixtures.js";
+
+const CONTENDERS = 20;
+const DAY_MS = 86_400_000;
+const JAN_1 = Date.UTC(2025, 0, 1);
+
+export function describeThreadConformance(context: ConformanceContext): void {
+  const { hooks } = context;
+
+  describe("threads", () => {
+    it("creates a pointer at revision 1 and reads it back", async () => {
+      const { threads } = context.store;
+      const p = pointer({
+        status: "suspended",
+        suspended: { role: "coder", reason: "which branch?", kind: "question" },
+        forkedFrom: "0000000000009",
+      });
+      expect(await threads.exists(p.thread)).toBe(false);
+      expect(await threads.create(p)).toEqual({ ...p, rev: 1 });
+      expect(await threads.get(p.thread)).toEqual({ ...p, rev: 1 });
+      expect(await threads.exists(p.thread)).toBe(true);
+    });
+
+    it("refuses a second create of one id, keeping the first pointer", async () => {
+      const { threads } = context.store;
+      const p = pointer();
+      await threads.create(p);
+      const error = await caught(() => threads.create({ ...p, head: "0000000000003" }));
+      expect(error.code).toBe("THREAD_EXISTS");
+      expect(error.details).toEqual({ thread: p.thread });
+      expect(await threads.get(p.thread)).toEqual({ ...p, rev: 1 });
+    });
+
+    it("reports a missing thread with a hint", async () => {
+      const { threads } = context.store;
+      const id = newUlid();
+      const error = await caught(() => threads.get(id));
+      expect([error.code, error.hint]).toEqual([
+        "THREAD_NOT_FOUND",
+        "`uwf thread list` shows the threads",
+      ]);
+      expect((await caught(() => threads.swap(pointer({ thread: id }), 1))).code).toBe(
+        "THREAD_NOT_FOUND",
+      );
+    });
+
+    it("refuses a malformed id before touching storage", async () => {
+      const { threads } = context.store;
+      expect((await caught(() => threads.get("../../etc/passwd"))).code).toBe("USAGE");
+      expect((await caught(() => threads.create(pointer({ thread: "../x" })))).code).toBe("USAGE");
+      expect((await caught(() => threads.swap(pointer({ thread: "../x" }), 1))).code).toBe("USAGE");
+      expect(() => threads.locate("../x")).toThrow(/is not a thread id/);
+      expect(await threads.exists("../x")).toBe(false);
+    });
+
+    it("swaps only from the expected revision; a stale one writes nothing", async () => {
+      const { threads } = context.store;
+      const p = pointer();
+      await threads.create(p);
+      const moved = { ...p, head: "0000000000003", steps: 1 };
+      expect(await threads.swap(moved, 1)).toEqual({ ...moved, rev: 2 });
+      expect(await threads.get(p.thread)).toEqual({ ...moved, rev: 2 });
+
+      expect(await threads.swap({ ...p, head: "0000000000004", steps: 9 }, 1)).toBeNull();
+      expect(await threads.get(p.thread)).toEqual({ ...moved, rev: 2 });
+
+      let current = await threads.get(p.thread);
+      for (let step = 2; step <= 5; step++) {
+        const stored = await threads.swap({ ...current, steps: step }, current.rev!);
+        expect(stored).toMatchObject({ steps: step, rev: current.rev! + 1 });
+        current = stored!;
+      }
+      expect(await threads.get(p.thread)).toEqual(current);
+    });
+
+    it(`lets exactly one of ${CONTENDERS} concurrent swaps from one revision win`, async () => {
+      const { threads } = context.store;
+      const p = pointer();
+      await threads.create(p);
+      const heads = Array.from({ length: CONTENDERS }, (_, i) => `${i}`.padStart(13, "A"));
+      const results = await Promise.all(
+        heads.map((head) => threads.swap({ ...p, head, steps: 1 }, 1)),
+      );
+      const winners = results.filter((result) => result !== null);
+      expect(winners).toHaveLength(1);
+      expect(winners[0]!.rev).toBe(2);
+      expect(await threads.get(p.thread)).toEqual(winners[0]);
+    });
+
+    it.skipIf(!hooks.corruptPointer)(
+      "names where a corrupt pointer lives instead of crashing",
+      async () => {
+        const { threads } = context.store;
+        const p = pointer();
+        await threads.create(p);
+        await hooks.corruptPointer!(context.store, p.thread);
+        const error = await caught(() => threads.get(p.thread));
+        expect(error.code).toBe("THREAD_CORRUPT");
+        expect(error.message.startsWith(`${threads.locate(p.thread)}: `)).toBe(true);
+        expect(error.details).toEqual({ thread: p.thread, file: threads.locate(p.thread) });
+        expect((await caught(() => threads.swap(p, 1))).code).toBe("THREAD_CORRUPT");
+        expect(await threads.exists(p.thread)).toBe(true);
+        const { items } = await threads.list();
+        expect(items).toEqual([
+          { id: p.thread, pointer: null, problem: expect.any(String), running: false },
+        ]);
+      },
+    );
+
+    it("lists nothing in an empty store", async () => {
+      const { threads } = context.store;
+      expect(await threads.list()).toEqual({ items: [], total: 0 });
+      expect(await threads.list({ limit: 5, offset: 5 })).toEqual({ items: [], total: 0 });
+      expect(await collect(threads.all())).toEqual([]);
+    });
+
+    it("lists newest first with paging; `all` yields oldest first", async () => {
+      const { threads } = context.store;
+      const created: ThreadPointer[] = [];
+      for (let day = 0; day < 7; day++) {
+        created.push(await threads.create(pointer({}, JAN_1 + day * DAY_MS)));
+      }
+      const newestFirst = [...created].reverse().map((p) => p.thread);
+      const page = await threads.list();
+      expect(page.total).toBe(7);
+      expect(page.items.map((item) => item.id)).toEqual(newestFirst);
+      expect(page.items[0]).toEqual({
+        id: created[6]!.thread,
+        pointer: created[6],
+        problem: null,
+        running: false,
+      });
+      expect(ids(await threads.list({ limit: 3 }))).toEqual(newestFirst.slice(0, 3));
+      expect(ids(await threads.list({ limit: 3, offset: 3 }))).toEqual(newestFirst.slice(3, 6));
+      const last = await threads.list({ limit: 3, offset: 6 });
+      expect([ids(last), last.total]).toEqual([newestFirst.slice(6), 7]);
+      expect(await threads.list({ offset: 7 })).toEqual({ items: [], total: 7 });
+      expect(ids(await threads.list({ offset: 5 }))).toEqual(newestFirst.slice(5));
+      expect((await collect(threads.all())).map((item) => item.id)).toEqual(
+        created.map((p) => p.thread),
+      );
+    });
+
+    it("filters by status, running (a live lease) and corrupt included", async () => {
+      const { threads, leases } = context.store;
+      const make = async (overrides: Partial<ThreadPointer>, day: number) =>
+        (await threads.create(pointer(overrides, JAN_1 + day * DAY_MS))).thread;
+      const idle = await make({}, 0);
+      const suspended = await make(
+        { status: "suspended", suspended: { role: "r", reason: "?", kind: "question" } },
+        1,
+      );
+      const completed = await make({ status: "completed" }, 2);
+      const cancelled = await make({ status: "cancelled" }, 3);
+      const running = await make({}, 4);
+      const { lease } = await leases.acquire(running, { command: "thread exec" });
+      const corrupt = hooks.corruptPointer ? await make({}, 5) : null;
+      if (corrupt !== null) await hooks.corruptPointer!(context.store, corrupt);
+
+      const only = async (...statuses: string[]) => ids(await threads.list({ statuses }));
+      expect(await only("idle")).toEqual([idle]);
+      expect(await only("suspended")).toEqual([suspended]);
+      expect(await only("completed")).toEqual([completed]);
+      expect(await only("cancelled")).toEqual([cancelled]);
+      expect(await only("running")).toEqual([running]);
+      expect(await only("idle", "running")).toEqual([running, idle]);
+      expect(await threads.list({ statuses: [] })).toEqual({ items: [], total: 0 });
+      const runningItem = (await threads.list({ statuses: ["running"] })).items[0]!;
+      expect(runningItem).toMatchObject({ running: true, pointer: { status: "idle" } });
+      if (corrupt !== null) expect(await only("corrupt")).toEqual([corrupt]);
+
+      // A lease whose holder died does not make its thread running.
+      await lease.transfer({ ...lease.info().holder, pid: deadPid(), startTime: "12345" });
+      expect(await only("running")).toEqual([]);
+      await lease.release();
+      expect(await only("running")).toEqual([]);
+      expect(await only("idle")).toEqual([running, idle]);
+    });
+
+    it("filters by workflow and strictly by creation time", async () => {
+      const { threads } = context.store;
+      const make = async (workflow: string, day: number) =>
+        (await threads.create(pointer({ workflow }, JAN_1 + day * DAY_MS))).thread;
+      const a0 = await make("a", 0);
+      const b1 = await make("b", 1);
+      const a2 = await make("a", 2);
+      const a3 = await make("a", 3);
+      const day = (n: number) => JAN_1 + n * DAY_MS;
+
+      expect(ids(await threads.list({ workflow: "a" }))).toEqual([a3, a2, a0]);
+      expect(ids(await threads.list({ workflow: "nope" }))).toEqual([]);
+      expect(ids(await threads.list({ createdAfterMs: day(1) }))).toEqual([a3, a2]);
+      expect(ids(await threads.list({ createdBeforeMs: day(1) }))).toEqual([a0]);
+      expect(ids(await threads.list({ createdAfterMs: day(0), createdBeforeMs: day(3) }))).toEqual([
+        a2,
+        b1,
+      ]);
+      const page = await threads.list({ workflow: "a", createdAfterMs: day(0), limit: 1 });
+      expect([ids(page), page.total]).toEqual([[a3], 2]);
+    });
+
+    it.skipIf(!hooks.corruptPointer)("places a corrupt thread in time by its id", async () => {
+      const { threads } = context.store;
+      const p = pointer({}, JAN_1 + 5 * DAY_MS);
+      await threads.create(p);
+      await hooks.corruptPointer!(context.store, p.thread);
+      const day = (n: number) => JAN_1 + n * DAY_MS;
+      expect(ids(await threads.list({ createdAfterMs: day(4) }))).toEqual([p.thread]);
+      expect(ids(await threads.list({ createdBeforeMs: day(5) }))).toEqual([]);
+      expect(ids(await threads.list({ workflow: p.workflow }))).toEqual([]);
+    });
+  });
+}
+
+function ids(page: { items: ThreadListItem[] }): string[] {
+  return page.items.map((item) => item.id);
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}

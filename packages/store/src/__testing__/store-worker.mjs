@@ -1,0 +1,49 @@
+/**
+ * For tests only: a store in another process. Child processes cannot load TypeScript, so this
+ * imports the BUILT store (argv[2], a file URL of dist/index.js) and opens it with the
+ * StoreOptions in argv[3]. It prints `{"ready":<pid>}`, then answers each JSON request on stdin,
+ * `{"id","op","args"}`, with one JSON line: `{"id","value"}` or `{"id","error"}`. Leases it
+ * acquires stay held (and renewed) until released, until stdin ends, or until it is killed.
+ */
+import { createInterface } from "node:readline";
+
+const [distUrl, optionsJson] = process.argv.slice(2);
+const { openStore } = await import(distUrl);
+const store = await openStore(JSON.parse(optionsJson));
+const leases = new Map();
+
+const operations = {
+  swap: (next, expectedRev) => store.threads.swap(next, expectedRev),
+  registryAdd: async (name, hash) => (await store.registry.add(name, hash)).changed,
+  acquire: async (thread) => {
+    const { lease, replaced } = await store.leases.acquire(thread, { command: "store-worker" });
+    leases.set(thread, lease);
+    return { info: lease.info(), replaced };
+  },
+  release: async (thread) => {
+    await leases.get(thread)?.release();
+    leases.delete(thread);
+    return null;
+  },
+};
+
+const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
+
+send({ ready: process.pid });
+for await (const line of createInterface({ input: process.stdin })) {
+  const { id, op, args } = JSON.parse(line);
+  try {
+    send({ id, value: (await operations[op](...args)) ?? null });
+  } catch (error) {
+    send({
+      id,
+      error: {
+        code: error?.code ?? null,
+        message: String(error?.message),
+        details: error?.details,
+      },
+    });
+  }
+}
+for (const lease of leases.values()) await lease.release();
+await store.close();

@@ -1,0 +1,360 @@
+import { randomUUID } from "node:crypto";
+import { linkSync, mkdirSync, readFileSync, renameSync, rmdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { isThreadId } from "@united-workforce/protocol";
+import { UwfError } from "@united-workforce/util";
+import type {
+  AcquiredLease,
+  ChildIdentity,
+  HolderIdentity,
+  Lease,
+  LeaseInfo,
+  LeaseStore,
+} from "../api.js";
+import {
+  codeOf,
+  DIR_MODE,
+  delay,
+  isMissing,
+  listNames,
+  unlinkQuietly,
+  writeNewFile,
+} from "../fs/files.js";
+import { busyError, lostError } from "./errors.js";
+import { holderAlive, Renewal, selfHolder } from "./liveness.js";
+import { parseLeaseInfo } from "./parse.js";
+
+/** An unparsable lease younger than this may be mid-write (no-hard-link filesystems). */
+const WRITING_GRACE_MS = 2_000;
+/** A takeover guard older than this was left by a taker that died inside it. */
+const GUARD_STALE_MS = 5_000;
+/** Retrying never goes on longer than this; reaching it means something keeps interfering. */
+const ACQUIRE_DEADLINE_MS = 10_000;
+
+type FileState =
+  | { kind: "missing" }
+  | { kind: "valid"; info: LeaseInfo }
+  | { kind: "garbage"; ageMs: number };
+
+type TakeOver =
+  | { kind: "won"; replaced: LeaseInfo | null }
+  | { kind: "alive"; info: LeaseInfo }
+  | { kind: "retry" };
+
+type Inspection =
+  | { kind: "missing" }
+  | { kind: "alive"; info: LeaseInfo }
+  | { kind: "stale"; info: LeaseInfo | null }
+  | { kind: "writing" };
+
+let tempCounter = 0;
+
+/**
+ * Exec leases as files: `<home>/locks/<thread>.lock`, created complete (temp file hard-linked
+ * into place) so exactly one creator wins. A holder on this host is alive while its process is
+ * (pid + start time, checked at once); a holder on another host (a shared network home) until
+ * its lease expires unrenewed.
+ */
+export class FsLeaseStore implements LeaseStore {
+  readonly #dir: string;
+  readonly #host: string;
+  readonly #ttlMs: number;
+
+  constructor(home: string, options: { host: string; ttlMs: number }) {
+    this.#dir = join(home, "locks");
+    this.#host = options.host;
+    this.#ttlMs = options.ttlMs;
+  }
+
+  path(thread: string): string {
+    if (!isThreadId(thread)) {
+      throw new UwfError("USAGE", `${JSON.stringify(thread)} is not a thread id`, {
+        hint: "a thread id is the 26-character ULID printed by `uwf thread start` and `uwf thread list`",
+      });
+    }
+    return join(this.#dir, `${thread}.lock`);
+  }
+
+  async acquire(thread: string, options: { command: string }): Promise<AcquiredLease> {
+    const path = this.path(thread);
+    const now = Date.now();
+    const info: LeaseInfo = {
+      thread,
+      token: randomUUID(),
+      holder: selfHolder(this.#host),
+      command: options.command,
+      acquiredAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + this.#ttlMs).toISOString(),
+      child: null,
+    };
+    const deadline = now + ACQUIRE_DEADLINE_MS;
+    for (;;) {
+      if (this.#create(path, info)) return { lease: this.#handle(path, info), replaced: null };
+      const state = this.#inspect(path);
+      if (state.kind === "alive") throw busyError(thread, state.info);
+      if (state.kind === "stale") {
+        const outcome = this.#takeOver(path, info);
+        if (outcome.kind === "won") {
+          return { lease: this.#handle(path, info), replaced: outcome.replaced };
+        }
+        if (outcome.kind === "alive") throw busyError(thread, outcome.info);
+      }
+      if (Date.now() > deadline) {
+        throw new UwfError(
+          "IO",
+          `could not take the lease ${path}: it kept changing for ${ACQUIRE_DEADLINE_MS / 1000} s`,
+          { hint: "another process may be taking it over; try again" },
+        );
+      }
+      // "missing" retries at once; "writing" and a busy takeover guard settle within milliseconds.
+      if (state.kind !== "missing") await delay(10);
+    }
+  }
+
+  async adopt(thread: string, token: string): Promise<Lease> {
+    const path = this.path(thread);
+    const state = readLeaseFile(path, thread, this.#host);
+    if (state.kind !== "valid" || state.info.token !== token) {
+      if (state.kind === "valid" && holderAlive(state.info, this.#host)) {
+        throw busyError(thread, state.info);
+      }
+      throw lostError(thread, "the lease this worker was started with is gone");
+    }
+    const lease = this.#handle(path, state.info);
+    await lease.transfer(selfHolder(this.#host));
+    return lease;
+  }
+
+  async read(thread: string): Promise<{ info: LeaseInfo; alive: boolean } | null> {
+    const state = readLeaseFile(this.path(thread), thread, this.#host);
+    if (state.kind !== "valid") return null;
+    return { info: state.info, alive: holderAlive(state.info, this.#host) };
+  }
+
+  async live(): Promise<Set<string>> {
+    const live = new Set<string>();
+    const now = Date.now();
+    for (const name of listNames(this.#dir)) {
+      if (!name.endsWith(".lock")) continue;
+      const thread = name.slice(0, -".lock".length);
+      if (!isThreadId(thread)) continue;
+      const state = readLeaseFile(join(this.#dir, name), thread, this.#host);
+      if (state.kind === "valid" && holderAlive(state.info, this.#host, now)) live.add(thread);
+    }
+    return live;
+  }
+
+  async clearStale(thread: string): Promise<LeaseInfo | null> {
+    const path = this.path(thread);
+    if (this.#inspect(path).kind !== "stale") return null;
+    const guard = `${path}.takeover`;
+    if (!enterGuard(guard)) return null;
+    try {
+      const state = this.#inspect(path);
+      if (state.kind !== "stale") return null;
+      unlinkQuietly(path);
+      return state.info;
+    } finally {
+      leaveGuard(guard);
+    }
+  }
+
+  #handle(path: string, info: LeaseInfo): FsLease {
+    return new FsLease(path, info, this.#host, this.#ttlMs);
+  }
+
+  #create(path: string, info: LeaseInfo): boolean {
+    mkdirSync(this.#dir, { recursive: true, mode: DIR_MODE });
+    const temp = join(this.#dir, `.${info.thread}.${process.pid}.${tempCounter++}.tmp`);
+    writeNewFile(temp, encode(info));
+    try {
+      linkSync(temp, path);
+      return true;
+    } catch (error) {
+      if (codeOf(error) === "EEXIST") return false;
+      // No hard links here: O_EXCL still picks one winner; a reader may briefly see an empty
+      // file, which counts as "being written" for WRITING_GRACE_MS.
+      return createExclusive(path, encode(info));
+    } finally {
+      unlinkQuietly(temp);
+    }
+  }
+
+  #inspect(path: string): Inspection {
+    const thread = leaseThreadOf(path);
+    const state = readLeaseFile(path, thread, this.#host);
+    if (state.kind === "missing") return state;
+    if (state.kind === "garbage") {
+      return state.ageMs < WRITING_GRACE_MS ? { kind: "writing" } : { kind: "stale", info: null };
+    }
+    return holderAlive(state.info, this.#host)
+      ? { kind: "alive", info: state.info }
+      : { kind: "stale", info: state.info };
+  }
+
+  /**
+   * Replace a stale lease. Only one process at a time may do so (an exclusive `mkdir` guard),
+   * and it re-checks inside the guard, so two takers never both win. The file is replaced by a
+   * rename, so there is no instant without a lease for a plain create to slip into.
+   */
+  #takeOver(path: string, info: LeaseInfo): TakeOver {
+    const guard = `${path}.takeover`;
+    if (!enterGuard(guard)) return { kind: "retry" };
+    try {
+      // Re-inspected inside the guard: the lease replaced is the one seen here, not before.
+      const state = this.#inspect(path);
+      if (state.kind === "alive") return { kind: "alive", info: state.info };
+      if (state.kind === "writing") return { kind: "retry" };
+      if (state.kind === "missing") {
+        return this.#create(path, info) ? { kind: "won", replaced: null } : { kind: "retry" };
+      }
+      replaceFile(path, info);
+      return { kind: "won", replaced: state.info };
+    } finally {
+      leaveGuard(guard);
+    }
+  }
+}
+
+class FsLease implements Lease {
+  readonly thread: string;
+  readonly #path: string;
+  readonly #host: string;
+  readonly #ttlMs: number;
+  readonly #renewal: Renewal;
+  #info: LeaseInfo;
+  #released = false;
+
+  constructor(path: string, info: LeaseInfo, host: string, ttlMs: number) {
+    this.thread = info.thread;
+    this.#path = path;
+    this.#info = structuredClone(info);
+    this.#host = host;
+    this.#ttlMs = ttlMs;
+    this.#renewal = new Renewal(ttlMs, () => this.renew());
+    if (info.holder.host === host && info.holder.pid === process.pid) this.#renewal.start();
+  }
+
+  get token(): string {
+    return this.#info.token;
+  }
+
+  info(): LeaseInfo {
+    return structuredClone(this.#info);
+  }
+
+  async renew(): Promise<void> {
+    this.#rewrite({
+      ...this.#info,
+      expiresAt: new Date(Date.now() + this.#ttlMs).toISOString(),
+    });
+  }
+
+  async setChild(child: ChildIdentity | null): Promise<void> {
+    this.#rewrite({ ...this.#info, child: child && { ...child } });
+  }
+
+  async transfer(holder: HolderIdentity): Promise<void> {
+    this.#rewrite({
+      ...this.#info,
+      holder: { ...holder },
+      expiresAt: new Date(Date.now() + this.#ttlMs).toISOString(),
+    });
+    if (holder.host === this.#host && holder.pid === process.pid) {
+      this.#renewal.start();
+    } else {
+      // The lease is the new holder's now: this handle must not renew or release it.
+      this.#renewal.stop();
+      this.#released = true;
+    }
+  }
+
+  async release(): Promise<void> {
+    this.#renewal.stop();
+    if (this.#released) return;
+    this.#released = true;
+    const state = readLeaseFile(this.#path, this.thread, this.#host);
+    if (state.kind === "valid" && state.info.token === this.#info.token) unlinkQuietly(this.#path);
+  }
+
+  #rewrite(next: LeaseInfo): void {
+    const state = readLeaseFile(this.#path, this.thread, this.#host);
+    if (this.#released || state.kind !== "valid" || state.info.token !== this.#info.token) {
+      this.#renewal.stop();
+      throw lostError(this.thread, "another process considered this one gone and took the thread");
+    }
+    replaceFile(this.#path, next);
+    this.#info = next;
+  }
+}
+
+function encode(info: LeaseInfo): Buffer {
+  return Buffer.from(`${JSON.stringify(info, null, 2)}\n`, "utf8");
+}
+
+function replaceFile(path: string, info: LeaseInfo): void {
+  const temp = `${path}.${process.pid}.${tempCounter++}.tmp`;
+  writeNewFile(temp, encode(info));
+  try {
+    renameSync(temp, path);
+  } finally {
+    unlinkQuietly(temp);
+  }
+}
+
+function leaseThreadOf(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return name.slice(0, -".lock".length);
+}
+
+function readLeaseFile(path: string, thread: string, host: string): FileState {
+  let text: string;
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(path).mtimeMs;
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if (isMissing(error)) return { kind: "missing" };
+    throw error;
+  }
+  const info = parseLeaseInfo(text, thread, host);
+  return info === null ? { kind: "garbage", ageMs: Date.now() - mtimeMs } : { kind: "valid", info };
+}
+
+function enterGuard(guard: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      mkdirSync(guard, { mode: DIR_MODE });
+      return true;
+    } catch (error) {
+      if (codeOf(error) !== "EEXIST") throw error;
+    }
+    let ageMs: number;
+    try {
+      ageMs = Date.now() - statSync(guard).mtimeMs;
+    } catch {
+      continue;
+    }
+    if (ageMs < GUARD_STALE_MS) return false;
+    leaveGuard(guard);
+  }
+  return false;
+}
+
+function leaveGuard(guard: string): void {
+  try {
+    rmdirSync(guard);
+  } catch {
+    // Already removed as stale by another taker: nothing left to clean.
+  }
+}
+
+function createExclusive(path: string, bytes: Uint8Array): boolean {
+  try {
+    writeNewFile(path, bytes);
+    return true;
+  } catch (error) {
+    if (codeOf(error) === "EEXIST") return false;
+    throw error;
+  }
+}

@@ -1,0 +1,74 @@
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { UwfError } from "@united-workforce/util";
+import type { Store, StoreOptions } from "./api.js";
+import { createFsCasBackend } from "./cas/fs-backend.js";
+import type { UwfConfig } from "./config/config.js";
+import { FsLeaseStore } from "./leases/fs-leases.js";
+import { DEFAULT_LEASE_TTL_MS } from "./leases/liveness.js";
+import { FsRegistryBackend } from "./registry/fs-registry.js";
+import { assembleStore } from "./store.js";
+import { FsThreadsStore } from "./threads/fs-threads.js";
+
+/** Where compiled validators of a storage root are cached (safe to delete). */
+export function validatorCacheDir(home: string): string {
+  return join(home, "cache", "validators");
+}
+
+/**
+ * The only way to the store. `url` absent or `fs` is the filesystem under `home` (nothing to
+ * install); `postgres://…` is a PostgreSQL database shared by many machines, loaded only then.
+ */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const url = options.url ?? "fs";
+  const host = options.host ?? hostname();
+  const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  if (url === "fs") return openFsStore(options.home, { host, ttlMs });
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const { openPostgresStore } = await import("./postgres/open.js");
+    return openPostgresStore(url, { home: options.home, host, ttlMs });
+  }
+  throw new UwfError("CONFIG_INVALID", `unknown store ${JSON.stringify(maskUrl(url))}`, {
+    hint: "set `store:` in config.yaml (or UWF_STORE) to `fs` or a postgres://user@host/db URL",
+  });
+}
+
+export function openFsStore(home: string, options: { host: string; ttlMs: number }): Store {
+  const leases = new FsLeaseStore(home, options);
+  return assembleStore({
+    kind: "fs",
+    location: home,
+    home,
+    host: options.host,
+    cas: createFsCasBackend(join(home, "cas")),
+    threads: new FsThreadsStore(home, leases),
+    registry: new FsRegistryBackend(home),
+    leases,
+    validatorCacheDir: validatorCacheDir(home),
+    close: async () => {},
+  });
+}
+
+/**
+ * The store options a command runs with: `UWF_STORE` (the caller passes the environment in)
+ * overrides config.yaml's `store:`; `host:` and `leaseSeconds:` come from config.yaml.
+ */
+export function storeOptionsFrom(
+  home: string,
+  config: UwfConfig,
+  env: Record<string, string | undefined> = {},
+): StoreOptions {
+  const options: StoreOptions = { home };
+  const url = env.UWF_STORE || (typeof config.store === "string" ? config.store : undefined);
+  if (url) options.url = url;
+  if (typeof config.host === "string" && config.host !== "") options.host = config.host;
+  if (typeof config.leaseSeconds === "number" && config.leaseSeconds > 0) {
+    options.leaseTtlMs = config.leaseSeconds * 1000;
+  }
+  return options;
+}
+
+/** A URL fit for messages: the password replaced. */
+export function maskUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, "$1***@");
+}

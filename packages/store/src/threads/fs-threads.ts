@@ -1,0 +1,180 @@
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { join, sep } from "node:path";
+import { isThreadId, type ThreadPointer } from "@united-workforce/protocol";
+import { UwfError } from "@united-workforce/util";
+import type { LeaseStore, ThreadListItem, ThreadPage, ThreadQuery, ThreadsStore } from "../api.js";
+import {
+  codeOf,
+  DIR_MODE,
+  isMissing,
+  listNames,
+  unlinkQuietly,
+  writeNewFile,
+} from "../fs/files.js";
+import { withFileMutex } from "../fs/mutex.js";
+import { corruptThreadError, missingThreadError } from "./errors.js";
+import { pageThreads } from "./paging.js";
+import { parsePointer } from "./pointer-check.js";
+import { readSmallFile } from "./read-small-file.js";
+
+let tempCounter = 0;
+
+/** Thread pointers as files: `<home>/threads/<id>.json`, the only mutable state of a thread. */
+export class FsThreadsStore implements ThreadsStore {
+  readonly #dir: string;
+  readonly #mutexDir: string;
+  readonly #leases: LeaseStore;
+  #dirReady = false;
+
+  constructor(home: string, leases: LeaseStore) {
+    this.#dir = join(home, "threads");
+    this.#mutexDir = join(home, "locks", "pointers");
+    this.#leases = leases;
+  }
+
+  locate(id: string): string {
+    assertThreadId(id);
+    return join(this.#dir, `${id}.json`);
+  }
+
+  async get(id: string): Promise<ThreadPointer> {
+    return this.#read(id);
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return isThreadId(id) && existsSync(join(this.#dir, `${id}.json`));
+  }
+
+  async create(pointer: ThreadPointer): Promise<ThreadPointer> {
+    const file = this.locate(pointer.thread);
+    const stored = { ...pointer, rev: 1 };
+    const temp = this.#temp();
+    writeNewFile(temp, encode(stored));
+    try {
+      linkSync(temp, file);
+    } catch (error) {
+      if (codeOf(error) === "EEXIST") throw existsError(pointer.thread);
+      // No hard links on this filesystem: O_EXCL still refuses an existing pointer.
+      try {
+        writeNewFile(file, encode(stored));
+      } catch (exclusive) {
+        if (codeOf(exclusive) === "EEXIST") throw existsError(pointer.thread);
+        throw exclusive;
+      }
+    } finally {
+      unlinkQuietly(temp);
+    }
+    return stored;
+  }
+
+  async swap(next: ThreadPointer, expectedRev: number): Promise<ThreadPointer | null> {
+    const file = this.locate(next.thread);
+    const mutex = join(this.#mutexDir, `${next.thread}.lock`);
+    return withFileMutex(
+      mutex,
+      () => {
+        const current = this.#read(next.thread);
+        if ((current.rev ?? 0) !== expectedRev) return null;
+        const stored = { ...next, rev: expectedRev + 1 };
+        const temp = this.#temp();
+        writeNewFile(temp, encode(stored));
+        try {
+          renameSync(temp, file);
+        } finally {
+          unlinkQuietly(temp);
+        }
+        return stored;
+      },
+      () =>
+        new UwfError(
+          "THREAD_CONFLICT",
+          `thread ${next.thread}'s pointer stayed locked (${mutex})`,
+          {
+            hint: "another process keeps changing it; try again",
+          },
+        ),
+    );
+  }
+
+  async list(query: ThreadQuery = {}): Promise<ThreadPage> {
+    const running = await this.#leases.live();
+    const items: ThreadListItem[] = [];
+    // Newest first: ids are ULIDs, so the names sort by creation time.
+    for (const name of listNames(this.#dir).sort().reverse()) {
+      const item = this.#item(name, running);
+      if (item !== null) items.push(item);
+    }
+    return pageThreads(items, query);
+  }
+
+  async *all(): AsyncGenerator<ThreadListItem> {
+    const running = await this.#leases.live();
+    for (const name of listNames(this.#dir).sort()) {
+      const item = this.#item(name, running);
+      if (item !== null) yield item;
+    }
+  }
+
+  #item(name: string, running: Set<string>): ThreadListItem | null {
+    if (!name.endsWith(".json")) return null;
+    const id = name.slice(0, -".json".length);
+    if (!isThreadId(id)) return null;
+    // Plain concatenation and a plain sync read: measurable at 10,000 threads.
+    return readItem(`${this.#dir}${sep}${name}`, id, running.has(id));
+  }
+
+  #read(id: string): ThreadPointer {
+    const file = this.locate(id);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      if (isMissing(error)) throw missingThreadError(id);
+      throw error;
+    }
+    const parsed = parsePointer(text, id);
+    if ("problem" in parsed) throw corruptThreadError(id, file, parsed.problem);
+    return { ...parsed.pointer, rev: parsed.pointer.rev ?? 0 };
+  }
+
+  #temp(): string {
+    if (!this.#dirReady) {
+      mkdirSync(this.#dir, { recursive: true, mode: DIR_MODE });
+      this.#dirReady = true;
+    }
+    return join(this.#dir, `.tmp-${process.pid}-${tempCounter++}`);
+  }
+}
+
+function encode(pointer: ThreadPointer): Buffer {
+  return Buffer.from(`${JSON.stringify(pointer, null, 2)}\n`, "utf8");
+}
+
+function readItem(file: string, id: string, running: boolean): ThreadListItem | null {
+  let text: string;
+  try {
+    text = readSmallFile(file);
+  } catch (error) {
+    // Removed between readdir and read: it is simply gone.
+    if (isMissing(error)) return null;
+    return { id, pointer: null, problem: `cannot be read: ${(error as Error).message}`, running };
+  }
+  const parsed = parsePointer(text, id);
+  return "problem" in parsed
+    ? { id, pointer: null, problem: parsed.problem, running }
+    : { id, pointer: { ...parsed.pointer, rev: parsed.pointer.rev ?? 0 }, problem: null, running };
+}
+
+export function assertThreadId(id: string): void {
+  if (isThreadId(id)) return;
+  throw new UwfError("USAGE", `${JSON.stringify(id)} is not a thread id`, {
+    hint: "a thread id is the 26-character ULID printed by `uwf thread start` and `uwf thread list`",
+  });
+}
+
+function existsError(thread: string): UwfError {
+  return new UwfError("THREAD_EXISTS", `thread ${thread} already exists`, {
+    hint: "thread ids are unique: start a new thread instead",
+    details: { thread },
+  });
+}

@@ -1,0 +1,247 @@
+#!/usr/bin/env node
+// Packs every public package, installs the tarballs into a temp prefix, and runs the installed
+// `uwf` from outside the repository as a user would: --version, workflow validate, and a whole
+// mock thread. Run after `pnpm build` (`.ci/run` does). Exits non-zero saying what broke.
+//
+// Our packages are not published, so npm must take every @united-workforce/* package from the
+// tarballs: `npm install -g` looks each global package's dependencies up in the registry, so
+// the tarballs are the `file:` dependencies of a temp project instead, `overrides` sends every
+// transitive @united-workforce/* request to them, and the scope's registry is an address that
+// refuses connections, so any registry lookup of ours fails loudly (docs/decisions.md).
+import { spawnSync } from "node:child_process";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
+const SCOPE = "@united-workforce";
+const NOWHERE = "http://127.0.0.1:9/";
+const work = mkdtempSync(join(tmpdir(), "uwf-pack-check-"));
+const started = Date.now();
+
+class CheckFailed extends Error {}
+
+function fail(message) {
+  throw new CheckFailed(message);
+}
+
+/** Run a program (no shell) and return its stdout; any failure stops the check, naming it. */
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, {
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    ...options,
+  });
+  const shown = [command, ...args].join(" ");
+  if (result.error) fail(`${shown}: ${result.error.message}`);
+  if (result.status !== 0) {
+    fail(`${shown} exited ${result.status ?? result.signal}\n${result.stdout}${result.stderr}`);
+  }
+  return result.stdout;
+}
+
+function step(text) {
+  console.log(`pack-check: ${text}`);
+}
+
+try {
+  const packages = publicPackages();
+  step(`packing ${packages.map((p) => p.name).join(", ")}`);
+  const tarballs = join(work, "tarballs");
+  mkdirSync(tarballs);
+  for (const pkg of packages) {
+    const before = new Set(readdirSync(tarballs));
+    run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: pkg.dir });
+    const made = readdirSync(tarballs).filter((name) => !before.has(name));
+    if (made.length !== 1) fail(`pnpm pack of ${pkg.name} made ${made.length} tarballs`);
+    pkg.tarball = join(tarballs, made[0]);
+    checkTarball(pkg);
+  }
+
+  step("installing the tarballs into a temp prefix");
+  const prefix = join(work, "prefix");
+  mkdirSync(prefix);
+  const manifest = {
+    name: "uwf-pack-check",
+    private: true,
+    dependencies: Object.fromEntries(packages.map((p) => [p.name, `file:${p.tarball}`])),
+    overrides: Object.fromEntries(packages.map((p) => [p.name, `$${p.name}`])),
+  };
+  writeJson(join(prefix, "package.json"), manifest);
+  run(
+    "npm",
+    [
+      "install",
+      "--no-fund",
+      "--no-audit",
+      "--no-update-notifier",
+      "--prefer-offline",
+      "--fetch-retries=0",
+      `--${SCOPE}:registry=${NOWHERE}`,
+    ],
+    { cwd: prefix },
+  );
+  checkInstalled(prefix, packages);
+
+  step("running the installed uwf outside the repository");
+  const outside = join(work, "outside");
+  const home = join(work, "uwf-home");
+  mkdirSync(outside);
+  mkdirSync(home);
+  copyFileSync(join(root, "examples/hello.yaml"), join(outside, "hello.yaml"));
+  copyFileSync(join(root, "examples/scenarios/hello.yaml"), join(outside, "hello-scenario.yaml"));
+  const bin = join(prefix, "node_modules", ".bin");
+  const env = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith("UWF_") && !name.startsWith("npm_") && name !== "NODE_PATH") {
+      env[name] = value;
+    }
+  }
+  // Only the install's binaries: nothing on PATH may lead back into the repository (pnpm
+  // scripts put its node_modules/.bin first).
+  const outsideRepo = (entry) => entry !== "" && !isInside(resolve(entry), root);
+  env.PATH = [bin, dirname(process.execPath), ...(process.env.PATH ?? "").split(delimiter)]
+    .filter(outsideRepo)
+    .join(delimiter);
+  Object.assign(env, { UWF_HOME: home, HOME: work });
+  const uwf = (...args) => run(join(bin, "uwf"), args, { cwd: outside, env });
+
+  const version = uwf("--version").trim();
+  const cli = packages.find((p) => p.name === `${SCOPE}/cli`);
+  if (version !== cli.version) fail(`uwf --version printed ${version}, expected ${cli.version}`);
+  uwf("workflow", "validate", "hello.yaml");
+  uwf("workflow", "add", "hello.yaml");
+  const thread = uwf("thread", "start", "hello", "-p", "Greet Ada, who joins today.").trim();
+  uwf("thread", "exec", thread, "-c", "5", "--agent", "uwf-mock --scenario hello-scenario.yaml");
+  const shown = JSON.parse(uwf("thread", "show", thread, "--format", "json"));
+  if (shown.status !== "completed" || shown.steps !== 1) {
+    fail(`the thread ended ${shown.status} after ${shown.steps} steps, not completed after 1`);
+  }
+  const transcript = uwf("thread", "read", thread);
+  if (!transcript.includes("Hello, Ada! Welcome to the team.")) {
+    fail(`uwf thread read does not show the greeting:\n${transcript}`);
+  }
+  step(`ok: ${packages.length} packages installed and ran (${Date.now() - started} ms)`);
+} catch (error) {
+  const message = error instanceof CheckFailed ? error.message : (error?.stack ?? String(error));
+  console.error(`pack-check FAILED: ${message}`);
+  process.exitCode = 1;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** Every package under packages/ that is not private, with its folder and version. */
+function publicPackages() {
+  const found = [];
+  for (const dir of readdirSync(join(root, "packages")).sort()) {
+    const path = join(root, "packages", dir, "package.json");
+    let pkg;
+    try {
+      pkg = JSON.parse(readFileSync(path, "utf8"));
+    } catch {
+      continue;
+    }
+    if (pkg.private) continue;
+    found.push({ name: pkg.name, version: pkg.version, dir: join(root, "packages", dir), pkg });
+  }
+  if (found.length === 0) fail("no public package under packages/");
+  return found;
+}
+
+/** What a tarball holds: its metadata, no test or build leftovers, and maps that resolve. */
+function checkTarball(pkg) {
+  const files = run("tar", ["tzf", pkg.tarball])
+    .split("\n")
+    .filter((line) => line !== "" && !line.endsWith("/"))
+    .map((line) => line.replace(/^package\//, ""));
+  const has = new Set(files);
+  const problems = [];
+  for (const name of ["package.json", "README.md", "LICENSE"]) {
+    if (!has.has(name)) problems.push(`has no ${name}`);
+  }
+  const { pkg: meta } = pkg;
+  for (const field of ["description", "license", "repository", "engines", "files"]) {
+    if (meta[field] === undefined) problems.push(`package.json has no "${field}"`);
+  }
+  for (const [name, target] of Object.entries(meta.bin ?? {})) {
+    if (!has.has(target.replace(/^\.\//, ""))) problems.push(`bin ${name} (${target}) is missing`);
+  }
+  for (const file of files) {
+    if (/\.test\.[cm]?[jt]s$|(^|\/)__(fixtures|testing)__\/|\.tsbuildinfo$/.test(file)) {
+      problems.push(`holds ${file}`);
+    }
+  }
+  if (meta.bin) {
+    const main = "dist/bundle/main.js";
+    if (!has.has(main)) problems.push(`has no ${main}`);
+  }
+  // Each source map's sources must be in the tarball too.
+  const maps = files.filter((file) => file.endsWith(".map"));
+  if (maps.length > 0) {
+    const extracted = join(work, "extract", meta.name);
+    mkdirSync(extracted, { recursive: true });
+    run("tar", ["xzf", pkg.tarball, "-C", extracted]);
+    for (const map of maps) {
+      const { sources = [] } = JSON.parse(readFileSync(join(extracted, "package", map), "utf8"));
+      for (const source of sources) {
+        const target = relative(
+          join(extracted, "package"),
+          resolve(dirname(join(extracted, "package", map)), source),
+        );
+        if (!has.has(target.split(sep).join("/")))
+          problems.push(`${map} points at missing ${source}`);
+      }
+    }
+  }
+  if (problems.length > 0) fail(`${pkg.name} tarball: ${problems.join("; ")}`);
+}
+
+/** Every @united-workforce/* package came from our tarballs, once, at the packed version. */
+function checkInstalled(prefix, packages) {
+  const lock = JSON.parse(readFileSync(join(prefix, "package-lock.json"), "utf8"));
+  const ours = Object.entries(lock.packages ?? {}).filter(([path]) =>
+    path.includes(`node_modules/${SCOPE}/`),
+  );
+  const problems = [];
+  for (const [path, entry] of ours) {
+    const pkg = packages.find((p) => path === `node_modules/${p.name}`);
+    if (!pkg) {
+      problems.push(`${path} is installed (only one top-level copy of each package is expected)`);
+    } else if (entry.version !== pkg.version || !fromTarball(prefix, entry.resolved, pkg.tarball)) {
+      problems.push(`${path} is ${entry.version} from ${entry.resolved}, not our tarball`);
+    }
+  }
+  for (const pkg of packages) {
+    if (!ours.some(([path]) => path === `node_modules/${pkg.name}`)) {
+      problems.push(`${pkg.name} is not installed`);
+    }
+  }
+  if (problems.length > 0) fail(`npm install: ${problems.join("; ")}`);
+}
+
+/** Whether a lock file's `resolved` (a `file:` path relative to the project) is `tarball`. */
+function fromTarball(prefix, resolved, tarball) {
+  return (
+    typeof resolved === "string" &&
+    resolved.startsWith("file:") &&
+    resolve(prefix, resolved.slice("file:".length)) === tarball
+  );
+}
+
+function isInside(path, dir) {
+  const rel = relative(dir, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+function writeJson(path, value) {
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+}
