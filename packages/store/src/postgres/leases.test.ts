@@ -115,7 +115,7 @@ describe("PostgreSQL exec leases", () => {
     const lost = await caught(theirs.lease.renew());
     expect(lost.code).toBe("LEASE_LOST");
     expect(lost.message).toBe(
-      `lost the lease on thread ${id}: another process took it over or removed it`,
+      `the exec lease of thread ${id} is no longer ours: another process took it over or removed it`,
     );
     expect((await caught(theirs.lease.setChild(null))).code).toBe("LEASE_LOST");
     await theirs.lease.release();
@@ -180,7 +180,7 @@ describe("PostgreSQL exec leases", () => {
     const gone = await caught(store.adopt(id, lease.token));
     expect(gone.code).toBe("LEASE_LOST");
     expect(gone.message).toBe(
-      `lost the lease on thread ${id}: the lease this worker was started with is gone`,
+      `the exec lease of thread ${id} is no longer ours: the lease this worker was started with is gone`,
     );
   });
 

@@ -9,6 +9,7 @@ import type {
   LeaseInfo,
   LeaseStore,
 } from "../api.js";
+import { busyError, lostError } from "../leases/errors.js";
 import { isAlive, selfIdentity } from "../locks/process-identity.js";
 import type { Database } from "./connection.js";
 
@@ -259,31 +260,6 @@ function infoOf(row: LeaseRow): LeaseInfo {
     expiresAt: row.expires_at.toISOString(),
     child: row.child,
   };
-}
-
-function busyError(thread: string, info: LeaseInfo): UwfError {
-  const { host, pid } = info.holder;
-  return new UwfError(
-    "THREAD_BUSY",
-    `thread ${thread} is busy: pid ${pid} on ${host} holds its lease (${info.command}, since ${info.acquiredAt})`,
-    {
-      hint: `wait for it with \`uwf thread join ${thread}\` or stop it with \`uwf thread stop ${thread}\``,
-      details: {
-        pid,
-        host,
-        command: info.command,
-        since: info.acquiredAt,
-        expiresAt: info.expiresAt,
-      },
-    },
-  );
-}
-
-function lostError(thread: string, why: string): UwfError {
-  return new UwfError("LEASE_LOST", `lost the lease on thread ${thread}: ${why}`, {
-    hint: `stop here: another exec may be running this thread; \`uwf thread show ${thread}\` tells its state`,
-    details: { thread },
-  });
 }
 
 function assertThreadId(id: string): void {

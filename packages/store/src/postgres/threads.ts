@@ -1,6 +1,7 @@
 import { isThreadId, type ThreadPointer } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import type { ThreadListItem, ThreadPage, ThreadQuery, ThreadsStore } from "../api.js";
+import { corruptThreadError, missingThreadError } from "../threads/errors.js";
 import { parsePointer } from "../threads/pointer-check.js";
 import type { Database } from "./connection.js";
 
@@ -16,7 +17,10 @@ export function createPostgresThreads(
   db: Database,
   liveThreads: () => Promise<Set<string>>,
 ): ThreadsStore {
-  const locate = (id: string) => `${db.location} uwf_threads id=${id}`;
+  const locate = (id: string) => {
+    assertThreadId(id);
+    return `${db.location} uwf_threads id=${id}`;
+  };
 
   const readItem = (id: string, text: string, live: Set<string>): ThreadListItem => {
     const parsed = parsePointer(text, id);
@@ -32,9 +36,9 @@ export function createPostgresThreads(
         "select pointer from uwf_threads where id = $1",
         [id],
       );
-      if (row === undefined) throw notFound(id);
+      if (row === undefined) throw missingThreadError(id);
       const parsed = parsePointer(row.pointer, id);
-      if ("problem" in parsed) throw corrupt(locate(id), id, parsed.problem);
+      if ("problem" in parsed) throw corruptThreadError(id, locate(id), parsed.problem);
       return withRev(parsed.pointer);
     },
 
@@ -54,7 +58,7 @@ export function createPostgresThreads(
       if (inserted === 0) {
         throw new UwfError("THREAD_EXISTS", `thread ${pointer.thread} already exists`, {
           hint: "a thread id is never reused; start a new thread (`uwf thread start`) for a fresh one",
-          details: { thread: pointer.thread, location: locate(pointer.thread) },
+          details: { thread: pointer.thread },
         });
       }
       return stored;
@@ -74,9 +78,9 @@ export function createPostgresThreads(
         "select pointer from uwf_threads where id = $1",
         [id],
       );
-      if (row === undefined) throw notFound(id);
+      if (row === undefined) throw missingThreadError(id);
       const parsed = parsePointer(row.pointer, id);
-      if ("problem" in parsed) throw corrupt(locate(id), id, parsed.problem);
+      if ("problem" in parsed) throw corruptThreadError(id, locate(id), parsed.problem);
       return null;
     },
 
@@ -142,20 +146,6 @@ export function encodePointer(pointer: ThreadPointer): string {
 /** Pointers written before revisions existed read as revision 0. */
 function withRev(pointer: ThreadPointer): ThreadPointer {
   return pointer.rev === undefined ? { ...pointer, rev: 0 } : pointer;
-}
-
-function notFound(id: string): UwfError {
-  return new UwfError("THREAD_NOT_FOUND", `no thread ${id}`, {
-    hint: "`uwf thread list` shows the threads",
-    details: { thread: id },
-  });
-}
-
-function corrupt(location: string, id: string, problem: string): UwfError {
-  return new UwfError("THREAD_CORRUPT", `${location}: ${problem}`, {
-    hint: "fix the row by hand (its `pointer` column), or fork a new thread from a step: `uwf step fork <step-hash>`",
-    details: { thread: id, location },
-  });
 }
 
 function assertThreadId(id: string): void {
