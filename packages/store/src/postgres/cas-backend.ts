@@ -1,4 +1,4 @@
-import { hashBytes } from "@united-workforce/util";
+import { hashBytes, UwfError } from "@united-workforce/util";
 import type { CasBackend, CasStray, CasWrite } from "../api.js";
 import type { Database } from "./connection.js";
 
@@ -67,11 +67,26 @@ export function createPostgresCasBackend(
     },
 
     async recordedRefs(hash) {
-      const [row] = await db.query<{ refs: string[] }>(
-        "select refs from uwf_cas_nodes where hash = $1",
+      // gc marks through these without parsing nodes, but it must still refuse to sweep past a
+      // damaged one: the bytes come along and are re-hashed (microseconds for a small node).
+      const [row] = await db.query<{ refs: string[]; bytes: Buffer }>(
+        "select refs, bytes from uwf_cas_nodes where hash = $1",
         [hash],
       );
-      return row === undefined ? null : row.refs;
+      if (row === undefined) return null;
+      const actual = hashBytes(row.bytes);
+      if (actual !== hash) {
+        const where = locate(hash);
+        throw new UwfError(
+          "CAS_CORRUPT",
+          `${where}: content does not match its name (it hashes to ${actual}; truncated or edited)`,
+          {
+            hint: "run `uwf cas verify` to check the whole store; restore it from a backup, or delete it if nothing needs it",
+            details: { hash, file: where },
+          },
+        );
+      }
+      return row.refs;
     },
 
     locate,
