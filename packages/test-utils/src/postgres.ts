@@ -22,8 +22,11 @@ export interface PostgresServer {
   dir: string;
   /** The server's major version, e.g. "15". */
   version: string;
-  /** A new empty database; returns its URL. Gives each test file (or test) its own tables. */
-  createDatabase(): Promise<string>;
+  /**
+   * A new database, empty or a copy of `template` (which must have no open connections);
+   * returns its URL. Gives each test file (or test) its own tables.
+   */
+  createDatabase(options?: { template?: string }): Promise<string>;
   /** Stop the server and remove its directory. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -323,28 +326,43 @@ function serverHandle(
     port,
     dir,
     version,
-    async createDatabase() {
+    async createDatabase(options = {}) {
       const name = `uwf_test_${process.pid}_${++databases}`;
-      await run(
-        join(bin, "psql"),
-        [
-          "-X",
-          "-q",
-          "-v",
-          "ON_ERROR_STOP=1",
-          "-h",
-          "127.0.0.1",
-          "-p",
-          String(port),
-          "-U",
-          "uwf",
-          "-d",
-          "postgres",
-          "-c",
-          `create database ${name}`,
-        ],
-        false,
-      );
+      const template = options.template === undefined ? "" : ` template ${options.template}`;
+      const create = () =>
+        run(
+          join(bin, "psql"),
+          [
+            "-X",
+            "-q",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            String(port),
+            "-U",
+            "uwf",
+            "-d",
+            "postgres",
+            "-c",
+            `create database ${name}${template}`,
+          ],
+          false,
+        );
+      // A template's last session may still be ending on the server after its client closed.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await create();
+          break;
+        } catch (error) {
+          const busy = String((error as Error).message).includes(
+            "is being accessed by other users",
+          );
+          if (!busy || attempt >= 100) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
       return `${base}/${name}`;
     },
     stop() {

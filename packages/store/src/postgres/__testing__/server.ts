@@ -10,6 +10,8 @@ export interface TestPostgres {
   database(): Promise<string>;
   /** A fresh database with uwf's tables, and a connection to it closed after the file. */
   migrated(): Promise<{ url: string; db: Database }>;
+  /** A fresh database with uwf's tables (copied from a migrated template: faster). */
+  migratedDatabase(): Promise<string>;
 }
 
 /**
@@ -31,14 +33,30 @@ export function usePostgres(): TestPostgres {
       throw new Error("the PostgreSQL server did not start (see beforeAll)");
     return server;
   };
-  return {
-    server: running,
-    database: () => running().createDatabase(),
-    async migrated() {
+  let template: Promise<string> | undefined;
+  const migratedTemplate = () => {
+    template ??= (async () => {
       const url = await running().createDatabase();
       const db = await connect(url);
+      try {
+        await migrate(db);
+      } finally {
+        await db.close();
+      }
+      return new URL(url).pathname.slice(1);
+    })();
+    return template;
+  };
+  return {
+    server: running,
+    async migratedDatabase() {
+      return running().createDatabase({ template: await migratedTemplate() });
+    },
+    database: () => running().createDatabase(),
+    async migrated() {
+      const url = await running().createDatabase({ template: await migratedTemplate() });
+      const db = await connect(url);
       connections.push(db);
-      await migrate(db);
       return { url, db };
     },
   };
