@@ -1,5 +1,6 @@
 import { hashBytes } from "@united-workforce/util";
 import { describe, expect, it } from "vitest";
+import { caught } from "../__testing__/store-fixtures.js";
 import type { CasWrite } from "../api.js";
 import { usePostgres } from "./__testing__/server.js";
 import { createPostgresCasBackend } from "./cas-backend.js";
@@ -62,7 +63,7 @@ describe("PostgreSQL CAS backend", () => {
     expect(results.filter((created) => created.has(shared.hash))).toHaveLength(1);
   });
 
-  it("repairs a stored node whose bytes no longer hash to its name", async () => {
+  it("repairs a damaged row on rewrite, and gc's refs refuse to read past it", async () => {
     const { db, cas } = await backend();
     const a = node({ text: "intact" });
     await cas.write([a]);
@@ -70,9 +71,12 @@ describe("PostgreSQL CAS backend", () => {
       a.hash,
       Buffer.from('{"payload":"damaged","type":"schema"}'),
     ]);
-    expect(decode(await cas.read(a.hash))).toContain("damaged");
+    const error = await caught(() => cas.recordedRefs!(a.hash));
+    expect(error.code).toBe("CAS_CORRUPT");
+    expect(error.message).toContain(`${cas.locate(a.hash)}: content does not match its name`);
     expect(await cas.write([a])).toEqual(new Set([a.hash]));
     expect(decode(await cas.read(a.hash))).toBe(decode(a.bytes));
+    expect(await cas.recordedRefs!(a.hash)).toEqual([]);
   });
 
   it("splits big writes into several statements and lists every node in pages", async () => {

@@ -1,20 +1,10 @@
-import { isUwfError, type UwfError } from "@united-workforce/util";
 import { describe, expect, it } from "vitest";
+import { caught } from "../__testing__/store-fixtures.js";
 import { usePostgres } from "./__testing__/server.js";
 import { connect } from "./connection.js";
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from "./migrations.js";
 
 const pg = usePostgres();
-
-async function caught(promise: Promise<unknown>): Promise<UwfError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isUwfError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a UwfError");
-}
 
 describe("migrations", () => {
   it("create the tables once; a second run applies nothing", async () => {
@@ -58,7 +48,7 @@ describe("migrations", () => {
     await db.execute("insert into uwf_schema_migrations (version, name) values ($1, 'future')", [
       SCHEMA_VERSION + 1,
     ]);
-    const error = await caught(migrate(db));
+    const error = await caught(() => migrate(db));
     expect(error.code).toBe("STORE_VERSION");
     expect(error.message).toBe(
       `${url} has store schema version ${SCHEMA_VERSION + 1}, newer than this uwf understands (${SCHEMA_VERSION})`,
@@ -73,7 +63,7 @@ describe("migrations", () => {
         ...MIGRATIONS,
         { version: 2, name: "broken", sql: "create table uwf_half (x int); select nonsense();" },
       ];
-      const error = await caught(migrate(db, broken));
+      const error = await caught(() => migrate(db, broken));
       expect(error.code).toBe("STORE_VERSION");
       expect(error.message).toMatch(
         /store migration 2 \(broken\) failed: function nonsense\(\) does not exist/,
@@ -96,7 +86,7 @@ describe("migrations", () => {
     try {
       await stuck.withClient(async (sql) => {
         await sql.execute("select pg_advisory_lock(7570766001)");
-        const error = await caught(migrate(db, MIGRATIONS, { lockWaitMs: 200 }));
+        const error = await caught(() => migrate(db, MIGRATIONS, { lockWaitMs: 200 }));
         expect(error.code).toBe("STORE_UNAVAILABLE");
         expect(error.message).toBe(
           `${url}: another process has been migrating the store for over 0.2 s`,

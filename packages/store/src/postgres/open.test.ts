@@ -1,23 +1,13 @@
 import { createServer } from "node:net";
-import { hashBytes, isUwfError, type UwfError } from "@united-workforce/util";
+import { hashBytes } from "@united-workforce/util";
 import { describe, expect, it, vi } from "vitest";
-import { pointer } from "./__testing__/pointers.js";
+import { caught, pointer } from "../__testing__/store-fixtures.js";
 import { usePostgres } from "./__testing__/server.js";
 import { connect } from "./connection.js";
 import { SCHEMA_VERSION } from "./migrations.js";
 import { openPostgresParts } from "./open.js";
 
 const pg = usePostgres();
-
-async function caught(promise: Promise<unknown>): Promise<UwfError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isUwfError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a UwfError");
-}
 
 describe("openPostgresParts", () => {
   it("migrates a new database and gives parts that share one connection pool", async () => {
@@ -51,7 +41,7 @@ describe("openPostgresParts", () => {
     await db.execute("insert into uwf_schema_migrations (version, name) values ($1, 'future')", [
       SCHEMA_VERSION + 1,
     ]);
-    const error = await caught(openPostgresParts(url));
+    const error = await caught(() => openPostgresParts(url));
     expect(error.code).toBe("STORE_VERSION");
     expect(error.message).toContain(`has store schema version ${SCHEMA_VERSION + 1}`);
     // The failed open closed its pool (a backend leaves pg_stat_activity once it has exited).
@@ -68,7 +58,9 @@ describe("openPostgresParts", () => {
 describe("opening a store that cannot be used", () => {
   it("names the server without its password when nothing listens", async () => {
     const port = await closedPort();
-    const error = await caught(openPostgresParts(`postgres://uwf:s3cret@127.0.0.1:${port}/uwf`));
+    const error = await caught(() =>
+      openPostgresParts(`postgres://uwf:s3cret@127.0.0.1:${port}/uwf`),
+    );
     expect(error.code).toBe("STORE_UNAVAILABLE");
     expect(error.message).toContain(
       `cannot use the store at postgres://uwf:***@127.0.0.1:${port}/uwf:`,
@@ -79,13 +71,15 @@ describe("opening a store that cannot be used", () => {
 
   it("reports a database that does not exist", async () => {
     const url = pg.server().url.replace(/\/postgres$/, "/no_such_db");
-    const error = await caught(openPostgresParts(url));
+    const error = await caught(() => openPostgresParts(url));
     expect(error.code).toBe("STORE_UNAVAILABLE");
     expect(error.message).toContain('database "no_such_db" does not exist');
   });
 
   it("reports a URL that cannot be parsed without printing it whole", async () => {
-    const error = await caught(openPostgresParts("postgres://uwf:s3cret@127.0.0.1:notaport/db"));
+    const error = await caught(() =>
+      openPostgresParts("postgres://uwf:s3cret@127.0.0.1:notaport/db"),
+    );
     expect(error.code).toBe("STORE_UNAVAILABLE");
     expect(error.message).not.toContain("s3cret");
   });
