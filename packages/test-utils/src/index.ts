@@ -7,6 +7,7 @@ export {
 } from "./fake-llm/server.js";
 export { TEMP_PREFIX, type TempHome, tempHome } from "./home.js";
 export { normalise } from "./normalise.js";
+export { findPostgresBin, type PostgresServer, startPostgres } from "./postgres.js";
 export { isProcessGone, sleep, waitUntilGone } from "./processes.js";
 export {
   REPO_ROOT,

@@ -1,12 +1,103 @@
-import { UwfError } from "@united-workforce/util";
-import type { Store } from "../api.js";
+import { hostname } from "node:os";
+import type { CasBackend, LeaseStore, RegistryBackend, Store, ThreadsStore } from "../api.js";
+import { DEFAULT_LEASE_TTL_MS } from "../leases/liveness.js";
+import { validatorCacheDir } from "../open-store.js";
+import { assembleStore } from "../store.js";
+import { createPostgresCasBackend } from "./cas-backend.js";
+import { connect, type Database } from "./connection.js";
+import { createPostgresLeases } from "./leases.js";
+import { migrate } from "./migrations.js";
+import { createPostgresRegistry } from "./registry-backend.js";
+import { createPostgresThreads } from "./threads.js";
 
-/** Placeholder until the PostgreSQL backend lands: says so instead of failing obscurely. */
+export interface PostgresPartsOptions {
+  /** This machine's name in lease holders (default: the host name). */
+  host?: string;
+  /** How long a lease lives without renewal (default 30 s). */
+  leaseTtlMs?: number;
+}
+
+/** What the PostgreSQL backend gives the shared store layer: the primitives, and the pool's end. */
+export interface PostgresParts {
+  readonly kind: "postgres";
+  /** The URL without its password. */
+  readonly location: string;
+  readonly host: string;
+  readonly cas: CasBackend;
+  readonly threads: ThreadsStore;
+  readonly registry: RegistryBackend;
+  readonly leases: LeaseStore;
+  close(): Promise<void>;
+}
+
+/**
+ * The store at `url`, for `openStore`: the PostgreSQL parts under the shared CAS, registry and
+ * gc rules. Config, logs and the compiled validator cache stay under the local `home`.
+ */
 export async function openPostgresStore(
-  _url: string,
-  _options: { home: string; host: string; ttlMs: number },
+  url: string,
+  options: { home: string; host: string; ttlMs: number },
 ): Promise<Store> {
-  throw new UwfError("STORE_UNAVAILABLE", "this build of uwf has no PostgreSQL backend yet", {
-    hint: "remove `store:` from config.yaml (and UWF_STORE) to use the filesystem store",
+  const parts = await openPostgresParts(url, { host: options.host, leaseTtlMs: options.ttlMs });
+  return assembleStore({
+    ...parts,
+    home: options.home,
+    validatorCacheDir: validatorCacheDir(options.home),
+    close: () => parts.close(),
   });
+}
+
+/**
+ * Connect to the store at `url` and bring its tables up to date. Fails with STORE_UNAVAILABLE
+ * (the server cannot be reached or refuses us) or STORE_VERSION (its schema is newer than this
+ * uwf, or a migration failed), naming the URL without its password.
+ */
+export async function openPostgresParts(
+  url: string,
+  options: PostgresPartsOptions = {},
+): Promise<PostgresParts> {
+  const db = await connect(url);
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const host = options.host ?? hostname();
+  const leases = createPostgresLeases(db, {
+    host,
+    ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+  });
+  return {
+    kind: "postgres",
+    location: db.location,
+    host,
+    cas: createPostgresCasBackend(db, { clockOffsetMs: once(() => clockOffsetMs(db)) }),
+    threads: createPostgresThreads(db, () => leases.live()),
+    registry: createPostgresRegistry(db),
+    leases,
+    close: () => db.close(),
+  };
+}
+
+/**
+ * This machine's clock minus the database's, so times the database stamped (a node's
+ * `written_at`) compare with `Date.now()`. Half the round trip is the uncertainty.
+ */
+async function clockOffsetMs(db: Database): Promise<number> {
+  const before = Date.now();
+  const [row] = await db.query<{ now: Date }>("select clock_timestamp() as now");
+  const after = Date.now();
+  return row === undefined ? 0 : Math.round((before + after) / 2 - row.now.getTime());
+}
+
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= make().catch((error) => {
+      value = undefined;
+      throw error;
+    });
+    return value;
+  };
 }

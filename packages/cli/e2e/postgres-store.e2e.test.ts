@@ -1,0 +1,94 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type PostgresServer,
+  REPO_ROOT,
+  runUwf,
+  startPostgres,
+} from "@united-workforce/test-utils";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+
+/** The same commands a user runs, with the store in a real PostgreSQL server. */
+
+const MOCK = `uwf-mock --scenario ${join(REPO_ROOT, "examples/scenarios/hello.yaml")}`;
+const HELLO = join(REPO_ROOT, "examples/hello.yaml");
+
+let server: PostgresServer;
+beforeAll(async () => {
+  server = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+const homes: string[] = [];
+afterEach(() => {
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
+});
+
+/** A machine: its own UWF_HOME (config, logs, caches), optionally naming itself in config.yaml. */
+function machine(config = ""): string {
+  const home = mkdtempSync(join(tmpdir(), "uwf-pg-e2e-"));
+  homes.push(home);
+  if (config !== "") writeFileSync(join(home, "config.yaml"), config, { mode: 0o600 });
+  return home;
+}
+
+async function uwf(home: string, args: string[], env: Record<string, string> = {}) {
+  const result = await runUwf(args, { home, env });
+  if (result.code !== 0) {
+    throw new Error(`uwf ${args.join(" ")} exited ${result.code}:\n${result.stderr}`);
+  }
+  return result.stdout.trim();
+}
+
+describe("uwf on a PostgreSQL store", () => {
+  it("runs the README demo; only config, logs and caches stay on this machine", async () => {
+    const url = (await server.createDatabase()).replace("uwf@", "uwf:s3cret@");
+    const home = machine();
+    const env = { UWF_STORE: url };
+    await uwf(home, ["workflow", "add", HELLO], env);
+    const id = await uwf(
+      home,
+      ["thread", "start", "hello", "-p", "Greet Ada, who joins today."],
+      env,
+    );
+    await uwf(home, ["thread", "exec", id, "--agent", MOCK], env);
+    const list = JSON.parse(await uwf(home, ["thread", "list", "--format", "json"], env));
+    expect(list).toMatchObject({ total: 1, threads: [{ thread: id, status: "completed" }] });
+    const steps = JSON.parse(await uwf(home, ["step", "list", id, "--format", "json"], env));
+    expect(steps.steps.map((s: { role: string; status: string }) => [s.role, s.status])).toEqual([
+      ["greeter", "done"],
+    ]);
+    expect(await uwf(home, ["cas", "verify"], env)).toMatch(/ 0 corrupt$/);
+    for (const local of ["cas", "threads", "workflows", "locks"]) {
+      expect(existsSync(join(home, local))).toBe(false);
+    }
+  });
+
+  it("lets two machines share threads: one starts, the other runs, both see the result", async () => {
+    const url = await server.createDatabase();
+    const laptop = machine(`store: ${url}\nhost: laptop\n`);
+    const runner = machine(`store: ${url}\nhost: ci-runner-7\n`);
+    await uwf(laptop, ["workflow", "add", HELLO]);
+    const id = await uwf(runner, ["thread", "start", "hello", "-p", "Greet Ada."]);
+    const seen = JSON.parse(await uwf(laptop, ["thread", "show", id, "--format", "json"]));
+    expect(seen).toMatchObject({ thread: id, status: "idle", workflow: "hello" });
+    await uwf(runner, ["thread", "exec", id, "--agent", MOCK]);
+    const done = JSON.parse(await uwf(laptop, ["thread", "show", id, "--format", "json"]));
+    expect(done).toMatchObject({ status: "completed", steps: 1 });
+  });
+
+  it("says which store cannot be reached, without its password", async () => {
+    const home = machine();
+    const result = await runUwf(["thread", "list"], {
+      home,
+      env: { UWF_STORE: "postgres://ci:hunter2@127.0.0.1:1/uwf" },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("cannot use the store at postgres://ci:***@127.0.0.1:1/uwf");
+    expect(result.stderr).toContain("`store:` URL in config.yaml (or UWF_STORE)");
+    expect(result.stderr).not.toContain("hunter2");
+  });
+});

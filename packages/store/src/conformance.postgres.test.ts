@@ -1,0 +1,64 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describeStoreConformance } from "./__testing__/conformance.js";
+import type { Store } from "./api.js";
+import { openStore } from "./open-store.js";
+import { usePostgres } from "./postgres/__testing__/server.js";
+import { connect, type Database } from "./postgres/connection.js";
+
+const pg = usePostgres();
+
+/** A connection to each open store's database, for the hooks that damage or age rows. */
+const admins = new Map<Store, Database>();
+
+function admin(store: Store): Database {
+  const db = admins.get(store);
+  if (db === undefined) throw new Error("no admin connection for this store");
+  return db;
+}
+
+describeStoreConformance(
+  "PostgreSQL",
+  async () => {
+    const home = await mkdtemp(join(tmpdir(), "uwf-conformance-pg-"));
+    const url = await pg.migratedDatabase();
+    const options = { home, url };
+    const store = await openStore(options);
+    const db = await connect(url);
+    admins.set(store, db);
+    return {
+      store,
+      options,
+      async cleanup() {
+        admins.delete(store);
+        await store.close();
+        await db.close();
+        await rm(home, { recursive: true, force: true });
+      },
+    };
+  },
+  {
+    async corrupt(store, hash) {
+      // What a truncated file is on disk: the first half of the bytes.
+      await admin(store).execute(
+        "update uwf_cas_nodes set bytes = substring(bytes from 1 for length(bytes) / 2) where hash = $1",
+        [hash],
+      );
+    },
+    async corruptPointer(store, id) {
+      await admin(store).execute("update uwf_threads set pointer = '{ half a poin' where id = $1", [
+        id,
+      ]);
+    },
+    async corruptRegistry(store, name) {
+      await admin(store).execute("update uwf_registry set entry = '[]' where name = $1", [name]);
+    },
+    async backdate(store, hash, ageMs) {
+      await admin(store).execute(
+        "update uwf_cas_nodes set written_at = now() - $2 * interval '1 millisecond' where hash = $1",
+        [hash, ageMs],
+      );
+    },
+  },
+);

@@ -1,0 +1,122 @@
+import { hashBytes } from "@united-workforce/util";
+import { describe, expect, it } from "vitest";
+import { caught } from "../__testing__/store-fixtures.js";
+import type { CasWrite } from "../api.js";
+import { usePostgres } from "./__testing__/server.js";
+import { createPostgresCasBackend } from "./cas-backend.js";
+
+const pg = usePostgres();
+
+function node(payload: unknown, refs: string[] = []): CasWrite {
+  const bytes = new TextEncoder().encode(JSON.stringify({ payload, type: "schema" }));
+  return { hash: hashBytes(bytes), bytes, type: "schema", refs };
+}
+
+async function backend() {
+  const { db } = await pg.migrated();
+  return { db, cas: createPostgresCasBackend(db) };
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+const decode = (bytes: Uint8Array | null) =>
+  bytes === null ? null : new TextDecoder().decode(bytes);
+
+describe("PostgreSQL CAS backend", () => {
+  it("writes a batch in one go and reads each node back", async () => {
+    const { cas } = await backend();
+    const a = node("a");
+    const b = node("b", [a.hash]);
+    const c = node("c", [a.hash, b.hash]);
+    expect(await cas.write([a, b, c])).toEqual(new Set([a.hash, b.hash, c.hash]));
+    expect(decode(await cas.read(b.hash))).toBe(decode(b.bytes));
+    expect(await cas.has(c.hash)).toBe(true);
+    expect(await cas.recordedRefs?.(c.hash)).toEqual([a.hash, b.hash]);
+    expect(await cas.recordedRefs?.(a.hash)).toEqual([]);
+    expect(await cas.read("0000000000000")).toBeNull();
+    expect(await cas.has("0000000000000")).toBe(false);
+    expect(await cas.recordedRefs?.("0000000000000")).toBeNull();
+  });
+
+  it("rewriting an existing node creates nothing and restarts its gc grace period", async () => {
+    const { db, cas } = await backend();
+    const a = node("a");
+    const b = node("b");
+    await cas.write([a]);
+    await db.execute("update uwf_cas_nodes set written_at = '2000-01-01T00:00:00Z'");
+    expect(await cas.writtenAtMs?.(a.hash)).toBe(Date.parse("2000-01-01T00:00:00Z"));
+    expect(await cas.write([a, b, b])).toEqual(new Set([b.hash]));
+    expect(await cas.writtenAtMs?.(a.hash)).toBeGreaterThan(Date.parse("2020-01-01T00:00:00Z"));
+    expect(await cas.writtenAtMs?.("0000000000000")).toBeNull();
+  });
+
+  it("of many concurrent writers of one new node, exactly one created it", async () => {
+    const { cas } = await backend();
+    const shared = node({ shared: true });
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => cas.write([node(i), shared])),
+    );
+    expect(results.filter((created) => created.has(shared.hash))).toHaveLength(1);
+  });
+
+  it("repairs a damaged row on rewrite, and gc's refs refuse to read past it", async () => {
+    const { db, cas } = await backend();
+    const a = node({ text: "intact" });
+    await cas.write([a]);
+    await db.execute("update uwf_cas_nodes set bytes = $2 where hash = $1", [
+      a.hash,
+      Buffer.from('{"payload":"damaged","type":"schema"}'),
+    ]);
+    const error = await caught(() => cas.recordedRefs!(a.hash));
+    expect(error.code).toBe("CAS_CORRUPT");
+    expect(error.message).toContain(`${cas.locate(a.hash)}: content does not match its name`);
+    expect(await cas.write([a])).toEqual(new Set([a.hash]));
+    expect(decode(await cas.read(a.hash))).toBe(decode(a.bytes));
+    expect(await cas.recordedRefs!(a.hash)).toEqual([]);
+  });
+
+  it("splits big writes into several statements and lists every node in pages", async () => {
+    const { cas } = await backend();
+    const nodes = Array.from({ length: 12_345 }, (_, i) => node(i));
+    expect((await cas.write(nodes)).size).toBe(nodes.length);
+    const listed = await collect(cas.list());
+    expect(listed).toHaveLength(nodes.length);
+    expect(listed).toEqual(nodes.map((n) => n.hash).sort());
+  });
+
+  it("removes nodes", async () => {
+    const { cas } = await backend();
+    const [a, b, c] = [node("a"), node("b"), node("c")];
+    await cas.write([a, b, c]);
+    await cas.remove([a.hash, c.hash, "0000000000000"]);
+    expect(await collect(cas.list())).toEqual([b.hash]);
+    await cas.remove([]);
+  });
+
+  it("names a node's row for messages and reports rows that are not nodes as strays", async () => {
+    const { db, cas } = await backend();
+    const url = (await db.query<{ db: string }>("select current_database() as db"))[0]!.db;
+    const a = node("a");
+    await cas.write([a]);
+    expect(cas.locate(a.hash)).toMatch(
+      new RegExp(`^postgres://uwf@127\\.0\\.0\\.1:\\d+/${url} uwf_cas_nodes hash=${a.hash}$`),
+    );
+    await db.execute(
+      `insert into uwf_cas_nodes (hash, type, bytes, refs) values
+         ('not-a-hash', 'schema', '\\x00', '{}'),
+         ('0000000000001', 'text', '\\x00', '{}'),
+         ('0000000000002', 'schema', '\\x00', '{oops}')`,
+    );
+    const strays = await collect(cas.strays!());
+    expect(strays.map((s) => [s.location.split(" ").pop(), s.problem])).toEqual([
+      ["hash=0000000000001", 'stray row (its type is neither "schema" nor a CAS hash)'],
+      ["hash=0000000000002", "stray row (its refs hold something that is not a CAS hash)"],
+      ["hash=not-a-hash", "stray row (its hash column is not a CAS hash)"],
+    ]);
+    expect(await collect(cas.list())).toEqual(["0000000000001", "0000000000002", a.hash].sort());
+  });
+});

@@ -1,0 +1,283 @@
+import { errorMessage, UwfError } from "@united-workforce/util";
+import { type Database, type Sql, sqlState } from "./connection.js";
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const HASH_RE = "^[0-9A-HJKMNP-TV-Z]{13}$";
+const THREAD_ID_RE = "^[0-7][0-9A-HJKMNP-TV-Z]{25}$";
+
+/**
+ * The store's tables, one migration per schema change, applied in order and never edited once
+ * released (a database remembers which versions it has). Pointers and registry entries are
+ * kept as the exact JSON text the filesystem stores, so a store can be copied either way and a
+ * hand-edited row is reported like a hand-edited file.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "cas nodes, threads, registry, leases",
+    sql: `
+create table uwf_cas_nodes (
+  hash text primary key,
+  type text not null,
+  bytes bytea not null,
+  refs text[] not null default '{}',
+  written_at timestamptz not null default now()
+);
+
+-- Filters of \`thread list\` run in SQL, so the columns they use are derived from the pointer by a
+-- trigger: they stay right even when someone edits a pointer by hand, and an unreadable pointer
+-- lists as 'corrupt'. The checks mirror threads/pointer-check.ts, which stays the authority.
+create function uwf_is_hash(value jsonb) returns boolean language sql immutable as $$
+  select coalesce(jsonb_typeof(value) = 'string' and (value #>> '{}') ~ '${HASH_RE}', false)
+$$;
+
+-- A non-negative integer, as JavaScript's Number.isInteger sees it (1.0 is one).
+create function uwf_is_count(value jsonb) returns boolean language sql immutable as $$
+  select coalesce(
+    jsonb_typeof(value) = 'number'
+    and (value #>> '{}')::numeric >= 0
+    and (value #>> '{}')::numeric = trunc((value #>> '{}')::numeric),
+    false)
+$$;
+
+create function uwf_pointer_ok(p jsonb, id text) returns boolean language sql immutable as $$
+  select coalesce(
+    jsonb_typeof(p) = 'object'
+    and p -> 'thread' = to_jsonb(id)
+    and jsonb_typeof(p -> 'workflow') = 'string'
+    and jsonb_typeof(p -> 'cwd') = 'string'
+    and jsonb_typeof(p -> 'createdAt') = 'string'
+    and jsonb_typeof(p -> 'updatedAt') = 'string'
+    and uwf_is_hash(p -> 'workflowHash')
+    and uwf_is_hash(p -> 'start')
+    and uwf_is_hash(p -> 'head')
+    and (not p ? 'forkedFrom' or uwf_is_hash(p -> 'forkedFrom'))
+    and jsonb_typeof(p -> 'status') = 'string'
+    and p ->> 'status' in ('idle', 'suspended', 'completed', 'cancelled')
+    and jsonb_typeof(p -> 'currentRole') in ('string', 'null')
+    and uwf_is_count(p -> 'steps')
+    and (not p ? 'rev' or uwf_is_count(p -> 'rev'))
+    and (
+      jsonb_typeof(p -> 'suspended') = 'null'
+      or (
+        jsonb_typeof(p -> 'suspended') = 'object'
+        and jsonb_typeof(p -> 'suspended' -> 'role') = 'string'
+        and jsonb_typeof(p -> 'suspended' -> 'reason') = 'string'
+        and jsonb_typeof(p -> 'suspended' -> 'kind') = 'string'
+        and p -> 'suspended' ->> 'kind' in ('question', 'failure')
+        and (not (p -> 'suspended') ? 'prompt'
+             or jsonb_typeof(p -> 'suspended' -> 'prompt') = 'string')
+      )
+    ),
+    false)
+$$;
+
+-- Milliseconds since the epoch in a ULID's first ten characters (Crockford Base32).
+create function uwf_ulid_ms(id text) returns bigint language plpgsql immutable as $$
+declare
+  ms bigint := 0;
+begin
+  for i in 1..10 loop
+    ms := ms * 32 + strpos('0123456789ABCDEFGHJKMNPQRSTVWXYZ', substr(id, i, 1)) - 1;
+  end loop;
+  return ms;
+end
+$$;
+
+create table uwf_threads (
+  id text primary key check (id ~ '${THREAD_ID_RE}'),
+  pointer text not null,
+  -- Derived by uwf_threads_derive (never written by uwf itself):
+  rev bigint,
+  status text not null,
+  workflow text,
+  created_ms bigint not null
+);
+
+create function uwf_threads_derive() returns trigger language plpgsql as $$
+declare
+  p jsonb;
+begin
+  begin
+    p := new.pointer::jsonb;
+  exception when others then
+    p := null;
+  end;
+  if uwf_pointer_ok(p, new.id) then
+    new.status := p ->> 'status';
+    new.workflow := p ->> 'workflow';
+    new.rev := coalesce((p ->> 'rev')::bigint, 0);
+    begin
+      new.created_ms := floor(extract(epoch from (p ->> 'createdAt')::timestamptz) * 1000);
+    exception when others then
+      new.created_ms := uwf_ulid_ms(new.id);
+    end;
+  else
+    -- No revision: a compare-and-swap never matches a corrupt pointer.
+    new.status := 'corrupt';
+    new.workflow := null;
+    new.rev := null;
+    new.created_ms := uwf_ulid_ms(new.id);
+  end if;
+  return new;
+end
+$$;
+
+create trigger uwf_threads_derive before insert or update on uwf_threads
+  for each row execute function uwf_threads_derive();
+
+create index uwf_threads_status on uwf_threads (status, id);
+create index uwf_threads_workflow on uwf_threads (workflow, id);
+create index uwf_threads_created on uwf_threads (created_ms);
+
+create table uwf_registry (
+  name text primary key,
+  entry text not null
+);
+
+create table uwf_leases (
+  thread text primary key,
+  token text not null,
+  host text not null,
+  pid integer not null,
+  start_time text,
+  command text not null,
+  acquired_at timestamptz not null default now(),
+  expires_at timestamptz not null,
+  child jsonb
+);
+`,
+  },
+];
+
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
+
+/** Taken by every process that migrates, so two never apply the same migration. */
+const MIGRATION_LOCK = 7_570_766_001;
+const MIGRATION_LOCK_WAIT_MS = 60_000;
+
+const CREATE_MIGRATIONS_TABLE = `
+create table if not exists uwf_schema_migrations (
+  version integer primary key,
+  name text not null,
+  applied_at timestamptz not null default now()
+)`;
+
+/**
+ * Bring the database to this code's schema version. The usual case, an up-to-date database,
+ * costs one query; otherwise the pending migrations run one transaction each, under an
+ * advisory lock, re-checked once the lock is held. A database whose schema is newer than this
+ * code is refused: this uwf would not know what the newer one writes.
+ */
+export async function migrate(
+  db: Database,
+  migrations: readonly Migration[] = MIGRATIONS,
+  options: { lockWaitMs?: number } = {},
+): Promise<{ applied: number[] }> {
+  const lockWaitMs = options.lockWaitMs ?? MIGRATION_LOCK_WAIT_MS;
+  const latest = Math.max(0, ...migrations.map((m) => m.version));
+  const current = await appliedVersion(db);
+  if (current !== null) {
+    assertNotNewer(db.location, current, latest);
+    if (current === latest) return { applied: [] };
+  }
+  return db.withClient(async (sql) => {
+    await takeMigrationLock(sql, db.location, lockWaitMs);
+    try {
+      await sql.execute(CREATE_MIGRATIONS_TABLE);
+      const done = new Set(
+        (await sql.query<{ version: number }>("select version from uwf_schema_migrations")).map(
+          (row) => row.version,
+        ),
+      );
+      assertNotNewer(db.location, Math.max(0, ...done), latest);
+      const applied: number[] = [];
+      for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+        if (done.has(migration.version)) continue;
+        await apply(sql, db.location, migration);
+        applied.push(migration.version);
+      }
+      return { applied };
+    } finally {
+      await sql.execute("select pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
+    }
+  });
+}
+
+/**
+ * Wait for the migration lock, but not forever: a process that hangs while migrating must not
+ * hang every uwf that opens the store after it.
+ */
+async function takeMigrationLock(sql: Sql, location: string, waitMs: number): Promise<void> {
+  await sql.execute(`set lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
+  try {
+    await sql.execute("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+  } catch (error) {
+    if (sqlState((error as Error).cause) !== "55P03") throw error;
+    throw new UwfError(
+      "STORE_UNAVAILABLE",
+      `${location}: another process has been migrating the store for over ${waitMs / 1000} s`,
+      {
+        hint: "see which session holds the lock (pg_locks, locktype advisory) and whether it is stuck, then try again",
+        cause: error,
+        details: { store: location },
+      },
+    );
+  } finally {
+    await sql.execute("reset lock_timeout").catch(() => {});
+  }
+}
+
+/** The newest applied version; null when the migrations table does not exist yet. */
+async function appliedVersion(db: Database): Promise<number | null> {
+  try {
+    const [row] = await db.query<{ version: number | null }>(
+      "select max(version) as version from uwf_schema_migrations",
+    );
+    return row?.version ?? 0;
+  } catch (error) {
+    if (sqlState((error as Error).cause) === "42P01") return null;
+    throw error;
+  }
+}
+
+async function apply(sql: Sql, location: string, migration: Migration): Promise<void> {
+  await sql.execute("begin");
+  try {
+    await sql.execute(migration.sql);
+    await sql.execute("insert into uwf_schema_migrations (version, name) values ($1, $2)", [
+      migration.version,
+      migration.name,
+    ]);
+    await sql.execute("commit");
+  } catch (error) {
+    await sql.execute("rollback").catch(() => {});
+    if ((error as { code?: string }).code === "STORE_UNAVAILABLE") throw error;
+    throw new UwfError(
+      "STORE_VERSION",
+      `${location}: store migration ${migration.version} (${migration.name}) failed: ${errorMessage((error as Error).cause ?? error)}`,
+      {
+        hint: "nothing of that migration was kept; fix the cause (often the database user's rights) and run uwf again",
+        cause: error,
+        details: { store: location, migration: migration.version },
+      },
+    );
+  }
+}
+
+function assertNotNewer(location: string, current: number, latest: number): void {
+  if (current <= latest) return;
+  throw new UwfError(
+    "STORE_VERSION",
+    `${location} has store schema version ${current}, newer than this uwf understands (${latest})`,
+    {
+      hint: "upgrade uwf on this machine: every machine sharing a store needs a uwf at least as new as the newest one that used it",
+      details: { store: location, schemaVersion: current, supported: latest },
+    },
+  );
+}

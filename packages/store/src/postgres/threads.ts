@@ -1,0 +1,156 @@
+import { isThreadId, type ThreadPointer } from "@united-workforce/protocol";
+import { UwfError } from "@united-workforce/util";
+import type { ThreadListItem, ThreadPage, ThreadQuery, ThreadsStore } from "../api.js";
+import { corruptThreadError, missingThreadError } from "../threads/errors.js";
+import { parsePointer } from "../threads/pointer-check.js";
+import type { Database } from "./connection.js";
+
+/** Rows per page when iterating every thread. */
+const ALL_PAGE = 1_000;
+
+/**
+ * Thread pointers in `uwf_threads`: the pointer JSON as the filesystem stores it, plus columns a
+ * trigger derives from it (rev, status — `corrupt` when unreadable —, workflow, creation time)
+ * so listing filters and pages in SQL and a swap is one conditional UPDATE.
+ */
+export function createPostgresThreads(
+  db: Database,
+  liveThreads: () => Promise<Set<string>>,
+): ThreadsStore {
+  const locate = (id: string) => {
+    assertThreadId(id);
+    return `${db.location} uwf_threads id=${id}`;
+  };
+
+  const readItem = (id: string, text: string, live: Set<string>): ThreadListItem => {
+    const parsed = parsePointer(text, id);
+    return "problem" in parsed
+      ? { id, pointer: null, problem: parsed.problem, running: live.has(id) }
+      : { id, pointer: withRev(parsed.pointer), problem: null, running: live.has(id) };
+  };
+
+  return {
+    async get(id) {
+      assertThreadId(id);
+      const [row] = await db.query<{ pointer: string }>(
+        "select pointer from uwf_threads where id = $1",
+        [id],
+      );
+      if (row === undefined) throw missingThreadError(id);
+      const parsed = parsePointer(row.pointer, id);
+      if ("problem" in parsed) throw corruptThreadError(id, locate(id), parsed.problem);
+      return withRev(parsed.pointer);
+    },
+
+    async exists(id) {
+      if (!isThreadId(id)) return false;
+      const rows = await db.query("select 1 from uwf_threads where id = $1", [id]);
+      return rows.length > 0;
+    },
+
+    async create(pointer) {
+      assertThreadId(pointer.thread);
+      const stored: ThreadPointer = { ...pointer, rev: 1 };
+      const inserted = await db.execute(
+        "insert into uwf_threads (id, pointer) values ($1, $2) on conflict (id) do nothing",
+        [stored.thread, encodePointer(stored)],
+      );
+      if (inserted === 0) {
+        throw new UwfError("THREAD_EXISTS", `thread ${pointer.thread} already exists`, {
+          hint: "a thread id is never reused; start a new thread (`uwf thread start`) for a fresh one",
+          details: { thread: pointer.thread },
+        });
+      }
+      return stored;
+    },
+
+    async swap(next, expectedRev) {
+      const id = next.thread;
+      assertThreadId(id);
+      const stored: ThreadPointer = { ...next, rev: expectedRev + 1 };
+      const changed = await db.execute(
+        "update uwf_threads set pointer = $2 where id = $1 and rev = $3",
+        [id, encodePointer(stored), expectedRev],
+      );
+      if (changed > 0) return stored;
+      // Nothing written: tell a lost race from a thread that is gone or unreadable.
+      const [row] = await db.query<{ pointer: string }>(
+        "select pointer from uwf_threads where id = $1",
+        [id],
+      );
+      if (row === undefined) throw missingThreadError(id);
+      const parsed = parsePointer(row.pointer, id);
+      if ("problem" in parsed) throw corruptThreadError(id, locate(id), parsed.problem);
+      return null;
+    },
+
+    async list(query: ThreadQuery = {}): Promise<ThreadPage> {
+      const live = await liveThreads();
+      const rows = await db.query<{ total: number; id: string | null; pointer: string | null }>(
+        `with matching as (
+           select id, pointer from uwf_threads
+           where ($1::text is null or workflow = $1)
+             and ($2::float8 is null or created_ms > $2)
+             and ($3::float8 is null or created_ms < $3)
+             and ($4::text[] is null or (
+               case when status = 'corrupt' then 'corrupt'
+                    when id = any($5::text[]) then 'running'
+                    else status end) = any($4::text[]))
+         ), page as (
+           select id, pointer from matching order by id desc limit $6 offset $7
+         )
+         select (select count(*)::int from matching) as total, page.id, page.pointer
+         from (select 1) as one left join page on true
+         order by page.id desc`,
+        [
+          query.workflow ?? null,
+          query.createdAfterMs ?? null,
+          query.createdBeforeMs ?? null,
+          query.statuses === undefined ? null : [...query.statuses],
+          [...live],
+          query.limit ?? null,
+          query.offset ?? 0,
+        ],
+      );
+      const items: ThreadListItem[] = [];
+      for (const row of rows) {
+        if (row.id !== null && row.pointer !== null)
+          items.push(readItem(row.id, row.pointer, live));
+      }
+      return { items, total: rows[0]?.total ?? 0 };
+    },
+
+    async *all() {
+      const live = await liveThreads();
+      let after = "";
+      for (;;) {
+        const rows = await db.query<{ id: string; pointer: string }>(
+          `select id, pointer from uwf_threads where id > $1 order by id limit ${ALL_PAGE}`,
+          [after],
+        );
+        for (const row of rows) yield readItem(row.id, row.pointer, live);
+        if (rows.length < ALL_PAGE) return;
+        after = rows[rows.length - 1]!.id;
+      }
+    },
+
+    locate,
+  };
+}
+
+/** The same text the filesystem writes, so `uwf store migrate` can copy pointers verbatim. */
+export function encodePointer(pointer: ThreadPointer): string {
+  return `${JSON.stringify(pointer, null, 2)}\n`;
+}
+
+/** Pointers written before revisions existed read as revision 0. */
+function withRev(pointer: ThreadPointer): ThreadPointer {
+  return pointer.rev === undefined ? { ...pointer, rev: 0 } : pointer;
+}
+
+function assertThreadId(id: string): void {
+  if (isThreadId(id)) return;
+  throw new UwfError("USAGE", `${JSON.stringify(id)} is not a thread id`, {
+    hint: "a thread id is the 26-character ULID printed by `uwf thread start` and `uwf thread list`",
+  });
+}
