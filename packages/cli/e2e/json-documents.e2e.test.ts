@@ -4,6 +4,7 @@ import { DOCUMENT_SCHEMAS, type DocumentName } from "@united-workforce/protocol"
 import {
   REPO_ROOT,
   runUwf,
+  startPostgres,
   type TempHome,
   tempHome,
   UWF_MOCK_BIN,
@@ -140,6 +141,12 @@ describe("every --format json document matches its schema in protocol", () => {
 
     await check(["cas", "verify"]);
     await check(["cas", "gc"]);
+    const postgres = await startPostgres();
+    try {
+      await check(["store", "migrate", "--to", await postgres.createDatabase()]);
+    } finally {
+      await postgres.stop();
+    }
     await check(["workflow", "rm", "hello"]);
 
     await check(["log", "list"]);

@@ -124,6 +124,7 @@ export const GROUP_SUMMARIES: Record<string, string> = {
   thread: "start, run and manage threads",
   step: "inspect steps and fork threads from them",
   cas: "inspect and maintain the content-addressed store",
+  store: "move the whole store between backends",
   log: "read and clean process logs",
   config: "read and change config.yaml",
   prompt: "print guides for people and coding agents",

@@ -1,5 +1,6 @@
 export { addHomeDotenv, readHomeDotenv } from "./env/dotenv.js";
 export { evaluate, startOutput, type Transition } from "./moderator/evaluate.js";
+export { migrateStore, type StoreMigrateDocument } from "./store/migrate.js";
 export { readStep, walkBack } from "./threads/chain.js";
 export {
   commandLabel,

@@ -248,6 +248,19 @@ export const DOCUMENT_SCHEMAS = {
     running: list(object({ thread: threadId, pid: int, command: str, since: str })),
   }),
 
+  "store migrate": object({
+    from: str,
+    to: str,
+    /** Nodes copied (every one re-hashed on both sides), and how many were new there. */
+    nodes: int,
+    nodesWritten: int,
+    threads: int,
+    /** Threads already in the target with the same pointer. */
+    threadsSkipped: int,
+    workflows: int,
+    workflowsSkipped: int,
+  }),
+
   "log list": object({ files: list(object({ date: str, path: str, bytes: int })) }),
   "log show": object(
     {
