@@ -16,8 +16,9 @@
 //        [--backend postgres|fs] [--hosts 3] [--execs-per-host 4] [--lease-seconds 2]
 //        [--step-delay-ms 150] [--kill-max-ms 2500] [--deadline-s 1800] [--verbose]
 //
-// `--backend fs` runs the same workload on one filesystem UWF_HOME with hosts × execs-per-host
-// execs in flight (12 by default), for comparison. Needs `pnpm build` and, for postgres, the
+// `--backend fs` runs the same workload on one filesystem UWF_HOME: as many worker loops, with
+// as many execs each, compete on it (12 in flight by default), for comparison; every takeover
+// there is at once (one machine). Needs `pnpm build` and, for postgres, the
 // PostgreSQL server binaries (see docs/postgres.md, Tests). Not part of `pnpm test`.
 import { spawn } from "node:child_process";
 import {
@@ -63,9 +64,8 @@ const killRate = Number(values["kill-rate"]);
 const backend = values.backend;
 if (backend !== "postgres" && backend !== "fs") throw new Error("--backend is postgres or fs");
 const execsPerHost = Number(values["execs-per-host"]);
-// The filesystem is one machine: one home runs all the execs the hosts would.
-const hostCount = backend === "fs" ? 1 : Number(values.hosts);
-const slotsPerHost = backend === "fs" ? Number(values.hosts) * execsPerHost : execsPerHost;
+// The filesystem is one machine: its worker loops share one home (and compete all the same).
+const hostCount = Number(values.hosts);
 const leaseSeconds = Number(values["lease-seconds"]);
 const stepDelayMs = Number(values["step-delay-ms"]);
 // By default kills land anywhere in a typical exec: 1.2 × the median of the uncut ones so far.
@@ -247,8 +247,15 @@ async function main() {
   }
   const names = ["host-a", "host-b", "host-c", "host-d", "host-e", "host-f"];
   const hosts = Array.from({ length: hostCount }, (_, i) =>
-    makeHost(names[i] ?? `host-${i}`, store, mockBin, scenario),
+    backend === "fs" && i > 0
+      ? { name: `loop-${i + 1}`, home: null, env: null, inFlight: new Set() }
+      : makeHost(names[i] ?? `host-${i}`, store, mockBin, scenario),
   );
+  if (backend === "fs") {
+    hosts[0].name = "loop-1";
+    for (const loop of hosts.slice(1))
+      Object.assign(loop, { home: hosts[0].home, env: hosts[0].env });
+  }
   // A machine that runs nothing: it judges every exec's lease by expiry alone.
   const observer = backend === "postgres" ? makeHost("observer", store, mockBin, scenario) : null;
   const threadCwd = join(work, "cwd");
@@ -256,7 +263,7 @@ async function main() {
 
   console.log(
     `hosts torture: backend ${backend}${server ? ` (PostgreSQL ${server.version} on 127.0.0.1:${server.port})` : ""}, ` +
-      `${threadCount} threads, ${hostCount} host(s) × ${slotsPerHost} execs, kill rate ${killRate}, ` +
+      `${threadCount} threads, ${hostCount} ${backend === "fs" ? "worker loops on one home" : "hosts"} × ${execsPerHost} execs, kill rate ${killRate}, ` +
       `lease ${leaseSeconds} s, seed ${seedUsed}`,
   );
 
@@ -286,7 +293,7 @@ async function main() {
   const staleHolder = new Map();
   /** A thread another host found busy is not retried by that host for a moment. */
   const backoff = new Map();
-  const window = hostCount * slotsPerHost * 2;
+  const window = hostCount * execsPerHost * 2;
 
   function pick(host) {
     const now = Date.now();
@@ -297,6 +304,8 @@ async function main() {
     return candidates[Math.floor(random() * candidates.length)];
   }
 
+  const sameMachine = (name, host) => backend === "fs" || name === host.name;
+
   function finish(id) {
     const at = pending.indexOf(id);
     if (at >= 0) pending.splice(at, 1);
@@ -305,9 +314,8 @@ async function main() {
   async function leaseLeftBy(id, pid) {
     if (backend === "fs") {
       try {
-        return (
-          JSON.parse(readFileSync(join(hosts[0].home, "locks", `${id}.lock`), "utf8")).pid === pid
-        );
+        const lock = JSON.parse(readFileSync(join(hosts[0].home, "locks", `${id}.lock`), "utf8"));
+        return lock.holder?.pid === pid;
       } catch {
         return false;
       }
@@ -355,12 +363,12 @@ async function main() {
     }
     if (result.code === 5) {
       stats.busyRetries++;
-      if (hadStale !== undefined && hadStale !== host.name) stats.busyOnDeadHolder++;
+      if (hadStale !== undefined && !sameMachine(hadStale, host)) stats.busyOnDeadHolder++;
       backoff.set(`${host.name} ${id}`, Date.now() + 100 + random() * 300);
       return;
     }
     if (hadStale !== undefined) {
-      if (hadStale === host.name) stats.takeoversSameHost++;
+      if (sameMachine(hadStale, host)) stats.takeoversSameHost++;
       else stats.takeoversOtherHost++;
       staleHolder.delete(id);
     }
@@ -388,7 +396,7 @@ async function main() {
   }
 
   async function hostLoop(host) {
-    const slots = Array.from({ length: slotsPerHost }, async () => {
+    const slots = Array.from({ length: execsPerHost }, async () => {
       while (!stopping && pending.length > 0) {
         const id = pick(host);
         if (id === null) {
