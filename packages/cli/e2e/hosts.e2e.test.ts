@@ -153,8 +153,9 @@ it("a lease left by an exec killed on host A is refused to host B until it expir
     ],
     "quick.yaml",
   );
-  // A's leases last 4 s, so B's first attempt after the kill meets a live lease.
-  const hostA = machine(url, "host-a", 4, [scenario, quick]);
+  // A's leases last 20 s: B's first attempt right after the kill meets a live lease even on a
+  // slow, loaded machine (a short lease there could expire before B's process has started).
+  const hostA = machine(url, "host-a", 20, [scenario, quick]);
   const hostB = machine(url, "host-b", 2, [scenario, quick]);
   await uwf(hostA, ["workflow", "add", RELAY]);
   const threads: string[] = [];
@@ -217,4 +218,4 @@ it("a lease left by an exec killed on host A is refused to host B until it expir
   }
   const verify = await runUwf(["cas", "verify"], { home: hostA });
   expect(verify.code, verify.stdout + verify.stderr).toBe(0);
-}, 60_000);
+}, 180_000);
