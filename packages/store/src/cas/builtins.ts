@@ -4,7 +4,7 @@ import {
   type JsonSchema,
   SCHEMA_TYPE,
 } from "@united-workforce/protocol";
-import { canonicalJson, hashBytes } from "@united-workforce/util";
+import { canonicalJson } from "@united-workforce/util";
 import { nodeBytes } from "./node-codec.js";
 
 export interface BuiltinSchemaNode {
@@ -14,7 +14,25 @@ export interface BuiltinSchemaNode {
   schema: JsonSchema;
 }
 
-// Protocol constants never change within a process: hash each built-in schema once.
+/**
+ * The hash of each built-in schema node. They are constants of the protocol, so they are written
+ * down rather than computed: hashing all five with xxhashjs costs a process ≈ 10 ms at start,
+ * and every `cas has` or first write needs them. builtins.test.ts re-hashes the schemas and
+ * fails if a schema changes without this table.
+ */
+export const BUILTIN_HASHES: Readonly<Record<BuiltinNodeKind, string>> = {
+  workflow: "8SM77TVK10MYA",
+  start: "EKFG3MT1M619Z",
+  step: "41E4XG2G3XYG0",
+  text: "BFPCY5DWEPBVJ",
+  detail: "23FDW4NCA3EDH",
+};
+
+export const BUILTIN_KINDS = Object.keys(BUILTIN_SCHEMAS) as BuiltinNodeKind[];
+
+const KIND_OF_HASH = new Map(BUILTIN_KINDS.map((kind) => [BUILTIN_HASHES[kind], kind] as const));
+
+// The bytes are made only for a node that is actually written or read as a schema.
 const computed = new Map<BuiltinNodeKind, BuiltinSchemaNode>();
 
 export function builtinSchemaNode(kind: BuiltinNodeKind): BuiltinSchemaNode {
@@ -22,16 +40,13 @@ export function builtinSchemaNode(kind: BuiltinNodeKind): BuiltinSchemaNode {
   if (entry === undefined) {
     const schema = BUILTIN_SCHEMAS[kind] as unknown as JsonSchema;
     const bytes = nodeBytes(SCHEMA_TYPE, canonicalJson(schema));
-    entry = { kind, hash: hashBytes(bytes), bytes, schema };
+    entry = { kind, hash: BUILTIN_HASHES[kind], bytes, schema };
     computed.set(kind, entry);
   }
   return entry;
 }
 
-export const BUILTIN_KINDS = Object.keys(BUILTIN_SCHEMAS) as BuiltinNodeKind[];
-
 /** The built-in kind whose schema node has this hash, if any. */
 export function builtinKindOf(hash: string): BuiltinNodeKind | null {
-  for (const kind of BUILTIN_KINDS) if (builtinSchemaNode(kind).hash === hash) return kind;
-  return null;
+  return KIND_OF_HASH.get(hash) ?? null;
 }

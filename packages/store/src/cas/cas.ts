@@ -8,7 +8,7 @@ import {
 import { canonicalJson, errorMessage, hashBytes, UwfError } from "@united-workforce/util";
 import type { CasBackend, CasWrite } from "../api.js";
 import { runValidator, validatorFor } from "../schemas/validator-cache.js";
-import { BUILTIN_KINDS, builtinKindOf, builtinSchemaNode } from "./builtins.js";
+import { BUILTIN_HASHES, BUILTIN_KINDS, builtinKindOf, builtinSchemaNode } from "./builtins.js";
 import { assertHash } from "./hash-check.js";
 import { decodeNode, encodeNode, isNodeType, nodeBytes } from "./node-codec.js";
 import { collectRefs } from "./refs.js";
@@ -128,7 +128,7 @@ export class Cas {
 
   /** Hash of a built-in schema node; it is written with this process's next write. */
   builtin(kind: BuiltinNodeKind): string {
-    return builtinSchemaNode(kind).hash;
+    return BUILTIN_HASHES[kind];
   }
 
   async get(hash: string): Promise<CasNode> {
@@ -158,7 +158,7 @@ export class Cas {
 
   async getPayload<T>(hash: string, kind?: BuiltinNodeKind): Promise<T> {
     const node = await this.get(hash);
-    if (kind !== undefined && node.type !== builtinSchemaNode(kind).hash) {
+    if (kind !== undefined && node.type !== BUILTIN_HASHES[kind]) {
       throw new UwfError(
         "NODE_INVALID",
         `node ${hash} is ${describeType(node.type)}, not a ${kind} node`,
@@ -260,8 +260,8 @@ export class Cas {
   async writeAll(nodes: readonly CasWrite[]): Promise<Set<string>> {
     const all = [...nodes];
     for (const kind of this.#pendingBuiltins) {
-      const builtin = builtinSchemaNode(kind);
-      if (nodes.some((node) => node.refs[0] === builtin.hash)) {
+      if (nodes.some((node) => node.refs[0] === BUILTIN_HASHES[kind])) {
+        const builtin = builtinSchemaNode(kind);
         all.unshift({ hash: builtin.hash, bytes: builtin.bytes, type: SCHEMA_TYPE, refs: [] });
         this.#pendingBuiltins.delete(kind);
       }

@@ -1,6 +1,6 @@
 import type { CasGcDocument } from "@united-workforce/protocol";
 import type { CasBackend } from "../api.js";
-import { BUILTIN_KINDS, builtinSchemaNode } from "./builtins.js";
+import { BUILTIN_HASHES, BUILTIN_KINDS } from "./builtins.js";
 
 export interface GcGraph {
   backend: CasBackend;
@@ -42,7 +42,7 @@ export async function collectGarbage(
   };
   await mark(rootList);
   // Built-in schemas are the vocabulary of every store: always kept, referenced or not.
-  for (const kind of BUILTIN_KINDS) reachable.add(builtinSchemaNode(kind).hash);
+  for (const kind of BUILTIN_KINDS) reachable.add(BUILTIN_HASHES[kind]);
 
   // Recent nodes are kept as if they were roots: what they point to must stay readable once
   // their writer links them.
