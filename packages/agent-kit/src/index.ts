@@ -37,11 +37,3 @@ export {
   type AgentRunResult,
 } from "./runner/types.js";
 export { sumUsage } from "./runner/usage.js";
-export {
-  describeSchema,
-  type SchemaField,
-  type SchemaObject,
-  type SchemaShape,
-  type SchemaVariant,
-} from "./schema/shape.js";
-export { readStepView, renderStepMarkdown, type StepView } from "./transcript/step-markdown.js";

@@ -21,7 +21,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 const REVIEW = fileURLToPath(new URL("./fixtures/workflow/valid/review.yaml", import.meta.url));
 const HASH = /^[0-9A-HJKMNP-TV-Z]{13}$/;
 const HASH_RULE =
-  "a CAS hash is 13 upper-case Crockford Base32 characters (0-9 and A-Z without I, L, O, U), like 3QWJ6G2V7ZK1M";
+  "a CAS hash (13 upper-case Crockford Base32 characters: 0-9 and A-Z without I, L, O, U)";
 const ABSENT = "0000000000000";
 
 let home: TempHome;
@@ -234,8 +234,8 @@ describe("uwf cas: storing and reading nodes", () => {
       expect(result.stdout).toBe("");
       expect(result.stderr).toBe(
         [
-          `error: "not-a-hash" is not a valid hash: ${HASH_RULE}`,
-          "hint: copy the hash from the command that printed it (`uwf workflow list`, `uwf step list`, `uwf cas put-text`, …)",
+          `error: <hash> must be ${HASH_RULE}, got "not-a-hash"`,
+          "hint: Copy the hash from the command that printed it (`uwf workflow list`, `uwf step list`, `uwf cas put-text`, …).",
           "",
         ].join("\n"),
       );
@@ -244,8 +244,8 @@ describe("uwf cas: storing and reading nodes", () => {
     expect(lower.code).toBe(2);
     expect(json<{ error: unknown }>(lower.stderr).error).toEqual({
       code: "HASH_INVALID",
-      message: `"3qwj6g2v7zk1m" is not a valid hash: ${HASH_RULE}`,
-      hint: "hashes are upper-case: did you mean 3QWJ6G2V7ZK1M?",
+      message: `<hash> must be ${HASH_RULE}, got "3qwj6g2v7zk1m"`,
+      hint: "Hashes are upper-case: did you mean 3QWJ6G2V7ZK1M?",
     });
   });
 
@@ -481,7 +481,9 @@ describe("uwf cas gc", () => {
 
     const bad = await uwf(["cas", "gc", "--keep-recent", "soon"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--keep-recent "soon" is not an age like 30s, 5m, 1h or 0');
+    expect(bad.stderr).toContain(
+      '--keep-recent must be a duration like 500ms, 30s, 5m, 1h, 7d, or 0, got "soon"',
+    );
   });
 
   function orphanBytes(hashes: string[]): number {

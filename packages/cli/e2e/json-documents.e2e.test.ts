@@ -1,6 +1,10 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { DOCUMENT_SCHEMAS, type DocumentName } from "@united-workforce/protocol";
 import {
+  REPO_ROOT,
   runUwf,
+  startPostgres,
   type TempHome,
   tempHome,
   UWF_MOCK_BIN,
@@ -8,28 +12,67 @@ import {
 } from "@united-workforce/test-utils";
 import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { COMMANDS } from "../src/commands/index.js";
+
+/**
+ * A schema as uwf's own output must meet it: every object that lists its properties lists all
+ * of them, unless it says `additionalProperties: true`. Consumers may see more keys one day
+ * (DESIGN §13); uwf printing a key its schema does not know is drift.
+ */
+function closed(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (schema === null || typeof schema !== "object") return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    out[key] =
+      key === "properties"
+        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, closed(v)]))
+        : key === "enum" || key === "required" || key === "const"
+          ? value
+          : closed(value);
+  }
+  if ("properties" in out && !("additionalProperties" in out)) out.additionalProperties = false;
+  return out;
+}
 
 // Scripts and coding agents parse these documents: their keys are a contract (DESIGN §13).
-describe("--format json documents keep their documented shape", () => {
-  const ajv = new Ajv({ allErrors: true, strict: false });
+describe("every --format json document matches its schema in protocol", () => {
+  const ajv = new Ajv({ allErrors: true, strict: false, formats: { "cas-ref": true } });
   let temp: TempHome;
-  const uwf = (...args: string[]) => runUwf([...args, "--format", "json"], { home: temp.home });
-  const uwfWithInput = (input: string, args: string[]) =>
-    runUwf([...args, "--format", "json"], { home: temp.home, input });
   const seen = new Set<DocumentName>();
 
-  async function check(
-    name: DocumentName,
-    args: string[],
-    input?: string,
-  ): Promise<Record<string, unknown>> {
-    const result = input === undefined ? await uwf(...args) : await uwfWithInput(input, args);
-    expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(0);
-    const doc = JSON.parse(result.stdout);
-    const validate = ajv.compile(DOCUMENT_SCHEMAS[name]);
-    expect(validate(doc), `${name}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  function validate(name: DocumentName, doc: unknown, what: string): void {
+    const validator = ajv.compile(closed(DOCUMENT_SCHEMAS[name]) as object);
+    expect(validator(doc), `${what}: ${ajv.errorsText(validator.errors)}`).toBe(true);
     seen.add(name);
+  }
+
+  /** Run `uwf <args> --format json` and check its stdout against the command's schema. */
+  async function check(
+    args: string[],
+    { input, code = 0 }: { input?: string; code?: number } = {},
+  ): Promise<Record<string, unknown>> {
+    const spec = COMMANDS.find((c) => c.path.every((word, i) => args[i] === word));
+    if (!spec) throw new Error(`no command for ${args.join(" ")}`);
+    const name = spec.path.join(" ") as DocumentName;
+    const result = await runUwf([...args, "--format", "json"], {
+      home: temp.home,
+      ...(input === undefined ? {} : { input }),
+    });
+    expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(code);
+    const doc = JSON.parse(result.stdout);
+    validate(name, doc, args.join(" "));
     return doc;
+  }
+
+  /** Run a command that fails and check the error document on stderr. */
+  async function checkError(args: string[], code: number): Promise<{ code: string }> {
+    const result = await runUwf([...args, "--format", "json"], { home: temp.home });
+    expect(result.code, args.join(" ")).toBe(code);
+    expect(result.stdout).toBe("");
+    const doc = JSON.parse(result.stderr);
+    validate("error", doc, args.join(" "));
+    return doc.error;
   }
 
   beforeAll(() => {
@@ -37,54 +80,99 @@ describe("--format json documents keep their documented shape", () => {
   });
   afterAll(() => temp.cleanup());
 
-  it("for workflow, cas, thread and step commands", async () => {
-    const added = await check("workflow add", ["workflow", "add", "examples/hello.yaml"]);
-    await check("workflow show", ["workflow", "show", "hello"]);
-    await check("workflow validate", ["workflow", "validate", "examples/solve-issue.yaml"]);
-    await check("workflow list", ["workflow", "list"]);
-    await check("workflow history", ["workflow", "history", "hello"]);
-
-    const text = await check("cas put-text", ["cas", "put-text", "some text"]);
-    await check("cas get", ["cas", "get", String(text.hash)]);
-    await check("cas has", ["cas", "has", String(text.hash)]);
-    await check("cas refs", ["cas", "refs", String(added.hash)]);
-    await check("cas walk", ["cas", "walk", String(added.hash)]);
-    await check("cas put", ["cas", "put", "--type", "schema"], '{"type":"string"}');
-
-    const started = await check("thread start", ["thread", "start", "hello", "-p", "Greet Ada"]);
-    const thread = String(started.thread);
-    const scenario = writeScenario(temp.home, [
+  it("for every command, run for real", async () => {
+    const mock = (scenario: string) => `${process.execPath} ${UWF_MOCK_BIN} --scenario ${scenario}`;
+    const greetings = writeScenario(temp.home, [
       { role: "greeter", output: { $status: "done", greeting: "Hi" } },
+      { role: "greeter", output: { $status: "done", greeting: "Hello again" } },
     ]);
-    await check("thread exec", [
-      "thread",
-      "exec",
-      thread,
-      "--agent",
-      `${process.execPath} ${UWF_MOCK_BIN} --scenario ${scenario}`,
-    ]);
-    await check("thread show", ["thread", "show", thread]);
-    await check("thread list", ["thread", "list"]);
-    const steps = await check("step list", ["step", "list", thread]);
-    const first = (steps.steps as { hash: string }[])[0]!.hash;
-    await check("step fork", ["step", "fork", first]);
-    await check("cas verify", ["cas", "verify"]);
-    await check("cas gc", ["cas", "gc"]);
-    await check("workflow rm", ["workflow", "rm", "hello"]);
-    expect([...seen].sort()).toEqual(
-      (Object.keys(DOCUMENT_SCHEMAS) as DocumentName[])
-        .filter((n) => n !== "error" && n !== "workflow rollback")
-        .sort(),
+    const agent = ["--agent", mock(greetings)];
+
+    const added = await check(["workflow", "add", "examples/hello.yaml"]);
+    mkdirSync(join(temp.home, "v2"));
+    const hello2 = join(temp.home, "v2", "hello.yaml");
+    writeFileSync(
+      hello2,
+      readFileSync(join(REPO_ROOT, "examples/hello.yaml"), "utf8").replace(
+        "description: One agent",
+        "description: Still one agent",
+      ),
     );
+    await check(["workflow", "add", hello2]);
+    await check(["workflow", "show", "hello"]);
+    await check(["workflow", "validate", "examples/solve-issue.yaml"]);
+    await check(["workflow", "list"]);
+    await check(["workflow", "history", "hello"]);
+    await check(["workflow", "rollback", "hello"]);
+
+    const text = await check(["cas", "put-text", "some text"]);
+    await check(["cas", "get", String(text.hash)]);
+    await check(["cas", "has", String(text.hash)]);
+    await check(["cas", "has", "0000000000000"], { code: 1 });
+    await check(["cas", "refs", String(added.hash)]);
+    await check(["cas", "walk", String(added.hash)]);
+    await check(["cas", "put", "--type", "schema"], { input: '{"type":"string"}' });
+
+    const started = await check(["thread", "start", "hello", "-p", "Greet Ada"]);
+    const thread = String(started.thread);
+    await check(["thread", "exec", thread, ...agent]);
+    await check(["thread", "show", thread]);
+    await check(["thread", "list"]);
+    await check(["thread", "read", thread]);
+    // A completed thread restarts through $START.resume; poke then redoes that step.
+    await check(["thread", "resume", thread, ...agent]);
+    await check(["thread", "poke", thread, "-p", "Shorter, please.", ...agent]);
+    await check(["thread", "stop", thread]);
+    await check(["thread", "join", thread]);
+
+    const steps = await check(["step", "list", thread]);
+    const first = (steps.steps as { hash: string }[])[0]!.hash;
+    await check(["step", "show", first]);
+    await check(["step", "read", first]);
+    await check(["step", "fork", first]);
+    const idle = await check(["thread", "start", "hello", "-p", "Never mind"]);
+    await check(["thread", "cancel", String(idle.thread)]);
+
+    const background = String((await check(["thread", "start", "hello", "-p", "Hi"])).thread);
+    const worker = await check(["thread", "exec", background, "--background", ...agent]);
+    expect(worker.pid).toEqual(expect.any(Number));
+    const joined = await check(["thread", "join", background]);
+    expect(joined.status).toBe("completed");
+
+    await check(["cas", "verify"]);
+    await check(["cas", "gc"]);
+    const postgres = await startPostgres();
+    try {
+      await check(["store", "migrate", "--to", await postgres.createDatabase()]);
+    } finally {
+      await postgres.stop();
+    }
+    await check(["workflow", "rm", "hello"]);
+
+    await check(["log", "list"]);
+    await check(["log", "show"]);
+    await check(["log", "clean"]);
   });
 
-  it("for errors, on stderr with a stable code", async () => {
-    const result = await uwf("thread", "show", "01ARZ3NDEKTSV4RRFFQ69G5FAV");
-    expect(result.code).toBe(1);
-    const doc = JSON.parse(result.stderr);
-    const validate = ajv.compile(DOCUMENT_SCHEMAS.error);
-    expect(validate(doc), ajv.errorsText(validate.errors)).toBe(true);
-    expect(doc.error.code).toBe("THREAD_NOT_FOUND");
-    expect(doc.error.hint).toContain("uwf thread list");
+  it("for errors, on stderr with a stable code, whoever raised them", async () => {
+    expect(await checkError(["thread", "show", "01ARZ3NDEKTSV4RRFFQ69G5FAV"], 1)).toMatchObject({
+      code: "THREAD_NOT_FOUND",
+      hint: expect.stringContaining("uwf thread list"),
+    });
+    expect((await checkError(["thread", "list", "--limit", "x"], 2)).code).toBe("USAGE");
+    expect((await checkError(["thread", "list", "--no-such-flag"], 2)).code).toBe("USAGE");
+    const bad = join(temp.home, "bad.yaml");
+    writeFileSync(bad, "name: bad\nroles: {}\ngraph: {}\n");
+    expect((await checkError(["workflow", "add", bad], 3)).code).toBe("WORKFLOW_INVALID");
+  });
+
+  it("leave no document without a command, nor a command without a document", () => {
+    const fork = ajv.compile(closed(DOCUMENT_SCHEMAS["step fork"]) as object);
+    const doc = { thread: "01ARZ3NDEKTSV4RRFFQ69G5FAV", forkedFrom: "0000000000000" };
+    expect(fork(doc)).toBe(true);
+    expect(fork({ ...doc, undocumented: 1 }), "a key the schema does not list").toBe(false);
+    const names = (Object.keys(DOCUMENT_SCHEMAS) as DocumentName[]).sort();
+    expect(names).toEqual(["error", ...COMMANDS.map((c) => c.path.join(" "))].sort());
+    expect([...seen].sort()).toEqual(names);
   });
 });

@@ -86,10 +86,14 @@ describe("uwf log", () => {
     expect(readFileSync(join(temp.home, "logs", "notes.txt"), "utf8")).toBe("{}\n");
   });
 
-  it("refuses a day with no log and a bad --older-than", async () => {
-    const missing = await uwf("log", "show", "1999-01-01");
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("uwf log list");
+  it("says a day has no log (exit 1), and refuses a malformed day or --older-than (exit 2)", async () => {
+    const missing = await uwf("log", "show", "1999-01-01", "--format", "json");
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stderr).error).toMatchObject({
+      code: "LOG_NOT_FOUND",
+      hint: expect.stringContaining("uwf log list"),
+    });
+    expect((await uwf("log", "show", "01/01/1999")).code).toBe(2);
     expect((await uwf("log", "clean", "--older-than", "soon")).code).toBe(2);
   });
 });

@@ -143,7 +143,9 @@ describe("thread list", () => {
 
     const bad = await uwf(sb, ["thread", "list", "--after", "last week"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--after "last week" is neither an ISO time nor an age');
+    expect(bad.stderr).toContain(
+      '--after must be an ISO time or an age like 7d, 24h, 30m, got "last week"',
+    );
   });
 
   it("pages with --limit and --offset and keeps the total", async () => {
@@ -266,6 +268,23 @@ describe("thread read and step read", () => {
     expect(cut.stdout.indexOf("## Task")).toBeLessThan(cut.stdout.indexOf("## Step 1 · writer"));
     const left = hashes.length - shown.length;
     expect(cut.stdout).toContain(`_${left} later step${left === 1 ? "" : "s"} not shown`);
+  });
+
+  it("notes how many attempts a step took when its output needed repairs", async () => {
+    const file = scenario(sb, "repaired", [
+      {
+        role: "writer",
+        body: "Draft.",
+        attempts: ["No frontmatter.", { $status: "drafted", title: "First" }],
+      },
+    ]);
+    const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a release note");
+    const run = await uwfJson<ExecDoc>(sb, ["thread", "exec", thread, "--agent", mockAgent(file)]);
+    const facts = new RegExp(
+      `<!-- step ${run.steps[0]!.hash} · agent uwf-mock · .* · 2 attempts -->`,
+    );
+    expect((await uwf(sb, ["thread", "read", thread])).stdout).toMatch(facts);
+    expect((await uwf(sb, ["step", "read", run.steps[0]!.hash])).stdout).toMatch(facts);
   });
 
   it("prints the exact prompt an agent received with step read --prompt", async () => {
@@ -469,7 +488,7 @@ describe("errors", () => {
     ]) {
       const result = await uwf(sb, args);
       expect(result.code, args.join(" ")).toBe(2);
-      expect(result.stderr).toContain("is not a thread id");
+      expect(result.stderr).toContain("<thread> must be a thread id");
       expect(result.stderr).toContain("hint:");
     }
     expect(readFileSync(bait, "utf8")).toBe(baitText);

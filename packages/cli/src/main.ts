@@ -1,35 +1,67 @@
 import { killRunningAdapters } from "@united-workforce/engine";
+import { ExitCode } from "@united-workforce/protocol";
+import { ioError } from "@united-workforce/util";
 import { runCli } from "./program.js";
 
-// The `uwf` entry: the only place that exits. SIGINT/SIGTERM abort the running command so it
-// can stop its children and release its lock; a second signal kills the agents and exits at once.
+// The `uwf` entry: the only place that exits.
+//
+// Ctrl-C, SIGTERM and SIGHUP keep their default effect (the process ends at once) except
+// while a command that must clean up runs (an exec with its adapter and lock, a join): there
+// they abort the command, which stops its adapter and releases its lock, and the exit code
+// is 130. A JavaScript handler cannot run while the event loop is blocked, so a handler
+// installed for the whole process would leave Ctrl-C ignored during long synchronous work.
+// A second signal kills the agents and exits at once.
 const controller = new AbortController();
-let interrupted = false;
-const onSignal = (): void => {
-  if (interrupted) {
+let signalled = false;
+const onSignal = (signal: NodeJS.Signals): void => {
+  if (signalled) {
     killRunningAdapters();
-    process.exit(130);
+    process.exit(ExitCode.interrupted);
   }
-  interrupted = true;
-  controller.abort();
+  signalled = true;
+  if (!controller.signal.aborted) controller.abort(signal);
 };
-process.on("SIGINT", onSignal);
-process.on("SIGTERM", onSignal);
-
-// A reader that stops early (`uwf cas get … | head -c 1`) is not an error worth a stack trace.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw error;
-  });
+const GRACEFUL_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+let armed = 0;
+async function interruptible<T>(work: () => Promise<T>): Promise<T> {
+  if (armed++ === 0) for (const name of GRACEFUL_SIGNALS) process.on(name, onSignal);
+  try {
+    return await work();
+  } finally {
+    // With no listener left, Node restores the signal's default action.
+    if (--armed === 0) for (const name of GRACEFUL_SIGNALS) process.off(name, onSignal);
+  }
 }
 
+// A reader that goes away (`uwf thread exec … 2>&1 | head -1`, a closed terminal) is an
+// interrupt, not a reason to exit on the spot with a step half done and a lock held: the
+// running command is aborted and cleans up, and what it would still print is dropped.
+const closed = new Set<NodeJS.WriteStream>();
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", () => {
+    closed.add(stream);
+    if (!controller.signal.aborted) controller.abort("output closed");
+  });
+}
+const write = (stream: NodeJS.WriteStream, text: string): void => {
+  if (!closed.has(stream)) stream.write(text);
+};
+
 const code = await runCli(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout: (text) => write(process.stdout, text),
+  stderr: (text) => write(process.stderr, text),
   env: process.env,
-  cwd: process.cwd(),
+  // Read when a command needs it: a deleted working directory is then an error that says so,
+  // and commands that do not need it still work.
+  get cwd() {
+    try {
+      return process.cwd();
+    } catch (error) {
+      throw ioError(error);
+    }
+  },
   signal: controller.signal,
+  interruptible,
   self: [process.execPath, process.argv[1] ?? ""],
 });
-process.exitCode = interrupted ? 130 : code;
+process.exitCode = signalled ? ExitCode.interrupted : code;

@@ -1,8 +1,15 @@
+import { ExitCode } from "@united-workforce/protocol";
 import type { Store, UwfConfig } from "@united-workforce/store";
-import { createLogger, resolveHome, UwfError } from "@united-workforce/util";
+import { createLogger, makePrivateDir, resolveHome, UwfError } from "@united-workforce/util";
 import { Command, CommanderError, Option } from "commander";
 import type { CommandContext, CommandSpec, OutputFormat } from "./commands/command.js";
 import { COMMANDS } from "./commands/index.js";
+import {
+  argumentLabel,
+  checkArgument,
+  parseOptionValue,
+  valueNote,
+} from "./commands/option-values.js";
 import { renderError } from "./output/errors.js";
 import { formatResult } from "./output/write.js";
 import { VERSION } from "./version.js";
@@ -12,7 +19,13 @@ export interface CliIo {
   stderr(text: string): void;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Aborted by a signal (inside `interruptible`) or by a closed stdout/stderr. */
   signal: AbortSignal;
+  /**
+   * Run `work` with SIGINT, SIGTERM and SIGHUP aborting `signal` instead of ending the
+   * process, for commands that must stop their adapter and release their lock.
+   */
+  interruptible<T>(work: () => Promise<T>): Promise<T>;
   self: readonly string[];
 }
 
@@ -24,7 +37,7 @@ const FORMATS = ["text", "json", "yaml"] as const;
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const format = sniffFormat(argv);
-  let exitCode = 0;
+  let exitCode: number = ExitCode.ok;
   const program = buildProgram(io, (code) => {
     exitCode = code;
   });
@@ -34,11 +47,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version") {
-        return 0;
+        return ExitCode.ok;
       }
       // `uwf help` exits 0; `uwf` or `uwf <group>` without a command prints help to stderr and
       // is a usage error, so a script that forgot the command does not look successful.
-      if (error.code === "commander.help") return error.exitCode === 0 ? 0 : 2;
+      if (error.code === "commander.help")
+        return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
       const usage = new UwfError("USAGE", error.message.replace(/^error: /, ""), {
         hint: "Run `uwf --help` (or `uwf <command> --help`) for usage.",
       });
@@ -110,6 +124,7 @@ export const GROUP_SUMMARIES: Record<string, string> = {
   thread: "start, run and manage threads",
   step: "inspect steps and fork threads from them",
   cas: "inspect and maintain the content-addressed store",
+  store: "move the whole store between backends",
   log: "read and clean process logs",
   config: "read and change config.yaml",
   prompt: "print guides for people and coding agents",
@@ -125,16 +140,16 @@ function addCommand(
   const command = parent.command(name, { hidden: spec.hidden ?? false }).description(spec.summary);
   command.exitOverride();
   for (const arg of spec.args ?? []) {
-    const label = `${arg.name}${arg.variadic ? "..." : ""}`;
-    command.argument(arg.required === false ? `[${label}]` : `<${label}>`, arg.description);
+    command.argument(argumentLabel(arg), arg.description);
   }
-  for (const opt of spec.options ?? []) {
-    const option = new Option(opt.flags, opt.description);
-    if (opt.default !== undefined) option.default(opt.default);
-    if (opt.choices) option.choices(opt.choices);
+  // Defaults and choices are not given to commander: every value, a default included, goes
+  // through one parser below, and the help text says what each option takes.
+  const options = (spec.options ?? []).map((opt) => {
+    const option = new Option(opt.flags, withNote(opt.description, valueNote(opt)));
     if (opt.hidden) option.hideHelp();
     command.addOption(option);
-  }
+    return { spec: opt, key: option.attributeName() };
+  });
   if (spec.description || spec.examples?.length) {
     const extra = [
       spec.description ?? "",
@@ -146,12 +161,25 @@ function addCommand(
   }
   command.action(async (...actionArgs: unknown[]) => {
     const cmd = actionArgs[actionArgs.length - 1] as Command;
-    const options = cmd.optsWithGlobals() as Record<string, unknown>;
-    const positional = cmd.processedArgs.flatMap((value: unknown) =>
+    const raw = cmd.optsWithGlobals() as Record<string, unknown>;
+    const values = (cmd.processedArgs as unknown[]).map((value) =>
       value === undefined ? [] : Array.isArray(value) ? (value as string[]) : [value as string],
     );
-    const format = (options.format as OutputFormat | undefined) ?? "text";
+    (spec.args ?? []).forEach((arg, i) => {
+      for (const value of values[i] ?? []) checkArgument(arg, value);
+    });
+    const now = Date.now();
+    const parsed: Record<string, unknown> = {};
+    for (const { spec: opt, key } of options) parsed[key] = parseOptionValue(opt, raw[key], now);
+    const format = (raw.format as OutputFormat | undefined) ?? "text";
     const home = resolveHome(io.env);
+    try {
+      // Transcripts, prompts and logs are private: the root is made 0700 before any writer
+      // creates it with the umask's mode. An existing root is left as its owner set it.
+      makePrivateDir(home);
+    } catch {
+      // A command that needs to write there reports the problem, naming the file.
+    }
     let config: UwfConfig | undefined;
     let store: Promise<Store> | undefined;
     const readConfigOnce = async (): Promise<UwfConfig> => {
@@ -163,7 +191,9 @@ function addCommand(
     };
     const context: CommandContext = {
       home,
-      cwd: io.cwd,
+      get cwd() {
+        return io.cwd;
+      },
       env: io.env,
       format,
       logger: createLogger(home, { command: spec.path.join(" ") }),
@@ -173,18 +203,28 @@ function addCommand(
       config: readConfigOnce,
       store: () => {
         store ??= (async () => {
-          const { openStore, storeOptionsFrom } = await import("@united-workforce/store");
-          return openStore(storeOptionsFrom(home, await readConfigOnce(), io.env));
+          const { openStore, readStoreConfig, storeOptionsFrom } = await import(
+            "@united-workforce/store"
+          );
+          return openStore(storeOptionsFrom(home, readStoreConfig(home), io.env));
         })();
         return store;
       },
     };
+    const onAbort = () => context.logger.warn("command.interrupted", { by: io.signal.reason });
+    io.signal.addEventListener("abort", onAbort, { once: true });
     try {
-      const result = await spec.run(context, positional, options);
+      const run = () => spec.run(context, values.flat(), parsed as never);
+      const result = spec.interruptible ? await io.interruptible(run) : await run();
       io.stdout(formatResult(result, format));
-      setExitCode(result.exitCode ?? 0);
+      setExitCode(result.exitCode ?? ExitCode.ok);
     } finally {
+      io.signal.removeEventListener("abort", onAbort);
       if (store !== undefined) await (await store.catch(() => null))?.close();
     }
   });
+}
+
+function withNote(description: string, note: string): string {
+  return note === "" ? description : `${description} (${note})`;
 }

@@ -1,5 +1,6 @@
 export { addHomeDotenv, readHomeDotenv } from "./env/dotenv.js";
 export { evaluate, startOutput, type Transition } from "./moderator/evaluate.js";
+export { migrateStore, type StoreMigrateDocument } from "./store/migrate.js";
 export { readStep, walkBack } from "./threads/chain.js";
 export {
   commandLabel,
@@ -35,8 +36,14 @@ export {
   resolveWorkflow,
   type WorkflowSource,
 } from "./workflow/resolve.js";
-export { type RoleExits, readRoleExits } from "./workflow/role-exits.js";
+export {
+  type ExitOutput,
+  type RoleExits,
+  readRoleExits,
+  requireRoleExits,
+} from "./workflow/role-exits.js";
 export { discardingCas, schemaProblems } from "./workflow/schema-check.js";
+export { isMapping, type SchemaMap } from "./workflow/schema-shape.js";
 export {
   impliedWorkflowName,
   type RoleDefinition,

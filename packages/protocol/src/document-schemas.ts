@@ -1,9 +1,12 @@
 /**
- * JSON Schemas of the `--format json` documents (DESIGN §13). They pin the stable keys: a
- * document may gain keys (`additionalProperties` stays open), never lose or rename one. A test
- * validates real command output against them.
+ * JSON Schemas of the `--format json` documents (DESIGN §13), one per command, keyed by the
+ * command's words. They are the single source of the documents' types (documents.ts derives
+ * them) and pin the stable keys: a document may gain keys, never lose or rename one, so no
+ * schema forbids extra keys. uwf's own test is stricter: it fails when a command prints a key
+ * its schema does not list, except inside an object marked `additionalProperties: true`.
  */
-import { usageSchema as usage } from "./nodes.js";
+import { stepSchema, usageSchema as usage } from "./nodes.js";
+import { suspendInfoSchema, THREAD_STATUSES } from "./threads.js";
 
 const hash = { type: "string", pattern: "^[0-9A-HJKMNP-TV-Z]{13}$" } as const;
 const nullableHash = { anyOf: [hash, { type: "null" }] } as const;
@@ -11,143 +14,265 @@ const isoTime = {
   type: "string",
   pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$",
 } as const;
+const threadId = { type: "string", pattern: "^[0-7][0-9A-HJKMNP-TV-Z]{25}$" } as const;
 const str = { type: "string" } as const;
 const nullableStr = { type: ["string", "null"] } as const;
 const int = { type: "integer" } as const;
+const bool = { type: "boolean" } as const;
 const strings = { type: "array", items: str } as const;
-const threadStatus = {
-  enum: ["idle", "running", "suspended", "completed", "cancelled", "corrupt"],
-} as const;
+const anyObject = { type: "object" } as const;
+const threadStatus = { enum: THREAD_STATUSES } as const;
 
-function object(properties: Record<string, unknown>, required: string[] = Object.keys(properties)) {
-  return { type: "object", required, properties } as const;
+type Properties = Record<string, object>;
+interface ObjectSchema<P extends Properties, R extends readonly (keyof P & string)[]> {
+  type: "object";
+  required: R;
+  properties: P;
 }
 
-export const DOCUMENT_SCHEMAS = {
-  error: object({ error: object({ code: str, message: str, hint: nullableStr }) }),
+/** An object schema; every property is required unless the list of required ones says less. */
+function object<const P extends Properties>(properties: P): ObjectSchema<P, (keyof P & string)[]>;
+function object<const P extends Properties, const R extends readonly (keyof P & string)[]>(
+  properties: P,
+  required: R,
+): ObjectSchema<P, R>;
+function object(
+  properties: Properties,
+  required?: readonly string[],
+): ObjectSchema<Properties, readonly string[]> {
+  return { type: "object", required: required ?? Object.keys(properties), properties };
+}
 
-  "workflow add": object(
-    {
-      name: str,
-      hash,
-      description: nullableStr,
-      roles: strings,
-      warnings: strings,
-      changed: { type: "boolean" },
+/** A schema for a list of `items`. */
+function list<const I extends object>(items: I) {
+  return { type: "array", items } as const;
+}
+
+/** `base` with more properties, all required. */
+function extend<
+  P extends Properties,
+  R extends readonly (keyof P & string)[],
+  const E extends Properties,
+>(base: ObjectSchema<P, R>, more: E): ObjectSchema<P & E, (R[number] | (keyof E & string))[]> {
+  return {
+    type: "object",
+    required: [...base.required, ...(Object.keys(more) as (keyof E & string)[])],
+    properties: { ...base.properties, ...more },
+  };
+}
+
+// ─── workflow ───────────────────────────────────────────────────────────────────────────────
+
+/** What `workflow add` and `workflow show` both say about a workflow. */
+const workflowSummary = object(
+  { name: str, hash, description: nullableStr, roles: strings, warnings: strings, source: str },
+  ["name", "hash", "description", "roles", "warnings"],
+);
+
+const workflowHistory = object({
+  name: str,
+  current: hash,
+  history: list(object({ hash, at: isoTime })),
+});
+
+// ─── thread ─────────────────────────────────────────────────────────────────────────────────
+
+const stoppedBecause = {
+  enum: ["completed", "suspended", "count", "failed", "cancelled", "stopped", "background"],
+} as const;
+
+const execStep = object({ hash, role: str, status: str, agent: str, durationMs: int });
+
+const threadExec = object(
+  {
+    thread: threadId,
+    status: threadStatus,
+    stoppedBecause,
+    message: str,
+    steps: list(execStep),
+    // Only when `--background` started a worker.
+    pid: int,
+  },
+  ["thread", "status", "stoppedBecause", "message", "steps"],
+);
+
+const threadListEntry = object(
+  {
+    thread: threadId,
+    workflow: str,
+    status: threadStatus,
+    currentRole: nullableStr,
+    createdAt: isoTime,
+    // Empty for a corrupt pointer.
+    updatedAt: str,
+    steps: int,
+    // Why a corrupt pointer cannot be read.
+    problem: str,
+  },
+  ["thread", "workflow", "status", "currentRole", "createdAt", "updatedAt", "steps"],
+);
+
+// ─── step ───────────────────────────────────────────────────────────────────────────────────
+
+const stepListEntry = object({
+  hash,
+  role: str,
+  // The output's `$status`.
+  status: str,
+  agent: str,
+  startedAt: isoTime,
+  durationMs: int,
+  usage,
+});
+
+// ─── cas ────────────────────────────────────────────────────────────────────────────────────
+
+const casPut = object({ hash, type: str });
+
+/** What the store's gc reports; `uwf cas gc` adds the threads that were running. */
+export const casGcReportSchema = object({
+  dryRun: bool,
+  roots: int,
+  reachable: int,
+  unreachable: list(hash),
+  deleted: int,
+  bytes: int,
+  // Unreachable but written within the grace period (`--keep-recent`), so kept.
+  recent: list(hash),
+});
+
+export const casVerifyReportSchema = object({
+  checked: int,
+  ok: int,
+  corrupt: list(object({ hash: str, file: str, problem: str })),
+});
+
+// ─── the documents ──────────────────────────────────────────────────────────────────────────
+
+export const DOCUMENT_SCHEMAS = {
+  /** On stderr, for any command that fails; an error may add details next to the three keys. */
+  error: object({
+    error: {
+      ...object({ code: str, message: str, hint: nullableStr }),
+      additionalProperties: true,
     },
-    ["name", "hash", "roles", "warnings"],
-  ),
-  "workflow show": object(
-    {
-      name: str,
-      hash,
-      description: nullableStr,
-      roles: strings,
-      warnings: strings,
-      graph: { type: "object" },
-    },
-    ["name", "hash", "roles", "graph"],
-  ),
+  }),
+
+  "workflow add": extend(workflowSummary, { changed: bool, versions: int }),
   "workflow validate": object({
-    valid: { type: "boolean" },
+    valid: bool,
     name: nullableStr,
     hash: nullableHash,
     errors: strings,
     warnings: strings,
     source: str,
   }),
+  "workflow show": extend(workflowSummary, {
+    path: nullableStr,
+    graph: anyObject,
+    roleDetails: anyObject,
+  }),
   "workflow list": object({
-    workflows: {
-      type: "array",
-      items: object({ name: str, hash, updatedAt: isoTime, versions: int }),
-    },
+    workflows: list(object({ name: str, hash, updatedAt: isoTime, versions: int })),
+    // Registry entries that cannot be read, listed rather than left out.
+    problems: list(object({ name: str, file: str, problem: str })),
   }),
-  "workflow history": object({
-    name: str,
-    current: hash,
-    history: { type: "array", items: object({ hash, at: isoTime }) },
-  }),
-  "workflow rollback": object({ name: str, current: hash, history: { type: "array" } }),
-  "workflow rm": object({ name: str, removed: { type: "boolean" } }),
+  "workflow history": workflowHistory,
+  "workflow rollback": workflowHistory,
+  "workflow rm": object({ name: str, removed: bool }),
 
-  "cas get": object({ hash, type: str, payload: {} }),
-  "cas put": object({ hash, type: str }),
-  "cas put-text": object({ hash, type: hash }),
-  "cas has": object({ hash, exists: { type: "boolean" } }),
-  "cas refs": object({ hash, refs: { type: "array", items: hash } }),
-  "cas walk": object({
-    root: hash,
-    nodes: { type: "array", items: object({ hash, type: str, depth: int }) },
-  }),
-  "cas verify": object({
-    checked: int,
-    ok: int,
-    corrupt: { type: "array", items: object({ hash: str, file: str, problem: str }) },
-  }),
-  "cas gc": object({
-    dryRun: { type: "boolean" },
-    roots: int,
-    reachable: int,
-    unreachable: { type: "array", items: hash },
-    deleted: int,
-    bytes: int,
-  }),
-
-  "thread start": object({ thread: str, workflow: str, head: hash, status: threadStatus }),
+  "thread start": object({ thread: threadId, workflow: str, head: hash, status: threadStatus }),
+  "thread exec": threadExec,
   "thread show": object({
-    thread: str,
+    thread: threadId,
     workflow: str,
+    workflowHash: hash,
     head: hash,
     status: threadStatus,
     currentRole: nullableStr,
+    nextRole: nullableStr,
     suspended: {
       anyOf: [
         { type: "null" },
-        object({ role: str, reason: str, kind: { enum: ["question", "failure"] } }),
+        object({ role: str, reason: str, kind: suspendInfoSchema.properties.kind }),
       ],
     },
     steps: int,
     usage,
+    cwd: str,
+    createdAt: isoTime,
+    updatedAt: isoTime,
+    lockHolder: { anyOf: [{ type: "null" }, object({ pid: int, since: str })] },
   }),
-  "thread exec": object({
-    thread: str,
+  "thread list": object({ threads: list(threadListEntry), total: int }),
+  "thread read": object({
+    thread: threadId,
+    markdown: str,
+    more: bool,
+    // The oldest step shown, to page back with `--before`; null when reading from the start.
+    oldestShown: nullableHash,
+  }),
+  "thread resume": threadExec,
+  "thread poke": threadExec,
+  "thread stop": object({ thread: threadId, stopped: bool, pid: { type: ["integer", "null"] } }),
+  "thread cancel": object({ thread: threadId, status: threadStatus }),
+  "thread join": object({
+    thread: threadId,
     status: threadStatus,
-    stoppedBecause: {
-      enum: ["completed", "suspended", "count", "failed", "cancelled", "stopped", "background"],
-    },
-    steps: { type: "array", items: object({ hash, role: str, status: str }) },
+    head: hash,
+    steps: int,
+    suspended: { anyOf: [{ type: "null" }, suspendInfoSchema] },
   }),
-  "thread list": object({
-    threads: {
-      type: "array",
-      items: object({
-        thread: str,
-        workflow: str,
-        status: threadStatus,
-        currentRole: nullableStr,
-        createdAt: str,
-        updatedAt: str,
-      }),
+
+  "step list": object({ thread: threadId, workflow: str, steps: list(stepListEntry) }),
+  "step show": extend(
+    { type: "object", required: stepSchema.required, properties: stepSchema.properties },
+    {
+      hash,
+      // The step's output node, read for convenience.
+      outputValue: { ...anyObject, additionalProperties: true },
     },
-    total: int,
+  ),
+  "step read": object({ hash, markdown: str }),
+  "step fork": object({ thread: threadId, forkedFrom: hash }),
+
+  "cas get": object({ hash, type: str, payload: {} }),
+  "cas put": casPut,
+  "cas put-text": object({ hash, type: hash }),
+  "cas has": object({ hash, exists: bool }),
+  "cas refs": object({ hash, refs: list(hash) }),
+  "cas walk": object({ root: hash, nodes: list(object({ hash, type: str, depth: int })) }),
+  "cas verify": casVerifyReportSchema,
+  "cas gc": extend(casGcReportSchema, {
+    // Threads whose exec held its lock: `--yes` refuses while there are any.
+    running: list(object({ thread: threadId, pid: int, command: str, since: str })),
   }),
-  "step list": object({
-    thread: str,
-    workflow: str,
-    steps: {
-      type: "array",
-      items: object({
-        hash,
-        role: str,
-        status: str,
-        agent: str,
-        startedAt: isoTime,
-        durationMs: int,
-        usage,
-      }),
+
+  "store migrate": object({
+    from: str,
+    to: str,
+    /** Nodes copied (every one re-hashed on both sides), and how many were new there. */
+    nodes: int,
+    nodesWritten: int,
+    threads: int,
+    /** Threads already in the target with the same pointer. */
+    threadsSkipped: int,
+    workflows: int,
+    workflowsSkipped: int,
+  }),
+
+  "log list": object({ files: list(object({ date: str, path: str, bytes: int })) }),
+  "log show": object(
+    {
+      // Absent when there is no log yet.
+      file: str,
+      events: list({ ...anyObject, additionalProperties: true }),
+      // Lines that were not JSON.
+      skipped: int,
     },
-  }),
-  "step fork": object({ thread: str, forkedFrom: hash }),
+    ["events", "skipped"],
+  ),
+  "log clean": object({ deleted: strings }),
 } as const;
 
 export type DocumentName = keyof typeof DOCUMENT_SCHEMAS;

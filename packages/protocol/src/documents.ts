@@ -1,167 +1,62 @@
 /**
- * `--format json` documents (DESIGN §13). Keys are stable: more may be added, none renamed.
- * Times are ISO 8601 UTC strings, durations milliseconds.
+ * `--format json` documents (DESIGN §13), derived from their schemas in document-schemas.ts.
+ * Keys are stable: more may be added, none renamed. Times are ISO 8601 UTC strings, durations
+ * milliseconds.
  */
-import type { Hash, JsonValue, Usage } from "./nodes.js";
-import type { SuspendKind, ThreadStatus } from "./threads.js";
+import type {
+  casGcReportSchema,
+  casVerifyReportSchema,
+  DOCUMENT_SCHEMAS,
+  DocumentName,
+} from "./document-schemas.js";
+import type { FromSchema } from "./from-schema.js";
 
-export interface ErrorDocument {
-  error: { code: string; message: string; hint: string | null };
-}
+/** The document each command prints with `--format json`, by the command's words. */
+export type CommandDocuments = {
+  [Name in DocumentName]: FromSchema<(typeof DOCUMENT_SCHEMAS)[Name]>;
+};
 
-export interface WorkflowDocument {
-  name: string;
-  hash: Hash;
-  description: string | null;
-  roles: string[];
-  warnings: string[];
-  source?: string;
-}
+/** The document of the command `uwf <words>`, e.g. `DocumentOf<"thread exec">`. */
+export type DocumentOf<Name extends DocumentName> = CommandDocuments[Name];
 
-export interface WorkflowValidateDocument {
-  valid: boolean;
-  name: string | null;
-  hash: Hash | null;
-  errors: string[];
-  warnings: string[];
-  source: string;
-}
+export type ErrorDocument = DocumentOf<"error">;
 
-export interface WorkflowListDocument {
-  workflows: { name: string; hash: Hash; updatedAt: string; versions: number }[];
-}
+export type WorkflowDocument = Omit<DocumentOf<"workflow add">, "changed" | "versions">;
+export type WorkflowAddDocument = DocumentOf<"workflow add">;
+export type WorkflowValidateDocument = DocumentOf<"workflow validate">;
+export type WorkflowShowDocument = DocumentOf<"workflow show">;
+export type WorkflowListDocument = DocumentOf<"workflow list">;
+export type WorkflowHistoryDocument = DocumentOf<"workflow history">;
+export type WorkflowRemoveDocument = DocumentOf<"workflow rm">;
 
-export interface WorkflowHistoryDocument {
-  name: string;
-  current: Hash;
-  history: { hash: Hash; at: string }[];
-}
+export type ThreadStartDocument = DocumentOf<"thread start">;
+export type ThreadExecDocument = DocumentOf<"thread exec">;
+export type ExecStepResult = ThreadExecDocument["steps"][number];
+export type StoppedBecause = ThreadExecDocument["stoppedBecause"];
+export type ThreadShowDocument = DocumentOf<"thread show">;
+export type ThreadListDocument = DocumentOf<"thread list">;
+export type ThreadListEntry = ThreadListDocument["threads"][number];
+export type ThreadReadDocument = DocumentOf<"thread read">;
+export type ThreadStopDocument = DocumentOf<"thread stop">;
+export type ThreadCancelDocument = DocumentOf<"thread cancel">;
+export type ThreadJoinDocument = DocumentOf<"thread join">;
 
-export interface WorkflowRemoveDocument {
-  name: string;
-  removed: boolean;
-}
+export type StepListDocument = DocumentOf<"step list">;
+export type StepListEntry = StepListDocument["steps"][number];
+export type StepShowDocument = DocumentOf<"step show">;
+export type StepReadDocument = DocumentOf<"step read">;
+export type StepForkDocument = DocumentOf<"step fork">;
 
-export interface CasGetDocument {
-  hash: Hash;
-  type: string;
-  payload: JsonValue;
-}
-export interface CasPutDocument {
-  hash: Hash;
-  type: string;
-}
-export interface CasHasDocument {
-  hash: Hash;
-  exists: boolean;
-}
-export interface CasRefsDocument {
-  hash: Hash;
-  refs: Hash[];
-}
-export interface CasWalkDocument {
-  root: Hash;
-  nodes: { hash: Hash; type: string; depth: number }[];
-}
-export interface CasVerifyDocument {
-  checked: number;
-  ok: number;
-  corrupt: { hash: string; file: string; problem: string }[];
-}
-export interface CasGcDocument {
-  dryRun: boolean;
-  roots: number;
-  reachable: number;
-  unreachable: Hash[];
-  deleted: number;
-  bytes: number;
-  /** Unreachable but written within the grace period, so kept. */
-  recent: Hash[];
-}
+export type CasGetDocument = DocumentOf<"cas get">;
+export type CasPutDocument = DocumentOf<"cas put">;
+export type CasHasDocument = DocumentOf<"cas has">;
+export type CasRefsDocument = DocumentOf<"cas refs">;
+export type CasWalkDocument = DocumentOf<"cas walk">;
+/** What the store's `verify` returns; it is the `uwf cas verify` document. */
+export type CasVerifyDocument = FromSchema<typeof casVerifyReportSchema>;
+/** What the store's `gc` returns; `uwf cas gc` prints it with `running` added. */
+export type CasGcDocument = FromSchema<typeof casGcReportSchema>;
 
-export interface ThreadStartDocument {
-  thread: string;
-  workflow: string;
-  head: Hash;
-  status: ThreadStatus;
-}
-
-export interface ThreadShowDocument {
-  thread: string;
-  workflow: string;
-  workflowHash: Hash;
-  head: Hash;
-  status: ThreadStatus;
-  currentRole: string | null;
-  nextRole: string | null;
-  suspended: { role: string; reason: string; kind: SuspendKind } | null;
-  steps: number;
-  usage: Usage;
-  cwd: string;
-  createdAt: string;
-  updatedAt: string;
-  lockHolder: { pid: number; since: string } | null;
-}
-
-export type StoppedBecause =
-  | "completed"
-  | "suspended"
-  | "count"
-  | "failed"
-  | "cancelled"
-  | "stopped"
-  | "background";
-
-export interface ExecStepResult {
-  hash: Hash;
-  role: string;
-  status: string;
-  agent: string;
-  durationMs: number;
-}
-
-export interface ThreadExecDocument {
-  thread: string;
-  status: ThreadStatus;
-  stoppedBecause: StoppedBecause;
-  message: string;
-  steps: ExecStepResult[];
-  pid?: number;
-}
-
-export interface ThreadListEntry {
-  thread: string;
-  workflow: string;
-  status: ThreadStatus;
-  currentRole: string | null;
-  createdAt: string;
-  updatedAt: string;
-  steps: number;
-  problem?: string;
-}
-
-export interface ThreadListDocument {
-  threads: ThreadListEntry[];
-  total: number;
-}
-
-export interface StepListEntry {
-  hash: Hash;
-  role: string;
-  status: string;
-  agent: string;
-  startedAt: string;
-  durationMs: number;
-  usage: Usage;
-}
-
-export interface StepListDocument {
-  thread: string;
-  workflow: string;
-  steps: StepListEntry[];
-}
-
-export interface StepForkDocument {
-  thread: string;
-  forkedFrom: Hash;
-}
+export type LogListDocument = DocumentOf<"log list">;
+export type LogShowDocument = DocumentOf<"log show">;
+export type LogCleanDocument = DocumentOf<"log clean">;

@@ -31,6 +31,8 @@ export const ERROR_EXIT_CODES = {
   /** A pointer changed under a compare-and-swap more often than retrying allows. */
   THREAD_CONFLICT: ExitCode.error,
   STEP_NOT_FOUND: ExitCode.error,
+  /** `uwf log show <day>` of a day without a log file. */
+  LOG_NOT_FOUND: ExitCode.error,
   HASH_INVALID: ExitCode.usage,
   CAS_NOT_FOUND: ExitCode.error,
   CAS_CORRUPT: ExitCode.error,
@@ -45,6 +47,8 @@ export const ERROR_EXIT_CODES = {
   GC_REFUSED: ExitCode.error,
   /** The store cannot be reached or opened (a PostgreSQL server down, a bad URL). */
   STORE_UNAVAILABLE: ExitCode.error,
+  /** Copying a store: the target holds a different thread or workflow under the same name. */
+  STORE_CONFLICT: ExitCode.error,
   /** The store's schema is newer than this uwf, or a migration failed. */
   STORE_VERSION: ExitCode.error,
   AGENT_UNKNOWN: ExitCode.usage,

@@ -1,6 +1,7 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ERROR_EXIT_CODES, exitCodeFor } from "./exit-codes.js";
-import { addUsage, emptyUsage } from "./nodes.js";
+import { addUsage, BUILTIN_SCHEMAS, emptyUsage } from "./nodes.js";
 
 describe("addUsage", () => {
   it("keeps unknown figures null until someone reports them", () => {
@@ -27,5 +28,36 @@ describe("exit codes", () => {
     expect(exitCodeFor("SOMETHING_NEW")).toBe(1);
     for (const code of Object.values(ERROR_EXIT_CODES))
       expect([1, 2, 3, 4, 5, 130]).toContain(code);
+  });
+});
+
+/** Sorted-key JSON, as the CAS hashes a node (util's canonicalJson; protocol cannot import it). */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object")
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  return JSON.stringify(value);
+}
+
+describe("built-in schemas", () => {
+  // Their content is their hash, and every stored node's `type` is such a hash: a changed
+  // built-in schema would orphan every node already stored under the old one.
+  it("never change", () => {
+    const digests = Object.fromEntries(
+      Object.entries(BUILTIN_SCHEMAS).map(([kind, schema]) => [
+        kind,
+        createHash("sha256").update(canonical(schema)).digest("hex").slice(0, 16),
+      ]),
+    );
+    expect(digests).toEqual({
+      workflow: "703b874f4e2cae26",
+      start: "95561556e72e49ec",
+      step: "bc56ad342efd3362",
+      text: "fb4ddc395129d4dd",
+      detail: "03c75f73291a4653",
+    });
   });
 });

@@ -2,7 +2,12 @@
  * Stored node shapes (DESIGN §4). Every node is `{ type, payload }`; `type` is the hash of the
  * node's schema node, and schema nodes have `type: "schema"`. Payload fields whose schema says
  * `"format": "cas-ref"` hold hashes that `refs`, `walk` and `gc` follow.
+ *
+ * Each payload is written once, as its JSON Schema; its type is derived with `FromSchema`.
+ * The built-in schemas' exact content is their hash, and every node's `type` is such a hash:
+ * never edit them (a test pins them); a new shape needs a new schema.
  */
+import type { FromSchema } from "./from-schema.js";
 
 export type Hash = string;
 export type JsonValue =
@@ -26,66 +31,31 @@ const casRef = { type: "string", format: CAS_REF_FORMAT } as const;
 const nullableCasRef = { type: ["string", "null"], format: CAS_REF_FORMAT } as const;
 const nullableNumber = { type: ["number", "null"] } as const;
 
-export interface RolePayload {
-  description?: string;
-  goal?: string;
-  capabilities?: string[];
-  procedure?: string;
-  output?: string;
-  /** Hash of the schema node of this role's frontmatter output. */
-  frontmatter: Hash;
-}
+const roleSchema = {
+  type: "object",
+  required: ["frontmatter"],
+  additionalProperties: false,
+  properties: {
+    description: { type: "string" },
+    goal: { type: "string" },
+    capabilities: { type: "array", items: { type: "string" } },
+    procedure: { type: "string" },
+    output: { type: "string" },
+    // The hash of the schema node of this role's frontmatter output.
+    frontmatter: casRef,
+  },
+} as const;
 
-export interface EdgeTarget {
-  role: string;
-  prompt: string;
-  location?: string;
-}
-
-export type Graph = Record<string, Record<string, EdgeTarget>>;
-
-export interface WorkflowPayload {
-  name: string;
-  description?: string;
-  roles: Record<string, RolePayload>;
-  graph: Graph;
-}
-
-export interface StartPayload {
-  workflow: Hash;
-  prompt: string;
-  cwd: string;
-  createdAtMs: number;
-}
-
-export interface Usage {
-  inputTokens: number | null;
-  outputTokens: number | null;
-  cacheReadTokens: number | null;
-  cacheWriteTokens: number | null;
-  costUsd: number | null;
-  turns: number | null;
-  durationMs: number | null;
-}
-
-export interface StepPayload {
-  start: Hash;
-  prev: Hash | null;
-  role: string;
-  output: Hash;
-  body: Hash;
-  detail: Hash;
-  agent: string;
-  edgePrompt: string;
-  assembledPrompt: Hash;
-  cwd: string;
-  startedAtMs: number;
-  completedAtMs: number;
-  usage: Usage;
-  attempts: number;
-}
-
-export type TextPayload = string;
+const edgeSchema = {
+  type: "object",
+  required: ["role", "prompt"],
+  additionalProperties: false,
+  properties: {
+    role: { type: "string" },
+    prompt: { type: "string" },
+    location: { type: "string" },
+  },
+} as const;
 
 export const workflowSchema = {
   $id: "uwf:workflow",
@@ -95,40 +65,19 @@ export const workflowSchema = {
   properties: {
     name: { type: "string" },
     description: { type: "string" },
-    roles: {
-      type: "object",
-      additionalProperties: {
-        type: "object",
-        required: ["frontmatter"],
-        additionalProperties: false,
-        properties: {
-          description: { type: "string" },
-          goal: { type: "string" },
-          capabilities: { type: "array", items: { type: "string" } },
-          procedure: { type: "string" },
-          output: { type: "string" },
-          frontmatter: casRef,
-        },
-      },
-    },
+    roles: { type: "object", additionalProperties: roleSchema },
     graph: {
       type: "object",
-      additionalProperties: {
-        type: "object",
-        additionalProperties: {
-          type: "object",
-          required: ["role", "prompt"],
-          additionalProperties: false,
-          properties: {
-            role: { type: "string" },
-            prompt: { type: "string" },
-            location: { type: "string" },
-          },
-        },
-      },
+      additionalProperties: { type: "object", additionalProperties: edgeSchema },
     },
   },
 } as const;
+
+export type RolePayload = FromSchema<typeof roleSchema>;
+export type EdgeTarget = FromSchema<typeof edgeSchema>;
+export type WorkflowPayload = FromSchema<typeof workflowSchema>;
+/** `graph[role][$status]` → the edge taken. */
+export type Graph = WorkflowPayload["graph"];
 
 export const startSchema = {
   $id: "uwf:start",
@@ -143,6 +92,18 @@ export const startSchema = {
   },
 } as const;
 
+export type StartPayload = FromSchema<typeof startSchema>;
+
+const usageProperties = {
+  inputTokens: nullableNumber,
+  outputTokens: nullableNumber,
+  cacheReadTokens: nullableNumber,
+  cacheWriteTokens: nullableNumber,
+  costUsd: nullableNumber,
+  turns: nullableNumber,
+  durationMs: nullableNumber,
+} as const;
+
 /** Every usage figure; each is a number or null (not reported: unknown is not zero). */
 export const USAGE_FIELDS = [
   "inputTokens",
@@ -152,22 +113,16 @@ export const USAGE_FIELDS = [
   "costUsd",
   "turns",
   "durationMs",
-] as const satisfies readonly (keyof Usage)[];
+] as const satisfies readonly (keyof typeof usageProperties)[];
 
 export const usageSchema = {
   type: "object",
   required: USAGE_FIELDS,
   additionalProperties: false,
-  properties: {
-    inputTokens: nullableNumber,
-    outputTokens: nullableNumber,
-    cacheReadTokens: nullableNumber,
-    cacheWriteTokens: nullableNumber,
-    costUsd: nullableNumber,
-    turns: nullableNumber,
-    durationMs: nullableNumber,
-  },
+  properties: usageProperties,
 } as const;
+
+export type Usage = FromSchema<typeof usageSchema>;
 
 export const stepSchema = {
   $id: "uwf:step",
@@ -207,7 +162,11 @@ export const stepSchema = {
   },
 } as const;
 
+export type StepPayload = FromSchema<typeof stepSchema>;
+
 export const textSchema = { $id: "uwf:text", type: "string" } as const;
+
+export type TextPayload = FromSchema<typeof textSchema>;
 
 /** The schema of adapter session records when an adapter has nothing richer to say. */
 export const detailSchema = {
@@ -222,6 +181,8 @@ export const detailSchema = {
     attempts: { type: "array" },
   },
 } as const;
+
+export type DetailPayload = FromSchema<typeof detailSchema>;
 
 /** Built-in node schemas, registered in every store. Their hashes are stable. */
 export const BUILTIN_SCHEMAS = {
@@ -272,3 +233,5 @@ export const suspendOutputSchema = {
     reason: { type: "string", minLength: 1 },
   },
 } as const;
+
+export type SuspendOutput = FromSchema<typeof suspendOutputSchema>;

@@ -152,6 +152,11 @@ export interface RegistryStore {
   /** Make an earlier version current again: `to`, or the newest one that differs. */
   rollback(name: string, to?: string): Promise<RegistryEntry>;
   remove(name: string): Promise<boolean>;
+  /**
+   * Store an entry exactly as given, history included (copying a store). An identical entry is
+   * left alone (false); a different one under the name is refused with STORE_CONFLICT.
+   */
+  restore(entry: RegistryEntry): Promise<boolean>;
   /** Readable entries, sorted by name. */
   list(): Promise<RegistryEntry[]>;
   scan(): Promise<{ entries: RegistryEntry[]; problems: RegistryProblem[] }>;

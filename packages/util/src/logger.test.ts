@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -34,6 +34,14 @@ describe("createLogger", () => {
     });
     expect(lines[1]).toMatchObject({ level: "error", event: "step.failed", reason: "boom" });
     expect(Date.parse(lines[0].ts)).not.toBeNaN();
+  });
+
+  it("keeps the log for its owner only: the folder 0700, the files 0600", () => {
+    const home = join(mkdtempSync(join(tmpdir(), "uwf-log-")), "new-home");
+    createLogger(home).info("step.start", { prompt: "private" });
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+    expect(statSync(join(home, "logs")).mode & 0o777).toBe(0o700);
+    expect(statSync(logFilePath(home)).mode & 0o777).toBe(0o600);
   });
 
   it("never throws, even when the log directory cannot be created", () => {

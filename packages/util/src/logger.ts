@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./home.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -37,10 +38,11 @@ export function createLogger(home: string, base: Record<string, unknown> = {}): 
       }
       const line = `${JSON.stringify(record)}\n`;
       if (!dirReady) {
-        mkdirSync(join(home, "logs"), { recursive: true });
+        // The log holds prompts and adapter output: for the owner only, like the home.
+        mkdirSync(join(home, "logs"), { recursive: true, mode: PRIVATE_DIR_MODE });
         dirReady = true;
       }
-      appendFileSync(logFilePath(home, now), line);
+      appendFileSync(logFilePath(home, now), line, { mode: PRIVATE_FILE_MODE });
     } catch {
       // See above: the logger never throws.
     }

@@ -1,7 +1,7 @@
+import { isMapping } from "@united-workforce/engine";
 import type { Hash, StepPayload } from "@united-workforce/protocol";
 import { STATUS_FIELD } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
-import { isSchemaObject } from "../schema/shape.js";
 
 /** One earlier step as a later role sees it. */
 export interface HistoryEntry {
@@ -74,7 +74,7 @@ async function readEntry(
   role: string,
 ): Promise<HistoryEntry> {
   const payload = (await cas.get(step.output)).payload;
-  const output = isSchemaObject(payload) ? payload : {};
+  const output = isMapping(payload) ? payload : {};
   const status = output[STATUS_FIELD];
   const entry: HistoryEntry = {
     hash,

@@ -1,3 +1,9 @@
+import {
+  isMapping,
+  type RoleExits,
+  requireRoleExits,
+  type SchemaMap,
+} from "@united-workforce/engine";
 import type {
   Hash,
   RolePayload,
@@ -8,7 +14,6 @@ import type {
 } from "@united-workforce/protocol";
 import type { Cas, ThreadsStore } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
-import { isSchemaObject, type SchemaObject } from "../schema/shape.js";
 import { collectHistory, type History } from "./history.js";
 
 /** Everything an agent's step depends on, read from the thread's chain (never written). */
@@ -24,7 +29,9 @@ export interface ThreadContext {
   role: string;
   roleDefinition: RolePayload;
   /** The role's output JSON Schema (the payload of its schema node). */
-  schema: SchemaObject;
+  schema: SchemaMap;
+  /** The statuses the schema declares and what each one's output carries. */
+  exits: RoleExits;
   history: History;
 }
 
@@ -51,7 +58,7 @@ export async function loadThreadContext(
     });
   }
   const schema = (await cas.get(roleDefinition.frontmatter)).payload;
-  if (!isSchemaObject(schema)) {
+  if (!isMapping(schema)) {
     throw new UwfError(
       "SCHEMA_INVALID",
       `the frontmatter schema ${roleDefinition.frontmatter} of role "${options.role}" is not a JSON Schema object`,
@@ -73,6 +80,7 @@ export async function loadThreadContext(
     role: options.role,
     roleDefinition,
     schema,
+    exits: requireRoleExits(workflow.name, options.role, schema),
     history,
   };
 }

@@ -1,14 +1,14 @@
+import { requireRoleExits } from "@united-workforce/engine";
 import { openHomeStore, type TempHome, tempHome } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { planDevReview } from "../__fixtures__/workflows.js";
-import { describeSchema } from "../schema/shape.js";
-import { extractOutput, pickSchemaFields, type Validator } from "./extract.js";
+import { checkCandidate, extractOutput, pickSchemaFields, type Validator } from "./extract.js";
 import { SUSPEND_OUTPUT_SCHEMA } from "./suspend.js";
 
 let temp: TempHome;
 let validate: Validator;
 const plannerSchema = planDevReview.roles.planner!.frontmatter;
-const planner = describeSchema(plannerSchema);
+const planner = requireRoleExits(planDevReview.name, "planner", plannerSchema);
 
 beforeEach(async () => {
   temp = tempHome();
@@ -57,17 +57,23 @@ describe("extractOutput", () => {
   });
 
   it("keeps the declared fields of a flat schema, $status always", async () => {
-    const shape = describeSchema(planDevReview.roles.developer!.frontmatter);
-    expect(pickSchemaFields({ $status: "done", branch: "b", extra: 1 }, shape)).toEqual({
+    const developer = requireRoleExits(
+      planDevReview.name,
+      "developer",
+      planDevReview.roles.developer!.frontmatter,
+    );
+    expect(pickSchemaFields({ $status: "done", branch: "b", extra: 1 }, developer)).toEqual({
       $status: "done",
       branch: "b",
     });
-    expect(
-      pickSchemaFields({ $status: "x", other: 1 }, describeSchema({ properties: { a: {} } })),
-    ).toEqual({
-      $status: "x",
+    expect(pickSchemaFields({ $status: "x", other: 1 }, developer)).toEqual({ $status: "x" });
+  });
+
+  it("keeps every exit's fields while the output names no declared status", async () => {
+    expect(pickSchemaFields({ plan: "p", reason: "r", chatter: 1 }, planner)).toEqual({
+      plan: "p",
+      reason: "r",
     });
-    expect(pickSchemaFields({ any: 1 }, describeSchema({ type: "object" }))).toEqual({ any: 1 });
   });
 
   it("names a missing field of the chosen variant and quotes the validator", async () => {
@@ -89,6 +95,23 @@ describe("extractOutput", () => {
     expect(!missing.ok && missing.errors[0]).toBe(
       'missing "$status": it must be one of "ready", "insufficient_info", "$SUSPEND"',
     );
+  });
+
+  it("names an unknown status and a missing field of a flat schema in the same words", async () => {
+    const developer = requireRoleExits(
+      planDevReview.name,
+      "developer",
+      planDevReview.roles.developer!.frontmatter,
+    );
+    const accept: Validator = () => ({ valid: true, errors: [] });
+    const unknown = checkCandidate({ $status: "shipped", branch: "b" }, developer, accept, "");
+    expect(!unknown.ok && unknown.errors).toEqual([
+      '"$status" is "shipped"; it must be one of "done", "$SUSPEND"',
+    ]);
+    const missing = checkCandidate({ $status: "done" }, developer, accept, "");
+    expect(!missing.ok && missing.errors).toEqual([
+      'missing required field "branch" (required when $status is "done")',
+    ]);
   });
 
   it("reports output without frontmatter, and YAML that does not parse", async () => {

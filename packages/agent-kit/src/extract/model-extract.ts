@@ -1,5 +1,5 @@
+import type { SchemaMap } from "@united-workforce/engine";
 import type { Usage } from "@united-workforce/protocol";
-import type { SchemaObject } from "../schema/shape.js";
 
 export interface ModelEndpoint {
   baseUrl: string;
@@ -23,7 +23,7 @@ export const DEFAULT_EXTRACT_TIMEOUT_MS = 60_000;
  */
 export async function extractWithModel(options: {
   endpoint: ModelEndpoint;
-  schema: SchemaObject;
+  schema: SchemaMap;
   rawOutput: string;
   timeoutMs?: number;
   signal?: AbortSignal;

@@ -1,9 +1,15 @@
+import { requireRoleExits, type SchemaMap } from "@united-workforce/engine";
 import { describe, expect, it } from "vitest";
 import { planDevReview } from "../__fixtures__/workflows.js";
 import { buildOutputFormatInstruction, SCOPE_SENTENCE } from "./output-format.js";
 
 const planner = planDevReview.roles.planner!.frontmatter;
 const developer = planDevReview.roles.developer!.frontmatter;
+
+/** The instruction for a role schema, read the way createAgent reads it. */
+function instruction(schema: SchemaMap): string {
+  return buildOutputFormatInstruction(requireRoleExits("test", "role", schema));
+}
 
 function block(text: string, heading: string): string {
   const from = text.indexOf(heading);
@@ -14,14 +20,14 @@ function block(text: string, heading: string): string {
 
 describe("buildOutputFormatInstruction", () => {
   it("renders one block per $status variant of a discriminated oneOf", () => {
-    const text = buildOutputFormatInstruction(planner);
+    const text = instruction(planner);
     expect(text).toContain("### When `$status: ready`");
     expect(text).toContain("### When `$status: insufficient_info`");
     expect(text).toContain("Choose exactly ONE of the following variants");
   });
 
   it("lists only the variant's own fields in each block", () => {
-    const text = buildOutputFormatInstruction(planner);
+    const text = instruction(planner);
     const ready = block(text, "### When `$status: ready`");
     const insufficient = block(text, "### When `$status: insufficient_info`");
     expect(ready).toContain("`plan` (required): string — the plan in one paragraph");
@@ -32,7 +38,7 @@ describe("buildOutputFormatInstruction", () => {
   });
 
   it("renders const values as literals, in the list and in the example", () => {
-    const ready = block(buildOutputFormatInstruction(planner), "### When `$status: ready`");
+    const ready = block(instruction(planner), "### When `$status: ready`");
     expect(ready).toContain("`$status` (required): exactly `ready`");
     expect(ready).toContain(
       "```yaml\n---\n$status: ready\nplan: <string>\nrepoPath: <string>  # optional\n---\n```",
@@ -40,7 +46,7 @@ describe("buildOutputFormatInstruction", () => {
   });
 
   it("quotes literals that YAML would read as another type", () => {
-    const text = buildOutputFormatInstruction({
+    const text = instruction({
       properties: { $status: { const: "123" }, flag: { const: true } },
       required: ["$status"],
     });
@@ -49,7 +55,7 @@ describe("buildOutputFormatInstruction", () => {
   });
 
   it("documents the $SUSPEND exit and the scope sentence", () => {
-    const text = buildOutputFormatInstruction(planner);
+    const text = instruction(planner);
     expect(text).toContain("### When you need a human: `$status: $SUSPEND`");
     expect(text).toContain("$status: $SUSPEND\nreason: <your question for the human>");
     expect(text).toContain(SCOPE_SENTENCE);
@@ -57,7 +63,7 @@ describe("buildOutputFormatInstruction", () => {
   });
 
   it("adds shared top-level properties to every variant", () => {
-    const text = buildOutputFormatInstruction({
+    const text = instruction({
       properties: { summary: { type: "string" } },
       required: ["summary"],
       oneOf: [
@@ -74,7 +80,7 @@ describe("buildOutputFormatInstruction", () => {
   });
 
   it("renders a flat schema as one block with types and required markers", () => {
-    const text = buildOutputFormatInstruction(developer);
+    const text = instruction(developer);
     expect(text).not.toContain("### When `$status:");
     const fields = block(text, "### Frontmatter");
     expect(fields).toContain("`$status` (required): exactly `done`");
@@ -86,7 +92,7 @@ describe("buildOutputFormatInstruction", () => {
   });
 
   it("shows an enum $status as its choices", () => {
-    const text = buildOutputFormatInstruction({
+    const text = instruction({
       type: "object",
       properties: { $status: { enum: ["continue", "conceded"] }, argument: { type: "string" } },
       required: ["$status", "argument"],
@@ -96,20 +102,17 @@ describe("buildOutputFormatInstruction", () => {
   });
 
   it("merges a oneOf without a $status discriminant into one block", () => {
-    const text = buildOutputFormatInstruction({
+    const text = instruction({
+      properties: { $status: { const: "done" } },
+      required: ["$status"],
       oneOf: [
         { properties: { foo: { type: "string" } }, required: ["foo"] },
         { properties: { bar: { type: "boolean" } }, required: ["bar"] },
       ],
     });
     expect(text).not.toContain("### When `$status:");
+    expect(text).toContain("`$status` (required): exactly `done`");
     expect(text).toContain("`foo` (optional): string");
     expect(text).toContain("`bar` (optional): boolean");
-  });
-
-  it("says any mapping is accepted when the schema declares no fields", () => {
-    const text = buildOutputFormatInstruction({ type: "object" });
-    expect(text).toContain("Any YAML mapping is accepted");
-    expect(text).toContain(SCOPE_SENTENCE);
   });
 });

@@ -1,24 +1,28 @@
+import {
+  type ExitOutput,
+  isMapping,
+  type RoleExits,
+  type SchemaMap,
+} from "@united-workforce/engine";
 import { STATUS_FIELD, SUSPEND } from "@united-workforce/protocol";
 import { stringify as stringifyYaml } from "yaml";
-import {
-  describeSchema,
-  isSchemaObject,
-  type SchemaField,
-  type SchemaObject,
-  type SchemaShape,
-  type SchemaVariant,
-  singleValue,
-} from "../schema/shape.js";
 
 export const SCOPE_SENTENCE = "Focus exclusively on YOUR role's deliverable.";
 
+/** One field of an exit's output, as the instruction lists it. */
+interface Field {
+  name: string;
+  schema: SchemaMap;
+  required: boolean;
+}
+
 /**
- * The `## Output Format` section every prompt starts with, derived from the role's schema: one
- * block per `$status` variant for a discriminated `oneOf`, one block otherwise, and the
- * `$SUSPEND` exit that every role has.
+ * The `## Output Format` section every prompt starts with, derived from the role's exits (the
+ * engine's reading of its schema, the one workflow validation uses): one block per `$status`
+ * variant for a discriminated `oneOf`, one block otherwise, and the `$SUSPEND` exit that every
+ * role has.
  */
-export function buildOutputFormatInstruction(schema: SchemaObject): string {
-  const shape = describeSchema(schema);
+export function buildOutputFormatInstruction(exits: RoleExits): string {
   const parts = [
     "## Output Format",
     "Start your reply with a YAML frontmatter block: a line `---`, the fields described below, " +
@@ -26,27 +30,36 @@ export function buildOutputFormatInstruction(schema: SchemaObject): string {
       "frontmatter to decide what happens next; the markdown body is kept for people and for " +
       "the roles after you.",
   ];
-  if (shape.discriminated) {
+  if (exits.discriminated) {
     parts.push(
       "Choose exactly ONE of the following variants, by your outcome, and write only the fields listed for it.",
     );
-    for (const variant of shape.variants)
-      parts.push(renderVariant(variant, `### When \`${STATUS_FIELD}: ${variant.status}\``));
-  } else if (shape.open) {
-    parts.push(
-      "### Frontmatter",
-      `Any YAML mapping is accepted. Include a \`${STATUS_FIELD}\` field that names your outcome.`,
-    );
+    for (const [status, output] of exits.outputs)
+      parts.push(renderFields(fieldsOf(output), `### When \`${STATUS_FIELD}: ${status}\``));
   } else {
-    parts.push(renderVariant(shape.variants[0]!, "### Frontmatter"));
+    // Every status of a flat schema carries the same fields: one block lists them.
+    const [output] = exits.outputs.values();
+    parts.push(renderFields(output ? fieldsOf(output) : [], "### Frontmatter"));
   }
-  parts.push(renderSuspend(), renderRules(shape));
+  parts.push(renderSuspend(), renderRules());
   return parts.join("\n\n");
 }
 
-function renderVariant(variant: SchemaVariant, heading: string): string {
-  const list = variant.fields.map(describeField).join("\n");
-  return `${heading}\n\n${list}\n\n${exampleBlock(variant.fields)}`;
+/** `$status` first, then the declared order. */
+function fieldsOf(output: ExitOutput): Field[] {
+  const names = Object.keys(output.properties).sort((a, b) =>
+    a === STATUS_FIELD ? -1 : b === STATUS_FIELD ? 1 : 0,
+  );
+  return names.map((name) => ({
+    name,
+    schema: output.properties[name] as SchemaMap,
+    required: output.required.includes(name),
+  }));
+}
+
+function renderFields(fields: Field[], heading: string): string {
+  const list = fields.map(describeField).join("\n");
+  return `${heading}\n\n${list}\n\n${exampleBlock(fields)}`;
 }
 
 function renderSuspend(): string {
@@ -58,25 +71,23 @@ function renderSuspend(): string {
   ].join("\n\n");
 }
 
-function renderRules(shape: SchemaShape): string {
+function renderRules(): string {
   const rules = [
     "The frontmatter must be the very first thing in your reply: no text before the opening `---`.",
-    shape.open
-      ? "Keep field values plain YAML (strings, numbers, lists, mappings)."
-      : "Use exactly the field names above; any other field is dropped.",
+    "Use exactly the field names above; any other field is dropped.",
     `${SCOPE_SENTENCE} Do not do the work of other roles: the workflow hands it to them.`,
   ];
   return `### Rules\n\n${rules.map((rule) => `- ${rule}`).join("\n")}`;
 }
 
-function describeField(field: SchemaField): string {
+function describeField(field: Field): string {
   const marker = field.required ? "required" : "optional";
   const description =
     typeof field.schema.description === "string" ? ` — ${field.schema.description.trim()}` : "";
   return `- \`${field.name}\` (${marker}): ${describeType(field.schema)}${description}`;
 }
 
-function describeType(schema: SchemaObject): string {
+function describeType(schema: SchemaMap): string {
   const one = singleValue(schema);
   if (one) return `exactly \`${literal(one.value)}\``;
   if (Array.isArray(schema.enum))
@@ -86,17 +97,17 @@ function describeType(schema: SchemaObject): string {
   return types
     .map((type) => {
       if (type !== "array") return type;
-      const items = isSchemaObject(schema.items) ? describeType(schema.items) : "any value";
+      const items = isMapping(schema.items) ? describeType(schema.items) : "any value";
       return `list of ${items.startsWith("list") ? `(${items})` : items}`;
     })
     .join(" or ");
 }
 
-function typeList(schema: SchemaObject): string[] {
+function typeList(schema: SchemaMap): string[] {
   if (typeof schema.type === "string") return [schema.type];
   if (Array.isArray(schema.type)) return schema.type.filter((t) => typeof t === "string");
-  if (isSchemaObject(schema.properties)) return ["object"];
-  if (isSchemaObject(schema.items)) return ["array"];
+  if (isMapping(schema.properties)) return ["object"];
+  if (isMapping(schema.items)) return ["array"];
   return [];
 }
 
@@ -105,7 +116,7 @@ function literal(value: unknown): string {
   return stringifyYaml(value).trimEnd();
 }
 
-function exampleBlock(fields: SchemaField[]): string {
+function exampleBlock(fields: Field[]): string {
   const lines = fields.flatMap((field) =>
     exampleLines(field.name, field.schema, "", !field.required),
   );
@@ -114,7 +125,7 @@ function exampleBlock(fields: SchemaField[]): string {
 
 function exampleLines(
   name: string,
-  schema: SchemaObject,
+  schema: SchemaMap,
   indent: string,
   optional: boolean,
 ): string[] {
@@ -130,23 +141,23 @@ function exampleLines(
   }
   const type = typeList(schema).find((t) => t !== "null");
   if (type === "array") {
-    const items = isSchemaObject(schema.items) ? schema.items : {};
-    const nested = isSchemaObject(items.properties) ? Object.entries(items.properties) : [];
+    const items = isMapping(schema.items) ? schema.items : {};
+    const nested = isMapping(items.properties) ? Object.entries(items.properties) : [];
     if (nested.length > 0) {
       const inner = nested.flatMap(([child, childSchema]) =>
-        exampleLines(child, isSchemaObject(childSchema) ? childSchema : {}, `${indent}    `, false),
+        exampleLines(child, isMapping(childSchema) ? childSchema : {}, `${indent}    `, false),
       );
       inner[0] = `${indent}  - ${inner[0]!.trimStart()}`;
       return [`${key}${note}`, ...inner];
     }
     return [`${key}${note}`, `${indent}  - ${placeholder(items)}`];
   }
-  if (type === "object" && isSchemaObject(schema.properties)) {
+  if (type === "object" && isMapping(schema.properties)) {
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
     const inner = Object.entries(schema.properties).flatMap(([child, childSchema]) =>
       exampleLines(
         child,
-        isSchemaObject(childSchema) ? childSchema : {},
+        isMapping(childSchema) ? childSchema : {},
         `${indent}  `,
         !required.has(child),
       ),
@@ -156,12 +167,19 @@ function exampleLines(
   return [`${key} ${placeholder(schema)}${note}`];
 }
 
-function placeholder(schema: SchemaObject): string {
+function placeholder(schema: SchemaMap): string {
   const one = singleValue(schema);
   if (one) return literal(one.value);
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return literal(schema.enum[0]);
   const type = typeList(schema).find((t) => t !== "null");
   return `<${type ?? "value"}>`;
+}
+
+/** The single value a property schema allows (`const` or a one-value `enum`), if any. */
+function singleValue(schema: SchemaMap): { value: unknown } | null {
+  if ("const" in schema) return { value: schema.const };
+  if (Array.isArray(schema.enum) && schema.enum.length === 1) return { value: schema.enum[0] };
+  return null;
 }
 
 function fenced(text: string): string {

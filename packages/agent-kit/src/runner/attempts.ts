@@ -1,3 +1,4 @@
+import type { RoleExits } from "@united-workforce/engine";
 import type { Usage } from "@united-workforce/protocol";
 import { errorMessage, parseFrontmatter } from "@united-workforce/util";
 import { buildCorrection } from "../extract/correction.js";
@@ -8,7 +9,6 @@ import {
   type Validator,
 } from "../extract/extract.js";
 import { extractWithModel, type ModelEndpoint } from "../extract/model-extract.js";
-import type { SchemaShape } from "../schema/shape.js";
 import type { AgentContext, AgentDefinition, AgentRunResult } from "./types.js";
 
 /** One try at a valid output, kept in the detail node whatever its outcome. */
@@ -47,12 +47,12 @@ export interface ExtractModel {
 export async function runAttempts(options: {
   definition: AgentDefinition;
   ctx: AgentContext;
-  shape: SchemaShape;
+  exits: RoleExits;
   validate: Validator;
   /** Looked up only when the agent's own attempts failed: a bad config matters only then. */
   extractModel: () => ExtractModel | null;
 }): Promise<AttemptsOutcome> {
-  const { definition, ctx, shape, validate } = options;
+  const { definition, ctx, exits, validate } = options;
   const maxRepairs = definition.continue ? (definition.maxRepairs ?? 2) : 0;
   const maxAttempts = maxRepairs + 1;
   const records: AttemptRecord[] = [];
@@ -64,7 +64,7 @@ export async function runAttempts(options: {
   let extraction: Extraction;
   for (let attempt = 1; ; attempt++) {
     results.push(result);
-    extraction = extractOutput(result.text, shape, validate);
+    extraction = extractOutput(result.text, exits, validate);
     records.push(
       record(attempt, attempt === 1 ? "run" : "continue", result, extraction, correction),
     );
@@ -106,7 +106,7 @@ export async function runAttempts(options: {
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         });
         extractUsage = answer.usage;
-        const checked = checkCandidate(answer.data, shape, validate, body);
+        const checked = checkCandidate(answer.data, exits, validate, body);
         records.push({
           attempt,
           kind: "extract-model",

@@ -422,6 +422,33 @@ describe("createAgent", () => {
     expect(result.stderr).toContain("--role: developer, planner, reviewer.");
   });
 
+  it("refuses, without running the agent, a role whose schema validation would refuse", async () => {
+    const planner = planDevReview.roles.planner!;
+    const anyOf = { anyOf: planner.frontmatter.oneOf } as typeof planner.frontmatter;
+    seeded = await seedThread(temp.home, {
+      workflow: {
+        ...planDevReview,
+        roles: { ...planDevReview.roles, planner: { ...planner, frontmatter: anyOf } },
+      },
+      prompt: "Fix the login bug",
+      cwd: temp.home,
+    });
+    let ran = false;
+    const result = await run({
+      run: async () => {
+        ran = true;
+        return { text: READY };
+      },
+    });
+    expect(result.code).toBe(3);
+    expect(ran).toBe(false);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(
+      '"$status" variants must be listed under "oneOf", not "anyOf" (exactly one exit applies to an output)',
+    );
+    expect(result.stderr).toContain("uwf workflow validate plan-dev-review");
+  });
+
   it("reports a missing thread with its error code's exit status", async () => {
     seeded = { ...seeded, thread: "01ARZ3NDEKTSV4RRFFQ69G5FAV" };
     const result = await run({ run: answer(READY) });

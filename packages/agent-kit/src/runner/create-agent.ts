@@ -13,7 +13,6 @@ import type { Validator } from "../extract/extract.js";
 import { SUSPEND_OUTPUT_SCHEMA } from "../extract/suspend.js";
 import { composePrompt } from "../prompt/compose.js";
 import { buildOutputFormatInstruction } from "../prompt/output-format.js";
-import { describeSchema } from "../schema/shape.js";
 import { type AgentArgs, parseAgentArgs, usageText } from "./argv.js";
 import { type ExtractModel, runAttempts } from "./attempts.js";
 import { buildDetail } from "./detail.js";
@@ -117,7 +116,7 @@ async function runStep(
     replaceHead: io.env.UWF_REPLACE_HEAD === "1",
   });
   const log = createLogger(home, { agent: definition.name, thread: args.thread, role: args.role });
-  const outputFormat = buildOutputFormatInstruction(threadContext.schema);
+  const outputFormat = buildOutputFormatInstruction(threadContext.exits);
   const prompt = composePrompt({
     outputFormat,
     workflowName: threadContext.workflow.name,
@@ -166,7 +165,7 @@ async function runStep(
   const outcome = await runAttempts({
     definition,
     ctx,
-    shape: describeSchema(threadContext.schema),
+    exits: threadContext.exits,
     validate,
     extractModel: () => findExtractModel(home, io.env, definition.extractTimeoutMs),
   });

@@ -1,3 +1,4 @@
+import type { SchemaMap } from "@united-workforce/engine";
 import type {
   Hash,
   RolePayload,
@@ -7,7 +8,6 @@ import type {
   WorkflowPayload,
 } from "@united-workforce/protocol";
 import type { HistoryEntry } from "../context/history.js";
-import type { SchemaObject } from "../schema/shape.js";
 import type { AgentOptionSpec, AgentOptionValues } from "./argv.js";
 
 /** Where an agent process reads and writes; tests pass their own. */
@@ -36,7 +36,7 @@ export interface AgentContext {
   home: string;
   env: Record<string, string | undefined>;
   options: AgentOptionValues;
-  schema: SchemaObject;
+  schema: SchemaMap;
   workflow: WorkflowPayload;
   roleDefinition: RolePayload;
   start: StartPayload;

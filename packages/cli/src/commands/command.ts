@@ -1,3 +1,4 @@
+import type { DocumentName, DocumentOf, ExitCode } from "@united-workforce/protocol";
 import type { Store, UwfConfig } from "@united-workforce/store";
 import type { Logger } from "@united-workforce/util";
 
@@ -12,7 +13,10 @@ export interface CommandContext {
   logger: Logger;
   /** Progress for humans (adapter stderr, notices). Never the command's result. */
   progress(text: string): void;
-  /** Aborted on SIGINT/SIGTERM so long handlers can stop their children and clean up. */
+  /**
+   * Aborted when the output is closed, and on SIGINT/SIGTERM/SIGHUP for an `interruptible`
+   * command, so long handlers can stop their children and clean up.
+   */
   signal: AbortSignal;
   /** How to start this same CLI again (node + script), for background workers. */
   self: readonly string[];
@@ -22,50 +26,189 @@ export interface CommandContext {
   store(): Promise<Store>;
 }
 
+/**
+ * What a positional argument holds. Every kind but `string` is checked before the handler
+ * runs; the handler still gets the text (a hash or an id is a string either way).
+ */
+export type ArgumentType = "string" | "hash" | "thread" | "day";
+
 export interface ArgumentSpec {
   name: string;
   description: string;
+  /** Default `string`: anything goes. */
+  type?: ArgumentType;
   required?: boolean;
   variadic?: boolean;
 }
 
-export interface OptionSpec {
-  /** Commander flags, e.g. "-c, --count <n>". */
+interface OptionBase {
+  /** Commander flags, e.g. "-c, --count <n>". A boolean option takes no `<value>`. */
   flags: string;
   description: string;
-  default?: string | boolean;
-  /** Allowed values, listed in help and checked before the handler runs. */
-  choices?: readonly string[];
+  /** What to do instead, shown when the value is refused (a generic one is made otherwise). */
+  hint?: string;
   /** Internal options (e.g. the background worker's) stay out of help and docs. */
   hidden?: boolean;
 }
 
+/** A flag without a value: true when given. */
+export interface BooleanOption extends OptionBase {
+  type: "boolean";
+}
+
+export interface StringOption extends OptionBase {
+  type: "string";
+  default?: string;
+  /** Refused when missing or blank. */
+  required?: boolean;
+}
+
+/** A whole number, written in digits. */
+export interface IntegerOption extends OptionBase {
+  type: "integer";
+  min?: number;
+  max?: number;
+  /** Written as a user would type it: it goes through the same parser. */
+  default?: string;
+}
+
+export type DurationUnit = "ms" | "s" | "m" | "h" | "d" | "w";
+
+/** A duration like `500ms`, `30s`, `5m`, `1h`, `7d`, `2w` or `0`; the handler gets milliseconds. */
+export interface DurationOption extends OptionBase {
+  type: "duration";
+  default?: string;
+  /** The unit of a bare number (`--timeout 30` is 30 s); without it only `0` may be bare. */
+  bareUnit?: DurationUnit;
+}
+
+/** An ISO 8601 time, or an age (`7d`) meaning that long before now; the handler gets epoch ms. */
+export interface TimeOption extends OptionBase {
+  type: "time";
+  default?: string;
+}
+
+export interface EnumOption extends OptionBase {
+  type: "enum";
+  choices: readonly string[];
+  default?: string;
+}
+
+/** A CAS hash; `keywords` are other words allowed in its place (e.g. `schema`). */
+export interface HashOption extends OptionBase {
+  type: "hash";
+  keywords?: readonly string[];
+}
+
+/** A thread id (a ULID). */
+export interface ThreadOption extends OptionBase {
+  type: "thread";
+}
+
+export type OptionSpec =
+  | BooleanOption
+  | StringOption
+  | IntegerOption
+  | DurationOption
+  | TimeOption
+  | EnumOption
+  | HashOption
+  | ThreadOption;
+
+export type OptionType = OptionSpec["type"];
+
+/** `"-k, --keep-recent <age>"` → `"keepRecent"`, as commander names the parsed value. */
+export type OptionKey<Flags extends string> = CamelCase<LongFlag<Flags>>;
+type LongFlag<Flags extends string> = Flags extends `${string}--${infer Rest}`
+  ? Rest extends `${infer Name} ${string}`
+    ? Name
+    : Rest
+  : never;
+type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
+
+type ParsedValue<O extends OptionSpec> = O extends BooleanOption
+  ? boolean
+  : O extends IntegerOption | DurationOption | TimeOption
+    ? number
+    : O extends { type: "enum"; choices: readonly (infer C)[] }
+      ? C
+      : string;
+
+/** Booleans, options with a default and required ones always have a value. */
+type OptionValue<O extends OptionSpec> = O extends
+  | BooleanOption
+  | { default: string }
+  | { required: true }
+  ? ParsedValue<O>
+  : ParsedValue<O> | undefined;
+
+/** What a handler receives for its option table: parsed, checked, defaults applied. */
+export type OptionValues<Options extends readonly OptionSpec[]> = {
+  [O in Options[number] as OptionKey<O["flags"]>]: OptionValue<O>;
+};
+
 /** A command's result: a JSON-able document plus how to show it to a person. */
 export interface CommandResult<D = unknown> {
   document: D;
-  text: (document: D) => string;
+  text(document: D): string;
   /** Exit code for a result that is not a failure but is not plain success either. */
-  exitCode?: number;
+  exitCode?: ExitCode;
 }
 
-export interface CommandSpec {
+/** `["thread", "exec"]` → `"thread exec"`. */
+type Words<Path extends readonly string[]> = Path extends readonly [infer Only extends string]
+  ? Only
+  : Path extends readonly [infer First extends string, ...infer Rest extends readonly string[]]
+    ? `${First} ${Words<Rest>}`
+    : never;
+
+/**
+ * The document a command returns: the one protocol defines for its words. A command whose
+ * words have no schema in protocol's DOCUMENT_SCHEMAS can return nothing (`never`), so every
+ * `--format json` document has a type and a schema.
+ */
+export type DocumentFor<Path extends readonly string[]> = string[] extends Path
+  ? unknown
+  : Words<Path> extends DocumentName
+    ? DocumentOf<Words<Path>>
+    : never;
+
+export interface CommandSpec<
+  Options extends readonly OptionSpec[] = readonly OptionSpec[],
+  Path extends readonly string[] = readonly string[],
+> {
   /** Words after `uwf`, e.g. ["thread", "exec"]. */
-  path: readonly string[];
+  path: Path;
   summary: string;
   description?: string;
   args?: readonly ArgumentSpec[];
-  options?: readonly OptionSpec[];
+  options?: Options;
   examples?: readonly string[];
   /** Hidden commands (internal workers) are left out of help, docs and prompts. */
   hidden?: boolean;
+  /**
+   * The handler holds something to clean up (an adapter, a lock) or waits on `signal`: a
+   * signal aborts `signal` instead of ending the process. Others keep the default, so Ctrl-C
+   * works even while they are busy in synchronous code.
+   */
+  interruptible?: boolean;
   run(
     context: CommandContext,
     args: string[],
-    options: Record<string, unknown>,
-  ): Promise<CommandResult>;
+    options: OptionValues<Options>,
+  ): Promise<CommandResult<DocumentFor<Path>>>;
 }
 
-export function defineCommand(spec: CommandSpec): CommandSpec {
+/**
+ * Infers the option table and the words literally, so `run` gets `options.count: number`,
+ * not `unknown`, and must return the document protocol defines for the command.
+ */
+export function defineCommand<
+  const Options extends readonly OptionSpec[] = readonly [],
+  const Path extends readonly string[] = readonly string[],
+>(spec: CommandSpec<Options, Path>): CommandSpec<Options, Path> {
   return spec;
 }
 
@@ -73,9 +216,7 @@ export function defineCommand(spec: CommandSpec): CommandSpec {
 export function result<D>(
   document: D,
   text: (document: D) => string,
-  exitCode?: number,
-): CommandResult {
-  return exitCode === undefined
-    ? { document, text: text as (d: unknown) => string }
-    : { document, text: text as (d: unknown) => string, exitCode };
+  exitCode?: ExitCode,
+): CommandResult<D> {
+  return exitCode === undefined ? { document, text } : { document, text, exitCode };
 }

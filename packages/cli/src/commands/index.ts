@@ -14,6 +14,7 @@ import stepFork from "./step/fork.js";
 import stepList from "./step/list.js";
 import stepRead from "./step/read.js";
 import stepShow from "./step/show.js";
+import storeMigrate from "./store/migrate.js";
 import threadCancel from "./thread/cancel.js";
 import threadExec from "./thread/exec.js";
 import threadJoin from "./thread/join.js";
@@ -58,6 +59,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   stepShow,
   stepRead,
   stepFork,
+  storeMigrate,
   casGet,
   casPut,
   casPutText,

@@ -1,10 +1,11 @@
 import type { CommandSpec } from "../commands/command.js";
 import { COMMANDS } from "../commands/index.js";
+import { argumentLabel, valueNote } from "../commands/option-values.js";
 import { GROUP_SUMMARIES } from "../program.js";
 
 /** Flags and usage line of one command, as `--help` shows them. */
 export function usageLine(spec: CommandSpec): string {
-  const args = (spec.args ?? []).map((a) => (a.required === false ? `[${a.name}]` : `<${a.name}>`));
+  const args = (spec.args ?? []).map(argumentLabel);
   return ["uwf", ...spec.path, ...args, ...(spec.options?.length ? ["[options]"] : [])].join(" ");
 }
 
@@ -32,7 +33,7 @@ export function renderCliReference(): string {
     "| 3 | invalid workflow or invalid output |",
     "| 4 | agent failed: the thread is suspended, the head did not move |",
     "| 5 | thread busy: another exec holds its lock |",
-    "| 130 | interrupted |",
+    "| 130 | interrupted: Ctrl-C, SIGTERM or SIGHUP while an exec, resume, poke or join runs, or its output was closed (the agent is stopped, the lock released, the head unchanged) |",
     "",
     'Errors go to stderr as `error: …` and `hint: …` lines; with `--format json` as `{ "error": { "code", "message", "hint" } }`.',
     "",
@@ -48,23 +49,19 @@ export function renderCliReference(): string {
     if (spec.description) out.push(spec.description, "");
     out.push("```", usageLine(spec), "```", "");
     const rows = [
-      ...(spec.args ?? []).map(
-        (a) => `| \`${a.required === false ? `[${a.name}]` : `<${a.name}>`}\` | ${a.description} |`,
-      ),
+      ...(spec.args ?? []).map((a) => row(argumentLabel(a), a.description, "")),
       ...(spec.options ?? [])
         .filter((o) => !o.hidden)
-        .map((o) => {
-          const extra = [
-            o.default !== undefined && o.default !== false ? `default: \`${o.default}\`` : "",
-            o.choices ? `one of: ${o.choices.map((c) => `\`${c}\``).join(", ")}` : "",
-          ].filter(Boolean);
-          return `| \`${o.flags}\` | ${o.description}${extra.length ? ` (${extra.join("; ")})` : ""} |`;
-        }),
+        .map((o) => row(o.flags, o.description, valueNote(o))),
     ];
     if (rows.length) out.push("| argument / option | meaning |", "| --- | --- |", ...rows, "");
     if (spec.examples?.length) out.push("Examples:", "", "```sh", ...spec.examples, "```", "");
   }
   return `${out.join("\n").trimEnd()}\n`;
+}
+
+function row(name: string, description: string, note: string): string {
+  return `| \`${name}\` | ${description}${note ? ` (${note})` : ""} |`;
 }
 
 function capitalise(text: string): string {

@@ -1,5 +1,5 @@
 import { type ErrorDocument, exitCodeFor } from "@united-workforce/protocol";
-import { errorMessage, isUwfError } from "@united-workforce/util";
+import { errorMessage, ioError, isErrnoError, isUwfError } from "@united-workforce/util";
 import type { OutputFormat } from "../commands/command.js";
 
 export interface RenderedError {
@@ -8,7 +8,8 @@ export interface RenderedError {
 }
 
 /** Errors go to stderr: a message and what to do next, or a JSON object with a stable code. */
-export function renderError(error: unknown, format: OutputFormat): RenderedError {
+export function renderError(thrown: unknown, format: OutputFormat): RenderedError {
+  const error = asExpected(thrown);
   const code = isUwfError(error) ? error.code : "INTERNAL";
   const message = errorMessage(error);
   const hint = isUwfError(error)
@@ -26,4 +27,13 @@ export function renderError(error: unknown, format: OutputFormat): RenderedError
   const lines = [`error: ${message}`];
   if (hint) lines.push(`hint: ${hint}`);
   return { text: `${lines.join("\n")}\n`, exitCode };
+}
+
+/**
+ * A failed system call that no layer wrapped (a full disk under the store, a folder it may not
+ * enter) is an I/O problem with a file the user can act on, not a bug in uwf.
+ */
+function asExpected(error: unknown): unknown {
+  if (isUwfError(error) || !isErrnoError(error)) return error;
+  return ioError(error);
 }

@@ -20,7 +20,13 @@ import {
   type Store,
   type UwfConfig,
 } from "@united-workforce/store";
-import { errorMessage, isUwfError, type Logger, UwfError } from "@united-workforce/util";
+import {
+  errorMessage,
+  isUwfError,
+  type Logger,
+  sanitizeTerminalText,
+  UwfError,
+} from "@united-workforce/util";
 import { readHomeDotenv } from "../env/dotenv.js";
 import { evaluate, startOutput, type Transition } from "../moderator/evaluate.js";
 import type { EngineEvent } from "./events.js";
@@ -32,7 +38,8 @@ export const DEFAULT_TIMEOUT_SECONDS = 1800;
 
 export interface EngineContext {
   store: Store;
-  config: UwfConfig;
+  /** config.yaml, asked for only when a step runs (a bad agent key must not stop `show`). */
+  config(): UwfConfig | Promise<UwfConfig>;
   /** The environment adapters start with (`.env` is added under it); also gives PATH. */
   env: Record<string, string | undefined>;
   logger: Logger;
@@ -115,7 +122,7 @@ export class Engine {
         `workflow "${workflow.name}" has no role "${plan.role}"`,
       );
     }
-    const agent = resolveAgent(this.ctx.config, {
+    const agent = resolveAgent(await this.ctx.config(), {
       flag: options.agentFlag,
       workflow: pointer.workflow,
       role: plan.role,
@@ -346,7 +353,7 @@ export function commandLabel(command: string, args: readonly string[]): string {
 }
 
 function agentFailure(message: string, stderrTail: string): UwfError {
-  const tail = stderrTail.trim();
+  const tail = sanitizeTerminalText(stderrTail).trim();
   return new UwfError(
     "AGENT_FAILED",
     tail ? `${message}\n--- adapter stderr (tail) ---\n${tail}` : message,

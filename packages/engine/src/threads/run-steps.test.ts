@@ -5,45 +5,16 @@ import {
   type TempHome,
   tempHome,
   UWF_MOCK_BIN,
-  type WorkflowFixture,
   waitUntilGone,
   writeScenario,
 } from "@united-workforce/test-utils";
 import { createLogger } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { relay } from "../__fixtures__/workflows.js";
 import { Engine } from "./engine.js";
 import type { EngineEvent } from "./events.js";
 import { takeThread } from "./lease.js";
 import { runSteps } from "./run-steps.js";
-
-const relay: WorkflowFixture = {
-  name: "relay",
-  roles: {
-    writer: {
-      frontmatter: {
-        properties: { $status: { const: "written" }, text: { type: "string" } },
-        required: ["$status", "text"],
-      },
-    },
-    reviewer: {
-      frontmatter: {
-        properties: { $status: { enum: ["approved", "asks"] }, question: { type: "string" } },
-        required: ["$status"],
-      },
-    },
-  },
-  graph: {
-    $START: {
-      new: { role: "writer", prompt: "Write a line." },
-      resume: { role: "writer", prompt: "Again." },
-    },
-    writer: { written: { role: "reviewer", prompt: "Review: {{{text}}}" } },
-    reviewer: {
-      approved: { role: "$END", prompt: "Done." },
-      asks: { role: "$SUSPEND", prompt: "{{{question}}}" },
-    },
-  },
-};
 
 let temp: TempHome;
 let store: Store;
@@ -59,7 +30,7 @@ afterEach(async () => {
 function engineWith(events: EngineEvent[]): Engine {
   return new Engine({
     store,
-    config: {},
+    config: () => ({}),
     env: { PATH: process.env.PATH, UWF_ADAPTER_WATCH_PARENT: "0" },
     logger: createLogger(temp.home, { command: "test" }),
     signal: new AbortController().signal,

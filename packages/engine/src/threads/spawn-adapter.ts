@@ -3,7 +3,7 @@ import { statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { errorMessage, UwfError } from "@united-workforce/util";
+import { errorMessage, sanitizeTerminalText, shellQuote, UwfError } from "@united-workforce/util";
 
 export interface AdapterInvocation {
   command: string;
@@ -45,7 +45,7 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
   if (!resolved) {
     throw new UwfError(
       "AGENT_FAILED",
-      `"${invocation.command}" not found in PATH. Install it or check your PATH config. Run: which ${invocation.command}`,
+      `"${invocation.command}" not found in PATH. Install it or check your PATH config. Run: which ${shellQuote(invocation.command)}`,
       {
         hint: "Fix the agent's `command` under `agents:` in $UWF_HOME/config.yaml, or pass --agent.",
       },
@@ -151,7 +151,9 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
           ? stderrLine.length
           : stderrLine.lastIndexOf("\n") + 1;
       if (end === 0) return;
-      invocation.onStderr(stderrLine.slice(0, end));
+      // An adapter's escape sequences must not reach the user's terminal (a forged prompt,
+      // a cleared screen, a rewritten title or clipboard).
+      invocation.onStderr(sanitizeTerminalText(stderrLine.slice(0, end)));
       stderrLine = stderrLine.slice(end);
     };
     // Decoders keep a multi-byte character split across two reads whole.

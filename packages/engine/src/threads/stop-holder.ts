@@ -41,8 +41,10 @@ export async function stopHolder(
       },
     );
   }
-  if (child && isAlive(child)) signalGroup(child.pgid, "SIGTERM");
+  // The holder first: its SIGTERM is then pending before the agent can die of its own, so the
+  // holder sees an interrupt rather than a failed agent (which would suspend the thread).
   signalProcess(holder.pid, "SIGTERM", thread);
+  if (child && isAlive(child)) signalGroup(child.pgid, "SIGTERM");
   const graceEnd = Date.now() + graceMs;
   while (isAlive(holder) && Date.now() < graceEnd) await delay(POLL_MS);
   if (isAlive(holder)) signalProcess(holder.pid, "SIGKILL", thread);

@@ -2,7 +2,12 @@ import type { StartPayload, StepPayload } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
 import { stringify as stringifyYaml } from "yaml";
 
-/** One step as markdown: who ran, what they were asked, their frontmatter and body. */
+/**
+ * One step as markdown for people (`uwf thread read`, `uwf step read`): a heading with the
+ * role and status, a comment line of facts (the hash, the agent, when, how long, and how many
+ * attempts when extraction needed repairs), the instruction it was given, its frontmatter and
+ * its body. uwf's one transcript renderer.
+ */
 export async function renderStep(
   cas: Cas,
   hash: string,
@@ -12,10 +17,16 @@ export async function renderStep(
   const output = await cas.getPayload<Record<string, unknown>>(step.output);
   const body = (await cas.getText(step.body)).trim();
   const status = typeof output.$status === "string" ? output.$status : "?";
-  const at = new Date(step.startedAtMs).toISOString();
+  const facts = [
+    `step ${hash}`,
+    `agent ${step.agent}`,
+    new Date(step.startedAtMs).toISOString(),
+    `${step.completedAtMs - step.startedAtMs} ms`,
+    ...(step.attempts > 1 ? [`${step.attempts} attempts`] : []),
+  ];
   return [
     `## ${label ? `${label} · ` : ""}${step.role} → ${status}`,
-    `<!-- step ${hash} · agent ${step.agent} · ${at} · ${step.completedAtMs - step.startedAtMs} ms -->`,
+    `<!-- ${facts.join(" · ")} -->`,
     "",
     quote(step.edgePrompt),
     "",

@@ -6,7 +6,7 @@ import {
   suspendOutputSchema,
 } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
-import { errorMessage } from "@united-workforce/util";
+import { errorMessage, sanitizeTerminalText } from "@united-workforce/util";
 
 export interface ExpectedStep {
   prev: string | null;
@@ -126,6 +126,7 @@ function rejection(message: string): StepRejected {
 }
 
 function preview(text: string): string {
-  const oneLine = text.replace(/\s+/g, " ");
+  // The line is the adapter's, and the message reaches a terminal.
+  const oneLine = sanitizeTerminalText(text).replace(/\s+/g, " ");
   return oneLine.length > 120 ? `${oneLine.slice(0, 120)}…` : oneLine;
 }

@@ -1,10 +1,11 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UwfError } from "@united-workforce/util";
 import { afterEach, describe, expect, test } from "vitest";
-import { loadWorkflowFile } from "./load.js";
+import { loadWorkflowFile, MAX_EXPANDED_VALUES } from "./load.js";
 import { validateWorkflow } from "./validate.js";
 
 const FIXTURES = fileURLToPath(new URL("./__fixtures__/", import.meta.url));
@@ -206,5 +207,69 @@ describe("loadWorkflowFile", () => {
     expect(validateWorkflow(definition).errors).toContain(
       'unknown top-level key "__proto__" (expected: name, description, roles, graph)',
     );
+  });
+
+  test("an include fan-out is stopped at the expansion limit, naming the include chain", () => {
+    // Six small files, each using the next 40 times: 40^5 copies of the last one if expanded.
+    const files: Record<string, string> = { "w.yaml": "name: w\nroles: !include f1.yaml\n" };
+    for (let i = 1; i <= 5; i++) {
+      const uses = Array.from({ length: 40 }, (_, k) => `k${k}: !include f${i + 1}.yaml`);
+      files[`f${i}.yaml`] = `${uses.join("\n")}\n`;
+    }
+    files["f6.yaml"] = "leaf: [a, b, c]\n";
+    const root = tree(files);
+    const { errors } = loadError(join(root, "w.yaml"));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      new RegExp(
+        `^the workflow expands to more than ${MAX_EXPANDED_VALUES} values \\(the limit is ${MAX_EXPANDED_VALUES} values and 4 MiB of text, counting every !include each time it is used\\); stopped while expanding w\\.yaml → f1\\.yaml → f2\\.yaml → `,
+      ),
+    );
+  });
+
+  test("repeated includes of one large text file count toward the text limit", () => {
+    const uses = Array.from({ length: 20 }, (_, k) => `  p${k}: !include big.md`);
+    const root = tree({
+      "w.yaml": `name: w\nprompts:\n${uses.join("\n")}\n`,
+      "big.md": "x".repeat(256 * 1024),
+    });
+    expect(loadError(join(root, "w.yaml")).errors[0]).toMatch(
+      /^the workflow expands to more than 4 MiB of text .*; stopped while expanding w\.yaml → big\.md$/,
+    );
+  });
+
+  test("the same file may be included a few times", () => {
+    const root = tree({
+      "w.yaml": "name: w\na: !include s.yaml\nb: !include s.yaml\n",
+      "s.yaml": "type: string\n",
+    });
+    expect(loadWorkflowFile(join(root, "w.yaml")).definition).toEqual({
+      name: "w",
+      a: { type: "string" },
+      b: { type: "string" },
+    });
+  });
+
+  test("including a FIFO, a device or a folder is refused without opening it", () => {
+    const root = tree({
+      "w.yaml": "name: w\na: !include pipe.md\nb: !include null.md\nc: !include dir\n",
+      "dir/x.md": "x",
+    });
+    execFileSync("mkfifo", [join(root, "pipe.md")]);
+    symlinkSync("/dev/null", join(root, "null.md"));
+    expect(loadError(join(root, "w.yaml")).errors).toEqual([
+      'w.yaml: !include "pipe.md": is a named pipe (FIFO), not a regular file; only regular files can be included',
+      // /dev/null is outside the folder, which is checked first.
+      `w.yaml: !include "null.md" resolves through a symlink to "/dev/null", outside the workflow folder "${root}"; includes must stay inside the folder of the workflow file`,
+      'w.yaml: !include "dir": is a directory, not a regular file; only regular files can be included',
+    ]);
+  });
+
+  test("a workflow file that is a FIFO is refused instead of waited on", () => {
+    const root = tree({});
+    execFileSync("mkfifo", [join(root, "w.yaml")]);
+    expect(loadError(join(root, "w.yaml")).errors).toEqual([
+      `"${join(root, "w.yaml")}" is a named pipe (FIFO): a workflow must be a regular file`,
+    ]);
   });
 });

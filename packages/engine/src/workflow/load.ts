@@ -1,4 +1,14 @@
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
 import { UwfError } from "@united-workforce/util";
 import { LineCounter, parseDocument, type ScalarTag } from "yaml";
@@ -22,6 +32,16 @@ export interface LoadedWorkflowFile {
  */
 export const MAX_ALIAS_COUNT = 100;
 
+/**
+ * Includes multiply: a file that includes another ten times, which includes a third ten times,
+ * … needs only a few kilobytes to describe millions of values, and the alias limit cannot see
+ * it (each file is small). So the whole expansion is bounded, counting every use of a file.
+ * A large real workflow (30 roles with rich schemas) is a few thousand values.
+ */
+export const MAX_EXPANDED_VALUES = 100_000;
+/** Characters of text (keys and strings) in the expanded workflow, every include counted. */
+export const MAX_EXPANDED_CHARS = 4 * 1024 * 1024;
+
 const PARSED_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 
 class IncludeDirective {
@@ -37,6 +57,18 @@ interface LoadState {
   root: string;
   errors: string[];
   includes: string[];
+  /** A file's value before its includes are expanded (null when it failed), read once. */
+  parsed: Map<string, unknown>;
+  /** What the expansion has produced so far. */
+  values: number;
+  chars: number;
+}
+
+/** Thrown when the expansion passes a limit: nothing more is read or built after it. */
+class ExpansionTooLarge extends Error {
+  constructor(readonly problem: string) {
+    super(problem);
+  }
 }
 
 /**
@@ -53,13 +85,30 @@ export function loadWorkflowFile(file: string): LoadedWorkflowFile {
     });
   }
   const real = realpathSync(absolute);
-  if (statSync(real).isDirectory()) {
+  const kind = fileKind(statSync(real));
+  if (kind === "a directory") {
     throw workflowInvalidError(file, [
       `"${file}" is a directory: pass a workflow YAML file (or a folder holding index.yaml)`,
     ]);
   }
-  const state: LoadState = { root: dirname(real), errors: [], includes: [] };
-  const value = parseYamlFile(real, [real], state);
+  if (kind !== null) {
+    throw workflowInvalidError(file, [`"${file}" is ${kind}: a workflow must be a regular file`]);
+  }
+  const state: LoadState = {
+    root: dirname(real),
+    errors: [],
+    includes: [],
+    parsed: new Map(),
+    values: 0,
+    chars: 0,
+  };
+  let value: unknown;
+  try {
+    value = expandFile(real, [real], state);
+  } catch (error) {
+    if (!(error instanceof ExpansionTooLarge)) throw error;
+    throw workflowInvalidError(file, [...state.errors, error.problem]);
+  }
 
   if (state.errors.length === 0) {
     const problem = rootShapeProblem(value);
@@ -87,7 +136,13 @@ function rootShapeProblem(value: unknown): string | null {
   return null;
 }
 
-function parseYamlFile(real: string, chain: string[], state: LoadState): unknown {
+/** A YAML file's value with its includes expanded; the file is parsed once however often used. */
+function expandFile(real: string, chain: string[], state: LoadState): unknown {
+  if (!state.parsed.has(real)) state.parsed.set(real, parseYamlFile(real, state));
+  return expand(state.parsed.get(real), real, chain, state, []);
+}
+
+function parseYamlFile(real: string, state: LoadState): unknown {
   const name = displayName(real, state);
   const source = readText(real, state);
   if (source === null) return null;
@@ -117,7 +172,7 @@ function parseYamlFile(real: string, chain: string[], state: LoadState): unknown
     );
     return null;
   }
-  return expand(value, real, chain, state, []);
+  return value;
 }
 
 /** Replace include directives, depth first, refusing self-containing alias structures. */
@@ -129,6 +184,7 @@ function expand(
   ancestors: object[],
 ): unknown {
   if (value instanceof IncludeDirective) return include(value.target, file, chain, state);
+  charge(state, chain, typeof value === "string" ? value.length : 0);
   if (value === null || typeof value !== "object") return value;
   if (ancestors.includes(value)) {
     state.errors.push(
@@ -140,7 +196,24 @@ function expand(
   if (Array.isArray(value)) return value.map((item) => expand(item, file, chain, state, inside));
   // fromEntries defines own properties, so a "__proto__" key stays data, never a prototype.
   return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, expand(item, file, chain, state, inside)]),
+    Object.entries(value).map(([key, item]) => {
+      charge(state, chain, key.length);
+      return [key, expand(item, file, chain, state, inside)];
+    }),
+  );
+}
+
+/** Count one more value (and its characters); stop the whole load once past a limit. */
+function charge(state: LoadState, chain: string[], chars: number): void {
+  state.values += 1;
+  state.chars += chars;
+  if (state.values <= MAX_EXPANDED_VALUES && state.chars <= MAX_EXPANDED_CHARS) return;
+  const what =
+    state.values > MAX_EXPANDED_VALUES
+      ? `more than ${MAX_EXPANDED_VALUES} values`
+      : `more than ${MAX_EXPANDED_CHARS / (1024 * 1024)} MiB of text`;
+  throw new ExpansionTooLarge(
+    `the workflow expands to ${what} (the limit is ${MAX_EXPANDED_VALUES} values and ${MAX_EXPANDED_CHARS / (1024 * 1024)} MiB of text, counting every !include each time it is used); stopped while expanding ${chain.map((p) => displayName(p, state)).join(" → ")}`,
   );
 }
 
@@ -167,8 +240,12 @@ function include(target: string, from: string, chain: string[], state: LoadState
     );
     return null;
   }
-  if (statSync(real).isDirectory()) {
-    state.errors.push(`${where}: is a directory, not a file`);
+  // Only regular files: reading a FIFO would wait for a writer forever, a device never ends.
+  const kind = fileKind(statSync(real));
+  if (kind !== null) {
+    state.errors.push(
+      `${where}: is ${kind}, not a regular file; only regular files can be included`,
+    );
     return null;
   }
   if (chain.includes(real)) {
@@ -179,9 +256,15 @@ function include(target: string, from: string, chain: string[], state: LoadState
   if (!state.includes.includes(real)) state.includes.push(real);
 
   const extension = extname(real).toLowerCase();
-  if (!PARSED_EXTENSIONS.has(extension)) return readText(real, state);
-  if (extension === ".json") return parseJsonFile(real, state);
-  return parseYamlFile(real, [...chain, real], state);
+  const inner = [...chain, real];
+  if (extension === ".yaml" || extension === ".yml") return expandFile(real, inner, state);
+  if (!state.parsed.has(real)) {
+    state.parsed.set(
+      real,
+      PARSED_EXTENSIONS.has(extension) ? parseJsonFile(real, state) : readText(real, state),
+    );
+  }
+  return expand(state.parsed.get(real), real, inner, state, []);
 }
 
 function parseJsonFile(real: string, state: LoadState): unknown {
@@ -198,12 +281,37 @@ function parseJsonFile(real: string, state: LoadState): unknown {
 
 function readText(real: string, state: LoadState): string | null {
   try {
-    return readFileSync(real, "utf8");
+    return readRegularFile(real);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     state.errors.push(`${displayName(real, state)}: cannot read the file: ${reason}`);
     return null;
   }
+}
+
+/**
+ * Read a file that must be regular. The check is made again on the open descriptor (opened
+ * without blocking), so a file swapped for a FIFO after the stat cannot hang the load.
+ */
+function readRegularFile(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const kind = fileKind(fstatSync(fd));
+    if (kind !== null) throw new Error(`it is ${kind}, not a regular file`);
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** null for a regular file, else what it is, for messages. */
+function fileKind(stats: Stats): string | null {
+  if (stats.isFile()) return null;
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isFIFO()) return "a named pipe (FIFO)";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  return "a special file";
 }
 
 function isInside(root: string, path: string): boolean {

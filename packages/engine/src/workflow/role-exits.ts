@@ -1,13 +1,38 @@
 import { STATUS_FIELD } from "@united-workforce/protocol";
+import { workflowInvalidError } from "./invalid.js";
 import { UNDERSCORE_STATUS } from "./messages.js";
-import { hasOwn, isMapping, propertiesOf, type SchemaMap } from "./schema-shape.js";
+import {
+  hasOwn,
+  isMapping,
+  mergeProperties,
+  propertiesOf,
+  requiredOf,
+  type SchemaMap,
+} from "./schema-shape.js";
 
-/** The exits a role's frontmatter schema declares, and what each exit's output may carry. */
+/** What an output that leaves a role by one status carries. */
+export interface ExitOutput {
+  /**
+   * Its properties, shared ones merged in and `$status` included, in declaration order: what
+   * an edge template may read, what the output-format instruction lists and what extraction
+   * keeps.
+   */
+  properties: SchemaMap;
+  /** The properties such an output must carry. */
+  required: string[];
+}
+
+/** The exits a role's frontmatter schema declares, and what each exit's output carries. */
 export interface RoleExits {
   /** Declared statuses, in declaration order. */
   statuses: string[];
-  /** Per status: the output properties an edge template may read (shared ones included). */
-  fields: Map<string, SchemaMap>;
+  /**
+   * True when every status is a `oneOf` variant with fields of its own; false when one
+   * `$status` (`const` or `enum`) lists the statuses and every one carries the same fields.
+   */
+  discriminated: boolean;
+  /** Per status: what its output carries. */
+  outputs: Map<string, ExitOutput>;
 }
 
 /**
@@ -15,6 +40,9 @@ export interface RoleExits {
  * `oneOf` variants each with a `const` (or one-value `enum`) `$status`; top-level `properties`
  * are shared by every variant. Problems are appended to `errors`; null means the statuses
  * could not be determined, so checks that depend on them are skipped (no cascades).
+ *
+ * This is the only reader of `$status`: workflow validation, the output-format instruction and
+ * extraction all take the statuses and fields from here, so they cannot disagree.
  */
 export function readRoleExits(
   role: string,
@@ -36,7 +64,7 @@ export function readRoleExits(
   let exits: RoleExits | null = null;
   const discriminated = oneOf?.some(declaresStatus) ?? false;
   if (oneOf !== null && discriminated) {
-    exits = readVariants(where, oneOf, shared, sharedDeclaration, errors);
+    exits = readVariants(where, frontmatter, oneOf, sharedDeclaration, errors);
   } else if (sharedDeclaration === undefined) {
     errors.push(
       oneOf === null
@@ -51,16 +79,46 @@ export function readRoleExits(
       );
     } else if (declaration.kind === "values") {
       const statuses = declaration.values;
-      // A oneOf without a status discriminant only constrains the shape; any of its fields may
-      // be present whatever the status.
-      const fields = { ...shared, ...Object.assign({}, ...(oneOf ?? []).map(propertiesOf)) };
-      exits = { statuses, fields: new Map(statuses.map((s) => [s, fields])) };
+      const output = undiscriminatedOutput(frontmatter, oneOf ?? []);
+      exits = {
+        statuses,
+        discriminated: false,
+        outputs: new Map(statuses.map((s) => [s, output])),
+      };
     }
   }
 
   checkRequired(where, frontmatter, oneOf, discriminated, errors);
   const onlyUnderscore = errors.slice(before).every((e) => e === UNDERSCORE_STATUS);
   return onlyUnderscore ? exits : null;
+}
+
+/**
+ * The exits of a role about to run, whose workflow was validated when it was stored: a schema
+ * that does not declare its exits (a workflow written to the CAS by other means) is refused
+ * with the same messages `uwf workflow validate` gives, instead of being guessed at.
+ */
+export function requireRoleExits(
+  workflow: string,
+  role: string,
+  frontmatter: SchemaMap,
+): RoleExits {
+  const errors: string[] = [];
+  const exits = readRoleExits(role, frontmatter, errors);
+  if (exits === null || errors.length > 0) throw workflowInvalidError(workflow, errors);
+  return exits;
+}
+
+/**
+ * A oneOf without a status discriminant only constrains the shape: any of its fields may be
+ * present whatever the status, and a field is required only where every variant requires it.
+ */
+function undiscriminatedOutput(frontmatter: SchemaMap, oneOf: SchemaMap[]): ExitOutput {
+  const properties = mergeProperties(frontmatter, ...oneOf);
+  const required = new Set(requiredOf(frontmatter));
+  const [first, ...rest] = oneOf.map(requiredOf);
+  for (const name of first ?? []) if (rest.every((r) => r.includes(name))) required.add(name);
+  return { properties, required: [...required] };
 }
 
 function declaresStatus(variant: unknown): boolean {
@@ -70,8 +128,8 @@ function declaresStatus(variant: unknown): boolean {
 
 function readVariants(
   where: string,
+  frontmatter: SchemaMap,
   variants: SchemaMap[],
-  shared: SchemaMap,
   sharedDeclaration: unknown,
   errors: string[],
 ): RoleExits {
@@ -79,7 +137,7 @@ function readVariants(
     sharedDeclaration === undefined ? null : readDeclaration(where, sharedDeclaration, errors);
   const allowed = sharedValues?.kind === "values" ? sharedValues.values : null;
   const statuses: string[] = [];
-  const fields = new Map<string, SchemaMap>();
+  const outputs = new Map<string, ExitOutput>();
   const declaredBy = new Map<string, number>();
 
   variants.forEach((variant, index) => {
@@ -120,9 +178,12 @@ function readVariants(
     }
     declaredBy.set(status, index);
     statuses.push(status);
-    fields.set(status, { ...shared, ...properties });
+    outputs.set(status, {
+      properties: mergeProperties(frontmatter, variant),
+      required: [...new Set([...requiredOf(frontmatter), ...requiredOf(variant)])],
+    });
   });
-  return { statuses, fields };
+  return { statuses, discriminated: true, outputs };
 }
 
 /** What a `$status` schema says: its values, no list at all, or something reported as wrong. */
@@ -214,5 +275,5 @@ function checkRequired(
 }
 
 function requires(schema: SchemaMap): boolean {
-  return Array.isArray(schema.required) && schema.required.includes(STATUS_FIELD);
+  return requiredOf(schema).includes(STATUS_FIELD);
 }

@@ -17,6 +17,29 @@ export function propertiesOf(schema: unknown): SchemaMap | null {
   return isMapping(properties) ? properties : null;
 }
 
+/** The string entries of a schema's `required`. */
+export function requiredOf(schema: SchemaMap): string[] {
+  return Array.isArray(schema.required)
+    ? schema.required.filter((name): name is string => typeof name === "string")
+    : [];
+}
+
+/**
+ * The `properties` of several schemas that all apply to one value, in declaration order: a
+ * property declared again refines the earlier declaration keyword by keyword (the later
+ * keyword wins), the way a variant refines a shared property. A boolean property schema adds
+ * no keywords: it still declares the name, and ajv still applies it when validating.
+ */
+export function mergeProperties(...schemas: SchemaMap[]): SchemaMap {
+  const merged: Record<string, SchemaMap> = {};
+  for (const schema of schemas) {
+    for (const [name, property] of Object.entries(propertiesOf(schema) ?? {})) {
+      merged[name] = { ...merged[name], ...(isMapping(property) ? property : {}) };
+    }
+  }
+  return merged;
+}
+
 /** The variants of `oneOf`/`anyOf`/`allOf`, whichever are present, as mappings. */
 export function variantsOf(schema: SchemaMap): SchemaMap[] {
   const out: SchemaMap[] = [];

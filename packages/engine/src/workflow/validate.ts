@@ -384,9 +384,9 @@ function checkEdge(
       continue;
     }
     const declared = exits.get(source);
-    const fields = declared?.fields.get(status);
-    if (declared === null || declared === undefined || fields === undefined) continue;
-    for (const problem of findTemplateProblems(template, fields)) {
+    const output = declared?.outputs.get(status);
+    if (declared === null || declared === undefined || output === undefined) continue;
+    for (const problem of findTemplateProblems(template, output.properties)) {
       if (problem.kind === "syntax") {
         errors.push(`${where}: ${field} is not a valid mustache template: ${problem.message}`);
       } else if (problem.kind === "partial") {
@@ -432,7 +432,7 @@ function checkStartTemplate(
 function statusesDeclaring(exits: RoleExits, variable: string, except: string): string[] {
   const head = variable.split(".")[0] as string;
   return exits.statuses.filter(
-    (s) => s !== except && Object.hasOwn(exits.fields.get(s) ?? {}, head),
+    (s) => s !== except && Object.hasOwn(exits.outputs.get(s)?.properties ?? {}, head),
   );
 }
 

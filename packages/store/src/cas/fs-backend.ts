@@ -54,7 +54,7 @@ export function createFsCasBackend(casDir: string): CasBackend {
       }
       // A truncated or edited file under this name: putting the node again repairs it.
       const temp = tempPath(ensureShard(node.hash));
-      writeNewFile(temp, node.bytes);
+      writeNewFile(temp, node.bytes, file);
       try {
         renameSync(temp, file);
       } finally {
@@ -63,7 +63,7 @@ export function createFsCasBackend(casDir: string): CasBackend {
       return true;
     }
     const temp = tempPath(ensureShard(node.hash));
-    writeNewFile(temp, node.bytes);
+    writeNewFile(temp, node.bytes, file);
     try {
       linkSync(temp, file);
       return true;

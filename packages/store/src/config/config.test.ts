@@ -41,20 +41,70 @@ describe("readConfig", () => {
       configPath(dir),
       "agents:\n  a: { args: [x] }\n  b: { command: x, timeoutSeconds: -1 }\nmodels:\n  m: { provider: p }\nproviders:\n  p: {}\n",
     );
+    expect(configErrors(dir)).toEqual([
+      "agents.a.command is required (a string)",
+      "agents.b.timeoutSeconds must be greater than 0, got -1",
+      "models.m.name is required (a string)",
+      "providers.p.baseUrl is required (a string)",
+    ]);
+  });
+
+  it("names the key path and the value of every wrongly typed setting", () => {
+    const dir = home();
+    writeFileSync(
+      configPath(dir),
+      [
+        "defaultAgent: 42",
+        "defaultModel: ''",
+        "agents:",
+        "  mock: { command: uwf-mock, args: [--scenario, 7], timeoutSeconds: '10' }",
+        "  'my.agent': [uwf-mock]",
+        "agentOverrides:",
+        "  solve-issue: { reviewer: 7 }",
+        "  other: reviewer",
+        "modelOverrides: { extract: { name: x } }",
+        "providers: []",
+        "",
+      ].join("\n"),
+    );
     try {
       readConfig(dir);
       expect.unreachable();
     } catch (error) {
-      const errors = (error as { details: { errors: string[] } }).details.errors;
-      expect(errors).toEqual([
-        "agents.a.command must be a non-empty string",
-        "agents.b.timeoutSeconds must be a positive number",
-        'models.m needs string "provider" and "name"',
-        "providers.p.baseUrl must be a string",
-      ]);
+      expect(error).toMatchObject({ code: "CONFIG_INVALID" });
+      expect((error as Error).message).toBe(
+        [
+          `${configPath(dir)} is invalid:`,
+          "  defaultAgent must be a string, got 42",
+          "  defaultModel must not be empty",
+          "  agents.mock.args[1] must be a string, got 7",
+          '  agents.mock.timeoutSeconds must be a number, got "10"',
+          '  agents["my.agent"] must be a mapping, got a list',
+          "  agentOverrides.solve-issue.reviewer must be a string, got 7",
+          '  agentOverrides.other must be a mapping, got "reviewer"',
+          "  modelOverrides.extract must be a string, got a mapping",
+          "  providers must be a mapping, got a list",
+        ].join("\n"),
+      );
+      expect((error as { hint: string }).hint).toContain(configPath(dir));
     }
   });
+
+  it("takes a top-level key left empty as not set, and keeps keys it does not know", () => {
+    const dir = home();
+    writeFileSync(configPath(dir), "agents:\ndefaultAgent:\nweb: { port: 8080 }\n");
+    expect(readConfig(dir)).toEqual({ web: { port: 8080 } });
+  });
 });
+
+function configErrors(dir: string): string[] {
+  try {
+    readConfig(dir);
+  } catch (error) {
+    return (error as { details: { errors: string[] } }).details.errors;
+  }
+  throw new Error("expected the config to be refused");
+}
 
 describe("writeConfig", () => {
   it("writes mode 0600 and keeps keys it does not know", () => {

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CONFIG_SCHEMA, STORE_CONFIG_PROPERTIES } from "@united-workforce/protocol";
 import { errorMessage, UwfError, writeFileAtomic } from "@united-workforce/util";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { type SchemaLike, schemaProblems } from "./schema-check.js";
 
 export interface ProviderConfig {
   baseUrl: string;
@@ -41,6 +43,27 @@ export function configPath(home: string): string {
 
 /** The config, or `{}` when there is none. A file that does not parse is an error naming it. */
 export function readConfig(home: string): UwfConfig {
+  return checkedConfig(home, CONFIG_SCHEMA as SchemaLike);
+}
+
+/**
+ * Only the keys that say where the store is (`store`, `host`, `leaseSeconds`), checked on their
+ * own: a mistake elsewhere in config.yaml (an agent alias) must not stop `thread show` or
+ * `thread list` from reading the store; the commands that use those keys report it.
+ */
+export function readStoreConfig(home: string): UwfConfig {
+  const config = checkedConfig(home, {
+    type: "object",
+    properties: STORE_CONFIG_PROPERTIES,
+  } as unknown as SchemaLike);
+  const picked: UwfConfig = {};
+  for (const key of Object.keys(STORE_CONFIG_PROPERTIES)) {
+    if (config[key] !== undefined) picked[key] = config[key];
+  }
+  return picked;
+}
+
+function checkedConfig(home: string, schema: SchemaLike): UwfConfig {
   const path = configPath(home);
   let text: string;
   try {
@@ -63,52 +86,23 @@ export function readConfig(home: string): UwfConfig {
       hint: "Fix the file by hand; docs/adapter-protocol.md shows the keys.",
     });
   }
+  const problems = schemaProblems(schema, data);
+  if (problems.length > 0) {
+    throw new UwfError("CONFIG_INVALID", `${path} is invalid:\n  ${problems.join("\n  ")}`, {
+      hint: `Fix these keys in ${path}; docs/adapter-protocol.md shows the expected shape.`,
+      details: { file: path, errors: problems },
+    });
+  }
+  // A key left empty (`agents:`) means "not set", so callers see it absent.
   const config = data as UwfConfig;
-  checkShape(config, path);
+  for (const key of Object.keys(CONFIG_SCHEMA.properties))
+    if (config[key] === null) delete config[key];
   return config;
 }
 
 /** Write the config atomically with mode 0600: it may hold API keys. */
 export function writeConfig(home: string, config: UwfConfig): void {
   writeFileAtomic(configPath(home), stringifyYaml(config), { mode: 0o600 });
-}
-
-function checkShape(config: UwfConfig, path: string): void {
-  const problems: string[] = [];
-  for (const [alias, agent] of Object.entries(config.agents ?? {})) {
-    if (!agent || typeof agent.command !== "string" || agent.command === "") {
-      problems.push(`agents.${alias}.command must be a non-empty string`);
-      continue;
-    }
-    if (
-      agent.args !== undefined &&
-      !(Array.isArray(agent.args) && agent.args.every((a) => typeof a === "string"))
-    ) {
-      problems.push(`agents.${alias}.args must be a list of strings`);
-    }
-    if (
-      agent.timeoutSeconds !== undefined &&
-      !(typeof agent.timeoutSeconds === "number" && agent.timeoutSeconds > 0)
-    ) {
-      problems.push(`agents.${alias}.timeoutSeconds must be a positive number`);
-    }
-  }
-  for (const [alias, model] of Object.entries(config.models ?? {})) {
-    if (!model || typeof model.provider !== "string" || typeof model.name !== "string") {
-      problems.push(`models.${alias} needs string "provider" and "name"`);
-    }
-  }
-  for (const [name, provider] of Object.entries(config.providers ?? {})) {
-    if (!provider || typeof provider.baseUrl !== "string") {
-      problems.push(`providers.${name}.baseUrl must be a string`);
-    }
-  }
-  if (problems.length > 0) {
-    throw new UwfError("CONFIG_INVALID", `${path} is invalid:\n  ${problems.join("\n  ")}`, {
-      hint: "Fix these keys by hand; docs/adapter-protocol.md shows the expected shape.",
-      details: { errors: problems },
-    });
-  }
 }
 
 /** Endpoint, key and model name for a model alias. The key may come from the environment. */

@@ -1,9 +1,9 @@
-import { closeSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
-import { UwfError } from "@united-workforce/util";
+import { closeSync, openSync, readdirSync, unlinkSync } from "node:fs";
+import { ioError, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writeFully } from "@united-workforce/util";
 
 /** Store files hold threads' work: readable by their owner only. */
-export const FILE_MODE = 0o600;
-export const DIR_MODE = 0o700;
+export const FILE_MODE = PRIVATE_FILE_MODE;
+export const DIR_MODE = PRIVATE_DIR_MODE;
 
 export function codeOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | null)?.code;
@@ -14,23 +14,22 @@ export function isMissing(error: unknown): boolean {
 }
 
 /**
- * Create `path` exclusively and write all of `bytes` to it. `writeSync` may write less than it
- * was given (a nearly full disk): it is called again until everything is written, and a file
- * that cannot be completed is removed, so no caller ever links a truncated file into place.
+ * Create `path` exclusively and write all of `bytes` to it (`writeFully` loops over short
+ * writes). A file that cannot be completed is removed, so no caller ever links a truncated file
+ * into place. Failures other than EEXIST and ENOENT (which callers act on) are IO errors naming
+ * `target`: the file the caller is really writing, not its temp name.
  */
-export function writeNewFile(path: string, bytes: Uint8Array): void {
-  const fd = openSync(path, "wx", FILE_MODE);
+export function writeNewFile(path: string, bytes: Uint8Array, target = path): void {
+  let fd: number;
   try {
-    let offset = 0;
-    while (offset < bytes.length) {
-      const written = writeSync(fd, bytes, offset, bytes.length - offset);
-      if (written <= 0) {
-        throw new UwfError("IO", `${path}: the disk accepted no more bytes`, {
-          hint: "free some disk space, then try again",
-        });
-      }
-      offset += written;
-    }
+    fd = openSync(path, "wx", FILE_MODE);
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === "EEXIST" || code === "ENOENT") throw error;
+    throw ioError(error, target);
+  }
+  try {
+    writeFully(fd, bytes, target);
   } catch (error) {
     closeSync(fd);
     unlinkQuietly(path);

@@ -166,7 +166,7 @@ export class FsLeaseStore implements LeaseStore {
   #create(path: string, info: LeaseInfo): boolean {
     mkdirSync(this.#dir, { recursive: true, mode: DIR_MODE });
     const temp = join(this.#dir, `.${info.thread}.${process.pid}.${tempCounter++}.tmp`);
-    writeNewFile(temp, encode(info));
+    writeNewFile(temp, encode(info), path);
     try {
       linkSync(temp, path);
       return true;
@@ -294,7 +294,7 @@ function encode(info: LeaseInfo): Buffer {
 
 function replaceFile(path: string, info: LeaseInfo): void {
   const temp = `${path}.${process.pid}.${tempCounter++}.tmp`;
-  writeNewFile(temp, encode(info));
+  writeNewFile(temp, encode(info), path);
   try {
     renameSync(temp, path);
   } finally {

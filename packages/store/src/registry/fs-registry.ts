@@ -41,7 +41,7 @@ export class FsRegistryBackend implements RegistryBackend {
         }
         mkdirSync(this.#dir, { recursive: true, mode: DIR_MODE });
         const temp = join(this.#dir, `.tmp-${process.pid}-${tempCounter++}`);
-        writeNewFile(temp, Buffer.from(`${JSON.stringify(next, null, 2)}\n`, "utf8"));
+        writeNewFile(temp, Buffer.from(`${JSON.stringify(next, null, 2)}\n`, "utf8"), file);
         try {
           renameSync(temp, file);
         } finally {

@@ -68,6 +68,21 @@ export class Registry implements RegistryStore {
     return this.#backend.remove(name);
   }
 
+  async restore(entry: RegistryEntry): Promise<boolean> {
+    assertName(entry.name);
+    if (await this.#backend.swap(entry.name, null, entry)) return true;
+    const existing = await this.#backend.get(entry.name);
+    if (existing !== null && JSON.stringify(existing) === JSON.stringify(entry)) return false;
+    throw new UwfError(
+      "STORE_CONFLICT",
+      `the target already registers a different workflow ${entry.name} (current ${existing?.current ?? "none"})`,
+      {
+        hint: `nothing under that name was changed; remove it there with \`uwf workflow rm ${entry.name}\` if the copy should win`,
+        details: { name: entry.name },
+      },
+    );
+  }
+
   async list(): Promise<RegistryEntry[]> {
     return (await this.scan()).entries;
   }

@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -281,6 +289,14 @@ describe("validators cached on disk across processes", () => {
     const cas = await openCas();
     const type = await cas.putSchema(richSchema);
     expect((await cas.validate(type, {})).valid).toBe(false);
+  });
+
+  it("keeps the cache for its owner only", async () => {
+    const type = await (await openCas()).putSchema(richSchema);
+    await (await openCas()).validate(type, {});
+    expect(statSync(join(home, "cache")).mode & 0o777).toBe(0o700);
+    expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(cacheDir, cacheFileName(type))).mode & 0o777).toBe(0o600);
   });
 
   it("looks files up under the installed ajv version", () => {

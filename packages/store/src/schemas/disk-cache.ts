@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { writeFileAtomic } from "@united-workforce/util";
+import { makePrivateDir, writeFileAtomic } from "@united-workforce/util";
 import type { ErrorObject } from "ajv";
 import { FORMATS, FORMATS_MODULE } from "./formats.js";
 
@@ -82,7 +82,7 @@ export function writeCachedValidator(
   ajvVersion: string,
 ): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    makePrivateDir(dir);
     writeFileAtomic(join(dir, cacheFileName(schemaHash, ajvVersion)), wrap(schemaHash, code));
   } catch {
     // Read-only or full disk: the next process compiles again.

@@ -49,7 +49,7 @@ export class FsThreadsStore implements ThreadsStore {
     const file = this.locate(pointer.thread);
     const stored = { ...pointer, rev: 1 };
     const temp = this.#temp();
-    writeNewFile(temp, encode(stored));
+    writeNewFile(temp, encode(stored), file);
     try {
       linkSync(temp, file);
     } catch (error) {
@@ -77,7 +77,7 @@ export class FsThreadsStore implements ThreadsStore {
         if ((current.rev ?? 0) !== expectedRev) return null;
         const stored = { ...next, rev: expectedRev + 1 };
         const temp = this.#temp();
-        writeNewFile(temp, encode(stored));
+        writeNewFile(temp, encode(stored), file);
         try {
           renameSync(temp, file);
         } finally {

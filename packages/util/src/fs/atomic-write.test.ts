@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { writeFileAtomic } from "./atomic-write.js";
+import { fullDiskAfter, stingyWrite } from "./__fixtures__/fake-disk.js";
+import { writeFileAtomic, writeFileAtomicWith } from "./atomic-write.js";
 
 // Every temp folder a test makes is removed after it.
 const made: string[] = [];
@@ -25,15 +26,62 @@ describe("writeFileAtomic", () => {
     expect(readdirSync(dir)).toEqual(["pointer.json"]);
   });
 
-  it("applies the requested mode", () => {
+  it("writes files for their owner only unless told otherwise", () => {
     const dir = tempDir();
-    const path = join(dir, "config.yaml");
-    writeFileAtomic(path, "secret: x", { mode: 0o600 });
-    expect(statSync(path).mode & 0o777).toBe(0o600);
+    writeFileAtomic(join(dir, "pointer.json"), "{}");
+    expect(statSync(join(dir, "pointer.json")).mode & 0o777).toBe(0o600);
+    writeFileAtomic(join(dir, "config.yaml"), "secret: x", { mode: 0o640 });
+    expect(statSync(join(dir, "config.yaml")).mode & 0o777).toBe(0o640 & ~process.umask());
   });
 
-  it("fails without touching the target when the directory is missing", () => {
-    const dir = tempDir();
-    expect(() => writeFileAtomic(join(dir, "missing", "f"), "x")).toThrow(/ENOENT/);
+  it("fails naming the file, as an IO error, when the directory is missing", () => {
+    const path = join(tempDir(), "missing", "f");
+    expect(() => writeFileAtomic(path, "x")).toThrow(
+      expect.objectContaining({
+        code: "IO",
+        message: `${path}: no such file or directory (ENOENT)`,
+      }) as Error,
+    );
   });
+
+  it("writes a whole pointer when the kernel takes 4096 bytes per call", () => {
+    const dir = tempDir();
+    const path = join(dir, "pointer.json");
+    const text = `${"x".repeat(4500)}\n`;
+    writeFileAtomicWith(stingyWrite(4096), path, text);
+    expect(readFileSync(path, "utf8")).toBe(text);
+  });
+
+  it("reports a full disk naming the file, and keeps the old content and no temp file", () => {
+    const dir = tempDir();
+    const path = join(dir, "pointer.json");
+    writeFileAtomic(path, "old");
+    try {
+      writeFileAtomicWith(fullDiskAfter(4096), path, "x".repeat(4500));
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toMatchObject({
+        code: "IO",
+        message: `${path}: no space left on the device (ENOSPC)`,
+        hint: expect.stringContaining("Free some disk space"),
+      });
+    }
+    expect(readFileSync(path, "utf8")).toBe("old");
+    expect(readdirSync(dir)).toEqual(["pointer.json"]);
+  });
+
+  it.skipIf(process.getuid?.() === 0)(
+    "reports a folder it may not write to as an IO error naming the file",
+    () => {
+      const dir = tempDir();
+      chmodSync(dir, 0o500);
+      try {
+        expect(() => writeFileAtomic(join(dir, "f"), "x")).toThrow(
+          `${join(dir, "f")}: permission denied (EACCES)`,
+        );
+      } finally {
+        chmodSync(dir, 0o700);
+      }
+    },
+  );
 });

@@ -1,18 +1,11 @@
-import type { CasGcDocument } from "@united-workforce/protocol";
+import type { DocumentOf } from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { parseAge } from "../parse-age.js";
 
+type GcDocument = DocumentOf<"cas gc">;
 /** A thread whose exec holds its lock: it may have stored nodes no pointer reaches yet. */
-interface RunningThread {
-  thread: string;
-  pid: number;
-  command: string;
-  since: string;
-}
-
-type GcDocument = CasGcDocument & { running: RunningThread[] };
+type RunningThread = GcDocument["running"][number];
 
 export default defineCommand({
   path: ["cas", "gc"],
@@ -20,17 +13,18 @@ export default defineCommand({
   description:
     "Refuses to delete while a thread exec is running: its new nodes are not reachable until it moves the thread's head. Nodes written within --keep-recent are kept too, since commands like `thread start` store nodes a moment before the pointer that reaches them.",
   options: [
-    { flags: "-y, --yes", description: "really delete", default: false },
+    { flags: "-y, --yes", type: "boolean", description: "really delete" },
     {
       flags: "--keep-recent <age>",
-      description: "keep unreachable nodes written within this age (30s, 5m, 1h, or 0)",
+      type: "duration",
+      description: "keep unreachable nodes written within this age",
       default: "5m",
     },
   ],
   examples: ["uwf cas gc", "uwf cas gc --yes", "uwf cas gc --yes --keep-recent 0"],
   async run(ctx, _args, options) {
     const dryRun = options.yes !== true;
-    const keepRecentMs = parseAge(String(options.keepRecent), "--keep-recent");
+    const keepRecentMs = options.keepRecent;
     const store = await ctx.store();
     const running = await runningThreads(store);
     if (!dryRun && running.length > 0) {

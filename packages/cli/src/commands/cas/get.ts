@@ -4,7 +4,7 @@ import { defineCommand, result } from "../command.js";
 export default defineCommand({
   path: ["cas", "get"],
   summary: "print a node (its hash is verified on read)",
-  args: [{ name: "hash", description: "13-character node hash" }],
+  args: [{ name: "hash", type: "hash", description: "node hash" }],
   examples: ["uwf cas get 0K4Q8Z3M1XH2C", "uwf cas get 0K4Q8Z3M1XH2C --format json"],
   async run(ctx, [hash]) {
     const node = await (await ctx.store()).cas.get(hash!);

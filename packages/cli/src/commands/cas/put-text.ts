@@ -6,7 +6,9 @@ export default defineCommand({
   path: ["cas", "put-text"],
   summary: "store text as a text node and print its hash",
   args: [{ name: "text", description: "the text (none: read stdin)", required: false }],
-  options: [{ flags: "-f, --file <file>", description: "read the text from a file" }],
+  options: [
+    { flags: "-f, --file <file>", type: "string", description: "read the text from a file" },
+  ],
   examples: ['uwf cas put-text "hello"', "uwf cas put-text -f notes.md"],
   async run(ctx, [text], options) {
     const { cas } = await ctx.store();

@@ -8,13 +8,22 @@ import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { parseJsonInput, readInput } from "./read-input.js";
 
+const BUILTIN_KINDS = Object.keys(BUILTIN_SCHEMAS) as BuiltinNodeKind[];
+
 export default defineCommand({
   path: ["cas", "put"],
   summary: "store a JSON node, validated against its schema",
   description:
     'Without --type the input is a whole node {"type": <schema hash>, "payload": …}. With --type it is the payload; the type is a schema node hash, "schema", or a built-in kind (workflow, start, step, text, detail).',
   args: [{ name: "file", description: 'JSON file ("-" or none: stdin)', required: false }],
-  options: [{ flags: "-t, --type <type>", description: "schema hash, schema, or built-in kind" }],
+  options: [
+    {
+      flags: "-t, --type <type>",
+      type: "hash",
+      keywords: [SCHEMA_TYPE, ...BUILTIN_KINDS],
+      description: "the node's type",
+    },
+  ],
   examples: ['echo \'{"type":"string"}\' | uwf cas put --type schema'],
   async run(ctx, [file], options) {
     const { cas } = await ctx.store();

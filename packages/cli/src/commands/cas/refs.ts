@@ -4,7 +4,7 @@ import { defineCommand, result } from "../command.js";
 export default defineCommand({
   path: ["cas", "refs"],
   summary: "list the hashes a node points to (its type and cas-ref fields)",
-  args: [{ name: "hash", description: "13-character node hash" }],
+  args: [{ name: "hash", type: "hash", description: "node hash" }],
   async run(ctx, [hash]) {
     const refs = await (await ctx.store()).cas.refs(hash!);
     const doc: CasRefsDocument = { hash: hash!, refs };

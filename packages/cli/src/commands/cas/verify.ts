@@ -1,4 +1,4 @@
-import type { CasVerifyDocument } from "@united-workforce/protocol";
+import { type CasVerifyDocument, ExitCode } from "@united-workforce/protocol";
 import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
@@ -13,7 +13,7 @@ export default defineCommand({
           `${d.checked} checked, ${d.ok} ok, ${d.corrupt.length} corrupt`,
           ...d.corrupt.map((c) => `  ${c.file}: ${c.problem}`),
         ].join("\n"),
-      doc.corrupt.length > 0 ? 1 : 0,
+      doc.corrupt.length > 0 ? ExitCode.error : ExitCode.ok,
     );
   },
 });

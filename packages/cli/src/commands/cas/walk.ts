@@ -1,18 +1,21 @@
 import type { CasWalkDocument } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { typeName } from "./type-name.js";
 
 export default defineCommand({
   path: ["cas", "walk"],
   summary: "list every node reachable from a hash, breadth first",
-  args: [{ name: "hash", description: "13-character root hash" }],
-  options: [{ flags: "-d, --depth <n>", description: "stop after this many levels" }],
+  args: [{ name: "hash", type: "hash", description: "root hash" }],
+  options: [
+    {
+      flags: "-d, --depth <n>",
+      type: "integer",
+      min: 0,
+      description: "stop after this many levels",
+    },
+  ],
   async run(ctx, [hash], options) {
-    const depth = options.depth === undefined ? undefined : Number(options.depth);
-    if (depth !== undefined && !(Number.isInteger(depth) && depth >= 0)) {
-      throw new UwfError("USAGE", `--depth must be a whole number, got "${options.depth}"`);
-    }
+    const depth = options.depth;
     const nodes: CasWalkDocument["nodes"] = [];
     for await (const entry of (await ctx.store()).cas.walk(
       hash!,

@@ -1,5 +1,4 @@
 import { rmSync } from "node:fs";
-import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { listLogFiles } from "./files.js";
 
@@ -9,18 +8,14 @@ export default defineCommand({
   options: [
     {
       flags: "--older-than <days>",
+      type: "integer",
+      min: 0,
       description: "keep the files of the last n days",
       default: "30",
     },
   ],
   async run(ctx, _args, options) {
-    const days = Number(options.olderThan);
-    if (!Number.isInteger(days) || days < 0) {
-      throw new UwfError(
-        "USAGE",
-        `--older-than must be a whole number of days, got "${options.olderThan}"`,
-      );
-    }
+    const days = options.olderThan;
     const cutoff = new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
     const deleted: string[] = [];
     for (const file of listLogFiles(ctx.home)) {

@@ -6,16 +6,33 @@ import { listLogFiles } from "./files.js";
 export default defineCommand({
   path: ["log", "show"],
   summary: "print log events (default: today's), optionally filtered",
-  args: [{ name: "date", description: "YYYY-MM-DD (default: the newest file)", required: false }],
+  args: [
+    {
+      name: "date",
+      type: "day",
+      description: "UTC day, YYYY-MM-DD (default: the newest file)",
+      required: false,
+    },
+  ],
   options: [
-    { flags: "--thread <id>", description: "only events of this thread" },
-    { flags: "--event <prefix>", description: "only events whose name starts with this" },
+    { flags: "--thread <id>", type: "thread", description: "only events of this thread" },
+    {
+      flags: "--event <prefix>",
+      type: "string",
+      description: "only events whose name starts with this",
+    },
     {
       flags: "--level <level>",
+      type: "enum",
       description: "only this level",
       choices: ["debug", "info", "warn", "error"],
     },
-    { flags: "-n, --tail <n>", description: "only the last n matching events" },
+    {
+      flags: "-n, --tail <n>",
+      type: "integer",
+      min: 0,
+      description: "only the last n matching events",
+    },
   ],
   examples: ["uwf log show --thread 01JD…", "uwf log show 2026-11-22 --event step."],
   async run(ctx, [date], options) {
@@ -23,7 +40,7 @@ export default defineCommand({
     const file = date === undefined ? files.at(-1) : files.find((f) => f.date === date);
     if (!file) {
       if (date === undefined) return result({ events: [], skipped: 0 }, () => "no logs yet");
-      throw new UwfError("USAGE", `no log file for ${date}`, {
+      throw new UwfError("LOG_NOT_FOUND", `no log file for ${date}`, {
         hint: "See the available days with `uwf log list`.",
       });
     }
@@ -44,7 +61,7 @@ export default defineCommand({
       if (options.level !== undefined && event.level !== options.level) continue;
       events.push(event);
     }
-    const tail = options.tail === undefined ? events.length : Number(options.tail);
+    const tail = options.tail ?? events.length;
     const shown = events.slice(Math.max(0, events.length - tail));
     return result({ file: file.path, events: shown, skipped }, (d) =>
       d.events

@@ -7,7 +7,7 @@ import { openEngine } from "../thread/shared.js";
 export default defineCommand({
   path: ["step", "fork"],
   summary: "make a new thread whose head is this step (nothing is copied)",
-  args: [{ name: "step", description: "step hash" }],
+  args: [{ name: "step", type: "hash", description: "step hash" }],
   examples: ["uwf step fork 0K4Q8Z3M1XH2C && uwf thread exec <new thread>"],
   async run(ctx, [hash]) {
     const engine = await openEngine(ctx);

@@ -5,7 +5,7 @@ import { defineCommand, result } from "../command.js";
 export default defineCommand({
   path: ["step", "list"],
   summary: "list a thread's steps, oldest first",
-  args: [{ name: "thread", description: "thread id" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
     const { cas, threads } = await ctx.store();
     const pointer = await threads.get(thread!);

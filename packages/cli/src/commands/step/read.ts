@@ -4,9 +4,9 @@ import { defineCommand, result } from "../command.js";
 export default defineCommand({
   path: ["step", "read"],
   summary: "print a step as markdown, or with --prompt the exact prompt its agent received",
-  args: [{ name: "step", description: "step hash" }],
+  args: [{ name: "step", type: "hash", description: "step hash" }],
   options: [
-    { flags: "--prompt", description: "print the assembled prompt instead", default: false },
+    { flags: "--prompt", type: "boolean", description: "print the assembled prompt instead" },
   ],
   async run(ctx, [hash], options) {
     const { cas } = await ctx.store();

@@ -5,7 +5,7 @@ import { defineCommand, result } from "../command.js";
 export default defineCommand({
   path: ["step", "show"],
   summary: "show a step node: links, role, output, agent, usage",
-  args: [{ name: "step", description: "step hash" }],
+  args: [{ name: "step", type: "hash", description: "step hash" }],
   async run(ctx, [hash]) {
     const { cas } = await ctx.store();
     const step = await readStep(cas, hash!);

@@ -6,7 +6,7 @@ import { openEngine } from "./shared.js";
 export default defineCommand({
   path: ["thread", "cancel"],
   summary: "stop any running exec and archive the thread as cancelled",
-  args: [{ name: "thread", description: "thread id" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
     const engine = await openEngine(ctx);
     const { store } = engine;

@@ -9,24 +9,37 @@ import {
 import type { ThreadExecDocument } from "@united-workforce/protocol";
 import { type Lease, processIdentity } from "@united-workforce/store";
 import { type CommandContext, defineCommand, result } from "../command.js";
-import { execExitCode, openEngine, parseCount, renderExec } from "./shared.js";
+import { execExitCode, openEngine, renderExec } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "exec"],
+  interruptible: true,
   summary: "run the next step(s) of a thread, then exit",
   description:
     "Stops early when the thread completes, suspends (a question or a failed agent) or is stopped, and says why. A second exec on the same thread fails at once with exit 5.",
-  args: [{ name: "thread", description: "thread id" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
-    { flags: "-c, --count <n>", description: "run up to n steps", default: "1" },
-    { flags: "--agent <alias|command>", description: "agent for these steps (overrides config)" },
+    {
+      flags: "-c, --count <n>",
+      type: "integer",
+      min: 1,
+      description: "run up to n steps",
+      default: "1",
+      hint: "Say how many steps to run at most, e.g. --count 5.",
+    },
+    {
+      flags: "--agent <alias|command>",
+      type: "string",
+      description: "agent for these steps (overrides config)",
+    },
     {
       flags: "--background",
+      type: "boolean",
       description: "run in a detached worker and return at once",
-      default: false,
     },
     {
       flags: "--worker <token>",
+      type: "string",
       description: "internal: adopt the lock a background exec made",
       hidden: true,
     },
@@ -36,7 +49,7 @@ export default defineCommand({
     'uwf thread exec 01JD… --agent "uwf-mock --scenario s.yaml"',
   ],
   async run(ctx, [thread], options) {
-    const count = parseCount(options.count);
+    const count = options.count;
     const worker = options.worker as string | undefined;
     const engine = await openEngine(ctx, { detached: worker !== undefined });
     const { store } = engine;

@@ -4,19 +4,21 @@ import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
   path: ["thread", "join"],
+  interruptible: true,
   summary: "wait for a running exec (e.g. --background) to finish, then show the status",
-  args: [{ name: "thread", description: "thread id" }],
-  options: [{ flags: "--timeout <seconds>", description: "give up after this long (exit 1)" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
+  options: [
+    {
+      flags: "--timeout <seconds>",
+      type: "duration",
+      bareUnit: "s",
+      description: "give up after this long (exit 5)",
+    },
+  ],
   async run(ctx, [thread], options) {
     const store = await ctx.store();
     await store.threads.get(thread!);
-    const timeout = options.timeout === undefined ? null : Number(options.timeout) * 1000;
-    if (timeout !== null && !(timeout >= 0)) {
-      throw new UwfError(
-        "USAGE",
-        `--timeout must be a number of seconds, got "${options.timeout}"`,
-      );
-    }
+    const timeout = options.timeout ?? null;
     const released = await waitForRelease(store, thread!, timeout, ctx.signal);
     if (!released) {
       throw new UwfError(

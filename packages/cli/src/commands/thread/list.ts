@@ -4,9 +4,8 @@ import {
   type ThreadListEntry,
 } from "@united-workforce/protocol";
 import type { ThreadListItem, ThreadQuery } from "@united-workforce/store";
-import { UwfError, ulidTime } from "@united-workforce/util";
+import { ulidTime } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { parseTime } from "../parse-age.js";
 
 const STATUS_FILTERS = [...THREAD_STATUSES, "active", "all"] as const;
 /** `active`: anything that may still run or wait for someone. */
@@ -18,31 +17,33 @@ export default defineCommand({
   options: [
     {
       flags: "--status <status>",
-      description: `filter: ${STATUS_FILTERS.join(", ")}`,
+      type: "enum",
+      description: "only threads in this status (active: idle, running or suspended)",
       choices: STATUS_FILTERS,
+      default: "all",
     },
-    { flags: "--workflow <name>", description: "only threads of this workflow" },
-    { flags: "--after <time>", description: "created after: ISO time or an age like 7d, 24h, 30m" },
+    { flags: "--workflow <name>", type: "string", description: "only threads of this workflow" },
+    { flags: "--after <time>", type: "time", description: "created after this time" },
+    { flags: "--before <time>", type: "time", description: "created before this time" },
+    { flags: "--limit <n>", type: "integer", min: 0, description: "show at most n", default: "50" },
     {
-      flags: "--before <time>",
-      description: "created before: ISO time or an age like 7d, 24h, 30m",
+      flags: "--offset <n>",
+      type: "integer",
+      min: 0,
+      description: "skip the first n",
+      default: "0",
     },
-    { flags: "--limit <n>", description: "show at most n", default: "50" },
-    { flags: "--offset <n>", description: "skip the first n", default: "0" },
   ],
   examples: [
     "uwf thread list --status active",
     "uwf thread list --workflow solve-issue --after 7d",
   ],
   async run(ctx, _args, options) {
-    const now = Date.now();
-    const after =
-      options.after === undefined ? null : parseTime(String(options.after), now, "--after");
-    const before =
-      options.before === undefined ? null : parseTime(String(options.before), now, "--before");
-    const limit = wholeNumber(options.limit, "--limit");
-    const offset = wholeNumber(options.offset, "--offset");
-    const status = (options.status as string | undefined) ?? "all";
+    const after = options.after ?? null;
+    const before = options.before ?? null;
+    const limit = options.limit;
+    const offset = options.offset;
+    const status = options.status;
     const workflow = options.workflow as string | undefined;
 
     const query: ThreadQuery = { limit, offset };
@@ -110,13 +111,4 @@ function renderList(d: ThreadListDocument): string {
 /** A problem is shown in one row of the listing, so its line breaks must not split it. */
 function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
-}
-
-function wholeNumber(value: unknown, flag: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new UwfError("USAGE", `${flag} must be a whole number, got "${value}"`, {
-      hint: `e.g. ${flag} 20`,
-    });
-  return n;
 }

@@ -1,21 +1,32 @@
 import { deriveStatus, execDocument, runSteps, takeThread } from "@united-workforce/engine";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { execExitCode, openEngine, renderExec, requiredText } from "./shared.js";
+import { execExitCode, openEngine, renderExec } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "poke"],
+  interruptible: true,
   summary: "re-run the head step's role with new instructions; the new step replaces the head",
   description:
     "The old head stays in the CAS (reachable with `uwf step fork`), but the thread moves on from the new one.",
-  args: [{ name: "thread", description: "thread id" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
-    { flags: "-p, --prompt <text>", description: "the new instructions" },
-    { flags: "--agent <alias|command>", description: "agent for this step (overrides config)" },
+    {
+      flags: "-p, --prompt <text>",
+      type: "string",
+      required: true,
+      description: "the new instructions",
+      hint: 'Say what to do differently: -p "…"',
+    },
+    {
+      flags: "--agent <alias|command>",
+      type: "string",
+      description: "agent for this step (overrides config)",
+    },
   ],
   examples: ['uwf thread poke 01JD… -p "Keep the public API unchanged."'],
   async run(ctx, [thread], options) {
-    const text = requiredText(options.prompt, "--prompt", 'Say what to do differently: -p "…"');
+    const text = options.prompt;
     const engine = await openEngine(ctx);
     await engine.store.threads.get(thread!);
     const lease = await takeThread(engine.store, thread!, "uwf thread poke");

@@ -8,23 +8,21 @@ export default defineCommand({
   summary: "print a thread as a markdown transcript, newest steps within a character quota",
   description:
     "Reads back from the head only as far as the quota needs. Page back with --before <the oldest step shown>; --start reads from the beginning instead.",
-  args: [{ name: "thread", description: "thread id" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
       flags: "-q, --quota <chars>",
+      type: "integer",
+      min: 1,
       description: "at most this many characters of steps",
       default: "20000",
+      hint: "It counts characters of steps, e.g. --quota 5000.",
     },
-    { flags: "--before <step>", description: "show the steps before this step hash" },
-    { flags: "--start", description: "read from the first step forward", default: false },
+    { flags: "--before <step>", type: "hash", description: "show the steps before this step" },
+    { flags: "--start", type: "boolean", description: "read from the first step forward" },
   ],
   async run(ctx, [thread], options) {
-    const quota = Number(options.quota);
-    if (!Number.isInteger(quota) || quota < 1) {
-      throw new UwfError("USAGE", `--quota must be a whole number ≥ 1, got "${options.quota}"`, {
-        hint: "It counts characters of steps, e.g. --quota 5000.",
-      });
-    }
+    const quota = options.quota;
     const store = await ctx.store();
     const { cas } = store;
     const pointer = await store.threads.get(thread!);
@@ -34,7 +32,9 @@ export default defineCommand({
     if (before !== undefined) {
       const step = await readStep(cas, before);
       if (step.start !== pointer.start) {
-        throw new UwfError("USAGE", `step ${before} is not part of thread ${pointer.thread}`);
+        throw new UwfError("USAGE", `step ${before} is not part of thread ${pointer.thread}`, {
+          hint: `Page back with the --before value it printed; \`uwf step list ${pointer.thread}\` lists its steps.`,
+        });
       }
       from = step.prev;
     }

@@ -10,22 +10,38 @@ import {
 import { START, type SuspendInfo, type ThreadPointer } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { execExitCode, openEngine, parseCount, renderExec } from "./shared.js";
+import { execExitCode, openEngine, renderExec } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "resume"],
+  interruptible: true,
   summary: "answer a suspended thread (or restart a completed one) and run its next step",
   description:
     "A thread suspended by a question re-runs the role that asked, with the question and your answer. One suspended by a failed agent retries the failed step. A completed thread restarts through $START.resume.",
-  args: [{ name: "thread", description: "thread id" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
-    { flags: "-p, --prompt <text>", description: "your answer or extra instructions" },
-    { flags: "-c, --count <n>", description: "run up to n steps in all", default: "1" },
-    { flags: "--agent <alias|command>", description: "agent for these steps (overrides config)" },
+    {
+      flags: "-p, --prompt <text>",
+      type: "string",
+      description: "your answer or extra instructions",
+    },
+    {
+      flags: "-c, --count <n>",
+      type: "integer",
+      min: 1,
+      description: "run up to n steps in all",
+      default: "1",
+      hint: "Say how many steps to run at most, e.g. --count 5.",
+    },
+    {
+      flags: "--agent <alias|command>",
+      type: "string",
+      description: "agent for these steps (overrides config)",
+    },
   ],
   examples: ['uwf thread resume 01JD… -p "Use the staging database."'],
   async run(ctx, [thread], options) {
-    const count = parseCount(options.count);
+    const count = options.count;
     const answer =
       typeof options.prompt === "string" && options.prompt.trim() !== "" ? options.prompt : null;
     const engine = await openEngine(ctx);
@@ -72,7 +88,10 @@ async function planResume(
       if (next.kind !== "next") {
         throw new UwfError(
           "THREAD_STATE",
-          `$START.resume of this workflow does not lead to a role`,
+          `thread ${id} cannot restart: $START.resume of its workflow does not lead to a role`,
+          {
+            hint: `Continue from one of its steps instead: uwf step list ${id}, then uwf step fork <step>.`,
+          },
         );
       }
       return {
@@ -88,7 +107,9 @@ async function planResume(
       if (!info || info.role === START) {
         const next = await engine.route(pointer);
         if (next.kind !== "next")
-          throw new UwfError("THREAD_STATE", `thread ${id} has no role to resume`);
+          throw new UwfError("THREAD_STATE", `thread ${id} has no role to resume`, {
+            hint: `See where it stopped with: uwf thread show ${id}`,
+          });
         return {
           role: next.role,
           prompt: withNote(next.prompt, answer, "Answer from a human"),

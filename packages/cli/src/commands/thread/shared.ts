@@ -1,6 +1,5 @@
 import { Engine } from "@united-workforce/engine";
 import { ExitCode, type ThreadExecDocument } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
 import type { CommandContext } from "../command.js";
 
 /**
@@ -14,7 +13,7 @@ export async function openEngine(
   const store = await ctx.store();
   return new Engine({
     store,
-    config: await ctx.config(),
+    config: () => ctx.config(),
     env: ctx.env,
     logger: ctx.logger,
     signal: ctx.signal,
@@ -26,23 +25,6 @@ export async function openEngine(
   });
 }
 
-export function parseCount(value: unknown, flag = "--count"): number {
-  const count = Number(value ?? 1);
-  if (!Number.isInteger(count) || count < 1) {
-    throw new UwfError("USAGE", `${flag} must be a whole number ≥ 1, got "${value}"`, {
-      hint: `Say how many steps to run at most, e.g. ${flag} 5.`,
-    });
-  }
-  return count;
-}
-
-export function requiredText(value: unknown, flag: string, hint: string): string {
-  if (typeof value !== "string" || value.trim() === "") {
-    throw new UwfError("USAGE", `${flag} is required and must not be empty`, { hint });
-  }
-  return value;
-}
-
 export function renderExec(doc: ThreadExecDocument): string {
   const lines = doc.steps.map(
     (s) => `✓ ${s.role} → ${s.status}  ${s.hash}  (${s.agent}, ${s.durationMs} ms)`,
@@ -51,8 +33,8 @@ export function renderExec(doc: ThreadExecDocument): string {
   return lines.join("\n");
 }
 
-/** Exit status of a run: a failed agent is "agent failed", an interrupted run "interrupted". */
-export function execExitCode(doc: ThreadExecDocument): number {
+/** Exit status of a run: a failed agent (the thread is suspended) or an interrupted run. */
+export function execExitCode(doc: ThreadExecDocument): ExitCode {
   if (doc.stoppedBecause === "failed") return ExitCode.agentFailed;
   if (doc.stoppedBecause === "stopped") return ExitCode.interrupted;
   return ExitCode.ok;

@@ -7,7 +7,7 @@ import { openEngine } from "./shared.js";
 export default defineCommand({
   path: ["thread", "show"],
   summary: "show a thread's status, head, next role and usage",
-  args: [{ name: "thread", description: "thread id" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
     const engine = await openEngine(ctx);
     const pointer = await engine.store.threads.get(thread!);

@@ -3,7 +3,6 @@ import { resolve } from "node:path";
 import type { StartPayload, ThreadPointer, ThreadStartDocument } from "@united-workforce/protocol";
 import { newUlid, UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { requiredText } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "start"],
@@ -12,9 +11,16 @@ export default defineCommand({
     { name: "workflow", description: "workflow hash, file, .workflows/ name or registered name" },
   ],
   options: [
-    { flags: "-p, --prompt <text>", description: "the task, given to every role as ## Task" },
+    {
+      flags: "-p, --prompt <text>",
+      type: "string",
+      required: true,
+      description: "the task, given to every role as ## Task",
+      hint: 'Say what the thread should do: -p "…"',
+    },
     {
       flags: "--cwd <dir>",
+      type: "string",
       description: "working directory for the agents (default: the current one)",
     },
   ],
@@ -23,11 +29,7 @@ export default defineCommand({
     'uwf thread start solve-issue -p "Fix #12" --cwd /src/app',
   ],
   async run(ctx, [ref], options) {
-    const prompt = requiredText(
-      options.prompt,
-      "--prompt",
-      'Say what the thread should do: -p "…"',
-    );
+    const prompt = options.prompt;
     const cwd = resolve(ctx.cwd, (options.cwd as string | undefined) ?? ".");
     if (!isDirectory(cwd)) {
       throw new UwfError("USAGE", `--cwd "${cwd}" is not an existing directory`, {

@@ -4,7 +4,7 @@ import { defineCommand, result } from "../command.js";
 export default defineCommand({
   path: ["thread", "stop"],
   summary: "stop a running exec (and its agent's whole process group); the thread stays idle",
-  args: [{ name: "thread", description: "thread id" }],
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
     const store = await ctx.store();
     await store.threads.get(thread!);

@@ -1,10 +1,9 @@
 import type { WorkflowListDocument } from "@united-workforce/protocol";
+import { shellQuote } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 
 /** Registry files that could not be read are listed by name, never silently left out. */
-type ListDocument = WorkflowListDocument & {
-  problems: { name: string; file: string; problem: string }[];
-};
+type ListDocument = WorkflowListDocument;
 
 export default defineCommand({
   path: ["workflow", "list"],
@@ -30,7 +29,7 @@ export default defineCommand({
             )),
         ...d.problems.map(
           (p) =>
-            `warning: ${p.name} cannot be read: ${p.file}: ${p.problem} (fix it by hand, or \`uwf workflow rm ${p.name}\` and add it again)`,
+            `warning: ${p.name} cannot be read: ${p.file}: ${p.problem} (fix it by hand, or \`uwf workflow rm ${shellQuote(p.name)}\` and add it again)`,
         ),
       ].join("\n"),
     );

@@ -7,7 +7,11 @@ export default defineCommand({
   description: "Threads already running keep the version they started with.",
   args: [{ name: "name", description: "registered workflow name" }],
   options: [
-    { flags: "--to <hash>", description: "the version to restore (from `uwf workflow history`)" },
+    {
+      flags: "--to <hash>",
+      type: "hash",
+      description: "the version to restore (from `uwf workflow history`)",
+    },
   ],
   async run(ctx, [name], options) {
     const entry = await (await ctx.store()).registry.rollback(

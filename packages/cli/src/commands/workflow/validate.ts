@@ -1,4 +1,4 @@
-import type { WorkflowValidateDocument } from "@united-workforce/protocol";
+import { ExitCode, type WorkflowValidateDocument } from "@united-workforce/protocol";
 import { defineCommand, result } from "../command.js";
 import { warningLines } from "./shared.js";
 
@@ -35,7 +35,7 @@ export default defineCommand({
           ...d.errors.map((e) => `  - ${e}`),
           ...warningLines(d.warnings),
         ].join("\n"),
-      doc.valid ? 0 : 3,
+      doc.valid ? ExitCode.ok : ExitCode.invalid,
     );
   },
 });

@@ -1,0 +1,233 @@
+import { isHash, isThreadId } from "@united-workforce/protocol";
+import { UwfError } from "@united-workforce/util";
+import type { ArgumentSpec, DurationUnit, OptionSpec } from "./command.js";
+
+/**
+ * Parsing and describing typed command-line values. Every option and positional argument of
+ * the command table goes through here before its handler runs, so a bad value is a usage
+ * error (exit 2) that names the flag, and `--help` and docs/cli.md say what each one takes.
+ */
+
+const UNIT_MS: Record<DurationUnit, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/;
+const BARE_NUMBER = /^\d+(?:\.\d+)?$/;
+const INTEGER = /^[+-]?\d+$/;
+/** A calendar day, a time with minutes, seconds and fractions, and an optional zone. */
+const ISO_TIME =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The flag a message names: the long one (`--count`), else the short one. */
+export function flagName(spec: Pick<OptionSpec, "flags">): string {
+  return /--[A-Za-z0-9-]+/.exec(spec.flags)?.[0] ?? spec.flags.split(/[ ,]/)[0]!;
+}
+
+/** The key commander stores the value under: `--keep-recent` → `keepRecent`. */
+export function optionKey(spec: Pick<OptionSpec, "flags">): string {
+  return flagName(spec)
+    .replace(/^-+/, "")
+    .replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The label of a positional argument in messages and usage lines: `<hash>`, `[date]`. */
+export function argumentLabel(spec: ArgumentSpec): string {
+  const label = `${spec.name}${spec.variadic ? "..." : ""}`;
+  return spec.required === false ? `[${label}]` : `<${label}>`;
+}
+
+/**
+ * An option's value as the handler gets it: `raw` is what commander collected (a string,
+ * `true` for a given boolean flag, or undefined), the default is used when it is missing.
+ */
+export function parseOptionValue(spec: OptionSpec, raw: unknown, now: number): unknown {
+  if (spec.type === "boolean") return raw === true;
+  const text = raw === undefined ? ("default" in spec ? spec.default : undefined) : String(raw);
+  if (text === undefined) {
+    if (spec.type === "string" && spec.required) throw requiredError(spec);
+    return undefined;
+  }
+  const flag = flagName(spec);
+  switch (spec.type) {
+    case "string":
+      if (spec.required && text.trim() === "") throw requiredError(spec);
+      return text;
+    case "integer": {
+      const n = INTEGER.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+      const inRange =
+        Number.isSafeInteger(n) &&
+        (spec.min === undefined || n >= spec.min) &&
+        (spec.max === undefined || n <= spec.max);
+      if (!inRange)
+        throw badValue(spec, text, `e.g. ${flag} ${spec.default ?? Math.max(spec.min ?? 1, 1)}`);
+      return n;
+    }
+    case "duration": {
+      const ms = durationMs(text, spec.bareUnit);
+      if (ms === null) throw badValue(spec, text, `e.g. ${flag} ${spec.default ?? "10m"}`);
+      return ms;
+    }
+    case "time": {
+      const time = timeMs(text, now);
+      if (time === null)
+        throw badValue(spec, text, `e.g. ${flag} 7d or ${flag} 2026-01-31T00:00:00Z`);
+      return time;
+    }
+    case "enum":
+      if (!spec.choices.includes(text))
+        throw badValue(spec, text, `e.g. ${flag} ${spec.default ?? spec.choices[0]}`);
+      return text;
+    case "hash":
+      if (isHash(text) || spec.keywords?.includes(text)) return text;
+      throw badValue(spec, text, hashHint(text));
+    case "thread":
+      if (isThreadId(text)) return text;
+      throw badValue(spec, text, threadHint(text));
+  }
+}
+
+/** Check one positional value (or each of a variadic one's). */
+export function checkArgument(spec: ArgumentSpec, value: string | undefined): void {
+  if (value === undefined) return;
+  const label = argumentLabel(spec);
+  const refuse = (hint: string) =>
+    new UwfError(spec.type === "hash" ? "HASH_INVALID" : "USAGE", badMessage(label, value, spec), {
+      hint,
+    });
+  switch (spec.type ?? "string") {
+    case "hash":
+      if (!isHash(value)) throw refuse(hashHint(value));
+      return;
+    case "thread":
+      if (!isThreadId(value)) throw refuse(threadHint(value));
+      return;
+    case "day":
+      if (!isDay(value)) throw refuse("Pass a UTC day like 2026-01-31; `uwf log list` lists them.");
+      return;
+    default:
+      return;
+  }
+}
+
+/** What a value must look like, for messages, `--help` and docs: "a whole number ≥ 1". */
+export function expectation(spec: OptionSpec | ArgumentSpec): string {
+  switch (spec.type ?? "string") {
+    case "integer": {
+      const { min, max } = spec as { min?: number; max?: number };
+      if (min !== undefined && max !== undefined) return `a whole number from ${min} to ${max}`;
+      if (min !== undefined) return `a whole number ≥ ${min}`;
+      if (max !== undefined) return `a whole number ≤ ${max}`;
+      return "a whole number";
+    }
+    case "duration": {
+      const bare = (spec as { bareUnit?: DurationUnit }).bareUnit;
+      return bare
+        ? `a number of ${UNIT_NAMES[bare]} or a duration like 30s, 5m, 1h`
+        : "a duration like 500ms, 30s, 5m, 1h, 7d, or 0";
+    }
+    case "time":
+      return "an ISO time or an age like 7d, 24h, 30m";
+    case "enum":
+      return `one of ${(spec as { choices: readonly string[] }).choices.join(", ")}`;
+    case "hash": {
+      const keywords = (spec as { keywords?: readonly string[] }).keywords ?? [];
+      const rule =
+        "a CAS hash (13 upper-case Crockford Base32 characters: 0-9 and A-Z without I, L, O, U)";
+      return keywords.length ? `${rule} or one of ${keywords.join(", ")}` : rule;
+    }
+    case "thread":
+      return "a thread id (the 26-character ULID `uwf thread start` prints)";
+    case "day":
+      return "a UTC day like 2026-01-31";
+    default:
+      return "text";
+  }
+}
+
+/** The note `--help` and docs/cli.md add to an option's description: type, choices, default. */
+export function valueNote(spec: OptionSpec): string {
+  const notes: string[] = [];
+  if (spec.type === "hash") {
+    const keywords = spec.keywords?.length ? ` or one of ${spec.keywords.join(", ")}` : "";
+    notes.push(`13-character CAS hash${keywords}`);
+  } else if (spec.type === "thread") notes.push("thread id");
+  else if (spec.type !== "string" && spec.type !== "boolean")
+    notes.push(expectation(spec).replace(/^an? /, ""));
+  if (spec.type === "string" && spec.required) notes.push("required");
+  if ("default" in spec && spec.default !== undefined) notes.push(`default: ${spec.default}`);
+  return notes.join("; ");
+}
+
+/** `30s` → 30000; a bare number only with a `bareUnit` (or `0`); null when it is not one. */
+export function durationMs(value: string, bareUnit?: DurationUnit): number | null {
+  const text = value.trim();
+  const match = DURATION.exec(text);
+  if (match) return Math.round(Number(match[1]) * UNIT_MS[match[2] as DurationUnit]);
+  if (!BARE_NUMBER.test(text)) return null;
+  // A bare number means nothing without a unit, except zero, which is zero in any unit.
+  const unit = bareUnit ?? (Number(text) === 0 ? "ms" : undefined);
+  return unit ? Math.round(Number(text) * UNIT_MS[unit]) : null;
+}
+
+/** An ISO time, or an age (`7d`) meaning that long before `now`; null when it is neither. */
+export function timeMs(value: string, now: number): number | null {
+  const text = value.trim();
+  const age = durationMs(text);
+  if (age !== null) return now - age;
+  if (!ISO_TIME.test(text)) return null;
+  const time = Date.parse(text);
+  return Number.isNaN(time) ? null : time;
+}
+
+function isDay(value: string): boolean {
+  if (!DAY.test(value)) return false;
+  const time = Date.parse(`${value}T00:00:00Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().startsWith(value);
+}
+
+const UNIT_NAMES: Record<DurationUnit, string> = {
+  ms: "milliseconds",
+  s: "seconds",
+  m: "minutes",
+  h: "hours",
+  d: "days",
+  w: "weeks",
+};
+
+function badMessage(name: string, value: string, spec: OptionSpec | ArgumentSpec): string {
+  return `${name} must be ${expectation(spec)}, got ${JSON.stringify(value)}`;
+}
+
+function badValue(spec: OptionSpec, value: string, fallbackHint: string): UwfError {
+  return new UwfError(
+    spec.type === "hash" ? "HASH_INVALID" : "USAGE",
+    badMessage(flagName(spec), value, spec),
+    { hint: spec.hint ?? fallbackHint },
+  );
+}
+
+function requiredError(spec: OptionSpec): UwfError {
+  return new UwfError("USAGE", `${flagName(spec)} is required and must not be empty`, {
+    hint: spec.hint ?? `Pass ${flagName(spec)} <${spec.type === "string" ? "text" : "value"}>.`,
+  });
+}
+
+function hashHint(value: string): string {
+  const upper = value.trim().toUpperCase();
+  return isHash(upper)
+    ? `Hashes are upper-case: did you mean ${upper}?`
+    : "Copy the hash from the command that printed it (`uwf workflow list`, `uwf step list`, `uwf cas put-text`, …).";
+}
+
+function threadHint(value: string): string {
+  const upper = value.trim().toUpperCase();
+  return isThreadId(upper)
+    ? `Thread ids are upper-case: did you mean ${upper}?`
+    : "`uwf thread list` shows the thread ids.";
+}
