@@ -34,6 +34,7 @@ describeStoreConformance(
         admins.delete(store);
         await store.close();
         await db.close();
+        await pg.server().dropDatabase(url);
         await rm(home, { recursive: true, force: true });
       },
     };

@@ -30,6 +30,9 @@ describe("startPostgres", () => {
     expect(first).not.toBe(second);
     await psql(first, "create table t (x int)");
     expect(await psql(second, "select count(*) from pg_tables where tablename = 't'")).toBe("0");
+    await server.dropDatabase(first);
+    await expect(psql(first, "select 1")).rejects.toThrow(/does not exist/);
+    await expect(server.dropDatabase(server.url)).rejects.toThrow(/not made by createDatabase/);
   });
 
   it("stop ends the server and removes its folder", async () => {

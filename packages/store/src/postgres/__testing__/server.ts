@@ -24,10 +24,11 @@ export function usePostgres(): TestPostgres {
   beforeAll(async () => {
     server = await startPostgres();
   }, 60_000);
+  // Generous: removing a server's folder is slow on a machine busy writing to disk.
   afterAll(async () => {
     await Promise.all(connections.map((db) => db.close()));
     await server?.stop();
-  });
+  }, 120_000);
   const running = () => {
     if (server === undefined)
       throw new Error("the PostgreSQL server did not start (see beforeAll)");
