@@ -195,6 +195,19 @@ export const BUILTIN_SCHEMAS = {
 
 export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
 
+/**
+ * The hash of each built-in schema node, written down because they are constants: hashing all
+ * five costs a process ≈ 10 ms. The store's builtins.test.ts re-hashes the schemas and fails
+ * if one changes without this table.
+ */
+export const BUILTIN_SCHEMA_HASHES: Readonly<Record<BuiltinNodeKind, string>> = {
+  workflow: "8SM77TVK10MYA",
+  start: "EKFG3MT1M619Z",
+  step: "41E4XG2G3XYG0",
+  text: "BFPCY5DWEPBVJ",
+  detail: "23FDW4NCA3EDH",
+};
+
 /** Add usage figures; unknown stays unknown only while every side is unknown. */
 export function addUsage(a: Usage, b: Partial<Usage>): Usage {
   const total = { ...a };

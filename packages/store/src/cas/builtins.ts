@@ -1,4 +1,5 @@
 import {
+  BUILTIN_SCHEMA_HASHES,
   BUILTIN_SCHEMAS,
   type BuiltinNodeKind,
   type JsonSchema,
@@ -14,19 +15,8 @@ export interface BuiltinSchemaNode {
   schema: JsonSchema;
 }
 
-/**
- * The hash of each built-in schema node. They are constants of the protocol, so they are written
- * down rather than computed: hashing all five with xxhashjs costs a process ≈ 10 ms at start,
- * and every `cas has` or first write needs them. builtins.test.ts re-hashes the schemas and
- * fails if a schema changes without this table.
- */
-export const BUILTIN_HASHES: Readonly<Record<BuiltinNodeKind, string>> = {
-  workflow: "8SM77TVK10MYA",
-  start: "EKFG3MT1M619Z",
-  step: "41E4XG2G3XYG0",
-  text: "BFPCY5DWEPBVJ",
-  detail: "23FDW4NCA3EDH",
-};
+/** The pinned hash of each built-in schema node (see protocol's BUILTIN_SCHEMA_HASHES). */
+export const BUILTIN_HASHES = BUILTIN_SCHEMA_HASHES;
 
 export const BUILTIN_KINDS = Object.keys(BUILTIN_SCHEMAS) as BuiltinNodeKind[];
 
