@@ -1,16 +1,15 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   type PostgresServer,
-  REPO_ROOT,
-  type RunResult,
   runUwf,
+  type StartedProcess,
   sleep,
   startPostgres,
-  UWF_BIN,
+  startUwf,
   UWF_MOCK_BIN,
   writeScenario,
 } from "@united-workforce/test-utils";
@@ -74,42 +73,14 @@ async function json<T>(home: string, args: string[]): Promise<T> {
 }
 
 /** `uwf thread exec` in the background, so the test can kill it. */
-function startExec(
-  home: string,
-  thread: string,
-  agent: string,
-): { child: ChildProcess; done: Promise<RunResult> } {
-  const env: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(process.env))
-    if (!name.startsWith("UWF_")) env[name] = value;
-  Object.assign(env, {
-    PATH: [join(REPO_ROOT, "node_modules/.bin"), process.env.PATH ?? ""].join(delimiter),
-    UWF_HOME: home,
-    HOME: home,
+function startExec(home: string, thread: string, agent: string): StartedProcess {
+  const started = startUwf(["thread", "exec", thread, "-c", "5", "--agent", agent], {
+    home,
+    cwd: home,
+    timeoutMs: 170_000,
   });
-  const child = spawn(
-    process.execPath,
-    [UWF_BIN, "thread", "exec", thread, "-c", "5", "--agent", agent],
-    {
-      cwd: home,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    },
-  );
-  spawned.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  const done = new Promise<RunResult>((resolve) => {
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, timedOut: false }));
-  });
-  return { child, done };
+  spawned.push(started.child);
+  return started;
 }
 
 interface Shown {

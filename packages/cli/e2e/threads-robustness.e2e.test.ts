@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { StepPayload } from "@united-workforce/protocol";
 import {
@@ -9,7 +9,9 @@ import {
   REPO_ROOT,
   type RunResult,
   runUwf,
+  type StartedProcess,
   sleep,
+  startUwf as startUwfProcess,
   type TempHome,
   tempHome,
   UWF_BIN,
@@ -126,45 +128,19 @@ async function chainRoles(thread: string): Promise<string[]> {
   return roles;
 }
 
-interface Running {
-  child: ChildProcess;
-  pid: number;
-  stderr: () => string;
-  done: Promise<RunResult>;
-}
+type Running = StartedProcess;
 
 /** Start `uwf` without waiting, so a test can learn its pid or kill it. */
 function startUwf(args: string[], env: Record<string, string> = {}): Running {
-  const childEnv: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(process.env))
-    if (!name.startsWith("UWF_")) childEnv[name] = value;
-  Object.assign(childEnv, {
-    PATH: [join(REPO_ROOT, "node_modules/.bin"), process.env.PATH ?? ""].join(delimiter),
-    UWF_HOME: home,
-    HOME: home,
-    // Orphans must be ended by uwf itself here, not by the adapter noticing its parent died.
-    UWF_ADAPTER_WATCH_PARENT: "0",
-    ...env,
-  });
-  const child = spawn(process.execPath, [UWF_BIN, ...args], {
+  const started = startUwfProcess(args, {
+    home,
     cwd: home,
-    env: childEnv as NodeJS.ProcessEnv,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
+    // Orphans must be ended by uwf itself here, not by the adapter noticing its parent died.
+    env: { UWF_ADAPTER_WATCH_PARENT: "0", ...env },
+    timeoutMs: 120_000,
   });
-  spawned.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  const done = new Promise<RunResult>((resolve) => {
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, timedOut: false }));
-  });
-  return { child, pid: child.pid!, stderr: () => stderr, done };
+  spawned.push(started.child);
+  return started;
 }
 
 interface LockJson {

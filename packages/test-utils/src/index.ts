@@ -15,6 +15,9 @@ export {
   type RunResult,
   runBin,
   runUwf,
+  type StartedProcess,
+  startBin,
+  startUwf,
   UWF_BIN,
   UWF_MOCK_BIN,
 } from "./run.js";

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -26,12 +26,22 @@ export interface RunResult {
   timedOut: boolean;
 }
 
+/** A binary started in the background: its output so far, and its result when it ends. */
+export interface StartedProcess {
+  child: ChildProcessWithoutNullStreams;
+  pid: number;
+  stdout(): string;
+  stderr(): string;
+  done: Promise<RunResult>;
+}
+
 /**
- * Run a binary to completion. `.js`/`.mjs` files run with this Node. The repository's
- * `node_modules/.bin` goes first on PATH, so `uwf-mock` resolves as it does after install, and
- * no UWF_* variable leaks in from the developer's shell.
+ * Start a binary in its own process group. `.js`/`.mjs` files run with this Node. The
+ * repository's `node_modules/.bin` goes first on PATH, so `uwf-mock` resolves as it does after
+ * install, and no UWF_* variable leaks in from the developer's shell. After `timeoutMs`
+ * (default 30 s) the whole group is killed and the result says `timedOut`.
  */
-export function runBin(path: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
+export function startBin(path: string, args: string[], options: RunOptions = {}): StartedProcess {
   const isScript = /\.[cm]?js$/.test(path);
   const command = isScript ? process.execPath : path;
   const argv = isScript ? [path, ...args] : args;
@@ -43,22 +53,22 @@ export function runBin(path: string, args: string[], options: RunOptions = {}): 
     if (value === undefined) delete env[name];
     else env[name] = value;
   }
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, argv, {
-      cwd: options.cwd ?? REPO_ROOT,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: process.platform !== "win32",
-    });
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
+  const child = spawn(command, argv, {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: env as NodeJS.ProcessEnv,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: process.platform !== "win32",
+  });
+  let stdout = "";
+  let stderr = "";
+  let timedOut = false;
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const done = new Promise<RunResult>((resolvePromise, reject) => {
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup(child.pid);
@@ -71,17 +81,28 @@ export function runBin(path: string, args: string[], options: RunOptions = {}): 
       clearTimeout(timer);
       resolvePromise({ code, signal, stdout, stderr, timedOut });
     });
-    child.stdin.on("error", () => {
-      // The child may exit without reading its input.
-    });
-    child.stdin.end(options.input ?? "");
   });
+  child.stdin.on("error", () => {
+    // The child may exit without reading its input.
+  });
+  child.stdin.end(options.input ?? "");
+  return { child, pid: child.pid ?? 0, stdout: () => stdout, stderr: () => stderr, done };
+}
+
+/** Run a binary to completion (see `startBin`). */
+export function runBin(path: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
+  return startBin(path, args, options).done;
+}
+
+/** Start the `uwf` CLI with UWF_HOME and HOME set to `home`, so nothing touches `~`. */
+export function startUwf(args: string[], options: RunOptions & { home: string }): StartedProcess {
+  const { home, env, ...rest } = options;
+  return startBin(UWF_BIN, args, { ...rest, env: { UWF_HOME: home, HOME: home, ...env } });
 }
 
 /** Run the `uwf` CLI with UWF_HOME and HOME set to `home`, so nothing touches `~`. */
 export function runUwf(args: string[], options: RunOptions & { home: string }): Promise<RunResult> {
-  const { home, env, ...rest } = options;
-  return runBin(UWF_BIN, args, { ...rest, env: { UWF_HOME: home, HOME: home, ...env } });
+  return startUwf(args, options).done;
 }
 
 function killGroup(pid: number | undefined): void {
