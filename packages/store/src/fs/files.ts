@@ -1,4 +1,5 @@
-import { closeSync, openSync, readdirSync, unlinkSync } from "node:fs";
+import { closeSync, linkSync, openSync, readdirSync, unlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { ioError, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writeFully } from "@united-workforce/util";
 
 /** Store files hold threads' work: readable by their owner only. */
@@ -36,6 +37,34 @@ export function writeNewFile(path: string, bytes: Uint8Array, target = path): vo
     throw error;
   }
   closeSync(fd);
+}
+
+let tempCounter = 0;
+
+/**
+ * Create `path` only if it does not exist, complete from its first instant: the bytes go to a
+ * temp file that is hard-linked into place, so exactly one creator wins and no reader sees a
+ * part. False when the path already exists. Where hard links are missing, O_EXCL still picks
+ * one winner (a reader may then briefly see a partial file).
+ */
+export function createOnce(path: string, bytes: Uint8Array): boolean {
+  const temp = join(dirname(path), `.tmp-${process.pid}-${tempCounter++}`);
+  writeNewFile(temp, bytes, path);
+  try {
+    linkSync(temp, path);
+    return true;
+  } catch (error) {
+    if (codeOf(error) === "EEXIST") return false;
+    try {
+      writeNewFile(path, bytes);
+      return true;
+    } catch (exclusive) {
+      if (codeOf(exclusive) === "EEXIST") return false;
+      throw exclusive;
+    }
+  } finally {
+    unlinkQuietly(temp);
+  }
 }
 
 export function unlinkQuietly(path: string): void {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { linkSync, mkdirSync, readFileSync, renameSync, rmdirSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isThreadId } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
@@ -13,6 +13,7 @@ import type {
 } from "../api.js";
 import {
   codeOf,
+  createOnce,
   DIR_MODE,
   delay,
   isMissing,
@@ -165,19 +166,9 @@ export class FsLeaseStore implements LeaseStore {
 
   #create(path: string, info: LeaseInfo): boolean {
     mkdirSync(this.#dir, { recursive: true, mode: DIR_MODE });
-    const temp = join(this.#dir, `.${info.thread}.${process.pid}.${tempCounter++}.tmp`);
-    writeNewFile(temp, encode(info), path);
-    try {
-      linkSync(temp, path);
-      return true;
-    } catch (error) {
-      if (codeOf(error) === "EEXIST") return false;
-      // No hard links here: O_EXCL still picks one winner; a reader may briefly see an empty
-      // file, which counts as "being written" for WRITING_GRACE_MS.
-      return createExclusive(path, encode(info));
-    } finally {
-      unlinkQuietly(temp);
-    }
+    // Without hard links a reader may briefly see an empty file: "being written" for
+    // WRITING_GRACE_MS.
+    return createOnce(path, encode(info));
   }
 
   #inspect(path: string): Inspection {
@@ -346,15 +337,5 @@ function leaveGuard(guard: string): void {
     rmdirSync(guard);
   } catch {
     // Already removed as stale by another taker: nothing left to clean.
-  }
-}
-
-function createExclusive(path: string, bytes: Uint8Array): boolean {
-  try {
-    writeNewFile(path, bytes);
-    return true;
-  } catch (error) {
-    if (codeOf(error) === "EEXIST") return false;
-    throw error;
   }
 }

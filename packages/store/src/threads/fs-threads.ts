@@ -1,10 +1,10 @@
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { join, sep } from "node:path";
 import { isThreadId, type ThreadPointer } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import type { LeaseStore, ThreadListItem, ThreadPage, ThreadQuery, ThreadsStore } from "../api.js";
 import {
-  codeOf,
+  createOnce,
   DIR_MODE,
   isMissing,
   listNames,
@@ -48,22 +48,8 @@ export class FsThreadsStore implements ThreadsStore {
   async create(pointer: ThreadPointer): Promise<ThreadPointer> {
     const file = this.locate(pointer.thread);
     const stored = { ...pointer, rev: 1 };
-    const temp = this.#temp();
-    writeNewFile(temp, encode(stored), file);
-    try {
-      linkSync(temp, file);
-    } catch (error) {
-      if (codeOf(error) === "EEXIST") throw existsError(pointer.thread);
-      // No hard links on this filesystem: O_EXCL still refuses an existing pointer.
-      try {
-        writeNewFile(file, encode(stored));
-      } catch (exclusive) {
-        if (codeOf(exclusive) === "EEXIST") throw existsError(pointer.thread);
-        throw exclusive;
-      }
-    } finally {
-      unlinkQuietly(temp);
-    }
+    this.#ensureDir();
+    if (!createOnce(file, encode(stored))) throw existsError(pointer.thread);
     return stored;
   }
 
@@ -138,11 +124,15 @@ export class FsThreadsStore implements ThreadsStore {
   }
 
   #temp(): string {
+    this.#ensureDir();
+    return join(this.#dir, `.tmp-${process.pid}-${tempCounter++}`);
+  }
+
+  #ensureDir(): void {
     if (!this.#dirReady) {
       mkdirSync(this.#dir, { recursive: true, mode: DIR_MODE });
       this.#dirReady = true;
     }
-    return join(this.#dir, `.tmp-${process.pid}-${tempCounter++}`);
   }
 }
 
