@@ -1,5 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   emptyUsage,
   type StartPayload,
@@ -8,8 +11,10 @@ import {
   type WorkflowPayload,
 } from "@united-workforce/protocol";
 import { encodeBase32, isUwfError, type UwfError } from "@united-workforce/util";
+import type { Store } from "../api.js";
 import type { Cas } from "../cas/cas.js";
 import { delay } from "../fs/files.js";
+import { openStore } from "../open-store.js";
 
 /** For tests only: small builders and waits shared by the store's test files. */
 
@@ -172,4 +177,20 @@ export function chainPointer(chain: Chain, overrides: Partial<ThreadPointer> = {
     steps: 2,
     ...overrides,
   });
+}
+
+/** A filesystem store in a fresh temp home (`uwf-<name>-…`), and how to close and remove it. */
+export async function openTempStore(
+  name: string,
+): Promise<{ home: string; store: Store; remove(): Promise<void> }> {
+  const home = mkdtempSync(join(tmpdir(), `uwf-${name}-`));
+  const store = await openStore({ home });
+  return {
+    home,
+    store,
+    remove: async () => {
+      await store.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,29 +1,18 @@
-/**
- * The CAS layer shared by every backend: validation, typed reads and hash checks. What every
- * backend must store and return is in the conformance suite (__testing__/conformance-cas.ts).
- */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { caught } from "../__testing__/store-fixtures.js";
+import { caught, openTempStore } from "../__testing__/store-fixtures.js";
 import type { Store } from "../api.js";
-import { openStore } from "../open-store.js";
 import type { Cas } from "./cas.js";
 
-let home: string;
 let store: Store;
 let cas: Cas;
 
+let removeTemp: () => Promise<void>;
+
 beforeEach(async () => {
-  home = mkdtempSync(join(tmpdir(), "uwf-cas-"));
-  store = await openStore({ home });
+  ({ store, remove: removeTemp } = await openTempStore("cas"));
   cas = store.cas;
 });
-afterEach(async () => {
-  await store.close();
-  rmSync(home, { recursive: true, force: true });
-});
+afterEach(() => removeTemp());
 
 const planSchema = {
   type: "object",

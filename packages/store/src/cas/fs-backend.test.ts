@@ -1,34 +1,21 @@
 /** What only the filesystem CAS backend has: node files, their layout, repair and mtimes. */
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { canonicalJson } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { caught } from "../__testing__/store-fixtures.js";
+import { caught, openTempStore } from "../__testing__/store-fixtures.js";
 import type { Store } from "../api.js";
-import { openStore } from "../open-store.js";
 import { createFsCasBackend } from "./fs-backend.js";
 
 let home: string;
 let store: Store;
 
+let removeTemp: () => Promise<void>;
+
 beforeEach(async () => {
-  home = mkdtempSync(join(tmpdir(), "uwf-cas-fs-"));
-  store = await openStore({ home });
+  ({ home, store, remove: removeTemp } = await openTempStore("cas-fs"));
 });
-afterEach(async () => {
-  await store.close();
-  rmSync(home, { recursive: true, force: true });
-});
+afterEach(() => removeTemp());
 
 const fileOf = (hash: string) => join(home, "cas", hash.slice(0, 2), `${hash}.json`);
 

@@ -1,26 +1,16 @@
-/**
- * The mark-and-sweep itself. What gc keeps and refuses for every backend is in the conformance
- * suite (__testing__/conformance-gc.ts); this covers the order of its steps.
- */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openTempStore } from "../__testing__/store-fixtures.js";
 import type { Store } from "../api.js";
-import { openStore } from "../open-store.js";
 import { collectGarbage } from "./gc.js";
 
-let home: string;
 let store: Store;
 
+let removeTemp: () => Promise<void>;
+
 beforeEach(async () => {
-  home = mkdtempSync(join(tmpdir(), "uwf-gc-"));
-  store = await openStore({ home });
+  ({ store, remove: removeTemp } = await openTempStore("gc"));
 });
-afterEach(async () => {
-  await store.close();
-  rmSync(home, { recursive: true, force: true });
-});
+afterEach(() => removeTemp());
 
 describe("collectGarbage", () => {
   it("never deletes a node written after the store was listed", async () => {

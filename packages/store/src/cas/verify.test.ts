@@ -1,23 +1,20 @@
 /** What verify finds only in the filesystem CAS: stray, temp and misplaced files, lost schemas. */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openTempStore } from "../__testing__/store-fixtures.js";
 import type { Store } from "../api.js";
-import { openStore } from "../open-store.js";
 
 let home: string;
 let store: Store;
 const fileOf = (hash: string) => join(home, "cas", hash.slice(0, 2), `${hash}.json`);
 
+let removeTemp: () => Promise<void>;
+
 beforeEach(async () => {
-  home = mkdtempSync(join(tmpdir(), "uwf-verify-"));
-  store = await openStore({ home });
+  ({ home, store, remove: removeTemp } = await openTempStore("verify"));
 });
-afterEach(async () => {
-  await store.close();
-  rmSync(home, { recursive: true, force: true });
-});
+afterEach(() => removeTemp());
 
 describe("verify on the filesystem", () => {
   it("finds tampered and truncated files, strays, temp files and misplaced files", async () => {

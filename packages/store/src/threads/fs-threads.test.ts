@@ -3,33 +3,21 @@
  * pointers written before revisions existed. What every backend does with threads is in the
  * conformance suite (__testing__/conformance-threads.ts).
  */
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { caught, deadPid, pointer } from "../__testing__/store-fixtures.js";
+import { caught, deadPid, openTempStore, pointer } from "../__testing__/store-fixtures.js";
 import type { Store } from "../api.js";
-import { openStore } from "../open-store.js";
 
 let home: string;
 let store: Store;
 
+let removeTemp: () => Promise<void>;
+
 beforeEach(async () => {
-  home = mkdtempSync(join(tmpdir(), "uwf-threads-"));
-  store = await openStore({ home });
+  ({ home, store, remove: removeTemp } = await openTempStore("threads"));
 });
-afterEach(async () => {
-  await store.close();
-  rmSync(home, { recursive: true, force: true });
-});
+afterEach(() => removeTemp());
 
 const threadsDir = () => join(home, "threads");
 const fileOf = (id: string) => join(threadsDir(), `${id}.json`);
