@@ -31,9 +31,18 @@ export { createAgent } from "./runner/create-agent.js";
 export {
   type AgentContext,
   type AgentDefinition,
+  type AgentDetail,
   AgentExit,
   type AgentIo,
   type AgentMain,
   type AgentRunResult,
 } from "./runner/types.js";
 export { sumUsage } from "./runner/usage.js";
+export {
+  readSessions,
+  type SessionMap,
+  type SessionRecord,
+  sessionToResume,
+  type ToolCallRecord,
+  type TurnRecord,
+} from "./session/sessions.js";

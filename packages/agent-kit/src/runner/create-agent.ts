@@ -147,6 +147,7 @@ async function runStep(
     stepIndex: threadContext.stepIndex,
     history: threadContext.history.entries,
     historyTruncated: threadContext.history.truncated,
+    resumeSession: null,
     progress: say,
     stderr: io.stderr,
     ...(io.signal ? { signal: io.signal } : {}),

@@ -8,6 +8,7 @@ import type {
   WorkflowPayload,
 } from "@united-workforce/protocol";
 import type { HistoryEntry } from "../context/history.js";
+import type { SessionRecord, TurnRecord } from "../session/sessions.js";
 import type { AgentOptionSpec, AgentOptionValues } from "./argv.js";
 
 /** Where an agent process reads and writes; tests pass their own. */
@@ -48,6 +49,12 @@ export interface AgentContext {
   stepIndex: number;
   history: HistoryEntry[];
   historyTruncated: boolean;
+  /**
+   * The session this role worked in on its previous visit, when this adapter opened it in this
+   * same cwd: resume it (`claude --resume`, `codex exec resume`, ACP `session/load`), so the
+   * agent remembers its own earlier turns. Null on a role's first visit.
+   */
+  resumeSession: SessionRecord | null;
   signal?: AbortSignal;
   /** Print one progress line on stderr (prefixed with the adapter's name). */
   progress: (message: string) => void;
@@ -58,11 +65,22 @@ export interface AgentContext {
 export interface AgentRunResult {
   /** The agent's answer: markdown starting with YAML frontmatter. */
   text: string;
-  /** Adapter session record (model, sessionId, turns, …), merged into the detail node. */
-  detail?: Record<string, unknown>;
+  /**
+   * Adapter session record merged into the detail node: `model`, `sessionId` (recorded so the
+   * role's next visit can resume it), `turns` (each stored as a `turn` node), anything else.
+   */
+  detail?: AgentDetail;
   usage?: Partial<Usage>;
   /** Opaque state handed to `continue` for a correction in the same session. */
   session?: unknown;
+}
+
+/** What an adapter reports about its run; other keys are kept as they are. */
+export interface AgentDetail {
+  model?: string | null;
+  sessionId?: string | null;
+  turns?: TurnRecord[];
+  [key: string]: unknown;
 }
 
 export interface AgentDefinition {
