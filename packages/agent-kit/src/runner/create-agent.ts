@@ -13,7 +13,7 @@ import type { Validator } from "../extract/extract.js";
 import { SUSPEND_OUTPUT_SCHEMA } from "../extract/suspend.js";
 import { composePrompt } from "../prompt/compose.js";
 import { buildOutputFormatInstruction } from "../prompt/output-format.js";
-import { type AgentArgs, parseAgentArgs, usageText } from "./argv.js";
+import { type AgentArgs, readAgentArgs, usageText } from "./argv.js";
 import { type ExtractModel, runAttempts } from "./attempts.js";
 import { buildDetail } from "./detail.js";
 import { anySignal, starterPid, watchParent } from "./parent-watch.js";
@@ -66,7 +66,7 @@ async function runAgent(definition: AgentDefinition, argv: string[], io: AgentIo
     const home = resolveHome(io.env);
     addHomeDotenv(home, io.env);
     const specs = definition.options ?? {};
-    const args = parseAgentArgs(argv, specs, io.env);
+    const args = await readAgentArgs(argv, specs, io.env);
     if (args.help) {
       io.stdout(usageText(definition.name, specs));
       return ExitCode.ok;
@@ -113,7 +113,7 @@ async function runStep(
     thread: args.thread,
     role: args.role,
     historyQuota: args.historyQuota ?? definition.historyQuota,
-    replaceHead: io.env.UWF_REPLACE_HEAD === "1",
+    replaceHead: args.replaceHead,
   });
   const log = createLogger(home, { agent: definition.name, thread: args.thread, role: args.role });
   const outputFormat = buildOutputFormatInstruction(threadContext.exits);
@@ -136,6 +136,7 @@ async function runStep(
     cwd: io.cwd,
     home,
     env: io.env,
+    model: args.model,
     options: args.options,
     schema: threadContext.schema,
     workflow: threadContext.workflow,
