@@ -271,7 +271,7 @@ describe("thread start: where the task comes from", () => {
     expect(missing.stderr).toContain("cannot read the task from --prompt-file nope.md");
     const none = await uwf(sb, ["thread", "start", HELLO]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain("the task is missing");
+    expect(none.stderr).toContain("--prompt is required (or give --prompt-file)");
     expect((await uwfJson<{ total: number }>(sb, ["thread", "list"])).total).toBe(0);
   });
 });

@@ -43,7 +43,7 @@ describe("readTask", () => {
     expect(both.hint).toContain("-p -");
     expect(failure(() => readTask(dir, {}))).toMatchObject({
       code: "USAGE",
-      message: "the task is missing",
+      message: "--prompt is required (or give --prompt-file)",
     });
     expect(failure(() => readTask(dir, { prompt: "-" }, () => " \n"))).toMatchObject({
       code: "USAGE",

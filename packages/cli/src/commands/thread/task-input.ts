@@ -18,7 +18,7 @@ export function readTask(
     });
   }
   if (prompt === undefined && promptFile === undefined) {
-    throw new UwfError("USAGE", "the task is missing", {
+    throw new UwfError("USAGE", "--prompt is required (or give --prompt-file)", {
       hint: 'Say what the thread should do: -p "…", -p - to read it from stdin, or --prompt-file <path>.',
     });
   }
