@@ -202,6 +202,7 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
       killGroup("SIGKILL");
       // A process that left the group may still hold the pipes: stop reading after a grace.
       drainTimer = setTimeout(() => {
+        child.stdin?.destroy();
         child.stdout.destroy();
         child.stderr.destroy();
         finish();
