@@ -20,6 +20,8 @@ export interface AgentArgs {
   prompt: string;
   historyQuota: number | undefined;
   options: AgentOptionValues;
+  /** The words after `--` (uwf-acp's agent command); empty when there is no `--`. */
+  passthrough: string[];
   help: boolean;
 }
 
@@ -30,17 +32,32 @@ const COMMON: Record<string, AgentOptionSpec> = {
   "history-quota": { description: "characters of earlier steps in the prompt", valueName: "chars" },
 };
 
-/** `--name value`, `--name=value`, bare boolean flags; unknown or missing flags are usage errors. */
+/**
+ * `--name value`, `--name=value`, bare boolean flags; unknown or missing flags are usage errors.
+ * With `passthrough`, the words after `--` are kept as they are, except the `--thread`, `--role`,
+ * `--prompt` and `--history-quota` pairs at the very end: uwf appends those after the configured
+ * args, so `args: [--, gemini, --acp]` still works from config.yaml.
+ */
 export function parseAgentArgs(
   argv: string[],
   specs: Record<string, AgentOptionSpec>,
   env: Record<string, string | undefined>,
+  parsing: { passthrough?: boolean } = {},
 ): AgentArgs {
   const all = { ...COMMON, ...specs };
   const values: AgentOptionValues = {};
   let help = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+  let words = argv;
+  let passthrough: string[] = [];
+  const separator = argv.indexOf("--");
+  if (separator !== -1) {
+    if (!parsing.passthrough) throw usage('unexpected argument "--"');
+    const split = splitTrailingCommon(argv.slice(separator + 1));
+    passthrough = split.passthrough;
+    words = [...argv.slice(0, separator), ...split.trailing];
+  }
+  for (let i = 0; i < words.length; i++) {
+    const arg = words[i]!;
     if (arg === "--help" || arg === "-h") {
       help = true;
       continue;
@@ -58,14 +75,24 @@ export function parseAgentArgs(
     let value: string | undefined;
     if (eq !== -1) value = arg.slice(eq + 1);
     else {
-      value = argv[i + 1];
+      value = words[i + 1];
       // The next argument is the value even when it starts with "--": an edge prompt may.
       if (value === undefined) throw usage(`option "--${name}" needs a value`);
       i++;
     }
     values[name] = value;
   }
-  if (help) return { thread: "", role: "", prompt: "", historyQuota: undefined, options: {}, help };
+  if (help) {
+    return {
+      thread: "",
+      role: "",
+      prompt: "",
+      historyQuota: undefined,
+      options: {},
+      passthrough,
+      help,
+    };
+  }
 
   for (const [name, spec] of Object.entries(all)) {
     if (values[name] === undefined && spec.env && env[spec.env]) values[name] = env[spec.env];
@@ -90,14 +117,34 @@ export function parseAgentArgs(
     prompt: values.prompt as string,
     historyQuota,
     options,
+    passthrough,
     help,
   };
 }
 
-export function usageText(name: string, specs: Record<string, AgentOptionSpec>): string {
+/** Peel uwf's own `--flag value` pairs off the end of the words after `--`. */
+function splitTrailingCommon(words: string[]): { passthrough: string[]; trailing: string[] } {
+  let end = words.length;
+  const seen = new Set<string>();
+  while (end >= 2) {
+    const flag = words[end - 2]!;
+    const name = flag.slice(2);
+    if (!flag.startsWith("--") || !(name in COMMON) || seen.has(name)) break;
+    seen.add(name);
+    end -= 2;
+  }
+  return { passthrough: words.slice(0, end), trailing: words.slice(end) };
+}
+
+export function usageText(
+  name: string,
+  specs: Record<string, AgentOptionSpec>,
+  passthrough?: string,
+): string {
   const all = { ...COMMON, ...specs };
+  const rest = passthrough ? ` [-- <${passthrough}>]` : "";
   const lines = [
-    `Usage: ${name} --thread <id> --role <role> --prompt <text> [options]`,
+    `Usage: ${name} --thread <id> --role <role> --prompt <text> [options]${rest}`,
     "",
     "Options:",
   ];

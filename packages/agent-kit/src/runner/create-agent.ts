@@ -66,9 +66,11 @@ async function runAgent(definition: AgentDefinition, argv: string[], io: AgentIo
     const home = resolveHome(io.env);
     addHomeDotenv(home, io.env);
     const specs = definition.options ?? {};
-    const args = parseAgentArgs(argv, specs, io.env);
+    const args = parseAgentArgs(argv, specs, io.env, {
+      passthrough: definition.passthrough !== undefined,
+    });
     if (args.help) {
-      io.stdout(usageText(definition.name, specs));
+      io.stdout(usageText(definition.name, specs, definition.passthrough));
       return ExitCode.ok;
     }
     // Started by a uwf that is already gone: nobody will verify this step, so do nothing.
@@ -137,6 +139,7 @@ async function runStep(
     home,
     env: io.env,
     options: args.options,
+    passthrough: args.passthrough,
     schema: threadContext.schema,
     workflow: threadContext.workflow,
     roleDefinition: threadContext.roleDefinition,

@@ -37,6 +37,8 @@ export interface AgentContext {
   home: string;
   env: Record<string, string | undefined>;
   options: AgentOptionValues;
+  /** The words after `--` on the command line, for adapters that accept them (`passthrough`). */
+  passthrough: string[];
   schema: SchemaMap;
   workflow: WorkflowPayload;
   roleDefinition: RolePayload;
@@ -91,6 +93,8 @@ export interface AgentDefinition {
   continue?: (ctx: AgentContext, session: unknown, correction: string) => Promise<AgentRunResult>;
   /** Adapter-specific flags, by name without the leading `--`. */
   options?: Record<string, AgentOptionSpec>;
+  /** Accept words after `--` (`ctx.passthrough`); the text names them in `--help`. */
+  passthrough?: string;
   /** Characters of history in the prompt (default 20,000); `--history-quota` overrides. */
   historyQuota?: number;
   /** Corrections sent to the agent before giving up on it (default 2). */
