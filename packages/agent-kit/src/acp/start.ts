@@ -18,8 +18,9 @@ const EXIT_WAIT_MS = 1_000;
  * the error says so with the tail of its stderr; the process group is gone either way.
  */
 export async function startAcpAgent(
-  options: AgentProcessOptions & AcpClientOptions,
+  options: AgentProcessOptions & AcpClientOptions & { signal?: AbortSignal },
 ): Promise<AcpAgent> {
+  options.signal?.throwIfAborted();
   const agentProcess = new AgentProcess(options);
   const client = new AcpClient(agentProcess.child.stdout, agentProcess.child.stdin, options);
   void agentProcess.exited.then((status) =>
@@ -33,6 +34,9 @@ export async function startAcpAgent(
     })();
     return closing;
   };
+  // Aborted while starting (agents take seconds to initialize): end it now.
+  const onAbort = (): void => void agentProcess.killGroup();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const hello = await client.initialize();
     return { process: agentProcess, client, hello, close };
@@ -40,6 +44,8 @@ export async function startAcpAgent(
     const explained = await explainFailure(agentProcess, error);
     await close();
     throw explained;
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
   }
 }
 
