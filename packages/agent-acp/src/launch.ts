@@ -1,11 +1,11 @@
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { readConfig, resolveModel } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
 import { PRESET_NAMES, PRESETS, type Preset } from "./presets.js";
 
 /** How to start the agent for this step. */
 export interface LaunchPlan {
-  /** `gemini` for a preset, else the command's first word. */
+  /** `gemini` for a preset, else the command's file name. */
   label: string;
   preset: Preset | null;
   command: string;
@@ -84,7 +84,7 @@ export function planLaunch(inputs: LaunchInputs): LaunchPlan {
     model = setup.model;
   }
   return {
-    label: preset?.name ?? command,
+    label: preset?.name ?? basename(command),
     preset,
     command,
     args,
