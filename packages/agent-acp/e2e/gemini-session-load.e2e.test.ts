@@ -7,8 +7,8 @@ import { stringify } from "yaml";
 import { AgentPool, acpDefinition } from "../src/acp-agent.js";
 import { agentCliPath } from "./helpers.js";
 
-// session/load against the real gemini --acp, driven through the adapter's own run(): agent-kit
-// does not hand a role's previous session to adapters yet, so uwf thread exec cannot reach it.
+// session/load against the real gemini --acp, driven through the adapter's own run() so that
+// the test controls which session is resumed and can backdate Gemini's chat file in between.
 
 const GEMINI = agentCliPath("gemini");
 
