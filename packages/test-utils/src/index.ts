@@ -1,3 +1,10 @@
+export {
+  type AgentCliName,
+  type AgentHome,
+  agentCliPath,
+  agentClisDir,
+  agentHome,
+} from "./agent-clis.js";
 export type { FakeLlmScript, FakeStep } from "./fake-llm/script.js";
 export {
   type FakeLlm,
