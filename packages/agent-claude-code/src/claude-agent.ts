@@ -114,7 +114,7 @@ async function runClaude(
   if (tolerateMissingSession && isMissingSession(run, outcome.stderrTail)) return null;
   if (outcome.timedOut || outcome.exitCode !== 0 || run.result === null || run.result.isError) {
     throw new UwfError("AGENT_FAILED", failureMessage(run, outcome), {
-      hint: "See the claude output above; fix the cause, then run `uwf thread resume`.",
+      hint: `Check the model's endpoint, key and name (or claude's own login), then retry: uwf thread resume ${ctx.thread}`,
     });
   }
   for (const denial of run.denials) {
