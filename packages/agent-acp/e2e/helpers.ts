@@ -1,24 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT, runUwf, sleep, type TempHome } from "@united-workforce/test-utils";
+import { REPO_ROOT, runUwf, type TempHome } from "@united-workforce/test-utils";
 import { stringify } from "yaml";
 
 export const UWF_ACP_BIN = join(REPO_ROOT, "packages/agent-acp/bin/uwf-acp.js");
-
-/**
- * A pinned real agent CLI: `$UWF_AGENT_CLIS_DIR/node_modules/.bin/<name>` (default
- * `<repo>/test/agent-clis`). Missing is an error that says how to install it, not a skip.
- */
-export function agentCliPath(name: string): string {
-  const dir = process.env.UWF_AGENT_CLIS_DIR ?? join(REPO_ROOT, "test/agent-clis");
-  const path = join(dir, "node_modules/.bin", name);
-  if (!existsSync(path)) {
-    throw new Error(
-      `${path} is missing: install the pinned agent CLIs (cd test/agent-clis && npm ci) or set UWF_AGENT_CLIS_DIR`,
-    );
-  }
-  return path;
-}
 
 export function requireBuilt(): void {
   for (const file of [
@@ -28,35 +13,6 @@ export function requireBuilt(): void {
     if (!existsSync(join(REPO_ROOT, file)))
       throw new Error(`${file} is missing: run \`pnpm build\` first`);
   }
-}
-
-/** Poll until `check` returns a value other than undefined/false, or fail after `timeoutMs`. */
-export async function until<T>(
-  what: string,
-  check: () => T | undefined | false,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-/** Pids of the processes whose working directory is `dir` (the agents of one test). */
-export function processesIn(dir: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readlinkSync(`/proc/${name}/cwd`) === dir) pids.push(Number(name));
-    } catch {
-      // Gone, or not ours to read.
-    }
-  }
-  return pids;
 }
 
 export interface AcpHome {

@@ -1,4 +1,5 @@
 import { basename, join } from "node:path";
+import { minimalEnv } from "@united-workforce/agent-kit";
 import { readConfig, resolveModel } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
 import { PRESET_NAMES, PRESETS, type Preset } from "./presets.js";
@@ -32,33 +33,6 @@ export interface LaunchInputs {
   progress: (line: string) => void;
 }
 
-/**
- * Variables every agent gets when set: who and where the user is, the locale, and how the
- * network is reached. Nothing else of the parent's environment is passed (it may hold other
- * providers' keys).
- */
-const BASE_ENV = [
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "SHELL",
-  "LANG",
-  "LC_ALL",
-  "LC_CTYPE",
-  "TZ",
-  "TMPDIR",
-  "HTTPS_PROXY",
-  "HTTP_PROXY",
-  "NO_PROXY",
-  "https_proxy",
-  "http_proxy",
-  "no_proxy",
-  "NODE_EXTRA_CA_CERTS",
-  "SSL_CERT_FILE",
-  "SSL_CERT_DIR",
-];
-
 export function planLaunch(inputs: LaunchInputs): LaunchPlan {
   const preset = choosePreset(inputs);
   const words = preset ? [inputs.bin ?? preset.command, ...preset.args] : inputs.passthrough;
@@ -68,13 +42,12 @@ export function planLaunch(inputs: LaunchInputs): LaunchPlan {
   }
   if (preset && inputs.passthrough.length > 0) args.push(...inputs.passthrough);
 
-  const env: Record<string, string> = { TERM: "dumb" };
-  const names = [...BASE_ENV, ...(preset?.passEnv ?? []), ...splitNames(inputs.passEnv)];
-  for (const name of names) {
-    const value = inputs.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  Object.assign(env, preset?.env);
+  // The toolkit's rule (where things are, locale, network, TERM=dumb), plus the agent's own
+  // login variables and what --pass-env names; never the rest of the parent's environment.
+  const env = minimalEnv(inputs.env, {
+    passThrough: [...(preset?.passEnv ?? []), ...splitNames(inputs.passEnv)],
+    extra: preset?.env ?? {},
+  });
 
   let model: string | null = null;
   if (inputs.model) {

@@ -101,10 +101,6 @@ export const PRESETS: Record<string, Preset> = {
     passEnv: [
       "OPENCODE_CONFIG",
       "OPENCODE_CONFIG_CONTENT",
-      "XDG_CONFIG_HOME",
-      "XDG_DATA_HOME",
-      "XDG_CACHE_HOME",
-      "XDG_STATE_HOME",
       "OPENAI_API_KEY",
       "ANTHROPIC_API_KEY",
       "OPENROUTER_API_KEY",
