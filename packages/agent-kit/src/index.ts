@@ -1,25 +1,3 @@
-export { BASE_ENV_NAMES, type MinimalEnvOptions, minimalEnv } from "./cli/env.js";
-export {
-  type InvalidJsonLine,
-  type JsonLine,
-  jsonLineHandler,
-  parseJsonLine,
-  readJsonLines,
-} from "./cli/json-lines.js";
-export {
-  type AgentCliOutcome,
-  type AgentCliRun,
-  findOnPath,
-  spawnAgentCli,
-} from "./cli/spawn.js";
-export {
-  addPartialUsage,
-  anthropicUsage,
-  cleanUsage,
-  geminiUsage,
-  openaiUsage,
-  usageNumber,
-} from "./cli/usage.js";
 export {
   ACP_PROTOCOL_VERSION,
   AcpClient,
@@ -46,6 +24,28 @@ export {
 } from "./acp/permission.js";
 export { PromptTurn, type ToolCallEvent, tokensOf } from "./acp/prompt-turn.js";
 export { type AcpAgent, explainFailure, startAcpAgent } from "./acp/start.js";
+export { BASE_ENV_NAMES, type MinimalEnvOptions, minimalEnv } from "./cli/env.js";
+export {
+  type InvalidJsonLine,
+  type JsonLine,
+  jsonLineHandler,
+  parseJsonLine,
+  readJsonLines,
+} from "./cli/json-lines.js";
+export {
+  type AgentCliOutcome,
+  type AgentCliRun,
+  findOnPath,
+  spawnAgentCli,
+} from "./cli/spawn.js";
+export {
+  addPartialUsage,
+  anthropicUsage,
+  cleanUsage,
+  geminiUsage,
+  openaiUsage,
+  usageNumber,
+} from "./cli/usage.js";
 export {
   BODY_EXCERPT_CHARS,
   collectHistory,
