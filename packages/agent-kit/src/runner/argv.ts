@@ -26,6 +26,8 @@ export interface AgentArgs {
   /** `--replace-head` (uwf thread poke): the new step replaces the head instead of following it. */
   replaceHead: boolean;
   options: AgentOptionValues;
+  /** The words after `--` (uwf-acp's agent command); empty when there is no `--`. */
+  passthrough: string[];
   help: boolean;
 }
 
@@ -45,17 +47,32 @@ const COMMON: Record<string, AgentOptionSpec> = {
   },
 };
 
-/** `--name value`, `--name=value`, bare boolean flags; unknown or missing flags are usage errors. */
+/**
+ * `--name value`, `--name=value`, bare boolean flags; unknown or missing flags are usage errors.
+ * With `passthrough`, the words after `--` are kept as they are, except the `--thread`, `--role`,
+ * `--prompt` and `--history-quota` pairs at the very end: uwf appends those after the configured
+ * args, so `args: [--, gemini, --acp]` still works from config.yaml.
+ */
 export function parseAgentArgs(
   argv: string[],
   specs: Record<string, AgentOptionSpec>,
   env: Record<string, string | undefined>,
+  parsing: { passthrough?: boolean } = {},
 ): AgentArgs {
   const all = { ...COMMON, ...specs };
   const values: AgentOptionValues = {};
   let help = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+  let words = argv;
+  let passthrough: string[] = [];
+  const separator = argv.indexOf("--");
+  if (separator !== -1) {
+    if (!parsing.passthrough) throw usage('unexpected argument "--"');
+    const split = splitTrailingCommon(argv.slice(separator + 1));
+    passthrough = split.passthrough;
+    words = [...argv.slice(0, separator), ...split.trailing];
+  }
+  for (let i = 0; i < words.length; i++) {
+    const arg = words[i]!;
     if (arg === "--help" || arg === "-h") {
       help = true;
       continue;
@@ -73,7 +90,7 @@ export function parseAgentArgs(
     let value: string | undefined;
     if (eq !== -1) value = arg.slice(eq + 1);
     else {
-      value = argv[i + 1];
+      value = words[i + 1];
       // The next argument is the value even when it starts with "--": an edge prompt may.
       if (value === undefined) throw usage(`option "--${name}" needs a value`);
       i++;
@@ -89,6 +106,7 @@ export function parseAgentArgs(
       model: null,
       replaceHead: false,
       options: {},
+      passthrough,
       help,
     };
   }
@@ -119,6 +137,7 @@ export function parseAgentArgs(
     model: typeof model === "string" && model !== "" ? model : null,
     replaceHead: values["replace-head"] === true,
     options,
+    passthrough,
     help,
   };
 }
@@ -131,9 +150,10 @@ export async function readAgentArgs(
   argv: string[],
   specs: Record<string, AgentOptionSpec>,
   env: Record<string, string | undefined>,
+  parsing: { passthrough?: boolean } = {},
   stdin: Readable = process.stdin,
 ): Promise<AgentArgs> {
-  const args = parseAgentArgs(argv, specs, env);
+  const args = parseAgentArgs(argv, specs, env, parsing);
   if (args.help || args.prompt !== "-") return args;
   let prompt: string;
   try {
@@ -151,10 +171,41 @@ async function readAll(stream: Readable): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-export function usageText(name: string, specs: Record<string, AgentOptionSpec>): string {
+/**
+ * Peel uwf's own flags off the end of the words after `--`: `--flag value` pairs, and the
+ * boolean `--replace-head`, which uwf appends last.
+ */
+function splitTrailingCommon(words: string[]): { passthrough: string[]; trailing: string[] } {
+  let end = words.length;
+  const seen = new Set<string>();
+  while (end >= 1) {
+    const last = words[end - 1]!;
+    const lastName = last.slice(2);
+    if (last.startsWith("--") && COMMON[lastName]?.type === "boolean" && !seen.has(lastName)) {
+      seen.add(lastName);
+      end -= 1;
+      continue;
+    }
+    if (end < 2) break;
+    const flag = words[end - 2]!;
+    const name = flag.slice(2);
+    const spec = COMMON[name];
+    if (!flag.startsWith("--") || !spec || spec.type === "boolean" || seen.has(name)) break;
+    seen.add(name);
+    end -= 2;
+  }
+  return { passthrough: words.slice(0, end), trailing: words.slice(end) };
+}
+
+export function usageText(
+  name: string,
+  specs: Record<string, AgentOptionSpec>,
+  passthrough?: string,
+): string {
   const all = { ...COMMON, ...specs };
+  const rest = passthrough ? ` [-- <${passthrough}>]` : "";
   const lines = [
-    `Usage: ${name} --thread <id> --role <role> --prompt <text|-> [options]`,
+    `Usage: ${name} --thread <id> --role <role> --prompt <text|-> [options]${rest}`,
     "",
     "Options:",
   ];

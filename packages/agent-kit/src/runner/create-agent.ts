@@ -75,9 +75,11 @@ async function runAgent(definition: AgentDefinition, argv: string[], io: AgentIo
     const home = resolveHome(io.env);
     addHomeDotenv(home, io.env);
     const specs = definition.options ?? {};
-    const args = await readAgentArgs(argv, specs, io.env);
+    const args = await readAgentArgs(argv, specs, io.env, {
+      passthrough: definition.passthrough !== undefined,
+    });
     if (args.help) {
-      io.stdout(usageText(definition.name, specs));
+      io.stdout(usageText(definition.name, specs, definition.passthrough));
       return ExitCode.ok;
     }
     // Started by a uwf that is already gone: nobody will verify this step, so do nothing.
@@ -178,6 +180,7 @@ async function prepareStep(
     env: io.env,
     model: args.model,
     options: args.options,
+    passthrough: args.passthrough,
     schema: context.schema,
     workflow: context.workflow,
     roleDefinition: context.roleDefinition,
