@@ -31,6 +31,16 @@ export interface CliIo {
 
 const FORMATS = ["text", "json", "yaml"] as const;
 
+/** The options every command takes, as help, docs and `uwf prompt usage` show them. */
+export const GLOBAL_OPTIONS = [
+  {
+    flags: "--format <format>",
+    description: `output format: ${FORMATS.join(", ")} (default text)`,
+  },
+  { flags: "-V, --version", description: "print the version" },
+  { flags: "-h, --help", description: "show help" },
+] as const;
+
 /**
  * Parse argv, run one command, print its result through the one writer, and return the exit
  * code. Never exits: the entry does.
@@ -85,9 +95,11 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .description(
       "uwf (United Workforce): run multi-role agent workflows, one step per call, no daemon.",
     )
-    .version(VERSION, "-V, --version", "print the version")
-    .helpOption("-h, --help", "show help")
-    .addOption(new Option("--format <format>", "output format").choices(FORMATS).default("text"))
+    .version(VERSION, GLOBAL_OPTIONS[1].flags, GLOBAL_OPTIONS[1].description)
+    .helpOption(GLOBAL_OPTIONS[2].flags, GLOBAL_OPTIONS[2].description)
+    .addOption(
+      new Option(GLOBAL_OPTIONS[0].flags, "output format").choices(FORMATS).default("text"),
+    )
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
