@@ -152,6 +152,11 @@ describe("every --format json document matches its schema in protocol", () => {
     await check(["log", "list"]);
     await check(["log", "show"]);
     await check(["log", "clean"]);
+
+    await check(["prompt", "list"]);
+    for (const name of ["usage", "workflow-authoring", "adapter-developing", "bootstrap"]) {
+      expect(await check(["prompt", name])).toMatchObject({ name });
+    }
   });
 
   it("for errors, on stderr with a stable code, whoever raised them", async () => {

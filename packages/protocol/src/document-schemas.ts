@@ -147,6 +147,11 @@ export const casVerifyReportSchema = object({
   corrupt: list(object({ hash: str, file: str, problem: str })),
 });
 
+// ─── prompt ─────────────────────────────────────────────────────────────────────────────────
+
+/** A guide of `uwf prompt`: its name and its markdown. */
+const promptText = object({ name: str, text: str });
+
 // ─── the documents ──────────────────────────────────────────────────────────────────────────
 
 export const DOCUMENT_SCHEMAS = {
@@ -273,6 +278,12 @@ export const DOCUMENT_SCHEMAS = {
     ["events", "skipped"],
   ),
   "log clean": object({ deleted: strings }),
+
+  "prompt list": object({ prompts: list(object({ name: str, summary: str })) }),
+  "prompt usage": promptText,
+  "prompt workflow-authoring": promptText,
+  "prompt adapter-developing": promptText,
+  "prompt bootstrap": promptText,
 } as const;
 
 export type DocumentName = keyof typeof DOCUMENT_SCHEMAS;

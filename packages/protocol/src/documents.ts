@@ -60,3 +60,7 @@ export type CasGcDocument = FromSchema<typeof casGcReportSchema>;
 export type LogListDocument = DocumentOf<"log list">;
 export type LogShowDocument = DocumentOf<"log show">;
 export type LogCleanDocument = DocumentOf<"log clean">;
+
+export type PromptListDocument = DocumentOf<"prompt list">;
+/** What every `uwf prompt <name>` but `list` prints: the guide's name and its markdown. */
+export type PromptDocument = DocumentOf<"prompt usage">;

@@ -10,6 +10,11 @@ import type { CommandSpec } from "./command.js";
 import logClean from "./log/clean.js";
 import logList from "./log/list.js";
 import logShow from "./log/show.js";
+import promptAdapterDeveloping from "./prompt/adapter-developing.js";
+import promptBootstrap from "./prompt/bootstrap.js";
+import promptList from "./prompt/list.js";
+import promptUsage from "./prompt/usage.js";
+import promptWorkflowAuthoring from "./prompt/workflow-authoring.js";
 import stepFork from "./step/fork.js";
 import stepList from "./step/list.js";
 import stepRead from "./step/read.js";
@@ -71,4 +76,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   logList,
   logShow,
   logClean,
+  promptList,
+  promptUsage,
+  promptWorkflowAuthoring,
+  promptAdapterDeveloping,
+  promptBootstrap,
 ];
