@@ -178,6 +178,16 @@ describe("uwf prompt guides", () => {
     }
   });
 
+  it("adapter-developing names every flag agent-kit adapters accept", () => {
+    // `uwf-mock --help` prints agent-kit's flags plus the mock's own.
+    const mockOnly = ["--scenario", "-h", "--help"];
+    const text = renderAdapterDeveloping();
+    for (const flag of adapterFlags.filter((f) => !mockOnly.includes(f))) {
+      const named = new RegExp(`(?<![\\w-])${flag}(?![\\w-])`).test(text);
+      expect(named, `the adapter argv has ${flag}: say what it does`).toBe(true);
+    }
+  });
+
   it("adapter-developing lists every config key the schema defines", () => {
     const text = renderAdapterDeveloping();
     for (const key of configKeys()) expect(text).toContain(`| \`${key.path}\` |`);

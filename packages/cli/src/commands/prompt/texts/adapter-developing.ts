@@ -127,6 +127,8 @@ export function renderAdapterDeveloping(): string {
     "  what to keep in the detail node (`model`, `sessionId`, `turns`), and any state `continue`",
     "  needs.",
     "- `continue(ctx, session, correction)` sends a correction in the same conversation.",
+    "- `--history-quota <chars>` (in `agents.<alias>.args`) changes how many characters of",
+    "  earlier steps the prompt may hold (default 20,000).",
     "- Throwing fails the step (exit 1); the thread suspends with the message.",
     "",
     "A complete adapter for any OpenAI-compatible chat endpoint, `my-adapter.mjs`:",

@@ -175,6 +175,7 @@ export function renderWorkflowAuthoring(): string {
     fenced(
       "sh",
       [
+        "set -eu",
         'thread=$(uwf thread start draft-review.yaml -p "Write a welcome note for Ada.")',
         'uwf thread exec "$thread" -c 10 --agent "uwf-mock --scenario draft-review-mock.yaml"',
         'uwf thread read "$thread"',
