@@ -183,8 +183,9 @@ export function resolveModel(
       { hint: "Add it under `providers:` in config.yaml." },
     );
   }
-  const apiKey =
-    provider.apiKey ?? (provider.apiKeyEnv ? env[provider.apiKeyEnv] : undefined) ?? null;
+  // An empty variable is as good as none: it is how a key is usually "unset" in a shell.
+  const fromEnv = provider.apiKeyEnv ? env[provider.apiKeyEnv] : undefined;
+  const apiKey = provider.apiKey ?? (fromEnv ? fromEnv : null);
   return {
     provider: model.provider,
     api: provider.api ?? DEFAULT_PROVIDER_API,
