@@ -142,3 +142,8 @@ export const CONFIG_SCHEMA = {
     ...STORE_CONFIG_PROPERTIES,
   },
 } as const;
+
+/** `docs/config.schema.json`, as `pnpm docs:config` writes it and a test compares it. */
+export function configSchemaJson(): string {
+  return `${JSON.stringify(CONFIG_SCHEMA, null, 2)}\n`;
+}
