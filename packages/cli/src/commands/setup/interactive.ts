@@ -142,15 +142,24 @@ export function streamPrompter(
     if (ended) return Promise.reject(endedError(interrupted));
     return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
   };
+  // On a terminal the question is readline's prompt, so editing the answer redraws it.
+  const show = (query: string): void => {
+    if (input.isTTY) {
+      lines.setPrompt(query);
+      lines.prompt();
+    } else {
+      output.write(query);
+    }
+  };
   return {
     async ask(question, fallback) {
-      output.write(`${question}${fallback ? ` [${fallback}]` : ""}: `);
+      show(`${question}${fallback ? ` [${fallback}]` : ""}: `);
       const answer = (await nextLine()).trim();
       if (!input.isTTY) output.write("\n");
       return answer === "" ? (fallback ?? "") : answer;
     },
     async askSecret(question) {
-      output.write(`${question}: `);
+      show(`${question}: `);
       muted = true;
       try {
         return (await nextLine()).trim();
