@@ -153,6 +153,12 @@ describe("every --format json document matches its schema in protocol", () => {
     await check(["log", "show"]);
     await check(["log", "clean"]);
 
+    await check(["setup", "--agent", "uwf-mock --scenario s.yaml", "--skip-checks"]);
+    await check(["config", "set", "providers.local", "{ baseUrl: 'http://127.0.0.1:9/v1' }"]);
+    await check(["config", "list"]);
+    await check(["config", "get", "agents.mock"]);
+    await check(["config", "unset", "providers.local"]);
+    await check(["doctor"]);
     await check(["prompt", "list"]);
     for (const name of ["usage", "workflow-authoring", "adapter-developing", "bootstrap"]) {
       expect(await check(["prompt", name])).toMatchObject({ name });
@@ -169,6 +175,9 @@ describe("every --format json document matches its schema in protocol", () => {
     const bad = join(temp.home, "bad.yaml");
     writeFileSync(bad, "name: bad\nroles: {}\ngraph: {}\n");
     expect((await checkError(["workflow", "add", bad], 3)).code).toBe("WORKFLOW_INVALID");
+    expect((await checkError(["config", "get", "defaultModel"], 1)).code).toBe(
+      "CONFIG_KEY_NOT_SET",
+    );
   });
 
   it("leave no document without a command, nor a command without a document", () => {

@@ -10,6 +10,7 @@ import {
   parseOptionValue,
   valueNote,
 } from "./commands/option-values.js";
+import { configWarning } from "./output/config-warning.js";
 import { renderError } from "./output/errors.js";
 import { formatResult } from "./output/write.js";
 import { VERSION } from "./version.js";
@@ -196,8 +197,10 @@ function addCommand(
     let store: Promise<Store> | undefined;
     const readConfigOnce = async (): Promise<UwfConfig> => {
       if (config === undefined) {
-        const { readConfig } = await import("@united-workforce/store");
-        config = readConfig(home);
+        const { loadConfig } = await import("@united-workforce/store");
+        const loaded = loadConfig(home);
+        for (const warning of loaded.warnings) io.stderr(configWarning(warning, loaded.file));
+        config = loaded.config;
       }
       return config;
     };

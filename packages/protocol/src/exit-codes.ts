@@ -49,6 +49,8 @@ export const ERROR_EXIT_CODES = {
   CAS_NOT_FOUND: ExitCode.error,
   CAS_CORRUPT: ExitCode.error,
   CONFIG_INVALID: ExitCode.error,
+  /** `uwf config get` of a key that has no value (like `git config`, exit 1). */
+  CONFIG_KEY_NOT_SET: ExitCode.error,
   /** A registry entry cannot be read. */
   REGISTRY_CORRUPT: ExitCode.error,
   /** A registry entry kept changing under a compare-and-swap (another process adds). */

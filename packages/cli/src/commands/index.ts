@@ -7,6 +7,11 @@ import casRefs from "./cas/refs.js";
 import casVerify from "./cas/verify.js";
 import casWalk from "./cas/walk.js";
 import type { CommandSpec } from "./command.js";
+import configGet from "./config/get.js";
+import configList from "./config/list.js";
+import configSet from "./config/set.js";
+import configUnset from "./config/unset.js";
+import doctor from "./doctor.js";
 import logClean from "./log/clean.js";
 import logList from "./log/list.js";
 import logShow from "./log/show.js";
@@ -15,6 +20,7 @@ import promptBootstrap from "./prompt/bootstrap.js";
 import promptList from "./prompt/list.js";
 import promptUsage from "./prompt/usage.js";
 import promptWorkflowAuthoring from "./prompt/workflow-authoring.js";
+import setup from "./setup.js";
 import stepFork from "./step/fork.js";
 import stepList from "./step/list.js";
 import stepRead from "./step/read.js";
@@ -76,6 +82,12 @@ export const COMMANDS: readonly CommandSpec[] = [
   logList,
   logShow,
   logClean,
+  setup,
+  configList,
+  configGet,
+  configSet,
+  configUnset,
+  doctor,
   promptList,
   promptUsage,
   promptWorkflowAuthoring,
