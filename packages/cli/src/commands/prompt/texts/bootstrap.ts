@@ -1,13 +1,5 @@
+import { AGENT_PRESETS, PROVIDER_PRESETS } from "../../setup/presets.js";
 import { fenced, marker } from "./markdown.js";
-
-/** The adapters one can install, each with its npm package; the suite checks them against packages/. */
-export const ADAPTER_PACKAGES: readonly { bin: string; pkg: string; drives: string }[] = [
-  {
-    bin: "uwf-mock",
-    pkg: "@united-workforce/agent-mock",
-    drives: "scripted answers: try workflows and test without a model",
-  },
-];
 
 /** The smallest workflow, and the mock's answer for it. */
 export const HELLO_WORKFLOW = `name: hello
@@ -38,38 +30,77 @@ export const HELLO_SCENARIO = `steps:
 /** What the mock run must show; the suite checks the transcript for it. */
 export const HELLO_GREETING = "Hello, Ada!";
 
+const TASK = "Greet Ada, who joins the team today.";
+
+/** The install command of the mock adapter, from the same table `uwf setup` hints from. */
+function mockInstall(): string {
+  const mock = AGENT_PRESETS.find((a) => a.command === "uwf-mock");
+  if (!mock) throw new Error("uwf setup has no agent preset for uwf-mock");
+  return mock.install.replace("npm i -g ", "");
+}
+
 export function renderBootstrap(): string {
-  const packages = ["@united-workforce/cli", ...ADAPTER_PACKAGES.map((a) => a.pkg)];
+  const agents = AGENT_PRESETS.filter((a) => a.command !== "uwf-mock");
+  const builtin = agents.find((a) => a.command === "uwf-builtin");
   return [
     "# Installing and verifying uwf",
     "",
     "Follow these steps in order on a machine with Node.js 20 or newer and npm. Every command",
-    "below must exit 0. When one does not, stop: its `error:` line says what happened and its",
-    "`hint:` line what to do next.",
+    "below must exit 0 unless it says otherwise. When one does not, stop: its `error:` line",
+    "says what happened and its `hint:` line what to do next.",
     "",
     "## 1. Install",
     "",
     "```sh",
     "node --version   # v20 or newer",
-    `npm i -g ${packages.join(" ")}`,
+    `npm i -g @united-workforce/cli ${mockInstall()}`,
     "```",
     "",
-    "This installs `uwf` and these adapters (the programs that run a role's step):",
+    "This installs `uwf` and `uwf-mock`, an adapter that replays scripted answers (no model,",
+    "no network). A real agent needs its adapter, and the agent CLI it drives installed and",
+    "logged in; install the ones you will use:",
     "",
-    ...ADAPTER_PACKAGES.map((a) => `- \`${a.bin}\` (\`${a.pkg}\`): ${a.drives}`),
+    "| `--agent` | agent | install |",
+    "| --- | --- | --- |",
+    ...agents.map((a) => `| \`${a.alias}\` | ${a.label} | \`${a.install}\` |`),
     "",
-    "An adapter that drives an agent CLI needs that CLI installed and logged in as well.",
+    "## 2. Configure",
     "",
-    "## 2. Where uwf keeps its state",
+    "Everything uwf keeps lives under `UWF_HOME` (default `~/.uwf`): `config.yaml` (providers,",
+    "models, agents; mode 0600), `.env` (secrets handed to adapters, never printed), the store",
+    "of threads and workflows, and logs. `uwf setup` writes `config.yaml`: without flags on a",
+    "terminal it asks; a script or an agent passes flags:",
     "",
-    "Everything lives under `UWF_HOME` (default `~/.uwf`): `config.yaml` (agents, models,",
-    "providers; written with mode 0600), `.env` (secrets handed to adapters), the store of",
-    "threads and workflows, and logs. Set `UWF_HOME` to use another folder.",
+    "```sh",
+    "uwf setup --provider openrouter --model anthropic/claude-sonnet-4.5 --agent builtin",
+    "```",
     "",
-    "## 3. Verify",
+    "- `--provider`: a preset below, which fills the base URL, the API and the variable the key",
+    "  is read from; or a name of your own with `--base-url <url>` (and `--api <api>` when it",
+    "  is not OpenAI-compatible chat).",
+    "- The key: export it (or put it in `$UWF_HOME/.env`) under the preset's variable, or name",
+    "  another one with `--api-key-env <var>`. `--api-key <key>` stores it in config.yaml, but",
+    "  it stays in your shell history.",
+    "- `--model <name>`: the model's name at the provider; `--agent <preset>`: one of the",
+    `  agents above${builtin ? ` (\`${builtin.alias}\` needs only the model)` : ""}, an alias, or any command.`,
     "",
-    "Run this script in an empty scratch folder. It checks the install, then runs a one-role",
-    "workflow with `uwf-mock`, which needs no model and no network.",
+    "| `--provider` | provider | key variable |",
+    "| --- | --- | --- |",
+    ...PROVIDER_PRESETS.map(
+      (p) => `| \`${p.name}\` | ${p.label} | ${p.apiKeyEnv ? `\`${p.apiKeyEnv}\`` : "none"} |`,
+    ),
+    "",
+    "`uwf setup` asks the model for one token and looks for the adapter and its agent CLI on",
+    "PATH, and prints `Config saved to <path> ✓`. It saves even when a check fails (then it",
+    "exits 1 and says what to fix). `uwf config list` shows the result, secrets masked;",
+    "`uwf config set <key> <value>` changes one key. Skip this step if you have no model yet:",
+    "the first check below needs none.",
+    "",
+    "## 3. Verify the install",
+    "",
+    "Run this script in an empty scratch folder. `uwf doctor` checks Node, config.yaml, each",
+    "configured agent and each provider, one line each, and exits 1 when any check fails. Then",
+    "a one-role workflow runs with `uwf-mock`.",
     "",
     marker("verify"),
     fenced(
@@ -77,6 +108,7 @@ export function renderBootstrap(): string {
       [
         "set -eu",
         "uwf --version",
+        "uwf doctor",
         "mkdir -p uwf-check && cd uwf-check",
         "cat > hello.yaml <<'EOF'",
         HELLO_WORKFLOW.trimEnd(),
@@ -85,7 +117,7 @@ export function renderBootstrap(): string {
         HELLO_SCENARIO.trimEnd(),
         "EOF",
         "uwf workflow validate hello.yaml",
-        'thread=$(uwf thread start hello.yaml -p "Greet Ada, who joins the team today.")',
+        `thread=$(uwf thread start hello.yaml -p "${TASK}")`,
         'uwf thread exec "$thread" --agent "uwf-mock --scenario hello-mock.yaml"',
         'uwf thread show "$thread"',
         'uwf thread read "$thread"',
@@ -94,6 +126,27 @@ export function renderBootstrap(): string {
     "",
     "It passes when every command exits 0, `uwf thread show` says `completed` and the",
     `transcript shows the greeting \`${HELLO_GREETING}\`.`,
+    "",
+    "## 4. Verify the model",
+    "",
+    "After step 2, run the same workflow with the agent and model `uwf setup` configured (its",
+    "default agent), from the same scratch folder:",
+    "",
+    marker("verify-model"),
+    fenced(
+      "sh",
+      [
+        "set -eu",
+        "cd uwf-check",
+        `thread=$(uwf thread start hello.yaml -p "${TASK}")`,
+        'uwf thread exec "$thread"',
+        'uwf thread show "$thread"',
+      ].join("\n"),
+    ),
+    "",
+    "It passes when `uwf thread show` says `completed`. Exit 4 means the agent failed: the",
+    "thread is suspended and `uwf thread show` gives the reason (a key, a model name, a",
+    "missing agent CLI); fix it and run `uwf doctor`, then `uwf thread resume <thread>`.",
     "",
     "## Next",
     "",

@@ -15,6 +15,7 @@ interface SchemaNode {
   additionalProperties?: SchemaNode | boolean;
   required?: readonly string[];
   items?: SchemaNode;
+  enum?: readonly unknown[];
 }
 
 /**
@@ -89,6 +90,8 @@ export function isConfigKey(
 }
 
 function typeName(node: SchemaNode): string {
+  // An enum names its values in the description; say only what they are.
+  if (node.type === undefined && node.enum?.every((v) => typeof v === "string")) return "string";
   const types = (Array.isArray(node.type) ? node.type : [node.type ?? "any"]).filter(
     (t) => t !== "null",
   );
