@@ -152,7 +152,10 @@ describe("every --format json document matches its schema in protocol", () => {
     await check(["log", "list"]);
     await check(["log", "show"]);
     await check(["log", "clean"]);
+  });
 
+  // Its own test, so the long one above keeps its time budget on a loaded machine.
+  it("for setup, config and doctor", async () => {
     await check(["setup", "--agent", "uwf-mock --scenario s.yaml", "--skip-checks"]);
     await check(["config", "set", "providers.local", "{ baseUrl: 'http://127.0.0.1:9/v1' }"]);
     await check(["config", "list"]);
