@@ -164,7 +164,7 @@ describe("every --format json document matches its schema in protocol", () => {
     await check(["doctor"]);
   });
 
-  // Its own test: the one above already runs close to the default timeout on a busy machine.
+  // Its own test too, for the same reason.
   it("for the prompt guides", async () => {
     await check(["prompt", "list"]);
     for (const name of ["usage", "workflow-authoring", "adapter-developing", "bootstrap"]) {
