@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   configPath,
+  loadConfig,
   readConfig,
   resolveAgent,
   resolveModel,
@@ -88,6 +89,82 @@ describe("readConfig", () => {
       );
       expect((error as { hint: string }).hint).toContain(configPath(dir));
     }
+  });
+
+  it("refuses an unknown api and names the allowed ones", () => {
+    const dir = home();
+    writeFileSync(configPath(dir), "providers:\n  p: { baseUrl: 'http://x', api: openai }\n");
+    expect(configErrors(dir)).toEqual([
+      'providers.p.api must be one of anthropic, openai-chat, openai-responses, gemini, got "openai"',
+    ]);
+  });
+
+  it("refuses names that point at nothing configured, listing what is", () => {
+    const dir = home();
+    writeFileSync(
+      configPath(dir),
+      [
+        "providers:",
+        "  local: { baseUrl: 'http://127.0.0.1:9/v1' }",
+        "models:",
+        "  small: { provider: local, name: tiny }",
+        "  big: { provider: remote, name: huge }",
+        "agents:",
+        "  claude: { command: uwf-claude-code, model: sonnet }",
+        "defaultModel: medium",
+        "modelOverrides: { extract: small }",
+        "",
+      ].join("\n"),
+    );
+    expect(configErrors(dir)).toEqual([
+      'model "big" names provider "remote", which is not configured under providers',
+      'agent "claude" names model "sonnet", which is not configured under models (configured: small, big)',
+      'defaultModel names model "medium", which is not configured under models (configured: small, big)',
+    ]);
+  });
+
+  it("refuses a base URL that is not http(s) and names that are not variable names", () => {
+    const dir = home();
+    writeFileSync(
+      configPath(dir),
+      [
+        "providers:",
+        "  p: { baseUrl: api.openai.com/v1, apiKeyEnv: my-key }",
+        "agents:",
+        "  a: { command: x, env: { GOOD_NAME: '1', 'bad name': '2' } }",
+        "",
+      ].join("\n"),
+    );
+    expect(configErrors(dir)).toEqual([
+      'providers.p.baseUrl must be an http:// or https:// URL, got "api.openai.com/v1"',
+      'providers.p.apiKeyEnv must be an environment variable name (letters, digits, _), got "my-key"',
+      'agents.a.env has "bad name", which is not an environment variable name (letters, digits, _)',
+    ]);
+  });
+
+  it("warns about keys it does not know, at any depth, and still reads the config", () => {
+    const dir = home();
+    writeFileSync(
+      configPath(dir),
+      [
+        "web: { port: 8080 }",
+        "providers:",
+        "  p: { baseUrl: 'http://x', apikey: k }",
+        "agents:",
+        "  a: { command: x, timeout: 5 }",
+        "modelOverrides: { summary: m }",
+        "",
+      ].join("\n"),
+    );
+    const loaded = loadConfig(dir);
+    expect(loaded.file).toBe(configPath(dir));
+    expect(loaded.warnings).toEqual([
+      "unknown key web",
+      "unknown key providers.p.apikey",
+      "unknown key agents.a.timeout",
+      "unknown key modelOverrides.summary",
+    ]);
+    expect(loaded.config.agents).toEqual({ a: { command: "x", timeout: 5 } });
   });
 
   it("takes a top-level key left empty as not set, and keeps keys it does not know", () => {
@@ -266,20 +343,27 @@ describe("resolveAgent", () => {
 
 describe("resolveModel", () => {
   const config = {
-    providers: { local: { baseUrl: "http://127.0.0.1:9/v1/", apiKeyEnv: "LOCAL_KEY" } },
+    providers: {
+      local: { baseUrl: "http://127.0.0.1:9/v1/", apiKeyEnv: "LOCAL_KEY" },
+      claude: { api: "anthropic" as const, baseUrl: "https://api.anthropic.com", apiKey: "k2" },
+    },
     models: {
+      sonnet: { provider: "claude", name: "claude-sonnet-4-5" },
       extract: { provider: "local", name: "tiny" },
       broken: { provider: "nope", name: "x" },
     },
   };
 
-  it("gives the endpoint, the key from the environment and the model name", () => {
+  it("gives the endpoint, its api (openai-chat unless said), the key and the model name", () => {
     expect(resolveModel(config, "extract", { LOCAL_KEY: "k" })).toEqual({
+      provider: "local",
+      api: "openai-chat",
       baseUrl: "http://127.0.0.1:9/v1",
       apiKey: "k",
       model: "tiny",
     });
     expect(resolveModel(config, "extract", {}).apiKey).toBeNull();
+    expect(resolveModel(config, "sonnet", {})).toMatchObject({ api: "anthropic", apiKey: "k2" });
   });
 
   it("explains unknown aliases and providers", () => {

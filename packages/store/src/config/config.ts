@@ -1,11 +1,19 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, resolve as resolvePath } from "node:path";
-import { CONFIG_SCHEMA, STORE_CONFIG_PROPERTIES } from "@united-workforce/protocol";
+import {
+  CONFIG_SCHEMA,
+  DEFAULT_PROVIDER_API,
+  type ProviderApi,
+  STORE_CONFIG_PROPERTIES,
+} from "@united-workforce/protocol";
 import { errorMessage, UwfError, writeFileAtomic } from "@united-workforce/util";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { checkConfig } from "./check.js";
 import { type SchemaLike, schemaProblems } from "./schema-check.js";
 
 export interface ProviderConfig {
+  /** The wire protocol; `openai-chat` when absent. */
+  api?: ProviderApi;
   baseUrl: string;
   apiKey?: string;
   apiKeyEnv?: string;
@@ -17,9 +25,9 @@ export interface ModelConfig {
 export interface AgentConfig {
   command: string;
   args?: string[];
-  timeoutSeconds?: number;
   /** A model alias (`models:`), passed to the adapter as `--model <alias>`. */
   model?: string;
+  timeoutSeconds?: number;
   /** Variables added to the adapter's environment. */
   env?: Record<string, string>;
 }
@@ -41,13 +49,35 @@ export interface UwfConfig {
   [key: string]: unknown;
 }
 
+/** A config read from its file, with what looked odd in it (unknown keys), for the CLI to say. */
+export interface LoadedConfig {
+  file: string;
+  config: UwfConfig;
+  /** Each names the key; the CLI adds the file. */
+  warnings: string[];
+}
+
 export function configPath(home: string): string {
   return join(home, "config.yaml");
 }
 
 /** The config, or `{}` when there is none. A file that does not parse is an error naming it. */
 export function readConfig(home: string): UwfConfig {
-  return checkedConfig(home, CONFIG_SCHEMA as SchemaLike);
+  return loadConfig(home).config;
+}
+
+/**
+ * The config with its warnings (keys uwf does not know). Refused, naming the file and every
+ * key at fault: a file that is not a YAML mapping, a wrongly typed value, a name that points
+ * at nothing configured (an agent's model, a model's provider, defaultModel).
+ */
+export function loadConfig(home: string): LoadedConfig {
+  const file = configPath(home);
+  const data = readConfigData(file);
+  if (data === null) return { file, config: {}, warnings: [] };
+  const { errors, warnings } = checkConfig(data);
+  if (errors.length > 0) throw configInvalid(file, errors);
+  return { file, config: withoutEmptyKeys(data), warnings };
 }
 
 /**
@@ -56,10 +86,13 @@ export function readConfig(home: string): UwfConfig {
  * `thread list` from reading the store; the commands that use those keys report it.
  */
 export function readStoreConfig(home: string): UwfConfig {
-  const config = checkedConfig(home, {
-    type: "object",
-    properties: STORE_CONFIG_PROPERTIES,
-  } as unknown as SchemaLike);
+  const file = configPath(home);
+  const data = readConfigData(file);
+  if (data === null) return {};
+  const schema = { type: "object", properties: STORE_CONFIG_PROPERTIES } as unknown as SchemaLike;
+  const problems = schemaProblems(schema, data);
+  if (problems.length > 0) throw configInvalid(file, problems);
+  const config = withoutEmptyKeys(data);
   const picked: UwfConfig = {};
   for (const key of Object.keys(STORE_CONFIG_PROPERTIES)) {
     if (config[key] !== undefined) picked[key] = config[key];
@@ -67,37 +100,43 @@ export function readStoreConfig(home: string): UwfConfig {
   return picked;
 }
 
-function checkedConfig(home: string, schema: SchemaLike): UwfConfig {
-  const path = configPath(home);
+/** The parsed mapping in `file`, or null when there is none (no file, or an empty one). */
+export function readConfigData(file: string): Record<string, unknown> | null {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-    throw new UwfError("CONFIG_INVALID", `cannot read ${path}: ${errorMessage(error)}`);
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new UwfError("CONFIG_INVALID", `cannot read ${file}: ${errorMessage(error)}`, {
+      hint: "Check the file's permissions (it should be yours, mode 0600).",
+    });
   }
   let data: unknown;
   try {
     data = parseYaml(text, { maxAliasCount: 100 });
   } catch (error) {
-    throw new UwfError("CONFIG_INVALID", `${path} is not valid YAML: ${errorMessage(error)}`, {
-      hint: "Fix the file by hand; docs/adapter-protocol.md shows the keys.",
+    throw new UwfError("CONFIG_INVALID", `${file} is not valid YAML: ${errorMessage(error)}`, {
+      hint: "Fix the file by hand; docs/config.md shows the keys.",
     });
   }
-  if (data === null || data === undefined) return {};
+  if (data === null || data === undefined) return null;
   if (typeof data !== "object" || Array.isArray(data)) {
-    throw new UwfError("CONFIG_INVALID", `${path} must be a YAML mapping`, {
-      hint: "Fix the file by hand; docs/adapter-protocol.md shows the keys.",
+    throw new UwfError("CONFIG_INVALID", `${file} must be a YAML mapping`, {
+      hint: "Fix the file by hand; docs/config.md shows the keys.",
     });
   }
-  const problems = schemaProblems(schema, data);
-  if (problems.length > 0) {
-    throw new UwfError("CONFIG_INVALID", `${path} is invalid:\n  ${problems.join("\n  ")}`, {
-      hint: `Fix these keys in ${path}; docs/adapter-protocol.md shows the expected shape.`,
-      details: { file: path, errors: problems },
-    });
-  }
-  // A key left empty (`agents:`) means "not set", so callers see it absent.
+  return data as Record<string, unknown>;
+}
+
+export function configInvalid(file: string, errors: string[]): UwfError {
+  return new UwfError("CONFIG_INVALID", `${file} is invalid:\n  ${errors.join("\n  ")}`, {
+    hint: `Fix these keys in ${file} (uwf config set <key> <value> checks a change before writing it); docs/config.md shows the expected shape.`,
+    details: { file, errors },
+  });
+}
+
+/** A key left empty (`agents:`) means "not set", so callers see it absent. */
+function withoutEmptyKeys(data: Record<string, unknown>): UwfConfig {
   const config = data as UwfConfig;
   for (const key of Object.keys(CONFIG_SCHEMA.properties))
     if (config[key] === null) delete config[key];
@@ -109,12 +148,24 @@ export function writeConfig(home: string, config: UwfConfig): void {
   writeFileAtomic(configPath(home), stringifyYaml(config), { mode: 0o600 });
 }
 
-/** Endpoint, key and model name for a model alias. The key may come from the environment. */
+/** Where a model alias is served, as an adapter or a check needs it. */
+export interface ResolvedModel {
+  /** The provider's name under `providers`. */
+  provider: string;
+  /** The provider's wire protocol (`openai-chat` when it does not say). */
+  api: ProviderApi;
+  /** Without a trailing slash. */
+  baseUrl: string;
+  apiKey: string | null;
+  model: string;
+}
+
+/** Endpoint, protocol, key and model name for a model alias. The key may come from the environment. */
 export function resolveModel(
   config: UwfConfig,
   alias: string,
   env: Record<string, string | undefined>,
-): { baseUrl: string; apiKey: string | null; model: string } {
+): ResolvedModel {
   const model = config.models?.[alias];
   if (!model) {
     const known = Object.keys(config.models ?? {});
@@ -132,9 +183,16 @@ export function resolveModel(
       { hint: "Add it under `providers:` in config.yaml." },
     );
   }
-  const apiKey =
-    provider.apiKey ?? (provider.apiKeyEnv ? env[provider.apiKeyEnv] : undefined) ?? null;
-  return { baseUrl: provider.baseUrl.replace(/\/+$/, ""), apiKey, model: model.name };
+  // An empty variable is as good as none: it is how a key is usually "unset" in a shell.
+  const fromEnv = provider.apiKeyEnv ? env[provider.apiKeyEnv] : undefined;
+  const apiKey = provider.apiKey ?? (fromEnv ? fromEnv : null);
+  return {
+    provider: model.provider,
+    api: provider.api ?? DEFAULT_PROVIDER_API,
+    baseUrl: provider.baseUrl.replace(/\/+$/, ""),
+    apiKey,
+    model: model.name,
+  };
 }
 
 export interface ResolvedAgent {
