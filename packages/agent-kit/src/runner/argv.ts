@@ -1,4 +1,5 @@
-import { UwfError } from "@united-workforce/util";
+import type { Readable } from "node:stream";
+import { errorMessage, UwfError } from "@united-workforce/util";
 
 /** An adapter-specific command-line option, e.g. uwf-mock's `--scenario <file>`. */
 export interface AgentOptionSpec {
@@ -17,8 +18,13 @@ export type AgentOptionValues = Record<string, string | boolean | undefined>;
 export interface AgentArgs {
   thread: string;
   role: string;
+  /** The edge prompt; `--prompt -` leaves "-" here until `readAgentArgs` reads stdin. */
   prompt: string;
   historyQuota: number | undefined;
+  /** `--model <alias>`: a model alias from config.yaml; null: the agent's own default. */
+  model: string | null;
+  /** `--replace-head` (uwf thread poke): the new step replaces the head instead of following it. */
+  replaceHead: boolean;
   options: AgentOptionValues;
   help: boolean;
 }
@@ -26,8 +32,17 @@ export interface AgentArgs {
 const COMMON: Record<string, AgentOptionSpec> = {
   thread: { description: "the thread id", required: true, valueName: "id" },
   role: { description: "the role to run", required: true, valueName: "role" },
-  prompt: { description: "the edge prompt from the moderator", required: true, valueName: "text" },
+  prompt: {
+    description: 'the edge prompt from the moderator ("-": read it from stdin)',
+    required: true,
+    valueName: "text",
+  },
   "history-quota": { description: "characters of earlier steps in the prompt", valueName: "chars" },
+  model: { description: "a model alias from config.yaml (models:)", valueName: "alias" },
+  "replace-head": {
+    description: "the new step replaces the head (uwf thread poke)",
+    type: "boolean",
+  },
 };
 
 /** `--name value`, `--name=value`, bare boolean flags; unknown or missing flags are usage errors. */
@@ -65,7 +80,18 @@ export function parseAgentArgs(
     }
     values[name] = value;
   }
-  if (help) return { thread: "", role: "", prompt: "", historyQuota: undefined, options: {}, help };
+  if (help) {
+    return {
+      thread: "",
+      role: "",
+      prompt: "",
+      historyQuota: undefined,
+      model: null,
+      replaceHead: false,
+      options: {},
+      help,
+    };
+  }
 
   for (const [name, spec] of Object.entries(all)) {
     if (values[name] === undefined && spec.env && env[spec.env]) values[name] = env[spec.env];
@@ -84,20 +110,51 @@ export function parseAgentArgs(
   }
   const options: AgentOptionValues = {};
   for (const name of Object.keys(specs)) options[name] = values[name];
+  const model = values.model;
   return {
     thread: values.thread as string,
     role: values.role as string,
     prompt: values.prompt as string,
     historyQuota,
+    model: typeof model === "string" && model !== "" ? model : null,
+    replaceHead: values["replace-head"] === true,
     options,
     help,
   };
 }
 
+/**
+ * `parseAgentArgs`, then the prompt from stdin when it is `--prompt -`: uwf sends an edge
+ * prompt too long for one argument that way (docs/adapter-protocol.md).
+ */
+export async function readAgentArgs(
+  argv: string[],
+  specs: Record<string, AgentOptionSpec>,
+  env: Record<string, string | undefined>,
+  stdin: Readable = process.stdin,
+): Promise<AgentArgs> {
+  const args = parseAgentArgs(argv, specs, env);
+  if (args.help || args.prompt !== "-") return args;
+  let prompt: string;
+  try {
+    prompt = await readAll(stdin);
+  } catch (error) {
+    throw usage(`--prompt - could not read the prompt from stdin: ${errorMessage(error)}`);
+  }
+  if (prompt === "") throw usage("--prompt - found no prompt on stdin");
+  return { ...args, prompt };
+}
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer | string));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 export function usageText(name: string, specs: Record<string, AgentOptionSpec>): string {
   const all = { ...COMMON, ...specs };
   const lines = [
-    `Usage: ${name} --thread <id> --role <role> --prompt <text> [options]`,
+    `Usage: ${name} --thread <id> --role <role> --prompt <text|-> [options]`,
     "",
     "Options:",
   ];

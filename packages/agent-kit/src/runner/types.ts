@@ -36,6 +36,8 @@ export interface AgentContext {
   cwd: string;
   home: string;
   env: Record<string, string | undefined>;
+  /** `--model <alias>` (the agent's `model` in config.yaml); null: the agent's own default. */
+  model: string | null;
   options: AgentOptionValues;
   schema: SchemaMap;
   workflow: WorkflowPayload;
