@@ -202,7 +202,10 @@ describe("an agent's model and env from config.yaml", () => {
     const s = scenario(sb, "model", [
       { role: "greeter", output: { $status: "done", greeting: "Hi" } },
     ]);
+    // The model alias must be configured: config.yaml naming an unknown one is refused.
     writeConfig({
+      providers: { local: { baseUrl: "http://127.0.0.1:9/v1" } },
+      models: { fast: { provider: "local", name: "fake-model" } },
       agents: {
         mock: { command: process.execPath, args: [UWF_MOCK_BIN, "--scenario", s], model: "fast" },
       },
