@@ -85,7 +85,11 @@ describe("uwf doctor", () => {
       "  codex: { command: uwf-no-such-adapter }",
       "  cc: { command: uwf-claude-code }",
     ]);
-    const run = await doctor();
+    // A PATH without the repository's adapters: uwf-claude-code is not installed here.
+    const bare = [AGENT_CLIS, dirname(process.execPath)].join(delimiter);
+    const doctorBare = (...args: string[]) =>
+      runUwf(["doctor", ...args], { home: temp.home, env: { PATH: bare } });
+    const run = await doctorBare();
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
       '✗ agent codex: "uwf-no-such-adapter" not found in PATH\n    Install it or check your PATH config. Run: which uwf-no-such-adapter',
@@ -96,7 +100,7 @@ describe("uwf doctor", () => {
     expect(run.stdout).toContain(`✗ provider down: cannot reach ${gone}: ECONNREFUSED`);
     expect(run.stdout.trimEnd().split("\n").pop()).toBe("3 of 5 checks failed");
 
-    const json = await doctor("--format", "json");
+    const json = await doctorBare("--format", "json");
     expect(json.code).toBe(1);
     const doc = JSON.parse(json.stdout);
     expect(doc.ok).toBe(false);
