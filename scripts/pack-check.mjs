@@ -130,6 +130,14 @@ try {
   if (!transcript.includes("Hello, Ada! Welcome to the team.")) {
     fail(`uwf thread read does not show the greeting:\n${transcript}`);
   }
+  // Every adapter binary starts from its installed bundle (its own dependencies resolve).
+  for (const pkg of packages) {
+    for (const name of Object.keys(pkg.pkg.bin ?? {})) {
+      if (name === "uwf") continue;
+      const help = run(join(bin, name), ["--help"], { cwd: outside, env });
+      if (!help.includes(`Usage: ${name}`)) fail(`${name} --help printed no usage:\n${help}`);
+    }
+  }
   step(`ok: ${packages.length} packages installed and ran (${Date.now() - started} ms)`);
 } catch (error) {
   const message = error instanceof CheckFailed ? error.message : (error?.stack ?? String(error));
