@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type AgentHome,
@@ -14,10 +14,8 @@ import {
   runBin,
   runUwf,
   startFakeLlm,
-  startUwf,
   type TempHome,
   tempHome,
-  waitUntilGone,
 } from "@united-workforce/test-utils";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
@@ -336,18 +334,6 @@ describe("uwf-codex with the real codex CLI", () => {
     expect(steps[0]?.usage.inputTokens).toBe(20);
   });
 
-  it("suspends the thread with the API's message on an HTTP 400", async () => {
-    configure();
-    script({ writer: [{ error: { status: 400, message: "model not allowed here" } }] });
-    const thread = await startThread();
-    const exec = await uwf(["thread", "exec", thread]);
-    expect(exec.code).toBe(4);
-    const show = await uwfJson<ThreadDoc>(["thread", "show", thread]);
-    expect(show.status).toBe("suspended");
-    expect(show.suspended?.reason).toContain("codex failed: model not allowed here");
-    expect(setup.fake.requests()).toHaveLength(1);
-  });
-
   it("suspends the thread after one request on an HTTP 500, retries being off", async () => {
     configure();
     script({ writer: [{ error: { status: 500, message: "server exploded" } }] });
@@ -356,31 +342,12 @@ describe("uwf-codex with the real codex CLI", () => {
     expect(exec.code).toBe(4);
     const show = await uwfJson<ThreadDoc>(["thread", "show", thread]);
     expect(show.status).toBe("suspended");
+    // Codex's own message for a 500 ("high demand") hides the status; the adapter names it.
     expect(show.suspended?.reason).toContain("codex failed:");
+    expect(show.suspended?.reason).toContain(
+      "(HTTP 500 Internal Server Error from the model's server)",
+    );
     expect(setup.fake.requests()).toHaveLength(1);
-  });
-
-  it("stops codex's whole process group when a hung model outlasts the agent's timeout", async () => {
-    configure({ timeoutSeconds: 3 });
-    script({ writer: [{ delay_ms: 120_000, text: "too late" }] });
-    const thread = await startThread();
-    const exec = startUwf(["thread", "exec", thread], {
-      home: setup.uwfHome.home,
-      cwd: setup.repo,
-      env: env(),
-    });
-    // Codex is running and waiting for the model.
-    await waitFor("the request to reach the fake", () => setup.fake.requests().length > 0);
-    const codexProcesses = processesWithEnv(`CODEX_HOME=${setup.codexHome}`);
-    expect(codexProcesses.length).toBeGreaterThan(0);
-
-    const result = await exec.done;
-    expect(result.code).toBe(4);
-    const show = await uwfJson<ThreadDoc>(["thread", "show", thread]);
-    expect(show.status).toBe("suspended");
-    expect(show.suspended?.reason).toContain("timed out after 3 s");
-    for (const pid of codexProcesses) expect(await waitUntilGone(pid, 10_000)).toBe(true);
-    expect(processesWithEnv(`CODEX_HOME=${setup.codexHome}`)).toEqual([]);
   });
 });
 
@@ -400,36 +367,3 @@ describe("uwf-codex --version", () => {
     expect(missing.code).toBe(1);
   });
 });
-
-/** Processes whose environment holds `entry` (NAME=value): this test's agent processes. */
-function processesWithEnv(entry: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${name}/environ`, "utf8");
-    } catch {
-      continue;
-    }
-    if (environ.split("\0").includes(entry) && !isZombie(Number(name))) pids.push(Number(name));
-  }
-  return pids;
-}
-
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
-}
-
-async function waitFor(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

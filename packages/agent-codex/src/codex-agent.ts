@@ -17,15 +17,13 @@ import {
 } from "./command.js";
 import { CodexEventReader, type CodexRunReport, type CodexTokenTotals } from "./events.js";
 import { resolveCodexModel } from "./model.js";
-import { codexHome, findRollout, rolloutTotals } from "./rollout.js";
+import { codexHome, findRollout, rolloutFailureStatus, rolloutTotals } from "./rollout.js";
 import { NO_TOKENS, runUsage } from "./usage.js";
 
 export const ADAPTER_NAME = "uwf-codex";
 
 /** Stderr lines of a failed codex run quoted in the error (its tail; the rest is noise). */
 const STDERR_LINES_QUOTED = 5;
-/** Between SIGTERM and SIGKILL of codex's group: less than uwf gives this adapter. */
-const KILL_GRACE_MS = 1000;
 
 interface CodexSettings {
   bin: string;
@@ -149,13 +147,14 @@ async function runCodex(
       (event) => reader.take(event),
       (invalid) => reader.takeInvalid(invalid.line),
     ),
-    killGraceMs: KILL_GRACE_MS,
     notFoundHint: CODEX_INSTALL_HINT,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   const report = reader.report();
   if (outcome.aborted) throw new Error("interrupted: codex was stopped");
-  const failure = failureOf(report, outcome.exitCode, outcome.signal, outcome.stderrTail);
+  const failure = failureOf(report, outcome.exitCode, outcome.signal, outcome.stderrTail, () =>
+    failureStatus(ctx, report.threadId),
+  );
   if (failure) {
     throw new UwfError("AGENT_FAILED", failure, {
       hint: "The thread is suspended; fix the cause, then run `uwf thread resume <thread>`.",
@@ -177,15 +176,30 @@ async function runCodex(
   };
 }
 
+/** The HTTP status codex recorded for the session's failure, when it hid it from its message. */
+function failureStatus(ctx: AgentContext, threadId: string | null): string | null {
+  const home = codexHome(ctx.env);
+  const rollout =
+    home && threadId && isCodexSessionId(threadId) ? findRollout(home, threadId) : null;
+  return rollout ? rolloutFailureStatus(rollout) : null;
+}
+
 /** Why a codex run failed, in codex's words; null when it did not. */
 function failureOf(
   report: CodexRunReport,
   exitCode: number | null,
   signal: NodeJS.Signals | null,
   stderrTail: string,
+  httpStatus: () => string | null,
 ): string | null {
   const reported = report.failures.at(-1);
-  if (reported) return `codex failed: ${reported}`;
+  if (reported) {
+    const status = httpStatus();
+    const code = status?.replace(/^HTTP /, "").split(" ")[0];
+    return code && !reported.includes(code)
+      ? `codex failed: ${reported} (${status} from the model's server)`
+      : `codex failed: ${reported}`;
+  }
   if (exitCode === 0) return null;
   const how = signal ? `was killed by ${signal}` : `exited with code ${exitCode}`;
   const tail = stderrTail

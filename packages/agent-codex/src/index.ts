@@ -17,6 +17,6 @@ export {
   errorText,
 } from "./events.js";
 export { resolveCodexModel } from "./model.js";
-export { codexHome, findRollout, rolloutTotals } from "./rollout.js";
+export { codexHome, findRollout, rolloutFailureStatus, rolloutTotals } from "./rollout.js";
 export { runUsage } from "./usage.js";
 export { VERSION, versionText } from "./version.js";

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type TempHome, tempHome } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { codexHome, findRollout, rolloutTotals } from "./rollout.js";
+import { codexHome, findRollout, rolloutFailureStatus, rolloutTotals } from "./rollout.js";
 
 let temp: TempHome;
 beforeEach(() => {
@@ -69,5 +69,28 @@ describe("the codex rollout", () => {
     expect(codexHome({ CODEX_HOME: "/c", HOME: "/h" })).toBe("/c");
     expect(codexHome({ HOME: "/h" })).toBe("/h/.codex");
     expect(codexHome({})).toBeNull();
+  });
+});
+
+describe("the failure status in a rollout", () => {
+  const failed = (info: unknown): string =>
+    JSON.stringify({
+      type: "event_msg",
+      payload: { type: "task_complete", error: { message: "m", codex_error_info: info } },
+    });
+
+  it("names the HTTP status codex recorded, 500 included though codex's message hides it", () => {
+    const file = join(temp.home, "r.jsonl");
+    writeFileSync(file, `${failed({ http_connection_failed: { http_status_code: 503 } })}\n`);
+    expect(rolloutFailureStatus(file)).toBe("HTTP 503");
+    writeFileSync(file, `${failed("internal_server_error")}\n`);
+    expect(rolloutFailureStatus(file)).toBe("HTTP 500 Internal Server Error");
+  });
+
+  it("is null when codex recorded no status", () => {
+    const file = join(temp.home, "r.jsonl");
+    writeFileSync(file, `${failed("context_window_exceeded")}\n`);
+    expect(rolloutFailureStatus(file)).toBeNull();
+    expect(rolloutFailureStatus(join(temp.home, "absent.jsonl"))).toBeNull();
   });
 });

@@ -7,7 +7,7 @@ import type { CodexTokenTotals } from "./events.js";
  * rollout-<time>-<thread id>.jsonl`. The adapter reads it for two facts before resuming a
  * session: that it still exists (else `codex exec resume` fails; a new session is started
  * instead), and its token totals so far, because a resumed run reports the session's totals,
- * not its own.
+ * not its own. After a failed run it also gives codex's own code for the failure.
  */
 
 /** `CODEX_HOME`, else `~/.codex`; null when neither is known. */
@@ -60,6 +60,41 @@ export function rolloutTotals(file: string): CodexTokenTotals | null {
         output_tokens: count(total.output_tokens),
       };
     }
+  }
+  return null;
+}
+
+/**
+ * The HTTP status behind the session's last failure, from codex's `codex_error_info`; null when
+ * it names none. Codex replaces an HTTP 500's message with "We're currently experiencing high
+ * demand…": this code is the only place the status survives.
+ */
+export function rolloutFailureStatus(file: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+  const lines = text.split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    if (!line.includes('"codex_error_info"')) continue;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const info = dig(entry, ["payload", "error"])?.codex_error_info;
+    if (info === "internal_server_error") return "HTTP 500 Internal Server Error";
+    if (typeof info === "object" && info !== null) {
+      for (const detail of Object.values(info)) {
+        const status = (detail as Record<string, unknown> | null)?.http_status_code;
+        if (typeof status === "number") return `HTTP ${status}`;
+      }
+    }
+    return null;
   }
   return null;
 }
