@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type AgentHome,
@@ -302,6 +302,37 @@ describe("uwf-codex with the real codex CLI", () => {
     expect(texts.some((t) => t.includes("Wrote hello.txt."))).toBe(true);
   });
 
+  it("starts a new codex session when codex no longer has the role's one", async () => {
+    configure();
+    script({
+      writer: [answer("$status: done\nfile: a.txt")],
+      reviewer: [answer('$status: rejected\nnote: "again"'), answer("$status: approved")],
+    });
+    const thread = await startThread();
+    expect((await uwf(["thread", "exec", thread, "-c", "2"])).code).toBe(0);
+    const before = (await uwfJson<StepListDoc>(["step", "list", thread])).steps;
+    const writerSession = (await detailOf(before[0]!.hash)).sessionId;
+    const rollouts = findFiles(join(setup.codexHome, "sessions"), `-${writerSession}.jsonl`);
+    expect(rollouts).toHaveLength(1);
+    rmSync(rollouts[0]!);
+
+    const exec = await uwf(["thread", "exec", thread, "-c", "5"]);
+    expect(exec.stderr).toContain(
+      `uwf-codex: codex session ${writerSession} is not in ${setup.codexHome} any more; starting a new session`,
+    );
+    expect(exec.code).toBe(0);
+    const { steps } = await uwfJson<StepListDoc>(["step", "list", thread]);
+    expect(steps.map((s) => `${s.role}:${s.status}`)).toEqual([
+      "writer:done",
+      "reviewer:rejected",
+      "writer:done",
+      "reviewer:approved",
+    ]);
+    const writer2 = await detailOf(steps[2]!.hash);
+    expect(writer2.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(writer2.sessionId).not.toBe(writerSession);
+  });
+
   it("repairs a reply without frontmatter in the same codex session", async () => {
     configure();
     script({
@@ -367,3 +398,10 @@ describe("uwf-codex --version", () => {
     expect(missing.code).toBe(1);
   });
 });
+
+/** Files under `dir` (at any depth) whose name ends with `suffix`. */
+function findFiles(dir: string, suffix: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(suffix))
+    .map((name) => join(dir, name));
+}
