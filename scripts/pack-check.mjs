@@ -138,6 +138,14 @@ try {
       if (!help.includes(`Usage: ${name}`)) fail(`${name} --help printed no usage:\n${help}`);
     }
   }
+  // The ACP adapter's two binaries also know their version and presets.
+  for (const name of ["uwf-acp", "uwf-hermes"]) {
+    const printed = run(join(bin, name), ["--version"], { cwd: outside, env }).trim();
+    if (printed !== cli.version)
+      fail(`${name} --version printed ${printed}, expected ${cli.version}`);
+    const help = run(join(bin, name), ["--help"], { cwd: outside, env });
+    if (!help.includes("--preset <name>")) fail(`${name} --help does not list --preset:\n${help}`);
+  }
   step(`ok: ${packages.length} packages installed and ran (${Date.now() - started} ms)`);
 } catch (error) {
   const message = error instanceof CheckFailed ? error.message : (error?.stack ?? String(error));

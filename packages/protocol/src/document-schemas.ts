@@ -200,6 +200,8 @@ export const DOCUMENT_SCHEMAS = {
     steps: int,
     usage,
     cwd: str,
+    // The agent remembered from the last --agent; null when config.yaml decides.
+    agent: nullableStr,
     createdAt: isoTime,
     updatedAt: isoTime,
     lockHolder: { anyOf: [{ type: "null" }, object({ pid: int, since: str })] },

@@ -378,8 +378,8 @@ function writeConfig(
     agents: {
       conformance: {
         command: options.command,
-        // `--model` in args too, for an engine that does not pass the agent's `model` itself.
-        args: [...(options.args ?? []), ...(options.noRetryArgs ?? []), "--model", "fake"],
+        args: [...(options.args ?? []), ...(options.noRetryArgs ?? [])],
+        // uwf passes it to the adapter as `--model fake`.
         model: "fake",
         timeoutSeconds,
       },
