@@ -70,7 +70,9 @@ function configure(agent: { timeoutSeconds?: number; args?: string[] } = {}): vo
     agents: {
       codex: {
         command: UWF_CODEX_BIN,
-        args: ["--model", "fake", "--codex-bin", codex, ...(agent.args ?? [])],
+        args: ["--codex-bin", codex, ...(agent.args ?? [])],
+        // uwf passes it to the adapter as `--model fake`.
+        model: "fake",
         ...(agent.timeoutSeconds ? { timeoutSeconds: agent.timeoutSeconds } : {}),
       },
     },
@@ -331,6 +333,29 @@ describe("uwf-codex with the real codex CLI", () => {
     const writer2 = await detailOf(steps[2]!.hash);
     expect(writer2.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(writer2.sessionId).not.toBe(writerSession);
+  });
+
+  it("gives codex a prompt larger than one argument may be, on stdin", async () => {
+    configure();
+    script({ writer: [answer("$status: done\nfile: big.txt")] });
+    // Linux caps one argument at 128 KiB; the task is part of the prompt codex gets.
+    const task = `${"Read this carefully. ".repeat(10_000)}END-OF-BIG-TASK`;
+    const taskFile = join(setup.uwfHome.home, "task.txt");
+    writeFileSync(taskFile, task);
+    const started = await uwfJson<{ thread: string }>([
+      "thread",
+      "start",
+      writeWorkflow(),
+      "--prompt-file",
+      taskFile,
+      "--cwd",
+      setup.repo,
+    ]);
+    const exec = await uwf(["thread", "exec", started.thread, "-c", "1"]);
+    expect(exec.code).toBe(0);
+    const body = JSON.stringify(setup.fake.requests()[0]?.body);
+    expect(task.length).toBeGreaterThan(128 * 1024);
+    expect(body).toContain(JSON.stringify(task).slice(1, -1));
   });
 
   it("repairs a reply without frontmatter in the same codex session", async () => {
