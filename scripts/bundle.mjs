@@ -47,6 +47,7 @@ const targets = [
     entry: "packages/agent-claude-code/dist/main.js",
     outdir: "packages/agent-claude-code/dist/bundle",
   },
+  { entry: "packages/agent-codex/dist/main.js", outdir: "packages/agent-codex/dist/bundle" },
 ];
 
 const ENTRY = "main.js";

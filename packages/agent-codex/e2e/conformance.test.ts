@@ -1,0 +1,25 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { adapterConformance, agentCliPath, REPO_ROOT } from "@united-workforce/test-utils";
+import { describe, it } from "vitest";
+
+// The real, pinned codex (0.169.0) against the fake model: only the model is replaced. The
+// adapter turns codex's retries off itself whenever it is given a model alias.
+const codex = agentCliPath("codex");
+
+describe("uwf-codex conformance against the real codex CLI", () => {
+  const cases = adapterConformance({
+    command: join(REPO_ROOT, "packages/agent-codex/bin/uwf-codex.js"),
+    provider: { api: "openai-responses", model: "gpt-5.5" },
+    writeFileTool: ({ path, content }) => ({
+      apply_patch: `*** Begin Patch\n*** Add File: ${path}\n${content
+        .split("\n")
+        .slice(0, -1)
+        .map((line) => `+${line}`)
+        .join("\n")}\n*** End Patch\n`,
+    }),
+    prepare: (sb) => mkdirSync(join(sb.agent.home, ".codex")),
+    env: (sb) => ({ UWF_CODEX_BIN: codex, CODEX_HOME: join(sb.agent.home, ".codex") }),
+  });
+  for (const c of cases) it.skipIf(c.skipped !== null)(c.title, c.run, c.timeoutMs);
+});

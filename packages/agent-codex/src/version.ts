@@ -1,0 +1,63 @@
+import { readFileSync } from "node:fs";
+import { spawnAgentCli } from "@united-workforce/agent-kit";
+import { errorMessage, isUwfError } from "@united-workforce/util";
+import { CODEX_INSTALL_HINT, codexEnv } from "./command.js";
+
+// The bundler defines this; unbundled runs (tests) read the package's own package.json.
+declare const __UWF_VERSION__: string | undefined;
+
+export const VERSION: string =
+  typeof __UWF_VERSION__ === "string"
+    ? __UWF_VERSION__
+    : (
+        JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+          version: string;
+        }
+      ).version;
+
+/**
+ * `uwf-codex --version`: the adapter's version and the codex it would run (`--codex-bin`,
+ * `UWF_CODEX_BIN`, else `codex` on PATH), or why that codex cannot be run.
+ */
+export async function versionText(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  cwd: string,
+): Promise<{ text: string; ok: boolean }> {
+  const bin = binFromArgv(argv) ?? (env.UWF_CODEX_BIN || "codex");
+  const lines: string[] = [];
+  try {
+    const outcome = await spawnAgentCli({
+      command: bin,
+      args: ["--version"],
+      cwd,
+      env: codexEnv(env, null),
+      timeoutMs: 15_000,
+      notFoundHint: CODEX_INSTALL_HINT,
+      onStdoutLine: (line) => {
+        if (line.trim() !== "") lines.push(line.trim());
+      },
+    });
+    if (outcome.exitCode !== 0 || lines.length === 0) {
+      const why = outcome.timedOut ? "timed out" : `exited with code ${outcome.exitCode}`;
+      return { text: `uwf-codex ${VERSION}\ncodex: "${bin} --version" ${why}\n`, ok: false };
+    }
+  } catch (error) {
+    const hint = isUwfError(error) && error.hint ? `\n${error.hint}` : "";
+    return { text: `uwf-codex ${VERSION}\ncodex: ${errorMessage(error)}${hint}\n`, ok: false };
+  }
+  return { text: `uwf-codex ${VERSION}\n${lines.join("\n")}\n`, ok: true };
+}
+
+export function wantsVersion(argv: string[]): boolean {
+  return argv.includes("--version") || argv.includes("-V");
+}
+
+function binFromArgv(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--codex-bin") return argv[i + 1];
+    if (arg.startsWith("--codex-bin=")) return arg.slice("--codex-bin=".length);
+  }
+  return undefined;
+}
