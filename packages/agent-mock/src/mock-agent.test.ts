@@ -159,7 +159,7 @@ describe("uwf-mock", () => {
     expect((await cas.get(step.output)).payload).toEqual({ $status: "done", title: "Third time" });
     const detail = await cas.getPayload<{ attempts: { rawOutput: string }[]; model: string }>(
       step.detail,
-      "detail",
+      "stepDetail",
     );
     expect(detail.model).toBe("mock");
     expect(detail.attempts.map((a) => a.rawOutput)).toEqual([

@@ -184,6 +184,67 @@ export const detailSchema = {
 
 export type DetailPayload = FromSchema<typeof detailSchema>;
 
+/** One model turn of an agent: what it said and the tools it called, with their results. */
+export const turnSchema = {
+  $id: "uwf:turn",
+  type: "object",
+  required: ["text", "toolCalls", "usage"],
+  additionalProperties: false,
+  properties: {
+    text: { type: "string" },
+    toolCalls: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["name"],
+        properties: {
+          name: { type: "string" },
+          input: {},
+          output: { type: "string" },
+          isError: { type: "boolean" },
+        },
+      },
+    },
+    usage: { type: ["object", "null"] },
+  },
+} as const;
+
+export type TurnPayload = FromSchema<typeof turnSchema>;
+
+const sessionRecordSchema = {
+  type: "object",
+  required: ["adapter", "sessionId", "cwd"],
+  properties: {
+    adapter: { type: "string" },
+    sessionId: { type: "string" },
+    cwd: { type: "string" },
+    model: { type: ["string", "null"] },
+  },
+} as const;
+
+/**
+ * What agent-kit records about a step's run: each model turn as a `turn` node (followed by
+ * gc and walk), every attempt's raw output, and the thread's agent sessions by role, copied
+ * forward from the step before so a role's next visit finds its session in the head's detail.
+ */
+export const stepDetailSchema = {
+  $id: "uwf:step-detail",
+  type: "object",
+  required: ["adapter", "model", "sessionId", "turns", "sessions", "rawOutput", "attempts"],
+  properties: {
+    adapter: { type: "string" },
+    model: { type: ["string", "null"] },
+    sessionId: { type: ["string", "null"] },
+    turns: { type: "array", items: casRef },
+    sessions: { type: "object", additionalProperties: sessionRecordSchema },
+    rawOutput: { type: "string" },
+    attempts: { type: "array" },
+    failure: { type: "array", items: { type: "string" } },
+  },
+} as const;
+
+export type StepDetailPayload = FromSchema<typeof stepDetailSchema>;
+
 /** Built-in node schemas, registered in every store. Their hashes are stable. */
 export const BUILTIN_SCHEMAS = {
   workflow: workflowSchema,
@@ -191,6 +252,8 @@ export const BUILTIN_SCHEMAS = {
   step: stepSchema,
   text: textSchema,
   detail: detailSchema,
+  turn: turnSchema,
+  stepDetail: stepDetailSchema,
 } as const;
 
 export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
@@ -206,6 +269,8 @@ export const BUILTIN_SCHEMA_HASHES: Readonly<Record<BuiltinNodeKind, string>> = 
   step: "41E4XG2G3XYG0",
   text: "BFPCY5DWEPBVJ",
   detail: "23FDW4NCA3EDH",
+  turn: "33TJH7P6GD0EM",
+  stepDetail: "2DGJV5H68DM30",
 };
 
 /** Add usage figures; unknown stays unknown only while every side is unknown. */

@@ -111,9 +111,13 @@ export async function appendStep(
     role: step.role,
     output: await cas.put(role.frontmatter, step.output),
     body: await cas.putText(step.body ?? ""),
-    detail: await cas.put(cas.builtin("detail"), {
+    detail: await cas.put(cas.builtin("stepDetail"), {
       adapter: "test-fixture",
+      model: null,
+      sessionId: null,
       turns: [],
+      sessions: {},
+      rawOutput: "",
       attempts: [],
     }),
     agent: step.agent ?? "test-fixture",

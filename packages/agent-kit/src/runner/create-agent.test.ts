@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StepPayload } from "@united-workforce/protocol";
 import {
@@ -164,7 +164,7 @@ describe("createAgent", () => {
     });
     expect(await cas.getText(step.body)).toBe("# Plan\n\nWrite the test first.\n");
     expect(await cas.getText(step.assembledPrompt)).toBe(seen!.prompt);
-    expect(await cas.getPayload(step.detail, "detail")).toMatchObject({
+    expect(await cas.getPayload(step.detail, "stepDetail")).toMatchObject({
       adapter: "uwf-test",
       model: null,
       sessionId: null,
@@ -239,7 +239,7 @@ describe("createAgent", () => {
     });
     const detail = await cas.getPayload<{
       attempts: { kind: string; valid: boolean; correction?: string }[];
-    }>(step.detail, "detail");
+    }>(step.detail, "stepDetail");
     expect(detail.attempts.map((a) => [a.kind, a.valid])).toEqual([
       ["run", false],
       ["continue", true],
@@ -265,7 +265,7 @@ describe("createAgent", () => {
     const detail = await (await openHomeStore(temp.home)).cas.getPayload<{
       attempts: { rawOutput: string }[];
       failure: string[];
-    }>(detailHash!, "detail");
+    }>(detailHash!, "stepDetail");
     expect(detail.attempts.map((a) => a.rawOutput)).toEqual(bad);
     expect(detail.failure[0]).toContain('"$status" is "maybe"');
   });
@@ -494,5 +494,99 @@ describe("createAgent", () => {
     );
     expect(result).toMatchObject({ code: 130, stdout: "", stderr: "uwf-test: interrupted\n" });
     expect(ran).toBe(false);
+  });
+
+  describe("sessions and turns", () => {
+    /** Run the planner once, then move the thread's head onto the step it stored. */
+    async function plannerStep(
+      detail: AgentRunResult["detail"],
+      cwd = temp.home,
+    ): Promise<{ step: string; seen: AgentContext }> {
+      let seen: AgentContext | undefined;
+      let stdout = "";
+      const agent = createAgent({
+        name: "uwf-test",
+        run: async (ctx) => {
+          seen = ctx;
+          return { text: READY, ...(detail ? { detail } : {}) };
+        },
+      });
+      const code = await agent(
+        ["--thread", seeded.thread, "--role", "planner", "--prompt", "Plan."],
+        {
+          env: { UWF_HOME: temp.home },
+          cwd,
+          stdout: (text) => {
+            stdout += text;
+          },
+          stderr: () => {},
+        },
+      );
+      expect(code).toBe(0);
+      const step = (JSON.parse(stdout) as { stepHash: string }).stepHash;
+      const store = await openHomeStore(temp.home);
+      const pointer = await store.threads.get(seeded.thread);
+      await store.threads.swap(
+        { ...pointer, head: step, steps: pointer.steps + 1, currentRole: "planner" },
+        pointer.rev ?? 0,
+      );
+      await store.close();
+      return { step, seen: seen! };
+    }
+
+    it("stores each turn as a turn node linked from the step's detail", async () => {
+      const { step } = await plannerStep({
+        sessionId: "sess-1",
+        model: "m-1",
+        turns: [
+          {
+            text: "Writing the plan.",
+            toolCalls: [{ name: "Write", input: { file_path: "plan.md" }, output: "ok" }],
+            usage: { inputTokens: 12, outputTokens: 3 },
+          },
+          { text: "Done.", toolCalls: [], usage: null },
+        ],
+      });
+      const { cas } = await openHomeStore(temp.home);
+      const stepPayload = await cas.getPayload<StepPayload>(step, "step");
+      const detail = await cas.getPayload<{ turns: string[]; sessionId: string }>(
+        stepPayload.detail,
+        "stepDetail",
+      );
+      expect(detail.sessionId).toBe("sess-1");
+      expect(await Promise.all(detail.turns.map((hash) => cas.getPayload(hash, "turn")))).toEqual([
+        {
+          text: "Writing the plan.",
+          toolCalls: [{ name: "Write", input: { file_path: "plan.md" }, output: "ok" }],
+          usage: { inputTokens: 12, outputTokens: 3 },
+        },
+        { text: "Done.", toolCalls: [], usage: null },
+      ]);
+      expect(await cas.refs(stepPayload.detail)).toEqual(expect.arrayContaining(detail.turns));
+    });
+
+    it("offers the role's session on its next visit by the same adapter in the same cwd", async () => {
+      const first = await plannerStep({ sessionId: "sess-1", model: "m-1" });
+      expect(first.seen.resumeSession).toBeNull();
+      const second = await plannerStep({ sessionId: "sess-1", model: "m-1" });
+      expect(second.seen.resumeSession).toEqual({
+        adapter: "uwf-test",
+        sessionId: "sess-1",
+        cwd: temp.home,
+        model: "m-1",
+      });
+      // A step without a session id keeps the sessions recorded before it.
+      await plannerStep({});
+      const fourth = await plannerStep({});
+      expect(fourth.seen.resumeSession?.sessionId).toBe("sess-1");
+    });
+
+    it("does not offer a session opened in another directory", async () => {
+      await plannerStep({ sessionId: "sess-1" });
+      const elsewhere = join(temp.home, "elsewhere");
+      mkdirSync(elsewhere);
+      const { seen } = await plannerStep({ sessionId: "sess-2" }, elsewhere);
+      expect(seen.resumeSession).toBeNull();
+    });
   });
 });

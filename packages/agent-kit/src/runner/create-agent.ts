@@ -1,21 +1,30 @@
 import { addHomeDotenv } from "@united-workforce/engine";
 import { ExitCode, exitCodeFor, STATUS_FIELD, type StepPayload } from "@united-workforce/protocol";
 import {
+  type Cas,
+  type CasBatch,
   openStore,
   readConfig,
   resolveModel,
   type Store,
   storeOptionsFrom,
 } from "@united-workforce/store";
-import { createLogger, errorMessage, isUwfError, resolveHome } from "@united-workforce/util";
-import { loadThreadContext } from "../context/load-context.js";
+import {
+  createLogger,
+  errorMessage,
+  isUwfError,
+  type Logger,
+  resolveHome,
+} from "@united-workforce/util";
+import { loadThreadContext, type ThreadContext } from "../context/load-context.js";
 import type { Validator } from "../extract/extract.js";
 import { SUSPEND_OUTPUT_SCHEMA } from "../extract/suspend.js";
 import { composePrompt } from "../prompt/compose.js";
 import { buildOutputFormatInstruction } from "../prompt/output-format.js";
+import { readSessions, type SessionMap, sessionToResume } from "../session/sessions.js";
 import { type AgentArgs, parseAgentArgs, usageText } from "./argv.js";
-import { type ExtractModel, runAttempts } from "./attempts.js";
-import { buildDetail } from "./detail.js";
+import { type AttemptsOutcome, type ExtractModel, runAttempts } from "./attempts.js";
+import { buildDetail, type DetailDraft } from "./detail.js";
 import { anySignal, starterPid, watchParent } from "./parent-watch.js";
 import {
   type AgentContext,
@@ -99,31 +108,62 @@ async function runAgent(definition: AgentDefinition, argv: string[], io: AgentIo
   }
 }
 
-/** One step: context from the chain, the prompt, the agent's attempts, then the stored step. */
+/** One step, in stages: prepare it from the chain, let the agent attempt it, store the result. */
 async function runStep(
   definition: AgentDefinition,
   args: AgentArgs,
   io: AgentIo,
   env: { home: string; store: Store; say: (line: string) => void },
 ): Promise<number> {
-  const { home, store, say } = env;
-  const { cas } = store;
   const startedAtMs = Date.now();
-  const threadContext = await loadThreadContext(cas, store.threads, {
+  const prepared = await prepareStep(definition, args, io, env);
+  const outcome = await runAttempts({
+    definition,
+    ctx: prepared.ctx,
+    exits: prepared.context.exits,
+    validate: prepared.validate,
+    extractModel: () => findExtractModel(env.home, io.env, definition.extractTimeoutMs),
+  });
+  if (!outcome.extraction.ok) return await storeFailure(prepared, outcome, io, env);
+  const stored = await storeStep(prepared, outcome, env.store, startedAtMs);
+  io.stdout(`${JSON.stringify(stored)}\n`);
+  return ExitCode.ok;
+}
+
+/** Everything an attempt needs, read from the chain: nothing is written yet. */
+interface PreparedStep {
+  definition: AgentDefinition;
+  args: AgentArgs;
+  context: ThreadContext;
+  ctx: AgentContext;
+  sessions: SessionMap;
+  validate: Validator;
+  suspendSchema: string;
+  log: Logger;
+}
+
+async function prepareStep(
+  definition: AgentDefinition,
+  args: AgentArgs,
+  io: AgentIo,
+  env: { home: string; store: Store; say: (line: string) => void },
+): Promise<PreparedStep> {
+  const { cas } = env.store;
+  const context = await loadThreadContext(cas, env.store.threads, {
     thread: args.thread,
     role: args.role,
     historyQuota: args.historyQuota ?? definition.historyQuota,
     replaceHead: io.env.UWF_REPLACE_HEAD === "1",
   });
-  const log = createLogger(home, { agent: definition.name, thread: args.thread, role: args.role });
-  const outputFormat = buildOutputFormatInstruction(threadContext.exits);
+  const sessions = await readSessions(cas, context.head, context.startHash);
+  const outputFormat = buildOutputFormatInstruction(context.exits);
   const prompt = composePrompt({
     outputFormat,
-    workflowName: threadContext.workflow.name,
+    workflowName: context.workflow.name,
     role: args.role,
-    roleDefinition: threadContext.roleDefinition,
-    task: threadContext.start.prompt,
-    history: threadContext.history,
+    roleDefinition: context.roleDefinition,
+    task: context.start.prompt,
+    history: context.history,
     edgePrompt: args.prompt,
   });
   const ctx: AgentContext = {
@@ -134,100 +174,132 @@ async function runStep(
     prompt,
     outputFormat,
     cwd: io.cwd,
-    home,
+    home: env.home,
     env: io.env,
     options: args.options,
-    schema: threadContext.schema,
-    workflow: threadContext.workflow,
-    roleDefinition: threadContext.roleDefinition,
-    start: threadContext.start,
-    startHash: threadContext.startHash,
-    head: threadContext.head,
-    pointer: threadContext.pointer,
-    stepIndex: threadContext.stepIndex,
-    history: threadContext.history.entries,
-    historyTruncated: threadContext.history.truncated,
-    resumeSession: null,
-    progress: say,
+    schema: context.schema,
+    workflow: context.workflow,
+    roleDefinition: context.roleDefinition,
+    start: context.start,
+    startHash: context.startHash,
+    head: context.head,
+    pointer: context.pointer,
+    stepIndex: context.stepIndex,
+    history: context.history.entries,
+    historyTruncated: context.history.truncated,
+    resumeSession: sessionToResume(sessions, {
+      role: args.role,
+      adapter: definition.name,
+      cwd: io.cwd,
+    }),
+    progress: env.say,
     stderr: io.stderr,
     ...(io.signal ? { signal: io.signal } : {}),
   };
 
-  const roleSchema = threadContext.roleDefinition.frontmatter;
   // Known to the CAS without a write: it is stored with the step only when an agent suspends.
   const suspendSchema = cas.prepareSchema(SUSPEND_OUTPUT_SCHEMA).hash;
   const validators = {
-    role: await cas.validator(roleSchema),
+    role: await cas.validator(context.roleDefinition.frontmatter),
     suspend: await cas.validator(suspendSchema),
   };
   const validate: Validator = (candidate, kind) =>
     (kind === "suspend" ? validators.suspend : validators.role)(candidate);
-
-  const outcome = await runAttempts({
-    definition,
-    ctx,
-    exits: threadContext.exits,
-    validate,
-    extractModel: () => findExtractModel(home, io.env, definition.extractTimeoutMs),
+  const log = createLogger(env.home, {
+    agent: definition.name,
+    thread: args.thread,
+    role: args.role,
   });
+  return { definition, args, context, ctx, sessions, validate, suspendSchema, log };
+}
+
+function draftDetail(prepared: PreparedStep, outcome: AttemptsOutcome, failure?: string[]) {
+  return buildDetail({
+    adapter: prepared.definition.name,
+    role: prepared.args.role,
+    cwd: prepared.ctx.cwd,
+    results: outcome.results,
+    records: outcome.records,
+    rawOutput: outcome.lastRawOutput,
+    sessions: prepared.sessions,
+    ...(failure ? { failure } : {}),
+  });
+}
+
+/** The detail node and its turn nodes, added to a batch. */
+async function putDetail(batch: CasBatch, cas: Cas, draft: DetailDraft): Promise<string> {
+  const turns: string[] = [];
+  for (const turn of draft.turns) turns.push(await batch.put(cas.builtin("turn"), turn));
+  return batch.put(cas.builtin("stepDetail"), { ...draft.detail, turns });
+}
+
+/** No valid output: keep everything the agent said in a detail node, and say where it is. */
+async function storeFailure(
+  prepared: PreparedStep,
+  outcome: AttemptsOutcome,
+  io: AgentIo,
+  env: { store: Store; say: (line: string) => void },
+): Promise<number> {
+  if (outcome.extraction.ok) throw new Error("storeFailure called with a valid output");
+  const { cas } = env.store;
+  const errors = outcome.extraction.errors;
+  const modelErrors = outcome.records
+    .filter((r) => r.kind === "extract-model")
+    .flatMap((r) => r.errors.map((e) => `extract model: ${e}`));
+  const batch = cas.batch();
+  const detail = await putDetail(
+    batch,
+    cas,
+    draftDetail(prepared, outcome, [...errors, ...modelErrors]),
+  );
+  await batch.flush();
+  const attempts = outcome.records.length;
+  prepared.log.error("agent.output.invalid", { attempts, errors, detail });
+  env.say(
+    `error: the output for role "${prepared.args.role}" is invalid after ${attempts} attempt${attempts === 1 ? "" : "s"}:`,
+  );
+  for (const error of [...errors, ...modelErrors]) io.stderr(`  - ${error}\n`);
+  env.say(
+    `the raw output of every attempt is kept in detail node ${detail} (see: uwf cas get ${detail})`,
+  );
+  return ExitCode.invalid;
+}
+
+/** The step and everything it points to, written together: one round trip to the store. */
+async function storeStep(
+  prepared: PreparedStep,
+  outcome: AttemptsOutcome,
+  store: Store,
+  startedAtMs: number,
+): Promise<{ stepHash: string; role: string; status: string; attempts: number }> {
+  if (!outcome.extraction.ok) throw new Error("storeStep called with an invalid output");
+  const { cas } = store;
+  const { context, args, ctx } = prepared;
+  const { output, body, suspend } = outcome.extraction;
   const usage = sumUsage([...outcome.results.map((r) => r.usage), outcome.extractUsage]);
   const attempts = outcome.records.length;
-
-  if (!outcome.extraction.ok) {
-    const errors = outcome.extraction.errors;
-    const modelErrors = outcome.records
-      .filter((r) => r.kind === "extract-model")
-      .flatMap((r) => r.errors.map((e) => `extract model: ${e}`));
-    const detail = await cas.put(
-      cas.builtin("detail"),
-      buildDetail({
-        adapter: definition.name,
-        results: outcome.results,
-        records: outcome.records,
-        rawOutput: outcome.lastRawOutput,
-        failure: [...errors, ...modelErrors],
-      }),
-    );
-    log.error("agent.output.invalid", { attempts, errors, detail });
-    say(
-      `error: the output for role "${args.role}" is invalid after ${attempts} attempt${attempts === 1 ? "" : "s"}:`,
-    );
-    for (const error of [...errors, ...modelErrors]) io.stderr(`  - ${error}\n`);
-    say(
-      `the raw output of every attempt is kept in detail node ${detail} (see: uwf cas get ${detail})`,
-    );
-    return ExitCode.invalid;
-  }
-
-  // The step and everything it points to are written together: one round trip to the store.
-  const { output, body, suspend } = outcome.extraction;
   const batch = cas.batch();
   if (suspend) batch.putSchema(SUSPEND_OUTPUT_SCHEMA);
-  const outputHash = await batch.put(suspend ? suspendSchema : roleSchema, output);
-  const bodyHash = batch.putText(body);
-  const detailHash = await batch.put(
-    cas.builtin("detail"),
-    buildDetail({
-      adapter: definition.name,
-      results: outcome.results,
-      records: outcome.records,
-      rawOutput: outcome.lastRawOutput,
-    }),
+  const outputHash = await batch.put(
+    suspend ? prepared.suspendSchema : context.roleDefinition.frontmatter,
+    output,
   );
-  const assembledPrompt = batch.putText(prompt);
+  const bodyHash = batch.putText(body);
+  const detailHash = await putDetail(batch, cas, draftDetail(prepared, outcome));
+  const assembledPrompt = batch.putText(ctx.prompt);
   const completedAtMs = Date.now();
   usage.durationMs = completedAtMs - startedAtMs;
   const step: StepPayload = {
-    start: threadContext.startHash,
-    prev: threadContext.head === threadContext.startHash ? null : threadContext.head,
+    start: context.startHash,
+    prev: context.head === context.startHash ? null : context.head,
     role: args.role,
     output: outputHash,
     body: bodyHash,
     detail: detailHash,
-    agent: definition.name,
+    agent: prepared.definition.name,
     edgePrompt: args.prompt,
     assembledPrompt,
-    cwd: io.cwd,
+    cwd: ctx.cwd,
     startedAtMs,
     completedAtMs,
     usage,
@@ -236,9 +308,8 @@ async function runStep(
   const stepHash = await batch.put(cas.builtin("step"), step);
   await batch.flush();
   const status = String(output[STATUS_FIELD] ?? "");
-  log.info("agent.step.stored", { step: stepHash, status, attempts });
-  io.stdout(`${JSON.stringify({ stepHash, role: args.role, status, attempts })}\n`);
-  return ExitCode.ok;
+  prepared.log.info("agent.step.stored", { step: stepHash, status, attempts });
+  return { stepHash, role: args.role, status, attempts };
 }
 
 /** `modelOverrides.extract`, else a model named `extract`; null when neither is configured. */

@@ -14,8 +14,6 @@ export interface SessionRecord {
   /** Agent CLIs key sessions by directory: a session is resumed only in the same cwd. */
   cwd: string;
   model: string | null;
-  /** The step that last used it. */
-  step?: Hash;
 }
 
 export type SessionMap = Record<string, SessionRecord>;

@@ -14,7 +14,7 @@ export default defineCommand({
   path: ["cas", "put"],
   summary: "store a JSON node, validated against its schema",
   description:
-    'Without --type the input is a whole node {"type": <schema hash>, "payload": …}. With --type it is the payload; the type is a schema node hash, "schema", or a built-in kind (workflow, start, step, text, detail).',
+    'Without --type the input is a whole node {"type": <schema hash>, "payload": …}. With --type it is the payload; the type is a schema node hash, "schema", or a built-in kind (workflow, start, step, text, detail, turn, stepDetail).',
   args: [{ name: "file", description: 'JSON file ("-" or none: stdin)', required: false }],
   options: [
     {
@@ -36,7 +36,7 @@ export default defineCommand({
           "USAGE",
           'input must be a node {"type": …, "payload": …} when --type is not given',
           {
-            hint: "Pass --type <schema hash|schema|workflow|start|step|text|detail> to store a bare payload.",
+            hint: "Pass --type <schema hash|schema|workflow|start|step|text|detail|turn|stepDetail> to store a bare payload.",
           },
         );
       }
