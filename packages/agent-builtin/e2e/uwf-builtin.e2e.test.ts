@@ -1,9 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { StepPayload } from "@united-workforce/protocol";
 import {
   type FakeLlm,
   type FakeStep,
+  openHomeStore,
   REPO_ROOT,
   runBin,
   runUwf,
@@ -189,7 +191,38 @@ describe("uwf-builtin with uwf and a model", () => {
       content: "1. Add src/greet.js\n",
     });
 
-    // The turns and tool calls are stored with the step.
+    // Every turn is stored with the step: its text, tool calls (input, output) and usage.
+    const list = JSON.parse((await uwf("step", "list", thread, "--format", "json")).stdout) as {
+      steps: { hash: string }[];
+    };
+    const store = await openHomeStore(temp.home);
+    try {
+      const { cas } = store;
+      const step = await cas.getPayload<StepPayload>(list.steps[1]!.hash, "step");
+      const detail = await cas.getPayload<{ model: string; sessionId: string; turns: string[] }>(
+        step.detail,
+        "stepDetail",
+      );
+      expect(detail.model).toBe("fake-model");
+      expect(detail.sessionId).toMatch(/^builtin-[0-9A-Z]{26}$/);
+      const turns = await Promise.all(detail.turns.map((hash) => cas.getPayload(hash, "turn")));
+      expect(turns).toHaveLength(4);
+      expect(turns[1]).toEqual({
+        text: "",
+        toolCalls: [
+          {
+            name: "write_file",
+            input: { path: "src/greet.js", content: GREET },
+            output: `wrote ${GREET.length} bytes to src/greet.js`,
+            isError: false,
+          },
+        ],
+        usage: { inputTokens: 10, outputTokens: 5 },
+      });
+      expect(turns[3]).toMatchObject({ text: done, toolCalls: [] });
+    } finally {
+      await store.close();
+    }
     const read = await uwf("thread", "read", thread);
     expect(read.code).toBe(0);
     expect(read.stdout).toContain("Implemented and staged.");
