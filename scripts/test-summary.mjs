@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Runs vitest with its JSON reporter next to the default one, then prints the plain
-// "N passed, N failed" line that CI reads. Exits with vitest's own status.
+// "N passed, N failed" line that CI reads. Exits with vitest's own status. First it makes
+// sure the pinned agent CLIs the adapter tests drive are installed (scripts/agent-clis.mjs):
+// those tests fail, not skip, without them.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,6 +10,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+const clis = spawnSync(process.execPath, [`${root}scripts/agent-clis.mjs`], {
+  cwd: root,
+  stdio: "inherit",
+});
+if (clis.status !== 0) {
+  console.log("0 passed, 1 failed (the agent CLIs could not be installed)");
+  process.exit(clis.status ?? 1);
+}
+
 // A report of its own per run, so two runs of one tree never read each other's.
 const reportDir = mkdtempSync(join(tmpdir(), "uwf-vitest-report-"));
 const report = join(reportDir, "report.json");

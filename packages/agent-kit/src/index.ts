@@ -1,3 +1,25 @@
+export { BASE_ENV_NAMES, type MinimalEnvOptions, minimalEnv } from "./cli/env.js";
+export {
+  type InvalidJsonLine,
+  type JsonLine,
+  jsonLineHandler,
+  parseJsonLine,
+  readJsonLines,
+} from "./cli/json-lines.js";
+export {
+  type AgentCliOutcome,
+  type AgentCliRun,
+  findOnPath,
+  spawnAgentCli,
+} from "./cli/spawn.js";
+export {
+  addPartialUsage,
+  anthropicUsage,
+  cleanUsage,
+  geminiUsage,
+  openaiUsage,
+  usageNumber,
+} from "./cli/usage.js";
 export {
   BODY_EXCERPT_CHARS,
   collectHistory,

@@ -1,3 +1,20 @@
+export {
+  type AgentCliName,
+  type AgentHome,
+  agentCliPath,
+  agentClisDir,
+  agentHome,
+} from "./agent-clis.js";
+export {
+  type AdapterConformanceOptions,
+  adapterConformance,
+  CONFORMANCE_CASES,
+  type ConformanceCase,
+  type ConformanceCaseName,
+  type ConformanceSandbox,
+  processesIn,
+} from "./conformance/harness.js";
+export { answer, CONFORMANCE_WORKFLOW } from "./conformance/workflow.js";
 export type { FakeLlmScript, FakeStep } from "./fake-llm/script.js";
 export {
   type FakeLlm,

@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+// Makes sure the real agent CLIs the adapter tests drive are installed: `npm ci` in
+// test/agent-clis (pinned claude-code, codex, gemini-cli; about 740 MB) when node_modules is
+// missing or package-lock.json changed since the last install. Up to date, it only hashes the
+// lock file. `npm test` runs it before vitest; `npm run setup` does not, so trying uwf stays
+// quick.
+//
+// With UWF_AGENT_CLIS_DIR set, the CLIs come from that directory (its node_modules/.bin) and
+// nothing is installed: it only checks they are there.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const CLIS = ["claude", "codex", "gemini"];
+const say = (text) => console.log(`agent-clis: ${text}`);
+
+const override = process.env.UWF_AGENT_CLIS_DIR;
+if (override) {
+  const missing = missingBins(override);
+  if (missing.length > 0) {
+    console.error(
+      `agent-clis: UWF_AGENT_CLIS_DIR=${override} lacks node_modules/.bin/{${missing.join(",")}}. ` +
+        "Unset it to install the pinned CLIs into test/agent-clis, or install them there.",
+    );
+    process.exit(1);
+  }
+  say(`using the CLIs in UWF_AGENT_CLIS_DIR=${override}`);
+  process.exit(0);
+}
+
+const dir = join(root, "test", "agent-clis");
+const lock = join(dir, "package-lock.json");
+// Inside node_modules, so removing node_modules also forgets the install.
+const stamp = join(dir, "node_modules", ".uwf-installed-lock-hash");
+const wanted = createHash("sha256").update(readFileSync(lock)).digest("hex");
+
+if (upToDate()) {
+  say(`up to date (${CLIS.join(", ")} in test/agent-clis)`);
+  process.exit(0);
+}
+
+process.exitCode = withLock(join(dir, ".install.lock"), install);
+
+/** Run `npm ci`; returns the exit code (the lock is released before the process ends). */
+function install() {
+  // Another run may have installed them while this one waited for the lock.
+  if (upToDate()) {
+    say("installed meanwhile by another run");
+    return 0;
+  }
+  const why = existsSync(stamp)
+    ? "package-lock.json changed"
+    : existsSync(join(dir, "node_modules"))
+      ? "the last install did not finish"
+      : "not installed yet";
+  say(`installing the pinned agent CLIs (${why}; about 740 MB, 10–60 s)`);
+  const started = Date.now();
+  rmSync(stamp, { force: true });
+  const result = spawnSync(
+    "npm",
+    ["ci", "--no-fund", "--no-audit", "--no-update-notifier", "--loglevel=error"],
+    { cwd: dir, stdio: "inherit" },
+  );
+  if (result.error || result.status !== 0) {
+    console.error(
+      `agent-clis: npm ci in test/agent-clis failed (${result.error?.message ?? `exit ${result.status}`}). ` +
+        "The adapter tests need these CLIs; fix the install (network, disk) and run again, " +
+        "or point UWF_AGENT_CLIS_DIR at a directory that has them.",
+    );
+    return 1;
+  }
+  const missing = missingBins(dir);
+  if (missing.length > 0) {
+    console.error(`agent-clis: npm ci finished but node_modules/.bin lacks ${missing.join(", ")}`);
+    return 1;
+  }
+  writeFileSync(stamp, `${wanted}\n`);
+  say(`installed ${CLIS.join(", ")} in ${Math.round((Date.now() - started) / 1000)} s`);
+  return 0;
+}
+
+function upToDate() {
+  let have = "";
+  try {
+    have = readFileSync(stamp, "utf8").trim();
+  } catch {
+    return false;
+  }
+  return have === wanted && missingBins(dir).length === 0;
+}
+
+function missingBins(base) {
+  return CLIS.filter((name) => {
+    try {
+      accessSync(join(base, "node_modules", ".bin", name), constants.X_OK);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+/** Two `npm test` runs at once must not both run `npm ci` in one folder. */
+function withLock(path, fn) {
+  for (;;) {
+    try {
+      const fd = openSync(path, "wx");
+      writeFileSync(fd, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+      const holder = Number(readOrEmpty(path));
+      if (holder > 0 && !isRunning(holder)) rmSync(path, { force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(path, { force: true });
+  }
+}
+
+function readOrEmpty(path) {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM";
+  }
+}
