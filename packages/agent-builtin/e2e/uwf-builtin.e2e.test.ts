@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StepPayload } from "@united-workforce/protocol";
 import {
+  answer,
+  CONFORMANCE_WORKFLOW,
   type FakeLlm,
   type FakeStep,
   openHomeStore,
@@ -248,6 +250,84 @@ describe("uwf-builtin with uwf and a model", () => {
       steps: { usage: { turns: number; inputTokens: number } }[];
     };
     expect(steps.steps[0]!.usage).toMatchObject({ turns: 2, inputTokens: 20 });
+  });
+
+  describe("a role revisited", () => {
+    async function startRevisit(): Promise<string> {
+      writeFileSync(join(temp.home, "conformance.yaml"), CONFORMANCE_WORKFLOW);
+      const started = await uwf(
+        "thread",
+        "start",
+        join(temp.home, "conformance.yaml"),
+        "-p",
+        "Plan and check.",
+        "--cwd",
+        repo,
+      );
+      return started.stdout.trim();
+    }
+    const requestsAt = (turn: number) =>
+      llm
+        .requests()
+        .filter((r) => r.served.turn === turn)
+        .map((r) => JSON.stringify(r.body));
+
+    it("continues its own conversation, tool calls and results included", async () => {
+      configure();
+      llm.setScript({
+        steps: [
+          { tool: { write_file: { path: "notes.md", content: "v1" } } },
+          { text: answer("next", "planned") },
+          { text: answer("finish", "checked") },
+        ],
+      });
+      const thread = await startRevisit();
+      const exec = await uwf("thread", "exec", thread, "-c", "5");
+      expect(exec.code).toBe(0);
+      expect(exec.stderr).toMatch(
+        /uwf-builtin: model fake \(fake-model at .*\), resuming session builtin-/,
+      );
+      expect(await show(thread)).toMatchObject({ status: "completed", steps: 3 });
+      // The planner's revisit is its conversation's third turn: it carries the first visit.
+      const [revisit] = requestsAt(2);
+      expect(revisit).toContain("wrote 2 bytes to notes.md");
+      expect(revisit).toContain("planned");
+      const store = await openHomeStore(temp.home);
+      try {
+        const list = JSON.parse((await uwf("step", "list", thread, "--format", "json")).stdout) as {
+          steps: { hash: string }[];
+        };
+        const sessions = await Promise.all(
+          list.steps.map(async ({ hash }) => {
+            const step = await store.cas.getPayload<StepPayload>(hash, "step");
+            return (await store.cas.getPayload<{ sessionId: string }>(step.detail, "stepDetail"))
+              .sessionId;
+          }),
+        );
+        expect(sessions[2]).toBe(sessions[0]);
+        expect(sessions[1]).not.toBe(sessions[0]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("starts afresh when its conversation is too long to send again", async () => {
+      configure();
+      llm.setScript({
+        steps: [
+          { tool: { write_file: { path: "big.txt", content: "x".repeat(210_000) } } },
+          { text: answer("next", "planned") },
+        ],
+      });
+      const thread = await startRevisit();
+      const exec = await uwf("thread", "exec", thread, "-c", "3");
+      expect(exec.code).toBe(0);
+      expect(exec.stderr).toMatch(
+        /not resuming session builtin-\S+: its conversation is over 200000 characters/,
+      );
+      // Three visits, each a fresh conversation starting at turn 0.
+      expect(requestsAt(0)).toHaveLength(3);
+    });
   });
 
   it("suspends the thread when the provider answers HTTP 400, without retrying", async () => {

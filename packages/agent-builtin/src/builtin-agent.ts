@@ -3,6 +3,7 @@ import { newUlid } from "@united-workforce/util";
 import { type Conversation, type ConversationDeps, converse } from "./conversation.js";
 import { LIMIT_OPTIONS, readLimits } from "./limits.js";
 import { resolveEndpoint } from "./model.js";
+import { previousConversation } from "./resume.js";
 import { systemPrompt } from "./system-prompt.js";
 import { commandEnvironment } from "./tools/run-command.js";
 import { toolDefinitions } from "./tools/tools.js";
@@ -11,8 +12,8 @@ import { Workspace } from "./tools/workspace.js";
 /**
  * `uwf-builtin`: a tool-using loop over any OpenAI-compatible chat-completions endpoint. The
  * conversation lives in the session object, so a repair appends the correction to it and
- * keeps going. The model keeps no session on a server: on a role's next visit the prompt's
- * history carries what happened, so `ctx.resumeSession` is not needed.
+ * keeps going. The conversation is also kept in the step's detail, so the role's next visit
+ * continues it (`ctx.resumeSession`, see resume.ts).
  */
 export const builtinAgent = createAgent({
   name: "uwf-builtin",
@@ -28,8 +29,9 @@ export const builtinAgent = createAgent({
     const endpoint = resolveEndpoint(ctx);
     const workspace = new Workspace(ctx.cwd);
     const tools = toolDefinitions({ runCommand: limits.runCommand });
+    const previous = await previousConversation(ctx);
     const conversation: Conversation = {
-      sessionId: `builtin-${newUlid()}`,
+      sessionId: previous?.sessionId ?? `builtin-${newUlid()}`,
       endpoint,
       limits,
       tools,
@@ -42,6 +44,7 @@ export const builtinAgent = createAgent({
             outputFormat: ctx.outputFormat,
           }),
         },
+        ...(previous?.messages ?? []),
         { role: "user", content: ctx.prompt },
       ],
       turnsUsed: 0,
@@ -57,7 +60,8 @@ export const builtinAgent = createAgent({
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       },
     };
-    ctx.progress(`model ${endpoint.alias} (${endpoint.model} at ${endpoint.baseUrl})`);
+    const resumed = previous ? `, resuming session ${conversation.sessionId}` : "";
+    ctx.progress(`model ${endpoint.alias} (${endpoint.model} at ${endpoint.baseUrl})${resumed}`);
     return answer(session);
   },
   continue: async (_ctx, state, correction) => {
@@ -85,6 +89,8 @@ async function answer(session: BuiltinSession) {
       baseUrl: conversation.endpoint.baseUrl,
       sessionId: conversation.sessionId,
       turns: result.turns,
+      // What the role's next visit resumes (see resume.ts).
+      conversation: conversation.messages,
     },
   };
 }
