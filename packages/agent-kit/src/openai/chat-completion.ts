@@ -1,4 +1,6 @@
+import type { Usage } from "@united-workforce/protocol";
 import { errorMessage, UwfError } from "@united-workforce/util";
+import { openaiUsage } from "../cli/usage.js";
 import { hintForStatus, ModelRequestError } from "./errors.js";
 import {
   abortableSleep,
@@ -8,7 +10,6 @@ import {
   requestedDelay,
   type Sleep,
 } from "./retry.js";
-import { type ChatUsage, parseChatUsage } from "./usage.js";
 
 export interface ToolCall {
   id: string;
@@ -65,7 +66,8 @@ export interface RetryNotice {
 export interface ChatCompletion {
   message: AssistantMessage;
   finishReason: string | null;
-  usage: ChatUsage;
+  /** The toolkit's convention (`openaiUsage`): cached tokens are taken out of inputTokens. */
+  usage: Partial<Usage>;
   /** The model that answered, as the provider names it. */
   model: string | null;
   /** Tries it took, the first included. */
@@ -219,7 +221,7 @@ function parseCompletion(text: string): TryOutcome {
     completion: {
       message,
       finishReason: typeof choice.finish_reason === "string" ? choice.finish_reason : null,
-      usage: parseChatUsage(root.usage),
+      usage: openaiUsage(root.usage),
       model: typeof root.model === "string" ? root.model : null,
     },
   };

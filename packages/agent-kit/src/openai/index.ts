@@ -17,4 +17,3 @@ export {
   requestedDelay,
   type Sleep,
 } from "./retry.js";
-export { type ChatUsage, parseChatUsage } from "./usage.js";
