@@ -120,8 +120,17 @@ describe("run_command", () => {
       PATH: "/bin",
       HOME: "/h",
       OPENAI_API_KEY: "sk-secret",
+      UWF_HOME: "/h/.uwf",
       LANG: "C",
+      TZ: "UTC",
     });
-    expect(env).toEqual({ PATH: "/bin", HOME: "/h", LANG: "C", TERM: "dumb", NO_COLOR: "1" });
+    expect(env).toEqual({
+      PATH: "/bin",
+      HOME: "/h",
+      LANG: "C",
+      TZ: "UTC",
+      TERM: "dumb",
+      NO_COLOR: "1",
+    });
   });
 });

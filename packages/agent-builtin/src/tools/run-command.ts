@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { minimalEnv } from "@united-workforce/agent-kit";
 import { optionalInteger, type ToolArgs } from "./args.js";
 import { ToolError } from "./tool-error.js";
 import type { Workspace } from "./workspace.js";
@@ -113,26 +114,12 @@ export async function runCommandTool(
   }
 }
 
-/** Variables a command gets from the adapter's environment: enough for git, node and make, no keys. */
-const PASSED_VARIABLES = [
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "LANG",
-  "LC_ALL",
-  "LC_CTYPE",
-  "TZ",
-  "TMPDIR",
-];
-
+/**
+ * The environment of the commands the model runs: the toolkit's minimal one (where programs
+ * and files are, the locale, proxies and CA bundles; no keys), plus the time zone and no colour.
+ */
 export function commandEnvironment(
   env: Record<string, string | undefined>,
 ): Record<string, string> {
-  const out: Record<string, string> = { TERM: "dumb", NO_COLOR: "1" };
-  for (const name of PASSED_VARIABLES) {
-    const value = env[name];
-    if (value !== undefined) out[name] = value;
-  }
-  return out;
+  return minimalEnv(env, { passThrough: ["TZ"], extra: { NO_COLOR: "1" } });
 }
