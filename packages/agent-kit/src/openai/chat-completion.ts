@@ -85,6 +85,8 @@ interface Failure {
   cause?: unknown;
 }
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 type TryOutcome =
   | { ok: true; completion: Omit<ChatCompletion, "attempts"> }
   | { ok: false; failure: Failure };
@@ -154,10 +156,14 @@ async function tryOnce(
   if (outer?.aborted) throw interrupted(`model "${request.model}" at ${url}`);
   const controller = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, request.timeoutMs);
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      controller.abort();
+    },
+    // setTimeout fires at once for a longer delay.
+    Math.min(request.timeoutMs, MAX_TIMER_MS),
+  );
   const onAbort = (): void => controller.abort();
   outer?.addEventListener("abort", onAbort, { once: true });
   try {
