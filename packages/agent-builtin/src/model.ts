@@ -23,7 +23,7 @@ export function resolveEndpoint(ctx: AgentContext): Endpoint {
       "CONFIG_INVALID",
       "uwf-builtin has no model to talk to: pass --model <alias>, or set defaultModel in $UWF_HOME/config.yaml",
       {
-        hint: "Configure an OpenAI-compatible provider and a model, e.g. `providers: { openai: { baseUrl: https://api.openai.com/v1, apiKeyEnv: OPENAI_API_KEY } }`, `models: { gpt: { provider: openai, name: gpt-5 } }`, then `defaultModel: gpt` or `agents.<agent>.args: [--model, gpt]` (uwf setup writes this for you).",
+        hint: "Configure an OpenAI-compatible provider and a model, e.g. `providers: { openai: { baseUrl: https://api.openai.com/v1, apiKeyEnv: OPENAI_API_KEY } }`, `models: { gpt: { provider: openai, name: gpt-5 } }`, then `defaultModel: gpt` or `agents.<agent>.args: [--model, gpt]`.",
       },
     );
   }
