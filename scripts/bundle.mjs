@@ -43,6 +43,7 @@ const targets = [
   { entry: "packages/cli/dist/main.js", outdir: "packages/cli/dist/bundle" },
   { entry: "packages/agent-mock/dist/main.js", outdir: "packages/agent-mock/dist/bundle" },
   { entry: "packages/agent-builtin/dist/main.js", outdir: "packages/agent-builtin/dist/bundle" },
+  { entry: "packages/agent-acp/dist/main.js", outdir: "packages/agent-acp/dist/bundle" },
   {
     entry: "packages/agent-claude-code/dist/main.js",
     outdir: "packages/agent-claude-code/dist/bundle",

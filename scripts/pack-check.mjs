@@ -132,6 +132,22 @@ try {
   if (!transcript.includes("Hello, Ada! Welcome to the team.")) {
     fail(`uwf thread read does not show the greeting:\n${transcript}`);
   }
+  // Every adapter binary starts from its installed bundle (its own dependencies resolve).
+  for (const pkg of packages) {
+    for (const name of Object.keys(pkg.pkg.bin ?? {})) {
+      if (name === "uwf") continue;
+      const help = run(join(bin, name), ["--help"], { cwd: outside, env });
+      if (!help.includes(`Usage: ${name}`)) fail(`${name} --help printed no usage:\n${help}`);
+    }
+  }
+  // The ACP adapter's two binaries also know their version and presets.
+  for (const name of ["uwf-acp", "uwf-hermes"]) {
+    const printed = run(join(bin, name), ["--version"], { cwd: outside, env }).trim();
+    if (printed !== cli.version)
+      fail(`${name} --version printed ${printed}, expected ${cli.version}`);
+    const help = run(join(bin, name), ["--help"], { cwd: outside, env });
+    if (!help.includes("--preset <name>")) fail(`${name} --help does not list --preset:\n${help}`);
+  }
   await checkBuiltin({ bin, home, outside, env, uwf, version: cli.version });
   step(`ok: ${packages.length} packages installed and ran (${Date.now() - started} ms)`);
 } catch (error) {

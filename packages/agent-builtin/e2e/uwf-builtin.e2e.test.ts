@@ -389,6 +389,19 @@ describe("uwf-builtin with uwf and a model", () => {
     expect(llm.requests()).toHaveLength(0);
   });
 
+  it("refuses a model whose provider speaks another API, naming it", async () => {
+    configure(["--model", "fake"], {
+      providers: { fake: { api: "anthropic", baseUrl: llm.url, apiKey: "sk-fake-key" } },
+    });
+    const thread = await startThread();
+    const exec = await uwf("thread", "exec", thread);
+    expect(exec.code).toBe(4);
+    expect((await show(thread)).suspended!.reason).toContain(
+      'uwf-builtin speaks OpenAI chat completions, but model "fake" is served by provider "fake" with api: anthropic',
+    );
+    expect(llm.requests()).toHaveLength(0);
+  });
+
   it("takes the model from defaultModel, and runs the hello example", async () => {
     configure([], { defaultModel: "fake" });
     llm.setScript({

@@ -41,7 +41,13 @@ function harness(steps: FakeStep[], limits: Partial<Limits> = {}, clock?: { t: n
   const tools = toolDefinitions({ runCommand: true });
   const conversation: Conversation = {
     sessionId: "builtin-test",
-    endpoint: { alias: "fake", baseUrl: llm.baseUrl, apiKey: "sk-fake", model: "fake-model" },
+    endpoint: {
+      alias: "fake",
+      provider: "fake",
+      baseUrl: llm.baseUrl,
+      apiKey: "sk-fake",
+      model: "fake-model",
+    },
     limits: { ...readLimits({}), ...limits },
     tools,
     messages: [

@@ -4,6 +4,7 @@ import { UwfError } from "@united-workforce/util";
 
 export interface Endpoint {
   alias: string;
+  provider: string;
   baseUrl: string;
   apiKey: string | null;
   /** The model's name at the provider. */
@@ -27,5 +28,15 @@ export function resolveEndpoint(ctx: AgentContext): Endpoint {
       },
     );
   }
-  return { alias, ...resolveModel(config, alias, ctx.env) };
+  const { api, ...model } = resolveModel(config, alias, ctx.env);
+  if (api !== "openai-chat") {
+    throw new UwfError(
+      "CONFIG_INVALID",
+      `uwf-builtin speaks OpenAI chat completions, but model "${alias}" is served by provider "${model.provider}" with api: ${api}`,
+      {
+        hint: `Give uwf-builtin a model whose provider has \`api: openai-chat\` (the default) in $UWF_HOME/config.yaml, or run this model with an adapter that speaks ${api}.`,
+      },
+    );
+  }
+  return { alias, ...model };
 }

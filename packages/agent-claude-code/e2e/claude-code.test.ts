@@ -56,7 +56,7 @@ function configure(args: string[], withModel = true): void {
     providers: { fake: { api: "anthropic", baseUrl: fake.url, apiKey: "fake-key" } },
     models: { fake: { provider: "fake", name: "claude-fake" } },
     agents: {
-      cc: { command: ADAPTER, args: [...args, ...(withModel ? ["--model", "fake"] : [])] },
+      cc: { command: ADAPTER, args, ...(withModel ? { model: "fake" } : {}) },
     },
     defaultAgent: "cc",
   };
@@ -78,14 +78,14 @@ async function uwfJson<T>(args: string[]): Promise<T> {
 }
 
 /** Start a thread and run its first step; the exec result and the step's detail. */
-async function runFirstStep(env: Record<string, string> = {}) {
-  const { thread } = await uwfJson<{ thread: string }>([
-    "thread",
-    "start",
-    join(temp.home, "conformance.yaml"),
-    "-p",
-    "Write x.txt.",
-  ]);
+async function runFirstStep(env: Record<string, string> = {}, task = "Write x.txt.") {
+  // The task goes on stdin (`-p -`): it may be too large for an argument.
+  const started = await runUwf(
+    ["thread", "start", join(temp.home, "conformance.yaml"), "-p", "-", "--format", "json"],
+    { home: uwfHome, cwd: repo, input: task },
+  );
+  expect(started.code, started.stderr).toBe(0);
+  const { thread } = JSON.parse(started.stdout) as { thread: string };
   const exec = await uwf(["thread", "exec", thread, "-c", "1"], env);
   const list = await uwfJson<{ steps: { hash: string }[] }>(["step", "list", thread]);
   let detail: Record<string, unknown> | null = null;
@@ -157,6 +157,16 @@ describe("uwf-claude-code with the real claude", () => {
     expect(fake.requests().filter((r) => r.method === "POST")[0]?.headers["x-api-key"]).toBe(
       "sk-ant-own-login",
     );
+  });
+
+  it("hands claude a prompt larger than one command-line argument may be, on stdin", async () => {
+    configure(["--max-retries", "0"]);
+    // Linux refuses a single argument over 128 KiB; the task is part of claude's prompt.
+    const task = `Write x.txt. ${"context ".repeat(40_000)}end-of-task-R8`;
+    const { exec } = await runFirstStep({}, task);
+    expect(exec.code, exec.stderr).toBe(0);
+    const first = fake.requests().find((r) => r.method === "POST");
+    expect(JSON.stringify(first?.body)).toContain("end-of-task-R8");
   });
 
   it("prints its version and claude's", async () => {

@@ -1,3 +1,29 @@
+export {
+  ACP_PROTOCOL_VERSION,
+  AcpClient,
+  type AcpClientOptions,
+  type AcpEvent,
+  type AcpSession,
+  type AgentHello,
+  PromptCancelledError,
+  type PromptOutcome,
+  type SessionModes,
+} from "./acp/acp-client.js";
+export { AgentProcess, type AgentProcessOptions } from "./acp/agent-process.js";
+export {
+  JsonRpcConnection,
+  RPC_METHOD_NOT_FOUND,
+  RpcClosedError,
+  RpcError,
+} from "./acp/json-rpc.js";
+export {
+  choosePermission,
+  PERMISSION_POLICIES,
+  type PermissionDecision,
+  type PermissionPolicy,
+} from "./acp/permission.js";
+export { PromptTurn, type ToolCallEvent, tokensOf } from "./acp/prompt-turn.js";
+export { type AcpAgent, explainFailure, startAcpAgent } from "./acp/start.js";
 export { BASE_ENV_NAMES, type MinimalEnvOptions, minimalEnv } from "./cli/env.js";
 export {
   type InvalidJsonLine,

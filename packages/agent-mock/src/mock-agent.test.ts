@@ -61,12 +61,14 @@ async function mock(
     env?: Record<string, string>;
     cwd?: string;
     signal?: AbortSignal;
+    args?: string[];
   } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
   const argv = ["--thread", seeded.thread, "--role", role, "--prompt", "Go."];
   if (options.scenario) argv.push("--scenario", options.scenario);
+  argv.push(...(options.args ?? []));
   const code = await mockAgent(argv, {
     env: { UWF_HOME: temp.home, ...options.env },
     cwd: options.cwd ?? temp.home,
@@ -247,5 +249,69 @@ describe("uwf-mock", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(`scenario ${json} is invalid: steps[0] has unknown key "ouput"`);
     expect(bad.stderr).toContain('steps[0] needs "output", "attempts", "stdout" or "exit"');
+  });
+
+  it("takes the raw reply text as output, extracted like any agent's answer", async () => {
+    const scenario = writeScenario(temp.home, [
+      { role: "writer", output: "---\n$status: done\ntitle: Raw\n---\nA raw body." },
+    ]);
+    const result = await mock("writer", { scenario });
+    expect(result.code, result.stderr).toBe(0);
+    const cas = (await openHomeStore(temp.home)).cas;
+    const step = await stepOf(result.stdout);
+    expect((await cas.get(step.output)).payload).toEqual({ $status: "done", title: "Raw" });
+    expect(await cas.getText(step.body)).toBe("A raw body.");
+  });
+
+  it("sends invalid raw text through the normal repair, and fails closed keeping it", async () => {
+    const scenario = writeScenario(temp.home, [{ role: "writer", output: "Sorry, no YAML." }]);
+    const result = await mock("writer", { scenario });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('the output for role "writer" is invalid after 3 attempts');
+    const detailHash = /detail node ([0-9A-Z]{13})/.exec(result.stderr)?.[1];
+    const cas = (await openHomeStore(temp.home)).cas;
+    const detail = await cas.getPayload<{ attempts: { rawOutput: string }[] }>(
+      detailHash!,
+      "stepDetail",
+    );
+    expect(detail.attempts.map((a) => a.rawOutput)).toEqual(Array(3).fill("Sorry, no YAML."));
+  });
+
+  it("refuses a body beside a raw output, which holds its own body", async () => {
+    const scenario = writeScenario(temp.home, [
+      { role: "writer", output: "---\n$status: done\n---\n", body: "lost" },
+    ]);
+    const result = await mock("writer", { scenario });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "steps[0].body goes with a mapping output; a raw output holds its own body",
+    );
+  });
+
+  it("records the model uwf passed with --model", async () => {
+    const scenario = writeScenario(temp.home, [
+      { role: "writer", output: { $status: "done", title: "t" } },
+    ]);
+    const step = await stepOf(
+      (await mock("writer", { scenario, args: ["--model", "fast"] })).stdout,
+    );
+    const cas = (await openHomeStore(temp.home)).cas;
+    expect((await cas.getPayload<{ model: string }>(step.detail, "stepDetail")).model).toBe("fast");
+  });
+
+  it("replaces the head with --replace-head: the step follows the head's predecessor", async () => {
+    const scenario = writeScenario(temp.home, [
+      { role: "writer", output: { $status: "done", title: "Second try" } },
+    ]);
+    const old = await appendStep(temp.home, seeded.thread, {
+      role: "writer",
+      output: { $status: "done", title: "First try" },
+    });
+    const result = await mock("writer", { scenario, args: ["--replace-head"] });
+    expect(result.code, result.stderr).toBe(0);
+    const step = await stepOf(result.stdout);
+    expect(step.prev).toBeNull();
+    expect(step.start).toBe(seeded.start);
+    expect(old).not.toBe(JSON.parse(result.stdout).stepHash);
   });
 });

@@ -58,7 +58,8 @@ export const mockAgent = createAgent({
     return {
       text: renderAnswer(session.answers[0]!, session.body),
       session,
-      detail: { model: "mock", scenario: file, scenarioStep: index },
+      // The model uwf asked for (the agent's `model`), recorded so a test can see it arrived.
+      detail: { model: ctx.model ?? "mock", scenario: file, scenarioStep: index },
       ...(step.usage ? { usage: step.usage } : {}),
     };
   },

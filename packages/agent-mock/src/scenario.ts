@@ -8,7 +8,8 @@ export type MockAnswer = string | Record<string, unknown>;
 
 export interface MockStep {
   role: string;
-  output?: Record<string, unknown>;
+  /** The answer: an output object (rendered as frontmatter over `body`), or the raw reply text. */
+  output?: MockAnswer;
   body?: string;
   /** Successive answers: `run` gives the first, each correction the next (the last repeats). */
   attempts?: MockAnswer[];
@@ -69,10 +70,12 @@ export function loadScenario(path: string): MockScenario {
       if (!STEP_KEYS.has(key)) problems.push(`${where} has unknown key "${key}"`);
     if (typeof step.role !== "string" || step.role === "")
       problems.push(`${where}.role must be a role name`);
-    if (step.output !== undefined && !isRecord(step.output))
-      problems.push(`${where}.output must be a mapping`);
+    if (step.output !== undefined && !isRecord(step.output) && typeof step.output !== "string")
+      problems.push(`${where}.output must be a mapping or the raw reply text`);
     if (step.body !== undefined && typeof step.body !== "string")
       problems.push(`${where}.body must be a string`);
+    if (step.body !== undefined && typeof step.output === "string")
+      problems.push(`${where}.body goes with a mapping output; a raw output holds its own body`);
     if (step.stdout !== undefined && typeof step.stdout !== "string")
       problems.push(`${where}.stdout must be a string`);
     if (step.stderr !== undefined && typeof step.stderr !== "string")

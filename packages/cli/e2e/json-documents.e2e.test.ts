@@ -154,6 +154,24 @@ describe("every --format json document matches its schema in protocol", () => {
     await check(["log", "clean"]);
   });
 
+  // Its own test, so the long one above keeps its time budget on a loaded machine.
+  it("for setup, config and doctor", async () => {
+    await check(["setup", "--agent", "uwf-mock --scenario s.yaml", "--skip-checks"]);
+    await check(["config", "set", "providers.local", "{ baseUrl: 'http://127.0.0.1:9/v1' }"]);
+    await check(["config", "list"]);
+    await check(["config", "get", "agents.mock"]);
+    await check(["config", "unset", "providers.local"]);
+    await check(["doctor"]);
+  });
+
+  // Its own test too, for the same reason.
+  it("for the prompt guides", async () => {
+    await check(["prompt", "list"]);
+    for (const name of ["usage", "workflow-authoring", "adapter-developing", "bootstrap"]) {
+      expect(await check(["prompt", name])).toMatchObject({ name });
+    }
+  });
+
   it("for errors, on stderr with a stable code, whoever raised them", async () => {
     expect(await checkError(["thread", "show", "01ARZ3NDEKTSV4RRFFQ69G5FAV"], 1)).toMatchObject({
       code: "THREAD_NOT_FOUND",
@@ -164,6 +182,9 @@ describe("every --format json document matches its schema in protocol", () => {
     const bad = join(temp.home, "bad.yaml");
     writeFileSync(bad, "name: bad\nroles: {}\ngraph: {}\n");
     expect((await checkError(["workflow", "add", bad], 3)).code).toBe("WORKFLOW_INVALID");
+    expect((await checkError(["config", "get", "defaultModel"], 1)).code).toBe(
+      "CONFIG_KEY_NOT_SET",
+    );
   });
 
   it("leave no document without a command, nor a command without a document", () => {

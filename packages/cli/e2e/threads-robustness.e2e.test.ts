@@ -53,6 +53,7 @@ interface AgentSpec {
   command: string;
   args?: string[];
   timeoutSeconds?: number;
+  env?: Record<string, string>;
 }
 
 /** config.yaml with these agents (JSON is YAML). */
@@ -560,19 +561,17 @@ describe("an adapter that cannot start", () => {
     expect(reason).not.toContain("not found in PATH");
   });
 
-  it("an edge prompt too long for the command line", async () => {
-    const scenario = writeScenario(home, [
-      { role: "writer", output: { $status: "written", text: "y".repeat(200_000) } },
-      { role: "reviewer", output: { $status: "approved" } },
-    ]);
-    writeConfig({ mock: mockAgent(scenario) });
+  it("an agent environment too large for the operating system", async () => {
+    // Edge prompts of any size go through stdin; what is left to overflow is argv and env.
+    writeConfig({
+      mock: { ...mockAgent(relayScenario("ok.yaml")), env: { BIG: "y".repeat(200_000) } },
+    });
     const thread = await startThread();
-    expect((await uwf(["thread", "exec", thread, "--agent", "mock"])).code).toBe(0);
     const { reason, result } = await expectSuspendedFailure(thread, ["--agent", "mock"]);
     expect(reason).toMatch(
-      /^could not start "uwf-mock": its command line is too long for the operating system \(the longest argument is 2000\d\d bytes; Linux allows 131072 per argument\)$/,
+      /^could not start "uwf-mock": its arguments and environment are too large for the operating system \(\d+ bytes in all, the longest string 20000\d bytes; Linux allows 131072 per string\)$/,
     );
-    expect(result.stdout).toContain("keep large output fields out of the graph's prompt templates");
+    expect(result.stdout).toContain("shorten the agent's `args` or `env` in config.yaml");
   });
 
   it("an unknown agent alias is a usage error naming the known ones; nothing changes", async () => {
@@ -580,7 +579,9 @@ describe("an adapter that cannot start", () => {
     const thread = await startThread();
     const result = await uwf(["thread", "exec", thread, "--agent", "mokc"]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('unknown agent "mokc"');
+    expect(result.stderr).toContain(
+      'unknown agent "mokc": it is not an agent alias in config.yaml, and "mokc" not found in PATH',
+    );
     expect(result.stderr).toContain("Known agents: mock, forge.");
     const after = await show(thread);
     expect(after.status).toBe("idle");
@@ -688,5 +689,21 @@ describe("the adapter environment", () => {
       outputValue: { text: string };
     };
     expect(step.outputValue.text).toBe("from-dotenv|from-shell");
+  });
+
+  it("gets the agent's own `env:` from config.yaml over uwf's environment", async () => {
+    writeConfig({ probe: { ...fixtureAgent("env-probe.mjs"), env: { PROBE_B: "from-config" } } });
+    writeFileSync(join(home, ".env"), "PROBE_A=from-dotenv\n");
+    const thread = await startThread();
+    const result = await uwf(["thread", "exec", thread, "--agent", "probe"], {
+      PROBE_A: undefined,
+      PROBE_B: "from-shell",
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const head = (await show(thread)).head;
+    const step = JSON.parse((await uwf(["step", "show", head, "--format", "json"])).stdout) as {
+      outputValue: { text: string };
+    };
+    expect(step.outputValue.text).toBe("from-dotenv|from-config");
   });
 });

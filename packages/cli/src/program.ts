@@ -10,6 +10,7 @@ import {
   parseOptionValue,
   valueNote,
 } from "./commands/option-values.js";
+import { configWarning } from "./output/config-warning.js";
 import { renderError } from "./output/errors.js";
 import { formatResult } from "./output/write.js";
 import { VERSION } from "./version.js";
@@ -30,6 +31,16 @@ export interface CliIo {
 }
 
 const FORMATS = ["text", "json", "yaml"] as const;
+
+/** The options every command takes, as help, docs and `uwf prompt usage` show them. */
+export const GLOBAL_OPTIONS = [
+  {
+    flags: "--format <format>",
+    description: `output format: ${FORMATS.join(", ")} (default text)`,
+  },
+  { flags: "-V, --version", description: "print the version" },
+  { flags: "-h, --help", description: "show help" },
+] as const;
 
 /**
  * Parse argv, run one command, print its result through the one writer, and return the exit
@@ -85,9 +96,11 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .description(
       "uwf (United Workforce): run multi-role agent workflows, one step per call, no daemon.",
     )
-    .version(VERSION, "-V, --version", "print the version")
-    .helpOption("-h, --help", "show help")
-    .addOption(new Option("--format <format>", "output format").choices(FORMATS).default("text"))
+    .version(VERSION, GLOBAL_OPTIONS[1].flags, GLOBAL_OPTIONS[1].description)
+    .helpOption(GLOBAL_OPTIONS[2].flags, GLOBAL_OPTIONS[2].description)
+    .addOption(
+      new Option(GLOBAL_OPTIONS[0].flags, "output format").choices(FORMATS).default("text"),
+    )
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -184,8 +197,10 @@ function addCommand(
     let store: Promise<Store> | undefined;
     const readConfigOnce = async (): Promise<UwfConfig> => {
       if (config === undefined) {
-        const { readConfig } = await import("@united-workforce/store");
-        config = readConfig(home);
+        const { loadConfig } = await import("@united-workforce/store");
+        const loaded = loadConfig(home);
+        for (const warning of loaded.warnings) io.stderr(configWarning(warning, loaded.file));
+        config = loaded.config;
       }
       return config;
     };

@@ -1,17 +1,23 @@
 /**
- * JSON Schema of `$UWF_HOME/config.yaml` (DESIGN §11), for editors and for the store's config
- * check. It uses only the keywords the store's small checker understands (type, properties,
- * required, additionalProperties, items, minLength, exclusiveMinimum, description): reading
- * the config happens on every exec and must not load a JSON Schema compiler.
+ * JSON Schema of `$UWF_HOME/config.yaml` (DESIGN §11, docs/config.md), for editors
+ * (`docs/config.schema.json` is generated from it) and for the store's config check. It uses
+ * only the keywords the store's small checker understands (type, properties, required,
+ * additionalProperties, items, minLength, exclusiveMinimum, enum, description): reading the
+ * config happens on every exec and must not load a JSON Schema compiler.
  *
- * Keys it does not name are allowed (other tools may keep settings here). A top-level key left
- * empty in YAML (`agents:`) is null and means "not set".
+ * Keys it does not name are allowed (other tools may keep settings here) and uwf warns about
+ * them. A top-level key left empty in YAML (`agents:`) is null and means "not set".
  */
 const name = { type: "string", minLength: 1 } as const;
 
 function mapOf(values: Record<string, unknown>, description: string) {
   return { type: ["object", "null"], description, additionalProperties: values } as const;
 }
+
+/** The wire protocols a provider may speak; `openai-chat` when a provider does not say. */
+export const PROVIDER_APIS = ["anthropic", "openai-chat", "openai-responses", "gemini"] as const;
+export type ProviderApi = (typeof PROVIDER_APIS)[number];
+export const DEFAULT_PROVIDER_API: ProviderApi = "openai-chat";
 
 /** The keys that say where the store is: read by every command, so checked on their own. */
 export const STORE_CONFIG_PROPERTIES = {
@@ -35,6 +41,7 @@ export const STORE_CONFIG_PROPERTIES = {
 export const CONFIG_SCHEMA = {
   $schema: "http://json-schema.org/draft-07/schema#",
   title: "config.yaml (UWF_HOME)",
+  description: "uwf's configuration: model providers, model aliases, agents and defaults",
   type: "object",
   properties: {
     providers: mapOf(
@@ -42,18 +49,36 @@ export const CONFIG_SCHEMA = {
         type: "object",
         required: ["baseUrl"],
         properties: {
-          baseUrl: { ...name, description: "OpenAI-compatible endpoint, e.g. https://…/v1" },
-          apiKey: { type: "string" },
-          apiKeyEnv: { ...name, description: "environment variable holding the key" },
+          api: {
+            enum: PROVIDER_APIS,
+            description:
+              "the provider's wire protocol: anthropic, openai-chat (default), openai-responses or gemini",
+          },
+          baseUrl: {
+            ...name,
+            description:
+              "the endpoint as the provider's SDK takes it, e.g. https://api.openai.com/v1, https://api.anthropic.com",
+          },
+          apiKey: {
+            type: "string",
+            description: "the API key itself (prefer apiKeyEnv: the file then holds no secret)",
+          },
+          apiKeyEnv: {
+            ...name,
+            description: "the environment variable (or UWF_HOME/.env entry) holding the API key",
+          },
         },
       },
-      "model providers by name",
+      "model providers by name: where a model is served and how to authenticate",
     ),
     models: mapOf(
       {
         type: "object",
         required: ["provider", "name"],
-        properties: { provider: name, name },
+        properties: {
+          provider: { ...name, description: "a provider name under providers" },
+          name: { ...name, description: "the model's name at that provider, e.g. gpt-5" },
+        },
       },
       "model aliases: a provider and the model's name there",
     ),
@@ -62,20 +87,63 @@ export const CONFIG_SCHEMA = {
         type: "object",
         required: ["command"],
         properties: {
-          command: { ...name, description: "adapter binary, run without a shell" },
-          args: { type: "array", items: { type: "string" } },
-          timeoutSeconds: { type: "number", exclusiveMinimum: 0 },
+          command: {
+            ...name,
+            description: "the adapter binary (e.g. uwf-claude-code), run without a shell",
+          },
+          args: {
+            type: "array",
+            items: { type: "string" },
+            description: "arguments passed before uwf's own",
+          },
+          model: {
+            ...name,
+            description:
+              "a model alias under models, passed as --model; without it the agent CLI's own login and settings are used",
+          },
+          timeoutSeconds: {
+            type: "number",
+            exclusiveMinimum: 0,
+            description: "how long one step may run (default 1800)",
+          },
+          env: {
+            type: "object",
+            additionalProperties: { type: "string" },
+            description: "variables added to the adapter's environment",
+          },
         },
       },
       "agent aliases: the adapter command each runs",
     ),
-    defaultAgent: { type: ["string", "null"], minLength: 1, description: "an agent alias" },
-    defaultModel: { type: ["string", "null"], minLength: 1, description: "a model alias" },
+    defaultAgent: {
+      type: ["string", "null"],
+      minLength: 1,
+      description: "the agent alias (or command) used when nothing else chooses one",
+    },
+    defaultModel: {
+      type: ["string", "null"],
+      minLength: 1,
+      description: "the model alias used when nothing else chooses one",
+    },
     agentOverrides: mapOf(
       { type: "object", additionalProperties: name },
       "agent alias per workflow name, then per role",
     ),
-    modelOverrides: mapOf(name, "model alias per purpose, e.g. extract"),
+    modelOverrides: {
+      type: ["object", "null"],
+      description: "model alias per purpose",
+      properties: {
+        extract: {
+          ...name,
+          description: "the model that turns an agent's unparseable reply into its output",
+        },
+      },
+    },
     ...STORE_CONFIG_PROPERTIES,
   },
 } as const;
+
+/** `docs/config.schema.json`, as `pnpm docs:config` writes it and a test compares it. */
+export function configSchemaJson(): string {
+  return `${JSON.stringify(CONFIG_SCHEMA, null, 2)}\n`;
+}

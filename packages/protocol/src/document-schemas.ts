@@ -147,6 +147,24 @@ export const casVerifyReportSchema = object({
   corrupt: list(object({ hash: str, file: str, problem: str })),
 });
 
+// ─── config, setup, doctor ──────────────────────────────────────────────────────────────────
+
+/** Any JSON value: a config value (secrets masked). */
+const anyValue = {} as const;
+
+/** One line of `uwf setup` or `uwf doctor`: what was checked, whether it passed, and why not. */
+const checkResult = object({
+  name: str,
+  ok: bool,
+  detail: str,
+  // What to do when it failed; null when it passed.
+  hint: nullableStr,
+});
+// ─── prompt ─────────────────────────────────────────────────────────────────────────────────
+
+/** A guide of `uwf prompt`: its name and its markdown. */
+const promptText = object({ name: str, text: str });
+
 // ─── the documents ──────────────────────────────────────────────────────────────────────────
 
 export const DOCUMENT_SCHEMAS = {
@@ -200,6 +218,8 @@ export const DOCUMENT_SCHEMAS = {
     steps: int,
     usage,
     cwd: str,
+    // The agent remembered from the last --agent; null when config.yaml decides.
+    agent: nullableStr,
     createdAt: isoTime,
     updatedAt: isoTime,
     lockHolder: { anyOf: [{ type: "null" }, object({ pid: int, since: str })] },
@@ -261,6 +281,25 @@ export const DOCUMENT_SCHEMAS = {
     workflowsSkipped: int,
   }),
 
+  "config list": object({
+    file: str,
+    exists: bool,
+    // Every leaf value with its dotted key, in file order; secrets masked.
+    settings: list(object({ key: str, value: anyValue })),
+  }),
+  "config get": object({ file: str, key: str, value: anyValue }),
+  "config set": object({ file: str, key: str, value: anyValue }),
+  "config unset": object({ file: str, key: str, removed: bool }),
+  setup: object({
+    file: str,
+    saved: bool,
+    provider: nullableStr,
+    model: nullableStr,
+    agent: nullableStr,
+    checks: list(checkResult),
+  }),
+  doctor: object({ ok: bool, checks: list(checkResult) }),
+
   "log list": object({ files: list(object({ date: str, path: str, bytes: int })) }),
   "log show": object(
     {
@@ -273,6 +312,12 @@ export const DOCUMENT_SCHEMAS = {
     ["events", "skipped"],
   ),
   "log clean": object({ deleted: strings }),
+
+  "prompt list": object({ prompts: list(object({ name: str, summary: str })) }),
+  "prompt usage": promptText,
+  "prompt workflow-authoring": promptText,
+  "prompt adapter-developing": promptText,
+  "prompt bootstrap": promptText,
 } as const;
 
 export type DocumentName = keyof typeof DOCUMENT_SCHEMAS;

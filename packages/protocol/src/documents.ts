@@ -60,3 +60,14 @@ export type CasGcDocument = FromSchema<typeof casGcReportSchema>;
 export type LogListDocument = DocumentOf<"log list">;
 export type LogShowDocument = DocumentOf<"log show">;
 export type LogCleanDocument = DocumentOf<"log clean">;
+
+export type ConfigListDocument = DocumentOf<"config list">;
+export type ConfigGetDocument = DocumentOf<"config get">;
+export type ConfigSetDocument = DocumentOf<"config set">;
+export type SetupDocument = DocumentOf<"setup">;
+export type DoctorDocument = DocumentOf<"doctor">;
+/** One line of `uwf setup` or `uwf doctor`. */
+export type CheckResult = DoctorDocument["checks"][number];
+export type PromptListDocument = DocumentOf<"prompt list">;
+/** What every `uwf prompt <name>` but `list` prints: the guide's name and its markdown. */
+export type PromptDocument = DocumentOf<"prompt usage">;

@@ -10,6 +10,18 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
+/** What each exit code tells a caller; docs/cli.md and `uwf prompt usage` print this table. */
+export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
+  [ExitCode.ok]: "ok",
+  [ExitCode.error]: "error (not found, corrupt store, I/O, …)",
+  [ExitCode.usage]: "usage (bad flag or argument, unknown agent alias)",
+  [ExitCode.invalid]: "invalid workflow or invalid output",
+  [ExitCode.agentFailed]: "agent failed: the thread is suspended, the head did not move",
+  [ExitCode.threadBusy]: "thread busy: another exec holds its lock",
+  [ExitCode.interrupted]:
+    "interrupted: Ctrl-C, SIGTERM or SIGHUP while an exec, resume, poke or join runs, or its output was closed (the agent is stopped, the lock released, the head unchanged)",
+};
+
 /**
  * Stable error codes. Each maps to exactly one exit code here, so no command decides its own
  * exit status.
@@ -37,6 +49,8 @@ export const ERROR_EXIT_CODES = {
   CAS_NOT_FOUND: ExitCode.error,
   CAS_CORRUPT: ExitCode.error,
   CONFIG_INVALID: ExitCode.error,
+  /** `uwf config get` of a key that has no value (like `git config`, exit 1). */
+  CONFIG_KEY_NOT_SET: ExitCode.error,
   /** A registry entry cannot be read. */
   REGISTRY_CORRUPT: ExitCode.error,
   /** A registry entry kept changing under a compare-and-swap (another process adds). */

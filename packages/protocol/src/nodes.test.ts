@@ -58,6 +58,8 @@ describe("built-in schemas", () => {
       step: "bc56ad342efd3362",
       text: "fb4ddc395129d4dd",
       detail: "03c75f73291a4653",
+      turn: "b3462ba413dde51e",
+      stepDetail: "5991c5facf83ef76",
     });
   });
 });

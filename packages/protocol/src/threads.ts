@@ -69,6 +69,9 @@ export const threadPointerSchema = {
     createdAt: { type: "string" },
     updatedAt: { type: "string" },
     forkedFrom: { type: "string" },
+    // The agent the thread was last run with by `--agent` (an alias, or a command line with an
+    // absolute command), used again when a later exec, resume or poke names none.
+    agent: { type: "string" },
     // Usage summed over every step this thread ran, so `thread show` never walks the chain.
     usage: usageSchema,
     // Revision, raised by one at every write: the compare-and-swap token of `threads.swap`.

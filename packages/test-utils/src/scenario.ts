@@ -5,7 +5,8 @@ import { stringify as stringifyYaml } from "yaml";
 /** One scripted step of uwf-mock (see packages/agent-mock/README.md). */
 export interface MockScenarioStep {
   role: string;
-  output?: Record<string, unknown>;
+  /** An output object, or the raw reply text. */
+  output?: string | Record<string, unknown>;
   body?: string;
   attempts?: (string | Record<string, unknown>)[];
   delay_ms?: number;

@@ -26,7 +26,10 @@ export interface AgentCliRun {
   onStderrLine?: (line: string) => void;
   /** Called once the child exists, with its pid (= its process group id). */
   onSpawn?: (pid: number) => void;
-  /** Between SIGTERM and SIGKILL of the group on timeout or abort (default 2 s). */
+  /**
+   * Between SIGTERM and SIGKILL of the group on timeout or abort (default 1 s: uwf gives an
+   * adapter 2 s between its own SIGTERM and SIGKILL, and the CLI must be gone before that).
+   */
   killGraceMs?: number;
   /** Shown when the command is not found, e.g. how to install the CLI. */
   notFoundHint?: string;
@@ -44,7 +47,7 @@ export interface AgentCliOutcome {
 }
 
 const STDERR_TAIL_CHARS = 4000;
-const DEFAULT_KILL_GRACE_MS = 2000;
+const DEFAULT_KILL_GRACE_MS = 1000;
 /** A line longer than this is passed on in pieces rather than held without bound. */
 const MAX_LINE_CHARS = 32 * 1024 * 1024;
 /** setTimeout fires at once for a longer delay: longer timeouts wait this long. */

@@ -1,4 +1,5 @@
-import { UwfError } from "@united-workforce/util";
+import type { Readable } from "node:stream";
+import { errorMessage, UwfError } from "@united-workforce/util";
 
 /** An adapter-specific command-line option, e.g. uwf-mock's `--scenario <file>`. */
 export interface AgentOptionSpec {
@@ -17,30 +18,61 @@ export type AgentOptionValues = Record<string, string | boolean | undefined>;
 export interface AgentArgs {
   thread: string;
   role: string;
+  /** The edge prompt; `--prompt -` leaves "-" here until `readAgentArgs` reads stdin. */
   prompt: string;
   historyQuota: number | undefined;
+  /** `--model <alias>`: a model alias from config.yaml; null: the agent's own default. */
+  model: string | null;
+  /** `--replace-head` (uwf thread poke): the new step replaces the head instead of following it. */
+  replaceHead: boolean;
   options: AgentOptionValues;
+  /** The words after `--` (uwf-acp's agent command); empty when there is no `--`. */
+  passthrough: string[];
   help: boolean;
 }
 
 const COMMON: Record<string, AgentOptionSpec> = {
   thread: { description: "the thread id", required: true, valueName: "id" },
   role: { description: "the role to run", required: true, valueName: "role" },
-  prompt: { description: "the edge prompt from the moderator", required: true, valueName: "text" },
+  prompt: {
+    description: 'the edge prompt from the moderator ("-": read it from stdin)',
+    required: true,
+    valueName: "text",
+  },
   "history-quota": { description: "characters of earlier steps in the prompt", valueName: "chars" },
+  model: { description: "a model alias from config.yaml (models:)", valueName: "alias" },
+  "replace-head": {
+    description: "the new step replaces the head (uwf thread poke)",
+    type: "boolean",
+  },
 };
 
-/** `--name value`, `--name=value`, bare boolean flags; unknown or missing flags are usage errors. */
+/**
+ * `--name value`, `--name=value`, bare boolean flags; unknown or missing flags are usage errors.
+ * With `passthrough`, the words after `--` are kept as they are, except the `--thread`, `--role`,
+ * `--prompt` and `--history-quota` pairs at the very end: uwf appends those after the configured
+ * args, so `args: [--, gemini, --acp]` still works from config.yaml.
+ */
 export function parseAgentArgs(
   argv: string[],
   specs: Record<string, AgentOptionSpec>,
   env: Record<string, string | undefined>,
+  parsing: { passthrough?: boolean } = {},
 ): AgentArgs {
   const all = { ...COMMON, ...specs };
   const values: AgentOptionValues = {};
   let help = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+  let words = argv;
+  let passthrough: string[] = [];
+  const separator = argv.indexOf("--");
+  if (separator !== -1) {
+    if (!parsing.passthrough) throw usage('unexpected argument "--"');
+    const split = splitTrailingCommon(argv.slice(separator + 1));
+    passthrough = split.passthrough;
+    words = [...argv.slice(0, separator), ...split.trailing];
+  }
+  for (let i = 0; i < words.length; i++) {
+    const arg = words[i]!;
     if (arg === "--help" || arg === "-h") {
       help = true;
       continue;
@@ -58,14 +90,26 @@ export function parseAgentArgs(
     let value: string | undefined;
     if (eq !== -1) value = arg.slice(eq + 1);
     else {
-      value = argv[i + 1];
+      value = words[i + 1];
       // The next argument is the value even when it starts with "--": an edge prompt may.
       if (value === undefined) throw usage(`option "--${name}" needs a value`);
       i++;
     }
     values[name] = value;
   }
-  if (help) return { thread: "", role: "", prompt: "", historyQuota: undefined, options: {}, help };
+  if (help) {
+    return {
+      thread: "",
+      role: "",
+      prompt: "",
+      historyQuota: undefined,
+      model: null,
+      replaceHead: false,
+      options: {},
+      passthrough,
+      help,
+    };
+  }
 
   for (const [name, spec] of Object.entries(all)) {
     if (values[name] === undefined && spec.env && env[spec.env]) values[name] = env[spec.env];
@@ -84,20 +128,84 @@ export function parseAgentArgs(
   }
   const options: AgentOptionValues = {};
   for (const name of Object.keys(specs)) options[name] = values[name];
+  const model = values.model;
   return {
     thread: values.thread as string,
     role: values.role as string,
     prompt: values.prompt as string,
     historyQuota,
+    model: typeof model === "string" && model !== "" ? model : null,
+    replaceHead: values["replace-head"] === true,
     options,
+    passthrough,
     help,
   };
 }
 
-export function usageText(name: string, specs: Record<string, AgentOptionSpec>): string {
+/**
+ * `parseAgentArgs`, then the prompt from stdin when it is `--prompt -`: uwf sends an edge
+ * prompt too long for one argument that way (docs/adapter-protocol.md).
+ */
+export async function readAgentArgs(
+  argv: string[],
+  specs: Record<string, AgentOptionSpec>,
+  env: Record<string, string | undefined>,
+  parsing: { passthrough?: boolean } = {},
+  stdin: Readable = process.stdin,
+): Promise<AgentArgs> {
+  const args = parseAgentArgs(argv, specs, env, parsing);
+  if (args.help || args.prompt !== "-") return args;
+  let prompt: string;
+  try {
+    prompt = await readAll(stdin);
+  } catch (error) {
+    throw usage(`--prompt - could not read the prompt from stdin: ${errorMessage(error)}`);
+  }
+  if (prompt === "") throw usage("--prompt - found no prompt on stdin");
+  return { ...args, prompt };
+}
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer | string));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * Peel uwf's own flags off the end of the words after `--`: `--flag value` pairs, and the
+ * boolean `--replace-head`, which uwf appends last.
+ */
+function splitTrailingCommon(words: string[]): { passthrough: string[]; trailing: string[] } {
+  let end = words.length;
+  const seen = new Set<string>();
+  while (end >= 1) {
+    const last = words[end - 1]!;
+    const lastName = last.slice(2);
+    if (last.startsWith("--") && COMMON[lastName]?.type === "boolean" && !seen.has(lastName)) {
+      seen.add(lastName);
+      end -= 1;
+      continue;
+    }
+    if (end < 2) break;
+    const flag = words[end - 2]!;
+    const name = flag.slice(2);
+    const spec = COMMON[name];
+    if (!flag.startsWith("--") || !spec || spec.type === "boolean" || seen.has(name)) break;
+    seen.add(name);
+    end -= 2;
+  }
+  return { passthrough: words.slice(0, end), trailing: words.slice(end) };
+}
+
+export function usageText(
+  name: string,
+  specs: Record<string, AgentOptionSpec>,
+  passthrough?: string,
+): string {
   const all = { ...COMMON, ...specs };
+  const rest = passthrough ? ` [-- <${passthrough}>]` : "";
   const lines = [
-    `Usage: ${name} --thread <id> --role <role> --prompt <text> [options]`,
+    `Usage: ${name} --thread <id> --role <role> --prompt <text|-> [options]${rest}`,
     "",
     "Options:",
   ];

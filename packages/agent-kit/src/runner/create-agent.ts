@@ -22,7 +22,7 @@ import { SUSPEND_OUTPUT_SCHEMA } from "../extract/suspend.js";
 import { composePrompt } from "../prompt/compose.js";
 import { buildOutputFormatInstruction } from "../prompt/output-format.js";
 import { readSessions, type SessionMap, sessionToResume } from "../session/sessions.js";
-import { type AgentArgs, parseAgentArgs, usageText } from "./argv.js";
+import { type AgentArgs, readAgentArgs, usageText } from "./argv.js";
 import { type AttemptsOutcome, type ExtractModel, runAttempts } from "./attempts.js";
 import { buildDetail, type DetailDraft } from "./detail.js";
 import { anySignal, starterPid, watchParent } from "./parent-watch.js";
@@ -75,9 +75,11 @@ async function runAgent(definition: AgentDefinition, argv: string[], io: AgentIo
     const home = resolveHome(io.env);
     addHomeDotenv(home, io.env);
     const specs = definition.options ?? {};
-    const args = parseAgentArgs(argv, specs, io.env);
+    const args = await readAgentArgs(argv, specs, io.env, {
+      passthrough: definition.passthrough !== undefined,
+    });
     if (args.help) {
-      io.stdout(usageText(definition.name, specs));
+      io.stdout(usageText(definition.name, specs, definition.passthrough));
       return ExitCode.ok;
     }
     // Started by a uwf that is already gone: nobody will verify this step, so do nothing.
@@ -153,7 +155,7 @@ async function prepareStep(
     thread: args.thread,
     role: args.role,
     historyQuota: args.historyQuota ?? definition.historyQuota,
-    replaceHead: io.env.UWF_REPLACE_HEAD === "1",
+    replaceHead: args.replaceHead,
   });
   const sessions = await readSessions(cas, context.head, context.startHash);
   const outputFormat = buildOutputFormatInstruction(context.exits);
@@ -176,7 +178,9 @@ async function prepareStep(
     cwd: io.cwd,
     home: env.home,
     env: io.env,
+    model: args.model,
     options: args.options,
+    passthrough: args.passthrough,
     schema: context.schema,
     workflow: context.workflow,
     roleDefinition: context.roleDefinition,

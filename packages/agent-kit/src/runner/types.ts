@@ -36,7 +36,11 @@ export interface AgentContext {
   cwd: string;
   home: string;
   env: Record<string, string | undefined>;
+  /** `--model <alias>` (the agent's `model` in config.yaml); null: the agent's own default. */
+  model: string | null;
   options: AgentOptionValues;
+  /** The words after `--` on the command line, for adapters that accept them (`passthrough`). */
+  passthrough: string[];
   schema: SchemaMap;
   workflow: WorkflowPayload;
   roleDefinition: RolePayload;
@@ -91,6 +95,8 @@ export interface AgentDefinition {
   continue?: (ctx: AgentContext, session: unknown, correction: string) => Promise<AgentRunResult>;
   /** Adapter-specific flags, by name without the leading `--`. */
   options?: Record<string, AgentOptionSpec>;
+  /** Accept words after `--` (`ctx.passthrough`); the text names them in `--help`. */
+  passthrough?: string;
   /** Characters of history in the prompt (default 20,000); `--history-quota` overrides. */
   historyQuota?: number;
   /** Corrections sent to the agent before giving up on it (default 2). */

@@ -7,9 +7,20 @@ import casRefs from "./cas/refs.js";
 import casVerify from "./cas/verify.js";
 import casWalk from "./cas/walk.js";
 import type { CommandSpec } from "./command.js";
+import configGet from "./config/get.js";
+import configList from "./config/list.js";
+import configSet from "./config/set.js";
+import configUnset from "./config/unset.js";
+import doctor from "./doctor.js";
 import logClean from "./log/clean.js";
 import logList from "./log/list.js";
 import logShow from "./log/show.js";
+import promptAdapterDeveloping from "./prompt/adapter-developing.js";
+import promptBootstrap from "./prompt/bootstrap.js";
+import promptList from "./prompt/list.js";
+import promptUsage from "./prompt/usage.js";
+import promptWorkflowAuthoring from "./prompt/workflow-authoring.js";
+import setup from "./setup.js";
 import stepFork from "./step/fork.js";
 import stepList from "./step/list.js";
 import stepRead from "./step/read.js";
@@ -71,4 +82,15 @@ export const COMMANDS: readonly CommandSpec[] = [
   logList,
   logShow,
   logClean,
+  setup,
+  configList,
+  configGet,
+  configSet,
+  configUnset,
+  doctor,
+  promptList,
+  promptUsage,
+  promptWorkflowAuthoring,
+  promptAdapterDeveloping,
+  promptBootstrap,
 ];

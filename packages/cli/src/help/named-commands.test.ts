@@ -14,6 +14,7 @@ const DESIGN_GROUPS = [
   "cas",
   "config",
   "setup",
+  "doctor",
   "prompt",
   "log",
   "help",
@@ -49,7 +50,10 @@ describe("messages and hints", () => {
         for (const match of text.matchAll(/\buwf ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?/g)) {
           const [, group, sub] = match;
           if (!DESIGN_GROUPS.includes(group!) || group === "help") continue;
-          const known = GROUPS.has(group!) && (sub === undefined || KNOWN.has(`${group} ${sub}`));
+          // A one-word command (`uwf setup`) takes no sub-command: the next word is prose.
+          const known =
+            KNOWN.has(group!) ||
+            (GROUPS.has(group!) && (sub === undefined || KNOWN.has(`${group} ${sub}`)));
           if (!known) unknown.push(`${file.slice(root.length)}: ${match[0]}`);
         }
       }

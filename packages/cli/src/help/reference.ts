@@ -1,3 +1,4 @@
+import { EXIT_CODE_MEANINGS } from "@united-workforce/protocol";
 import type { CommandSpec } from "../commands/command.js";
 import { COMMANDS } from "../commands/index.js";
 import { argumentLabel, valueNote } from "../commands/option-values.js";
@@ -7,6 +8,17 @@ import { GROUP_SUMMARIES } from "../program.js";
 export function usageLine(spec: CommandSpec): string {
   const args = (spec.args ?? []).map(argumentLabel);
   return ["uwf", ...spec.path, ...args, ...(spec.options?.length ? ["[options]"] : [])].join(" ");
+}
+
+/** How a failure reaches the caller, said once for docs/cli.md and `uwf prompt usage`. */
+export const ERRORS_SENTENCE =
+  'Errors go to stderr as `error: …` and `hint: …` lines; with `--format json` as `{ "error": { "code", "message", "hint" } }`.';
+
+/** The exit-code table from protocol, as markdown rows, in code order. */
+export function exitCodeRows(): string[] {
+  return Object.entries(EXIT_CODE_MEANINGS)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([code, meaning]) => `| ${code} | ${meaning} |`);
 }
 
 export function publicCommands(): CommandSpec[] {
@@ -27,15 +39,9 @@ export function renderCliReference(): string {
     "",
     "| code | meaning |",
     "| --- | --- |",
-    "| 0 | ok |",
-    "| 1 | error (not found, corrupt store, I/O, …) |",
-    "| 2 | usage (bad flag or argument, unknown agent alias) |",
-    "| 3 | invalid workflow or invalid output |",
-    "| 4 | agent failed: the thread is suspended, the head did not move |",
-    "| 5 | thread busy: another exec holds its lock |",
-    "| 130 | interrupted: Ctrl-C, SIGTERM or SIGHUP while an exec, resume, poke or join runs, or its output was closed (the agent is stopped, the lock released, the head unchanged) |",
+    ...exitCodeRows(),
     "",
-    'Errors go to stderr as `error: …` and `hint: …` lines; with `--format json` as `{ "error": { "code", "message", "hint" } }`.',
+    ERRORS_SENTENCE,
     "",
   ];
   let group = "";

@@ -16,6 +16,7 @@ import {
 import {
   type Lease,
   processIdentity,
+  type ResolvedAgent,
   resolveAgent,
   type Store,
   type UwfConfig,
@@ -29,6 +30,7 @@ import {
 } from "@united-workforce/util";
 import { readHomeDotenv } from "../env/dotenv.js";
 import { evaluate, startOutput, type Transition } from "../moderator/evaluate.js";
+import { adapterArgv } from "./adapter-argv.js";
 import type { EngineEvent } from "./events.js";
 import { findExecutable, runAdapter } from "./spawn-adapter.js";
 import { StepRejected, verifyStep } from "./verify-step.js";
@@ -38,6 +40,8 @@ export const DEFAULT_TIMEOUT_SECONDS = 1800;
 
 export interface EngineContext {
   store: Store;
+  /** The caller's directory: a relative command path in `--agent` resolves against it. */
+  cwd: string;
   /** config.yaml, asked for only when a step runs (a bad agent key must not stop `show`). */
   config(): UwfConfig | Promise<UwfConfig>;
   /** The environment adapters start with (`.env` is added under it); also gives PATH. */
@@ -105,7 +109,7 @@ export class Engine {
    * leaves the head where it was and suspends the thread with the reason.
    */
   async runStep(
-    pointer: ThreadPointer,
+    from: ThreadPointer,
     plan: PlannedStep,
     options: { agentFlag?: string | undefined; lease: Lease },
   ): Promise<{
@@ -114,7 +118,7 @@ export class Engine {
     failure: UwfError | null;
     aborted: boolean;
   }> {
-    const workflow = await this.workflow(pointer.workflowHash);
+    const workflow = await this.workflow(from.workflowHash);
     const role = workflow.roles[plan.role];
     if (!role) {
       throw new UwfError(
@@ -122,17 +126,12 @@ export class Engine {
         `workflow "${workflow.name}" has no role "${plan.role}"`,
       );
     }
-    const agent = resolveAgent(await this.ctx.config(), {
-      flag: options.agentFlag,
-      workflow: pointer.workflow,
-      role: plan.role,
-      isOnPath: (command) => findExecutable(command, this.ctx.env.PATH ?? "", pointer.cwd) !== null,
-    });
-    if (!agent) {
-      throw new UwfError("AGENT_UNKNOWN", `no agent is configured for role "${plan.role}"`, {
-        hint: 'Set `defaultAgent` (and `agents`) in $UWF_HOME/config.yaml, or pass --agent (e.g. --agent "uwf-mock --scenario s.yaml").',
-      });
-    }
+    const agent = await this.chooseAgent(from, plan.role, options.agentFlag);
+    // An agent chosen with --agent is remembered: the next exec, resume or poke needs no flag.
+    const pointer =
+      agent.source === "flag" && from.agent !== agent.choice
+        ? await this.write({ ...from, agent: agent.choice })
+        : from;
     const agentLabel = agent.alias ?? commandLabel(agent.command, agent.args);
     const cwd = plan.location ? resolve(pointer.cwd, plan.location) : pointer.cwd;
     const started = Date.now();
@@ -154,19 +153,13 @@ export class Engine {
 
     let failure: UwfError;
     try {
+      const invocation = adapterArgv(agent, pointer.thread, plan);
       const outcome = await runAdapter({
         command: agent.command,
-        args: [
-          ...agent.args,
-          "--thread",
-          pointer.thread,
-          "--role",
-          plan.role,
-          "--prompt",
-          plan.prompt,
-        ],
+        args: invocation.args,
+        ...(invocation.stdin !== null ? { stdin: invocation.stdin } : {}),
         cwd,
-        env: this.adapterEnv(plan),
+        env: this.adapterEnv(agent),
         timeoutMs: (agent.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
         signal: this.ctx.signal,
         onStderr: (chunk) => {
@@ -249,15 +242,49 @@ export class Engine {
     return { pointer: suspended, step: null, failure, aborted: false };
   }
 
-  private adapterEnv(plan: PlannedStep): Record<string, string | undefined> {
-    const env: Record<string, string | undefined> = {
+  /**
+   * The agent for a role: `--agent`, else the one the thread remembers, else config.yaml. A
+   * relative command path in `--agent` means the caller's directory; a bare command is looked
+   * up on PATH.
+   */
+  private async chooseAgent(
+    pointer: ThreadPointer,
+    role: string,
+    flag: string | undefined,
+  ): Promise<ResolvedAgent> {
+    const remembered = pointer.agent as unknown;
+    if (flag === undefined && remembered !== undefined && typeof remembered !== "string") {
+      throw new UwfError(
+        "THREAD_CORRUPT",
+        `thread ${pointer.thread} remembers an agent that is not a string (${JSON.stringify(remembered)})`,
+        { hint: "Pass --agent to choose the agent again; the thread then remembers that one." },
+      );
+    }
+    const pathEnv = this.ctx.env.PATH ?? "";
+    const agent = resolveAgent(await this.ctx.config(), {
+      flag,
+      remembered: remembered as string | undefined,
+      workflow: pointer.workflow,
+      role,
+      callerCwd: this.ctx.cwd,
+      isRunnable: (command) => findExecutable(command, pathEnv, pointer.cwd) !== null,
+    });
+    if (!agent) {
+      throw new UwfError("AGENT_UNKNOWN", `no agent is configured for role "${role}"`, {
+        hint: 'Set `defaultAgent` (and `agents`) in $UWF_HOME/config.yaml, or pass --agent (e.g. --agent uwf-claude-code, or --agent "uwf-mock --scenario s.yaml").',
+      });
+    }
+    return agent;
+  }
+
+  /** uwf's environment over `.env`, then the agent's own `env:` from config.yaml. */
+  private adapterEnv(agent: ResolvedAgent): Record<string, string | undefined> {
+    return {
       ...readHomeDotenv(this.store.home),
       ...this.ctx.env,
+      ...agent.env,
       UWF_HOME: this.store.home,
     };
-    if (plan.replaceHead) env.UWF_REPLACE_HEAD = "1";
-    else delete env.UWF_REPLACE_HEAD;
-    return env;
   }
 
   /** Tell listeners when a step left the thread waiting or finished. */

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import type { StepPayload } from "@united-workforce/protocol";
 import { openStore, type Store } from "@united-workforce/store";
 import {
   seedThread,
@@ -30,6 +31,7 @@ afterEach(async () => {
 function engineWith(events: EngineEvent[]): Engine {
   return new Engine({
     store,
+    cwd: temp.home,
     config: () => ({}),
     env: { PATH: process.env.PATH, UWF_ADAPTER_WATCH_PARENT: "0" },
     logger: createLogger(temp.home, { command: "test" }),
@@ -122,6 +124,58 @@ describe("runSteps", () => {
     const pointer = await store.threads.get(thread);
     expect(pointer.head).toBe(start);
     expect(pointer.status).toBe("suspended");
+  });
+});
+
+describe("runSteps with a long edge prompt", () => {
+  it("gets a 1 MiB edge prompt to the adapter through its stdin", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
+    // Multi-byte text, so a split character anywhere in the pipe would show.
+    const text = `${"ü".repeat(512 * 1024)}`;
+    const agent = mockAgent([
+      { role: "writer", output: { $status: "written", text } },
+      { role: "reviewer", output: { $status: "approved" } },
+    ]);
+    const lease = await takeThread(store, thread, "test");
+    const summary = await runSteps(engineWith([]), thread, { count: 2, agentFlag: agent, lease });
+    await lease.release();
+    expect(summary.stoppedBecause, summary.message).toBe("completed");
+    const review = await store.cas.getPayload<StepPayload>(summary.steps[1]!.hash, "step");
+    expect(Buffer.byteLength(review.edgePrompt)).toBeGreaterThan(1024 * 1024);
+    expect(review.edgePrompt).toBe(`Review: ${text}`);
+  });
+});
+
+describe("the agent a thread remembers", () => {
+  it("runs a later exec without --agent on the agent the last --agent chose", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
+    const agent = mockAgent([
+      { role: "writer", output: { $status: "written", text: "x" } },
+      { role: "reviewer", output: { $status: "approved" } },
+    ]);
+    const events: EngineEvent[] = [];
+    let lease = await takeThread(store, thread, "test");
+    await runSteps(engineWith(events), thread, { count: 1, agentFlag: agent, lease });
+    await lease.release();
+    expect((await store.threads.get(thread)).agent).toBe(agent);
+
+    lease = await takeThread(store, thread, "test");
+    const summary = await runSteps(engineWith(events), thread, { count: 1, lease });
+    await lease.release();
+    expect(summary.stoppedBecause, summary.message).toBe("completed");
+    expect(summary.steps[0]).toMatchObject({ role: "reviewer", agent: "uwf-mock" });
+  });
+
+  it("is refused with a hint when the pointer holds something else than a command line", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
+    const pointer = await store.threads.get(thread);
+    await store.threads.swap({ ...pointer, agent: 42 as unknown as string }, pointer.rev ?? 0);
+    const lease = await takeThread(store, thread, "test");
+    await expect(runSteps(engineWith([]), thread, { count: 1, lease })).rejects.toMatchObject({
+      code: "THREAD_CORRUPT",
+      hint: "Pass --agent to choose the agent again; the thread then remembers that one.",
+    });
+    await lease.release();
   });
 });
 

@@ -1,13 +1,15 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { errorMessage, sanitizeTerminalText, shellQuote, UwfError } from "@united-workforce/util";
 
 export interface AdapterInvocation {
   command: string;
   args: string[];
+  /** Written to the adapter's stdin, which is then closed; without it stdin is /dev/null. */
+  stdin?: string;
   cwd: string;
   env: Record<string, string | undefined>;
   timeoutMs: number | null;
@@ -52,7 +54,7 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
     );
   }
 
-  let child: ChildProcessByStdio<null, Readable, Readable>;
+  let child: ChildProcessByStdio<Writable | null, Readable, Readable>;
   try {
     child = spawn(resolved, invocation.args, {
       cwd: invocation.cwd,
@@ -60,10 +62,16 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
       env: { ...invocation.env, UWF_ADAPTER_PARENT_PID: String(process.pid) } as NodeJS.ProcessEnv,
       detached: true,
       shell: false,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+      stdio: [invocation.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
   } catch (error) {
     throw startFailure(invocation, error);
+  }
+  if (child.stdin && invocation.stdin !== undefined) {
+    // An adapter that exits without reading all of it (a usage error) closes the pipe: its
+    // exit code tells what happened, the EPIPE adds nothing.
+    child.stdin.on("error", () => {});
+    child.stdin.end(invocation.stdin);
   }
 
   if (child.pid !== undefined) runningGroups.add(child.pid);
@@ -194,6 +202,7 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
       killGroup("SIGKILL");
       // A process that left the group may still hold the pipes: stop reading after a grace.
       drainTimer = setTimeout(() => {
+        child.stdin?.destroy();
         child.stdout.destroy();
         child.stderr.destroy();
         finish();
@@ -221,18 +230,23 @@ export function killRunningAdapters(): void {
   runningGroups.clear();
 }
 
-/** Linux's limit on one argument (MAX_ARG_STRLEN); the edge prompt is one. */
+/** Linux's limit on one argument or environment string (MAX_ARG_STRLEN). */
 const MAX_ARG_BYTES = 128 * 1024;
 
 function startFailure(invocation: AdapterInvocation, error: unknown): UwfError {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "E2BIG") {
-    const longest = Math.max(...invocation.args.map((arg) => Buffer.byteLength(arg)));
+    const sizes = [
+      ...invocation.args,
+      ...Object.entries(invocation.env).map(([name, value]) => `${name}=${value ?? ""}`),
+    ].map((text) => Buffer.byteLength(text));
+    const longest = Math.max(...sizes);
+    const total = sizes.reduce((sum, size) => sum + size, 0);
     return new UwfError(
       "AGENT_FAILED",
-      `could not start "${invocation.command}": its command line is too long for the operating system (the longest argument is ${longest} bytes; Linux allows ${MAX_ARG_BYTES} per argument)`,
+      `could not start "${invocation.command}": its arguments and environment are too large for the operating system (${total} bytes in all, the longest string ${longest} bytes; Linux allows ${MAX_ARG_BYTES} per string)`,
       {
-        hint: "The edge prompt is passed as an argument: keep large output fields out of the graph's prompt templates, or shorten them with `uwf thread poke`.",
+        hint: "Edge prompts already go through stdin when long; shorten the agent's `args` or `env` in config.yaml, or the environment uwf runs with.",
       },
     );
   }

@@ -19,6 +19,7 @@ export function describeThreadConformance(context: ConformanceContext): void {
         status: "suspended",
         suspended: { role: "coder", reason: "which branch?", kind: "question" },
         forkedFrom: "0000000000009",
+        agent: "/opt/agents/bin/my-agent --scenario 'a b.yaml'",
       });
       expect(await threads.exists(p.thread)).toBe(false);
       expect(await threads.create(p)).toEqual({ ...p, rev: 1 });

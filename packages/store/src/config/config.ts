@@ -1,11 +1,19 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { CONFIG_SCHEMA, STORE_CONFIG_PROPERTIES } from "@united-workforce/protocol";
+import { isAbsolute, join, resolve as resolvePath } from "node:path";
+import {
+  CONFIG_SCHEMA,
+  DEFAULT_PROVIDER_API,
+  type ProviderApi,
+  STORE_CONFIG_PROPERTIES,
+} from "@united-workforce/protocol";
 import { errorMessage, UwfError, writeFileAtomic } from "@united-workforce/util";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { checkConfig } from "./check.js";
 import { type SchemaLike, schemaProblems } from "./schema-check.js";
 
 export interface ProviderConfig {
+  /** The wire protocol; `openai-chat` when absent. */
+  api?: ProviderApi;
   baseUrl: string;
   apiKey?: string;
   apiKeyEnv?: string;
@@ -17,7 +25,11 @@ export interface ModelConfig {
 export interface AgentConfig {
   command: string;
   args?: string[];
+  /** A model alias (`models:`), passed to the adapter as `--model <alias>`. */
+  model?: string;
   timeoutSeconds?: number;
+  /** Variables added to the adapter's environment. */
+  env?: Record<string, string>;
 }
 /** `config.yaml` (DESIGN §11). Unknown keys are kept on write, so other tools' keys survive. */
 export interface UwfConfig {
@@ -37,13 +49,35 @@ export interface UwfConfig {
   [key: string]: unknown;
 }
 
+/** A config read from its file, with what looked odd in it (unknown keys), for the CLI to say. */
+export interface LoadedConfig {
+  file: string;
+  config: UwfConfig;
+  /** Each names the key; the CLI adds the file. */
+  warnings: string[];
+}
+
 export function configPath(home: string): string {
   return join(home, "config.yaml");
 }
 
 /** The config, or `{}` when there is none. A file that does not parse is an error naming it. */
 export function readConfig(home: string): UwfConfig {
-  return checkedConfig(home, CONFIG_SCHEMA as SchemaLike);
+  return loadConfig(home).config;
+}
+
+/**
+ * The config with its warnings (keys uwf does not know). Refused, naming the file and every
+ * key at fault: a file that is not a YAML mapping, a wrongly typed value, a name that points
+ * at nothing configured (an agent's model, a model's provider, defaultModel).
+ */
+export function loadConfig(home: string): LoadedConfig {
+  const file = configPath(home);
+  const data = readConfigData(file);
+  if (data === null) return { file, config: {}, warnings: [] };
+  const { errors, warnings } = checkConfig(data);
+  if (errors.length > 0) throw configInvalid(file, errors);
+  return { file, config: withoutEmptyKeys(data), warnings };
 }
 
 /**
@@ -52,10 +86,13 @@ export function readConfig(home: string): UwfConfig {
  * `thread list` from reading the store; the commands that use those keys report it.
  */
 export function readStoreConfig(home: string): UwfConfig {
-  const config = checkedConfig(home, {
-    type: "object",
-    properties: STORE_CONFIG_PROPERTIES,
-  } as unknown as SchemaLike);
+  const file = configPath(home);
+  const data = readConfigData(file);
+  if (data === null) return {};
+  const schema = { type: "object", properties: STORE_CONFIG_PROPERTIES } as unknown as SchemaLike;
+  const problems = schemaProblems(schema, data);
+  if (problems.length > 0) throw configInvalid(file, problems);
+  const config = withoutEmptyKeys(data);
   const picked: UwfConfig = {};
   for (const key of Object.keys(STORE_CONFIG_PROPERTIES)) {
     if (config[key] !== undefined) picked[key] = config[key];
@@ -63,37 +100,43 @@ export function readStoreConfig(home: string): UwfConfig {
   return picked;
 }
 
-function checkedConfig(home: string, schema: SchemaLike): UwfConfig {
-  const path = configPath(home);
+/** The parsed mapping in `file`, or null when there is none (no file, or an empty one). */
+export function readConfigData(file: string): Record<string, unknown> | null {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-    throw new UwfError("CONFIG_INVALID", `cannot read ${path}: ${errorMessage(error)}`);
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new UwfError("CONFIG_INVALID", `cannot read ${file}: ${errorMessage(error)}`, {
+      hint: "Check the file's permissions (it should be yours, mode 0600).",
+    });
   }
   let data: unknown;
   try {
     data = parseYaml(text, { maxAliasCount: 100 });
   } catch (error) {
-    throw new UwfError("CONFIG_INVALID", `${path} is not valid YAML: ${errorMessage(error)}`, {
-      hint: "Fix the file by hand; docs/adapter-protocol.md shows the keys.",
+    throw new UwfError("CONFIG_INVALID", `${file} is not valid YAML: ${errorMessage(error)}`, {
+      hint: "Fix the file by hand; docs/config.md shows the keys.",
     });
   }
-  if (data === null || data === undefined) return {};
+  if (data === null || data === undefined) return null;
   if (typeof data !== "object" || Array.isArray(data)) {
-    throw new UwfError("CONFIG_INVALID", `${path} must be a YAML mapping`, {
-      hint: "Fix the file by hand; docs/adapter-protocol.md shows the keys.",
+    throw new UwfError("CONFIG_INVALID", `${file} must be a YAML mapping`, {
+      hint: "Fix the file by hand; docs/config.md shows the keys.",
     });
   }
-  const problems = schemaProblems(schema, data);
-  if (problems.length > 0) {
-    throw new UwfError("CONFIG_INVALID", `${path} is invalid:\n  ${problems.join("\n  ")}`, {
-      hint: `Fix these keys in ${path}; docs/adapter-protocol.md shows the expected shape.`,
-      details: { file: path, errors: problems },
-    });
-  }
-  // A key left empty (`agents:`) means "not set", so callers see it absent.
+  return data as Record<string, unknown>;
+}
+
+export function configInvalid(file: string, errors: string[]): UwfError {
+  return new UwfError("CONFIG_INVALID", `${file} is invalid:\n  ${errors.join("\n  ")}`, {
+    hint: `Fix these keys in ${file} (uwf config set <key> <value> checks a change before writing it); docs/config.md shows the expected shape.`,
+    details: { file, errors },
+  });
+}
+
+/** A key left empty (`agents:`) means "not set", so callers see it absent. */
+function withoutEmptyKeys(data: Record<string, unknown>): UwfConfig {
   const config = data as UwfConfig;
   for (const key of Object.keys(CONFIG_SCHEMA.properties))
     if (config[key] === null) delete config[key];
@@ -105,12 +148,24 @@ export function writeConfig(home: string, config: UwfConfig): void {
   writeFileAtomic(configPath(home), stringifyYaml(config), { mode: 0o600 });
 }
 
-/** Endpoint, key and model name for a model alias. The key may come from the environment. */
+/** Where a model alias is served, as an adapter or a check needs it. */
+export interface ResolvedModel {
+  /** The provider's name under `providers`. */
+  provider: string;
+  /** The provider's wire protocol (`openai-chat` when it does not say). */
+  api: ProviderApi;
+  /** Without a trailing slash. */
+  baseUrl: string;
+  apiKey: string | null;
+  model: string;
+}
+
+/** Endpoint, protocol, key and model name for a model alias. The key may come from the environment. */
 export function resolveModel(
   config: UwfConfig,
   alias: string,
   env: Record<string, string | undefined>,
-): { baseUrl: string; apiKey: string | null; model: string } {
+): ResolvedModel {
   const model = config.models?.[alias];
   if (!model) {
     const known = Object.keys(config.models ?? {});
@@ -128,9 +183,16 @@ export function resolveModel(
       { hint: "Add it under `providers:` in config.yaml." },
     );
   }
-  const apiKey =
-    provider.apiKey ?? (provider.apiKeyEnv ? env[provider.apiKeyEnv] : undefined) ?? null;
-  return { baseUrl: provider.baseUrl.replace(/\/+$/, ""), apiKey, model: model.name };
+  // An empty variable is as good as none: it is how a key is usually "unset" in a shell.
+  const fromEnv = provider.apiKeyEnv ? env[provider.apiKeyEnv] : undefined;
+  const apiKey = provider.apiKey ?? (fromEnv ? fromEnv : null);
+  return {
+    provider: model.provider,
+    api: provider.api ?? DEFAULT_PROVIDER_API,
+    baseUrl: provider.baseUrl.replace(/\/+$/, ""),
+    apiKey,
+    model: model.name,
+  };
 }
 
 export interface ResolvedAgent {
@@ -138,55 +200,193 @@ export interface ResolvedAgent {
   command: string;
   args: string[];
   timeoutSeconds: number | null;
+  /** The agent's `model` alias, passed to the adapter as `--model <alias>`. */
+  model: string | null;
+  /** The agent's `env`, added to the adapter's environment. */
+  env: Record<string, string>;
+  /** Where the choice came from. */
+  source: AgentSource;
+  /**
+   * The choice as a thread remembers it: the alias, or the command line with a relative
+   * command made absolute (so it means the same from any directory).
+   */
+  choice: string;
 }
 
+export type AgentSource = "flag" | "remembered" | "override" | "default";
+
 /**
- * Which agent runs a role: `--agent` → `agentOverrides[workflow][role]` → `defaultAgent`.
- * A configured alias resolves to its command. Any other value is taken as a command line when
- * it has a space or a path separator, or when `isOnPath` finds it; otherwise it is an unknown
- * alias, and the error lists the known ones.
+ * Which agent runs a role: `--agent` → the agent the thread remembers (its last `--agent`) →
+ * `agentOverrides[workflow][role]` → `defaultAgent`. A configured alias resolves to its
+ * command. Any other value is a command line: one with a space or a path separator is taken
+ * as it is; a single word must be a command `isRunnable` finds on PATH, else it is an unknown
+ * alias and the error lists the known ones. A relative command path given with `--agent`
+ * resolves against `callerCwd` (where the user typed it), and a command line given with
+ * `--agent` must be runnable now, so a typo fails before the thread is touched.
  */
 export function resolveAgent(
   config: UwfConfig,
   options: {
     flag?: string | undefined;
+    remembered?: string | undefined;
     workflow: string;
     role: string;
-    isOnPath?: (command: string) => boolean;
+    /** The caller's directory, for a relative command path in `flag`. */
+    callerCwd?: string;
+    /** Whether a command (a bare name looked up on PATH, or an absolute path) can be run. */
+    isRunnable?: (command: string) => boolean;
   },
 ): ResolvedAgent | null {
   const agents = config.agents ?? {};
-  const choice =
-    options.flag ??
-    config.agentOverrides?.[options.workflow]?.[options.role] ??
-    config.defaultAgent;
-  if (choice === undefined) return null;
-  const configured = agents[choice];
+  const picked = pickChoice(config, options);
+  if (!picked) return null;
+  const { source, choice } = picked;
+  const configured = Object.hasOwn(agents, choice) ? agents[choice] : undefined;
   if (configured) {
     return {
       alias: choice,
       command: configured.command,
       args: configured.args ?? [],
       timeoutSeconds: configured.timeoutSeconds ?? null,
+      model: configured.model ?? null,
+      env: stringEntries(configured.env),
+      source,
+      choice,
     };
   }
-  // Also accepted: a command line such as "uwf-mock --scenario s.yaml" or "./my-agent".
-  if (/[\s/]/.test(choice) || options.isOnPath?.(choice)) {
-    const [command, ...args] = splitCommand(choice);
-    return { alias: null, command: command!, args, timeoutSeconds: null };
+  const words = splitCommand(choice);
+  let command = words[0];
+  if (command === undefined) {
+    throw new UwfError("USAGE", `${sourceLabel(picked, options)} is empty`, {
+      hint: 'Name an agent alias or a command, e.g. --agent "uwf-mock --scenario s.yaml".',
+    });
   }
+  const isPath = command.includes("/");
+  if (source === "flag" && isPath && !isAbsolute(command) && options.callerCwd)
+    command = resolvePath(options.callerCwd, command);
+  const isCommandLine = /[\s/]/.test(choice);
+  // A single word is a command only when it is on PATH; a command line typed just now with
+  // --agent must run now too. Others are checked when spawned (a failure suspends the thread).
+  if (!isCommandLine || source === "flag") {
+    const runnable = options.isRunnable?.(command) ?? (isCommandLine ? true : undefined);
+    if (runnable !== true) {
+      const missing =
+        runnable === undefined
+          ? null
+          : isPath
+            ? `"${command}" not found or not executable`
+            : `"${command}" not found in PATH`;
+      const message = isCommandLine
+        ? `cannot run ${sourceLabel(picked, options)}: ${missing}`
+        : `unknown agent "${choice}"${sourceNote(picked, options)}: it is not an agent alias in config.yaml${missing ? `, and ${missing}` : ""}`;
+      throw new UwfError("AGENT_UNKNOWN", message, { hint: knownAgentsHint(agents, source) });
+    }
+  }
+  return {
+    alias: null,
+    command,
+    args: words.slice(1),
+    timeoutSeconds: null,
+    model: null,
+    env: {},
+    source,
+    choice: command === words[0] ? choice : replaceFirstWord(choice, command),
+  };
+}
+
+function pickChoice(
+  config: UwfConfig,
+  options: {
+    flag?: string | undefined;
+    remembered?: string | undefined;
+    workflow: string;
+    role: string;
+  },
+): { source: AgentSource; choice: string } | null {
+  if (options.flag !== undefined) return { source: "flag", choice: options.flag };
+  if (options.remembered !== undefined) return { source: "remembered", choice: options.remembered };
+  const override = config.agentOverrides?.[options.workflow]?.[options.role];
+  if (override !== undefined) return { source: "override", choice: override };
+  if (config.defaultAgent !== undefined) return { source: "default", choice: config.defaultAgent };
+  return null;
+}
+
+function sourceLabel(
+  picked: { source: AgentSource; choice: string },
+  options: { workflow: string; role: string },
+): string {
+  switch (picked.source) {
+    case "flag":
+      return `--agent "${picked.choice}"`;
+    case "remembered":
+      return `the agent this thread remembers ("${picked.choice}", from an earlier --agent)`;
+    case "override":
+      return `agentOverrides.${options.workflow}.${options.role} ("${picked.choice}") in config.yaml`;
+    case "default":
+      return `defaultAgent ("${picked.choice}") in config.yaml`;
+  }
+}
+
+/** Where a rejected single word came from, unless the user just typed it. */
+function sourceNote(
+  picked: { source: AgentSource; choice: string },
+  options: { workflow: string; role: string },
+): string {
+  switch (picked.source) {
+    case "flag":
+      return "";
+    case "remembered":
+      return " (remembered by this thread from an earlier --agent)";
+    case "override":
+      return ` (from agentOverrides.${options.workflow}.${options.role} in config.yaml)`;
+    case "default":
+      return " (from defaultAgent in config.yaml)";
+  }
+}
+
+function knownAgentsHint(agents: Record<string, AgentConfig>, source: AgentSource): string {
   const known = Object.keys(agents);
-  throw new UwfError("AGENT_UNKNOWN", `unknown agent "${choice}"`, {
-    hint: known.length
-      ? `Known agents: ${known.join(", ")}. Or pass a command, e.g. --agent "uwf-mock --scenario s.yaml".`
-      : 'No agents are configured: add them under `agents:` in config.yaml, or pass a command, e.g. --agent "uwf-mock --scenario s.yaml".',
+  const list = known.length
+    ? `Known agents: ${known.join(", ")}.`
+    : "No agents are configured (`agents:` in config.yaml).";
+  const other =
+    source === "flag" || source === "remembered"
+      ? 'Pass another --agent: an alias, a command on PATH, or a path (e.g. --agent ./my-agent, --agent "uwf-mock --scenario s.yaml").'
+      : "Fix config.yaml, or pass --agent with an alias, a command on PATH or a path.";
+  return `${list} ${other}`;
+}
+
+/** Only string values: a config value of another type never reaches an environment. */
+function stringEntries(env: Record<string, unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env ?? {}))
+    if (typeof value === "string") out[name] = value;
+  return out;
+}
+
+/** `line` with its first word replaced by `word`, quoted so `splitCommand` reads it back. */
+function replaceFirstWord(line: string, word: string): string {
+  const first = COMMAND_WORD.exec(line);
+  COMMAND_WORD.lastIndex = 0;
+  const rest = first ? line.slice(first.index + first[0].length) : "";
+  return `${quoteWord(word)}${rest}`;
+}
+
+function quoteWord(word: string): string {
+  if (!/[\s"']/.test(word)) return word;
+  if (!word.includes('"')) return `"${word}"`;
+  if (!word.includes("'")) return `'${word}'`;
+  throw new UwfError("USAGE", `the agent command "${word}" has both kinds of quotes in its path`, {
+    hint: "Move the agent to a path without quote characters, or configure it under `agents:`.",
   });
 }
 
 /** Split a command line on whitespace, honouring simple single and double quotes. No shell. */
 export function splitCommand(line: string): string[] {
   const out: string[] = [];
-  const pattern = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  for (const match of line.matchAll(pattern)) out.push(match[1] ?? match[2] ?? match[3]!);
+  for (const match of line.matchAll(COMMAND_WORDS)) out.push(match[1] ?? match[2] ?? match[3]!);
   return out;
 }
+
+const COMMAND_WORDS = /"([^"]*)"|'([^']*)'|(\S+)/g;
+const COMMAND_WORD = /"([^"]*)"|'([^']*)'|(\S+)/;

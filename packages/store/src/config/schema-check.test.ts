@@ -1,7 +1,7 @@
 import { CONFIG_SCHEMA } from "@united-workforce/protocol";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
-import { CHECKED_KEYWORDS, type SchemaLike, schemaProblems } from "./schema-check.js";
+import { CHECKED_KEYWORDS, type SchemaLike, schemaProblems, unknownKeys } from "./schema-check.js";
 
 const NOTES = new Set(["$schema", "title", "description"]);
 
@@ -38,6 +38,14 @@ const SAMPLES: unknown[] = [
   { models: { m: { provider: "p" } } },
   { providers: { p: { baseUrl: "http://x", apiKey: "" } } },
   { providers: { p: { baseUrl: "http://x", apiKeyEnv: "" } } },
+  { providers: { p: { baseUrl: "http://x", api: "gemini" } } },
+  { providers: { p: { baseUrl: "http://x", api: "openai" } } },
+  { providers: { p: { baseUrl: "http://x", api: null } } },
+  { agents: { a: { command: "x", model: "m", env: { A: "1" } } } },
+  { agents: { a: { command: "x", env: { A: 1 } } } },
+  { agents: { a: { command: "x", env: ["A=1"] } } },
+  { agents: { a: { command: "x", model: "" } } },
+  { modelOverrides: { extract: "m", summary: 3 } },
   { modelOverrides: { extract: "m" } },
   { modelOverrides: { extract: 3 } },
   { someOtherTool: [1, 2] },
@@ -61,5 +69,19 @@ describe("schemaProblems", () => {
         valid: schemaProblems(CONFIG_SCHEMA as SchemaLike, sample).length === 0,
       }).toEqual({ sample, valid: validate(sample) });
     }
+  });
+});
+
+describe("unknownKeys", () => {
+  it("names keys the schema does not list where it lists a mapping's keys", () => {
+    const config = {
+      web: 1,
+      agents: { "my.agent": { command: "x", argz: [] }, b: { command: "y", env: { ANY: "1" } } },
+      agentOverrides: { wf: { role: "a" } },
+    };
+    expect(unknownKeys(CONFIG_SCHEMA as SchemaLike, config)).toEqual([
+      "web",
+      'agents["my.agent"].argz',
+    ]);
   });
 });

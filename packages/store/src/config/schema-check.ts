@@ -12,6 +12,7 @@ export interface SchemaLike {
   items?: SchemaLike;
   minLength?: number;
   exclusiveMinimum?: number;
+  enum?: readonly unknown[];
   [keyword: string]: unknown;
 }
 
@@ -24,6 +25,7 @@ export const CHECKED_KEYWORDS = [
   "items",
   "minLength",
   "exclusiveMinimum",
+  "enum",
 ] as const;
 
 /** Every problem with `value`, each naming its key path (`agents.mock.args[1] must be …`). */
@@ -34,6 +36,9 @@ export function schemaProblems(schema: SchemaLike, value: unknown, path = ""): s
     // "empty" (null) is allowed where a key may be left blank, but is not what to write.
     const wanted = types.length > 1 ? types.filter((type) => type !== "null") : types;
     return [`${at} must be ${wanted.map(typeName).join(" or ")}, got ${describe(value)}`];
+  }
+  if (schema.enum && !schema.enum.some((allowed) => allowed === value)) {
+    return [`${at} must be one of ${schema.enum.join(", ")}, got ${describe(value)}`];
   }
   const problems: string[] = [];
   if (typeof value === "string" && schema.minLength !== undefined) {
@@ -54,19 +59,42 @@ export function schemaProblems(schema: SchemaLike, value: unknown, path = ""): s
       if (!Object.hasOwn(value, key)) {
         const expected = schema.properties?.[key]?.type;
         const what = expected === undefined ? "" : ` (${typeName([expected].flat()[0]!)})`;
-        problems.push(`${join(path, key)} is required${what}`);
+        problems.push(`${keyPath(path, key)} is required${what}`);
       }
     }
     for (const [key, item] of Object.entries(value)) {
       const own = schema.properties?.[key];
       const rule = own ?? schema.additionalProperties;
-      if (rule === false) problems.push(`${join(path, key)} is not a known key`);
+      if (rule === false) problems.push(`${keyPath(path, key)} is not a known key`);
       else if (rule !== undefined && rule !== true) {
-        problems.push(...schemaProblems(rule, item, join(path, key)));
+        problems.push(...schemaProblems(rule, item, keyPath(path, key)));
       }
     }
   }
   return problems;
+}
+
+/**
+ * Keys of `value` that the schema does not name, where it names a mapping's keys
+ * (`properties` without `additionalProperties`): probably typos, or another tool's settings.
+ * Only called on a value `schemaProblems` accepts.
+ */
+export function unknownKeys(schema: SchemaLike, value: unknown, path = ""): string[] {
+  if (Array.isArray(value) && schema.items) {
+    return value.flatMap((item, index) => unknownKeys(schema.items!, item, `${path}[${index}]`));
+  }
+  if (!isMapping(value)) return [];
+  const found: string[] = [];
+  for (const [key, item] of Object.entries(value)) {
+    const own = schema.properties?.[key];
+    const rule = own ?? schema.additionalProperties;
+    if (rule === undefined) {
+      if (schema.properties) found.push(keyPath(path, key));
+    } else if (rule !== true && rule !== false) {
+      found.push(...unknownKeys(rule, item, keyPath(path, key)));
+    }
+  }
+  return found;
 }
 
 function hasType(value: unknown, type: string): boolean {
@@ -116,7 +144,7 @@ function describe(value: unknown): string {
 }
 
 /** `agents.mock`, or `agents["my.agent"]` for a key a dot would make ambiguous. */
-function join(path: string, key: string): string {
+export function keyPath(path: string, key: string): string {
   const part = /^[A-Za-z_$][\w$-]*$/.test(key) ? key : `[${JSON.stringify(key)}]`;
   if (path === "") return part;
   return part.startsWith("[") ? `${path}${part}` : `${path}.${part}`;

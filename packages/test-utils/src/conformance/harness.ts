@@ -378,8 +378,8 @@ function writeConfig(
     agents: {
       conformance: {
         command: options.command,
-        // `--model` in args too, for an engine that does not pass the agent's `model` itself.
-        args: [...(options.args ?? []), ...(options.noRetryArgs ?? []), "--model", "fake"],
+        args: [...(options.args ?? []), ...(options.noRetryArgs ?? [])],
+        // uwf passes it to the adapter as `--model fake`.
         model: "fake",
         timeoutSeconds,
       },
@@ -469,6 +469,8 @@ async function waitForNoProcessIn(dir: string, timeoutMs: number): Promise<strin
 
 /** Live processes whose working directory is `dir` or inside it, as "pid command". */
 export function processesIn(dir: string): string[] {
+  // Without /proc nothing could be found, and the hung-model case would pass for nothing.
+  if (!existsSync("/proc/self/cwd")) throw new Error("processesIn needs Linux's /proc");
   const found: string[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;

@@ -30,7 +30,8 @@ export default defineCommand({
     {
       flags: "--agent <alias|command>",
       type: "string",
-      description: "agent for these steps (overrides config)",
+      description:
+        "agent for these steps: an alias, a command on PATH, or a path from here; the thread remembers it",
     },
     {
       flags: "--background",
@@ -47,6 +48,7 @@ export default defineCommand({
   examples: [
     "uwf thread exec 01JD… -c 10",
     'uwf thread exec 01JD… --agent "uwf-mock --scenario s.yaml"',
+    "uwf thread exec 01JD… --agent uwf-claude-code",
   ],
   async run(ctx, [thread], options) {
     const count = options.count;

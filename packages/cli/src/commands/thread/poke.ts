@@ -21,7 +21,7 @@ export default defineCommand({
     {
       flags: "--agent <alias|command>",
       type: "string",
-      description: "agent for this step (overrides config)",
+      description: "agent for this step (default: the one the thread remembers, else config)",
     },
   ],
   examples: ['uwf thread poke 01JD… -p "Keep the public API unchanged."'],

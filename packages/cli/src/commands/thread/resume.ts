@@ -36,7 +36,7 @@ export default defineCommand({
     {
       flags: "--agent <alias|command>",
       type: "string",
-      description: "agent for these steps (overrides config)",
+      description: "agent for these steps (default: the one the thread remembers, else config)",
     },
   ],
   examples: ['uwf thread resume 01JD… -p "Use the staging database."'],

@@ -13,6 +13,7 @@ export async function openEngine(
   const store = await ctx.store();
   return new Engine({
     store,
+    cwd: ctx.cwd,
     config: () => ctx.config(),
     env: ctx.env,
     logger: ctx.logger,

@@ -39,6 +39,7 @@ export default defineCommand({
       steps: pointer.steps,
       usage: pointer.usage ?? emptyUsage(),
       cwd: pointer.cwd,
+      agent: pointer.agent ?? null,
       createdAt: pointer.createdAt,
       updatedAt: pointer.updatedAt,
       lockHolder: holder && { pid: holder.pid, since: holder.since },
@@ -55,6 +56,7 @@ function renderShow(d: ThreadShowDocument): string {
     `steps     ${d.steps}, head ${d.head}`,
     `role      last: ${d.currentRole ?? "—"}, next: ${d.nextRole ?? "—"}`,
     `cwd       ${d.cwd}`,
+    `agent     ${d.agent === null ? "from config.yaml (no --agent given yet)" : `${d.agent} (from --agent)`}`,
     `created   ${d.createdAt}, updated ${d.updatedAt}`,
   ];
   const u = d.usage;

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import type { StartPayload, ThreadPointer, ThreadStartDocument } from "@united-workforce/protocol";
 import { newUlid, UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
+import { readTask } from "./task-input.js";
 
 export default defineCommand({
   path: ["thread", "start"],
@@ -14,9 +15,13 @@ export default defineCommand({
     {
       flags: "-p, --prompt <text>",
       type: "string",
-      required: true,
-      description: "the task, given to every role as ## Task",
-      hint: 'Say what the thread should do: -p "…"',
+      description: 'the task, given to every role as ## Task ("-": read it from stdin)',
+      hint: 'Say what the thread should do: -p "…", or -p - to read it from stdin',
+    },
+    {
+      flags: "--prompt-file <path>",
+      type: "string",
+      description: "read the task from a file instead of -p",
     },
     {
       flags: "--cwd <dir>",
@@ -27,9 +32,14 @@ export default defineCommand({
   examples: [
     'uwf thread start examples/hello.yaml -p "Greet the team"',
     'uwf thread start solve-issue -p "Fix #12" --cwd /src/app',
+    "uwf thread start solve-issue --prompt-file issue.md",
+    "gh issue view 12 | uwf thread start solve-issue -p -",
   ],
   async run(ctx, [ref], options) {
-    const prompt = options.prompt;
+    const prompt = readTask(ctx.cwd, {
+      prompt: options.prompt,
+      promptFile: options.promptFile,
+    });
     const cwd = resolve(ctx.cwd, (options.cwd as string | undefined) ?? ".");
     if (!isDirectory(cwd)) {
       throw new UwfError("USAGE", `--cwd "${cwd}" is not an existing directory`, {

@@ -1,0 +1,128 @@
+import { writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { delimiter, dirname, join } from "node:path";
+import {
+  type FakeLlm,
+  REPO_ROOT,
+  runUwf,
+  startFakeLlm,
+  type TempHome,
+  tempHome,
+} from "@united-workforce/test-utils";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+
+/** The pinned real agent CLIs (see test/agent-clis). */
+const AGENT_CLIS = join(
+  process.env.UWF_AGENT_CLIS_DIR ?? join(REPO_ROOT, "test/agent-clis"),
+  "node_modules/.bin",
+);
+const PATH = [AGENT_CLIS, join(REPO_ROOT, "node_modules/.bin"), dirname(process.execPath)].join(
+  delimiter,
+);
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("uwf doctor", () => {
+  let fake: FakeLlm;
+  let temp: TempHome;
+  beforeAll(async () => {
+    fake = await startFakeLlm({});
+  });
+  afterAll(() => fake.close());
+  beforeEach(() => {
+    temp = tempHome();
+  });
+  afterEach(() => temp.cleanup());
+
+  const doctor = (...args: string[]) =>
+    runUwf(["doctor", ...args], { home: temp.home, env: { PATH } });
+  const config = (lines: string[]) =>
+    writeFileSync(join(temp.home, "config.yaml"), `${lines.join("\n")}\n`);
+
+  it("passes with a reachable provider and agents on PATH, showing their versions", async () => {
+    config([
+      "providers:",
+      `  local: { baseUrl: '${fake.baseUrl}', apiKey: sk-never-sent-0123456789abcdef }`,
+      "models:",
+      "  small: { provider: local, name: fake-model }",
+      "agents:",
+      "  claude: { command: claude, model: small }",
+      "  mock: { command: uwf-mock }",
+    ]);
+    const before = fake.requests().length;
+    const run = await doctor();
+    expect(run.code, run.stdout).toBe(0);
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe(`✓ node: v${process.versions.node}`);
+    expect(lines[1]).toBe(`✓ config: ${join(temp.home, "config.yaml")} is valid`);
+    // The real Claude Code CLI answers --version with its version.
+    expect(lines[2]).toBe(`✓ agent claude: ${join(AGENT_CLIS, "claude")} (2.1.197 (Claude Code))`);
+    // uwf-mock has no --version: it is there, which is what counts.
+    expect(lines[3]).toBe(
+      `✓ agent mock: ${join(REPO_ROOT, "node_modules/.bin/uwf-mock")} (--version failed (exit 2))`,
+    );
+    expect(lines[4]).toBe(`✓ provider local: ${fake.baseUrl} reachable (HTTP 404)`);
+    expect(lines[5]).toBe("all 5 checks passed");
+    // Reachability is a plain GET: no key is sent anywhere.
+    const requests = fake.requests().slice(before);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ method: "GET", url: "/v1" });
+    expect(JSON.stringify(requests[0]!.headers)).not.toContain("sk-never-sent");
+  });
+
+  it("fails with exit 1 for a missing binary and an unreachable provider, in text and json", async () => {
+    const gone = `http://127.0.0.1:${await closedPort()}/v1`;
+    config([
+      "providers:",
+      `  down: { baseUrl: '${gone}' }`,
+      "agents:",
+      "  codex: { command: uwf-no-such-adapter }",
+      "  cc: { command: uwf-claude-code }",
+    ]);
+    const run = await doctor();
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      '✗ agent codex: "uwf-no-such-adapter" not found in PATH\n    Install it or check your PATH config. Run: which uwf-no-such-adapter',
+    );
+    expect(run.stdout).toContain(
+      '✗ agent cc: "uwf-claude-code" not found in PATH\n    Install it: npm i -g @united-workforce/agent-claude-code @anthropic-ai/claude-code',
+    );
+    expect(run.stdout).toContain(`✗ provider down: cannot reach ${gone}: ECONNREFUSED`);
+    expect(run.stdout.trimEnd().split("\n").pop()).toBe("3 of 5 checks failed");
+
+    const json = await doctor("--format", "json");
+    expect(json.code).toBe(1);
+    const doc = JSON.parse(json.stdout);
+    expect(doc.ok).toBe(false);
+    expect(doc.checks.map((c: { name: string; ok: boolean }) => [c.name, c.ok])).toEqual([
+      ["node", true],
+      ["config", true],
+      ["agent codex", false],
+      ["agent cc", false],
+      ["provider down", false],
+    ]);
+  });
+
+  it("reports an invalid config and still looks at what it can read", async () => {
+    config(["agents:", "  a: { command: uwf-mock, timeoutSeconds: soon, colour: blue }"]);
+    const run = await doctor();
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      `✗ config: ${join(temp.home, "config.yaml")}: agents.a.timeoutSeconds must be a number, got "soon"`,
+    );
+    expect(run.stdout).toContain("✓ agent a: ");
+  });
+
+  it("says there is nothing configured yet without failing", async () => {
+    const run = await doctor();
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stdout).toContain("✓ config: no ");
+    expect(run.stdout).toContain("✓ agents: none configured");
+  });
+});

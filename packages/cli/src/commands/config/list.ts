@@ -1,0 +1,32 @@
+import { sanitizeTerminalText } from "@united-workforce/util";
+import { defineCommand, result } from "../command.js";
+import { reportConfigProblems } from "./report.js";
+import { inlineText, leaves, maskValue } from "./values.js";
+
+export default defineCommand({
+  path: ["config", "list"],
+  summary: "show every setting in config.yaml, secrets masked",
+  description:
+    "One `key = value` line per setting, keys dotted as `uwf config get` and `set` take them. API keys and other secrets (keys named like apiKey, token, secret, password; passwords in URLs) are masked; read the file itself if you must see them.",
+  examples: ["uwf config list", "uwf config list --format json"],
+  async run(ctx) {
+    const { configData, formatKeyPath, openConfigFile } = await import("@united-workforce/store");
+    const config = openConfigFile(ctx.home);
+    const data = configData(config);
+    await reportConfigProblems(ctx, config.file, data);
+    const settings = leaves(data).map(({ path, value }) => ({
+      key: formatKeyPath(path),
+      value: maskValue(path, value),
+    }));
+    return result({ file: config.file, exists: config.exists, settings }, (d) => {
+      if (d.settings.length === 0) {
+        return d.exists
+          ? `${d.file} has no settings`
+          : `no ${d.file} yet: \`uwf setup\` writes one, or \`uwf config set <key> <value>\``;
+      }
+      return d.settings
+        .map((s) => `${s.key} = ${sanitizeTerminalText(inlineText(s.value))}`)
+        .join("\n");
+    });
+  },
+});

@@ -1,0 +1,71 @@
+import { readFileSync } from "node:fs";
+import { errorMessage, isUwfError, sanitizeTerminalText, UwfError } from "@united-workforce/util";
+import { defineCommand, result } from "../command.js";
+import { reportWarnings } from "./report.js";
+import { inlineText, maskValue, parseConfigValue, schemaAt, unknownKeyHint } from "./values.js";
+
+export default defineCommand({
+  path: ["config", "set"],
+  summary: "change one setting; the whole config is checked before it is written (mode 0600)",
+  description:
+    "A key that takes text gets the value as typed; any other value is read as YAML or JSON (30, true, [--x, y], { baseUrl: … }). Give `-` as the value to read it from stdin, so a secret stays out of your shell history. The file is rewritten atomically with mode 0600; other keys (another tool's too) and most comments are kept. Only keys uwf knows can be set (docs/config.md lists them).",
+  args: [
+    { name: "key", description: "a dotted key, e.g. agents.claude.timeoutSeconds", required: true },
+    { name: "value", description: "the new value, or - to read it from stdin", required: true },
+  ],
+  examples: [
+    "uwf config set defaultAgent claude",
+    "uwf config set agents.claude.timeoutSeconds 900",
+    "uwf config set agents.claude.args '[--permission-mode, acceptEdits]'",
+    'printf %s "$KEY" | uwf config set providers.openai.apiKey -',
+  ],
+  async run(ctx, [key, text]) {
+    const { formatKeyPath, openConfigFile, parseKeyPath, saveConfigFile, setConfigValue } =
+      await import("@united-workforce/store");
+    const path = parseKeyPath(key!);
+    const schema = schemaAt(path);
+    if (schema === null) {
+      throw new UwfError("USAGE", `unknown config key ${key}`, { hint: unknownKeyHint(path) });
+    }
+    const value = parseConfigValue(text === "-" ? readStdinValue() : text!, schema);
+    const config = openConfigFile(ctx.home);
+    setConfigValue(config, path, value);
+    let warnings: string[];
+    try {
+      ({ warnings } = saveConfigFile(config));
+    } catch (error) {
+      throw withWholeEntryHint(error, path.length < 3 ? null : formatKeyPath(path.slice(0, -1)));
+    }
+    reportWarnings(ctx, config.file, warnings);
+    ctx.logger.info("config.set", { key });
+    return result({ file: config.file, key: key!, value: maskValue(path, value) }, (d) =>
+      sanitizeTerminalText(`${d.key} = ${inlineText(d.value)} (saved to ${d.file})`),
+    );
+  },
+});
+
+/**
+ * A new entry set one key at a time is refused for the keys it still lacks: say how to set it
+ * whole instead.
+ */
+function withWholeEntryHint(error: unknown, entry: string | null): unknown {
+  const errors = (error as { details?: { errors?: string[] } }).details?.errors ?? [];
+  if (!isUwfError(error) || entry === null || !errors.some((e) => e.includes(" is required")))
+    return error;
+  return new UwfError(error.code, error.message, {
+    hint: `A new entry needs its required keys at once: uwf config set '${entry}' '{ key: value, … }' (docs/config.md lists each entry's keys).`,
+    details: error.details ?? {},
+    cause: error,
+  });
+}
+
+/** The value from stdin, without the line break a shell or `echo` adds. */
+function readStdinValue(): string {
+  try {
+    return readFileSync(0, "utf8").replace(/\r?\n$/, "");
+  } catch (error) {
+    throw new UwfError("IO", `cannot read the value from stdin: ${errorMessage(error)}`, {
+      hint: 'Pipe the value in, e.g. printf %s "$KEY" | uwf config set <key> -',
+    });
+  }
+}

@@ -1,0 +1,29 @@
+import { defineCommand, result } from "../command.js";
+import { reportWarnings } from "./report.js";
+
+export default defineCommand({
+  path: ["config", "unset"],
+  summary: "remove one setting (any key, a whole mapping too); the rest is checked and kept",
+  description:
+    "Removing a key another setting needs (a provider a model names) is refused with the reason, and nothing is written. Removing a key that is not set is not an error.",
+  args: [
+    { name: "key", description: "a dotted key, e.g. providers.openai.apiKey", required: true },
+  ],
+  examples: ["uwf config unset providers.openai.apiKey", "uwf config unset agents.old"],
+  async run(ctx, [key]) {
+    const { deleteConfigValue, openConfigFile, parseKeyPath, saveConfigFile } = await import(
+      "@united-workforce/store"
+    );
+    const path = parseKeyPath(key!);
+    const config = openConfigFile(ctx.home);
+    const removed = deleteConfigValue(config, path);
+    if (removed) {
+      const { warnings } = saveConfigFile(config);
+      reportWarnings(ctx, config.file, warnings);
+      ctx.logger.info("config.unset", { key });
+    }
+    return result({ file: config.file, key: key!, removed }, (d) =>
+      d.removed ? `removed ${d.key} from ${d.file}` : `${d.key} was not set in ${d.file}`,
+    );
+  },
+});

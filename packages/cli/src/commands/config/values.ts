@@ -1,0 +1,140 @@
+import { CONFIG_SCHEMA } from "@united-workforce/protocol";
+import { UwfError } from "@united-workforce/util";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+
+/**
+ * What `uwf config` shows and accepts: secrets masked, values parsed as YAML where the key
+ * takes more than a string, keys checked against the config schema.
+ */
+
+// `apiKeyEnv` and friends hold a variable's name, not its value, so they are not secrets.
+const SECRET_NAME = /api[-_]?key|token|secret|passw(or)?d|credential|private[-_]?key/i;
+const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*:)([^/@\s]+)(@)/i;
+
+/** Whether the value under this key path is a secret (an API key, a token, a password). */
+export function isSecretKey(path: readonly string[]): boolean {
+  const last = path[path.length - 1] ?? "";
+  return SECRET_NAME.test(last) && !/env$/i.test(last);
+}
+
+/** `sk-…abcd` for a long secret (enough to tell two keys apart), `****` for a short one. */
+export function maskSecret(value: string): string {
+  return value.length >= 20 ? `${value.slice(0, 3)}…${value.slice(-4)}` : "****";
+}
+
+/** A value with every secret in it masked, at any depth; passwords in URLs too. */
+export function maskValue(path: readonly string[], value: unknown): unknown {
+  if (typeof value === "string") {
+    if (isSecretKey(path)) return maskSecret(value);
+    return value.replace(URL_PASSWORD, "$1****$3");
+  }
+  if (Array.isArray(value)) return value.map((item) => maskValue(path, item));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [key, maskValue([...path, key], inner)]),
+    );
+  }
+  return value;
+}
+
+/** Every leaf (a scalar, a list, an empty mapping) with its key path, in file order. */
+export function leaves(value: unknown, path: string[] = []): { path: string[]; value: unknown }[] {
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const entries = Object.entries(value);
+    if (entries.length > 0) return entries.flatMap(([key, inner]) => leaves(inner, [...path, key]));
+  }
+  return path.length === 0 ? [] : [{ path, value }];
+}
+
+/** A value as a person reads it on one line: strings bare, anything else as JSON. */
+export function inlineText(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** A value as `config get` prints it: scalars bare, mappings and lists as YAML. */
+export function blockText(value: unknown): string {
+  if (value !== null && typeof value === "object") return stringifyYaml(value).trimEnd();
+  return inlineText(value);
+}
+
+interface SchemaNode {
+  type?: string | readonly string[];
+  enum?: readonly unknown[];
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: SchemaNode | boolean;
+}
+
+/** The schema of the value at a key path, or null when uwf does not know the key. */
+export function schemaAt(path: readonly string[]): SchemaNode | null {
+  let node: SchemaNode = CONFIG_SCHEMA as unknown as SchemaNode;
+  for (const segment of path) {
+    const next =
+      node.properties?.[segment] ??
+      (typeof node.additionalProperties === "object" ? node.additionalProperties : undefined);
+    if (next === undefined) return null;
+    node = next;
+  }
+  return node;
+}
+
+/**
+ * Why uwf does not know a key path: the deepest part it knows and the keys that may follow
+ * it, with a near match when one differs only in case or by a typo's worth.
+ */
+export function unknownKeyHint(path: readonly string[]): string {
+  let depth = path.length - 1;
+  while (depth > 0 && schemaAt(path.slice(0, depth)) === null) depth--;
+  const parent = schemaAt(path.slice(0, depth));
+  const known = Object.keys(parent?.properties ?? {});
+  const wrong = path[depth] ?? "";
+  const near = known.find(
+    (key) => key.toLowerCase() === wrong.toLowerCase() || editDistance(key, wrong) <= 2,
+  );
+  const where = depth === 0 ? "at the top level" : `under ${path.slice(0, depth).join(".")}`;
+  return [
+    near ? `Did you mean ${[...path.slice(0, depth), near].join(".")}?` : "",
+    known.length > 0 ? `Keys ${where}: ${known.join(", ")}.` : "",
+    "docs/config.md lists every key.",
+  ]
+    .filter(Boolean)
+    .join(" ");
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j]!;
+      const substitution = diagonal + Number(a[i - 1] !== b[j - 1]);
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, substitution);
+      diagonal = above;
+    }
+  }
+  return row[b.length]!;
+}
+
+/**
+ * The value to store for `config set <key> <text>`. A key that takes only a string gets the
+ * text as it is (a model named `4o`, a key of digits); any other is parsed as YAML, so
+ * `30`, `true`, `[--x, y]` and `{ baseUrl: … }` (and JSON) work.
+ */
+export function parseConfigValue(text: string, schema: SchemaNode): unknown {
+  const types = schema.type === undefined ? [] : ([] as string[]).concat(schema.type);
+  const onlyString =
+    (types.length > 0 && types.every((type) => type === "string" || type === "null")) ||
+    (schema.enum?.every((value) => typeof value === "string") ?? false);
+  if (onlyString) return text;
+  try {
+    return parseYaml(text);
+  } catch (error) {
+    throw new UwfError(
+      "USAGE",
+      `the value is not valid YAML or JSON: ${(error as Error).message}`,
+      {
+        hint: "Quote it for your shell, e.g. uwf config set agents.a.args '[--x, y]'.",
+      },
+    );
+  }
+}

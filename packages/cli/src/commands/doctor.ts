@@ -1,0 +1,158 @@
+import type { CheckResult } from "@united-workforce/protocol";
+import { ExitCode } from "@united-workforce/protocol";
+import { errorMessage } from "@united-workforce/util";
+import { type CommandContext, defineCommand, result } from "./command.js";
+import { renderChecks } from "./setup/render.js";
+
+const MIN_NODE_MAJOR = 20;
+
+export default defineCommand({
+  path: ["doctor"],
+  summary: "check Node, config.yaml, every agent's binary and every provider, one line each",
+  description:
+    "Each configured agent's adapter (and, for adapters uwf knows, the agent CLI it drives) must be on PATH; its `--version` answer is shown (run without a shell, with only PATH and HOME). Each provider's base URL must answer HTTP (any status counts: no key is sent). Exits 1 when any check fails.",
+  options: [
+    {
+      flags: "--timeout <duration>",
+      type: "duration",
+      bareUnit: "s",
+      default: "10s",
+      description: "how long each request and each --version may take",
+    },
+  ],
+  examples: ["uwf doctor", "uwf doctor --format json"],
+  async run(ctx, _args, options) {
+    const checks: CheckResult[] = [nodeCheck()];
+    const { data, check } = await configCheck(ctx);
+    checks.push(check);
+    checks.push(...(await agentAndProviderChecks(ctx, data, options.timeout)));
+    const failures = checks.filter((c) => !c.ok).length;
+    return result(
+      { ok: failures === 0, checks },
+      (d) =>
+        [
+          renderChecks(d.checks),
+          failures === 0
+            ? `all ${d.checks.length} checks passed`
+            : `${failures} of ${d.checks.length} checks failed`,
+        ].join("\n"),
+      failures === 0 ? ExitCode.ok : ExitCode.error,
+    );
+  },
+});
+
+function nodeCheck(): CheckResult {
+  const version = process.versions.node;
+  const major = Number(version.split(".")[0]);
+  return major >= MIN_NODE_MAJOR
+    ? { name: "node", ok: true, detail: `v${version}`, hint: null }
+    : {
+        name: "node",
+        ok: false,
+        detail: `v${version} is older than ${MIN_NODE_MAJOR}`,
+        hint: `Install Node ${MIN_NODE_MAJOR} or newer (https://nodejs.org, or nvm install ${MIN_NODE_MAJOR}).`,
+      };
+}
+
+/**
+ * The config's verdict, and its data for the other checks: even a config uwf refuses is read
+ * as far as it parses, so its agents and providers are still looked at.
+ */
+async function configCheck(
+  ctx: CommandContext,
+): Promise<{ data: Record<string, unknown>; check: CheckResult }> {
+  const { checkConfig, configData, openConfigFile } = await import("@united-workforce/store");
+  const { configWarning } = await import("../output/config-warning.js");
+  let file = "config.yaml";
+  try {
+    const config = openConfigFile(ctx.home);
+    file = config.file;
+    if (!config.exists) {
+      return {
+        data: {},
+        check: {
+          name: "config",
+          ok: true,
+          detail: `no ${file} yet (uwf setup writes one; --agent works without it)`,
+          hint: null,
+        },
+      };
+    }
+    const data = configData(config);
+    const { errors, warnings } = checkConfig(data);
+    for (const warning of warnings) ctx.progress(configWarning(warning, file));
+    const check: CheckResult =
+      errors.length === 0
+        ? {
+            name: "config",
+            ok: true,
+            detail: `${file} is valid${warnings.length > 0 ? ` (${warnings.length} unknown key${warnings.length === 1 ? "" : "s"}, see above)` : ""}`,
+            hint: null,
+          }
+        : {
+            name: "config",
+            ok: false,
+            detail: `${file}: ${errors.join("; ")}`,
+            hint: "Fix these keys (uwf config set <key> <value>); docs/config.md shows the shape.",
+          };
+    return { data, check };
+  } catch (error) {
+    return {
+      data: {},
+      check: {
+        name: "config",
+        ok: false,
+        detail: errorMessage(error),
+        hint: `Fix ${file} by hand; docs/config.md shows the keys.`,
+      },
+    };
+  }
+}
+
+async function agentAndProviderChecks(
+  ctx: CommandContext,
+  data: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<CheckResult[]> {
+  const { findExecutable } = await import("@united-workforce/engine");
+  const { checkAgent } = await import("./setup/agent-checks.js");
+  const { checkReachable } = await import("./setup/checks.js");
+  const agents = Object.entries(mapping(data.agents)).filter(
+    (entry): entry is [string, { command: string; args?: string[] }] =>
+      typeof mapping(entry[1]).command === "string",
+  );
+  const providers = Object.entries(mapping(data.providers)).filter(
+    (entry): entry is [string, { baseUrl: string }] =>
+      typeof mapping(entry[1]).baseUrl === "string",
+  );
+  const agentChecks = agents.map(([alias, agent]) =>
+    checkAgent(
+      alias,
+      { command: agent.command, args: Array.isArray(agent.args) ? agent.args : [] },
+      { env: ctx.env, cwd: ctx.cwd, versions: true, timeoutMs, findExecutable },
+    ),
+  );
+  const providerChecks = providers.map(([name, provider]) =>
+    checkReachable(`provider ${name}`, provider.baseUrl, { timeoutMs, signal: ctx.signal }),
+  );
+  const results = [
+    ...(await Promise.all(agentChecks)).flat(),
+    ...(await Promise.all(providerChecks)),
+  ];
+  if (agents.length === 0) {
+    results.unshift({
+      name: "agents",
+      ok: true,
+      detail:
+        "none configured (uwf setup --agent <name> adds one; --agent <command> works without)",
+      hint: null,
+    });
+  }
+  return results;
+}
+
+function mapping(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}

@@ -1,0 +1,113 @@
+import { DOCUMENT_SCHEMAS, type DocumentName } from "@united-workforce/protocol";
+import { argumentLabel, valueNote } from "../../../commands/option-values.js";
+import { ERRORS_SENTENCE, exitCodeRows, publicCommands } from "../../../help/reference.js";
+import { GLOBAL_OPTIONS, GROUP_SUMMARIES } from "../../../program.js";
+import type { CommandSpec, OptionSpec } from "../../command.js";
+
+/**
+ * `uwf prompt usage`: how to drive uwf from a terminal, a script or a coding agent. The
+ * command reference, the exit codes and the JSON keys come from the command table and
+ * protocol, so the guide names only commands and options that exist.
+ */
+export function renderUsage(): string {
+  return [
+    "# Driving uwf",
+    "",
+    "uwf runs multi-role agent workflows one step per call: there is no daemon. A **workflow**",
+    "(YAML) names roles and routes between them on each answer's `$status`; a **thread** is one",
+    "run of it. Every call reads the thread's state from the store under `UWF_HOME` (default",
+    "`~/.uwf`), does its work and exits, so any process can pick a thread up where another left it.",
+    "",
+    "## A run from start to end",
+    "",
+    "```sh",
+    "uwf workflow validate review.yaml        # every problem at once; exit 3 when invalid",
+    'thread=$(uwf thread start review.yaml -p "Review the README")   # prints the thread id',
+    'uwf thread exec "$thread" -c 20          # runs up to 20 steps, stops when done or suspended',
+    'uwf thread show "$thread"                # status, current role, usage',
+    'uwf thread read "$thread"                # the transcript as markdown',
+    "```",
+    "",
+    "- `uwf thread exec` stops early when the thread completes, suspends or is stopped, and says",
+    "  why. Exit 4 means the agent failed and the thread is suspended with the reason: fix the",
+    '  cause, then `uwf thread resume "$thread"`.',
+    "- A role may suspend the thread with a question for a human (exit 0, status `suspended`):",
+    '  answer it with `uwf thread resume "$thread" -p "<answer>" -c 20`, which goes on from there.',
+    "- The agent for a step comes from `--agent <alias|command>` (a configured alias, else a",
+    "  command run without a shell), else `agentOverrides` and `defaultAgent` in config.yaml.",
+    "  `uwf prompt adapter-developing` lists every config key.",
+    "- `uwf workflow add <file>` registers a workflow under its name, so later commands can say",
+    "  `review` instead of a path. A thread keeps the workflow version it started with.",
+    "",
+    "## Scripts and agents",
+    "",
+    "- Add `--format json` (or `yaml`) to any command to get its document on stdout; text output",
+    "  is for people and may change. Progress and agent output go to stderr.",
+    `- ${ERRORS_SENTENCE}`,
+    "- Decide on the exit code, not on the text. Nothing asks a question unless stdin is a terminal.",
+    "",
+    "| code | meaning |",
+    "| --- | --- |",
+    ...exitCodeRows(),
+    "",
+    "## JSON documents",
+    "",
+    "Top-level keys of each command's `--format json` document. Keys are stable: more may be",
+    "added, none renamed. Times are ISO 8601 UTC strings, durations milliseconds.",
+    "",
+    ...publicCommands().map(
+      (spec) => `- \`uwf ${spec.path.join(" ")}\` → ${documentKeys(spec.path.join(" "))}`,
+    ),
+    `- errors (stderr) → ${documentKeys("error")}`,
+    "",
+    "## Commands",
+    "",
+    `Global options: ${GLOBAL_OPTIONS.map((o) => `\`${o.flags}\` ${o.description}`).join("; ")}.`,
+    "Placeholders: `<x>` is required, `[x]` optional, `x...` may repeat.",
+    ...commandReference(),
+  ].join("\n");
+}
+
+function commandReference(): string[] {
+  const out: string[] = [];
+  let group = "";
+  for (const spec of publicCommands()) {
+    const [first] = spec.path;
+    if (first !== group) {
+      group = first!;
+      out.push("", `### uwf ${group}: ${GROUP_SUMMARIES[group] ?? ""}`, "");
+    }
+    out.push(`- \`${synopsis(spec)}\`: ${spec.summary}`);
+    for (const option of visibleOptions(spec)) {
+      const note = valueNote(option);
+      out.push(`  - \`${option.flags}\`: ${option.description}${note ? ` (${note})` : ""}`);
+    }
+  }
+  return out;
+}
+
+/** `uwf thread start <workflow> -p <text> [--cwd <dir>]`: required options shown as such. */
+function synopsis(spec: CommandSpec): string {
+  const options = visibleOptions(spec).map((option) => {
+    const flag = shortest(option.flags);
+    return option.type === "string" && option.required ? flag : `[${flag}]`;
+  });
+  return ["uwf", ...spec.path, ...(spec.args ?? []).map(argumentLabel), ...options].join(" ");
+}
+
+/** `-c, --count <n>` → `-c <n>`; `--background` stays. */
+function shortest(flags: string): string {
+  const [names, value] = flags.split(/ (?=<)/);
+  const first = names!.split(", ")[0]!;
+  return value ? `${first} ${value}` : first;
+}
+
+function visibleOptions(spec: CommandSpec): OptionSpec[] {
+  return (spec.options ?? []).filter((o) => !o.hidden);
+}
+
+function documentKeys(name: string): string {
+  const schema = DOCUMENT_SCHEMAS[name as DocumentName] as { properties?: object } | undefined;
+  if (!schema?.properties) throw new Error(`no document schema for "${name}"`);
+  return `\`{ ${Object.keys(schema.properties).join(", ")} }\``;
+}

@@ -1,0 +1,189 @@
+import { END, START, START_STATUSES, STATUS_FIELD, SUSPEND } from "@united-workforce/protocol";
+import { fenced, marker } from "./markdown.js";
+
+/**
+ * A small complete workflow: a loop, a `oneOf` schema, a `$SUSPEND` exit and a mustache
+ * section. The suite validates it with the real `uwf workflow validate` and runs it with the
+ * mock scenario below, so the guide's example always works.
+ */
+export const EXAMPLE_WORKFLOW = `name: draft-review
+description: A writer drafts, a reviewer approves or sends it back.
+roles:
+  writer:
+    description: Writes or revises the text the task asks for.
+    goal: Write the text the task asks for, in plain words.
+    procedure: |
+      1. Read the task and any review comments.
+      2. Write or revise the draft.
+    output: The full draft in the body; a one-line summary in frontmatter.
+    frontmatter:
+      oneOf:
+        - properties:
+            $status: { const: drafted }
+            summary: { type: string }
+          required: [$status, summary]
+        - properties:
+            $status: { const: unclear }
+            question: { type: string }
+          required: [$status, question]
+  reviewer:
+    goal: Decide whether the draft does what the task asks.
+    frontmatter:
+      required: [$status]
+      oneOf:
+        - properties:
+            $status: { const: approved }
+        - properties:
+            $status: { const: rejected }
+            comments:
+              type: array
+              items: { type: string }
+          required: [comments]
+graph:
+  $START:
+    new: { role: writer, prompt: "Write the first draft." }
+    resume: { role: writer, prompt: "Revise the last draft with the new instructions." }
+  writer:
+    drafted: { role: reviewer, prompt: "Review this draft: {{{summary}}}" }
+    unclear: { role: $SUSPEND, prompt: "The writer asks: {{{question}}}" }
+  reviewer:
+    approved: { role: $END, prompt: "Approved." }
+    rejected:
+      role: writer
+      prompt: |
+        Revise the draft. Review comments:
+        {{#comments}}
+        - {{{.}}}
+        {{/comments}}
+`;
+
+/** Answers for the example, for `uwf-mock`: a rejection, a revision, an approval. */
+export const EXAMPLE_SCENARIO = `steps:
+  - role: writer
+    output: { $status: drafted, summary: "A two-line welcome note." }
+    body: "Welcome, Ada."
+  - role: reviewer
+    output: { $status: rejected, comments: ["Say what team she joins."] }
+  - role: writer
+    output: { $status: drafted, summary: "The note now names the team." }
+    body: "Welcome to the platform team, Ada."
+  - role: reviewer
+    output: { $status: approved }
+`;
+
+export function renderWorkflowAuthoring(): string {
+  const [fresh, resume] = START_STATUSES;
+  return [
+    "# Writing a uwf workflow",
+    "",
+    "A workflow is one YAML file: **roles** (what each agent does and the JSON Schema of the",
+    `frontmatter it answers with) and a **graph** that routes on the \`${STATUS_FIELD}\` field of`,
+    "each answer. uwf never asks a model where to go next: the graph decides.",
+    "",
+    "## A complete example",
+    "",
+    "`draft-review.yaml`:",
+    "",
+    marker("file draft-review.yaml"),
+    fenced("yaml", EXAMPLE_WORKFLOW),
+    "",
+    "## Top level",
+    "",
+    "- `name`: letters, digits, `.`, `_`, `-`, starting with a letter or digit; it must equal the",
+    "  file stem (`draft-review.yaml`), or the folder name for `<name>/index.yaml`.",
+    "- `description`: one line for people and listings.",
+    "- `roles`: role name → role (at least one). Role names follow the name rule and never start",
+    "  with `$`.",
+    `- \`graph\`: \`${START}\` and each role → its edges, one per status.`,
+    "- Nothing else: an unknown key is an error, so a typo never disappears silently.",
+    "",
+    "## Roles",
+    "",
+    "`goal`, `capabilities` (a list of strings), `procedure` and `output` are given to the agent",
+    "as `## Goal`, `## Capabilities`, `## Procedure` and `## Output`; `description` is for people.",
+    "`frontmatter` (required) is the JSON Schema (draft-07 unless it says otherwise) of the",
+    "role's structured answer: an object. Only the fields it declares are kept from an answer,",
+    "and the agent is told exactly which fields each status needs.",
+    "",
+    `## Exits: \`${STATUS_FIELD}\``,
+    "",
+    `Every answer carries a \`${STATUS_FIELD}\` string, listed in \`required\`. Declare the values`,
+    "one of three ways:",
+    "",
+    `- one exit: \`${STATUS_FIELD}: { const: done }\`;`,
+    `- several exits with the same fields: \`${STATUS_FIELD}: { enum: [continue, conceded] }\`;`,
+    `- several exits with different fields: \`oneOf\` variants, each with its own \`const\``,
+    "  status and the fields that status needs (as `writer` and `reviewer` above). Top-level",
+    "  `properties` are shared by every variant. Use `oneOf`, never `anyOf`.",
+    "",
+    `Statuses are non-empty, unique, and never start with \`$\`; \`_\` is not a status. The`,
+    "declared statuses must be exactly the keys of the role's graph entry.",
+    "",
+    "## The graph",
+    "",
+    "`graph[<role>][<status>]` is `{ role, prompt, location }`:",
+    "",
+    `- \`role\` (required): the next role, \`${END}\` (the thread completes) or \`${SUSPEND}\` (the`,
+    "  thread waits for a human; the rendered prompt is the question).",
+    "- `prompt` (required, not empty): a mustache template rendered with the answer that left",
+    `  the role. It becomes the next agent's \`## Moderator Instruction\`, the final message of`,
+    `  \`${END}\`, or the question of \`${SUSPEND}\`.`,
+    "- `location` (optional): a mustache template for the next step's working directory; a",
+    "  relative path resolves against the thread's cwd.",
+    "",
+    `\`${START}\` is a graph key only, with exactly the statuses \`${fresh}\` (a new thread) and`,
+    `\`${resume}\` (a completed thread resumed with \`uwf thread resume\`); both edges target a role`,
+    `and use no variables (the thread's task reaches every agent as \`## Task\`). \`${END}\` and`,
+    `\`${SUSPEND}\` are targets only. Any agent may answer \`${STATUS_FIELD}: ${SUSPEND}\` with a`,
+    "`reason` to ask a human, without declaring it; never declare it yourself.",
+    "",
+    "## Templates",
+    "",
+    "- No HTML escaping: `{{x}}` and `{{{x}}}` both insert the value as it is.",
+    "- Dotted names read nested fields (`{{meta.author}}`); sections iterate lists and test",
+    "  values (`{{#comments}}- {{{.}}}{{/comments}}`, `{{^comments}}none{{/comments}}`).",
+    "- Partials (`{{> x}}`) are not supported.",
+    "- Every variable must be declared in the role's frontmatter **for that status** (the",
+    "  variant's fields plus the shared ones); validation parses each template and checks it.",
+    "",
+    "## `!include`",
+    "",
+    "`!include <relative path>` may replace any value: `.yaml`, `.yml` and `.json` files are",
+    "parsed, other files become strings. Paths resolve against the including file and must stay",
+    "inside the workflow's folder (symlinks included).",
+    "",
+    "## Check it, then run it",
+    "",
+    "```sh",
+    "uwf workflow validate draft-review.yaml   # every error at once; exit 3 when invalid",
+    "uwf workflow add draft-review.yaml        # register it under its name (keeps history)",
+    "```",
+    "",
+    "Validation reports every problem with a precise message (a missing status key, an unknown",
+    "target, an unreachable role, a template variable the schema does not declare, a name that",
+    "does not match the file) and warns about roles that can never reach",
+    `\`${END}\`. Fix every error before running the workflow.`,
+    "",
+    "Try the routing without a model: `uwf-mock` replays scripted answers, one per step.",
+    "",
+    "`draft-review-mock.yaml`:",
+    "",
+    marker("file draft-review-mock.yaml"),
+    fenced("yaml", EXAMPLE_SCENARIO),
+    "",
+    marker("verify"),
+    fenced(
+      "sh",
+      [
+        "set -eu",
+        'thread=$(uwf thread start draft-review.yaml -p "Write a welcome note for Ada.")',
+        'uwf thread exec "$thread" -c 10 --agent "uwf-mock --scenario draft-review-mock.yaml"',
+        'uwf thread read "$thread"',
+      ].join("\n"),
+    ),
+    "",
+    "The thread goes writer → reviewer → writer → reviewer and completes. A workflow is looked",
+    "up as a hash, a file, `.workflows/<name>.yaml` in the nearest folder up to the repository",
+    "root, or a registered name; a running thread keeps the version it started with.",
+  ].join("\n");
+}

@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type AdapterInvocation, runAdapter } from "./spawn-adapter.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "uwf-spawn-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Run `node -e <script>` as the adapter. */
+function runNode(script: string, extra: Partial<AdapterInvocation> = {}) {
+  return runAdapter({
+    command: process.execPath,
+    args: ["-e", script],
+    cwd: dir,
+    env: { PATH: process.env.PATH },
+    timeoutMs: 60_000,
+    signal: new AbortController().signal,
+    onStderr: () => {},
+    onSpawn: () => {},
+    ...extra,
+  });
+}
+
+const COUNT_STDIN = `
+let bytes = 0;
+process.stdin.on("data", (chunk) => { bytes += chunk.length; });
+process.stdin.on("end", () => console.log(JSON.stringify({ bytes })));
+`;
+
+describe("runAdapter's stdin", () => {
+  it("writes the given text to the adapter's stdin and closes it", async () => {
+    const text = "ß".repeat(600_000);
+    const outcome = await runNode(COUNT_STDIN, { stdin: text });
+    expect(outcome.exitCode).toBe(0);
+    expect(JSON.parse(outcome.lastLine)).toEqual({ bytes: Buffer.byteLength(text) });
+  });
+
+  it("gives /dev/null without text: an adapter reading stdin sees its end at once", async () => {
+    const outcome = await runNode(COUNT_STDIN);
+    expect(JSON.parse(outcome.lastLine)).toEqual({ bytes: 0 });
+  });
+
+  it("reports an adapter that exits without reading a large stdin by its exit code", async () => {
+    const outcome = await runNode("process.exit(3)", { stdin: "x".repeat(4 * 1024 * 1024) });
+    expect(outcome).toMatchObject({ exitCode: 3, timedOut: false, aborted: false });
+  });
+});
