@@ -42,6 +42,7 @@ const cliVersion = JSON.parse(readFileSync(`${root}packages/cli/package.json`, "
 const targets = [
   { entry: "packages/cli/dist/main.js", outdir: "packages/cli/dist/bundle" },
   { entry: "packages/agent-mock/dist/main.js", outdir: "packages/agent-mock/dist/bundle" },
+  { entry: "packages/agent-builtin/dist/main.js", outdir: "packages/agent-builtin/dist/bundle" },
   { entry: "packages/agent-acp/dist/main.js", outdir: "packages/agent-acp/dist/bundle" },
   {
     entry: "packages/agent-claude-code/dist/main.js",

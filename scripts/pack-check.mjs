@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // Packs every public package, installs the tarballs into a temp prefix, and runs the installed
-// `uwf` from outside the repository as a user would: --version, workflow validate, and a whole
-// mock thread. Run after `pnpm build` (`.ci/run` does). Exits non-zero saying what broke.
+// `uwf` from outside the repository as a user would: --version, workflow validate, a whole
+// mock thread, and a uwf-builtin thread against the fake model. Run after `pnpm build` (`.ci/run`
+// does). Exits non-zero saying what broke.
 //
 // Our packages are not published, so npm must take every @united-workforce/* package from the
 // tarballs: `npm install -g` looks each global package's dependencies up in the registry, so
 // the tarballs are the `file:` dependencies of a temp project instead, `overrides` sends every
 // transitive @united-workforce/* request to them, and the scope's registry is an address that
 // refuses connections, so any registry lookup of ours fails loudly (docs/decisions.md).
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import {
   copyFileSync,
   mkdirSync,
@@ -20,7 +21,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const SCOPE = "@united-workforce";
@@ -146,6 +148,7 @@ try {
     const help = run(join(bin, name), ["--help"], { cwd: outside, env });
     if (!help.includes("--preset <name>")) fail(`${name} --help does not list --preset:\n${help}`);
   }
+  await checkBuiltin({ bin, home, outside, env, uwf, version: cli.version });
   step(`ok: ${packages.length} packages installed and ran (${Date.now() - started} ms)`);
 } catch (error) {
   const message = error instanceof CheckFailed ? error.message : (error?.stack ?? String(error));
@@ -153,6 +156,43 @@ try {
   process.exitCode = 1;
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * The installed uwf-builtin answers --version, then runs a hello thread against the repository's
+ * fake model (served from this process, so the command runs asynchronously): it must find every
+ * module it loads from its own install.
+ */
+async function checkBuiltin({ bin, home, outside, env, uwf, version }) {
+  step("running the installed uwf-builtin against the fake model");
+  const builtin = run(join(bin, "uwf-builtin"), ["--version"], { cwd: outside, env }).trim();
+  if (builtin !== version) fail(`uwf-builtin --version printed ${builtin}, expected ${version}`);
+  const testUtils = join(root, "packages/test-utils/dist/index.js");
+  const { startFakeLlm } = await import(pathToFileURL(testUtils).href);
+  const greeting = "Hello, Bo! This came from uwf-builtin.";
+  const llm = await startFakeLlm({
+    script: { steps: [{ text: `---\n$status: done\ngreeting: ${greeting}\n---\n${greeting}\n` }] },
+  });
+  try {
+    const config = {
+      providers: { fake: { baseUrl: llm.baseUrl, apiKey: "sk-pack-check" } },
+      models: { fake: { provider: "fake", name: "fake-model" } },
+    };
+    writeFileSync(join(home, "config.yaml"), JSON.stringify(config), { mode: 0o600 });
+    const thread = uwf("thread", "start", "hello", "-p", "Greet Bo.").trim();
+    const exec = promisify(execFile);
+    const args = ["thread", "exec", thread, "--agent", "uwf-builtin --model fake"];
+    try {
+      await exec(join(bin, "uwf"), args, { cwd: outside, env });
+    } catch (error) {
+      fail(`uwf ${args.join(" ")} exited ${error.code}\n${error.stdout}${error.stderr}`);
+    }
+    if (!uwf("thread", "read", thread).includes(greeting)) {
+      fail("the uwf-builtin thread's transcript does not show the model's greeting");
+    }
+  } finally {
+    await llm.close();
+  }
 }
 
 /** Every package under packages/ that is not private, with its folder and version. */

@@ -71,6 +71,24 @@ export {
   type ModelExtraction,
 } from "./extract/model-extract.js";
 export { isSuspendStatus, SUSPEND_OUTPUT_SCHEMA } from "./extract/suspend.js";
+export {
+  type AssistantMessage,
+  abortableSleep,
+  backoffDelay,
+  type ChatCompletion,
+  type ChatCompletionRequest,
+  type ChatMessage,
+  chatCompletion,
+  DEFAULT_RETRY,
+  type ModelFailureKind,
+  ModelRequestError,
+  type RetryNotice,
+  type RetryPolicy,
+  requestedDelay,
+  type Sleep,
+  type ToolCall,
+  type ToolDefinition,
+} from "./openai/index.js";
 export { composePrompt, type PromptParts } from "./prompt/compose.js";
 export { buildOutputFormatInstruction, SCOPE_SENTENCE } from "./prompt/output-format.js";
 export type { AgentOptionSpec, AgentOptionValues } from "./runner/argv.js";

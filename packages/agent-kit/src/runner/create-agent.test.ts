@@ -352,7 +352,7 @@ describe("createAgent", () => {
       const result = await run({ run: answer("garbage") });
       expect(result.code).toBe(3);
       expect(result.stderr).toContain(
-        "extract model: extract model fake-extract answered HTTP 500",
+        `extract model: model "fake-extract" at ${llm.baseUrl}/chat/completions answered HTTP 500: boom (after 2 tries)`,
       );
     });
   });
