@@ -46,8 +46,9 @@ export function startBin(path: string, args: string[], options: RunOptions = {})
   const command = isScript ? process.execPath : path;
   const argv = isScript ? [path, ...args] : args;
   const env: Record<string, string | undefined> = {};
+  // NODE_PATH (set by `pnpm exec`) would let a bundle load a package it does not declare.
   for (const [name, value] of Object.entries(process.env))
-    if (!name.startsWith("UWF_")) env[name] = value;
+    if (!name.startsWith("UWF_") && name !== "NODE_PATH") env[name] = value;
   env.PATH = [join(REPO_ROOT, "node_modules/.bin"), process.env.PATH ?? ""].join(delimiter);
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[name];
