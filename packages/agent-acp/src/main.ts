@@ -1,11 +1,10 @@
-import { createAgent } from "@united-workforce/agent-kit";
+import { createAgent, runAgentBinary } from "@united-workforce/agent-kit";
 import { AgentPool, acpDefinition } from "./acp-agent.js";
 import { adapterVersion } from "./version.js";
 
 /**
- * A binary's entry (`uwf-acp`, `uwf-hermes`), the only place that sets the exit code. The first
- * SIGINT/SIGTERM aborts the step: the agent's turn is cancelled and its process group ended. A
- * second one is re-raised with the default action.
+ * A binary's entry (`uwf-acp`, `uwf-hermes`). A signal aborts the step: the agent's turn is
+ * cancelled and its process group ended.
  */
 export async function runBinary(name: string, defaultPreset?: string): Promise<void> {
   const argv = process.argv.slice(2);
@@ -13,24 +12,11 @@ export async function runBinary(name: string, defaultPreset?: string): Promise<v
     process.stdout.write(`${adapterVersion()}\n`);
     return;
   }
-  const controller = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (controller.signal.aborted) {
-      process.removeAllListeners(signal);
-      process.kill(process.pid, signal);
-      return;
-    }
-    controller.abort();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-
   const pool = new AgentPool();
   try {
-    const main = createAgent(
-      acpDefinition({ name, pool, ...(defaultPreset ? { defaultPreset } : {}) }),
+    await runAgentBinary(
+      createAgent(acpDefinition({ name, pool, ...(defaultPreset ? { defaultPreset } : {}) })),
     );
-    process.exitCode = await main(argv, { signal: controller.signal });
   } finally {
     // The agent stays up between the run and its corrections; it ends once the step is stored.
     await pool.closeAll();

@@ -1,10 +1,5 @@
-import { readFileSync } from "node:fs";
-
-// Set by the bundler (scripts/bundle.mjs); unbundled code reads the package's own version.
-declare const __UWF_VERSION__: string | undefined;
+import { packageVersion } from "@united-workforce/util";
 
 export function adapterVersion(): string {
-  if (typeof __UWF_VERSION__ === "string") return __UWF_VERSION__;
-  const manifest = new URL("../package.json", import.meta.url);
-  return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+  return packageVersion(import.meta.url);
 }

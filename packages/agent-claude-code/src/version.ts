@@ -1,18 +1,8 @@
-import { readFileSync } from "node:fs";
 import { minimalEnv, spawnAgentCli } from "@united-workforce/agent-kit";
+import { packageVersion } from "@united-workforce/util";
 import { CLAUDE_LOGIN_ENV } from "./invocation.js";
 
-// The bundler defines this; unbundled runs (tests) read the package's own package.json.
-declare const __UWF_VERSION__: string | undefined;
-
-export const VERSION: string =
-  typeof __UWF_VERSION__ === "string"
-    ? __UWF_VERSION__
-    : (
-        JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-          version: string;
-        }
-      ).version;
+export const VERSION: string = packageVersion(import.meta.url);
 
 /** `uwf-claude-code --version`: this adapter's version, then the claude CLI's, or why not. */
 export async function versionText(env: Record<string, string | undefined>): Promise<string> {

@@ -1,19 +1,8 @@
-import { readFileSync } from "node:fs";
 import { spawnAgentCli } from "@united-workforce/agent-kit";
-import { errorMessage, isUwfError } from "@united-workforce/util";
+import { errorMessage, isUwfError, packageVersion } from "@united-workforce/util";
 import { CODEX_INSTALL_HINT, codexEnv } from "./command.js";
 
-// The bundler defines this; unbundled runs (tests) read the package's own package.json.
-declare const __UWF_VERSION__: string | undefined;
-
-export const VERSION: string =
-  typeof __UWF_VERSION__ === "string"
-    ? __UWF_VERSION__
-    : (
-        JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-          version: string;
-        }
-      ).version;
+export const VERSION: string = packageVersion(import.meta.url);
 
 /**
  * `uwf-codex --version`: the adapter's version and the codex it would run (`--codex-bin`,

@@ -93,6 +93,7 @@ export { composePrompt, type PromptParts } from "./prompt/compose.js";
 export { buildOutputFormatInstruction, SCOPE_SENTENCE } from "./prompt/output-format.js";
 export type { AgentOptionSpec, AgentOptionValues } from "./runner/argv.js";
 export type { AttemptRecord } from "./runner/attempts.js";
+export { runAgentBinary } from "./runner/binary.js";
 export { createAgent } from "./runner/create-agent.js";
 export {
   type AgentContext,

@@ -61,10 +61,10 @@ const WRITES: Record<Role, { path: string; content: string; tool: FakeStep["tool
   },
   developer: {
     path: "greet.js",
-    content: "export const greet = (n) => `Hello, ${n}!`;\n",
+    content: 'export const greet = (n) => "Hello, " + n;\n',
     tool: {
       apply_patch:
-        "*** Begin Patch\n*** Add File: greet.js\n+export const greet = (n) => `Hello, ${n}!`;\n*** End Patch\n",
+        '*** Begin Patch\n*** Add File: greet.js\n+export const greet = (n) => "Hello, " + n;\n*** End Patch\n',
     },
   },
   reviewer: {
