@@ -215,6 +215,10 @@ describe("a coding workflow across Claude Code, Codex, Gemini (ACP) and the buil
     const read = await uwf(["thread", "read", thread]);
     expect(read.code).toBe(0);
     for (const role of ROLES) expect(read.stdout).toContain(`The ${role} is done.`);
+    // Every step's facts line shows the tokens its agent reported.
+    const facts = read.stdout.split("\n").filter((line) => line.startsWith("<!-- step "));
+    expect(facts).toHaveLength(4);
+    for (const line of facts) expect(line).toMatch(/ \d+ in \/ \d+ out tokens/);
 
     // Each agent's CLI spoke its own API to the fake.
     const urls = new Set(fake.requests().map((r) => r.url.split("?")[0]));

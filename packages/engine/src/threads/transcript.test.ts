@@ -18,7 +18,7 @@ afterEach(() => temp.cleanup());
 
 /** A writer step, stored, then rendered as `as` says (the stored payload, or changed). */
 async function renderWriterStep(
-  as: { label?: string; attempts?: number } = {},
+  as: { label?: string; attempts?: number; usage?: Partial<StepPayload["usage"]> } = {},
 ): Promise<{ hash: string; text: string }> {
   const store = await openHomeStore(temp.home);
   try {
@@ -31,7 +31,11 @@ async function renderWriterStep(
       startedAtMs: Date.UTC(2026, 0, 2, 3, 4, 5),
     });
     const step = await store.cas.getPayload<StepPayload>(hash, "step");
-    const shown = as.attempts === undefined ? step : { ...step, attempts: as.attempts };
+    const shown = {
+      ...step,
+      ...(as.attempts === undefined ? {} : { attempts: as.attempts }),
+      usage: { ...step.usage, ...as.usage },
+    };
     return { hash, text: await renderStep(store.cas, hash, shown, as.label) };
   } finally {
     await store.close();
@@ -39,6 +43,17 @@ async function renderWriterStep(
 }
 
 describe("renderStep", () => {
+  it("adds the usage the agent reported to the facts, leaving out what is unknown", async () => {
+    const reported = await renderWriterStep({
+      usage: { inputTokens: 1200, outputTokens: 80, cacheReadTokens: 900, costUsd: 0.01321 },
+    });
+    expect(reported.text.split("\n")[1]).toBe(
+      `<!-- step ${reported.hash} · agent test-fixture · 2026-01-02T03:04:05.000Z · 1 ms · 1200 in / 80 out tokens · 900 cached · $0.0132 -->`,
+    );
+    const outputOnly = await renderWriterStep({ usage: { outputTokens: 5 } });
+    expect(outputOnly.text.split("\n")[1]).toContain(" · ? in / 5 out tokens -->");
+  });
+
   it("shows role and status, a line of facts, the instruction, the frontmatter and the body", async () => {
     const { hash, text } = await renderWriterStep({ label: "Step 1" });
     expect(text).toBe(

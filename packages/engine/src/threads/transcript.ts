@@ -1,12 +1,12 @@
-import type { StartPayload, StepPayload } from "@united-workforce/protocol";
+import type { StartPayload, StepPayload, Usage } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
 import { stringify as stringifyYaml } from "yaml";
 
 /**
  * One step as markdown for people (`uwf thread read`, `uwf step read`): a heading with the
- * role and status, a comment line of facts (the hash, the agent, when, how long, and how many
- * attempts when extraction needed repairs), the instruction it was given, its frontmatter and
- * its body. uwf's one transcript renderer.
+ * role and status, a comment line of facts (the hash, the agent, when, how long, how many
+ * attempts when extraction needed repairs, and the usage the agent reported), the instruction
+ * it was given, its frontmatter and its body. uwf's one transcript renderer.
  */
 export async function renderStep(
   cas: Cas,
@@ -23,6 +23,7 @@ export async function renderStep(
     new Date(step.startedAtMs).toISOString(),
     `${step.completedAtMs - step.startedAtMs} ms`,
     ...(step.attempts > 1 ? [`${step.attempts} attempts`] : []),
+    ...usageFacts(step.usage),
   ];
   return [
     `## ${label ? `${label} · ` : ""}${step.role} → ${status}`,
@@ -36,6 +37,18 @@ export async function renderStep(
     ...(body ? ["", body] : []),
     "",
   ].join("\n");
+}
+
+/** What the agent reported, e.g. `1200 in / 80 out tokens · 900 cached · $0.0132`; unknown is left out. */
+function usageFacts(usage: Usage): string[] {
+  const facts: string[] = [];
+  if (usage.inputTokens !== null || usage.outputTokens !== null) {
+    facts.push(`${usage.inputTokens ?? "?"} in / ${usage.outputTokens ?? "?"} out tokens`);
+  }
+  if (usage.cacheReadTokens) facts.push(`${usage.cacheReadTokens} cached`);
+  if (usage.cacheWriteTokens) facts.push(`${usage.cacheWriteTokens} cache written`);
+  if (usage.costUsd !== null) facts.push(`$${usage.costUsd.toFixed(4)}`);
+  return facts;
 }
 
 export function renderStart(start: StartPayload): string {
