@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Makes sure the real agent CLIs the adapter tests drive are installed: `npm ci` in
-// test/agent-clis (pinned claude-code, codex, gemini-cli; about 740 MB) when node_modules is
+// test/agent-clis (pinned claude-code, codex, gemini-cli, claude-agent-acp; about 1.2 GB) when node_modules is
 // missing or package-lock.json changed since the last install. Up to date, it only hashes the
 // lock file. `npm test` runs it before vitest; `npm run setup` does not, so trying uwf stays
 // quick.
@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const CLIS = ["claude", "codex", "gemini"];
+const CLIS = ["claude", "claude-agent-acp", "codex", "gemini"];
 const say = (text) => console.log(`agent-clis: ${text}`);
 
 const override = process.env.UWF_AGENT_CLIS_DIR;
@@ -65,7 +65,7 @@ function install() {
     : existsSync(join(dir, "node_modules"))
       ? "the last install did not finish"
       : "not installed yet";
-  say(`installing the pinned agent CLIs (${why}; about 740 MB, 10–60 s)`);
+  say(`installing the pinned agent CLIs (${why}; about 1.2 GB, 20–90 s)`);
   const started = Date.now();
   rmSync(stamp, { force: true });
   const result = spawnSync(

@@ -143,6 +143,29 @@ describe("planLaunch", () => {
     expect(readFileSync(settings, "utf8")).not.toContain("k-123");
   });
 
+  it("points claude at a configured model with its own config dir, starting in acceptEdits", () => {
+    writeConfig({
+      providers: { fake: { api: "anthropic", baseUrl: "http://127.0.0.1:9999/v1", apiKey: "k-9" } },
+      models: { sonnet: { provider: "fake", name: "claude-fake" } },
+    });
+    const launch = plan({ preset: "claude", model: "sonnet" });
+    const configDir = join(temp.home, "acp/claude/claude-config");
+    expect(launch.env).toMatchObject({
+      CLAUDE_CONFIG_DIR: configDir,
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:9999",
+      ANTHROPIC_MODEL: "claude-fake",
+      ANTHROPIC_API_KEY: "k-9",
+      CLAUDE_CODE_MAX_RETRIES: "0",
+      CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION: "false",
+      CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS: "1",
+    });
+    const settings = join(configDir, "settings.json");
+    expect(JSON.parse(readFileSync(settings, "utf8"))).toEqual({
+      permissions: { defaultMode: "acceptEdits" },
+    });
+    expect(statSync(settings).mode & 0o777).toBe(0o600);
+  });
+
   it("points codex at a configured model with a provider whose key stays in the environment", () => {
     writeConfig({
       providers: { p: { baseUrl: "http://127.0.0.1:9/v1", apiKeyEnv: "MY_KEY" } },

@@ -144,18 +144,36 @@ export const PRESETS: Record<string, Preset> = {
       "CLAUDE_CODE_USE_BEDROCK",
       "CLAUDE_CODE_USE_VERTEX",
     ],
+    // A side request after every turn asks the model to guess the user's next prompt.
+    env: { CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION: "false" },
     // It starts in `auto`, which writes unasked and puts a notice into the answer text.
     mode: "acceptEdits",
-    model: (endpoint, stateDir) => ({
-      args: [],
-      env: {
-        CLAUDE_CONFIG_DIR: join(stateDir, "claude-config"),
-        ANTHROPIC_BASE_URL: endpoint.baseUrl.replace(/\/v1$/, ""),
-        ANTHROPIC_MODEL: endpoint.model,
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        ...(endpoint.apiKey ? { ANTHROPIC_API_KEY: endpoint.apiKey } : {}),
-      },
-    }),
+    model: (endpoint, stateDir) => {
+      const configDir = join(stateDir, "claude-config");
+      // Sessions live in CLAUDE_CONFIG_DIR too, so it stays from step to step and session/load
+      // finds them. Starting in acceptEdits (not auto) keeps a notice about auto mode out of the
+      // answer before uwf-acp could set the mode.
+      writePrivate(join(configDir, "settings.json"), {
+        permissions: { defaultMode: "acceptEdits" },
+      });
+      return {
+        args: [],
+        env: {
+          CLAUDE_CONFIG_DIR: configDir,
+          ANTHROPIC_BASE_URL: endpoint.baseUrl.replace(/\/v1$/, ""),
+          ANTHROPIC_MODEL: endpoint.model,
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+          // A failing provider fails the step at once; uwf suspends the thread with the reason.
+          CLAUDE_CODE_MAX_RETRIES: "0",
+          // Against a base URL it does not know, Claude Code answers a 400 by sending the same
+          // request again without each experimental beta (tool search included), up to 8 in
+          // all: the provider's error would be hidden behind a burst of requests.
+          CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS: "1",
+          ENABLE_TOOL_SEARCH: "false",
+          ...(endpoint.apiKey ? { ANTHROPIC_API_KEY: endpoint.apiKey } : {}),
+        },
+      };
+    },
     modelName: (name) => ({ args: [], env: { ANTHROPIC_MODEL: name } }),
   },
   codex: {
