@@ -1,5 +1,7 @@
+import { randomBytes } from "node:crypto";
 import { HASH_PATTERN } from "@united-workforce/protocol";
 import { describe, expect, it } from "vitest";
+import XXH from "xxhashjs";
 import { hashBytes } from "./hash.js";
 
 describe("hashBytes", () => {
@@ -12,6 +14,15 @@ describe("hashBytes", () => {
   it("always gives 13 characters matching the hash pattern", () => {
     for (const input of ["", "a", '{"type":"schema"}', "x".repeat(5000)]) {
       expect(hashBytes(input)).toMatch(HASH_PATTERN);
+    }
+  });
+
+  it("reads xxhashjs' digest exactly as its own hex rendering does, for any input", () => {
+    // The digest's 16-bit parts are read directly (fast); this pins them to the slow path.
+    for (let i = 0; i < 300; i++) {
+      const bytes = new Uint8Array(randomBytes(i % 97 === 0 ? 4096 + i : i));
+      const hex = XXH.h64(0).update(bytes.buffer).digest().toString(16);
+      expect(hashBytes(bytes)).toBe(expectedFor(BigInt(`0x${hex}`)));
     }
   });
 
