@@ -35,33 +35,16 @@ export function findRollout(home: string, threadId: string): string | null {
 
 /** The session's token totals after its last model request, or null when it records none. */
 export function rolloutTotals(file: string): CodexTokenTotals | null {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return null;
-  }
-  const lines = text.split("\n");
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!;
-    if (!line.includes('"token_count"')) continue;
-    let entry: unknown;
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      continue;
-    }
+  return newestEntry(file, '"token_count"', (entry) => {
     const total = dig(entry, ["payload", "info", "total_token_usage"]);
-    if (total && typeof total.input_tokens === "number") {
-      return {
-        input_tokens: count(total.input_tokens),
-        cached_input_tokens: count(total.cached_input_tokens),
-        cache_write_input_tokens: count(total.cache_write_input_tokens),
-        output_tokens: count(total.output_tokens),
-      };
-    }
-  }
-  return null;
+    if (!total || typeof total.input_tokens !== "number") return undefined;
+    return {
+      input_tokens: count(total.input_tokens),
+      cached_input_tokens: count(total.cached_input_tokens),
+      cache_write_input_tokens: count(total.cache_write_input_tokens),
+      output_tokens: count(total.output_tokens),
+    };
+  });
 }
 
 /**
@@ -70,6 +53,29 @@ export function rolloutTotals(file: string): CodexTokenTotals | null {
  * demand…": this code is the only place the status survives.
  */
 export function rolloutFailureStatus(file: string): string | null {
+  return newestEntry(file, '"codex_error_info"', (entry) => {
+    const info = dig(entry, ["payload", "error"])?.codex_error_info;
+    if (info === "internal_server_error") return "HTTP 500 Internal Server Error";
+    if (typeof info === "object" && info !== null) {
+      for (const detail of Object.values(info)) {
+        const status = (detail as Record<string, unknown> | null)?.http_status_code;
+        if (typeof status === "number") return `HTTP ${status}`;
+      }
+    }
+    // The last failure names no status: an older one does not explain this run.
+    return null;
+  });
+}
+
+/**
+ * Walk the rollout's JSON lines newest first, looking only at lines holding `marker`, until
+ * `pick` answers something other than undefined. An unreadable file or no answer gives null.
+ */
+function newestEntry<T>(
+  file: string,
+  marker: string,
+  pick: (entry: unknown) => T | null | undefined,
+): T | null {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -79,22 +85,15 @@ export function rolloutFailureStatus(file: string): string | null {
   const lines = text.split("\n");
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!;
-    if (!line.includes('"codex_error_info"')) continue;
+    if (!line.includes(marker)) continue;
     let entry: unknown;
     try {
       entry = JSON.parse(line);
     } catch {
       continue;
     }
-    const info = dig(entry, ["payload", "error"])?.codex_error_info;
-    if (info === "internal_server_error") return "HTTP 500 Internal Server Error";
-    if (typeof info === "object" && info !== null) {
-      for (const detail of Object.values(info)) {
-        const status = (detail as Record<string, unknown> | null)?.http_status_code;
-        if (typeof status === "number") return `HTTP ${status}`;
-      }
-    }
-    return null;
+    const picked = pick(entry);
+    if (picked !== undefined) return picked;
   }
   return null;
 }
