@@ -11,16 +11,15 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   accessSync,
-  closeSync,
   constants,
   existsSync,
-  openSync,
   readFileSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { withLock } from "./lib/file-lock.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const CLIS = ["claude", "claude-agent-acp", "codex", "gemini"];
@@ -110,43 +109,4 @@ function missingBins(base) {
       return true;
     }
   });
-}
-
-/** Two `npm test` runs at once must not both run `npm ci` in one folder. */
-function withLock(path, fn) {
-  for (;;) {
-    try {
-      const fd = openSync(path, "wx");
-      writeFileSync(fd, String(process.pid));
-      closeSync(fd);
-      break;
-    } catch (error) {
-      if (error.code !== "EEXIST") throw error;
-      const holder = Number(readOrEmpty(path));
-      if (holder > 0 && !isRunning(holder)) rmSync(path, { force: true });
-      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
-    }
-  }
-  try {
-    return fn();
-  } finally {
-    rmSync(path, { force: true });
-  }
-}
-
-function readOrEmpty(path) {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
-  }
-}
-
-function isRunning(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === "EPERM";
-  }
 }

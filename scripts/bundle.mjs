@@ -15,11 +15,9 @@
 // `node scripts/bundle.mjs --prune <dir>` (each binary package's prepack) builds nothing and
 // removes every chunk the current `main.js` does not reach, so a package ships one build.
 import {
-  closeSync,
   existsSync,
   lstatSync,
   mkdirSync,
-  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -29,6 +27,7 @@ import {
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { withLock } from "./lib/file-lock.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -122,32 +121,6 @@ function removeUnreached(dir, keep) {
 }
 
 /**
- * Run `fn` holding `path` (a file naming this pid), so two builds of one tree at once (two
- * `npm test`s) never remove each other's new chunks. A lock whose pid is gone is taken over.
- */
-function withLock(path, fn) {
-  for (;;) {
-    try {
-      const fd = openSync(path, "wx");
-      writeFileSync(fd, String(process.pid));
-      closeSync(fd);
-      break;
-    } catch (error) {
-      if (error.code !== "EEXIST") throw error;
-      const holder = Number(readIfPresent(path));
-      // An empty file is a lock being written: wait for it like for a live holder.
-      if (holder > 0 && !isRunning(holder)) rmSync(path, { force: true });
-      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
-    }
-  }
-  try {
-    fn();
-  } finally {
-    rmSync(path, { force: true });
-  }
-}
-
-/**
  * Earlier builds made `dist/bundle` a symlink to `bundle-<time>-<pid>` folders, which packing
  * drops; replace that with a plain folder and remove the old copies.
  */
@@ -205,14 +178,5 @@ function isSymlink(path) {
     return lstatSync(path).isSymbolicLink();
   } catch {
     return false;
-  }
-}
-
-function isRunning(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === "EPERM";
   }
 }
