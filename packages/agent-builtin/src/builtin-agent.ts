@@ -29,7 +29,7 @@ export const builtinAgent = createAgent({
     const endpoint = resolveEndpoint(ctx);
     const workspace = new Workspace(ctx.cwd);
     const tools = toolDefinitions({ runCommand: limits.runCommand });
-    const previous = await previousConversation(ctx);
+    const previous = previousConversation(ctx);
     const conversation: Conversation = {
       sessionId: previous?.sessionId ?? `builtin-${newUlid()}`,
       endpoint,

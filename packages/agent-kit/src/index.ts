@@ -106,7 +106,9 @@ export {
 } from "./runner/types.js";
 export { sumUsage } from "./runner/usage.js";
 export {
+  type ResumableSession,
   readSessions,
+  resumableSession,
   type SessionMap,
   type SessionRecord,
   sessionToResume,

@@ -566,7 +566,7 @@ describe("createAgent", () => {
     });
 
     it("offers the role's session on its next visit by the same adapter in the same cwd", async () => {
-      const first = await plannerStep({ sessionId: "sess-1", model: "m-1" });
+      const first = await plannerStep({ sessionId: "sess-1", model: "m-1", state: "kept" });
       expect(first.seen.resumeSession).toBeNull();
       const second = await plannerStep({ sessionId: "sess-1", model: "m-1" });
       expect(second.seen.resumeSession).toEqual({
@@ -574,11 +574,15 @@ describe("createAgent", () => {
         sessionId: "sess-1",
         cwd: temp.home,
         model: "m-1",
+        // The step that last used the session, and its detail: where an adapter keeps state.
+        step: first.step,
+        detail: expect.objectContaining({ sessionId: "sess-1", state: "kept" }),
       });
       // A step without a session id keeps the sessions recorded before it.
       await plannerStep({});
       const fourth = await plannerStep({});
       expect(fourth.seen.resumeSession?.sessionId).toBe("sess-1");
+      expect(fourth.seen.resumeSession?.step).toBe(second.step);
     });
 
     it("does not offer a session opened in another directory", async () => {

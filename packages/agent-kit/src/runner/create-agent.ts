@@ -21,7 +21,7 @@ import type { Validator } from "../extract/extract.js";
 import { SUSPEND_OUTPUT_SCHEMA } from "../extract/suspend.js";
 import { composePrompt } from "../prompt/compose.js";
 import { buildOutputFormatInstruction } from "../prompt/output-format.js";
-import { readSessions, type SessionMap, sessionToResume } from "../session/sessions.js";
+import { readSessions, resumableSession, type SessionMap } from "../session/sessions.js";
 import { type AgentArgs, readAgentArgs, usageText } from "./argv.js";
 import { type AttemptsOutcome, type ExtractModel, runAttempts } from "./attempts.js";
 import { buildDetail, type DetailDraft } from "./detail.js";
@@ -191,7 +191,7 @@ async function prepareStep(
     stepIndex: context.stepIndex,
     history: context.history.entries,
     historyTruncated: context.history.truncated,
-    resumeSession: sessionToResume(sessions, {
+    resumeSession: await resumableSession(cas, sessions, {
       role: args.role,
       adapter: definition.name,
       cwd: io.cwd,

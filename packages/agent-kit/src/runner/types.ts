@@ -8,7 +8,7 @@ import type {
   WorkflowPayload,
 } from "@united-workforce/protocol";
 import type { HistoryEntry } from "../context/history.js";
-import type { SessionRecord, TurnRecord } from "../session/sessions.js";
+import type { ResumableSession, TurnRecord } from "../session/sessions.js";
 import type { AgentOptionSpec, AgentOptionValues } from "./argv.js";
 
 /** Where an agent process reads and writes; tests pass their own. */
@@ -56,9 +56,10 @@ export interface AgentContext {
   /**
    * The session this role worked in on its previous visit, when this adapter opened it in this
    * same cwd: resume it (`claude --resume`, `codex exec resume`, ACP `session/load`), so the
-   * agent remembers its own earlier turns. Null on a role's first visit.
+   * agent remembers its own earlier turns. `detail` is the detail of the step that last used
+   * it, where an adapter keeps state the agent itself does not. Null on a role's first visit.
    */
-  resumeSession: SessionRecord | null;
+  resumeSession: ResumableSession | null;
   signal?: AbortSignal;
   /** Print one progress line on stderr (prefixed with the adapter's name). */
   progress: (message: string) => void;

@@ -14,9 +14,20 @@ export interface SessionRecord {
   /** Agent CLIs key sessions by directory: a session is resumed only in the same cwd. */
   cwd: string;
   model: string | null;
+  /**
+   * The step that last used the session. Left out in the detail of that very step (a node
+   * cannot name itself); filled in when the next step reads the map.
+   */
+  step?: Hash;
 }
 
 export type SessionMap = Record<string, SessionRecord>;
+
+/** A session to resume, with the detail of the step that last used it (the adapter's state). */
+export interface ResumableSession extends SessionRecord {
+  /** That step's detail payload: what the adapter kept there (e.g. uwf-builtin's conversation). */
+  detail: Record<string, unknown> | null;
+}
 
 /** One model turn as an adapter reports it; agent-kit stores each as a `turn` node. */
 export interface TurnRecord {
@@ -35,15 +46,38 @@ export interface ToolCallRecord {
   isError?: boolean;
 }
 
-/** The sessions recorded up to `head` (the StartNode has none). One step and one detail read. */
+/**
+ * The sessions recorded up to `head` (the StartNode has none): one step and one detail read.
+ * The record the head step itself wrote gets `step: head`.
+ */
 export async function readSessions(cas: Cas, head: Hash, start: Hash): Promise<SessionMap> {
   if (head === start) return {};
   const step = await cas.getPayload<StepPayload>(head, "step");
   // Any detail shape is accepted: a step from an adapter that keeps no sessions has none.
-  const detail = (await cas.get(step.detail)).payload;
-  const sessions =
-    typeof detail === "object" && detail !== null ? Reflect.get(detail, "sessions") : null;
-  return isSessionMap(sessions) ? sessions : {};
+  const sessions = asRecord((await cas.get(step.detail)).payload)?.sessions;
+  if (!isSessionMap(sessions)) return {};
+  const own = sessions[step.role];
+  if (!own || own.step !== undefined) return sessions;
+  return { ...sessions, [step.role]: { ...own, step: head } };
+}
+
+/** The session a role may resume (see `sessionToResume`), with its last step's detail. */
+export async function resumableSession(
+  cas: Cas,
+  sessions: SessionMap,
+  options: { role: string; adapter: string; cwd: string },
+): Promise<ResumableSession | null> {
+  const record = sessionToResume(sessions, options);
+  if (!record) return null;
+  if (record.step === undefined) return { ...record, detail: null };
+  const step = await cas.getPayload<StepPayload>(record.step, "step");
+  return { ...record, detail: asRecord((await cas.get(step.detail)).payload) };
+}
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 /** The session a role may resume: opened by this adapter in this directory. */
