@@ -42,7 +42,7 @@ const ADAPTERS = [
   {
     name: "uwf-claude-code",
     cli: "claude",
-    bin: "packages/agent-claude-code/bin/uwf-claude-code.js",
+    bin: "packages/agent-claude-code/bin/uwf-claude-code.cjs",
     binEnv: "UWF_CLAUDE_BIN",
     provider: (fake) => ({ api: "anthropic", baseUrl: fake.url }),
     model: "claude-fake",
@@ -50,7 +50,7 @@ const ADAPTERS = [
   {
     name: "uwf-codex",
     cli: "codex",
-    bin: "packages/agent-codex/bin/uwf-codex.js",
+    bin: "packages/agent-codex/bin/uwf-codex.cjs",
     binEnv: "UWF_CODEX_BIN",
     provider: (fake) => ({ api: "openai-responses", baseUrl: fake.baseUrl }),
     model: "gpt-5.5",
@@ -126,7 +126,7 @@ try {
         CODEX_HOME: join(agentHome, ".codex"),
       };
       const uwf = (...args) =>
-        timed(node, [join(root, "packages/cli/bin/uwf.js"), ...args], { env: baseEnv, cwd: work });
+        timed(node, [join(root, "packages/cli/bin/uwf.cjs"), ...args], { env: baseEnv, cwd: work });
       const thread = JSON.parse(
         (
           await uwf(

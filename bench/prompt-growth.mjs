@@ -22,7 +22,7 @@ const bodyChars = Number(process.env.BODY_CHARS ?? 600);
 const home = mkdtempSync(join(tmpdir(), "uwf-bench-prompt-"));
 try {
   const uwf = (...args) =>
-    execFileSync(process.execPath, [join(root, "packages/cli/bin/uwf.js"), ...args], {
+    execFileSync(process.execPath, [join(root, "packages/cli/bin/uwf.cjs"), ...args], {
       env: { ...process.env, UWF_HOME: home },
     }).toString();
   const workflowHash = JSON.parse(

@@ -44,8 +44,8 @@ const { openStore } = await import(
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const node = process.execPath;
-const uwfBin = join(root, "packages/cli/bin/uwf.js");
-const mockBin = join(root, "packages/agent-mock/bin/uwf-mock.js");
+const uwfBin = join(root, "packages/cli/bin/uwf.cjs");
+const mockBin = join(root, "packages/agent-mock/bin/uwf-mock.cjs");
 const benchAdapter = join(root, "bench/adapter.mjs");
 const runs = Number(process.env.BENCH_RUNS ?? 15);
 const large = process.env.BENCH_LARGE !== "0";
@@ -172,11 +172,11 @@ try {
 
   // Each adapter's own start, before it does any work: `--help`.
   for (const [name, bin] of [
-    ["uwf-mock", "agent-mock/bin/uwf-mock.js"],
-    ["uwf-claude-code", "agent-claude-code/bin/uwf-claude-code.js"],
-    ["uwf-codex", "agent-codex/bin/uwf-codex.js"],
-    ["uwf-acp", "agent-acp/bin/uwf-acp.js"],
-    ["uwf-builtin", "agent-builtin/bin/uwf-builtin.js"],
+    ["uwf-mock", "agent-mock/bin/uwf-mock.cjs"],
+    ["uwf-claude-code", "agent-claude-code/bin/uwf-claude-code.cjs"],
+    ["uwf-codex", "agent-codex/bin/uwf-codex.cjs"],
+    ["uwf-acp", "agent-acp/bin/uwf-acp.cjs"],
+    ["uwf-builtin", "agent-builtin/bin/uwf-builtin.cjs"],
   ]) {
     report(
       `${name} --help (its own start)`,

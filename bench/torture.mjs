@@ -60,7 +60,7 @@ const home = realpathSync(mkdtempSync(join(tmpdir(), "uwf-torture-")));
 function snapshot(pkg, bin) {
   const from = join(root, "packages", pkg);
   const to = join(home, "bin", pkg);
-  if (!existsSync(join(from, "dist/bundle/main.js"))) {
+  if (!existsSync(join(from, "dist/bundle/main.cjs"))) {
     throw new Error(`packages/${pkg}/dist/bundle is missing: run \`pnpm build\` first`);
   }
   for (const part of ["bin", "dist/bundle", "package.json"]) {

@@ -1,19 +1,19 @@
 #!/usr/bin/env node
-// Bundles each binary into a few ESM files after `tsc -b`: one file to load starts far faster
-// than hundreds of modules (DESIGN §14). Commands import their heavy libraries lazily, and
-// code splitting keeps those in chunks that load only when a command needs them.
+// Bundles each binary into one CommonJS file after `tsc -b` (DESIGN §14): one file starts far
+// faster than hundreds of ES modules, and a CommonJS script is what `dist/bundle/boot.cjs`
+// (copied from scripts/lib/boot.cjs) can compile with V8's code cache, which Node 20 offers for
+// no ES module. Commands import their heavy libraries with `import()`, which esbuild turns into
+// lazily run module initialisers, so a command still runs only the code it needs.
 //
-// `dist/bundle` is a plain folder (packing drops symlinks), updated in place so that a `uwf`
-// process running during a rebuild (a background worker loading chunks lazily) never finds a
-// chunk missing or half-written:
-//   1. chunks are named by their content hash, so a name never changes meaning; new ones are
-//      written to a temp file and renamed into place;
-//   2. `main.js` is replaced last, by one rename;
-//   3. only chunks that neither the new nor the previous `main.js` reaches are removed.
-// A process started two builds ago may still miss a chunk; nothing older is kept.
+// Each bundle's first line is `// uwf-bundle <content hash>`: boot.cjs keys its code cache on
+// it. The bundle must be ASCII (checked here) so that boot.cjs can read it as latin1.
+//
+// `dist/bundle` is updated in place, each file replaced by one rename, so a running `uwf`
+// (which read its whole bundle at start) is never disturbed by a rebuild.
 //
 // `node scripts/bundle.mjs --prune <dir>` (each binary package's prepack) builds nothing and
-// removes every chunk the current `main.js` does not reach, so a package ships one build.
+// removes whatever else is in the bundle folder, so a package ships exactly one build.
+import { createHash } from "node:crypto";
 import {
   existsSync,
   lstatSync,
@@ -30,11 +30,8 @@ import { build } from "esbuild";
 import { withLock } from "./lib/file-lock.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-
-// CommonJS dependencies (ajv, mustache, xxhashjs) call require() for Node built-ins.
-const banner = {
-  js: "import { createRequire as __uwfCreateRequire } from 'node:module'; const require = __uwfCreateRequire(import.meta.url);",
-};
+const BOOT = readFileSync(`${root}scripts/lib/boot.cjs`, "utf8");
+const KEEP = new Set(["main.cjs", "boot.cjs"]);
 
 const cliVersion = JSON.parse(readFileSync(`${root}packages/cli/package.json`, "utf8")).version;
 
@@ -50,73 +47,81 @@ const targets = [
   { entry: "packages/agent-codex/dist/main.js", outdir: "packages/agent-codex/dist/bundle" },
 ];
 
-const ENTRY = "main.js";
-const CHUNKS = "chunks";
-// A temp file names its writer's pid, so a build never takes another live build's file.
-const TEMP = /^\.(.+)\.(\d+)\.tmp$/;
+/**
+ * commander requires node:child_process at load, for subcommands that are separate
+ * executables (uwf has none); with it come net, dgram and the stream modules, ≈ 3 ms of every
+ * start. Here commander gets the module on first use instead.
+ */
+const lazyChildProcessForCommander = {
+  name: "lazy-child-process-for-commander",
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      /[\\/]commander[\\/]/.test(args.importer)
+        ? { path: "child_process", namespace: "uwf-lazy-builtin" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "uwf-lazy-builtin" }, () => ({
+      contents:
+        'let loaded; module.exports = new Proxy({}, { get: (_, key) => (loaded ??= require("node:child_process"))[key] });',
+      loader: "js",
+    }));
+  },
+};
 
 const pruneAt = process.argv.indexOf("--prune");
 if (pruneAt !== -1) {
   const dir = resolve(process.argv[pruneAt + 1] ?? "dist/bundle");
-  if (!existsSync(join(dir, ENTRY))) {
-    console.error(`${join(dir, ENTRY)} is missing: run \`pnpm build\` first`);
+  if (!existsSync(join(dir, "main.cjs"))) {
+    console.error(`${join(dir, "main.cjs")} is missing: run \`pnpm build\` first`);
     process.exit(1);
   }
-  withLock(`${dir}.lock`, () => removeUnreached(dir, reachable(join(dir, ENTRY), readIfPresent)));
+  withLock(`${dir}.lock`, () => removeOthers(dir));
   process.exit(0);
 }
 
 for (const { entry, outdir } of targets) {
   if (!existsSync(`${root}${entry}`)) continue;
-  const dir = `${root}${outdir}`;
   const result = await build({
-    entryPoints: { main: `${root}${entry}` },
-    outdir: dir,
+    entryPoints: [`${root}${entry}`],
     write: false,
+    outfile: `${root}${outdir}/main.cjs`,
     bundle: true,
-    splitting: true,
-    format: "esm",
+    format: "cjs",
     platform: "node",
     target: "node20",
-    banner,
-    chunkNames: `${CHUNKS}/[name]-[hash]`,
+    // Less to read and parse at every start; names stay, so stack traces stay readable.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    charset: "ascii",
     logLevel: "warning",
     legalComments: "none",
-    define: { __UWF_VERSION__: JSON.stringify(cliVersion) },
+    plugins: [lazyChildProcessForCommander],
+    banner: { js: 'var __uwfModuleUrl=require("node:url").pathToFileURL(__filename).href;' },
+    define: {
+      "import.meta.url": "__uwfModuleUrl",
+      __UWF_VERSION__: JSON.stringify(cliVersion),
+    },
   });
-  withLock(`${dir}.lock`, () => install(dir, result.outputFiles));
-}
-
-/** Put a fresh build into `dir` in the order that keeps every running process whole. */
-function install(dir, outputFiles) {
-  removeOldLayout(dir);
-  mkdirSync(join(dir, CHUNKS), { recursive: true });
-  const built = new Map(outputFiles.map((file) => [resolve(file.path), file.text]));
-  const main = join(dir, ENTRY);
-  for (const file of outputFiles) {
-    if (!file.path.startsWith(join(dir, CHUNKS))) continue;
-    // Same name, same content: a chunk already there is this one.
-    if (!existsSync(file.path)) writeAtomically(file.path, file.text);
+  const code = result.outputFiles[0].text;
+  // As many UTF-8 bytes as characters: every character is ASCII.
+  if (Buffer.byteLength(code) !== code.length) {
+    throw new Error(`${outdir}/main.cjs is not ASCII: boot.cjs reads it as latin1`);
   }
-  const keep = new Set([
-    ...reachable(main, (path) => built.get(path)),
-    ...reachable(main, (path) => readIfPresent(path)),
-  ]);
-  writeAtomically(main, built.get(main));
-  removeUnreached(dir, keep);
+  const hash = createHash("sha256").update(BOOT).update(code).digest("hex").slice(0, 16);
+  const dir = `${root}${outdir}`;
+  withLock(`${dir}.lock`, () => {
+    removeOldLayout(dir);
+    mkdirSync(dir, { recursive: true });
+    writeAtomically(join(dir, "boot.cjs"), BOOT);
+    writeAtomically(join(dir, "main.cjs"), `// uwf-bundle ${hash}\n${code}`);
+    removeOthers(dir);
+  });
 }
 
-/** Remove the chunks not in `keep`, and temp files whose writer has died. */
-function removeUnreached(dir, keep) {
-  for (const folder of [dir, join(dir, CHUNKS)]) {
-    for (const name of readdirSync(folder)) {
-      const path = join(folder, name);
-      const temp = TEMP.exec(name);
-      const stale = temp
-        ? !isRunning(Number(temp[2]))
-        : folder !== dir && name.endsWith(".js") && !keep.has(path);
-      if (stale) rmSync(path, { force: true });
-    }
+/** Remove everything in `dir` but the bundle and its boot file (earlier builds' chunks too). */
+function removeOthers(dir) {
+  for (const name of readdirSync(dir)) {
+    if (!KEEP.has(name)) rmSync(join(dir, name), { recursive: true, force: true });
   }
 }
 
@@ -135,42 +140,10 @@ function removeOldLayout(dir) {
   }
 }
 
-/** Every file `start` loads, itself included, reading each with `read` (null when absent). */
-function reachable(start, read) {
-  const seen = new Set();
-  const pending = [start];
-  while (pending.length > 0) {
-    const path = pending.pop();
-    if (seen.has(path)) continue;
-    const text = read(path);
-    if (text === null || text === undefined) continue;
-    seen.add(path);
-    for (const specifier of relativeImports(text)) pending.push(resolve(dirname(path), specifier));
-  }
-  return seen;
-}
-
-/** Relative `.js` specifiers of static and dynamic imports in esbuild's output. */
-function relativeImports(text) {
-  const specifiers = [];
-  const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.\.?\/[^"']+\.js)["']/g;
-  for (const match of text.matchAll(pattern)) specifiers.push(match[1]);
-  return specifiers;
-}
-
 function writeAtomically(path, text) {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   writeFileSync(temp, text);
   renameSync(temp, path);
-}
-
-function readIfPresent(path) {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if (error.code === "ENOENT") return null;
-    throw error;
-  }
 }
 
 function isSymlink(path) {

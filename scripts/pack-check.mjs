@@ -237,7 +237,7 @@ function checkTarball(pkg) {
     }
   }
   if (meta.bin) {
-    const main = "dist/bundle/main.js";
+    const main = "dist/bundle/main.cjs";
     if (!has.has(main)) problems.push(`has no ${main}`);
   }
   // Each source map's sources must be in the tarball too.

@@ -9,7 +9,7 @@ const claudeAcp = agentCliPath("claude-agent-acp");
 
 describe("uwf-acp --preset claude conformance against the real claude-agent-acp", () => {
   const cases = adapterConformance({
-    command: join(REPO_ROOT, "packages/agent-acp/bin/uwf-acp.js"),
+    command: join(REPO_ROOT, "packages/agent-acp/bin/uwf-acp.cjs"),
     // Retries are off through the preset's environment (CLAUDE_CODE_MAX_RETRIES=0).
     args: ["--preset", "claude"],
     provider: { api: "anthropic", model: "claude-fake" },

@@ -12,7 +12,7 @@ const SAME_MINUTE =
 
 describe("uwf-acp --preset gemini conformance against the real gemini --acp", () => {
   const cases = adapterConformance({
-    command: join(REPO_ROOT, "packages/agent-acp/bin/uwf-acp.js"),
+    command: join(REPO_ROOT, "packages/agent-acp/bin/uwf-acp.cjs"),
     // Retries are off through the preset's settings (general.maxAttempts: 1) for a model alias.
     args: ["--preset", "gemini"],
     provider: { api: "gemini", model: "gemini-2.5-flash" },

@@ -3,12 +3,12 @@ import { join } from "node:path";
 import { REPO_ROOT, runUwf, type TempHome } from "@united-workforce/test-utils";
 import { stringify } from "yaml";
 
-export const UWF_ACP_BIN = join(REPO_ROOT, "packages/agent-acp/bin/uwf-acp.js");
+export const UWF_ACP_BIN = join(REPO_ROOT, "packages/agent-acp/bin/uwf-acp.cjs");
 
 export function requireBuilt(): void {
   for (const file of [
-    "packages/agent-acp/dist/bundle/main.js",
-    "packages/cli/dist/bundle/main.js",
+    "packages/agent-acp/dist/bundle/main.cjs",
+    "packages/cli/dist/bundle/main.cjs",
   ]) {
     if (!existsSync(join(REPO_ROOT, file)))
       throw new Error(`${file} is missing: run \`pnpm build\` first`);

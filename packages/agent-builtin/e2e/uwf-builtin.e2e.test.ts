@@ -17,7 +17,7 @@ import {
 } from "@united-workforce/test-utils";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
-const BUILTIN_BIN = join(REPO_ROOT, "packages/agent-builtin/bin/uwf-builtin.js");
+const BUILTIN_BIN = join(REPO_ROOT, "packages/agent-builtin/bin/uwf-builtin.cjs");
 
 const WORKFLOW = {
   name: "feature",
@@ -64,7 +64,7 @@ const uwf = (...args: string[]) =>
   runUwf(args, { home: temp.home, cwd: repo, env: { NODE_PATH: undefined } });
 
 beforeAll(() => {
-  if (!existsSync(join(REPO_ROOT, "packages/agent-builtin/dist/bundle/main.js"))) {
+  if (!existsSync(join(REPO_ROOT, "packages/agent-builtin/dist/bundle/main.cjs"))) {
     throw new Error("packages/agent-builtin/dist/bundle is missing: run `pnpm build` first");
   }
 });

@@ -19,7 +19,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 // What only uwf-claude-code has, against the real pinned claude; the shared cases are in
 // conformance.test.ts.
-const ADAPTER = join(REPO_ROOT, "packages/agent-claude-code/bin/uwf-claude-code.js");
+const ADAPTER = join(REPO_ROOT, "packages/agent-claude-code/bin/uwf-claude-code.cjs");
 const claude = agentCliPath("claude");
 const writeThenAnswer = {
   steps: [

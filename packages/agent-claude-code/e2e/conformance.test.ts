@@ -7,7 +7,7 @@ const claude = agentCliPath("claude");
 
 describe("uwf-claude-code conformance against the real claude CLI", () => {
   const cases = adapterConformance({
-    command: join(REPO_ROOT, "packages/agent-claude-code/bin/uwf-claude-code.js"),
+    command: join(REPO_ROOT, "packages/agent-claude-code/bin/uwf-claude-code.cjs"),
     noRetryArgs: ["--max-retries", "0"],
     provider: { api: "anthropic", model: "claude-fake" },
     baseUrl: (fake) => fake.url,

@@ -3,9 +3,13 @@ import { claudeCodeAgent } from "./claude-agent.js";
 import { versionText } from "./version.js";
 
 // The uwf-claude-code entry: a signal aborts the step, which ends claude's whole process group.
-const argv = process.argv.slice(2);
-if (argv[0] === "--version" || argv[0] === "-V") {
-  process.stdout.write(await versionText(process.env));
-} else {
-  await runAgentBinary(claudeCodeAgent);
+// No top-level await: the bundle is CommonJS so that its compiled code can be cached.
+async function main(argv: readonly string[]): Promise<void> {
+  if (argv[0] === "--version" || argv[0] === "-V") {
+    process.stdout.write(await versionText(process.env));
+  } else {
+    await runAgentBinary(claudeCodeAgent);
+  }
 }
+
+void main(process.argv.slice(2));

@@ -9,7 +9,7 @@ const codex = agentCliPath("codex");
 
 describe("uwf-codex conformance against the real codex CLI", () => {
   const cases = adapterConformance({
-    command: join(REPO_ROOT, "packages/agent-codex/bin/uwf-codex.js"),
+    command: join(REPO_ROOT, "packages/agent-codex/bin/uwf-codex.cjs"),
     provider: { api: "openai-responses", model: "gpt-5.5" },
     writeFileTool: ({ path, content }) => ({
       apply_patch: `*** Begin Patch\n*** Add File: ${path}\n${content

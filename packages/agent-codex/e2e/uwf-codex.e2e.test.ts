@@ -24,11 +24,11 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
  * real codex CLI; only the model is replaced, by the fake on 127.0.0.1.
  */
 
-const UWF_CODEX_BIN = join(REPO_ROOT, "packages/agent-codex/bin/uwf-codex.js");
+const UWF_CODEX_BIN = join(REPO_ROOT, "packages/agent-codex/bin/uwf-codex.cjs");
 let codex: string;
 
 beforeAll(() => {
-  if (!existsSync(join(REPO_ROOT, "packages/agent-codex/dist/bundle/main.js"))) {
+  if (!existsSync(join(REPO_ROOT, "packages/agent-codex/dist/bundle/main.cjs"))) {
     throw new Error("packages/agent-codex/dist/bundle is missing: run `pnpm build` first");
   }
   codex = agentCliPath("codex");

@@ -2,4 +2,4 @@ import { runAgentBinary } from "@united-workforce/agent-kit";
 import { mockAgent } from "./mock-agent.js";
 
 // The uwf-mock entry: a signal aborts the step (a scripted delay ends at once).
-await runAgentBinary(mockAgent);
+void runAgentBinary(mockAgent);

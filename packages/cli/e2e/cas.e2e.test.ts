@@ -26,7 +26,7 @@ const ABSENT = "0000000000000";
 
 let home: TempHome;
 beforeAll(() => {
-  if (!existsSync(join(REPO_ROOT, "packages/cli/dist/bundle/main.js"))) {
+  if (!existsSync(join(REPO_ROOT, "packages/cli/dist/bundle/main.cjs"))) {
     throw new Error("packages/cli/dist/bundle is missing: run `pnpm build` first");
   }
 });

@@ -106,7 +106,7 @@ beforeAll(async () => {
   if (git.status !== 0) throw new Error(`git init failed: ${git.stderr}`);
   mkdirSync(join(agent.home, ".codex"));
   writeFileSync(join(temp.home, "coding.yaml"), WORKFLOW);
-  const adapter = (pkg: string, bin: string) => join(REPO_ROOT, `packages/${pkg}/bin/${bin}.js`);
+  const adapter = (pkg: string, bin: string) => join(REPO_ROOT, `packages/${pkg}/bin/${bin}.cjs`);
   const config = {
     providers: {
       anthropic: { api: "anthropic", baseUrl: fake.url, apiKey: "fake-key" },

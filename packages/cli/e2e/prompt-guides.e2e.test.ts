@@ -22,7 +22,7 @@ import { renderUsage } from "../src/commands/prompt/texts/usage.js";
 import { renderWorkflowAuthoring } from "../src/commands/prompt/texts/workflow-authoring.js";
 
 /** The built-in agent's binary, once that package is part of this tree. */
-const BUILTIN = join(REPO_ROOT, "packages/agent-builtin/bin/uwf-builtin.js");
+const BUILTIN = join(REPO_ROOT, "packages/agent-builtin/bin/uwf-builtin.cjs");
 const BUILTIN_BIN = existsSync(BUILTIN) ? BUILTIN : null;
 
 /**

@@ -28,7 +28,7 @@ const HASH = /^[0-9A-HJKMNP-TV-Z]{13}$/;
 let home: TempHome;
 let work: TempHome;
 beforeAll(() => {
-  if (!existsSync(join(REPO_ROOT, "packages/cli/dist/bundle/main.js"))) {
+  if (!existsSync(join(REPO_ROOT, "packages/cli/dist/bundle/main.cjs"))) {
     throw new Error("packages/cli/dist/bundle is missing: run `pnpm build` first");
   }
 });

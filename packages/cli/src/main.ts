@@ -1,6 +1,5 @@
-import { killRunningAdapters } from "@united-workforce/engine";
 import { ExitCode } from "@united-workforce/protocol";
-import { ioError } from "@united-workforce/util";
+import { ioError, writeToFd } from "@united-workforce/util";
 import { runCli } from "./program.js";
 
 // The `uwf` entry: the only place that exits.
@@ -10,13 +9,17 @@ import { runCli } from "./program.js";
 // they abort the command, which stops its adapter and releases its lock, and the exit code
 // is 130. A JavaScript handler cannot run while the event loop is blocked, so a handler
 // installed for the whole process would leave Ctrl-C ignored during long synchronous work.
-// A second signal kills the agents and exits at once.
+// A second signal kills the agents and exits at once. The engine is imported there, not up
+// front: a process that runs an agent has loaded it already, and others need not load it.
 const controller = new AbortController();
 let signalled = false;
 const onSignal = (signal: NodeJS.Signals): void => {
   if (signalled) {
-    killRunningAdapters();
-    process.exit(ExitCode.interrupted);
+    void import("@united-workforce/engine").then(({ killRunningAdapters }) => {
+      killRunningAdapters();
+      process.exit(ExitCode.interrupted);
+    });
+    return;
   }
   signalled = true;
   if (!controller.signal.aborted) controller.abort(signal);
@@ -36,20 +39,17 @@ async function interruptible<T>(work: () => Promise<T>): Promise<T> {
 // A reader that goes away (`uwf thread exec … 2>&1 | head -1`, a closed terminal) is an
 // interrupt, not a reason to exit on the spot with a step half done and a lock held: the
 // running command is aborted and cleans up, and what it would still print is dropped.
-const closed = new Set<NodeJS.WriteStream>();
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", () => {
-    closed.add(stream);
-    if (!controller.signal.aborted) controller.abort("output closed");
-  });
-}
-const write = (stream: NodeJS.WriteStream, text: string): void => {
-  if (!closed.has(stream)) stream.write(text);
+const closed = new Set<number>();
+const write = (fd: number, text: string): void => {
+  if (closed.has(fd) || writeToFd(fd, text)) return;
+  closed.add(fd);
+  if (!controller.signal.aborted) controller.abort("output closed");
 };
 
-const code = await runCli(process.argv.slice(2), {
-  stdout: (text) => write(process.stdout, text),
-  stderr: (text) => write(process.stderr, text),
+// No top-level await: the bundle is CommonJS so that its compiled code can be cached (DESIGN §14).
+void runCli(process.argv.slice(2), {
+  stdout: (text) => write(1, text),
+  stderr: (text) => write(2, text),
   env: process.env,
   // Read when a command needs it: a deleted working directory is then an error that says so,
   // and commands that do not need it still work.
@@ -63,5 +63,6 @@ const code = await runCli(process.argv.slice(2), {
   signal: controller.signal,
   interruptible,
   self: [process.execPath, process.argv[1] ?? ""],
+}).then((code) => {
+  process.exitCode = signalled ? ExitCode.interrupted : code;
 });
-process.exitCode = signalled ? ExitCode.interrupted : code;

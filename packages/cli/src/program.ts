@@ -3,13 +3,13 @@ import type { Store, UwfConfig } from "@united-workforce/store";
 import { createLogger, makePrivateDir, resolveHome, UwfError } from "@united-workforce/util";
 import { Command, CommanderError, Option } from "commander";
 import type { CommandContext, CommandSpec, OutputFormat } from "./commands/command.js";
-import { COMMANDS } from "./commands/index.js";
 import {
   argumentLabel,
   checkArgument,
   parseOptionValue,
   valueNote,
 } from "./commands/option-values.js";
+import { COMMAND_TABLE } from "./commands/table.js";
 import { configWarning } from "./output/config-warning.js";
 import { renderError } from "./output/errors.js";
 import { formatResult } from "./output/write.js";
@@ -49,10 +49,14 @@ export const GLOBAL_OPTIONS = [
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const format = sniffFormat(argv);
   let exitCode: number = ExitCode.ok;
-  const program = buildProgram(io, (code) => {
-    exitCode = code;
-  });
   try {
+    const program = buildProgram(
+      io,
+      (code) => {
+        exitCode = code;
+      },
+      await commandsFor(argv),
+    );
     await program.parseAsync(argv as string[], { from: "user" });
     return exitCode;
   } catch (error) {
@@ -77,6 +81,24 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
+/**
+ * The commands to give commander: only the one argv names when it names one, so that a run
+ * loads that command's code alone; all of them for help, a group, or words that name none
+ * (commander then lists them or suggests the nearest).
+ */
+async function commandsFor(argv: readonly string[]): Promise<readonly CommandSpec[]> {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const arg = argv[i]!;
+    if (arg === "--format") i++;
+    else if (arg === "--") break;
+    else if (!arg.startsWith("-")) words.push(arg);
+  }
+  const named = COMMAND_TABLE.find((entry) => entry.path.every((word, i) => words[i] === word));
+  if (named) return [(await named.load()).default];
+  return (await import("./commands/index.js")).COMMANDS;
+}
+
 /** `--format` must shape even errors raised before commander has parsed it. */
 function sniffFormat(argv: readonly string[]): OutputFormat {
   for (let i = 0; i < argv.length; i++) {
@@ -91,7 +113,11 @@ function sniffFormat(argv: readonly string[]): OutputFormat {
   return "text";
 }
 
-export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+export function buildProgram(
+  io: CliIo,
+  setExitCode: (code: number) => void,
+  commands: readonly CommandSpec[],
+): Command {
   const program = new Command("uwf")
     .description(
       "uwf (United Workforce): run multi-role agent workflows, one step per call, no daemon.",
@@ -112,7 +138,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     });
 
   const groups = new Map<string, Command>();
-  for (const spec of COMMANDS) {
+  for (const spec of commands) {
     const [group, name] = spec.path;
     if (!group) continue;
     let parent = program;
@@ -231,7 +257,7 @@ function addCommand(
     try {
       const run = () => spec.run(context, values.flat(), parsed as never);
       const result = spec.interruptible ? await io.interruptible(run) : await run();
-      io.stdout(formatResult(result, format));
+      io.stdout(await formatResult(result, format));
       setExitCode(result.exitCode ?? ExitCode.ok);
     } finally {
       io.signal.removeEventListener("abort", onAbort);

@@ -4,8 +4,8 @@ import { fileURLToPath } from "node:url";
 
 /** The repository root (this file is `packages/test-utils/{src,dist}/run.*`). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-export const UWF_BIN = join(REPO_ROOT, "packages/cli/bin/uwf.js");
-export const UWF_MOCK_BIN = join(REPO_ROOT, "packages/agent-mock/bin/uwf-mock.js");
+export const UWF_BIN = join(REPO_ROOT, "packages/cli/bin/uwf.cjs");
+export const UWF_MOCK_BIN = join(REPO_ROOT, "packages/agent-mock/bin/uwf-mock.cjs");
 
 export interface RunOptions {
   cwd?: string;

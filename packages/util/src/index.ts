@@ -1,9 +1,10 @@
 export { CROCKFORD_ALPHABET, decodeBase32, encodeBase32 } from "./base32.js";
+export { nodeCrypto } from "./builtin.js";
 export { canonicalJson } from "./canonical-json.js";
 export { errorMessage, isUwfError, UwfError } from "./errors.js";
-export { type FrontmatterResult, parseFrontmatter } from "./frontmatter.js";
 export { type AtomicWriteOptions, writeFileAtomic } from "./fs/atomic-write.js";
 export { type ErrnoError, ioError, isErrnoError } from "./fs/io-error.js";
+export { writeToFd } from "./fs/write-fd.js";
 export { type WriteFunction, writeFully } from "./fs/write-fully.js";
 export { HASH_LENGTH, hashBytes } from "./hash.js";
 export { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, resolveHome } from "./home.js";

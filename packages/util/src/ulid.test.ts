@@ -1,4 +1,5 @@
 import { THREAD_ID_PATTERN } from "@united-workforce/protocol";
+import { decodeTime, ulid as referenceUlid } from "ulid";
 import { describe, expect, it } from "vitest";
 import { newUlid, ulidTime } from "./ulid.js";
 
@@ -17,5 +18,30 @@ describe("ULIDs", () => {
     for (const id of ids) expect(id).toMatch(THREAD_ID_PATTERN);
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(100);
+  });
+});
+
+describe("ULIDs, against the reference implementation", () => {
+  it("decode the same as the `ulid` package, and decode its ids the same", () => {
+    for (let i = 0; i < 50; i++) {
+      const now = Math.floor(Math.random() * 2 ** 47);
+      const ours = newUlid(now);
+      expect(decodeTime(ours)).toBe(ulidTime(ours));
+      const theirs = referenceUlid(now);
+      expect(ulidTime(theirs)).toBe(now);
+    }
+  });
+
+  it("count up within one millisecond, past a carry into the next character", () => {
+    const now = 2 ** 46;
+    const first = newUlid(now);
+    const ids = Array.from({ length: 40 }, () => newUlid(now));
+    expect([first, ...ids].sort()).toEqual([first, ...ids]);
+    expect(ids.every((id) => id.slice(0, 10) === first.slice(0, 10))).toBe(true);
+  });
+
+  it("refuses a time a ULID cannot hold", () => {
+    expect(() => newUlid(-1)).toThrow(RangeError);
+    expect(() => newUlid(2 ** 48)).toThrow(RangeError);
   });
 });

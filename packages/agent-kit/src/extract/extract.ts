@@ -1,6 +1,6 @@
 import type { ExitOutput, RoleExits } from "@united-workforce/engine";
 import { STATUS_FIELD, SUSPEND } from "@united-workforce/protocol";
-import { parseFrontmatter } from "@united-workforce/util";
+import { parseFrontmatter } from "./frontmatter.js";
 
 export interface Validation {
   valid: boolean;

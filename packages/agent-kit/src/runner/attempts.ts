@@ -1,6 +1,6 @@
 import type { RoleExits } from "@united-workforce/engine";
 import type { Usage } from "@united-workforce/protocol";
-import { errorMessage, parseFrontmatter } from "@united-workforce/util";
+import { errorMessage } from "@united-workforce/util";
 import { buildCorrection } from "../extract/correction.js";
 import {
   checkCandidate,
@@ -8,6 +8,7 @@ import {
   extractOutput,
   type Validator,
 } from "../extract/extract.js";
+import { parseFrontmatter } from "../extract/frontmatter.js";
 import { extractWithModel, type ModelEndpoint } from "../extract/model-extract.js";
 import type { AgentContext, AgentDefinition, AgentRunResult } from "./types.js";
 

@@ -5,7 +5,7 @@ describe("commandLabel", () => {
   it("names a script run by an interpreter after the script", () => {
     expect(
       commandLabel("/usr/bin/node", [
-        "/repo/packages/agent-mock/bin/uwf-mock.js",
+        "/repo/packages/agent-mock/bin/uwf-mock.cjs",
         "--scenario",
         "s",
       ]),

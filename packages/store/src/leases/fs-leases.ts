@@ -1,8 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isThreadId } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
+import { nodeCrypto, UwfError } from "@united-workforce/util";
 import type {
   AcquiredLease,
   ChildIdentity,
@@ -81,7 +80,7 @@ export class FsLeaseStore implements LeaseStore {
     const now = Date.now();
     const info: LeaseInfo = {
       thread,
-      token: randomUUID(),
+      token: nodeCrypto().randomUUID(),
       holder: selfHolder(this.#host),
       command: options.command,
       acquiredAt: new Date(now).toISOString(),

@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { isThreadId } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
+import { nodeCrypto, UwfError } from "@united-workforce/util";
 import type {
   AcquiredLease,
   ChildIdentity,
@@ -68,7 +67,7 @@ export function createPostgresLeases(db: Database, options: PostgresLeaseOptions
     async acquire(thread, { command }): Promise<AcquiredLease> {
       assertThreadId(thread);
       const holder = holderOf();
-      const token = randomUUID();
+      const token = nodeCrypto().randomUUID();
       for (let attempt = 0; attempt < ACQUIRE_ATTEMPTS; attempt++) {
         const [created] = await db.query<LeaseRow>(
           `insert into uwf_leases (thread, token, host, pid, start_time, command, expires_at)

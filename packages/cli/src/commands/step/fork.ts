@@ -1,4 +1,3 @@
-import { readStep, walkBack } from "@united-workforce/engine";
 import type { StartPayload, StepForkDocument, ThreadPointer } from "@united-workforce/protocol";
 import { newUlid } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
@@ -10,6 +9,7 @@ export default defineCommand({
   args: [{ name: "step", type: "hash", description: "step hash" }],
   examples: ["uwf step fork 0K4Q8Z3M1XH2C && uwf thread exec <new thread>"],
   async run(ctx, [hash]) {
+    const { readStep, walkBack } = await import("@united-workforce/engine");
     const engine = await openEngine(ctx);
     const { cas } = engine.store;
     const step = await readStep(cas, hash!);

@@ -1,4 +1,3 @@
-import { walkBack } from "@united-workforce/engine";
 import type { StepListDocument, StepListEntry } from "@united-workforce/protocol";
 import { defineCommand, result } from "../command.js";
 
@@ -7,6 +6,7 @@ export default defineCommand({
   summary: "list a thread's steps, oldest first",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
+    const { walkBack } = await import("@united-workforce/engine");
     const { cas, threads } = await ctx.store();
     const pointer = await threads.get(thread!);
     const steps: StepListEntry[] = [];

@@ -1,4 +1,3 @@
-import { readStep, renderStep } from "@united-workforce/engine";
 import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
@@ -9,6 +8,7 @@ export default defineCommand({
     { flags: "--prompt", type: "boolean", description: "print the assembled prompt instead" },
   ],
   async run(ctx, [hash], options) {
+    const { readStep, renderStep } = await import("@united-workforce/engine");
     const { cas } = await ctx.store();
     const step = await readStep(cas, hash!);
     const markdown = options.prompt

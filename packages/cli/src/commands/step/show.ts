@@ -1,5 +1,3 @@
-import { readStep } from "@united-workforce/engine";
-import { stringify as stringifyYaml } from "yaml";
 import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
@@ -7,6 +5,8 @@ export default defineCommand({
   summary: "show a step node: links, role, output, agent, usage",
   args: [{ name: "step", type: "hash", description: "step hash" }],
   async run(ctx, [hash]) {
+    const { readStep } = await import("@united-workforce/engine");
+    const { stringify: stringifyYaml } = await import("yaml");
     const { cas } = await ctx.store();
     const step = await readStep(cas, hash!);
     const output = await cas.getPayload<Record<string, unknown>>(step.output);

@@ -1,4 +1,3 @@
-import { stopHolder, takeThread } from "@united-workforce/engine";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "./shared.js";
@@ -8,6 +7,7 @@ export default defineCommand({
   summary: "stop any running exec and archive the thread as cancelled",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
+    const { stopHolder, takeThread } = await import("@united-workforce/engine");
     const engine = await openEngine(ctx);
     const { store } = engine;
     const before = await store.threads.get(thread!);

@@ -1,11 +1,4 @@
 import { spawn } from "node:child_process";
-import {
-  deriveStatus,
-  execDocument,
-  runSteps,
-  takeThread,
-  terminalReason,
-} from "@united-workforce/engine";
 import type { ThreadExecDocument } from "@united-workforce/protocol";
 import { type Lease, processIdentity } from "@united-workforce/store";
 import { type CommandContext, defineCommand, result } from "../command.js";
@@ -51,6 +44,9 @@ export default defineCommand({
     "uwf thread exec 01JD… --agent uwf-claude-code",
   ],
   async run(ctx, [thread], options) {
+    const { deriveStatus, execDocument, runSteps, takeThread, terminalReason } = await import(
+      "@united-workforce/engine"
+    );
     const count = options.count;
     const worker = options.worker as string | undefined;
     const engine = await openEngine(ctx, { detached: worker !== undefined });

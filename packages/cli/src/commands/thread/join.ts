@@ -1,4 +1,3 @@
-import { deriveStatus, waitForRelease } from "@united-workforce/engine";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 
@@ -16,6 +15,7 @@ export default defineCommand({
     },
   ],
   async run(ctx, [thread], options) {
+    const { deriveStatus, waitForRelease } = await import("@united-workforce/engine");
     const store = await ctx.store();
     await store.threads.get(thread!);
     const timeout = options.timeout ?? null;

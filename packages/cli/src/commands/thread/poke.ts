@@ -1,4 +1,3 @@
-import { deriveStatus, execDocument, runSteps, takeThread } from "@united-workforce/engine";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { execExitCode, openEngine, renderExec } from "./shared.js";
@@ -26,6 +25,9 @@ export default defineCommand({
   ],
   examples: ['uwf thread poke 01JD… -p "Keep the public API unchanged."'],
   async run(ctx, [thread], options) {
+    const { deriveStatus, execDocument, runSteps, takeThread } = await import(
+      "@united-workforce/engine"
+    );
     const text = options.prompt;
     const engine = await openEngine(ctx);
     await engine.store.threads.get(thread!);

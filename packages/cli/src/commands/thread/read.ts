@@ -1,4 +1,3 @@
-import { readStep, renderStart, renderStep, walkBack } from "@united-workforce/engine";
 import type { StartPayload } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
@@ -22,6 +21,9 @@ export default defineCommand({
     { flags: "--start", type: "boolean", description: "read from the first step forward" },
   ],
   async run(ctx, [thread], options) {
+    const { readStep, renderStart, renderStep, walkBack } = await import(
+      "@united-workforce/engine"
+    );
     const quota = options.quota;
     const store = await ctx.store();
     const { cas } = store;

@@ -1,12 +1,4 @@
-import {
-  deriveStatus,
-  type Engine,
-  execDocument,
-  type PlannedStep,
-  prevOf,
-  runSteps,
-  takeThread,
-} from "@united-workforce/engine";
+import type { Engine, PlannedStep } from "@united-workforce/engine";
 import { START, type SuspendInfo, type ThreadPointer } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
@@ -41,6 +33,9 @@ export default defineCommand({
   ],
   examples: ['uwf thread resume 01JD… -p "Use the staging database."'],
   async run(ctx, [thread], options) {
+    const { deriveStatus, execDocument, runSteps, takeThread } = await import(
+      "@united-workforce/engine"
+    );
     const count = options.count;
     const answer =
       typeof options.prompt === "string" && options.prompt.trim() !== "" ? options.prompt : null;
@@ -69,6 +64,7 @@ async function planResume(
   pointer: ThreadPointer,
   answer: string | null,
 ): Promise<PlannedStep> {
+  const { prevOf } = await import("@united-workforce/engine");
   const id = pointer.thread;
   switch (pointer.status) {
     case "cancelled":
@@ -146,6 +142,7 @@ async function planAnswer(
   info: SuspendInfo,
   answer: string | null,
 ): Promise<PlannedStep> {
+  const { prevOf } = await import("@united-workforce/engine");
   const head = await engine.headStep(pointer);
   const asked = head?.role === info.role ? head : null;
   const question = `The thread was suspended with this question:\n${info.reason}`;

@@ -1,4 +1,4 @@
-import { Engine } from "@united-workforce/engine";
+import type { Engine } from "@united-workforce/engine";
 import { ExitCode, type ThreadExecDocument } from "@united-workforce/protocol";
 import type { CommandContext } from "../command.js";
 
@@ -11,6 +11,7 @@ export async function openEngine(
   options: { detached?: boolean } = {},
 ): Promise<Engine> {
   const store = await ctx.store();
+  const { Engine } = await import("@united-workforce/engine");
   return new Engine({
     store,
     cwd: ctx.cwd,

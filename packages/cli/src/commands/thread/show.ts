@@ -1,4 +1,3 @@
-import { deriveStatus, liveHolder } from "@united-workforce/engine";
 import { emptyUsage, type ThreadShowDocument } from "@united-workforce/protocol";
 import { errorMessage } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
@@ -9,6 +8,7 @@ export default defineCommand({
   summary: "show a thread's status, head, next role and usage",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
+    const { deriveStatus, liveHolder } = await import("@united-workforce/engine");
     const engine = await openEngine(ctx);
     const pointer = await engine.store.threads.get(thread!);
     const holder = await liveHolder(engine.store, thread!);

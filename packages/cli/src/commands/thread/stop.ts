@@ -1,4 +1,3 @@
-import { stopHolder } from "@united-workforce/engine";
 import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
@@ -6,6 +5,7 @@ export default defineCommand({
   summary: "stop a running exec (and its agent's whole process group); the thread stays idle",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
+    const { stopHolder } = await import("@united-workforce/engine");
     const store = await ctx.store();
     await store.threads.get(thread!);
     const stopped = await stopHolder(store, thread!);

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { ExitCode, type WorkflowValidateDocument } from "@united-workforce/protocol";
 import { defineCommand, result } from "../command.js";
 import { warningLines } from "./shared.js";
@@ -8,7 +9,6 @@ export default defineCommand({
   args: [{ name: "file", description: "workflow YAML file" }],
   examples: ["uwf workflow validate examples/solve-issue.yaml"],
   async run(ctx, [file]) {
-    const { resolve } = await import("node:path");
     const { loadAndValidate } = await import("@united-workforce/engine");
     const { validatorCacheDir } = await import("@united-workforce/store");
     const loaded = await loadAndValidate(resolve(ctx.cwd, file!), {

@@ -1,5 +1,0 @@
-#!/usr/bin/env node
-import { runBinary } from "../dist/bundle/main.js";
-
-// uwf-acp with the hermes preset: `hermes acp`.
-await runBinary("uwf-hermes", "hermes");

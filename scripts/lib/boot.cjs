@@ -1,0 +1,127 @@
+"use strict";
+// Starts a binary's bundle with V8's compiled code cached between processes (DESIGN §14).
+//
+// `scripts/bundle.mjs` copies this file next to each binary's CommonJS bundle
+// (`dist/bundle/boot.cjs` beside `dist/bundle/main.cjs`); the package's `bin/` file requires it.
+// Node 20 caches no compiled code of its own (`module.enableCompileCache` came in Node 22), so
+// every start would parse and compile the whole bundle again. Here the bundle is compiled with
+// `vm.Script` and the code V8 produced is saved once, after a run that exited 0, so that it
+// holds the functions that run used; later starts reuse it instead of compiling.
+//
+// The cache is `<uwf home>/cache/code/<binary>/<build>-<command>-<node>-<arch>.bin`:
+//   - <build> is the content hash that bundle.mjs writes into the bundle's first line, so a
+//     cache is never used with another build (V8 itself checks only the source length);
+//   - <command> is the command the argv names (`thread-exec`, `cas-get`, `help`), so each
+//     command gets the code it runs, not what the first command ever run happened to use;
+//   - V8 refuses a cache made by another V8 version or with other flags; it is then rewritten.
+// A missing, refused or unwritable cache costs time only. `UWF_CODE_CACHE=0` turns it off.
+const {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} = require("node:fs");
+const { isAbsolute, join, resolve } = require("node:path");
+const { Script, constants } = require("node:vm");
+const { createRequire } = require("node:module");
+
+const BUNDLE = join(__dirname, "main.cjs");
+const BUILD = /^\/\/ uwf-bundle ([0-9a-f]{16})\n/;
+const WORD = /^[a-z][a-z0-9-]{0,31}$/;
+
+/**
+ * Run the bundle and return its exports. `name` names the binary in cache files; `words` is how
+ * many leading command words select a command (2 for `uwf thread exec`, 0 for an adapter).
+ */
+function boot(name, words = 0, argv = process.argv.slice(2), env = process.env) {
+  // bundle.mjs makes the bundle ASCII-only (it checks), and latin1 decodes that fastest.
+  const source = readFileSync(BUNDLE, "latin1");
+  const build = BUILD.exec(source);
+  const file =
+    build !== null && env.UWF_CODE_CACHE !== "0"
+      ? join(
+          cacheDir(env),
+          name,
+          `${build[1]}-${commandKey(argv, words)}-${process.version}-${process.arch}.bin`,
+        )
+      : null;
+  let cached;
+  if (file !== null) {
+    try {
+      cached = readFileSync(file);
+    } catch {
+      // None yet: this run writes it.
+    }
+  }
+  const script = new Script(
+    `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
+    {
+      filename: BUNDLE,
+      cachedData: cached,
+      // Node ≥ 20.? lets code compiled here `import()` like any module; older ones throw on it.
+      importModuleDynamically: constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    },
+  );
+  if (file !== null && (cached === undefined || script.cachedDataRejected)) {
+    process.once("exit", (code) => {
+      if (code === 0) save(file, build[1], script);
+    });
+  }
+  const module = { exports: {}, filename: BUNDLE, id: BUNDLE };
+  script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, __dirname);
+  return module.exports;
+}
+
+/** `thread-exec`, `cas-get-help`, `main`, `main-version`: the command words and help/version. */
+function commandKey(argv, words) {
+  const parts = [];
+  let help = false;
+  let version = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") break;
+    if (arg === "-h" || arg === "--help") help = true;
+    else if (arg === "-V" || arg === "--version") version = true;
+    else if (arg === "--format") i++;
+    else if (arg.startsWith("-")) continue;
+    else if (parts.length < words && WORD.test(arg)) parts.push(arg);
+    else break;
+  }
+  if (parts.length === 0) parts.push("main");
+  if (help) parts.push("help");
+  if (version) parts.push("version");
+  return parts.join("-");
+}
+
+/** `<home>/cache/code`, with the home `uwf` uses: UWF_HOME, else ~/.uwf. */
+function cacheDir(env) {
+  const home = env.UWF_HOME?.trim();
+  const root = home
+    ? isAbsolute(home)
+      ? home
+      : resolve(home)
+    : join(require("node:os").homedir(), ".uwf");
+  return join(root, "cache", "code");
+}
+
+/** Write the code V8 compiled, whole or not at all, and drop this binary's other builds. */
+function save(file, build, script) {
+  try {
+    const dir = join(file, "..");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const temp = `${file}.${process.pid}.tmp`;
+    writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
+    renameSync(temp, file);
+    for (const other of readdirSync(dir)) {
+      if (!other.startsWith(`${build}-`)) {
+        rmSync(join(dir, other), { force: true });
+      }
+    }
+  } catch {
+    // A read-only or full disk: the next start compiles again.
+  }
+}
+
+module.exports = { boot, commandKey };

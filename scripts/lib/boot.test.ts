@@ -1,0 +1,129 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const BOOT = new URL("./boot.cjs", import.meta.url).pathname;
+const { commandKey } = createRequire(import.meta.url)(BOOT) as {
+  commandKey(argv: string[], words: number): string;
+};
+
+/** A binary laid out like a built package: bin → dist/bundle/boot.cjs → main.cjs. */
+function fakeBinary(build: string): { bin: string; bundle: string } {
+  const root = mkdtempSync(join(tmpdir(), "uwf-boot-"));
+  const bundle = join(root, "dist", "bundle");
+  mkdirSync(bundle, { recursive: true });
+  copyFileSync(BOOT, join(bundle, "boot.cjs"));
+  // Exits with the code argv asks for; prints what `require` and `module` it was given work.
+  writeFileSync(
+    join(bundle, "main.cjs"),
+    `// uwf-bundle ${build}\n` +
+      'const path = require("node:path");\n' +
+      "module.exports.ran = true;\n" +
+      'process.stdout.write(path.basename(__filename) + "\\n");\n' +
+      "process.exitCode = Number(process.argv.at(-1)) || 0;\n",
+  );
+  const bin = join(root, "bin.cjs");
+  writeFileSync(bin, 'require("./dist/bundle/boot.cjs").boot("fake", 2);\n');
+  return { bin, bundle };
+}
+
+function run(bin: string, home: string, args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [bin, ...args], {
+    env: { PATH: process.env.PATH, UWF_HOME: home, ...env },
+    encoding: "utf8",
+  });
+}
+
+const cacheFiles = (home: string): string[] => {
+  const dir = join(home, "cache", "code", "fake");
+  return existsSync(dir) ? readdirSync(dir) : [];
+};
+
+describe("boot: the compiled-code cache", () => {
+  it("runs the bundle, and after a run that exits 0 keeps its compiled code, private", () => {
+    const { bin } = fakeBinary("00000000000000aa");
+    const home = mkdtempSync(join(tmpdir(), "uwf-boot-home-"));
+    const first = run(bin, home, ["cas", "get", "0"]);
+    expect(first.status).toBe(0);
+    expect(first.stdout).toBe("main.cjs\n");
+    const [file] = cacheFiles(home);
+    expect(file).toBe(`00000000000000aa-cas-get-${process.version}-${process.arch}.bin`);
+    const path = join(home, "cache", "code", "fake", file!);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, "cache", "code")).mode & 0o777).toBe(0o700);
+
+    // V8 takes the cache: the second run does not write it again.
+    const written = statSync(path).mtimeMs;
+    expect(run(bin, home, ["cas", "get", "0"]).status).toBe(0);
+    expect(statSync(path).mtimeMs).toBe(written);
+  });
+
+  it("writes nothing after a failed run, or with UWF_CODE_CACHE=0", () => {
+    const { bin } = fakeBinary("00000000000000bb");
+    const home = mkdtempSync(join(tmpdir(), "uwf-boot-home-"));
+    expect(run(bin, home, ["thread", "show", "3"]).status).toBe(3);
+    expect(run(bin, home, ["thread", "show", "0"], { UWF_CODE_CACHE: "0" }).status).toBe(0);
+    expect(cacheFiles(home)).toEqual([]);
+  });
+
+  it("replaces a damaged cache file and still runs", () => {
+    const { bin } = fakeBinary("00000000000000cc");
+    const home = mkdtempSync(join(tmpdir(), "uwf-boot-home-"));
+    expect(run(bin, home, ["cas", "get", "0"]).status).toBe(0);
+    const path = join(home, "cache", "code", "fake", cacheFiles(home)[0]!);
+    writeFileSync(path, "not V8 code at all");
+    const again = run(bin, home, ["cas", "get", "0"]);
+    expect(again.status).toBe(0);
+    expect(again.stdout).toBe("main.cjs\n");
+    expect(statSync(path).size).toBeGreaterThan("not V8 code at all".length);
+  });
+
+  it("drops the caches of other builds when it writes one for a new build", () => {
+    const home = mkdtempSync(join(tmpdir(), "uwf-boot-home-"));
+    const old = fakeBinary("00000000000000dd");
+    expect(run(old.bin, home, ["cas", "get", "0"]).status).toBe(0);
+    expect(run(old.bin, home, ["cas", "has", "0"]).status).toBe(0);
+    expect(cacheFiles(home)).toHaveLength(2);
+    const next = fakeBinary("00000000000000ee");
+    expect(run(next.bin, home, ["cas", "get", "0"]).status).toBe(0);
+    expect(cacheFiles(home).map((name) => name.slice(0, 16))).toEqual(["00000000000000ee"]);
+  });
+
+  it("runs a bundle without a build line, caching nothing", () => {
+    const { bin, bundle } = fakeBinary("00000000000000ff");
+    writeFileSync(join(bundle, "main.cjs"), 'process.stdout.write("plain\\n");\n');
+    const home = mkdtempSync(join(tmpdir(), "uwf-boot-home-"));
+    expect(execFileSync(process.execPath, [bin], { env: { UWF_HOME: home } }).toString()).toBe(
+      "plain\n",
+    );
+    expect(cacheFiles(home)).toEqual([]);
+  });
+});
+
+describe("boot: which command a cache is for", () => {
+  it("names the command words, help and version, skipping options and --format's value", () => {
+    expect(commandKey(["thread", "exec", "01ABC", "-c", "3"], 2)).toBe("thread-exec");
+    expect(commandKey(["--format", "json", "cas", "get", "X"], 2)).toBe("cas-get");
+    expect(commandKey(["thread", "show", "--help"], 2)).toBe("thread-show-help");
+    expect(commandKey(["--help"], 2)).toBe("main-help");
+    expect(commandKey(["--thread", "T", "--role", "r"], 0)).toBe("main");
+    expect(commandKey(["--version"], 0)).toBe("main-version");
+  });
+
+  it("keeps words that could not be a file name out of the key", () => {
+    expect(commandKey(["../../etc", "passwd"], 2)).toBe("main");
+    expect(commandKey(["Thread", "exec"], 2)).toBe("main");
+    expect(commandKey(["x".repeat(40)], 2)).toBe("main");
+  });
+});
