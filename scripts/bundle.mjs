@@ -48,21 +48,31 @@ const targets = [
 ];
 
 /**
- * commander requires node:child_process at load, for subcommands that are separate
- * executables (uwf has none); with it come net, dgram and the stream modules, ≈ 3 ms of every
- * start. Here commander gets the module on first use instead.
+ * Built-ins that CommonJS dependencies require at load but rarely use, each with ≈ 2–3 ms of
+ * every start behind it: commander wants child_process (with net, dgram and the streams) only
+ * for subcommands that are separate executables, which uwf has none of; dotenv wants crypto
+ * only to decrypt vaults. Here each of them gets the module on first use instead. (ES modules
+ * cannot be served this way: esbuild copies their imports' properties at load. Our own code
+ * loads such built-ins on first use itself: `nodeCrypto()`, `nodeChildProcess()` in util.)
  */
-const lazyChildProcessForCommander = {
-  name: "lazy-child-process-for-commander",
+const LAZY_BUILTINS = { commander: ["child_process"], dotenv: ["crypto"] };
+
+const lazyBuiltins = {
+  name: "uwf-lazy-builtins",
   setup(build) {
-    build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      /[\\/]commander[\\/]/.test(args.importer)
-        ? { path: "child_process", namespace: "uwf-lazy-builtin" }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: "uwf-lazy-builtin" }, () => ({
-      contents:
-        'let loaded; module.exports = new Proxy({}, { get: (_, key) => (loaded ??= require("node:child_process"))[key] });',
+    build.onResolve({ filter: /^(node:)?[a-z_]+$/ }, ({ path, importer, namespace }) => {
+      if (namespace === "uwf-lazy-builtin") return undefined;
+      const name = path.replace(/^node:/, "");
+      const from =
+        /[\\/]node_modules[\\/](?:\.pnpm[\\/][^\\/]+[\\/]node_modules[\\/])?([^\\/]+)[\\/]/.exec(
+          importer,
+        )?.[1];
+      return from && LAZY_BUILTINS[from]?.includes(name)
+        ? { path: name, namespace: "uwf-lazy-builtin" }
+        : undefined;
+    });
+    build.onLoad({ filter: /.*/, namespace: "uwf-lazy-builtin" }, ({ path }) => ({
+      contents: `let loaded; module.exports = new Proxy({}, { get: (_, key) => (loaded ??= require("node:${path}"))[key] });`,
       loader: "js",
     }));
   },
@@ -95,7 +105,7 @@ for (const { entry, outdir } of targets) {
     charset: "ascii",
     logLevel: "warning",
     legalComments: "none",
-    plugins: [lazyChildProcessForCommander],
+    plugins: [lazyBuiltins],
     banner: { js: 'var __uwfModuleUrl=require("node:url").pathToFileURL(__filename).href;' },
     define: {
       "import.meta.url": "__uwfModuleUrl",

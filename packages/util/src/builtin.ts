@@ -1,11 +1,16 @@
 import { createRequire } from "node:module";
 
-// Node built-ins that cost a start real time to load (node:crypto brings the stream modules
-// with it, ≈ 2 ms) and that most `uwf` processes never use, loaded on first call instead of
-// by a top-level import (DESIGN §14).
+// Node built-ins that cost a start real time to load (node:crypto and node:child_process each
+// bring the stream modules with them, ≈ 2–3 ms) and that most `uwf` processes never use,
+// loaded on first call instead of by a top-level import (DESIGN §14).
 const load = createRequire(import.meta.url);
 
 /** `node:crypto`, loaded on first use. */
 export function nodeCrypto(): typeof import("node:crypto") {
   return load("node:crypto") as typeof import("node:crypto");
+}
+
+/** `node:child_process`, loaded on first use. */
+export function nodeChildProcess(): typeof import("node:child_process") {
+  return load("node:child_process") as typeof import("node:child_process");
 }

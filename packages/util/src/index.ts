@@ -1,5 +1,5 @@
 export { CROCKFORD_ALPHABET, decodeBase32, encodeBase32 } from "./base32.js";
-export { nodeCrypto } from "./builtin.js";
+export { nodeChildProcess, nodeCrypto } from "./builtin.js";
 export { canonicalJson } from "./canonical-json.js";
 export { errorMessage, isUwfError, UwfError } from "./errors.js";
 export { type AtomicWriteOptions, writeFileAtomic } from "./fs/atomic-write.js";

@@ -1,9 +1,15 @@
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
 import { statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { errorMessage, sanitizeTerminalText, shellQuote, UwfError } from "@united-workforce/util";
+import {
+  errorMessage,
+  nodeChildProcess,
+  sanitizeTerminalText,
+  shellQuote,
+  UwfError,
+} from "@united-workforce/util";
 
 export interface AdapterInvocation {
   command: string;
@@ -56,7 +62,7 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
 
   let child: ChildProcessByStdio<Writable | null, Readable, Readable>;
   try {
-    child = spawn(resolved, invocation.args, {
+    child = nodeChildProcess().spawn(resolved, invocation.args, {
       cwd: invocation.cwd,
       // Names this process to the adapter, which stops by itself once it has ended (agent-kit).
       env: { ...invocation.env, UWF_ADAPTER_PARENT_PID: String(process.pid) } as NodeJS.ProcessEnv,
