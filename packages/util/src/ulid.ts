@@ -1,5 +1,5 @@
 import { decodeBase32, encodeBase32 } from "./base32.js";
-import { nodeCrypto } from "./builtin.js";
+import { randomBytes } from "./random.js";
 
 // ULIDs (https://github.com/ulid/spec): 48 bits of milliseconds, then 80 random bits, both in
 // Crockford Base32. Written here rather than taken from the `ulid` package, whose Node build
@@ -23,7 +23,7 @@ export function newUlid(nowMs: number = Date.now()): string {
     lastRandom += 1n;
   } else {
     lastTime = nowMs;
-    const bytes = nodeCrypto().randomBytes(10);
+    const bytes = randomBytes(10);
     lastRandom = BigInt(`0x${bytes.toString("hex")}`);
   }
   return encodeBase32(BigInt(lastTime), TIME_CHARS) + encodeBase32(lastRandom, RANDOM_CHARS);

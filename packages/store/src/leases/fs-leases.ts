@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, rmdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isThreadId } from "@united-workforce/protocol";
-import { nodeCrypto, UwfError } from "@united-workforce/util";
+import { randomToken, UwfError } from "@united-workforce/util";
 import type {
   AcquiredLease,
   ChildIdentity,
@@ -80,7 +80,7 @@ export class FsLeaseStore implements LeaseStore {
     const now = Date.now();
     const info: LeaseInfo = {
       thread,
-      token: nodeCrypto().randomUUID(),
+      token: randomToken(),
       holder: selfHolder(this.#host),
       command: options.command,
       acquiredAt: new Date(now).toISOString(),

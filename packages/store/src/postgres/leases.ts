@@ -1,5 +1,5 @@
 import { isThreadId } from "@united-workforce/protocol";
-import { nodeCrypto, UwfError } from "@united-workforce/util";
+import { randomToken, UwfError } from "@united-workforce/util";
 import type {
   AcquiredLease,
   ChildIdentity,
@@ -67,7 +67,7 @@ export function createPostgresLeases(db: Database, options: PostgresLeaseOptions
     async acquire(thread, { command }): Promise<AcquiredLease> {
       assertThreadId(thread);
       const holder = holderOf();
-      const token = nodeCrypto().randomUUID();
+      const token = randomToken();
       for (let attempt = 0; attempt < ACQUIRE_ATTEMPTS; attempt++) {
         const [created] = await db.query<LeaseRow>(
           `insert into uwf_leases (thread, token, host, pid, start_time, command, expires_at)
