@@ -126,17 +126,26 @@ function unwrap(schemaHash: string, text: string): string | null {
 }
 
 /**
- * Two 32-bit FNV-1a sums of the code (different offsets), 64 bits together. This guards against
- * damage, not an attacker (the folder is the user's own), so it needs no node:crypto, whose
- * loading would cost every validating process ≈ 3 ms, more than the hashing itself.
+ * Two 32-bit FNV-1a style sums over the code's UTF-8 bytes, four at a time (different offsets),
+ * 64 bits together. This guards against damage, not an attacker (the folder is the user's
+ * own), so it needs no node:crypto, whose loading would cost every validating process ≈ 3 ms;
+ * taking whole words keeps the loop short in a process too young for V8 to have optimised it.
  */
 function checksum(code: string): string {
+  const bytes = Buffer.from(code, "utf8");
+  const count = bytes.length >>> 2;
+  // Buffers over 4 KB own their memory from offset 0; a smaller one may sit unaligned in the pool.
+  const words =
+    bytes.byteOffset % 4 === 0
+      ? new Int32Array(bytes.buffer, bytes.byteOffset, count)
+      : new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + count * 4));
   let a = 0x811c9dc5;
   let b = 0x01000193;
-  for (let i = 0; i < code.length; i++) {
-    const unit = code.charCodeAt(i);
-    a = Math.imul(a ^ unit, 0x01000193);
-    b = Math.imul(b ^ unit, 0x01000193) ^ (b >>> 15);
+  for (let i = 0; i < count; i++) {
+    const word = words[i]!;
+    a = Math.imul(a ^ word, 0x01000193);
+    b = Math.imul(b ^ word, 0x01000193) ^ (b >>> 15);
   }
+  for (let i = count * 4; i < bytes.length; i++) a = Math.imul(a ^ bytes[i]!, 0x01000193);
   return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
 }
