@@ -55,14 +55,15 @@ const failures = [];
 
 /**
  * Median wall time of `runs` runs (after one warm-up); `argsFor(i)` gives each run's argv and
- * `homeFor(i)`, when given, its UWF_HOME. Each run must exit with `status`.
+ * `homeFor(i)`, when given, its UWF_HOME; `extraEnv` adds variables. Each run must exit with
+ * `status`.
  */
-function time(argsFor, homeFor, status = 0) {
+function time(argsFor, homeFor, status = 0, extraEnv = {}) {
   const samples = [];
   for (let i = 0; i <= runs; i++) {
     const args = argsFor(i);
     const started = process.hrtime.bigint();
-    const runEnv = homeFor ? { ...env, UWF_HOME: homeFor(i) } : env;
+    const runEnv = { ...env, ...(homeFor ? { UWF_HOME: homeFor(i) } : {}), ...extraEnv };
     const result = spawnSync(node, args, {
       env: runEnv,
       cwd: root,
@@ -133,6 +134,11 @@ try {
     time(() => [uwfBin, "cas", "get", text]),
     n0,
     1.5,
+  );
+  report(
+    "  the same without the code cache (UWF_CODE_CACHE=0)",
+    time(() => [uwfBin, "cas", "get", text], undefined, 0, { UWF_CODE_CACHE: "0" }),
+    n0,
   );
 
   // One step with uwf-mock, each run on a fresh thread.
