@@ -21,6 +21,7 @@ const {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } = require("node:fs");
 const { isAbsolute, join, resolve } = require("node:path");
@@ -106,7 +107,11 @@ function cacheDir(env) {
   return join(root, "cache", "code");
 }
 
-/** Write the code V8 compiled, whole or not at all, and drop this binary's other builds. */
+/**
+ * Write the code V8 compiled, whole or not at all, and drop this binary's other builds' files
+ * once a day has passed since they were written: two installs sharing one home (a global one
+ * and a checkout) would otherwise delete each other's caches at every start.
+ */
 function save(file, build, script) {
   try {
     const dir = join(file, "..");
@@ -114,9 +119,11 @@ function save(file, build, script) {
     const temp = `${file}.${process.pid}.tmp`;
     writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
     renameSync(temp, file);
+    const dayAgo = Date.now() - 86_400_000;
     for (const other of readdirSync(dir)) {
-      if (!other.startsWith(`${build}-`)) {
-        rmSync(join(dir, other), { force: true });
+      const path = join(dir, other);
+      if (!other.startsWith(`${build}-`) && statSync(path).mtimeMs < dayAgo) {
+        rmSync(path, { force: true });
       }
     }
   } catch {

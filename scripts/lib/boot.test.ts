@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readdirSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
@@ -89,15 +90,24 @@ describe("boot: the compiled-code cache", () => {
     expect(statSync(path).size).toBeGreaterThan("not V8 code at all".length);
   });
 
-  it("drops the caches of other builds when it writes one for a new build", () => {
+  it("drops other builds' caches a day old when it writes one for a new build", () => {
     const home = mkdtempSync(join(tmpdir(), "uwf-boot-home-"));
     const old = fakeBinary("00000000000000dd");
     expect(run(old.bin, home, ["cas", "get", "0"]).status).toBe(0);
     expect(run(old.bin, home, ["cas", "has", "0"]).status).toBe(0);
     expect(cacheFiles(home)).toHaveLength(2);
+    // A fresh one stays: another install sharing this home may still be using it.
+    const dayOld = (Date.now() - 86_400_000 - 60_000) / 1000;
+    const [first] = cacheFiles(home);
+    utimesSync(join(home, "cache", "code", "fake", first!), dayOld, dayOld);
     const next = fakeBinary("00000000000000ee");
     expect(run(next.bin, home, ["cas", "get", "0"]).status).toBe(0);
-    expect(cacheFiles(home).map((name) => name.slice(0, 16))).toEqual(["00000000000000ee"]);
+    const left = cacheFiles(home);
+    expect(left).not.toContain(first);
+    expect(left.map((name) => name.slice(0, 16)).sort()).toEqual([
+      "00000000000000dd",
+      "00000000000000ee",
+    ]);
   });
 
   it("runs a bundle without a build line, caching nothing", () => {
