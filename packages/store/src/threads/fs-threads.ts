@@ -62,12 +62,14 @@ export class FsThreadsStore implements ThreadsStore {
         const current = this.#read(next.thread);
         if ((current.rev ?? 0) !== expectedRev) return null;
         const stored = { ...next, rev: expectedRev + 1 };
-        const temp = this.#temp();
+        // The pointer was just read, so its folder exists: no mkdir before the temp file.
+        const temp = join(this.#dir, `.tmp-${process.pid}-${tempCounter++}`);
         writeNewFile(temp, encode(stored), file);
         try {
           renameSync(temp, file);
-        } finally {
+        } catch (error) {
           unlinkQuietly(temp);
+          throw error;
         }
         return stored;
       },
@@ -121,11 +123,6 @@ export class FsThreadsStore implements ThreadsStore {
     const parsed = parsePointer(text, id);
     if ("problem" in parsed) throw corruptThreadError(id, file, parsed.problem);
     return { ...parsed.pointer, rev: parsed.pointer.rev ?? 0 };
-  }
-
-  #temp(): string {
-    this.#ensureDir();
-    return join(this.#dir, `.tmp-${process.pid}-${tempCounter++}`);
   }
 
   #ensureDir(): void {
