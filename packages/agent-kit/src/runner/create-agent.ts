@@ -205,10 +205,11 @@ async function prepareStep(
   // read from the validator cache and loads ajv's string-length helper (~3 ms). It is known to
   // the CAS without a write: it is stored with the step only when an agent suspends.
   let suspend: ReturnType<Cas["schemaValidator"]> | undefined;
-  const validate: Validator = (candidate, kind) =>
-    kind === "suspend"
-      ? (suspend ??= cas.schemaValidator(SUSPEND_OUTPUT_SCHEMA)).validate(candidate)
-      : role(candidate);
+  const validate: Validator = (candidate, kind) => {
+    if (kind !== "suspend") return role(candidate);
+    suspend ??= cas.schemaValidator(SUSPEND_OUTPUT_SCHEMA);
+    return suspend.validate(candidate);
+  };
   const log = createLogger(env.home, {
     agent: definition.name,
     thread: args.thread,
