@@ -17,13 +17,20 @@ describe("hashBytes", () => {
     }
   });
 
-  it("reads xxhashjs' digest exactly as its own hex rendering does, for any input", () => {
-    // The digest's 16-bit parts are read directly (fast); this pins them to the slow path.
-    for (let i = 0; i < 300; i++) {
-      const bytes = new Uint8Array(randomBytes(i % 97 === 0 ? 4096 + i : i));
+  it("gives xxhashjs' XXH64 values for every length and content", () => {
+    // Every length up to 300 crosses each branch: 32-byte stripes, 8-, 4- and 1-byte tails.
+    for (let i = 0; i < 600; i++) {
+      const length = i < 300 ? i : 4096 + i;
+      const bytes = new Uint8Array(randomBytes(length));
+      if (i % 7 === 0) bytes.fill(0xff);
       const hex = XXH.h64(0).update(bytes.buffer).digest().toString(16);
       expect(hashBytes(bytes)).toBe(expectedFor(BigInt(`0x${hex}`)));
     }
+  });
+
+  it("hashes a view by its own bytes, not its whole buffer", () => {
+    const whole = Buffer.from("prefix-the node-suffix");
+    expect(hashBytes(whole.subarray(7, 15))).toBe(hashBytes("the node"));
   });
 
   it("hashes strings as UTF-8 bytes", () => {

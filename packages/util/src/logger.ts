@@ -21,7 +21,6 @@ export function logFilePath(home: string, date: Date = new Date()): string {
  * swallowed: a full disk or a read-only home must not break a step.
  */
 export function createLogger(home: string, base: Record<string, unknown> = {}): Logger {
-  let dirReady = false;
   const log = (level: LogLevel, event: string, fields: Record<string, unknown> = {}): void => {
     try {
       const now = new Date();
@@ -37,12 +36,16 @@ export function createLogger(home: string, base: Record<string, unknown> = {}): 
           if (!(key in record)) record[key] = value;
       }
       const line = `${JSON.stringify(record)}\n`;
-      if (!dirReady) {
+      const file = logFilePath(home, now);
+      try {
+        appendFileSync(file, line, { mode: PRIVATE_FILE_MODE });
+      } catch (error) {
+        // The folder is made when the first line finds it missing (not checked every process).
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
         // The log holds prompts and adapter output: for the owner only, like the home.
         mkdirSync(join(home, "logs"), { recursive: true, mode: PRIVATE_DIR_MODE });
-        dirReady = true;
+        appendFileSync(file, line, { mode: PRIVATE_FILE_MODE });
       }
-      appendFileSync(logFilePath(home, now), line, { mode: PRIVATE_FILE_MODE });
     } catch {
       // See above: the logger never throws.
     }

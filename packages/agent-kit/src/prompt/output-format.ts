@@ -5,7 +5,7 @@ import {
   type SchemaMap,
 } from "@united-workforce/engine";
 import { STATUS_FIELD, SUSPEND } from "@united-workforce/protocol";
-import { stringify as stringifyYaml } from "yaml";
+import { yamlLiteral as literal } from "./yaml-literal.js";
 
 export const SCOPE_SENTENCE = "Focus exclusively on YOUR role's deliverable.";
 
@@ -109,11 +109,6 @@ function typeList(schema: SchemaMap): string[] {
   if (isMapping(schema.properties)) return ["object"];
   if (isMapping(schema.items)) return ["array"];
   return [];
-}
-
-/** A value as it must appear in YAML: `ready`, `"123"`, `true`. */
-function literal(value: unknown): string {
-  return stringifyYaml(value).trimEnd();
 }
 
 function exampleBlock(fields: Field[]): string {

@@ -142,7 +142,6 @@ interface PreparedStep {
   ctx: AgentContext;
   sessions: SessionMap;
   validate: Validator;
-  suspendSchema: string;
   log: Logger;
 }
 
@@ -203,20 +202,22 @@ async function prepareStep(
     ...(io.signal ? { signal: io.signal } : {}),
   };
 
-  // Known to the CAS without a write: it is stored with the step only when an agent suspends.
-  const suspendSchema = cas.prepareSchema(SUSPEND_OUTPUT_SCHEMA).hash;
-  const validators = {
-    role: await cas.validator(context.roleDefinition.frontmatter),
-    suspend: await cas.validator(suspendSchema),
+  const role = await cas.validator(context.roleDefinition.frontmatter);
+  // The $SUSPEND schema's validator is made when an agent suspends, not for every step: it is
+  // read from the validator cache and loads ajv's string-length helper (~3 ms). It is known to
+  // the CAS without a write: it is stored with the step only when an agent suspends.
+  let suspend: ReturnType<Cas["schemaValidator"]> | undefined;
+  const validate: Validator = (candidate, kind) => {
+    if (kind !== "suspend") return role(candidate);
+    suspend ??= cas.schemaValidator(SUSPEND_OUTPUT_SCHEMA);
+    return suspend.validate(candidate);
   };
-  const validate: Validator = (candidate, kind) =>
-    (kind === "suspend" ? validators.suspend : validators.role)(candidate);
   const log = createLogger(env.home, {
     agent: definition.name,
     thread: args.thread,
     role: args.role,
   });
-  return { definition, args, context, ctx, sessions, validate, suspendSchema, log };
+  return { definition, args, context, ctx, sessions, validate, log };
 }
 
 function draftDetail(prepared: PreparedStep, outcome: AttemptsOutcome, failure?: string[]) {
@@ -285,11 +286,10 @@ async function storeStep(
   const usage = sumUsage([...outcome.results.map((r) => r.usage), outcome.extractUsage]);
   const attempts = outcome.records.length;
   const batch = cas.batch();
-  if (suspend) batch.putSchema(SUSPEND_OUTPUT_SCHEMA);
-  const outputHash = await batch.put(
-    suspend ? prepared.suspendSchema : context.roleDefinition.frontmatter,
-    output,
-  );
+  const outputType = suspend
+    ? batch.putSchema(SUSPEND_OUTPUT_SCHEMA)
+    : context.roleDefinition.frontmatter;
+  const outputHash = await batch.put(outputType, output);
   const bodyHash = batch.putText(body);
   const detailHash = await putDetail(batch, cas, draftDetail(prepared, outcome));
   const assembledPrompt = batch.putText(ctx.prompt);

@@ -69,6 +69,10 @@ export function prevOf(pointer: ThreadPointer): string | null {
 export class Engine {
   readonly store: Store;
   private readonly workflows = new Map<string, WorkflowPayload>();
+  // The step this engine last verified, with its output: routing from it needs no CAS read.
+  // Nodes are immutable, so a hash names the same step for the life of the process.
+  private knownHead: { hash: string; step: StepPayload; output: Record<string, unknown> } | null =
+    null;
 
   constructor(readonly ctx: EngineContext) {
     this.store = ctx.store;
@@ -89,9 +93,9 @@ export class Engine {
 
   /** The head step, or null while the head is the StartNode. Reads one node, never the chain. */
   async headStep(pointer: ThreadPointer): Promise<StepPayload | null> {
-    return pointer.head === pointer.start
-      ? null
-      : this.store.cas.getPayload<StepPayload>(pointer.head, "step");
+    if (pointer.head === pointer.start) return null;
+    if (pointer.head === this.knownHead?.hash) return this.knownHead.step;
+    return this.store.cas.getPayload<StepPayload>(pointer.head, "step");
   }
 
   /** Moderator input from the head: zero LLM cost, two node reads at most. */
@@ -100,7 +104,10 @@ export class Engine {
     const head = await this.headStep(pointer);
     if (!head || startKind === "resume")
       return evaluate(workflow.graph, START, startOutput(startKind));
-    const output = await this.store.cas.getPayload<Record<string, unknown>>(head.output);
+    const output =
+      pointer.head === this.knownHead?.hash
+        ? this.knownHead.output
+        : await this.store.cas.getPayload<Record<string, unknown>>(head.output);
     return evaluate(workflow.graph, head.role, output);
   }
 
@@ -128,10 +135,10 @@ export class Engine {
     }
     const agent = await this.chooseAgent(from, plan.role, options.agentFlag);
     // An agent chosen with --agent is remembered: the next exec, resume or poke needs no flag.
-    const pointer =
-      agent.source === "flag" && from.agent !== agent.choice
-        ? await this.write({ ...from, agent: agent.choice })
-        : from;
+    // It is stored with the step's outcome (one pointer write per step, not two); an
+    // interrupted step stores it on its own below.
+    const remember = agent.source === "flag" && from.agent !== agent.choice;
+    const pointer = remember ? { ...from, agent: agent.choice } : from;
     const agentLabel = agent.alias ?? commandLabel(agent.command, agent.args);
     const cwd = plan.location ? resolve(pointer.cwd, plan.location) : pointer.cwd;
     const started = Date.now();
@@ -170,10 +177,17 @@ export class Engine {
         },
         onSpawn: (pid) => options.lease.setChild({ ...processIdentity(pid), pgid: pid }),
       });
-      await options.lease.setChild(null);
+      // The lease keeps naming the adapter, which has exited: the next step's spawn or the
+      // release replaces it, and every reader checks the child by identity (pid + start time)
+      // before signalling it. Clearing it here cost a lease rewrite (a rename) per step.
       if (outcome.aborted) {
         this.ctx.logger.warn("step.aborted", { thread: pointer.thread, role: plan.role });
-        return { pointer, step: null, failure: null, aborted: true };
+        return {
+          pointer: remember ? await this.write(pointer) : pointer,
+          step: null,
+          failure: null,
+          aborted: true,
+        };
       }
       if (outcome.timedOut) {
         failure = agentFailure(
@@ -195,6 +209,7 @@ export class Engine {
           role: plan.role,
           schema: role.frontmatter,
         });
+        this.knownHead = { hash: verified.hash, step: verified.payload, output: verified.output };
         const next = await this.advance(pointer, verified.hash, plan, verified.payload.usage);
         const durationMs = Date.now() - started;
         this.ctx.logger.info("step.done", {
@@ -296,7 +311,10 @@ export class Engine {
     }
   }
 
-  /** Move the head to a verified step, then settle what the moderator says comes next. */
+  /**
+   * Move the head to a verified step and settle what the moderator says comes next, in one
+   * pointer write: a crash leaves either the old head or the new head with its final status.
+   */
   private async advance(
     pointer: ThreadPointer,
     stepHash: string,
@@ -312,7 +330,7 @@ export class Engine {
       status: "idle",
       suspended: null,
     };
-    return this.settle(await this.write(moved));
+    return this.write(await this.settled(moved));
   }
 
   /**
@@ -320,20 +338,25 @@ export class Engine {
    * `$SUSPEND` waits for a human. A routing error suspends it with the reason.
    */
   async settle(pointer: ThreadPointer): Promise<ThreadPointer> {
+    const settled = await this.settled(pointer);
+    return settled === pointer ? pointer : this.write(settled);
+  }
+
+  /** The pointer as `settle` would store it; the same object when nothing changes. */
+  private async settled(pointer: ThreadPointer): Promise<ThreadPointer> {
     let next: Transition;
     try {
       next = await this.route(pointer);
     } catch (error) {
-      return this.suspend(pointer, {
+      return suspended(pointer, {
         role: pointer.currentRole ?? START,
         reason: errorMessage(error),
         kind: "failure",
       });
     }
-    if (next.kind === "end")
-      return this.write({ ...pointer, status: "completed", suspended: null });
+    if (next.kind === "end") return { ...pointer, status: "completed", suspended: null };
     if (next.kind === "suspend") {
-      return this.suspend(pointer, {
+      return suspended(pointer, {
         role: pointer.currentRole ?? START,
         reason: next.prompt,
         kind: "question",
@@ -343,7 +366,7 @@ export class Engine {
   }
 
   suspend(pointer: ThreadPointer, info: SuspendInfo): Promise<ThreadPointer> {
-    return this.write({ ...pointer, status: "suspended", suspended: info });
+    return this.write(suspended(pointer, info));
   }
 
   /**
@@ -365,6 +388,10 @@ export class Engine {
     }
     return stored;
   }
+}
+
+function suspended(pointer: ThreadPointer, info: SuspendInfo): ThreadPointer {
+  return { ...pointer, status: "suspended", suspended: info };
 }
 
 const INTERPRETERS = new Set(["node", "bun", "deno", "python", "python3", "sh", "bash"]);

@@ -127,6 +127,41 @@ describe("runSteps", () => {
   });
 });
 
+describe("pointer writes", () => {
+  it("stores each step with one pointer write, the remembered agent and final status included", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
+    const agent = mockAgent([
+      { role: "writer", output: { $status: "written", text: "x" } },
+      { role: "reviewer", output: { $status: "approved" } },
+    ]);
+    const before = (await store.threads.get(thread)).rev!;
+    const lease = await takeThread(store, thread, "test");
+    const summary = await runSteps(engineWith([]), thread, { count: 2, agentFlag: agent, lease });
+    await lease.release();
+    expect(summary.stoppedBecause, summary.message).toBe("completed");
+    // Each revision is one compare-and-swap: a crash never leaves a moved head unsettled.
+    expect(await store.threads.get(thread)).toMatchObject({
+      rev: before + 2,
+      status: "completed",
+      agent,
+    });
+  });
+
+  it("remembers the agent of a step that failed, with the failure, in one write", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
+    const agent = mockAgent([{ role: "writer", exit: 3 }]);
+    const before = (await store.threads.get(thread)).rev!;
+    const lease = await takeThread(store, thread, "test");
+    await runSteps(engineWith([]), thread, { count: 1, agentFlag: agent, lease });
+    await lease.release();
+    expect(await store.threads.get(thread)).toMatchObject({
+      rev: before + 1,
+      status: "suspended",
+      agent,
+    });
+  });
+});
+
 describe("runSteps with a long edge prompt", () => {
   it("gets a 1 MiB edge prompt to the adapter through its stdin", async () => {
     const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });

@@ -6,7 +6,7 @@ import {
   suspendOutputSchema,
 } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
-import { errorMessage, sanitizeTerminalText } from "@united-workforce/util";
+import { errorMessage, isUwfError, sanitizeTerminalText } from "@united-workforce/util";
 
 export interface ExpectedStep {
   prev: string | null;
@@ -103,10 +103,12 @@ export async function verifyStep(
     ["detail", null],
   ] as const) {
     const ref = payload[field];
-    if (!(await cas.has(ref))) {
+    // A text ref is read once (its type is checked), not looked up and then read.
+    const type = kind === null ? null : await typeOf(cas, ref);
+    if (type === undefined || (kind === null && !(await cas.has(ref)))) {
       throw rejection(`step ${stepHash} points to node ${ref} (${field}), which is not stored`);
     }
-    if (kind !== null && (await cas.get(ref)).type !== cas.builtin(kind)) {
+    if (kind !== null && type !== cas.builtin(kind)) {
       throw rejection(`the ${field} of step ${stepHash} is not a ${kind} node`);
     }
   }
@@ -117,6 +119,16 @@ export async function verifyStep(
     output: record,
     status: typeof status === "string" ? status : "",
   };
+}
+
+/** A node's type, or undefined when it is not stored (a damaged node still throws). */
+async function typeOf(cas: Cas, hash: string): Promise<string | undefined> {
+  try {
+    return (await cas.get(hash)).type;
+  } catch (error) {
+    if (isUwfError(error) && error.code === "CAS_NOT_FOUND") return undefined;
+    throw error;
+  }
 }
 
 export class StepRejected extends Error {}

@@ -38,6 +38,17 @@ describe("validation", () => {
     expect(error.hint).toContain(`uwf cas get ${schema}`);
   });
 
+  it("validates against a schema in memory synchronously, without writing it", async () => {
+    const { hash, validate } = cas.schemaValidator(planSchema);
+    expect(hash).toBe(cas.prepareSchema(planSchema).hash);
+    expect(validate({ $status: "ok", plan: "p" })).toEqual({ valid: true, errors: [] });
+    expect(validate({ $status: "ok" }).valid).toBe(false);
+    expect(await cas.backend.has(hash)).toBe(false);
+    // Known to this process: nodes of its type validate before the schema is stored.
+    const error = await caught(() => cas.put(hash, { $status: "ok" }));
+    expect(error.code).toBe("NODE_INVALID");
+  });
+
   it("refuses a schema ajv cannot compile, and a payload that is not JSON", async () => {
     expect((await caught(() => cas.putSchema({ type: "nonsense" }))).code).toBe("SCHEMA_INVALID");
     expect((await caught(() => cas.putSchema({ $ref: "#/definitions/missing" }))).code).toBe(

@@ -226,6 +226,19 @@ export class Cas {
     return (payload) => runValidator(compiled, payload);
   }
 
+  /**
+   * A synchronous validator for a schema held in memory, and its hash. The schema is known to
+   * this process afterwards (nodes of its type can be put) but is not written.
+   */
+  schemaValidator(schema: JsonSchema): {
+    hash: string;
+    validate: (payload: unknown) => { valid: boolean; errors: string[] };
+  } {
+    const { hash } = this.prepareSchema(schema);
+    const compiled = validatorFor(hash, this.#schemas.get(hash)!, this.#validatorCacheDir);
+    return { hash, validate: (payload) => runValidator(compiled, payload) };
+  }
+
   /** A validated node ready to write (used by batches). */
   async prepare(type: string, payload: unknown): Promise<CasWrite> {
     assertHash(type, "schema hash");

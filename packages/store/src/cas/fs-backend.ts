@@ -31,39 +31,32 @@ let tempCounter = 0;
  * the node, and gc reads the (few) reachable nodes to follow their refs.
  */
 export function createFsCasBackend(casDir: string): CasBackend {
-  const readyShards = new Set<string>();
   const shardOf = (hash: string) => join(casDir, hash.slice(0, 2));
   const fileOf = (hash: string) => join(shardOf(hash), `${hash}.json`);
 
-  const ensureShard = (hash: string): string => {
-    const shard = shardOf(hash);
-    if (!readyShards.has(shard)) {
-      mkdirSync(shard, { recursive: true, mode: DIR_MODE });
-      readyShards.add(shard);
-    }
-    return shard;
-  };
-
   const writeOne = (node: CasWrite): boolean => {
     const file = fileOf(node.hash);
-    if (existsSync(file)) {
-      if (isIntact(file, node.hash)) {
+    // One read tells whether the node exists and, mostly, whether it is intact: a file with
+    // exactly the bytes being written needs no re-hashing. Other bytes are hashed: the file may
+    // still be intact (the caller's bytes are then wrong, and must not replace it).
+    const existing = readIfPresent(file);
+    if (existing !== null) {
+      if (existing.equals(node.bytes) || hashBytes(existing) === node.hash) {
         // Content is unchanged, but the node is in use again: gc's grace period restarts.
         touchQuietly(file);
         return false;
       }
       // A truncated or edited file under this name: putting the node again repairs it.
-      const temp = tempPath(ensureShard(node.hash));
-      writeNewFile(temp, node.bytes, file);
+      const temp = writeTemp(shardOf(node.hash), node.bytes, file);
       try {
         renameSync(temp, file);
-      } finally {
+      } catch (error) {
         unlinkQuietly(temp);
+        throw error;
       }
       return true;
     }
-    const temp = tempPath(ensureShard(node.hash));
-    writeNewFile(temp, node.bytes, file);
+    const temp = writeTemp(shardOf(node.hash), node.bytes, file);
     try {
       linkSync(temp, file);
       return true;
@@ -133,15 +126,27 @@ export function createFsCasBackend(casDir: string): CasBackend {
   };
 }
 
-function tempPath(shard: string): string {
-  return join(shard, `${TEMP_PREFIX}${process.pid}-${tempCounter++}`);
+/**
+ * Write `bytes` to a new temp file in `shard`, made on first use: a missing shard costs one
+ * failed open, where checking for it first cost a mkdir and a stat on every write.
+ */
+function writeTemp(shard: string, bytes: Uint8Array, target: string): string {
+  const temp = join(shard, `${TEMP_PREFIX}${process.pid}-${tempCounter++}`);
+  try {
+    writeNewFile(temp, bytes, target);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+    mkdirSync(shard, { recursive: true, mode: DIR_MODE });
+    writeNewFile(temp, bytes, target);
+  }
+  return temp;
 }
 
-function isIntact(file: string, hash: string): boolean {
+function readIfPresent(file: string): Buffer | null {
   try {
-    return hashBytes(readFileSync(file)) === hash;
+    return readFileSync(file);
   } catch (error) {
-    if (isMissing(error)) return false;
+    if (isMissing(error)) return null;
     throw error;
   }
 }

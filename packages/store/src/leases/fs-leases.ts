@@ -164,10 +164,15 @@ export class FsLeaseStore implements LeaseStore {
   }
 
   #create(path: string, info: LeaseInfo): boolean {
-    mkdirSync(this.#dir, { recursive: true, mode: DIR_MODE });
     // Without hard links a reader may briefly see an empty file: "being written" for
-    // WRITING_GRACE_MS.
-    return createOnce(path, encode(info));
+    // WRITING_GRACE_MS. The folder is made when the first create finds it missing.
+    try {
+      return createOnce(path, encode(info));
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      mkdirSync(this.#dir, { recursive: true, mode: DIR_MODE });
+      return createOnce(path, encode(info));
+    }
   }
 
   #inspect(path: string): Inspection {
@@ -287,8 +292,9 @@ function replaceFile(path: string, info: LeaseInfo): void {
   writeNewFile(temp, encode(info), path);
   try {
     renameSync(temp, path);
-  } finally {
+  } catch (error) {
     unlinkQuietly(temp);
+    throw error;
   }
 }
 
@@ -299,16 +305,23 @@ function leaseThreadOf(path: string): string {
 
 function readLeaseFile(path: string, thread: string, host: string): FileState {
   let text: string;
-  let mtimeMs: number;
   try {
-    mtimeMs = statSync(path).mtimeMs;
     text = readFileSync(path, "utf8");
   } catch (error) {
     if (isMissing(error)) return { kind: "missing" };
     throw error;
   }
   const info = parseLeaseInfo(text, thread, host);
-  return info === null ? { kind: "garbage", ageMs: Date.now() - mtimeMs } : { kind: "valid", info };
+  if (info !== null) return { kind: "valid", info };
+  // Only an unparsable lease needs its age; a valid one is read without a stat.
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(path).mtimeMs;
+  } catch (error) {
+    if (isMissing(error)) return { kind: "missing" };
+    throw error;
+  }
+  return { kind: "garbage", ageMs: Date.now() - mtimeMs };
 }
 
 function enterGuard(guard: string): boolean {

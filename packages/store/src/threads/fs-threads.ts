@@ -62,12 +62,14 @@ export class FsThreadsStore implements ThreadsStore {
         const current = this.#read(next.thread);
         if ((current.rev ?? 0) !== expectedRev) return null;
         const stored = { ...next, rev: expectedRev + 1 };
-        const temp = this.#temp();
+        // The pointer was just read, so its folder exists: no mkdir before the temp file.
+        const temp = join(this.#dir, `.tmp-${process.pid}-${tempCounter++}`);
         writeNewFile(temp, encode(stored), file);
         try {
           renameSync(temp, file);
-        } finally {
+        } catch (error) {
           unlinkQuietly(temp);
+          throw error;
         }
         return stored;
       },
@@ -84,9 +86,28 @@ export class FsThreadsStore implements ThreadsStore {
 
   async list(query: ThreadQuery = {}): Promise<ThreadPage> {
     const running = await this.#leases.live();
-    const items: ThreadListItem[] = [];
     // Newest first: ids are ULIDs, so the names sort by creation time.
-    for (const name of listNames(this.#dir).sort().reverse()) {
+    const names = listNames(this.#dir).filter(isPointerName).sort().reverse();
+    if (!filters(query)) {
+      // Every pointer matches, so the names alone give the total: only the page is read, not
+      // one file per thread (10,000 threads: 50 reads instead of 10,000).
+      const offset = query.offset ?? 0;
+      const end = query.limit === undefined ? undefined : offset + query.limit;
+      const items: ThreadListItem[] = [];
+      for (const name of names.slice(offset, end)) {
+        const item = this.#item(name, running);
+        // Removed since the listing: the total is off too, so count as a full scan does.
+        if (item === null) return this.#scan(names, running, query);
+        items.push(item);
+      }
+      return { items, total: names.length };
+    }
+    return this.#scan(names, running, query);
+  }
+
+  #scan(names: readonly string[], running: Set<string>, query: ThreadQuery): ThreadPage {
+    const items: ThreadListItem[] = [];
+    for (const name of names) {
       const item = this.#item(name, running);
       if (item !== null) items.push(item);
     }
@@ -95,16 +116,15 @@ export class FsThreadsStore implements ThreadsStore {
 
   async *all(): AsyncGenerator<ThreadListItem> {
     const running = await this.#leases.live();
-    for (const name of listNames(this.#dir).sort()) {
+    for (const name of listNames(this.#dir).filter(isPointerName).sort()) {
       const item = this.#item(name, running);
       if (item !== null) yield item;
     }
   }
 
+  /** The pointer named `<id>.json`, or null when it was removed meanwhile. */
   #item(name: string, running: Set<string>): ThreadListItem | null {
-    if (!name.endsWith(".json")) return null;
     const id = name.slice(0, -".json".length);
-    if (!isThreadId(id)) return null;
     // Plain concatenation and a plain sync read: measurable at 10,000 threads.
     return readItem(`${this.#dir}${sep}${name}`, id, running.has(id));
   }
@@ -123,17 +143,27 @@ export class FsThreadsStore implements ThreadsStore {
     return { ...parsed.pointer, rev: parsed.pointer.rev ?? 0 };
   }
 
-  #temp(): string {
-    this.#ensureDir();
-    return join(this.#dir, `.tmp-${process.pid}-${tempCounter++}`);
-  }
-
   #ensureDir(): void {
     if (!this.#dirReady) {
       mkdirSync(this.#dir, { recursive: true, mode: DIR_MODE });
       this.#dirReady = true;
     }
   }
+}
+
+/** `<thread id>.json`: temp files and strays in the folder are not threads. */
+function isPointerName(name: string): boolean {
+  return name.endsWith(".json") && isThreadId(name.slice(0, -".json".length));
+}
+
+/** Whether a query keeps only some threads (then every pointer must be read). */
+function filters(query: ThreadQuery): boolean {
+  return (
+    query.statuses !== undefined ||
+    query.workflow !== undefined ||
+    query.createdAfterMs !== undefined ||
+    query.createdBeforeMs !== undefined
+  );
 }
 
 function encode(pointer: ThreadPointer): Buffer {
