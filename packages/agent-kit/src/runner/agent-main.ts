@@ -1,6 +1,11 @@
-import { addHomeDotenv } from "@united-workforce/engine";
 import { ExitCode, exitCodeFor } from "@united-workforce/protocol";
-import { errorMessage, isUwfError, resolveHome, writeToFd } from "@united-workforce/util";
+import {
+  addHomeDotenv,
+  errorMessage,
+  isUwfError,
+  resolveHome,
+  writeToFd,
+} from "@united-workforce/util";
 import { readAgentArgs, usageText } from "./argv.js";
 import { anySignal, starterPid, watchParent } from "./parent-watch.js";
 import { type AgentDefinition, AgentExit, type AgentIo, type AgentMain } from "./types.js";
