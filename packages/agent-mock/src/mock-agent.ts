@@ -5,7 +5,7 @@ import {
   AgentExit,
   type AgentRunResult,
   createAgent,
-} from "@united-workforce/agent-kit";
+} from "@united-workforce/agent-kit/entry";
 import type { MockAnswer, MockStep } from "./scenario.js";
 
 interface MockSession {
