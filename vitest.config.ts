@@ -7,7 +7,11 @@ const pkg = (name: string) =>
 export default defineConfig({
   resolve: {
     // Unit tests run against the sources; end-to-end tests run the built binaries.
+    // An entry point other than a package's index comes before that package's own alias.
     alias: {
+      "@united-workforce/agent-kit/entry": fileURLToPath(
+        new URL("./packages/agent-kit/src/entry.ts", import.meta.url),
+      ),
       "@united-workforce/protocol": pkg("protocol"),
       "@united-workforce/util": pkg("util"),
       "@united-workforce/store": pkg("store"),

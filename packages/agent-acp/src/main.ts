@@ -1,4 +1,4 @@
-import { createAgent, runAgentBinary } from "@united-workforce/agent-kit";
+import { createAgent, runAgentBinary } from "@united-workforce/agent-kit/entry";
 import { AgentPool, acpDefinition } from "./acp-agent.js";
 import { adapterVersion } from "./version.js";
 

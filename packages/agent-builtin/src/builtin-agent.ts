@@ -1,13 +1,5 @@
-import { createAgent } from "@united-workforce/agent-kit";
-import { newUlid } from "@united-workforce/util";
-import { type Conversation, type ConversationDeps, converse } from "./conversation.js";
-import { LIMIT_OPTIONS, readLimits } from "./limits.js";
-import { resolveEndpoint } from "./model.js";
-import { previousConversation } from "./resume.js";
-import { systemPrompt } from "./system-prompt.js";
-import { commandEnvironment } from "./tools/run-command.js";
-import { toolDefinitions } from "./tools/tools.js";
-import { Workspace } from "./tools/workspace.js";
+import { createAgent } from "@united-workforce/agent-kit/entry";
+import { LIMIT_OPTIONS } from "./limits.js";
 
 /**
  * `uwf-builtin`: a tool-using loop over any OpenAI-compatible chat-completions endpoint. The
@@ -24,73 +16,8 @@ export const builtinAgent = createAgent({
     },
     ...LIMIT_OPTIONS,
   },
-  run: async (ctx) => {
-    const limits = readLimits(ctx.options);
-    const endpoint = resolveEndpoint(ctx);
-    const workspace = new Workspace(ctx.cwd);
-    const tools = toolDefinitions({ runCommand: limits.runCommand });
-    const previous = previousConversation(ctx);
-    const conversation: Conversation = {
-      sessionId: previous?.sessionId ?? `builtin-${newUlid()}`,
-      endpoint,
-      limits,
-      tools,
-      messages: [
-        {
-          role: "system",
-          content: systemPrompt({
-            root: workspace.root,
-            tools: tools.map((tool) => tool.function.name),
-            outputFormat: ctx.outputFormat,
-          }),
-        },
-        ...(previous?.messages ?? []),
-        { role: "user", content: ctx.prompt },
-      ],
-      turnsUsed: 0,
-      deadline: Date.now() + limits.maxMs,
-    };
-    const session: BuiltinSession = {
-      conversation,
-      deps: {
-        workspace,
-        commandEnv: commandEnvironment(ctx.env),
-        progress: ctx.progress,
-        now: Date.now,
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-      },
-    };
-    const resumed = previous ? `, resuming session ${conversation.sessionId}` : "";
-    ctx.progress(`model ${endpoint.alias} (${endpoint.model} at ${endpoint.baseUrl})${resumed}`);
-    return answer(session);
-  },
-  continue: async (_ctx, state, correction) => {
-    const session = state as BuiltinSession;
-    session.conversation.messages.push({ role: "user", content: correction });
-    return answer(session);
-  },
+  // The step's code (builtin-run.ts) loads with a step: --help runs none of it.
+  run: async (ctx) => (await import("./builtin-run.js")).runStep(ctx),
+  continue: async (_ctx, state, correction) =>
+    (await import("./builtin-run.js")).continueStep(state, correction),
 });
-
-interface BuiltinSession {
-  conversation: Conversation;
-  deps: ConversationDeps;
-}
-
-async function answer(session: BuiltinSession) {
-  const { conversation } = session;
-  const result = await converse(conversation, session.deps);
-  return {
-    text: result.text,
-    session,
-    usage: result.usage,
-    detail: {
-      model: conversation.endpoint.model,
-      modelAlias: conversation.endpoint.alias,
-      baseUrl: conversation.endpoint.baseUrl,
-      sessionId: conversation.sessionId,
-      turns: result.turns,
-      // What the role's next visit resumes (see resume.ts).
-      conversation: conversation.messages,
-    },
-  };
-}

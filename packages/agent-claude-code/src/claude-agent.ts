@@ -1,21 +1,7 @@
-import {
-  type AgentContext,
-  type AgentRunResult,
-  createAgent,
-  jsonLineHandler,
-  spawnAgentCli,
-  type ToolCallRecord,
-} from "@united-workforce/agent-kit";
-import { UwfError } from "@united-workforce/util";
-import { claudeInvocation } from "./invocation.js";
-import { type ClaudeRun, ClaudeStreamReader } from "./stream.js";
+import { createAgent } from "@united-workforce/agent-kit/entry";
+import type { ClaudeSession } from "./claude-run.js";
 
 export const ADAPTER_NAME = "uwf-claude-code";
-
-/** What `continue` needs to send a correction into the same Claude Code session. */
-interface ClaudeSession {
-  sessionId: string;
-}
 
 export const INSTALL_HINT =
   "Install Claude Code (npm install -g @anthropic-ai/claude-code), or point --claude-bin / UWF_CLAUDE_BIN at its binary.";
@@ -62,7 +48,9 @@ export const claudeCodeAgent = createAgent({
       valueName: "names",
     },
   },
+  // The step's code (claude-run.ts) loads with a step: --help runs none of it.
   run: async (ctx) => {
+    const { runClaude } = await import("./claude-run.js");
     const resume = ctx.resumeSession?.sessionId ?? null;
     if (resume) {
       const result = await runClaude(ctx, ctx.prompt, resume, true);
@@ -72,100 +60,8 @@ export const claudeCodeAgent = createAgent({
     return (await runClaude(ctx, ctx.prompt, null, false))!;
   },
   continue: async (ctx, session, correction) => {
+    const { runClaude } = await import("./claude-run.js");
     const { sessionId } = session as ClaudeSession;
     return (await runClaude(ctx, correction, sessionId, false))!;
   },
 });
-
-/**
- * One `claude -p` run. Returns null only when `tolerateMissingSession` is set and Claude Code
- * does not know the session (its files were removed, or another CLAUDE_CONFIG_DIR is in use).
- */
-async function runClaude(
-  ctx: AgentContext,
-  prompt: string,
-  resume: string | null,
-  tolerateMissingSession: boolean,
-): Promise<AgentRunResult | null> {
-  const invocation = claudeInvocation(ctx, resume);
-  const reader = new ClaudeStreamReader((call) => ctx.progress(describeCall(call)));
-  const outcome = await spawnAgentCli({
-    command: invocation.command,
-    args: invocation.args,
-    cwd: ctx.cwd,
-    env: invocation.env,
-    stdin: prompt,
-    ...(ctx.signal ? { signal: ctx.signal } : {}),
-    onStdoutLine: jsonLineHandler(
-      (event) => reader.event(event),
-      (invalid) => {
-        reader.invalid(invalid);
-        ctx.progress(`claude printed a line that is not JSON: ${invalid.line.slice(0, 200)}`);
-      },
-    ),
-    onStderrLine: (line) => {
-      if (line.trim() !== "") ctx.stderr(`claude: ${line}\n`);
-    },
-    notFoundHint: INSTALL_HINT,
-  });
-  ctx.signal?.throwIfAborted();
-  const run = reader.finish();
-
-  if (tolerateMissingSession && isMissingSession(run, outcome.stderrTail)) return null;
-  if (outcome.timedOut || outcome.exitCode !== 0 || run.result === null || run.result.isError) {
-    throw new UwfError("AGENT_FAILED", failureMessage(run, outcome), {
-      hint: `Check the model's endpoint, key and name (or claude's own login), then retry: uwf thread resume ${ctx.thread}`,
-    });
-  }
-  for (const denial of run.denials) {
-    ctx.progress(
-      `permission denied: ${denial.tool} ${summarise(denial.input)} (allow it with --permission-mode or --allowed-tools)`,
-    );
-  }
-  return {
-    text: run.result.text,
-    usage: run.usage,
-    detail: {
-      model: run.model ?? invocation.model,
-      sessionId: run.sessionId,
-      turns: run.turns,
-      claudeVersion: run.claudeVersion,
-      resumed: resume,
-      permissionDenials: run.denials,
-      stopReason: run.result.stopReason,
-      ...(run.invalidLines > 0 ? { nonJsonLines: run.invalidLines } : {}),
-    },
-    ...(run.sessionId ? { session: { sessionId: run.sessionId } satisfies ClaudeSession } : {}),
-  };
-}
-
-function failureMessage(
-  run: ClaudeRun,
-  outcome: { exitCode: number | null; signal: string | null; stderrTail: string },
-): string {
-  const said = run.result?.text.trim() || outcome.stderrTail.trim().split("\n").slice(-3).join(" ");
-  const how =
-    outcome.exitCode !== null ? `exited ${outcome.exitCode}` : `was ended by ${outcome.signal}`;
-  const status = run.result?.apiErrorStatus ? ` (HTTP ${run.result.apiErrorStatus})` : "";
-  return `claude ${how}${status}${said ? `: ${said.slice(0, 1000)}` : " without a result"}`;
-}
-
-function isMissingSession(run: ClaudeRun, stderrTail: string): boolean {
-  const text = `${run.result?.text ?? ""}\n${stderrTail}`;
-  return /No conversation found with session ID/i.test(text);
-}
-
-function describeCall(call: ToolCallRecord): string {
-  return `tool ${call.name} ${summarise(call.input)}`.trimEnd();
-}
-
-/** The most telling argument of a tool call, short: a path, a command, a pattern. */
-function summarise(input: unknown): string {
-  if (typeof input !== "object" || input === null) return "";
-  const record = input as Record<string, unknown>;
-  for (const key of ["file_path", "path", "command", "pattern", "url", "description"]) {
-    const value = record[key];
-    if (typeof value === "string") return value.length > 120 ? `${value.slice(0, 117)}…` : value;
-  }
-  return "";
-}

@@ -38,10 +38,6 @@ export async function versionText(
   return { text: `uwf-codex ${VERSION}\n${lines.join("\n")}\n`, ok: true };
 }
 
-export function wantsVersion(argv: string[]): boolean {
-  return argv.includes("--version") || argv.includes("-V");
-}
-
 function binFromArgv(argv: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;

@@ -91,10 +91,10 @@ export {
 } from "./openai/index.js";
 export { composePrompt, type PromptParts } from "./prompt/compose.js";
 export { buildOutputFormatInstruction, SCOPE_SENTENCE } from "./prompt/output-format.js";
+export { createAgent } from "./runner/agent-main.js";
 export type { AgentOptionSpec, AgentOptionValues } from "./runner/argv.js";
 export type { AttemptRecord } from "./runner/attempts.js";
 export { runAgentBinary } from "./runner/binary.js";
-export { createAgent } from "./runner/create-agent.js";
 export {
   type AgentContext,
   type AgentDefinition,

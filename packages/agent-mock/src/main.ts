@@ -1,4 +1,4 @@
-import { runAgentBinary } from "@united-workforce/agent-kit";
+import { runAgentBinary } from "@united-workforce/agent-kit/entry";
 import { mockAgent } from "./mock-agent.js";
 
 // The uwf-mock entry: a signal aborts the step (a scripted delay ends at once).

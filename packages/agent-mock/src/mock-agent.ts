@@ -5,9 +5,8 @@ import {
   AgentExit,
   type AgentRunResult,
   createAgent,
-} from "@united-workforce/agent-kit";
-import { renderAnswer } from "./render.js";
-import { loadScenario, type MockAnswer, type MockStep } from "./scenario.js";
+} from "@united-workforce/agent-kit/entry";
+import type { MockAnswer, MockStep } from "./scenario.js";
 
 interface MockSession {
   answers: MockAnswer[];
@@ -29,7 +28,12 @@ export const mockAgent = createAgent({
       valueName: "file",
     },
   },
+  // The scenario reader and the renderer (the yaml library) load with a step, not for --help.
   run: async (ctx) => {
+    const [{ loadScenario }, { renderAnswer }] = await Promise.all([
+      import("./scenario.js"),
+      import("./render.js"),
+    ]);
     const file = scenarioPath(ctx);
     const scenario = loadScenario(file);
     const index = ctx.stepIndex;
@@ -64,6 +68,7 @@ export const mockAgent = createAgent({
     };
   },
   continue: async (_ctx, session): Promise<AgentRunResult> => {
+    const { renderAnswer } = await import("./render.js");
     const state = session as MockSession;
     const answer = state.answers[Math.min(state.next, state.answers.length - 1)]!;
     return { text: renderAnswer(answer, state.body), session: { ...state, next: state.next + 1 } };

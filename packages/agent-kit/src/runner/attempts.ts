@@ -9,7 +9,7 @@ import {
   type Validator,
 } from "../extract/extract.js";
 import { parseFrontmatter } from "../extract/frontmatter.js";
-import { extractWithModel, type ModelEndpoint } from "../extract/model-extract.js";
+import type { ModelEndpoint } from "../extract/model-extract.js";
 import type { AgentContext, AgentDefinition, AgentRunResult } from "./types.js";
 
 /** One try at a valid output, kept in the detail node whatever its outcome. */
@@ -99,6 +99,8 @@ export async function runAttempts(options: {
       const body = parseFrontmatter(lastRawOutput).body;
       const attempt = records.length + 1;
       try {
+        // The OpenAI client is loaded only when a step needs it (DESIGN §14).
+        const { extractWithModel } = await import("../extract/model-extract.js");
         const answer = await extractWithModel({
           endpoint: model.endpoint,
           schema: ctx.schema,

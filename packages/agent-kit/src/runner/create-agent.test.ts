@@ -17,7 +17,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
 import { planDevReview } from "../__fixtures__/workflows.js";
 import { SUSPEND_OUTPUT_SCHEMA } from "../extract/suspend.js";
-import { createAgent } from "./create-agent.js";
+import { createAgent } from "./agent-main.js";
 import {
   type AgentContext,
   type AgentDefinition,

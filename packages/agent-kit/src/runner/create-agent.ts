@@ -1,5 +1,4 @@
-import { addHomeDotenv } from "@united-workforce/engine";
-import { ExitCode, exitCodeFor, STATUS_FIELD, type StepPayload } from "@united-workforce/protocol";
+import { ExitCode, STATUS_FIELD, type StepPayload } from "@united-workforce/protocol";
 import {
   type Cas,
   type CasBatch,
@@ -9,106 +8,38 @@ import {
   type Store,
   storeOptionsFrom,
 } from "@united-workforce/store";
-import {
-  createLogger,
-  errorMessage,
-  isUwfError,
-  type Logger,
-  resolveHome,
-  writeToFd,
-} from "@united-workforce/util";
+import { createLogger, type Logger } from "@united-workforce/util";
 import { loadThreadContext, type ThreadContext } from "../context/load-context.js";
 import type { Validator } from "../extract/extract.js";
 import { SUSPEND_OUTPUT_SCHEMA } from "../extract/suspend.js";
 import { composePrompt } from "../prompt/compose.js";
 import { buildOutputFormatInstruction } from "../prompt/output-format.js";
 import { readSessions, resumableSession, type SessionMap } from "../session/sessions.js";
-import { type AgentArgs, readAgentArgs, usageText } from "./argv.js";
+import type { AgentArgs } from "./argv.js";
 import { type AttemptsOutcome, type ExtractModel, runAttempts } from "./attempts.js";
 import { buildDetail, type DetailDraft } from "./detail.js";
-import { anySignal, starterPid, watchParent } from "./parent-watch.js";
-import {
-  type AgentContext,
-  type AgentDefinition,
-  AgentExit,
-  type AgentIo,
-  type AgentMain,
-} from "./types.js";
+import type { AgentContext, AgentDefinition, AgentIo } from "./types.js";
 import { sumUsage } from "./usage.js";
 
 /**
- * Give an adapter the whole agent life cycle (DESIGN §8–§9): parse argv, load `.env`, read the
- * context from the chain, compose the prompt, run, extract and repair, store the step, and
- * print one JSON line last on stdout. The adapter only supplies `run` (and `continue`).
+ * Open the store and run one step (DESIGN §8–§9). `createAgent` (agent-main.ts) imports this
+ * module only once the arguments ask for a step: the store, the chain reading, the prompt and
+ * the extraction are no part of `--help` (DESIGN §14). Errors go back to its exit-code mapping.
  */
-export function createAgent(definition: AgentDefinition): AgentMain {
-  return async (argv, io) => {
-    const resolved = resolveIo(io);
-    // UWF_ADAPTER_WATCH_PARENT=0 turns the watch off, e.g. to test what uwf does about orphans.
-    const parent = watchParent(
-      starterPid(resolved.env.UWF_ADAPTER_PARENT_PID),
-      resolved.env.UWF_ADAPTER_WATCH_PARENT === "0" ? null : undefined,
-    );
-    const signal = anySignal([resolved.signal, parent.signal]);
-    try {
-      return await runAgent(definition, argv ?? process.argv.slice(2), { ...resolved, signal });
-    } finally {
-      parent.stop();
-    }
-  };
-}
-
-function resolveIo(io: Partial<AgentIo> = {}): AgentIo {
-  return {
-    // Straight to the descriptors: creating process.stdout for a pipe costs every step ≈ 4 ms.
-    stdout: io.stdout ?? ((text) => writeToFd(1, text)),
-    stderr: io.stderr ?? ((text) => writeToFd(2, text)),
-    // The process's own environment is extended in place so the agent's children see `.env`;
-    // a caller's object is copied, never changed.
-    env: io.env ? { ...io.env } : process.env,
-    cwd: io.cwd ?? process.cwd(),
-    ...(io.signal ? { signal: io.signal } : {}),
-  };
-}
-
-async function runAgent(definition: AgentDefinition, argv: string[], io: AgentIo): Promise<number> {
-  const say = (line: string): void => io.stderr(`${definition.name}: ${line}\n`);
+export async function runStoredStep(
+  definition: AgentDefinition,
+  args: AgentArgs,
+  io: AgentIo,
+  env: { home: string; say: (line: string) => void },
+): Promise<number> {
+  // Started by a uwf that is already gone: nobody will verify this step, so do nothing.
+  io.signal?.throwIfAborted();
+  const { home, say } = env;
+  const store = await openStore(storeOptionsFrom(home, readConfig(home), io.env));
   try {
-    const home = resolveHome(io.env);
-    addHomeDotenv(home, io.env);
-    const specs = definition.options ?? {};
-    const args = await readAgentArgs(argv, specs, io.env, {
-      passthrough: definition.passthrough !== undefined,
-    });
-    if (args.help) {
-      io.stdout(usageText(definition.name, specs, definition.passthrough));
-      return ExitCode.ok;
-    }
-    // Started by a uwf that is already gone: nobody will verify this step, so do nothing.
-    io.signal?.throwIfAborted();
-    const store = await openStore(storeOptionsFrom(home, readConfig(home), io.env));
-    try {
-      return await runStep(definition, args, io, { home, store, say });
-    } finally {
-      await store.close();
-    }
-  } catch (error) {
-    if (error instanceof AgentExit) {
-      if (error.stdout !== undefined) io.stdout(error.stdout);
-      if (error.message) say(error.message);
-      return error.exitCode;
-    }
-    if (io.signal?.aborted) {
-      say("interrupted");
-      return ExitCode.interrupted;
-    }
-    if (isUwfError(error)) {
-      say(`error: ${error.message}`);
-      if (error.hint) say(`hint: ${error.hint}`);
-      return exitCodeFor(error.code);
-    }
-    say(`error: ${errorMessage(error)}`);
-    return ExitCode.error;
+    return await runStep(definition, args, io, { home, store, say });
+  } finally {
+    await store.close();
   }
 }
 
