@@ -1,53 +1,35 @@
-import { parse } from "dotenv";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseDotenv } from "./dotenv.js";
+import { addHomeDotenv, readHomeDotenv } from "./dotenv.js";
 
-// parseDotenv reproduces the dotenv package's parse without loading the package (it loads
-// node:crypto at import): every text here must read the same with both.
-const TEXTS = [
-  "",
-  "A=1",
-  "A=1\nB=two\n",
-  "export A=1\n  export   B = spaced value  \n",
-  "A: yaml style\nB:no-space\nC:  two",
-  "A=with # comment\nB=#not a value\nC=x#y",
-  "A='single # kept'\nB=\"double # kept\"\nC=`back # kept`",
-  "A=\"line\\nbreak\\rreturn\"\nB='no\\nexpansion'\nC=`no\\nexpansion`",
-  'A="multi\nline\nvalue"\nB=after',
-  "A='multi\nline'\nB=`multi\nline`",
-  "A=1\r\nB=2\rC=3\r\n",
-  "A=\nB=  \nC=''\nD=\"\"",
-  "  # a comment line\n\nA=1 # trailing\n#B=2",
-  "DOTTED.KEY=1\nDASHED-KEY=2\nunder_score=3\n123=digits",
-  'A="unterminated\nB=2',
-  "A='unterminated\nB=3",
-  'A="a \\"quoted\\" word"\nB=\'it\\\'s\'',
-  "A=first\nA=second",
-  "__proto__=x\nconstructor=y\ntoString=z",
-  "no equals here\n=novalue\nA =  b = c",
-  "A=é ü 日本\nB=\t tabbed \t",
-  "A=\"x\" trailing\nB='y' # c\nC=`z`zz",
-];
+const home = (text?: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), "uwf-dotenv-"));
+  if (text !== undefined) writeFileSync(join(dir, ".env"), text);
+  return dir;
+};
 
-describe("parseDotenv", () => {
-  it("reads every text as dotenv's parse does", () => {
-    for (const text of TEXTS) expect(parseDotenv(text), JSON.stringify(text)).toEqual(parse(text));
+describe("<home>/.env", () => {
+  it("reads the variables, quoted, commented and exported forms included", () => {
+    const dir = home('export A=1\nB="two words" # note\nC=\'x\'\n# D=4\nE="line\\nbreak"\n');
+    expect(readHomeDotenv(dir)).toEqual({ A: "1", B: "two words", C: "x", E: "line\nbreak" });
   });
 
-  it("reads random texts of .env punctuation as dotenv's parse does", () => {
-    const pieces = ["A", "b_", ".", "-", "=", ":", " ", "\t", "\n", "\r", "#", "'", '"', "`"];
-    const more = ["\\", "n", "r", "export ", "x", "1"];
-    const alphabet = [...pieces, ...more];
-    let seed = 11;
-    const next = (): number => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed;
-    };
-    for (let i = 0; i < 2_000; i++) {
-      let text = "";
-      const length = next() % 40;
-      for (let j = 0; j < length; j++) text += alphabet[next() % alphabet.length];
-      expect(parseDotenv(text), JSON.stringify(text)).toEqual(parse(text));
-    }
+  it("is empty when there is no file", () => {
+    expect(readHomeDotenv(home())).toEqual({});
+  });
+
+  it("names the file when it exists but cannot be read", () => {
+    // A folder in its place: unreadable as a file even for root, who reads any mode.
+    const dir = home();
+    mkdirSync(join(dir, ".env"));
+    expect(() => readHomeDotenv(dir)).toThrow(/cannot read .*\.env/);
+  });
+
+  it("adds to an environment without overriding what is set", () => {
+    const env: Record<string, string | undefined> = { A: "from the environment" };
+    addHomeDotenv(home("A=from .env\nB=2\n"), env);
+    expect(env).toEqual({ A: "from the environment", B: "2" });
   });
 });

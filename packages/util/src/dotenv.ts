@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse } from "dotenv";
 import { errorMessage, UwfError } from "./errors.js";
 
 /**
@@ -20,7 +21,9 @@ export function readHomeDotenv(home: string): Record<string, string> {
       details: { file },
     });
   }
-  return parseDotenv(text);
+  // The dotenv package's own parser, so .env reads as every dotenv user expects; the bundle gives
+  // it node:crypto (for vaults, unused here) on first use only (scripts/bundle.mjs).
+  return parse(text);
 }
 
 /** Add `<home>/.env` to `env` without overriding what is set: the environment always wins. */
@@ -28,28 +31,4 @@ export function addHomeDotenv(home: string, env: Record<string, string | undefin
   for (const [name, value] of Object.entries(readHomeDotenv(home))) {
     if (env[name] === undefined) env[name] = value;
   }
-}
-
-// dotenv's line syntax (v17): `KEY=value`, `export KEY=value`, `KEY: value`, '…', "…" (with \n
-// and \r expanded) or `…` values that may span lines, and `#` comments.
-const LINE =
-  /(?:^|^)\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?(?:$|$)/gm;
-
-/**
- * The variables a `.env` text sets, exactly as the dotenv package's `parse` reads them (a test
- * compares the two over many texts). dotenv itself loads node:crypto when imported, for its
- * encrypted vaults, which cost every process that reads `.env` ≈ 5 ms (DESIGN §14). The
- * expressions are dotenv's (BSD-2-Clause, Copyright (c) 2015, Scott Motte).
- */
-export function parseDotenv(text: string): Record<string, string> {
-  // A plain object, as dotenv's: a `__proto__` line sets nothing.
-  const values: Record<string, string> = {};
-  for (const match of text.replace(/\r\n?/gm, "\n").matchAll(LINE)) {
-    let value = (match[2] ?? "").trim();
-    const quote = value[0];
-    value = value.replace(/^(['"`])([\s\S]*)\1$/gm, "$2");
-    if (quote === '"') value = value.replace(/\\n/g, "\n").replace(/\\r/g, "\r");
-    values[match[1]!] = value;
-  }
-  return values;
 }

@@ -1,7 +1,7 @@
 export { CROCKFORD_ALPHABET, decodeBase32, encodeBase32 } from "./base32.js";
 export { nodeChildProcess, nodeCrypto } from "./builtin.js";
 export { canonicalJson } from "./canonical-json.js";
-export { addHomeDotenv, parseDotenv, readHomeDotenv } from "./dotenv.js";
+export { addHomeDotenv, readHomeDotenv } from "./dotenv.js";
 export { errorMessage, isUwfError, UwfError } from "./errors.js";
 export { type AtomicWriteOptions, writeFileAtomic } from "./fs/atomic-write.js";
 export { type ErrnoError, ioError, isErrnoError } from "./fs/io-error.js";
