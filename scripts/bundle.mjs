@@ -78,6 +78,38 @@ const lazyBuiltins = {
   },
 };
 
+/**
+ * The yaml library is 250 KB whose module top level costs a start ≈ 2 ms, and most starts parse
+ * no YAML (`cas get`, `thread show`, a step with no config.yaml), yet the store's config reader,
+ * which every store-opening start runs, imports it. Our modules' imports of `yaml` get a
+ * stand-in whose functions load the library on first call; esbuild refuses the build if code
+ * imports a name the stand-in lacks.
+ */
+const YAML_FUNCTIONS = ["parse", "stringify", "parseDocument", "isMap", "isScalar"];
+
+const lazyYaml = {
+  name: "uwf-lazy-yaml",
+  setup(build) {
+    build.onResolve({ filter: /^yaml$/ }, ({ importer, namespace }) =>
+      namespace === "uwf-lazy-yaml" || /[\\/]node_modules[\\/]/.test(importer)
+        ? undefined
+        : { path: "yaml", namespace: "uwf-lazy-yaml" },
+    );
+    build.onLoad({ filter: /.*/, namespace: "uwf-lazy-yaml" }, () => ({
+      contents: [
+        'let yaml; const load = () => (yaml ??= require("yaml"));',
+        ...YAML_FUNCTIONS.map(
+          (name) => `export function ${name}(...args) { return load().${name}(...args); }`,
+        ),
+        // `new LineCounter()` returns the library's own instance.
+        "export function LineCounter() { return new (load().LineCounter)(); }",
+      ].join("\n"),
+      loader: "js",
+      resolveDir: `${root}packages/store`,
+    }));
+  },
+};
+
 const pruneAt = process.argv.indexOf("--prune");
 if (pruneAt !== -1) {
   const dir = resolve(process.argv[pruneAt + 1] ?? "dist/bundle");
@@ -105,7 +137,7 @@ for (const { entry, outdir } of targets) {
     charset: "ascii",
     logLevel: "warning",
     legalComments: "none",
-    plugins: [lazyBuiltins],
+    plugins: [lazyBuiltins, lazyYaml],
     banner: { js: 'var __uwfModuleUrl=require("node:url").pathToFileURL(__filename).href;' },
     define: {
       "import.meta.url": "__uwfModuleUrl",
