@@ -53,6 +53,24 @@ const home = mkdtempSync(join(tmpdir(), "uwf-bench-"));
 const env = { ...process.env, UWF_HOME: home };
 const failures = [];
 
+/** Wall time of one run of `node args` in `runEnv`, which must exit with `status`. */
+function timeOnce(args, runEnv, status) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(node, args, {
+    env: runEnv,
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    // A run that hangs (an exec waiting for a step that never ends) fails the bench.
+    timeout: 60_000,
+  });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== status)
+    throw new Error(`node ${args.join(" ")} failed (${result.status}):\n${result.stderr}`);
+  return ms;
+}
+
+const median = (samples) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)];
+
 /**
  * Median wall time of `runs` runs (after one warm-up); `argsFor(i)` gives each run's argv and
  * `homeFor(i)`, when given, its UWF_HOME; `extraEnv` adds variables. Each run must exit with
@@ -61,23 +79,28 @@ const failures = [];
 function time(argsFor, homeFor, status = 0, extraEnv = {}) {
   const samples = [];
   for (let i = 0; i <= runs; i++) {
-    const args = argsFor(i);
-    const started = process.hrtime.bigint();
     const runEnv = { ...env, ...(homeFor ? { UWF_HOME: homeFor(i) } : {}), ...extraEnv };
-    const result = spawnSync(node, args, {
-      env: runEnv,
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-      // A run that hangs (an exec waiting for a step that never ends) fails the bench.
-      timeout: 60_000,
-    });
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    if (result.status !== status)
-      throw new Error(`node ${args.join(" ")} failed (${result.status}):\n${result.stderr}`);
+    const ms = timeOnce(argsFor(i), runEnv, status);
     if (i > 0) samples.push(ms);
   }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)];
+  return median(samples);
+}
+
+/**
+ * Medians of two commands run alternately, so that a comparison between them is not skewed
+ * by the machine's load drifting between two series.
+ */
+function timeAlternately(argsForA, argsForB) {
+  const a = [];
+  const b = [];
+  for (let i = 0; i <= runs; i++) {
+    const msA = timeOnce(argsForA(i), env, 0);
+    const msB = timeOnce(argsForB(i), env, 0);
+    if (i === 0) continue;
+    a.push(msA);
+    b.push(msB);
+  }
+  return [median(a), median(b)];
 }
 
 const uwf = (...args) =>
@@ -240,9 +263,12 @@ try {
     const short = [];
     for (let i = 0; i <= runs; i++) short.push(await buildLongThread(store, loopHash, 10, root));
     const longThread = await buildLongThread(store, loopHash, 10_000, root);
-    const shortMs = time((i) => [uwfBin, "thread", "exec", short[i], "--agent", agent]);
+    // Alternately, so that load drifting during the series does not pass for a difference.
     // The long thread grows by one step per run: 10,000 … 10,015 steps.
-    const longMs = time(() => [uwfBin, "thread", "exec", longThread, "--agent", agent]);
+    const [shortMs, longMs] = timeAlternately(
+      (i) => [uwfBin, "thread", "exec", short[i], "--agent", agent],
+      () => [uwfBin, "thread", "exec", longThread, "--agent", agent],
+    );
     report("thread exec on a 10-step thread (bench adapter)", shortMs, n0);
     report("thread exec on a 10,000-step thread (bench adapter)", longMs, n0);
     const allowed = shortMs + Math.max(shortMs * 0.05, 2);
