@@ -1,3 +1,4 @@
+import { fstatSync } from "node:fs";
 import { ExitCode } from "@united-workforce/protocol";
 import { ioError, writeToFd } from "@united-workforce/util";
 import { runCli } from "./program.js";
@@ -63,6 +64,15 @@ void runCli(process.argv.slice(2), {
   signal: controller.signal,
   interruptible,
   self: [process.execPath, process.argv[1] ?? ""],
+  // Only a terminal has a width, and only asking a terminal's stream creates no socket.
+  columns: (fd) => {
+    try {
+      if (!fstatSync(fd).isCharacterDevice()) return undefined;
+    } catch {
+      return undefined;
+    }
+    return (fd === 1 ? process.stdout : process.stderr).columns;
+  },
 }).then((code) => {
   process.exitCode = signalled ? ExitCode.interrupted : code;
 });

@@ -28,6 +28,8 @@ export interface CliIo {
    */
   interruptible<T>(work: () => Promise<T>): Promise<T>;
   self: readonly string[];
+  /** The width of the terminal on descriptor 1 or 2, or undefined when it is not a terminal. */
+  columns?(fd: 1 | 2): number | undefined;
 }
 
 const FORMATS = ["text", "json", "yaml"] as const;
@@ -135,6 +137,13 @@ export function buildProgram(
       writeErr: (text) => {
         if (!text.startsWith("error:")) io.stderr(text);
       },
+      // Commander asks process.stdout by default, which for a pipe is a socket (net and the
+      // stream modules, ≈ 4 ms of a start). Help is plain text, so it never needs colours; 80
+      // columns is commander's own width for what is not a terminal.
+      getOutHelpWidth: () => io.columns?.(1) ?? 80,
+      getErrHelpWidth: () => io.columns?.(2) ?? 80,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
     });
 
   const groups = new Map<string, Command>();

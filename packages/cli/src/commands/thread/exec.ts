@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import type { ThreadExecDocument } from "@united-workforce/protocol";
-import { type Lease, processIdentity } from "@united-workforce/store";
+import type { Lease } from "@united-workforce/store";
+import { nodeChildProcess } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "../command.js";
 import { execExitCode, openEngine, renderExec } from "./shared.js";
 
@@ -106,9 +106,12 @@ async function startBackground(
     lease.token,
   ];
   if (typeof options.agent === "string") args.push("--agent", options.agent);
+  // Loaded here, not at the top: `uwf --help` loads every command module, and neither a help
+  // text nor a foreground exec needs them.
+  const { processIdentity } = await import("@united-workforce/store");
   let pid: number;
   try {
-    const child = spawn(ctx.self[0]!, args, {
+    const child = nodeChildProcess().spawn(ctx.self[0]!, args, {
       cwd: ctx.cwd,
       env: ctx.env as NodeJS.ProcessEnv,
       detached: true,

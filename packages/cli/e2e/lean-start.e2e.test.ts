@@ -1,0 +1,119 @@
+/**
+ * What a `uwf` start loads (DESIGN §14): commands that read the store load none of the Node
+ * built-ins that cost a start milliseconds (node:crypto and the stream modules it brings,
+ * child_process, net, readline, fs/promises), and `thread exec` loads only what spawning its
+ * adapter needs. A structural check, not a timing: these come back with one careless
+ * top-level import or `process.stdout` touched. Runs the built binaries: run `pnpm build` first.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  REPO_ROOT,
+  runUwf,
+  type TempHome,
+  tempHome,
+  UWF_BIN,
+  UWF_MOCK_BIN,
+  writeScenario,
+} from "@united-workforce/test-utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const COSTLY = [
+  "crypto",
+  "child_process",
+  "net",
+  "stream",
+  "readline",
+  "internal/fs/promises",
+  "internal/fs/streams",
+];
+// What spawning an adapter and reading its pipes needs.
+const SPAWNING = new Set(["child_process", "net", "stream"]);
+
+// Preloaded into the binary: at exit, the built-ins the process loaded, by name.
+const REPORTER = `
+const { writeFileSync } = require("node:fs");
+process.on("exit", () => {
+  const names = process.moduleLoadList
+    .filter((entry) => entry.startsWith("NativeModule "))
+    .map((entry) => entry.slice("NativeModule ".length));
+  writeFileSync(process.env.LEAN_START_REPORT, JSON.stringify(names));
+});
+`;
+
+let temp: TempHome;
+let reporter: string;
+let report: string;
+let node: string;
+let thread: string;
+let agent: string;
+
+beforeAll(async () => {
+  const bundle = join(REPO_ROOT, "packages/cli/dist/bundle/main.cjs");
+  if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run \`pnpm build\` first`);
+  temp = tempHome();
+  reporter = join(temp.home, "reporter.cjs");
+  report = join(temp.home, "report.json");
+  writeFileSync(reporter, REPORTER);
+  const env = { home: temp.home };
+  node = (await runUwf(["cas", "put-text", "hello"], env)).stdout.trim();
+  await runUwf(["workflow", "add", join(REPO_ROOT, "examples/hello.yaml")], env);
+  const scenario = writeScenario(temp.home, [
+    { role: "greeter", output: { $status: "done", greeting: "hi" } },
+  ]);
+  agent = `${process.execPath} ${UWF_MOCK_BIN} --scenario ${scenario}`;
+  thread = (await runUwf(["thread", "start", "hello", "-p", "hi"], env)).stdout.trim();
+  const exec = await runUwf(["thread", "exec", thread, "--agent", agent], env);
+  expect(exec.code, exec.stderr).toBe(0);
+});
+afterAll(() => temp.cleanup());
+
+/** Run uwf with `args` (twice: the first run may write the code cache); the built-ins it loaded. */
+function loadedBy(args: string[]): string[] {
+  let builtins: string[] = [];
+  for (let run = 0; run < 2; run++) {
+    const child = spawnSync(process.execPath, ["-r", reporter, UWF_BIN, ...args], {
+      cwd: temp.home,
+      env: { ...process.env, UWF_HOME: temp.home, HOME: temp.home, LEAN_START_REPORT: report },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    expect(child.status, `${args.join(" ")}: ${child.stderr}`).toBe(0);
+    builtins = JSON.parse(readFileSync(report, "utf8")) as string[];
+  }
+  return builtins;
+}
+
+describe("a uwf start", () => {
+  it.each([
+    [["--version"]],
+    [["--help"]],
+    [["cas", "get", "<node>"]],
+    [["thread", "show", "<thread>"]],
+    [["thread", "list"]],
+    [["step", "list", "<thread>"]],
+    [["workflow", "validate", join(REPO_ROOT, "examples/solve-issue.yaml")]],
+  ])("uwf %j loads no costly built-in, its output piped", (args: string[]) => {
+    const real = args.map((arg) => (arg === "<node>" ? node : arg === "<thread>" ? thread : arg));
+    expect(loadedBy(real).filter((name) => COSTLY.includes(name))).toEqual([]);
+  });
+
+  it("thread exec loads only what spawning its adapter needs: no crypto, no readline", async () => {
+    const env = { home: temp.home };
+    const fresh = (await runUwf(["thread", "start", "hello", "-p", "again"], env)).stdout;
+    const child = spawnSync(
+      process.execPath,
+      ["-r", reporter, UWF_BIN, "thread", "exec", fresh.trim(), "--agent", agent],
+      {
+        cwd: temp.home,
+        env: { ...process.env, UWF_HOME: temp.home, HOME: temp.home, LEAN_START_REPORT: report },
+        encoding: "utf8",
+      },
+    );
+    expect(child.status, child.stderr).toBe(0);
+    const loaded = JSON.parse(readFileSync(report, "utf8")) as string[];
+    expect(loaded.filter((name) => COSTLY.includes(name) && !SPAWNING.has(name))).toEqual([]);
+    expect(loaded).toContain("child_process");
+  });
+});
