@@ -61,7 +61,8 @@ function boot(name, words = 0, argv = process.argv.slice(2), env = process.env) 
     {
       filename: BUNDLE,
       cachedData: cached,
-      // Node ≥ 20.? lets code compiled here `import()` like any module; older ones throw on it.
+      // From Node 20.12 code compiled here may `import()` like any module (bundles have no such
+      // call today: esbuild inlines every import() of bundled code); older ones would throw.
       importModuleDynamically: constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     },
   );
