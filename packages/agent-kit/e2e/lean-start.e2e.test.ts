@@ -5,10 +5,11 @@
  * come back with one careless top-level import or `process.stdin`/`process.stdout` touched.
  * Runs the built binaries: run `pnpm build` first.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
+  builtinsLoadedBy,
+  COSTLY_BUILTINS,
   REPO_ROOT,
   seedThread,
   type TempHome,
@@ -27,30 +28,7 @@ const ADAPTERS = [
   "agent-builtin/bin/uwf-builtin.cjs",
 ].map((bin) => join(REPO_ROOT, "packages", bin));
 
-const COSTLY = [
-  "crypto",
-  "child_process",
-  "net",
-  "stream",
-  "readline",
-  "internal/fs/promises",
-  "internal/fs/streams",
-];
-
-// Preloaded into the binary: at exit, the built-ins the process loaded, by name.
-const REPORTER = `
-const { writeFileSync } = require("node:fs");
-process.on("exit", () => {
-  const names = process.moduleLoadList
-    .filter((entry) => entry.startsWith("NativeModule "))
-    .map((entry) => entry.slice("NativeModule ".length));
-  writeFileSync(process.env.LEAN_START_REPORT, JSON.stringify(names));
-});
-`;
-
 let temp: TempHome;
-let reporter: string;
-let report: string;
 
 beforeAll(() => {
   for (const bin of ADAPTERS) {
@@ -60,28 +38,17 @@ beforeAll(() => {
 });
 beforeEach(() => {
   temp = tempHome();
-  reporter = join(temp.home, "reporter.cjs");
-  report = join(temp.home, "report.json");
-  writeFileSync(reporter, REPORTER);
 });
 afterEach(() => temp.cleanup());
 
 /** Run `bin` with `args`; its exit code and the built-ins it loaded. */
-function loadedBy(bin: string, args: string[]): { code: number | null; builtins: string[] } {
-  const child = spawnSync(process.execPath, ["-r", reporter, bin, ...args], {
-    cwd: temp.home,
-    env: { ...process.env, UWF_HOME: temp.home, HOME: temp.home, LEAN_START_REPORT: report },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  return { code: child.status, builtins: JSON.parse(readFileSync(report, "utf8")) as string[] };
-}
+const loadedBy = (bin: string, args: string[]) => builtinsLoadedBy(bin, args, temp.home);
 
 describe("an adapter's start", () => {
   it.each(ADAPTERS)("%s --help loads no costly built-in", (bin) => {
     const { code, builtins } = loadedBy(bin, ["--help"]);
     expect(code).toBe(0);
-    expect(builtins.filter((name) => COSTLY.includes(name))).toEqual([]);
+    expect(builtins.filter((name) => COSTLY_BUILTINS.includes(name))).toEqual([]);
   });
 
   it("a whole uwf-mock step loads no costly built-in", async () => {
@@ -112,7 +79,7 @@ describe("an adapter's start", () => {
     for (const run of [1, 2]) {
       const { code, builtins } = loadedBy(UWF_MOCK_BIN, [...args, "--prompt", `Go ${run}.`]);
       expect(code).toBe(0);
-      expect(builtins.filter((name) => COSTLY.includes(name))).toEqual([]);
+      expect(builtins.filter((name) => COSTLY_BUILTINS.includes(name))).toEqual([]);
     }
   });
 });

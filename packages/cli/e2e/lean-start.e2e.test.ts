@@ -5,10 +5,11 @@
  * adapter needs. A structural check, not a timing: these come back with one careless
  * top-level import or `process.stdout` touched. Runs the built binaries: run `pnpm build` first.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
+  builtinsLoadedBy,
+  COSTLY_BUILTINS,
   REPO_ROOT,
   runUwf,
   type TempHome,
@@ -19,32 +20,10 @@ import {
 } from "@united-workforce/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const COSTLY = [
-  "crypto",
-  "child_process",
-  "net",
-  "stream",
-  "readline",
-  "internal/fs/promises",
-  "internal/fs/streams",
-];
 // What spawning an adapter and reading its pipes needs.
 const SPAWNING = new Set(["child_process", "net", "stream"]);
 
-// Preloaded into the binary: at exit, the built-ins the process loaded, by name.
-const REPORTER = `
-const { writeFileSync } = require("node:fs");
-process.on("exit", () => {
-  const names = process.moduleLoadList
-    .filter((entry) => entry.startsWith("NativeModule "))
-    .map((entry) => entry.slice("NativeModule ".length));
-  writeFileSync(process.env.LEAN_START_REPORT, JSON.stringify(names));
-});
-`;
-
 let temp: TempHome;
-let reporter: string;
-let report: string;
 let node: string;
 let thread: string;
 let agent: string;
@@ -53,9 +32,6 @@ beforeAll(async () => {
   const bundle = join(REPO_ROOT, "packages/cli/dist/bundle/main.cjs");
   if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run \`pnpm build\` first`);
   temp = tempHome();
-  reporter = join(temp.home, "reporter.cjs");
-  report = join(temp.home, "report.json");
-  writeFileSync(reporter, REPORTER);
   const env = { home: temp.home };
   node = (await runUwf(["cas", "put-text", "hello"], env)).stdout.trim();
   await runUwf(["workflow", "add", join(REPO_ROOT, "examples/hello.yaml")], env);
@@ -73,14 +49,9 @@ afterAll(() => temp.cleanup());
 function loadedBy(args: string[]): string[] {
   let builtins: string[] = [];
   for (let run = 0; run < 2; run++) {
-    const child = spawnSync(process.execPath, ["-r", reporter, UWF_BIN, ...args], {
-      cwd: temp.home,
-      env: { ...process.env, UWF_HOME: temp.home, HOME: temp.home, LEAN_START_REPORT: report },
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    expect(child.status, `${args.join(" ")}: ${child.stderr}`).toBe(0);
-    builtins = JSON.parse(readFileSync(report, "utf8")) as string[];
+    const child = builtinsLoadedBy(UWF_BIN, args, temp.home);
+    expect(child.code, `${args.join(" ")}: ${child.stderr}`).toBe(0);
+    builtins = child.builtins;
   }
   return builtins;
 }
@@ -96,24 +67,22 @@ describe("a uwf start", () => {
     [["workflow", "validate", join(REPO_ROOT, "examples/solve-issue.yaml")]],
   ])("uwf %j loads no costly built-in, its output piped", (args: string[]) => {
     const real = args.map((arg) => (arg === "<node>" ? node : arg === "<thread>" ? thread : arg));
-    expect(loadedBy(real).filter((name) => COSTLY.includes(name))).toEqual([]);
+    expect(loadedBy(real).filter((name) => COSTLY_BUILTINS.includes(name))).toEqual([]);
   });
 
   it("thread exec loads only what spawning its adapter needs: no crypto, no readline", async () => {
     const env = { home: temp.home };
     const fresh = (await runUwf(["thread", "start", "hello", "-p", "again"], env)).stdout;
-    const child = spawnSync(
-      process.execPath,
-      ["-r", reporter, UWF_BIN, "thread", "exec", fresh.trim(), "--agent", agent],
-      {
-        cwd: temp.home,
-        env: { ...process.env, UWF_HOME: temp.home, HOME: temp.home, LEAN_START_REPORT: report },
-        encoding: "utf8",
-      },
+    const child = builtinsLoadedBy(
+      UWF_BIN,
+      ["thread", "exec", fresh.trim(), "--agent", agent],
+      temp.home,
     );
-    expect(child.status, child.stderr).toBe(0);
-    const loaded = JSON.parse(readFileSync(report, "utf8")) as string[];
-    expect(loaded.filter((name) => COSTLY.includes(name) && !SPAWNING.has(name))).toEqual([]);
+    expect(child.code, child.stderr).toBe(0);
+    const loaded = child.builtins;
+    expect(loaded.filter((name) => COSTLY_BUILTINS.includes(name) && !SPAWNING.has(name))).toEqual(
+      [],
+    );
     expect(loaded).toContain("child_process");
   });
 });

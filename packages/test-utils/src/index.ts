@@ -5,6 +5,7 @@ export {
   agentClisDir,
   agentHome,
 } from "./agent-clis.js";
+export { builtinsLoadedBy, COSTLY_BUILTINS, type LoadedBuiltins } from "./builtins.js";
 export {
   type AdapterConformanceOptions,
   adapterConformance,
