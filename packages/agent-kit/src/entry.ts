@@ -2,7 +2,7 @@
 // imports these names from `@united-workforce/agent-kit/entry`, and the rest of the kit only in
 // modules its `run` loads with `import()`, starts without initialising the kit: bundled,
 // importing anything from the package index initialises every module the index re-exports
-// (DESIGN §14). The package index exports the same names.
+// (DESIGN §14). The package index re-exports this module.
 
 export { createAgent } from "./runner/agent-main.js";
 export type { AgentOptionSpec, AgentOptionValues } from "./runner/argv.js";

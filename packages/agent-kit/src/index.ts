@@ -55,6 +55,8 @@ export {
   renderHistoryEntry,
 } from "./context/history.js";
 export { loadThreadContext, type ThreadContext } from "./context/load-context.js";
+// The entry's names (createAgent, runAgentBinary, AgentExit, the definition's types).
+export * from "./entry.js";
 export { buildCorrection } from "./extract/correction.js";
 export {
   checkCandidate,
@@ -91,19 +93,7 @@ export {
 } from "./openai/index.js";
 export { composePrompt, type PromptParts } from "./prompt/compose.js";
 export { buildOutputFormatInstruction, SCOPE_SENTENCE } from "./prompt/output-format.js";
-export { createAgent } from "./runner/agent-main.js";
-export type { AgentOptionSpec, AgentOptionValues } from "./runner/argv.js";
 export type { AttemptRecord } from "./runner/attempts.js";
-export { runAgentBinary } from "./runner/binary.js";
-export {
-  type AgentContext,
-  type AgentDefinition,
-  type AgentDetail,
-  AgentExit,
-  type AgentIo,
-  type AgentMain,
-  type AgentRunResult,
-} from "./runner/types.js";
 export { sumUsage } from "./runner/usage.js";
 export {
   type ResumableSession,
