@@ -22,7 +22,11 @@ describe("uwf log", () => {
     await uwf("workflow", "add", "examples/hello.yaml");
     const thread = (await uwf("thread", "start", "hello", "-p", "Greet Ada")).stdout.trim();
     const scenario = writeScenario(temp.home, [
-      { role: "greeter", output: { $status: "done", greeting: "Hi Ada" } },
+      {
+        role: "greeter",
+        output: { $status: "done", greeting: "Hi Ada" },
+        stderr: "thinking about Ada",
+      },
     ]);
     const exec = await uwf(
       "thread",
@@ -46,8 +50,27 @@ describe("uwf log", () => {
       (await uwf("log", "show", "--thread", thread, "--format", "json")).stdout,
     );
     const events = shown.events.map((e: { event: string }) => e.event);
-    expect(events).toEqual(expect.arrayContaining(["thread.start", "step.start", "step.done"]));
+    expect(events).toEqual(
+      expect.arrayContaining([
+        "thread.start",
+        "step.start",
+        "adapter.output",
+        "step.done",
+        "thread.completed",
+      ]),
+    );
+    // A foreground exec logs what a second terminal needs to follow it, each line with its thread.
     expect(shown.events.every((e: { thread: string }) => e.thread === thread)).toBe(true);
+    expect(shown.events).toContainEqual(
+      expect.objectContaining({ event: "step.start", role: "greeter", stepNumber: 1 }),
+    );
+    expect(shown.events).toContainEqual(
+      expect.objectContaining({
+        event: "adapter.output",
+        role: "greeter",
+        line: "thinking about Ada",
+      }),
+    );
 
     const onlyDone = JSON.parse(
       (await uwf("log", "show", "--event", "step.done", "--format", "json")).stdout,

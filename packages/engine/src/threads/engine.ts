@@ -142,10 +142,12 @@ export class Engine {
     const agentLabel = agent.alias ?? commandLabel(agent.command, agent.args);
     const cwd = plan.location ? resolve(pointer.cwd, plan.location) : pointer.cwd;
     const started = Date.now();
+    const stepNumber = plan.replaceHead ? pointer.steps : pointer.steps + 1;
     this.ctx.logger.info("step.start", {
       thread: pointer.thread,
       role: plan.role,
       agent: agentLabel,
+      stepNumber,
       cwd,
     });
     this.emit({
@@ -153,7 +155,7 @@ export class Engine {
       thread: pointer.thread,
       role: plan.role,
       agent: agentLabel,
-      stepNumber: plan.replaceHead ? pointer.steps : pointer.steps + 1,
+      stepNumber,
       cwd,
       atMs: started,
     });
@@ -172,6 +174,13 @@ export class Engine {
         onStderr: (chunk) => {
           const text = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk;
           for (const line of text.split("\n")) {
+            // Logged as well as emitted: a second terminal (`thread watch`) or the web view
+            // follows a run it did not start through the process log.
+            this.ctx.logger.info("adapter.output", {
+              thread: pointer.thread,
+              role: plan.role,
+              line,
+            });
             this.emit({ type: "adapter.output", thread: pointer.thread, role: plan.role, line });
           }
         },
@@ -254,6 +263,7 @@ export class Engine {
       prompt: plan.prompt,
       location: plan.location,
     });
+    this.announce(suspended);
     return { pointer: suspended, step: null, failure, aborted: false };
   }
 
@@ -302,11 +312,15 @@ export class Engine {
     };
   }
 
-  /** Tell listeners when a step left the thread waiting or finished. */
+  /** Tell listeners, and the process log, when a step left the thread waiting or finished. */
   private announce(pointer: ThreadPointer): void {
-    if (pointer.status === "completed") this.emit({ type: "completed", thread: pointer.thread });
+    if (pointer.status === "completed") {
+      this.ctx.logger.info("thread.completed", { thread: pointer.thread });
+      this.emit({ type: "completed", thread: pointer.thread });
+    }
     if (pointer.status === "suspended" && pointer.suspended) {
       const { role, reason, kind } = pointer.suspended;
+      this.ctx.logger.info("thread.suspended", { thread: pointer.thread, role, reason, kind });
       this.emit({ type: "suspended", thread: pointer.thread, role, reason, kind });
     }
   }

@@ -4,7 +4,7 @@ import type { CommandContext } from "../command.js";
 
 /**
  * The engine for a command, its events rendered for the user: adapter output goes to stderr as
- * progress, or to the process log for a background worker, which has no terminal.
+ * progress. A background worker has no terminal; the engine logs every event anyway.
  */
 export async function openEngine(
   ctx: CommandContext,
@@ -20,9 +20,7 @@ export async function openEngine(
     logger: ctx.logger,
     signal: ctx.signal,
     onEvent: (event) => {
-      if (event.type !== "adapter.output") return;
-      if (options.detached) ctx.logger.info("adapter.stderr", { text: event.line });
-      else ctx.progress(event.line);
+      if (event.type === "adapter.output" && !options.detached) ctx.progress(event.line);
     },
   });
 }

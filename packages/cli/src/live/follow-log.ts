@@ -1,0 +1,102 @@
+import { closeSync, openSync, readSync } from "node:fs";
+import { listLogFiles } from "../commands/log/files.js";
+
+/** One parsed line of the process log: `ts`, `level`, `event`, `pid`, then the event's fields. */
+export type LogEvent = Record<string, unknown> & { ts: string; level: string; event: string };
+
+export interface FollowLogOptions {
+  home: string;
+  /** Following stops when this aborts; the returned promise then resolves. */
+  signal: AbortSignal;
+  /** `end` (default): only lines written from now on; `start`: the newest day file from its start. */
+  from?: "end" | "start";
+  /** How often the files are looked at. A poll costs one stat-like read; 200 ms keeps a live view within a second. */
+  intervalMs?: number;
+}
+
+/**
+ * Follow the process log (`$UWF_HOME/logs/<UTC day>.jsonl`) as other processes append to it,
+ * like `tail -F`: every exec, foreground or background, logs its steps there, so this is how a
+ * second terminal or the web view sees a run it did not start. A new day's file is picked up
+ * when it appears; lines that are not JSON (a torn write) are skipped.
+ *
+ * Polling rather than fs.watch: watch events are lost or doubled on some file systems, and a
+ * poll of one open file is cheap.
+ */
+export async function followLog(
+  options: FollowLogOptions,
+  onEvent: (event: LogEvent) => void,
+): Promise<void> {
+  const { home, signal } = options;
+  const interval = options.intervalMs ?? 200;
+  let current = listLogFiles(home).at(-1);
+  let offset = current && options.from !== "start" ? current.bytes : 0;
+  let partial = "";
+
+  const drain = (path: string): void => {
+    let fd: number;
+    try {
+      fd = openSync(path, "r");
+    } catch {
+      return; // Removed by `log clean` meanwhile: the next poll finds the newest file.
+    }
+    try {
+      const buffer = Buffer.alloc(64 * 1024);
+      for (;;) {
+        const read = readSync(fd, buffer, 0, buffer.length, offset);
+        if (read === 0) break;
+        offset += read;
+        partial += buffer.toString("utf8", 0, read);
+      }
+    } finally {
+      closeSync(fd);
+    }
+    const lines = partial.split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      if (line.trim() === "") continue;
+      let event: unknown;
+      try {
+        event = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (isLogEvent(event)) onEvent(event);
+    }
+  };
+
+  while (!signal.aborted) {
+    if (current) drain(current.path);
+    const newest = listLogFiles(home).at(-1);
+    if (newest && newest.path !== current?.path) {
+      // A new day began (or the first file appeared): finish the old file, then read the new one.
+      if (current) drain(current.path);
+      current = newest;
+      offset = 0;
+      partial = "";
+      drain(current.path);
+    }
+    await pause(interval, signal);
+  }
+}
+
+function isLogEvent(value: unknown): value is LogEvent {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as LogEvent).event === "string" &&
+    typeof (value as LogEvent).ts === "string"
+  );
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
