@@ -110,6 +110,36 @@ const lazyYaml = {
   },
 };
 
+/**
+ * The built-in node schemas' validators, compiled now rather than in every process: the store's
+ * `builtin-validators.js` (an empty map as a library) becomes a map from schema hash to the
+ * validator's CommonJS code as a function. It is the code the disk cache would hold, made by the
+ * store's own `standaloneValidatorCode`, so validation results are the same either way.
+ */
+const builtinValidators = {
+  name: "builtin-validators",
+  setup(b) {
+    b.onLoad({ filter: /store[\\/]dist[\\/]schemas[\\/]builtin-validators\.js$/ }, async () => {
+      const { BUILTIN_SCHEMAS, BUILTIN_SCHEMA_HASHES } = await import(
+        `${root}packages/protocol/dist/index.js`
+      );
+      const { standaloneValidatorCode } = await import(
+        `${root}packages/store/dist/schemas/validator-cache.js`
+      );
+      const entries = Object.entries(BUILTIN_SCHEMAS).map(([kind, schema]) => {
+        const code = standaloneValidatorCode(schema);
+        if (code === null) throw new Error(`the built-in ${kind} schema has no standalone code`);
+        const hash = BUILTIN_SCHEMA_HASHES[kind];
+        return `[${JSON.stringify(hash)}, function (require, module, exports) {\n${code}\n}]`;
+      });
+      return {
+        contents: `export const PRECOMPILED_VALIDATORS = new Map([\n${entries.join(",\n")}\n]);\n`,
+        loader: "js",
+      };
+    });
+  },
+};
+
 const pruneAt = process.argv.indexOf("--prune");
 if (pruneAt !== -1) {
   const dir = resolve(process.argv[pruneAt + 1] ?? "dist/bundle");
@@ -132,12 +162,13 @@ for (const { entry, outdir } of targets) {
     platform: "node",
     target: "node20",
     // Less to read and parse at every start; names stay, so stack traces stay readable.
-    minifyWhitespace: true,
+    // UWF_BUNDLE_PRETTY=1 keeps esbuild's one-module-per-section layout, for reading profiles.
+    minifyWhitespace: process.env.UWF_BUNDLE_PRETTY !== "1",
     minifySyntax: true,
     charset: "ascii",
     logLevel: "warning",
     legalComments: "none",
-    plugins: [lazyBuiltins, lazyYaml],
+    plugins: [lazyBuiltins, lazyYaml, builtinValidators],
     banner: { js: 'var __uwfModuleUrl=require("node:url").pathToFileURL(__filename).href;' },
     define: {
       "import.meta.url": "__uwfModuleUrl",
@@ -145,8 +176,9 @@ for (const { entry, outdir } of targets) {
     },
   });
   const code = result.outputFiles[0].text;
-  // As many UTF-8 bytes as characters: every character is ASCII.
-  if (Buffer.byteLength(code) !== code.length) {
+  // As many UTF-8 bytes as characters: every character is ASCII (a pretty bundle keeps comments,
+  // which charset: "ascii" does not escape; read as latin1 they only garble comments).
+  if (Buffer.byteLength(code) !== code.length && process.env.UWF_BUNDLE_PRETTY !== "1") {
     throw new Error(`${outdir}/main.cjs is not ASCII: boot.cjs reads it as latin1`);
   }
   const hash = createHash("sha256").update(BOOT).update(code).digest("hex").slice(0, 16);

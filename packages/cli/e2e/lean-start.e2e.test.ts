@@ -5,8 +5,9 @@
  * adapter needs. A structural check, not a timing: these come back with one careless
  * top-level import or `process.stdout` touched. Runs the built binaries: run `pnpm build` first.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { BUILTIN_SCHEMA_HASHES } from "@united-workforce/protocol";
 import {
   builtinsLoadedBy,
   COSTLY_BUILTINS,
@@ -84,5 +85,14 @@ describe("a uwf start", () => {
       [],
     );
     expect(loaded).toContain("child_process");
+  });
+
+  it("a step compiles no validator of a built-in node schema: the bundles carry them", () => {
+    // uwf and uwf-mock have each run a step in this home (and validated workflows): the
+    // validators they compiled and cached are those of the workflows' own schemas only.
+    const cached = readdirSync(join(temp.home, "cache", "validators"));
+    const builtins = new Set(Object.values(BUILTIN_SCHEMA_HASHES));
+    expect(cached.length).toBeGreaterThan(0);
+    expect(cached.filter((name) => builtins.has(name.split(".")[0]!))).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { makePrivateDir, writeFileAtomic } from "@united-workforce/util";
 import type { ErrorObject } from "ajv";
+import type { PrecompiledValidator } from "./builtin-validators.js";
 import { FORMATS, FORMATS_MODULE } from "./formats.js";
 
 /**
@@ -93,10 +94,20 @@ export function writeCachedValidator(
  * fails, requires a module outside the allow-list, or does not export a function.
  */
 export function instantiate(code: string): CompiledValidator | null {
-  const module: { exports: unknown } = { exports: {} };
+  let run: PrecompiledValidator;
   try {
     // The code comes from ajv (see the module comment); it sees only this require.
-    const run = new Function("require", "module", "exports", code);
+    run = new Function("require", "module", "exports", code) as PrecompiledValidator;
+  } catch {
+    return null;
+  }
+  return runModule(run);
+}
+
+/** Run a validator's CommonJS module function (generated code) and return what it exports. */
+export function runModule(run: PrecompiledValidator): CompiledValidator | null {
+  const module: { exports: unknown } = { exports: {} };
+  try {
     run(shimRequire, module, module.exports);
   } catch {
     return null;

@@ -1,9 +1,12 @@
 import { stepSchema } from "@united-workforce/protocol";
 import { describe, expect, it } from "vitest";
+import type { PrecompiledValidator } from "./builtin-validators.js";
+import { runModule } from "./disk-cache.js";
 import {
   formatErrors,
   hasCachedValidator,
   runValidator,
+  standaloneValidatorCode,
   validatorCacheInternals,
   validatorFor,
 } from "./validator-cache.js";
@@ -59,5 +62,21 @@ describe("validator cache", () => {
     expect(runValidator(validate, ["not a hash"]).errors).toEqual([
       '/0: must match format "cas-ref"',
     ]);
+  });
+});
+
+describe("standaloneValidatorCode (what the bundles carry for built-in schemas)", () => {
+  it("runs as a module function and validates exactly like the compiled validator", () => {
+    const code = standaloneValidatorCode(schema);
+    expect(code).not.toBeNull();
+    const fromCode = runModule(
+      new Function("require", "module", "exports", code!) as PrecompiledValidator,
+    );
+    expect(fromCode).not.toBeNull();
+    const compiled = validatorFor("0000000000SVC", schema);
+    for (const payload of [{}, { role: 1, extra: true }, "text", null]) {
+      expect(runValidator(fromCode!, payload)).toEqual(runValidator(compiled, payload));
+    }
+    expect(runValidator(fromCode!, { role: 1 }).valid).toBe(false);
   });
 });

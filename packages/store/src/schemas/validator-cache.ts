@@ -3,10 +3,12 @@ import { canonicalJson, errorMessage, UwfError } from "@united-workforce/util";
 import type { ErrorObject } from "ajv";
 import type { AnyValidateFunction } from "ajv/dist/types/index.js";
 import { ajvFor, installedAjvVersion, standaloneCodeOf } from "./ajv-loader.js";
+import { PRECOMPILED_VALIDATORS } from "./builtin-validators.js";
 import {
   type CompiledValidator,
   instantiate,
   readCachedValidator,
+  runModule,
   writeCachedValidator,
 } from "./disk-cache.js";
 
@@ -14,7 +16,7 @@ export type { CompiledValidator } from "./disk-cache.js";
 
 // Schema nodes are immutable, so a validator compiled for a hash is valid for the whole process.
 const validators = new Map<string, CompiledValidator>();
-const counts = { compiled: 0, fromDisk: 0 };
+const counts = { compiled: 0, fromDisk: 0, precompiled: 0 };
 
 /**
  * The validator of a schema node, built at most once per process: read from `cacheDir` (see
@@ -28,12 +30,43 @@ export function validatorFor(
 ): CompiledValidator {
   let validate = validators.get(schemaHash);
   if (validate === undefined) {
-    const cached = cacheDir === undefined ? null : readCachedValidator(cacheDir, schemaHash);
-    if (cached !== null) counts.fromDisk++;
-    validate = cached ?? compileSchema(schemaHash, schema, cacheDir);
+    validate =
+      precompiled(schemaHash) ??
+      fromDisk(schemaHash, cacheDir) ??
+      compileSchema(schemaHash, schema, cacheDir);
     validators.set(schemaHash, validate);
   }
   return validate;
+}
+
+function precompiled(schemaHash: string): CompiledValidator | null {
+  const run = PRECOMPILED_VALIDATORS.get(schemaHash);
+  const validate = run === undefined ? null : runModule(run);
+  if (validate !== null) counts.precompiled++;
+  return validate;
+}
+
+function fromDisk(schemaHash: string, cacheDir: string | undefined): CompiledValidator | null {
+  const cached = cacheDir === undefined ? null : readCachedValidator(cacheDir, schemaHash);
+  if (cached !== null) counts.fromDisk++;
+  return cached;
+}
+
+/**
+ * The standalone CommonJS code of a schema's validator, exactly as the disk cache would hold
+ * it (compiled from the canonical form), or null when ajv cannot export it. The bundler builds
+ * the built-in schemas' validators with this.
+ */
+export function standaloneValidatorCode(schema: JsonSchema): string | null {
+  const ajv = ajvFor(schema);
+  const canonical = JSON.parse(canonicalJson(schema)) as JsonSchema;
+  try {
+    return standaloneCodeOf(ajv, ajv.compile(canonical));
+  } catch {
+    return null;
+  } finally {
+    ajv.removeSchema(canonical);
+  }
 }
 
 /** Whether a validator for this schema hash is already compiled in this process. */
@@ -43,7 +76,7 @@ export function hasCachedValidator(schemaHash: string): boolean {
 
 /** For tests only (the package does not export it): counters, and forgetting like a new process. */
 export const validatorCacheInternals = {
-  counts: (): { compiled: number; fromDisk: number } => ({ ...counts }),
+  counts: (): { compiled: number; fromDisk: number; precompiled: number } => ({ ...counts }),
   forget(): void {
     validators.clear();
   },
