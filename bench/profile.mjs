@@ -95,6 +95,8 @@ console.log(
   `${ms(run.total)}  ${ms(bare.total).padStart(9)}  ${ms(run.total - bare.total)}  total (ms)`,
 );
 console.log("\nheaviest functions (self time, ms):");
-for (const [name, value] of [...run.byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 15))) {
+for (const [name, value] of [...run.byFunction]
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, Number(process.env.PROFILE_TOP ?? 15))) {
   console.log(`${ms(value)}  ${name}`);
 }
