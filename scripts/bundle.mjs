@@ -6,7 +6,9 @@
 // lazily run module initialisers, so a command still runs only the code it needs.
 //
 // Each bundle's first line is `// uwf-bundle <content hash>`: boot.cjs keys its code cache on
-// it. The bundle must be ASCII (checked here) so that boot.cjs can read it as latin1.
+// it. The bundle must be ASCII (checked here) so that boot.cjs can read it as latin1. What few
+// processes need sits beside it in a chunk (`pg.cjs`, the PostgreSQL driver), built the same
+// way and loaded by boot.cjs's `loadChunk` with a code cache of its own.
 //
 // `dist/bundle` is updated in place, each file replaced by one rename, so a running `uwf`
 // (which read its whole bundle at start) is never disturbed by a rebuild.
@@ -31,7 +33,9 @@ import { withLock } from "./lib/file-lock.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const BOOT = readFileSync(`${root}scripts/lib/boot.cjs`, "utf8");
-const KEEP = new Set(["main.cjs", "boot.cjs"]);
+/** Parts of the bundle in files of their own, loaded through boot.cjs's `loadChunk` on demand. */
+const CHUNKS = { pg: { from: "packages/store" } };
+const KEEP = new Set(["main.cjs", "boot.cjs", ...Object.keys(CHUNKS).map((name) => `${name}.cjs`)]);
 
 const cliVersion = JSON.parse(readFileSync(`${root}packages/cli/package.json`, "utf8")).version;
 
@@ -140,6 +144,76 @@ const builtinValidators = {
   },
 };
 
+/**
+ * `import("pg")` becomes a call of boot.cjs's `loadChunk("pg")`: the PostgreSQL driver is 17 %
+ * of a bundle, and every process paid to read it and deserialise its code cache entries, while
+ * only a PostgreSQL store uses it. It goes to `pg.cjs` beside the bundle (built below).
+ */
+const chunks = {
+  name: "chunks",
+  setup(b) {
+    const names = Object.keys(CHUNKS).join("|");
+    b.onResolve({ filter: new RegExp(`^(${names})$`) }, (args) => ({
+      path: args.path,
+      namespace: "uwf-chunk",
+    }));
+    b.onLoad({ filter: /.*/, namespace: "uwf-chunk" }, (args) => ({
+      // `require` is the bundle's own (boot.cjs passes one made for main.cjs): this is the
+      // boot.cjs beside it, the one already loaded.
+      contents: `module.exports = require("./boot.cjs").loadChunk(${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
+    b.onResolve({ filter: /^\.\/boot\.cjs$/, namespace: "uwf-chunk" }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+  },
+};
+
+/** esbuild's output as a bundle file: ASCII, its content hash on the first line. */
+function bundleText(code, name) {
+  // As many UTF-8 bytes as characters: every character is ASCII (a pretty bundle keeps comments,
+  // which charset: "ascii" does not escape; read as latin1 they only garble comments).
+  if (Buffer.byteLength(code) !== code.length && process.env.UWF_BUNDLE_PRETTY !== "1") {
+    throw new Error(`${name} is not ASCII: boot.cjs reads it as latin1`);
+  }
+  const hash = createHash("sha256").update(BOOT).update(code).digest("hex").slice(0, 16);
+  return `// uwf-bundle ${hash}\n${code}`;
+}
+
+const COMMON = {
+  write: false,
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  // Less to read and parse at every start; names stay, so stack traces stay readable.
+  // UWF_BUNDLE_PRETTY=1 keeps esbuild's one-module-per-section layout, for reading profiles.
+  minifyWhitespace: process.env.UWF_BUNDLE_PRETTY !== "1",
+  minifySyntax: true,
+  charset: "ascii",
+  logLevel: "warning",
+  legalComments: "none",
+};
+
+/** Each chunk's file text, built once for every binary. */
+async function buildChunks() {
+  const texts = {};
+  for (const [name, { from }] of Object.entries(CHUNKS)) {
+    const result = await build({
+      ...COMMON,
+      stdin: {
+        contents: `module.exports = require(${JSON.stringify(name)});`,
+        resolveDir: `${root}${from}`,
+        loader: "js",
+      },
+      outfile: `${name}.cjs`,
+    });
+    texts[name] = bundleText(result.outputFiles[0].text, `${name}.cjs`);
+  }
+  return texts;
+}
+
 const pruneAt = process.argv.indexOf("--prune");
 if (pruneAt !== -1) {
   const dir = resolve(process.argv[pruneAt + 1] ?? "dist/bundle");
@@ -151,43 +225,30 @@ if (pruneAt !== -1) {
   process.exit(0);
 }
 
+const chunkTexts = await buildChunks();
 for (const { entry, outdir } of targets) {
   if (!existsSync(`${root}${entry}`)) continue;
   const result = await build({
+    ...COMMON,
     entryPoints: [`${root}${entry}`],
-    write: false,
     outfile: `${root}${outdir}/main.cjs`,
-    bundle: true,
-    format: "cjs",
-    platform: "node",
-    target: "node20",
-    // Less to read and parse at every start; names stay, so stack traces stay readable.
-    // UWF_BUNDLE_PRETTY=1 keeps esbuild's one-module-per-section layout, for reading profiles.
-    minifyWhitespace: process.env.UWF_BUNDLE_PRETTY !== "1",
-    minifySyntax: true,
-    charset: "ascii",
-    logLevel: "warning",
-    legalComments: "none",
-    plugins: [lazyBuiltins, lazyYaml, builtinValidators],
+    plugins: [lazyBuiltins, lazyYaml, builtinValidators, chunks],
     banner: { js: 'var __uwfModuleUrl=require("node:url").pathToFileURL(__filename).href;' },
     define: {
       "import.meta.url": "__uwfModuleUrl",
       __UWF_VERSION__: JSON.stringify(cliVersion),
     },
   });
-  const code = result.outputFiles[0].text;
-  // As many UTF-8 bytes as characters: every character is ASCII (a pretty bundle keeps comments,
-  // which charset: "ascii" does not escape; read as latin1 they only garble comments).
-  if (Buffer.byteLength(code) !== code.length && process.env.UWF_BUNDLE_PRETTY !== "1") {
-    throw new Error(`${outdir}/main.cjs is not ASCII: boot.cjs reads it as latin1`);
-  }
-  const hash = createHash("sha256").update(BOOT).update(code).digest("hex").slice(0, 16);
+  const text = bundleText(result.outputFiles[0].text, `${outdir}/main.cjs`);
   const dir = `${root}${outdir}`;
   withLock(`${dir}.lock`, () => {
     removeOldLayout(dir);
     mkdirSync(dir, { recursive: true });
     writeAtomically(join(dir, "boot.cjs"), BOOT);
-    writeAtomically(join(dir, "main.cjs"), `// uwf-bundle ${hash}\n${code}`);
+    for (const [name, chunk] of Object.entries(chunkTexts)) {
+      writeAtomically(join(dir, `${name}.cjs`), chunk);
+    }
+    writeAtomically(join(dir, "main.cjs"), text);
     removeOthers(dir);
   });
 }

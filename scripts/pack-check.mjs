@@ -237,8 +237,10 @@ function checkTarball(pkg) {
     }
   }
   if (meta.bin) {
-    const main = "dist/bundle/main.cjs";
-    if (!has.has(main)) problems.push(`has no ${main}`);
+    // The bundle, and the chunk boot.cjs loads for a PostgreSQL store.
+    for (const file of ["dist/bundle/main.cjs", "dist/bundle/boot.cjs", "dist/bundle/pg.cjs"]) {
+      if (!has.has(file)) problems.push(`has no ${file}`);
+    }
   }
   // Each source map's sources must be in the tarball too.
   const maps = files.filter((file) => file.endsWith(".map"));

@@ -15,6 +15,8 @@
 //     command gets the code it runs, not what the first command ever run happened to use;
 //   - V8 refuses a cache made by another V8 version or with other flags; it is then rewritten.
 // A missing, refused or unwritable cache costs time only. `UWF_CODE_CACHE=0` turns it off.
+// Chunks (`loadChunk`: files beside the bundle that few processes need) are cached the same
+// way, in `<binary>.<chunk>/`.
 const {
   mkdirSync,
   readdirSync,
@@ -24,7 +26,7 @@ const {
   statSync,
   writeFileSync,
 } = require("node:fs");
-const { isAbsolute, join, resolve } = require("node:path");
+const { dirname, isAbsolute, join, resolve } = require("node:path");
 const { Script, constants } = require("node:vm");
 const { createRequire } = require("node:module");
 
@@ -32,21 +34,38 @@ const BUNDLE = join(__dirname, "main.cjs");
 const BUILD = /^\/\/ uwf-bundle ([0-9a-f]{16})\n/;
 const WORD = /^[a-z][a-z0-9-]{0,31}$/;
 
+/** The binary this process booted, and its environment: named by the chunks it loads later. */
+let booted = null;
+
 /**
  * Run the bundle and return its exports. `name` names the binary in cache files; `words` is how
  * many leading command words select a command (2 for `uwf thread exec`, 0 for an adapter).
  */
 function boot(name, words = 0, argv = process.argv.slice(2), env = process.env) {
+  booted = { name, env };
+  return run(BUNDLE, name, commandKey(argv, words), env);
+}
+
+/**
+ * A part of the bundle that few processes need, kept in its own file beside it (`pg.cjs`: the
+ * PostgreSQL driver, loaded only with a PostgreSQL store) so that other starts neither read nor
+ * deserialise it. Compiled with its own code cache, in `<binary>.<chunk>/`, so that pruning one
+ * build's files never touches the other's.
+ */
+function loadChunk(chunk) {
+  if (!WORD.test(chunk)) throw new Error(`not a chunk name: ${JSON.stringify(chunk)}`);
+  const { name, env } = booted ?? { name: "uwf", env: process.env };
+  return run(join(__dirname, `${chunk}.cjs`), `${name}.${chunk}`, "main", env);
+}
+
+/** Compile `path` with the code cache of `folder`/`key`, run it as a CommonJS module. */
+function run(path, folder, key, env) {
   // bundle.mjs makes the bundle ASCII-only (it checks), and latin1 decodes that fastest.
-  const source = readFileSync(BUNDLE, "latin1");
+  const source = readFileSync(path, "latin1");
   const build = BUILD.exec(source);
   const file =
     build !== null && env.UWF_CODE_CACHE !== "0"
-      ? join(
-          cacheDir(env),
-          name,
-          `${build[1]}-${commandKey(argv, words)}-${process.version}-${process.arch}.bin`,
-        )
+      ? join(cacheDir(env), folder, `${build[1]}-${key}-${process.version}-${process.arch}.bin`)
       : null;
   let cached;
   if (file !== null) {
@@ -59,7 +78,7 @@ function boot(name, words = 0, argv = process.argv.slice(2), env = process.env) 
   const script = new Script(
     `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
     {
-      filename: BUNDLE,
+      filename: path,
       cachedData: cached,
       // From Node 20.12 code compiled here may `import()` like any module (bundles have no such
       // call today: esbuild inlines every import() of bundled code); older ones would throw.
@@ -71,8 +90,8 @@ function boot(name, words = 0, argv = process.argv.slice(2), env = process.env) 
       if (code === 0) save(file, build[1], script);
     });
   }
-  const module = { exports: {}, filename: BUNDLE, id: BUNDLE };
-  script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, __dirname);
+  const module = { exports: {}, filename: path, id: path };
+  script.runInThisContext()(module.exports, createRequire(path), module, path, dirname(path));
   return module.exports;
 }
 
@@ -132,4 +151,4 @@ function save(file, build, script) {
   }
 }
 
-module.exports = { boot, commandKey };
+module.exports = { boot, commandKey, loadChunk };

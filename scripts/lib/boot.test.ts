@@ -110,6 +110,46 @@ describe("boot: the compiled-code cache", () => {
     ]);
   });
 
+  it("loads a chunk beside the bundle with a code cache of its own, kept apart", () => {
+    const { bin, bundle } = fakeBinary("0000000000000a11");
+    writeFileSync(
+      join(bundle, "main.cjs"),
+      "// uwf-bundle 0000000000000a11\n" +
+        'const extra = require("./boot.cjs").loadChunk("extra");\n' +
+        'process.stdout.write(extra.greeting + " from " + extra.file + "\\n");\n',
+    );
+    writeFileSync(
+      join(bundle, "extra.cjs"),
+      "// uwf-bundle 0000000000000b22\n" +
+        'module.exports = { greeting: "hi", file: require("node:path").basename(__filename) };\n',
+    );
+    const home = mkdtempSync(join(tmpdir(), "uwf-boot-home-"));
+    const first = run(bin, home, ["cas", "get", "0"]);
+    expect(first.stdout).toBe("hi from extra.cjs\n");
+    const chunkDir = join(home, "cache", "code", "fake.extra");
+    const [file] = readdirSync(chunkDir);
+    expect(file).toBe(`0000000000000b22-main-${process.version}-${process.arch}.bin`);
+    const written = statSync(join(chunkDir, file!)).mtimeMs;
+    expect(run(bin, home, ["cas", "get", "0"]).stdout).toBe("hi from extra.cjs\n");
+    expect(statSync(join(chunkDir, file!)).mtimeMs).toBe(written);
+    // The bundle's own cache is in the binary's folder, as before.
+    expect(cacheFiles(home)).toEqual([
+      `0000000000000a11-cas-get-${process.version}-${process.arch}.bin`,
+    ]);
+  });
+
+  it("refuses a chunk name that could leave the bundle's folder", () => {
+    const { bin, bundle } = fakeBinary("0000000000000c33");
+    writeFileSync(
+      join(bundle, "main.cjs"),
+      '// uwf-bundle 0000000000000c33\nrequire("./boot.cjs").loadChunk("../main");\n',
+    );
+    const home = mkdtempSync(join(tmpdir(), "uwf-boot-home-"));
+    const failed = run(bin, home, ["cas", "get", "0"]);
+    expect(failed.status).not.toBe(0);
+    expect(failed.stderr).toContain('not a chunk name: "../main"');
+  });
+
   it("runs a bundle without a build line, caching nothing", () => {
     const { bin, bundle } = fakeBinary("00000000000000ff");
     writeFileSync(join(bundle, "main.cjs"), 'process.stdout.write("plain\\n");\n');
