@@ -124,6 +124,7 @@ describe("every --format json document matches its schema in protocol", () => {
     await check(["thread", "poke", thread, "-p", "Shorter, please.", ...agent]);
     await check(["thread", "stop", thread]);
     await check(["thread", "join", thread]);
+    await check(["thread", "verify", thread]);
 
     const steps = await check(["step", "list", thread]);
     const first = (steps.steps as { hash: string }[])[0]!.hash;

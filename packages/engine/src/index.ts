@@ -21,6 +21,7 @@ export { stopHolder, waitForRelease } from "./threads/stop-holder.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
 export { renderStart, renderStep } from "./threads/transcript.js";
 export { StepRejected, verifyStep } from "./threads/verify-step.js";
+export { verifyThread } from "./threads/verify-thread.js";
 export { workflowInvalidError } from "./workflow/invalid.js";
 export { type LoadedWorkflowFile, loadWorkflowFile, MAX_ALIAS_COUNT } from "./workflow/load.js";
 export {

@@ -147,6 +147,25 @@ export const casVerifyReportSchema = object({
   corrupt: list(object({ hash: str, file: str, problem: str })),
 });
 
+/** What `uwf thread verify` finds for one thread: steps and nodes checked, problems oldest first. */
+export const threadVerifyReportSchema = object({
+  thread: threadId,
+  ok: bool,
+  head: str,
+  steps: int,
+  nodes: int,
+  problems: list(
+    object({
+      // The node that is wrong: a hash as stored, which a forged link may have made malformed.
+      hash: str,
+      // 1 for the thread's first step; null for the StartNode, the workflow or the pointer.
+      step: { type: ["integer", "null"] },
+      kind: { enum: ["corrupt", "missing", "invalid", "link", "route"] },
+      reason: str,
+    }),
+  ),
+});
+
 // ─── config, setup, doctor ──────────────────────────────────────────────────────────────────
 
 /** Any JSON value: a config value (secrets masked). */
@@ -243,6 +262,8 @@ export const DOCUMENT_SCHEMAS = {
     steps: int,
     suspended: { anyOf: [{ type: "null" }, suspendInfoSchema] },
   }),
+
+  "thread verify": object({ ok: bool, threads: list(threadVerifyReportSchema) }),
 
   "step list": object({ thread: threadId, workflow: str, steps: list(stepListEntry) }),
   "step show": extend(

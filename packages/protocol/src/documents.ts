@@ -8,6 +8,7 @@ import type {
   casVerifyReportSchema,
   DOCUMENT_SCHEMAS,
   DocumentName,
+  threadVerifyReportSchema,
 } from "./document-schemas.js";
 import type { FromSchema } from "./from-schema.js";
 
@@ -40,6 +41,10 @@ export type ThreadReadDocument = DocumentOf<"thread read">;
 export type ThreadStopDocument = DocumentOf<"thread stop">;
 export type ThreadCancelDocument = DocumentOf<"thread cancel">;
 export type ThreadJoinDocument = DocumentOf<"thread join">;
+export type ThreadVerifyDocument = DocumentOf<"thread verify">;
+/** What the engine's `verifyThread` returns for one thread. */
+export type ThreadVerifyReport = FromSchema<typeof threadVerifyReportSchema>;
+export type ThreadProblem = ThreadVerifyReport["problems"][number];
 
 export type StepListDocument = DocumentOf<"step list">;
 export type StepListEntry = StepListDocument["steps"][number];

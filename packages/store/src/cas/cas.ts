@@ -313,6 +313,11 @@ export class Cas {
     return schema;
   }
 
+  /** The hashes a node already read points to (see `refs`), without reading it again. */
+  refsOf(node: CasNode): Promise<string[]> {
+    return this.#refsOf(node);
+  }
+
   async #refsOf(node: CasNode): Promise<string[]> {
     if (node.type === SCHEMA_TYPE) return [];
     const refs = collectRefs(await this.#schema(node.type), node.payload);

@@ -38,6 +38,8 @@ export function renderUsage(): string {
     "  `uwf prompt adapter-developing` lists every config key.",
     "- `uwf workflow add <file>` registers a workflow under its name, so later commands can say",
     "  `review` instead of a path. A thread keeps the workflow version it started with.",
+    '- `uwf thread verify "$thread"` (or `--all`) proves a thread\'s history: every node re-hashed,',
+    "  links, schemas and routes checked; exit 1 naming the first bad node.",
     "",
     "## Scripts and agents",
     "",

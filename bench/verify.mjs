@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// `uwf thread verify` of a 10,000-step thread (issue 10's target: under 2 × N0 + 1 s), and of a
+// 200-step one, against a bare `node -e 0` (N0). Headline without NODE_EXTRA_CA_CERTS, as in
+// `pnpm bench`. Run after `pnpm build`:  node bench/verify.mjs [--runs N]
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildLongThread } from "./fixtures.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const runsAt = process.argv.indexOf("--runs");
+const runs = runsAt === -1 ? 5 : Number(process.argv[runsAt + 1]);
+const { openStore } = await import(`${root}packages/store/dist/index.js`);
+const uwfBin = join(root, "packages/cli/bin/uwf.cjs");
+const home = mkdtempSync(join(tmpdir(), "uwf-bench-verify-"));
+const env = { ...process.env, UWF_HOME: home };
+delete env.NODE_EXTRA_CA_CERTS;
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Median wall time (ms) of `args` run with node, after one unmeasured run; exit must be 0. */
+function time(args) {
+  const samples = [];
+  for (let i = 0; i <= runs; i++) {
+    const started = process.hrtime.bigint();
+    const run = spawnSync(process.execPath, args, { env, encoding: "utf8" });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    if (run.status !== 0)
+      throw new Error(`${args.join(" ")} exited ${run.status}: ${run.stderr}${run.stdout}`);
+    if (i > 0) samples.push(ms);
+  }
+  return median(samples);
+}
+
+try {
+  const added = spawnSync(
+    process.execPath,
+    [uwfBin, "workflow", "add", join(root, "bench/loop.yaml"), "--format", "json"],
+    { env, encoding: "utf8" },
+  );
+  const loopHash = JSON.parse(added.stdout).hash;
+  const store = await openStore({ home });
+  const short = await buildLongThread(store, loopHash, 200, root);
+  const long = await buildLongThread(store, loopHash, 10_000, root);
+  await store.close();
+  const n0 = time(["-e", "0"]);
+  const report = (label, ms, target) =>
+    console.log(
+      `${label.padEnd(44)} ${ms.toFixed(0).padStart(6)} ms  ${(ms / n0).toFixed(2).padStart(6)}× N0${target === undefined ? "" : `  (target ≤ ${target.toFixed(0)} ms = 2 × N0 + 1 s)`}`,
+    );
+  console.log(`N0 (node -e 0, no CA bundle): ${n0.toFixed(1)} ms; medians of ${runs}`);
+  report("uwf thread verify, 200 steps", time([uwfBin, "thread", "verify", short]));
+  report(
+    "uwf thread verify, 10,000 steps",
+    time([uwfBin, "thread", "verify", long]),
+    2 * n0 + 1000,
+  );
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}

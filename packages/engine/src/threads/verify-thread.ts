@@ -1,0 +1,262 @@
+import {
+  BUILTIN_SCHEMA_HASHES,
+  type CasNode,
+  END,
+  type Graph,
+  START,
+  type StartPayload,
+  type StepPayload,
+  type ThreadProblem,
+  type ThreadVerifyReport,
+  type WorkflowPayload,
+} from "@united-workforce/protocol";
+import type { Cas, Store } from "@united-workforce/store";
+import { errorMessage, isUwfError } from "@united-workforce/util";
+import { evaluate, startOutput } from "../moderator/evaluate.js";
+
+/**
+ * Why a node is bad. Kinds: `corrupt` (its bytes do not hash to its name or do not decode),
+ * `missing` (not stored), `invalid` (its payload breaks its type's schema), `link` (it points
+ * where it must not), `route` (the moderator would not have sent the thread to this step's role).
+ */
+class NodeFault extends Error {
+  constructor(
+    readonly kind: ThreadProblem["kind"],
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A step as the backward walk keeps it: just what routing the step after it needs. */
+interface Walked {
+  hash: string;
+  role: string;
+  output: Record<string, unknown> | null;
+}
+
+/**
+ * Prove a thread's history: walk the chain from the head to the StartNode, re-hash every node
+ * each step reaches (output, body, detail and its turns, prompt, schemas), validate each against
+ * its type's schema, check the links (`prev`, `start`, the output's schema is its role's) and
+ * that each step's role is the one the moderator routes to from the step before, under the
+ * workflow the thread is pinned to. One pass from the head: each step is checked against the
+ * older one when that is read, so memory stays flat however long the thread. Reads each node
+ * once; writes nothing.
+ */
+export async function verifyThread(store: Store, thread: string): Promise<ThreadVerifyReport> {
+  const pointer = await store.threads.get(thread);
+  const checker = new NodeChecker(store.cas);
+  const problems: ThreadProblem[] = [];
+  // Steps are numbered from the thread's count (head = pointer.steps) as the walk goes back.
+  const report = (hash: string, depth: number | null, error: unknown): void => {
+    const step = depth === null ? null : pointer.steps - depth;
+    problems.push({ hash, step, ...describe(error) });
+  };
+
+  const workflow = await checker
+    .payload<WorkflowPayload>(pointer.workflowHash, BUILTIN_SCHEMA_HASHES.workflow)
+    .catch((error: unknown) => {
+      report(pointer.workflowHash, null, error);
+      return null;
+    });
+  const start = await checker
+    .payload<StartPayload>(pointer.start, BUILTIN_SCHEMA_HASHES.start)
+    .catch((error: unknown) => {
+      report(pointer.start, null, error);
+      return null;
+    });
+  if (start && start.workflow !== pointer.workflowHash) {
+    report(
+      pointer.start,
+      null,
+      link(`the StartNode's workflow is ${start.workflow}, the thread's ${pointer.workflowHash}`),
+    );
+  }
+
+  const walked = new Set<string>();
+  let newer: { walked: Walked; depth: number } | null = null;
+  let hash: string | null = pointer.head === pointer.start ? null : pointer.head;
+  let depth = 0;
+  for (; hash !== null; depth++) {
+    if (walked.has(hash)) {
+      report(hash, depth, link("the chain loops back to this step"));
+      break;
+    }
+    walked.add(hash);
+    let step: StepPayload;
+    try {
+      step = await checker.payload<StepPayload>(hash, BUILTIN_SCHEMA_HASHES.step);
+    } catch (error) {
+      report(hash, depth, error);
+      break;
+    }
+    const current: Walked = { hash, role: step.role, output: null };
+    const fail = (error: unknown) => report(current.hash, depth, error);
+    if (step.start !== pointer.start) {
+      fail(link(`its start is ${step.start}, the thread's StartNode is ${pointer.start}`));
+    }
+    const role = workflow?.roles[step.role];
+    if (workflow && !role) {
+      fail(link(`role "${step.role}" is not in the thread's workflow "${workflow.name}"`));
+    }
+    try {
+      current.output = await checker.payload(step.output, role?.frontmatter);
+    } catch (error) {
+      report(step.output, depth, error);
+    }
+    // Body, detail (and its turns), prompt: once each per thread, as steps share them.
+    for (const ref of [step.body, step.detail, step.assembledPrompt]) {
+      for (const fault of await checker.tree(ref)) report(fault.hash, depth, fault.error);
+    }
+    if (workflow && newer) checkRoute(workflow.graph, current, newer.walked, newer.depth);
+    newer = { walked: current, depth };
+    hash = step.prev;
+  }
+  // The walk reached the StartNode: the oldest step must be where $START.new leads.
+  if (hash === null && workflow && newer)
+    checkRoute(workflow.graph, null, newer.walked, newer.depth);
+  if (hash === null && pointer.steps !== depth) {
+    report(
+      pointer.head,
+      null,
+      link(`the thread counts ${pointer.steps} steps, its chain holds ${depth}`),
+    );
+  }
+
+  function checkRoute(graph: Graph, older: Walked | null, step: Walked, at: number): void {
+    const expected = expectedRole(graph, older);
+    if (expected.role !== null && expected.role !== step.role) {
+      report(step.hash, at, new NodeFault("route", `role "${step.role}" ran, but ${expected.why}`));
+    }
+  }
+
+  // Oldest first: the first is where the history stops being trustworthy.
+  problems.sort((a, b) => (a.step ?? 0) - (b.step ?? 0));
+  return {
+    thread: pointer.thread,
+    ok: problems.length === 0,
+    head: pointer.head,
+    steps: depth,
+    nodes: checker.count,
+    problems,
+  };
+}
+
+/**
+ * The role the moderator sends the thread to after `previous` (null: the StartNode), and why.
+ * A step that suspended (a `$SUSPEND` edge or a routing error) is followed by the same role,
+ * re-run by `thread resume`; one that reached `$END` by `$START.resume`'s role.
+ */
+function expectedRole(graph: Graph, previous: Walked | null): { role: string | null; why: string } {
+  if (previous === null) {
+    const first = evaluate(graph, START, startOutput("new"));
+    return first.kind === "next"
+      ? { role: first.role, why: `$START.new leads to "${first.role}"` }
+      : { role: null, why: "" };
+  }
+  if (previous.output === null) return { role: null, why: "" };
+  const status = JSON.stringify(previous.output.$status);
+  let next: ReturnType<typeof evaluate>;
+  try {
+    next = evaluate(graph, previous.role, previous.output);
+  } catch {
+    return { role: previous.role, why: `"${previous.role}" could not be routed, so it re-runs` };
+  }
+  if (next.kind === "next") {
+    return {
+      role: next.role,
+      why: `"${previous.role}" answered ${status}, which leads to "${next.role}"`,
+    };
+  }
+  if (next.kind === "suspend") {
+    return { role: previous.role, why: `"${previous.role}" suspended, and a resume re-runs it` };
+  }
+  const restart = evaluate(graph, START, startOutput("resume"));
+  const role = restart.kind === "next" ? restart.role : null;
+  return { role, why: `"${previous.role}" reached ${END}, and $START.resume leads to "${role}"` };
+}
+
+/**
+ * Reads nodes, re-hashing them (the CAS does on every read) and validating each against its
+ * type's schema. Remembers which hashes passed or failed, not the nodes, so a thread of any
+ * length is checked in flat memory.
+ */
+class NodeChecker {
+  readonly #passed = new Set<string>();
+  readonly #failed = new Map<string, NodeFault>();
+
+  constructor(private readonly cas: Cas) {}
+
+  get count(): number {
+    return this.#passed.size + this.#failed.size;
+  }
+
+  /** The payload of a node that must be of type `type` (any type when undefined). */
+  async payload<T>(hash: string, type: string | undefined): Promise<T> {
+    const node = await this.node(hash);
+    if (type !== undefined && node.type !== type) {
+      throw new NodeFault("link", `node ${hash} has type ${node.type}, expected ${type}`);
+    }
+    return node.payload as T;
+  }
+
+  /** The faults of `root` and every node it reaches that was not checked before. */
+  async tree(root: string): Promise<{ hash: string; error: NodeFault }[]> {
+    const faults: { hash: string; error: NodeFault }[] = [];
+    const queue = [root];
+    while (queue.length > 0) {
+      const hash = queue.shift()!;
+      if (this.#passed.has(hash) || this.#failed.has(hash)) continue;
+      try {
+        queue.push(...(await this.cas.refsOf(await this.node(hash))));
+      } catch (error) {
+        faults.push({ hash, error: error as NodeFault });
+      }
+    }
+    return faults;
+  }
+
+  async node(hash: string): Promise<CasNode> {
+    const failed = this.#failed.get(hash);
+    if (failed) throw failed;
+    try {
+      const node = await this.#read(hash);
+      this.#passed.add(hash);
+      return node;
+    } catch (error) {
+      const fault =
+        error instanceof NodeFault ? error : new NodeFault("corrupt", errorMessage(error));
+      this.#failed.set(hash, fault);
+      throw fault;
+    }
+  }
+
+  async #read(hash: string): Promise<CasNode> {
+    let node: CasNode;
+    try {
+      node = await this.cas.get(hash);
+    } catch (error) {
+      if (isUwfError(error) && error.code === "CAS_NOT_FOUND") {
+        throw new NodeFault("missing", `node ${hash} is not stored`);
+      }
+      throw new NodeFault("corrupt", `node ${hash}: ${errorMessage(error)}`);
+    }
+    if (node.type !== "schema") {
+      const { valid, errors } = await this.cas.validate(node.type, node.payload);
+      if (!valid) {
+        throw new NodeFault("invalid", `node ${hash} breaks its schema: ${errors.join("; ")}`);
+      }
+    }
+    return node;
+  }
+}
+
+function link(reason: string): NodeFault {
+  return new NodeFault("link", reason);
+}
+
+function describe(error: unknown): Pick<ThreadProblem, "kind" | "reason"> {
+  if (error instanceof NodeFault) return { kind: error.kind, reason: error.message };
+  return { kind: "corrupt", reason: errorMessage(error) };
+}
