@@ -125,6 +125,9 @@ describe("every --format json document matches its schema in protocol", () => {
     await check(["thread", "stop", thread]);
     await check(["thread", "join", thread]);
     await check(["thread", "verify", thread]);
+    const bundle = join(temp.home, "thread.uwf-bundle");
+    await check(["thread", "export", thread, "-o", bundle]);
+    await check(["thread", "import", bundle]);
 
     const steps = await check(["step", "list", thread]);
     const first = (steps.steps as { hash: string }[])[0]!.hash;

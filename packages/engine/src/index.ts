@@ -1,6 +1,13 @@
 export { addHomeDotenv, readHomeDotenv } from "./env/dotenv.js";
 export { evaluate, startOutput, type Transition } from "./moderator/evaluate.js";
 export { migrateStore, type StoreMigrateDocument } from "./store/migrate.js";
+export {
+  BUNDLE_FORMAT,
+  type BundleHeader,
+  exportBundle,
+  type ImportReport,
+  importBundle,
+} from "./threads/bundle.js";
 export { readStep, walkBack } from "./threads/chain.js";
 export {
   commandLabel,
@@ -21,7 +28,7 @@ export { stopHolder, waitForRelease } from "./threads/stop-holder.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
 export { renderStart, renderStep } from "./threads/transcript.js";
 export { StepRejected, verifyStep } from "./threads/verify-step.js";
-export { verifyThread } from "./threads/verify-thread.js";
+export { type VerifySource, verifyThread } from "./threads/verify-thread.js";
 export { workflowInvalidError } from "./workflow/invalid.js";
 export { type LoadedWorkflowFile, loadWorkflowFile, MAX_ALIAS_COUNT } from "./workflow/load.js";
 export {

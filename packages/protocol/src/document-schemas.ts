@@ -264,6 +264,20 @@ export const DOCUMENT_SCHEMAS = {
   }),
 
   "thread verify": object({ ok: bool, threads: list(threadVerifyReportSchema) }),
+  "thread export": object({ file: str, threads: list(threadId), nodes: int, bytes: int }),
+  "thread import": object({
+    threads: list(
+      object({
+        thread: threadId,
+        head: hash,
+        steps: int,
+        status: { enum: ["imported", "unchanged"] },
+      }),
+    ),
+    // Nodes in the bundle, and how many this store did not have.
+    nodes: int,
+    nodesWritten: int,
+  }),
 
   "step list": object({ thread: threadId, workflow: str, steps: list(stepListEntry) }),
   "step show": extend(

@@ -42,6 +42,8 @@ export type ThreadStopDocument = DocumentOf<"thread stop">;
 export type ThreadCancelDocument = DocumentOf<"thread cancel">;
 export type ThreadJoinDocument = DocumentOf<"thread join">;
 export type ThreadVerifyDocument = DocumentOf<"thread verify">;
+export type ThreadExportDocument = DocumentOf<"thread export">;
+export type ThreadImportDocument = DocumentOf<"thread import">;
 /** What the engine's `verifyThread` returns for one thread. */
 export type ThreadVerifyReport = FromSchema<typeof threadVerifyReportSchema>;
 export type ThreadProblem = ThreadVerifyReport["problems"][number];

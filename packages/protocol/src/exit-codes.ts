@@ -63,6 +63,8 @@ export const ERROR_EXIT_CODES = {
   STORE_UNAVAILABLE: ExitCode.error,
   /** Copying a store: the target holds a different thread or workflow under the same name. */
   STORE_CONFLICT: ExitCode.error,
+  /** `uwf thread import`: the bundle is damaged, altered or does not verify; nothing was written. */
+  BUNDLE_INVALID: ExitCode.error,
   /** The store's schema is newer than this uwf, or a migration failed. */
   STORE_VERSION: ExitCode.error,
   AGENT_UNKNOWN: ExitCode.usage,

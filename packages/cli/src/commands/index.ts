@@ -28,6 +28,8 @@ import stepShow from "./step/show.js";
 import storeMigrate from "./store/migrate.js";
 import threadCancel from "./thread/cancel.js";
 import threadExec from "./thread/exec.js";
+import threadExport from "./thread/export.js";
+import threadImport from "./thread/import.js";
 import threadJoin from "./thread/join.js";
 import threadList from "./thread/list.js";
 import threadPoke from "./thread/poke.js";
@@ -68,6 +70,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadCancel,
   threadJoin,
   threadVerify,
+  threadExport,
+  threadImport,
   stepList,
   stepShow,
   stepRead,

@@ -10,7 +10,7 @@ import {
   type ThreadVerifyReport,
   type WorkflowPayload,
 } from "@united-workforce/protocol";
-import type { Cas, Store } from "@united-workforce/store";
+import type { Cas, ThreadsStore } from "@united-workforce/store";
 import { errorMessage, isUwfError } from "@united-workforce/util";
 import { evaluate, startOutput } from "../moderator/evaluate.js";
 
@@ -26,6 +26,12 @@ class NodeFault extends Error {
   ) {
     super(message);
   }
+}
+
+/** What verifying reads: a store, or a bundle's nodes and pointers before they are imported. */
+export interface VerifySource {
+  cas: Cas;
+  threads: Pick<ThreadsStore, "get">;
 }
 
 /** A step as the backward walk keeps it: just what routing the step after it needs. */
@@ -44,7 +50,10 @@ interface Walked {
  * older one when that is read, so memory stays flat however long the thread. Reads each node
  * once; writes nothing.
  */
-export async function verifyThread(store: Store, thread: string): Promise<ThreadVerifyReport> {
+export async function verifyThread(
+  store: VerifySource,
+  thread: string,
+): Promise<ThreadVerifyReport> {
   const pointer = await store.threads.get(thread);
   const checker = new NodeChecker(store.cas);
   const problems: ThreadProblem[] = [];

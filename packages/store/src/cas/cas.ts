@@ -132,13 +132,23 @@ export class Cas {
   }
 
   async get(hash: string): Promise<CasNode> {
+    return (await this.read(hash)).node;
+  }
+
+  /**
+   * A node and its exact stored bytes (a built-in schema not yet written: the bytes it would
+   * have), re-hashed: bytes that do not hash to `hash` or do not decode are CAS_CORRUPT.
+   */
+  async read(hash: string): Promise<{ node: CasNode; bytes: Uint8Array }> {
     assertHash(hash);
     const bytes = await this.backend.read(hash);
     if (bytes === null) {
       // Built-in schemas are known to every store, written or not.
       const builtin = builtinKindOf(hash);
-      if (builtin !== null)
-        return { type: SCHEMA_TYPE, payload: builtinSchemaNode(builtin).schema };
+      if (builtin !== null) {
+        const { schema, bytes } = builtinSchemaNode(builtin);
+        return { node: { type: SCHEMA_TYPE, payload: schema }, bytes };
+      }
       throw new UwfError("CAS_NOT_FOUND", `node ${hash} is not in the CAS`, {
         hint: "check the hash; `uwf cas has <hash>` tells whether a node exists",
         details: { hash },
@@ -153,7 +163,7 @@ export class Cas {
     }
     const decoded = decodeNode(bytes);
     if ("problem" in decoded) throw this.corrupt(hash, decoded.problem);
-    return decoded.node;
+    return { node: decoded.node, bytes };
   }
 
   async getPayload<T>(hash: string, kind?: BuiltinNodeKind): Promise<T> {

@@ -40,6 +40,8 @@ export function renderUsage(): string {
     "  `review` instead of a path. A thread keeps the workflow version it started with.",
     '- `uwf thread verify "$thread"` (or `--all`) proves a thread\'s history: every node re-hashed,',
     "  links, schemas and routes checked; exit 1 naming the first bad node.",
+    '- `uwf thread export "$thread" -o run.uwf-bundle` writes one self-contained file; `uwf thread',
+    "  import run.uwf-bundle` verifies it completely before it writes anything, into any store.",
     "",
     "## Scripts and agents",
     "",

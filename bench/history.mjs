@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `uwf thread verify` of a 10,000-step thread (issue 10's target: under 2 × N0 + 1 s), and of a
-// 200-step one, against a bare `node -e 0` (N0). Headline without NODE_EXTRA_CA_CERTS, as in
-// `pnpm bench`. Run after `pnpm build`:  node bench/verify.mjs [--runs N]
+// A thread's history commands against a bare `node -e 0` (N0): `uwf thread verify` of a
+// 10,000-step thread (target: under 2 × N0 + 1 s) and of a 200-step one, and `thread export` /
+// `thread import` of a 1,000-step thread. Headline without NODE_EXTRA_CA_CERTS, as in `pnpm
+// bench`. Run after `pnpm build`:  pnpm bench:history [-- --runs N]
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,12 +24,18 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/** Median wall time (ms) of `args` run with node, after one unmeasured run; exit must be 0. */
-function time(args) {
+/**
+ * Median wall time (ms) of `args` run with node, after one unmeasured run; exit must be 0.
+ * `envFor` may give each run more environment.
+ */
+function time(args, envFor = () => ({})) {
   const samples = [];
   for (let i = 0; i <= runs; i++) {
     const started = process.hrtime.bigint();
-    const run = spawnSync(process.execPath, args, { env, encoding: "utf8" });
+    const run = spawnSync(process.execPath, args, {
+      env: { ...env, ...envFor() },
+      encoding: "utf8",
+    });
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     if (run.status !== 0)
       throw new Error(`${args.join(" ")} exited ${run.status}: ${run.stderr}${run.stdout}`);
@@ -47,6 +54,7 @@ try {
   const store = await openStore({ home });
   const short = await buildLongThread(store, loopHash, 200, root);
   const long = await buildLongThread(store, loopHash, 10_000, root);
+  const thousand = await buildLongThread(store, loopHash, 1_000, root);
   await store.close();
   const n0 = time(["-e", "0"]);
   const report = (label, ms, target) =>
@@ -59,6 +67,19 @@ try {
     "uwf thread verify, 10,000 steps",
     time([uwfBin, "thread", "verify", long]),
     2 * n0 + 1000,
+  );
+  const bundle = join(home, "thousand.uwf-bundle");
+  report(
+    "uwf thread export, 1,000 steps",
+    time([uwfBin, "thread", "export", thousand, "-o", bundle, "--force"]),
+  );
+  // Into a fresh store each run, so that every import writes every node.
+  let target = 0;
+  report(
+    "uwf thread import, 1,000 steps (fresh store)",
+    time([uwfBin, "thread", "import", bundle], () => ({
+      UWF_HOME: join(home, `target-${target++}`),
+    })),
   );
 } finally {
   rmSync(home, { recursive: true, force: true });

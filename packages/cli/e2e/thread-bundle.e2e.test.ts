@@ -1,0 +1,174 @@
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type PostgresServer,
+  REPO_ROOT,
+  runUwf,
+  startPostgres,
+  type TempHome,
+  tempHome,
+} from "@united-workforce/test-utils";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+
+const HELLO = join(REPO_ROOT, "examples/hello.yaml");
+// Two greetings: the thread's first step, and one more after a resume on the other machine.
+const SCENARIO = join(REPO_ROOT, "packages/cli/e2e/fixtures/hello-twice.yaml");
+const MOCK = `uwf-mock --scenario ${SCENARIO}`;
+
+let source: TempHome;
+let target: TempHome;
+beforeEach(() => {
+  source = tempHome();
+  target = tempHome();
+});
+afterEach(() => {
+  source.cleanup();
+  target.cleanup();
+});
+
+const inHome =
+  (home: string, env: Record<string, string> = {}) =>
+  (...args: string[]) =>
+    runUwf(args, { home, env });
+
+/** A completed hello thread in `home`, exported to a bundle file there. */
+async function exported(
+  uwf: ReturnType<typeof inHome>,
+  home: string,
+): Promise<{ thread: string; file: string }> {
+  await uwf("workflow", "add", HELLO);
+  const thread = (await uwf("thread", "start", "hello", "-p", "Greet Ada")).stdout.trim();
+  expect((await uwf("thread", "exec", thread, "--agent", MOCK)).code).toBe(0);
+  const file = join(home, "hello.uwf-bundle");
+  const run = await uwf("thread", "export", thread, "-o", file, "--format", "json");
+  expect(run.code, run.stderr).toBe(0);
+  expect(JSON.parse(run.stdout)).toMatchObject({ file, threads: [thread] });
+  return { thread, file };
+}
+
+describe("uwf thread export / import", () => {
+  it("moves a thread to another store, where it reads and verifies the same", async () => {
+    const from = inHome(source.home);
+    const to = inHome(target.home);
+    const { thread, file } = await exported(from, source.home);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const imported = await to("thread", "import", file, "--format", "json");
+    expect(imported.code, imported.stderr).toBe(0);
+    const doc = JSON.parse(imported.stdout);
+    expect(doc.threads).toEqual([
+      expect.objectContaining({ thread, steps: 1, status: "imported" }),
+    ]);
+    expect(doc.nodesWritten).toBeGreaterThan(0);
+
+    const read = async (uwf: ReturnType<typeof inHome>) =>
+      (await uwf("thread", "read", thread)).stdout;
+    expect(await read(to)).toBe(await read(from));
+    expect((await to("thread", "verify", thread)).code).toBe(0);
+    // The other machine can go on from it: resume the completed thread.
+    expect((await to("thread", "resume", thread, "--agent", MOCK)).code).toBe(0);
+  });
+
+  it("imports twice harmlessly, and never overwrites a thread that went on here", async () => {
+    const from = inHome(source.home);
+    const to = inHome(target.home);
+    const { thread, file } = await exported(from, source.home);
+    expect((await to("thread", "import", file)).code).toBe(0);
+    const twice = await to("thread", "import", file);
+    expect(twice.code).toBe(0);
+    expect(twice.stdout).toContain(`${thread}: already here, unchanged`);
+
+    // The copy here moves on; the old bundle must not roll it back.
+    expect((await to("thread", "resume", thread, "--agent", MOCK)).code).toBe(0);
+    const head = JSON.parse((await to("thread", "show", thread, "--format", "json")).stdout).head;
+    const refused = await to("thread", "import", file);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`thread ${thread} exists here with another history`);
+    expect(JSON.parse((await to("thread", "show", thread, "--format", "json")).stdout).head).toBe(
+      head,
+    );
+  });
+
+  it("refuses an altered bundle and writes nothing: a flipped byte, a dropped node, a foreign line", async () => {
+    const from = inHome(source.home);
+    const to = inHome(target.home);
+    const { thread, file } = await exported(from, source.home);
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    const nothingHere = async () => {
+      expect((await to("thread", "show", thread)).code).toBe(1);
+      expect((await to("cas", "verify", "--format", "json")).stdout).toContain('"checked": 0');
+    };
+
+    // A flipped byte in a node line: its bytes no longer hash to its name.
+    const flipped = lines.map((line, i) => (i === 2 ? line.replace(/"(\w)/, '"X') : line));
+    writeFileSync(file, `${flipped.join("\n")}\n`);
+    let run = await to("thread", "import", file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("line 3 of the bundle claims node");
+    expect(run.stderr).toContain("nothing was imported");
+    await nothingHere();
+
+    // A node left out: the thread no longer verifies against the bundle alone.
+    const stepLine = lines.findIndex((line, i) => i > 0 && line.includes('"prev"'));
+    writeFileSync(file, `${lines.filter((_, i) => i !== stepLine).join("\n")}\n`);
+    run = await to("thread", "import", file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`thread ${thread} in the bundle does not verify`);
+    expect(run.stderr).toContain("is not stored");
+    await nothingHere();
+
+    // Not a bundle at all.
+    writeFileSync(file, "hello\n");
+    run = await to("thread", "import", file, "--format", "json");
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stderr).error.code).toBe("BUNDLE_INVALID");
+  });
+
+  it("exports a thread with its forks, and refuses to overwrite a file without --force", async () => {
+    const from = inHome(source.home);
+    const { thread, file } = await exported(from, source.home);
+    const head = JSON.parse((await from("thread", "show", thread, "--format", "json")).stdout).head;
+    const fork = (await from("step", "fork", head)).stdout.trim();
+    expect((await from("thread", "export", thread, "-o", file)).code).toBe(2);
+    const both = await from("thread", "export", thread, "-o", file, "--forks", "--force");
+    expect(both.code, both.stderr).toBe(0);
+    const to = inHome(target.home);
+    const doc = JSON.parse((await to("thread", "import", file, "--format", "json")).stdout);
+    expect(doc.threads.map((t: { thread: string }) => t.thread).sort()).toEqual(
+      [thread, fork].sort(),
+    );
+  });
+});
+
+describe("uwf thread export / import between the filesystem and PostgreSQL", () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("carries a thread from the filesystem into PostgreSQL and back", async () => {
+    const from = inHome(source.home);
+    const { thread, file } = await exported(from, source.home);
+    const pg = inHome(target.home, { UWF_STORE: await server.createDatabase() });
+    const imported = await pg("thread", "import", file);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect((await pg("thread", "verify", thread)).code).toBe(0);
+    expect((await pg("thread", "read", thread)).stdout).toBe(
+      (await from("thread", "read", thread)).stdout,
+    );
+
+    const back = join(target.home, "back.uwf-bundle");
+    expect((await pg("thread", "export", thread, "-o", back)).code).toBe(0);
+    const third = tempHome();
+    try {
+      const fs = inHome(third.home);
+      expect((await fs("thread", "import", back)).code).toBe(0);
+      expect((await fs("thread", "verify", thread)).code).toBe(0);
+    } finally {
+      third.cleanup();
+    }
+  });
+});

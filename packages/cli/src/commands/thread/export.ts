@@ -1,0 +1,59 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { ThreadExportDocument } from "@united-workforce/protocol";
+import { UwfError, writeFileAtomic } from "@united-workforce/util";
+import { defineCommand, result } from "../command.js";
+
+export default defineCommand({
+  path: ["thread", "export"],
+  summary: "write a thread (and its forks) to one self-contained bundle file",
+  description:
+    "The bundle holds the thread's pointer and every node it reaches: the chain, outputs, bodies, details, prompts, the workflow and its schemas. `uwf thread import` verifies it before it writes anything, in any store (filesystem or PostgreSQL). It may hold prompts and outputs: it is written for the owner only.",
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
+  options: [
+    {
+      flags: "-o, --output <file>",
+      type: "string",
+      description: "where to write it (default: <thread>.uwf-bundle in the current directory)",
+    },
+    {
+      flags: "--forks",
+      type: "boolean",
+      description: "also the threads that share its StartNode (made by `uwf step fork`)",
+    },
+    { flags: "--force", type: "boolean", description: "replace an existing file" },
+  ],
+  examples: ["uwf thread export 01JD… -o run.uwf-bundle", "uwf thread export 01JD… --forks"],
+  async run(ctx, [thread], options) {
+    const { exportBundle } = await import("@united-workforce/engine");
+    const store = await ctx.store();
+    const file = resolve(ctx.cwd, options.output ?? `${thread}.uwf-bundle`);
+    if (existsSync(file) && !options.force) {
+      throw new UwfError("USAGE", `${file} exists; nothing was written`, {
+        hint: "choose another file with -o, or pass --force to replace it",
+      });
+    }
+    const ids = [thread!];
+    if (options.forks) {
+      const { start } = await store.threads.get(thread!);
+      for await (const item of store.threads.all()) {
+        if (item.id !== thread && item.pointer?.start === start) ids.push(item.id);
+      }
+    }
+    const lines: string[] = [];
+    for await (const line of exportBundle(store, ids)) lines.push(line);
+    const text = `${lines.join("\n")}\n`;
+    writeFileAtomic(file, text, { mode: 0o600 });
+    const doc: ThreadExportDocument = {
+      file,
+      threads: ids,
+      nodes: lines.length - 1,
+      bytes: Buffer.byteLength(text),
+    };
+    return result(
+      doc,
+      (d) =>
+        `wrote ${d.file}: ${d.threads.length} thread${d.threads.length === 1 ? "" : "s"}, ${d.nodes} nodes, ${d.bytes} bytes`,
+    );
+  },
+});

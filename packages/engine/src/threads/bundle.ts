@@ -1,0 +1,234 @@
+import {
+  type CasNode,
+  SCHEMA_TYPE,
+  type ThreadPointer,
+  type ThreadVerifyReport,
+} from "@united-workforce/protocol";
+import {
+  Cas,
+  type CasBackend,
+  type CasWrite,
+  type Store,
+  validatorCacheDir,
+} from "@united-workforce/store";
+import { canonicalJson, hashBytes, isUwfError, UwfError } from "@united-workforce/util";
+import { verifyThread } from "./verify-thread.js";
+
+/**
+ * A thread bundle: one text file that carries threads to another store or machine. Line 1 is
+ * the header (JSON): the format, its version and the threads' pointers. Every further line is
+ * one node: its hash, a space, and its exact stored bytes (canonical JSON, which holds no
+ * newline). The bytes are the node, so an importer re-hashes each line and needs to trust
+ * nothing the file says about it.
+ */
+export const BUNDLE_FORMAT = "uwf-thread-bundle";
+export const BUNDLE_VERSION = 1;
+
+export interface BundleHeader {
+  format: typeof BUNDLE_FORMAT;
+  version: typeof BUNDLE_VERSION;
+  exportedAt: string;
+  threads: ThreadPointer[];
+  nodes: number;
+}
+
+/** Nodes are written in batches: one round trip per batch on a networked store. */
+const BATCH = 500;
+
+/**
+ * The bundle of `ids` (a thread and, when asked, its forks): every node their pointers reach
+ * (the chain, outputs, bodies, details, prompts, the StartNode, the workflow, every schema),
+ * each once, re-hashed as it is read. Yields the file's lines, header first.
+ */
+export async function* exportBundle(
+  store: Store,
+  ids: readonly string[],
+  now: Date = new Date(),
+): AsyncGenerator<string> {
+  const pointers: ThreadPointer[] = [];
+  for (const id of ids) {
+    const { rev: _rev, ...pointer } = await store.threads.get(id);
+    pointers.push(pointer);
+  }
+  const lines: string[] = [];
+  const seen = new Set<string>();
+  const queue = pointers.flatMap((p) => [p.head, p.start, p.workflowHash]);
+  for (const hash of queue) seen.add(hash);
+  while (queue.length > 0) {
+    const hash = queue.pop()!;
+    const { node, bytes } = await store.cas.read(hash);
+    lines.push(`${hash} ${Buffer.from(bytes).toString("utf8")}`);
+    for (const ref of await store.cas.refsOf(node)) {
+      if (!seen.has(ref)) {
+        seen.add(ref);
+        queue.push(ref);
+      }
+    }
+  }
+  const header: BundleHeader = {
+    format: BUNDLE_FORMAT,
+    version: BUNDLE_VERSION,
+    exportedAt: now.toISOString(),
+    threads: pointers,
+    nodes: lines.length,
+  };
+  yield JSON.stringify(header);
+  yield* lines;
+}
+
+export interface ImportReport {
+  threads: { thread: string; head: string; steps: number; status: "imported" | "unchanged" }[];
+  nodes: number;
+  nodesWritten: number;
+}
+
+/**
+ * Bring a bundle's threads into `store`, all or nothing. Before anything is written: every
+ * line must hash to its name, and each thread must verify (`verifyThread`) against the
+ * bundle's nodes alone (every node reached, every link, schema and route), and no thread may
+ * exist here with a different pointer. Then its nodes are written and its pointers created. A
+ * thread already here unchanged is left alone, so importing twice is harmless.
+ */
+export async function importBundle(store: Store, text: string): Promise<ImportReport> {
+  const { header, nodes } = parseBundle(text);
+  const bundled = new Cas(memoryBackend(nodes), {
+    validatorCacheDir: validatorCacheDir(store.home),
+  });
+  const source = {
+    cas: bundled,
+    threads: { get: async (id: string) => header.threads.find((t) => t.thread === id)! },
+  };
+  const reports: ImportReport["threads"] = [];
+  for (const pointer of header.threads) {
+    const verified = await verifyThread(source, pointer.thread);
+    if (!verified.ok) throw refusal(verified);
+    const here = await existing(store, pointer.thread);
+    if (here !== null && !samePointer(here, pointer)) {
+      throw new UwfError(
+        "THREAD_EXISTS",
+        `thread ${pointer.thread} exists here with another history (head ${here.head}; the bundle's is ${pointer.head}); nothing was imported`,
+        {
+          hint: `compare them with \`uwf thread show ${pointer.thread}\`; fork what you need, or import into another store`,
+          details: { thread: pointer.thread },
+        },
+      );
+    }
+    reports.push({
+      thread: pointer.thread,
+      head: pointer.head,
+      steps: verified.steps,
+      status: here === null ? "imported" : "unchanged",
+    });
+  }
+
+  let nodesWritten = 0;
+  let batch: CasWrite[] = [];
+  for (const [hash, bytes] of nodes) {
+    const node = await bundled.get(hash);
+    const refs = node.type === SCHEMA_TYPE ? [] : await bundled.refsOf(node as CasNode);
+    batch.push({ hash, bytes, type: node.type, refs });
+    if (batch.length >= BATCH) {
+      nodesWritten += (await store.cas.backend.write(batch)).size;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) nodesWritten += (await store.cas.backend.write(batch)).size;
+  for (const pointer of header.threads) {
+    if (reports.find((r) => r.thread === pointer.thread)?.status === "imported") {
+      await store.threads.create(pointer);
+    }
+  }
+  return { threads: reports, nodes: nodes.size, nodesWritten };
+}
+
+/** The header and the nodes of a bundle, each node's bytes checked against its name. */
+function parseBundle(text: string): { header: BundleHeader; nodes: Map<string, Uint8Array> } {
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  let header: BundleHeader;
+  try {
+    header = JSON.parse(lines[0] ?? "");
+  } catch {
+    throw notABundle("its first line is not JSON");
+  }
+  if (header?.format !== BUNDLE_FORMAT)
+    throw notABundle(`it does not say "format": "${BUNDLE_FORMAT}"`);
+  if (header.version !== BUNDLE_VERSION) {
+    throw new UwfError(
+      "BUNDLE_INVALID",
+      `the bundle is version ${JSON.stringify(header.version)}; this uwf reads version ${BUNDLE_VERSION}`,
+      { hint: "export it again with this uwf's version, or upgrade uwf" },
+    );
+  }
+  if (!Array.isArray(header.threads) || header.threads.length === 0) {
+    throw notABundle("its header lists no threads");
+  }
+  const nodes = new Map<string, Uint8Array>();
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const space = line.indexOf(" ");
+    const name = space === -1 ? line : line.slice(0, space);
+    const bytes = Buffer.from(space === -1 ? "" : line.slice(space + 1), "utf8");
+    const actual = hashBytes(bytes);
+    if (actual !== name) {
+      throw new UwfError(
+        "BUNDLE_INVALID",
+        `line ${i + 1} of the bundle claims node ${JSON.stringify(name)} but its bytes hash to ${actual}: the bundle was altered or damaged; nothing was imported`,
+        { hint: "export the thread again from its store", details: { line: i + 1, node: name } },
+      );
+    }
+    nodes.set(name, bytes);
+  }
+  return { header, nodes };
+}
+
+function notABundle(why: string): UwfError {
+  return new UwfError("BUNDLE_INVALID", `not a bundle made by \`uwf thread export\`: ${why}`, {
+    hint: "make one with `uwf thread export <thread> -o <file>`",
+  });
+}
+
+function refusal(report: ThreadVerifyReport): UwfError {
+  const first = report.problems[0]!;
+  const where = first.step === null ? "" : ` (step ${first.step})`;
+  return new UwfError(
+    "BUNDLE_INVALID",
+    `thread ${report.thread} in the bundle does not verify: node ${first.hash}${where}: ${first.reason}; nothing was imported`,
+    {
+      hint: "export the thread again from a store where `uwf thread verify` passes",
+      details: { thread: report.thread, problems: report.problems },
+    },
+  );
+}
+
+async function existing(store: Store, id: string): Promise<ThreadPointer | null> {
+  try {
+    return await store.threads.get(id);
+  } catch (error) {
+    if (isUwfError(error) && error.code === "THREAD_NOT_FOUND") return null;
+    throw error;
+  }
+}
+
+/** The same thread state, whatever revision and write time each store gave it. */
+function samePointer(a: ThreadPointer, b: ThreadPointer): boolean {
+  const strip = ({ rev: _r, updatedAt: _u, ...rest }: ThreadPointer) => canonicalJson(rest);
+  return strip(a) === strip(b);
+}
+
+/** A read-only CAS backend over a bundle's nodes. */
+function memoryBackend(nodes: ReadonlyMap<string, Uint8Array>): CasBackend {
+  const readOnly = (): never => {
+    throw new Error("a bundle's nodes are read-only");
+  };
+  return {
+    read: async (hash) => nodes.get(hash) ?? null,
+    write: readOnly,
+    remove: readOnly,
+    has: async (hash) => nodes.has(hash),
+    async *list() {
+      yield* nodes.keys();
+    },
+    locate: (hash) => `the bundle's node ${hash}`,
+  };
+}
