@@ -242,6 +242,8 @@ export const DOCUMENT_SCHEMAS = {
     createdAt: isoTime,
     updatedAt: isoTime,
     lockHolder: { anyOf: [{ type: "null" }, object({ pid: int, since: str })] },
+    // The thread's typed inputs (its StartNode's); null when the workflow declares none.
+    inputs: { anyOf: [{ type: "null" }, anyObject] },
   }),
   "thread list": object({ threads: list(threadListEntry), total: int }),
   "thread read": object({
