@@ -186,6 +186,14 @@ describe("thread start with typed inputs (examples/triage.yaml)", () => {
     expect((await json("thread", "list")).total).toBe(0);
   });
 
+  it("workflow show lists the declared inputs", async () => {
+    const text = (await uwf("workflow", "show", TRIAGE)).stdout;
+    expect(text).toContain("inputs:\n  issue: integer, required — The issue number.\n");
+    const doc = await json("workflow", "show", TRIAGE);
+    expect(doc.inputs).toMatchObject({ required: ["issue", "title"] });
+    expect((await json("workflow", "show", HELLO)).inputs).toBeNull();
+  });
+
   it("workflow validate reports a malformed inputs schema and inputs templates cannot find", async () => {
     const file = join(temp.home, "broken.yaml");
     writeFileSync(

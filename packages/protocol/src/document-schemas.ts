@@ -208,6 +208,8 @@ export const DOCUMENT_SCHEMAS = {
     path: nullableStr,
     graph: anyObject,
     roleDetails: anyObject,
+    // The JSON Schema of the thread inputs the workflow declares; null when it declares none.
+    inputs: { anyOf: [{ type: "null" }, anyObject] },
   }),
   "workflow list": object({
     workflows: list(object({ name: str, hash, updatedAt: isoTime, versions: int })),
