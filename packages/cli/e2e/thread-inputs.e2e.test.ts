@@ -93,6 +93,10 @@ describe("thread start with typed inputs (examples/triage.yaml)", () => {
     expect(prompt).toContain('## Moderator Instruction\n\nTriage issue #42 "Crash on save"');
     // The transcript shows them too.
     expect((await uwf("thread", "read", thread)).stdout).toContain("### Inputs");
+    // The second editions of the workflow and start nodes verify like the first.
+    const verify = await uwf("thread", "verify", thread, "--format", "json");
+    expect(verify.code).toBe(0);
+    expect(JSON.parse(verify.stdout)).toMatchObject({ ok: true });
   });
 
   it("reads an --inputs file, each --input overriding it", async () => {
