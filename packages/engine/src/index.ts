@@ -20,15 +20,21 @@ export {
   prevOf,
 } from "./threads/engine.js";
 export type { EngineEvent, EngineListener } from "./threads/events.js";
+export {
+  checkThreadInputs,
+  collectThreadInputs,
+  type InputSources,
+} from "./threads/inputs.js";
 export { takeThread } from "./threads/lease.js";
 export { stopChildGroup } from "./threads/processes.js";
 export { type RunOptions, runSteps, terminalReason } from "./threads/run-steps.js";
 export { findExecutable, killRunningAdapters, runAdapter } from "./threads/spawn-adapter.js";
 export { stopHolder, waitForRelease } from "./threads/stop-holder.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
-export { renderStart, renderStep } from "./threads/transcript.js";
+export { renderStart, renderStep, renderTask } from "./threads/transcript.js";
 export { StepRejected, verifyStep } from "./threads/verify-step.js";
 export { type VerifySource, verifyThread } from "./threads/verify-thread.js";
+export { INPUTS_FIELD } from "./workflow/inputs.js";
 export { workflowInvalidError } from "./workflow/invalid.js";
 export { type LoadedWorkflowFile, loadWorkflowFile, MAX_ALIAS_COUNT } from "./workflow/load.js";
 export {
@@ -52,6 +58,7 @@ export {
 } from "./workflow/role-exits.js";
 export { discardingCas, schemaProblems } from "./workflow/schema-check.js";
 export { isMapping, type SchemaMap } from "./workflow/schema-shape.js";
+export { shadowWarning, workflowsDirOf } from "./workflow/shadow.js";
 export {
   impliedWorkflowName,
   type RoleDefinition,

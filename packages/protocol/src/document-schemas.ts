@@ -208,6 +208,8 @@ export const DOCUMENT_SCHEMAS = {
     path: nullableStr,
     graph: anyObject,
     roleDetails: anyObject,
+    // The JSON Schema of the thread inputs the workflow declares; null when it declares none.
+    inputs: { anyOf: [{ type: "null" }, anyObject] },
   }),
   "workflow list": object({
     workflows: list(object({ name: str, hash, updatedAt: isoTime, versions: int })),
@@ -242,6 +244,8 @@ export const DOCUMENT_SCHEMAS = {
     createdAt: isoTime,
     updatedAt: isoTime,
     lockHolder: { anyOf: [{ type: "null" }, object({ pid: int, since: str })] },
+    // The thread's typed inputs (its StartNode's); null when the workflow declares none.
+    inputs: { anyOf: [{ type: "null" }, anyObject] },
   }),
   "thread list": object({ threads: list(threadListEntry), total: int }),
   "thread read": object({

@@ -14,7 +14,8 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [ExitCode.ok]: "ok",
   [ExitCode.error]: "error (not found, corrupt store, I/O, …)",
-  [ExitCode.usage]: "usage (bad flag or argument, unknown agent alias)",
+  [ExitCode.usage]:
+    "usage (bad flag or argument, unknown agent alias, thread inputs the workflow refuses)",
   [ExitCode.invalid]: "invalid workflow or invalid output",
   [ExitCode.agentFailed]: "agent failed: the thread is suspended, the head did not move",
   [ExitCode.threadBusy]: "thread busy: another exec holds its lock",
@@ -31,6 +32,8 @@ export const ERROR_EXIT_CODES = {
   WORKFLOW_INVALID: ExitCode.invalid,
   WORKFLOW_NOT_FOUND: ExitCode.error,
   OUTPUT_INVALID: ExitCode.invalid,
+  /** `thread start --input/--inputs` values the workflow's `inputs:` schema refuses. */
+  INPUT_INVALID: ExitCode.usage,
   SCHEMA_INVALID: ExitCode.invalid,
   NODE_INVALID: ExitCode.invalid,
   AGENT_FAILED: ExitCode.agentFailed,

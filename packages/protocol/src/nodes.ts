@@ -73,9 +73,26 @@ export const workflowSchema = {
   },
 } as const;
 
+/**
+ * The second edition of the workflow node: the first one plus `inputs`, the hash of the schema
+ * node of the thread inputs the workflow declares. A workflow without inputs is still written
+ * as the first edition, so its hash is the one it always had (see `workflowNodeKind`).
+ */
+export const workflow2Schema = {
+  $id: "uwf:workflow/2",
+  type: "object",
+  required: ["name", "roles", "graph"],
+  additionalProperties: false,
+  properties: {
+    ...workflowSchema.properties,
+    inputs: casRef,
+  },
+} as const;
+
 export type RolePayload = FromSchema<typeof roleSchema>;
 export type EdgeTarget = FromSchema<typeof edgeSchema>;
-export type WorkflowPayload = FromSchema<typeof workflowSchema>;
+/** Any edition of a workflow node: later editions only add optional fields. */
+export type WorkflowPayload = FromSchema<typeof workflow2Schema>;
 /** `graph[role][$status]` → the edge taken. */
 export type Graph = WorkflowPayload["graph"];
 
@@ -92,7 +109,26 @@ export const startSchema = {
   },
 } as const;
 
-export type StartPayload = FromSchema<typeof startSchema>;
+/**
+ * The second edition of the StartNode: the first one plus `inputs`, the thread's typed inputs
+ * as validated against the workflow's `inputs` schema. A thread without inputs is still
+ * started with the first edition.
+ */
+export const start2Schema = {
+  $id: "uwf:start/2",
+  type: "object",
+  required: ["workflow", "prompt", "cwd", "createdAtMs", "inputs"],
+  additionalProperties: false,
+  properties: {
+    ...startSchema.properties,
+    inputs: { type: "object" },
+  },
+} as const;
+
+/** Any edition of a StartNode: `inputs` is there only when the workflow declares inputs. */
+export type StartPayload = FromSchema<typeof startSchema> & {
+  inputs?: Record<string, JsonValue>;
+};
 
 const usageProperties = {
   inputTokens: nullableNumber,
@@ -254,13 +290,40 @@ export const BUILTIN_SCHEMAS = {
   detail: detailSchema,
   turn: turnSchema,
   stepDetail: stepDetailSchema,
+  workflow2: workflow2Schema,
+  start2: start2Schema,
 } as const;
 
 export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
 
 /**
+ * Kinds with more than one edition, oldest first. A reader asking for a kind accepts every
+ * edition of it; a writer uses the oldest edition that can hold the payload, so adding an
+ * edition never changes the hash of a node that could be written before.
+ */
+export const BUILTIN_EDITIONS: Readonly<Partial<Record<BuiltinNodeKind, BuiltinNodeKind[]>>> = {
+  workflow: ["workflow", "workflow2"],
+  start: ["start", "start2"],
+};
+
+/** The kinds a node read as `kind` may have: its editions, or just itself. */
+export function editionsOf(kind: BuiltinNodeKind): readonly BuiltinNodeKind[] {
+  return BUILTIN_EDITIONS[kind] ?? [kind];
+}
+
+/** The edition a workflow node is written with: the first unless it declares inputs. */
+export function workflowNodeKind(payload: WorkflowPayload): "workflow" | "workflow2" {
+  return payload.inputs === undefined ? "workflow" : "workflow2";
+}
+
+/** The edition a StartNode is written with: the first unless the thread has inputs. */
+export function startNodeKind(payload: StartPayload): "start" | "start2" {
+  return payload.inputs === undefined ? "start" : "start2";
+}
+
+/**
  * The hash of each built-in schema node, written down because they are constants: hashing all
- * five costs a process ≈ 10 ms. The store's builtins.test.ts re-hashes the schemas and fails
+ * of them costs a process ≈ 10 ms. The store's builtins.test.ts re-hashes the schemas and fails
  * if one changes without this table.
  */
 export const BUILTIN_SCHEMA_HASHES: Readonly<Record<BuiltinNodeKind, string>> = {
@@ -271,6 +334,8 @@ export const BUILTIN_SCHEMA_HASHES: Readonly<Record<BuiltinNodeKind, string>> = 
   detail: "23FDW4NCA3EDH",
   turn: "33TJH7P6GD0EM",
   stepDetail: "2DGJV5H68DM30",
+  workflow2: "2NB8RVF7W6WDD",
+  start2: "7B290PMF22E5K",
 };
 
 /** Add usage figures; unknown stays unknown only while every side is unknown. */

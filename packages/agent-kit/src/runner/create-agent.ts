@@ -1,3 +1,4 @@
+import { renderTask } from "@united-workforce/engine";
 import { ExitCode, STATUS_FIELD, type StepPayload } from "@united-workforce/protocol";
 import {
   type Cas,
@@ -96,7 +97,7 @@ async function prepareStep(
     workflowName: context.workflow.name,
     role: args.role,
     roleDefinition: context.roleDefinition,
-    task: context.start.prompt,
+    task: renderTask(context.start),
     history: context.history,
     edgePrompt: args.prompt,
   });

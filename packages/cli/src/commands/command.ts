@@ -61,6 +61,8 @@ export interface StringOption extends OptionBase {
   default?: string;
   /** Refused when missing or blank. */
   required?: boolean;
+  /** May be given many times; the handler gets every value in order (none: an empty list). */
+  repeatable?: boolean;
 }
 
 /** A whole number, written in digits. */
@@ -130,17 +132,20 @@ type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
 
 type ParsedValue<O extends OptionSpec> = O extends BooleanOption
   ? boolean
-  : O extends IntegerOption | DurationOption | TimeOption
-    ? number
-    : O extends { type: "enum"; choices: readonly (infer C)[] }
-      ? C
-      : string;
+  : O extends { repeatable: true }
+    ? string[]
+    : O extends IntegerOption | DurationOption | TimeOption
+      ? number
+      : O extends { type: "enum"; choices: readonly (infer C)[] }
+        ? C
+        : string;
 
 /** Booleans, options with a default and required ones always have a value. */
 type OptionValue<O extends OptionSpec> = O extends
   | BooleanOption
   | { default: string }
   | { required: true }
+  | { repeatable: true }
   ? ParsedValue<O>
   : ParsedValue<O> | undefined;
 

@@ -170,6 +170,18 @@ describe("other option types", () => {
       });
     }
   });
+
+  it("collect every value of a repeatable string, in order, and an empty list without one", () => {
+    const input: OptionSpec = {
+      flags: "--input <name=value>",
+      type: "string",
+      repeatable: true,
+      description: "",
+    };
+    expect(parseOptionValue(input, undefined, NOW)).toEqual([]);
+    expect(parseOptionValue(input, ["a=1", "b=2"], NOW)).toEqual(["a=1", "b=2"]);
+    expect(valueNote(input)).toBe("repeatable");
+  });
 });
 
 describe("positional arguments", () => {

@@ -48,6 +48,11 @@ export function argumentLabel(spec: ArgumentSpec): string {
  */
 export function parseOptionValue(spec: OptionSpec, raw: unknown, now: number): unknown {
   if (spec.type === "boolean") return raw === true;
+  if (spec.type === "string" && spec.repeatable) {
+    const values = raw === undefined ? [] : Array.isArray(raw) ? raw.map(String) : [String(raw)];
+    if (spec.required && values.length === 0) throw requiredError(spec);
+    return values;
+  }
   const text = raw === undefined ? ("default" in spec ? spec.default : undefined) : String(raw);
   if (text === undefined) {
     if (spec.type === "string" && spec.required) throw requiredError(spec);
@@ -160,6 +165,7 @@ export function valueNote(spec: OptionSpec): string {
   else if (spec.type !== "string" && spec.type !== "boolean")
     notes.push(expectation(spec).replace(/^an? /, ""));
   if (spec.type === "string" && spec.required) notes.push("required");
+  if (spec.type === "string" && spec.repeatable) notes.push("repeatable");
   if ("default" in spec && spec.default !== undefined) notes.push(`default: ${spec.default}`);
   return notes.join("; ");
 }

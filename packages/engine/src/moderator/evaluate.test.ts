@@ -143,3 +143,38 @@ describe("evaluate", () => {
     );
   });
 });
+
+describe("evaluate with the thread's inputs", () => {
+  const withInputs: Graph = {
+    $START: {
+      new: {
+        role: "planner",
+        prompt: "Fix issue {{{inputs.issue}}}{{#inputs.urgent}} now{{/inputs.urgent}}.",
+      },
+      resume: { role: "planner", prompt: "Again." },
+    },
+    planner: {
+      ready: {
+        role: "$END",
+        prompt: "{{{plan}}} for {{{inputs.issue}}}",
+        location: "{{{inputs.dir}}}",
+      },
+    },
+  };
+
+  test("renders {{{inputs.x}}} on $START edges and role edges alike", () => {
+    const inputs = { issue: 42, urgent: true, dir: "src" };
+    expect(evaluate(withInputs, "$START", startOutput("new"), inputs)).toMatchObject({
+      prompt: "Fix issue 42 now.",
+    });
+    expect(evaluate(withInputs, "planner", { $status: "ready", plan: "Patch" }, inputs)).toEqual({
+      kind: "end",
+      prompt: "Patch for 42",
+    });
+  });
+
+  test("the inputs win over an output field named inputs", () => {
+    const output = { $status: "ready", plan: "Patch", inputs: { issue: "forged" } };
+    expect(evaluate(withInputs, "planner", output, { issue: 7 }).prompt).toBe("Patch for 7");
+  });
+});

@@ -31,11 +31,14 @@ export function startOutput(kind: StartStatus): Record<string, unknown> {
  * Route one step: `graph[lastRole][lastOutput.$status]`, with the edge prompt (and location)
  * rendered from the output. Pure: no I/O, no LLM, no walk of the chain. Any role may answer
  * `$status: $SUSPEND` (with a `reason`) without declaring it; that suspends the thread.
+ * `inputs` (the thread's, when its workflow declares them) are rendered as `{{{inputs.x}}}`;
+ * they take precedence over an output field of that name, which validation refuses anyway.
  */
 export function evaluate(
   graph: Graph,
   lastRole: string,
   lastOutput: Record<string, unknown>,
+  inputs?: Record<string, unknown>,
 ): Transition {
   const status = lastOutput[STATUS_FIELD];
   if (typeof status !== "string" || status === "") {
@@ -64,7 +67,8 @@ export function evaluate(
   }
 
   const where = `graph[${lastRole}][${status}]`;
-  const prompt = render(edge.prompt, lastOutput, `${where}.prompt`);
+  const view = inputs === undefined ? lastOutput : { ...lastOutput, inputs };
+  const prompt = render(edge.prompt, view, `${where}.prompt`);
   if (prompt.trim() === "") {
     throw new UwfError(
       "MODERATOR",
@@ -79,9 +83,7 @@ export function evaluate(
 
   // A location that renders blank means "the thread's own working directory".
   const location =
-    edge.location === undefined
-      ? null
-      : render(edge.location, lastOutput, `${where}.location`).trim();
+    edge.location === undefined ? null : render(edge.location, view, `${where}.location`).trim();
   return { kind: "next", role: edge.role, prompt, location: location === "" ? null : location };
 }
 

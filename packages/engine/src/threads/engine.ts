@@ -4,6 +4,7 @@ import {
   type ExecStepResult,
   emptyUsage,
   START,
+  type StartPayload,
   type StepPayload,
   type StoppedBecause,
   type SuspendInfo,
@@ -69,6 +70,8 @@ export function prevOf(pointer: ThreadPointer): string | null {
 export class Engine {
   readonly store: Store;
   private readonly workflows = new Map<string, WorkflowPayload>();
+  // Inputs by StartNode hash; read only for workflows that declare inputs.
+  private readonly inputs = new Map<string, Record<string, unknown>>();
   // The step this engine last verified, with its output: routing from it needs no CAS read.
   // Nodes are immutable, so a hash names the same step for the life of the process.
   private knownHead: { hash: string; step: StepPayload; output: Record<string, unknown> } | null =
@@ -98,17 +101,36 @@ export class Engine {
     return this.store.cas.getPayload<StepPayload>(pointer.head, "step");
   }
 
-  /** Moderator input from the head: zero LLM cost, two node reads at most. */
+  /**
+   * Moderator input from the head: zero LLM cost, two node reads at most (three, once per
+   * process, for a workflow that declares inputs: they are in the StartNode).
+   */
   async route(pointer: ThreadPointer, startKind: "new" | "resume" = "new"): Promise<Transition> {
     const workflow = await this.workflow(pointer.workflowHash);
+    const inputs = await this.threadInputs(pointer, workflow);
     const head = await this.headStep(pointer);
     if (!head || startKind === "resume")
-      return evaluate(workflow.graph, START, startOutput(startKind));
+      return evaluate(workflow.graph, START, startOutput(startKind), inputs);
     const output =
       pointer.head === this.knownHead?.hash
         ? this.knownHead.output
         : await this.store.cas.getPayload<Record<string, unknown>>(head.output);
-    return evaluate(workflow.graph, head.role, output);
+    return evaluate(workflow.graph, head.role, output, inputs);
+  }
+
+  /** The thread's inputs when its workflow declares some (`{}` from a StartNode without). */
+  private async threadInputs(
+    pointer: ThreadPointer,
+    workflow: WorkflowPayload,
+  ): Promise<Record<string, unknown> | undefined> {
+    if (workflow.inputs === undefined) return undefined;
+    let inputs = this.inputs.get(pointer.start);
+    if (inputs === undefined) {
+      const start = await this.store.cas.getPayload<StartPayload>(pointer.start, "start");
+      inputs = start.inputs ?? {};
+      this.inputs.set(pointer.start, inputs);
+    }
+    return inputs;
   }
 
   /**

@@ -8,7 +8,7 @@ import {
 } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { relay } from "../__fixtures__/workflows.js";
-import { renderStart, renderStep } from "./transcript.js";
+import { renderStart, renderStep, renderTask } from "./transcript.js";
 
 let temp: TempHome;
 beforeEach(() => {
@@ -91,5 +91,14 @@ describe("renderStart", () => {
   it("shows the thread's task", () => {
     const start = { workflow: "W", prompt: "  Fix #42.\n", cwd: "/", createdAtMs: 0 };
     expect(renderStart(start)).toBe("## Task\n\nFix #42.\n");
+  });
+
+  it("adds the thread's typed inputs as a YAML block, or says none were given", () => {
+    const start = { workflow: "W", prompt: "Triage.", cwd: "/", createdAtMs: 0 };
+    expect(renderTask({ ...start, inputs: { issue: 42, title: "007" } })).toBe(
+      'Triage.\n\n### Inputs\n\n```yaml\nissue: 42\ntitle: "007"\n```',
+    );
+    expect(renderTask({ ...start, inputs: {} })).toBe("Triage.\n\n### Inputs\n\nNone were given.");
+    expect(renderTask(start)).toBe("Triage.");
   });
 });

@@ -52,7 +52,22 @@ function usageFacts(usage: Usage): string[] {
 }
 
 export function renderStart(start: StartPayload): string {
-  return ["## Task", "", start.prompt.trim(), ""].join("\n");
+  return ["## Task", "", renderTask(start), ""].join("\n");
+}
+
+/**
+ * A thread's task as agents and readers see it: the start prompt, then the thread's typed
+ * inputs (when its workflow declares some) as a YAML block, values exactly as validated.
+ */
+export function renderTask(start: StartPayload): string {
+  const task = start.prompt.trim();
+  if (start.inputs === undefined) return task;
+  const names = Object.keys(start.inputs);
+  const inputs =
+    names.length === 0
+      ? "None were given."
+      : `\`\`\`yaml\n${stringifyYaml(start.inputs).trimEnd()}\n\`\`\``;
+  return `${task}\n\n### Inputs\n\n${inputs}`;
 }
 
 /** A markdown blockquote; blank lines become a bare `>` so no line ends in whitespace. */

@@ -1,7 +1,9 @@
 import {
   BUILTIN_SCHEMA_HASHES,
+  type BuiltinNodeKind,
   type CasNode,
   END,
+  editionsOf,
   type Graph,
   START,
   type StartPayload,
@@ -64,17 +66,19 @@ export async function verifyThread(
   };
 
   const workflow = await checker
-    .payload<WorkflowPayload>(pointer.workflowHash, BUILTIN_SCHEMA_HASHES.workflow)
+    .payload<WorkflowPayload>(pointer.workflowHash, editionHashes("workflow"))
     .catch((error: unknown) => {
       report(pointer.workflowHash, null, error);
       return null;
     });
   const start = await checker
-    .payload<StartPayload>(pointer.start, BUILTIN_SCHEMA_HASHES.start)
+    .payload<StartPayload>(pointer.start, editionHashes("start"))
     .catch((error: unknown) => {
       report(pointer.start, null, error);
       return null;
     });
+  // Routing renders edge prompts with the thread's inputs, as the moderator does.
+  const inputs = workflow?.inputs === undefined ? undefined : (start?.inputs ?? {});
   if (start && start.workflow !== pointer.workflowHash) {
     report(
       pointer.start,
@@ -134,7 +138,7 @@ export async function verifyThread(
   }
 
   function checkRoute(graph: Graph, older: Walked | null, step: Walked, at: number): void {
-    const expected = expectedRole(graph, older);
+    const expected = expectedRole(graph, older, inputs);
     if (expected.role !== null && expected.role !== step.role) {
       report(step.hash, at, new NodeFault("route", `role "${step.role}" ran, but ${expected.why}`));
     }
@@ -152,14 +156,23 @@ export async function verifyThread(
   };
 }
 
+/** The schema hashes of every edition of a built-in kind: a thread may use any of them. */
+function editionHashes(kind: BuiltinNodeKind): string[] {
+  return editionsOf(kind).map((edition) => BUILTIN_SCHEMA_HASHES[edition]);
+}
+
 /**
  * The role the moderator sends the thread to after `previous` (null: the StartNode), and why.
  * A step that suspended (a `$SUSPEND` edge or a routing error) is followed by the same role,
  * re-run by `thread resume`; one that reached `$END` by `$START.resume`'s role.
  */
-function expectedRole(graph: Graph, previous: Walked | null): { role: string | null; why: string } {
+function expectedRole(
+  graph: Graph,
+  previous: Walked | null,
+  inputs: Record<string, unknown> | undefined,
+): { role: string | null; why: string } {
   if (previous === null) {
-    const first = evaluate(graph, START, startOutput("new"));
+    const first = evaluate(graph, START, startOutput("new"), inputs);
     return first.kind === "next"
       ? { role: first.role, why: `$START.new leads to "${first.role}"` }
       : { role: null, why: "" };
@@ -168,7 +181,7 @@ function expectedRole(graph: Graph, previous: Walked | null): { role: string | n
   const status = JSON.stringify(previous.output.$status);
   let next: ReturnType<typeof evaluate>;
   try {
-    next = evaluate(graph, previous.role, previous.output);
+    next = evaluate(graph, previous.role, previous.output, inputs);
   } catch {
     return { role: previous.role, why: `"${previous.role}" could not be routed, so it re-runs` };
   }
@@ -181,7 +194,7 @@ function expectedRole(graph: Graph, previous: Walked | null): { role: string | n
   if (next.kind === "suspend") {
     return { role: previous.role, why: `"${previous.role}" suspended, and a resume re-runs it` };
   }
-  const restart = evaluate(graph, START, startOutput("resume"));
+  const restart = evaluate(graph, START, startOutput("resume"), inputs);
   const role = restart.kind === "next" ? restart.role : null;
   return { role, why: `"${previous.role}" reached ${END}, and $START.resume leads to "${role}"` };
 }
@@ -201,11 +214,15 @@ class NodeChecker {
     return this.#passed.size + this.#failed.size;
   }
 
-  /** The payload of a node that must be of type `type` (any type when undefined). */
-  async payload<T>(hash: string, type: string | undefined): Promise<T> {
+  /** The payload of a node that must be of type `type`, or one of them (any when undefined). */
+  async payload<T>(hash: string, type: string | readonly string[] | undefined): Promise<T> {
     const node = await this.node(hash);
-    if (type !== undefined && node.type !== type) {
-      throw new NodeFault("link", `node ${hash} has type ${node.type}, expected ${type}`);
+    const types = typeof type === "string" ? [type] : type;
+    if (types !== undefined && !types.includes(node.type)) {
+      throw new NodeFault(
+        "link",
+        `node ${hash} has type ${node.type}, expected ${types.join(" or ")}`,
+      );
     }
     return node.payload as T;
   }

@@ -1,12 +1,14 @@
-import type {
-  EdgeTarget,
-  Graph,
-  JsonSchema,
-  RolePayload,
-  WorkflowPayload,
+import {
+  type EdgeTarget,
+  type Graph,
+  type JsonSchema,
+  type RolePayload,
+  type WorkflowPayload,
+  workflowNodeKind,
 } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
+import { inputsNotCompilable } from "./inputs.js";
 import { frontmatterNotCompilable } from "./messages.js";
 import type { WorkflowDefinition } from "./validate.js";
 
@@ -23,7 +25,8 @@ export async function materialiseWorkflow(
   cas: MaterialiseStore,
   definition: WorkflowDefinition,
 ): Promise<string> {
-  return cas.put(cas.builtin("workflow"), await toWorkflowPayload(cas, definition));
+  const payload = await toWorkflowPayload(cas, definition);
+  return cas.put(cas.builtin(workflowNodeKind(payload)), payload);
 }
 
 export async function toWorkflowPayload(
@@ -32,6 +35,15 @@ export async function toWorkflowPayload(
 ): Promise<WorkflowPayload> {
   const roles: Record<string, RolePayload> = {};
   const problems: string[] = [];
+  let inputs: string | undefined;
+  if (definition.inputs !== undefined) {
+    try {
+      inputs = await cas.putSchema(definition.inputs as JsonSchema);
+    } catch (error) {
+      if (!isUwfError(error) || error.code !== "SCHEMA_INVALID") throw error;
+      problems.push(inputsNotCompilable(error.message));
+    }
+  }
   for (const [name, role] of Object.entries(definition.roles)) {
     let frontmatter: string;
     try {
@@ -55,7 +67,7 @@ export async function toWorkflowPayload(
       "WORKFLOW_INVALID",
       `workflow "${definition.name}": ${problems.join("; ")}`,
       {
-        hint: "Fix the role's frontmatter schema (it must compile as JSON Schema draft-07 unless it declares $schema).",
+        hint: "Fix the JSON Schema (it must compile as JSON Schema draft-07 unless it declares $schema).",
         details: { errors: problems },
       },
     );
@@ -71,6 +83,7 @@ export async function toWorkflowPayload(
 
   const workflow: WorkflowPayload = { name: definition.name, roles, graph };
   if (definition.description !== undefined) workflow.description = definition.description;
+  if (inputs !== undefined) workflow.inputs = inputs;
   return workflow;
 }
 

@@ -1,13 +1,20 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { isHash, NAME_PATTERN, type WorkflowPayload } from "@united-workforce/protocol";
+import {
+  isHash,
+  NAME_PATTERN,
+  type WorkflowPayload,
+  workflowNodeKind,
+} from "@united-workforce/protocol";
 import type { Cas, RegistryStore } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
+import { inputsSchemaProblem } from "./inputs.js";
 import { workflowInvalidError } from "./invalid.js";
 import { loadWorkflowFile } from "./load.js";
-import { materialiseWorkflow } from "./materialise.js";
-import { schemaProblems } from "./schema-check.js";
-import { validateWorkflow, type WorkflowValidation } from "./validate.js";
+import { materialiseWorkflow, toWorkflowPayload } from "./materialise.js";
+import { discardingCas, schemaProblems } from "./schema-check.js";
+import { shadowWarning } from "./shadow.js";
+import { validateWorkflow, type WorkflowDefinition, type WorkflowValidation } from "./validate.js";
 
 export type WorkflowSource = "hash" | "file" | "workflows-dir" | "registry";
 
@@ -18,14 +25,24 @@ export interface ResolvedWorkflow {
   /** The file read, for the file and `.workflows` sources; null otherwise. */
   path: string | null;
   warnings: string[];
+  /**
+   * With `deferWrite`, a workflow read from a file is not stored yet: this is what
+   * `materialiseWorkflow` must store (it gives `hash`). Null when the workflow is stored.
+   */
+  unstored: WorkflowDefinition | null;
 }
 
 export interface ResolveContext {
   cwd: string;
-  cas: Pick<Cas, "has" | "get" | "getPayload" | "builtin" | "put" | "putSchema">;
+  cas: Pick<Cas, "has" | "get" | "getPayload" | "builtin" | "isKind" | "put" | "putSchema">;
   registry: Pick<RegistryStore, "get">;
   /** Where compiled validators are cached, to check role schemas of a file without ajv. */
   validatorCacheDir?: string;
+  /**
+   * Leave a workflow read from a file unstored (its hash and payload are computed all the same)
+   * so a caller can refuse its other input before anything is written; see `unstored`.
+   */
+  deferWrite?: boolean;
 }
 
 /** A workflow file, loaded and validated; `path` is its real path. */
@@ -68,13 +85,14 @@ export async function resolveWorkflow(
   if (isHash(ref)) {
     if (await cas.has(ref)) {
       const node = await cas.get(ref);
-      if (node.type === cas.builtin("workflow")) {
+      if (cas.isKind(node.type, "workflow")) {
         return {
           hash: ref,
           payload: node.payload as unknown as WorkflowPayload,
           source: "hash",
           path: null,
           warnings: [],
+          unstored: null,
         };
       }
       tried.push(`CAS hash ${ref}: a stored node, but not a workflow`);
@@ -85,7 +103,7 @@ export async function resolveWorkflow(
 
   const asPath = resolve(cwd, ref);
   const file = workflowFileAt(asPath);
-  if (file !== null) return fromFile(file, "file", cas, context.validatorCacheDir);
+  if (file !== null) return fromFile(file, "file", context);
   tried.push(`file ${asPath}: does not exist`);
 
   if (!NAME_PATTERN.test(ref)) {
@@ -98,7 +116,7 @@ export async function resolveWorkflow(
 
   const searched: string[] = [];
   const found = findInWorkflowDirs(ref, cwd, searched);
-  if (found !== null) return fromFile(found, "workflows-dir", cas, context.validatorCacheDir);
+  if (found !== null) return fromFile(found, "workflows-dir", context);
   tried.push(
     `${WORKFLOWS_DIR}/ folders: ${searched.length === 0 ? "none found" : searched.join(", ")}`,
   );
@@ -111,6 +129,7 @@ export async function resolveWorkflow(
       source: "registry",
       path: null,
       warnings: [],
+      unstored: null,
     };
   }
   tried.push(`registry: no workflow named "${ref}"`);
@@ -146,10 +165,15 @@ export async function loadAndValidate(
     throw error;
   }
   const validation = validateWorkflow(loaded.definition, { fileName: loaded.path });
-  const problems =
-    validation.definition === null
-      ? []
-      : await schemaProblems(validation.definition, options.validatorCacheDir);
+  const problems: string[] = [];
+  if (validation.definition !== null) {
+    const inputsProblem = await inputsSchemaProblem(
+      validation.definition.inputs,
+      options.validatorCacheDir,
+    );
+    if (inputsProblem !== null) problems.push(inputsProblem);
+    problems.push(...(await schemaProblems(validation.definition, options.validatorCacheDir)));
+  }
   if (problems.length > 0) {
     return {
       ...validation,
@@ -166,9 +190,9 @@ export async function loadAndValidate(
 async function fromFile(
   path: string,
   source: "file" | "workflows-dir",
-  cas: ResolveContext["cas"],
-  validatorCacheDir: string | undefined,
+  context: ResolveContext,
 ): Promise<ResolvedWorkflow> {
+  const { cas, validatorCacheDir } = context;
   const loaded = await loadAndValidate(
     path,
     validatorCacheDir === undefined ? {} : { validatorCacheDir },
@@ -176,14 +200,25 @@ async function fromFile(
   if (!loaded.valid || loaded.definition === null) {
     throw workflowInvalidError(path, loaded.errors, loaded.warnings);
   }
-  const hash = await materialiseWorkflow(cas, loaded.definition);
-  return {
-    hash,
-    payload: await cas.getPayload<WorkflowPayload>(hash, "workflow"),
-    source,
-    path: loaded.path,
-    warnings: loaded.warnings,
-  };
+  let resolved: ResolvedWorkflow;
+  const found = { source, path: loaded.path, warnings: [...loaded.warnings] };
+  if (context.deferWrite) {
+    // A CAS that keeps nothing hashes exactly as the real one stores.
+    const discard = discardingCas(validatorCacheDir);
+    const payload = await toWorkflowPayload(discard, loaded.definition);
+    const { hash } = await discard.prepare(discard.builtin(workflowNodeKind(payload)), payload);
+    resolved = { hash, payload, ...found, unstored: loaded.definition };
+  } else {
+    const hash = await materialiseWorkflow(cas, loaded.definition);
+    const payload = await cas.getPayload<WorkflowPayload>(hash, "workflow");
+    resolved = { hash, payload, ...found, unstored: null };
+  }
+  if (source === "workflows-dir") {
+    const name = loaded.definition.name;
+    const shadow = await shadowWarning(context.registry, loaded.path, name, resolved.hash);
+    if (shadow !== null) resolved.warnings.push(shadow);
+  }
+  return resolved;
 }
 
 /** The workflow file a path names: the file itself, or a folder's index.yaml|index.yml. */

@@ -9,6 +9,13 @@ import {
   SUSPEND,
 } from "@united-workforce/protocol";
 import {
+  checkInputsNotShadowed,
+  checkInputsShape,
+  INPUTS_FIELD,
+  inputsFields,
+  inputsVariableProblem,
+} from "./inputs.js";
+import {
   cannotReachEnd,
   missingStatusKeys,
   nameMismatch,
@@ -39,6 +46,8 @@ export interface WorkflowDefinition {
   description?: string;
   roles: Record<string, RoleDefinition>;
   graph: Graph;
+  /** JSON Schema of the object a thread is started with (`thread start --input`). */
+  inputs?: SchemaMap;
 }
 
 export interface WorkflowValidation {
@@ -56,7 +65,7 @@ export interface ValidateOptions {
   fileName?: string;
 }
 
-const TOP_LEVEL_KEYS = ["name", "description", "roles", "graph"];
+const TOP_LEVEL_KEYS = ["name", "description", "roles", "graph", "inputs"];
 const ROLE_KEYS = ["description", "goal", "capabilities", "procedure", "output", "frontmatter"];
 const ROLE_TEXT_KEYS = ["description", "goal", "procedure", "output"];
 const EDGE_KEYS = ["role", "prompt", "location"];
@@ -76,6 +85,9 @@ interface Shape {
   graph: Map<string, string[]> | null;
   edges: Edge[];
   graphWellFormed: boolean;
+  /** The declared `inputs:` schema when well formed; null when absent or malformed. */
+  inputs: SchemaMap | null;
+  inputsDeclared: boolean;
 }
 
 /**
@@ -128,11 +140,20 @@ function checkShape(raw: unknown, errors: string[]): Shape | null {
     errors.push('"description" must be a string');
   }
 
+  const inputs = checkInputsShape(raw.inputs, errors);
   const roles = checkRolesShape(raw.roles, errors);
   const graphErrors: string[] = [];
   const { graph, edges } = checkGraphShape(raw.graph, graphErrors);
   errors.push(...graphErrors);
-  return { name, roles, graph, edges, graphWellFormed: graphErrors.length === 0 };
+  return {
+    name,
+    roles,
+    graph,
+    edges,
+    graphWellFormed: graphErrors.length === 0,
+    inputs,
+    inputsDeclared: raw.inputs !== undefined,
+  };
 }
 
 function checkRolesShape(raw: unknown, errors: string[]): Map<string, SchemaMap | null> {
@@ -282,6 +303,7 @@ function checkSemantics(
   for (const [role, frontmatter] of shape.roles) {
     exits.set(role, frontmatter === null ? null : readRoleExits(role, frontmatter, errors));
   }
+  checkInputsNotShadowed(shape.inputs, exits, errors);
 
   if (shape.graph !== null) {
     checkGraphKeys(shape, exits, errors);
@@ -380,13 +402,14 @@ function checkEdge(
   if (target.location !== undefined) templates.push(["location", target.location]);
   for (const [field, template] of templates) {
     if (fromStart) {
-      checkStartTemplate(where, field, template, errors);
+      checkStartTemplate(where, field, template, shape, errors);
       continue;
     }
     const declared = exits.get(source);
     const output = declared?.outputs.get(status);
     if (declared === null || declared === undefined || output === undefined) continue;
-    for (const problem of findTemplateProblems(template, output.properties)) {
+    const fields = { ...output.properties, ...inputsFields(shape.inputs, shape.inputsDeclared) };
+    for (const problem of findTemplateProblems(template, fields)) {
       if (problem.kind === "syntax") {
         errors.push(`${where}: ${field} is not a valid mustache template: ${problem.message}`);
       } else if (problem.kind === "partial") {
@@ -394,6 +417,14 @@ function checkEdge(
           `${where}: ${field} uses the partial "{{> ${problem.name}}}"; partials are not supported`,
         );
       } else {
+        // An output field named `inputs` (in a workflow without inputs) is an ordinary field.
+        const aboutInputs = Object.hasOwn(output.properties, INPUTS_FIELD)
+          ? null
+          : inputsVariableProblem(problem.variable, field, where, shape.inputs);
+        if (aboutInputs !== null) {
+          errors.push(aboutInputs);
+          continue;
+        }
         const message = templateVariableNotFound(field, problem.variable, source, status);
         const elsewhere = statusesDeclaring(declared, problem.variable, status);
         errors.push(
@@ -406,14 +437,16 @@ function checkEdge(
   }
 }
 
-/** `$START` edges are rendered from `{ $status: "new" | "resume" }`: there is nothing to read. */
+/** `$START` edges are rendered from `{ $status: "new" | "resume" }` and the thread's inputs. */
 function checkStartTemplate(
   where: string,
   field: "prompt" | "location",
   template: string,
+  shape: Shape,
   errors: string[],
 ): void {
-  for (const problem of findTemplateProblems(template, {})) {
+  const fields = inputsFields(shape.inputs, shape.inputsDeclared);
+  for (const problem of findTemplateProblems(template, fields)) {
     if (problem.kind === "syntax") {
       errors.push(`${where}: ${field} is not a valid mustache template: ${problem.message}`);
     } else if (problem.kind === "partial") {
@@ -422,7 +455,8 @@ function checkStartTemplate(
       );
     } else {
       errors.push(
-        `${field} variable "${problem.variable}" in ${where} not found: $START edges are rendered with no output fields`,
+        inputsVariableProblem(problem.variable, field, where, shape.inputs) ??
+          `${field} variable "${problem.variable}" in ${where} not found: $START edges are rendered with no output fields`,
       );
     }
   }

@@ -83,6 +83,25 @@ describe("typed reads", () => {
       "is a schema node",
     );
   });
+
+  it("reads every edition of a kind as that kind, and a later edition only as itself", async () => {
+    const role = await cas.putSchema(planSchema);
+    const workflow = {
+      name: "w",
+      roles: { planner: { frontmatter: role } },
+      graph: {},
+    };
+    const first = await cas.put(cas.builtin("workflow"), workflow);
+    const second = await cas.put(cas.builtin("workflow2"), { ...workflow, inputs: role });
+    expect(await cas.getPayload(first, "workflow")).toEqual(workflow);
+    expect(await cas.getPayload(second, "workflow")).toEqual({ ...workflow, inputs: role });
+    expect(cas.isKind(cas.builtin("workflow2"), "workflow")).toBe(true);
+    expect((await caught(() => cas.getPayload(first, "workflow2"))).code).toBe("NODE_INVALID");
+    // The first edition refuses the new field: old readers are never handed what they cannot read.
+    expect(
+      (await caught(() => cas.put(cas.builtin("workflow"), { ...workflow, inputs: role }))).code,
+    ).toBe("NODE_INVALID");
+  });
 });
 
 describe("hashes", () => {

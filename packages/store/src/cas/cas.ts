@@ -2,6 +2,7 @@ import {
   type BuiltinNodeKind,
   type CasNode,
   type CasVerifyDocument,
+  editionsOf,
   type JsonSchema,
   SCHEMA_TYPE,
 } from "@united-workforce/protocol";
@@ -131,6 +132,11 @@ export class Cas {
     return BUILTIN_HASHES[kind];
   }
 
+  /** Whether a node of this type is a `kind` node, in any of the kind's editions. */
+  isKind(type: string, kind: BuiltinNodeKind): boolean {
+    return editionsOf(kind).some((edition) => BUILTIN_HASHES[edition] === type);
+  }
+
   async get(hash: string): Promise<CasNode> {
     return (await this.read(hash)).node;
   }
@@ -168,7 +174,7 @@ export class Cas {
 
   async getPayload<T>(hash: string, kind?: BuiltinNodeKind): Promise<T> {
     const node = await this.get(hash);
-    if (kind !== undefined && node.type !== BUILTIN_HASHES[kind]) {
+    if (kind !== undefined && !this.isKind(node.type, kind)) {
       throw new UwfError(
         "NODE_INVALID",
         `node ${hash} is ${describeType(node.type)}, not a ${kind} node`,

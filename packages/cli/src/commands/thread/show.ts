@@ -1,5 +1,5 @@
-import { emptyUsage, type ThreadShowDocument } from "@united-workforce/protocol";
-import { errorMessage } from "@united-workforce/util";
+import { emptyUsage, type StartPayload, type ThreadShowDocument } from "@united-workforce/protocol";
+import { errorMessage, sanitizeTerminalText } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "./shared.js";
 
@@ -12,6 +12,7 @@ export default defineCommand({
     const engine = await openEngine(ctx);
     const pointer = await engine.store.threads.get(thread!);
     const holder = await liveHolder(engine.store, thread!);
+    const start = await engine.store.cas.getPayload<StartPayload>(pointer.start, "start");
     let nextRole: string | null = null;
     if (pointer.status === "idle") {
       try {
@@ -43,6 +44,7 @@ export default defineCommand({
       createdAt: pointer.createdAt,
       updatedAt: pointer.updatedAt,
       lockHolder: holder && { pid: holder.pid, since: holder.since },
+      inputs: start.inputs ?? null,
     };
     return result(doc, renderShow);
   },
@@ -59,6 +61,14 @@ function renderShow(d: ThreadShowDocument): string {
     `agent     ${d.agent === null ? "from config.yaml (no --agent given yet)" : `${d.agent} (from --agent)`}`,
     `created   ${d.createdAt}, updated ${d.updatedAt}`,
   ];
+  if (d.inputs !== null) {
+    const entries = Object.entries(d.inputs);
+    if (entries.length === 0) lines.push("inputs    none given");
+    entries.forEach(([name, value], i) => {
+      const label = i === 0 ? "inputs    " : "          ";
+      lines.push(`${label}${name} = ${sanitizeTerminalText(JSON.stringify(value))}`);
+    });
+  }
   const u = d.usage;
   const usage = [
     u.inputTokens !== null ? `${u.inputTokens} in` : null,

@@ -1,8 +1,16 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { StartPayload, ThreadPointer, ThreadStartDocument } from "@united-workforce/protocol";
+import {
+  type JsonSchema,
+  type JsonValue,
+  type StartPayload,
+  startNodeKind,
+  type ThreadPointer,
+  type ThreadStartDocument,
+} from "@united-workforce/protocol";
 import { newUlid, UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
+import { readInputsFile } from "./inputs-file.js";
 import { readTask } from "./task-input.js";
 
 export default defineCommand({
@@ -28,12 +36,26 @@ export default defineCommand({
       type: "string",
       description: "working directory for the agents (default: the current one)",
     },
+    {
+      flags: "--input <name=value>",
+      type: "string",
+      repeatable: true,
+      description:
+        "one of the workflow's declared inputs, coerced by its declared type (numbers, true or false, JSON for arrays and objects); overrides --inputs",
+    },
+    {
+      flags: "--inputs <file>",
+      type: "string",
+      description: "read the workflow's inputs from a YAML or JSON mapping",
+    },
   ],
   examples: [
     'uwf thread start examples/hello.yaml -p "Greet the team"',
     'uwf thread start solve-issue -p "Fix #12" --cwd /src/app',
     "uwf thread start solve-issue --prompt-file issue.md",
     "gh issue view 12 | uwf thread start solve-issue -p -",
+    'uwf thread start examples/triage.yaml -p "Triage it" --input issue=42 --input urgent=true',
+    'uwf thread start triage -p "Triage it" --inputs issue.yaml',
   ],
   async run(ctx, [ref], options) {
     const prompt = readTask(ctx.cwd, {
@@ -46,19 +68,44 @@ export default defineCommand({
         hint: "Create the directory first or pass another one.",
       });
     }
+    const inputsFile =
+      options.inputs === undefined ? undefined : await readInputsFile(ctx.cwd, options.inputs);
     const store = await ctx.store();
     const { validatorCacheDir } = await import("@united-workforce/store");
-    const { resolveWorkflow } = await import("@united-workforce/engine");
+    const { checkThreadInputs, collectThreadInputs, materialiseWorkflow, resolveWorkflow } =
+      await import("@united-workforce/engine");
+    // Nothing is stored, the workflow read from a file included, until the inputs are valid.
     const workflow = await resolveWorkflow(ref!, {
       cwd: ctx.cwd,
       cas: store.cas,
       registry: store.registry,
       validatorCacheDir: validatorCacheDir(ctx.home),
+      deferWrite: true,
     });
     for (const warning of workflow.warnings) ctx.progress(`warning: ${warning}`);
+    const name = workflow.payload.name;
+    const schema =
+      workflow.unstored?.inputs ??
+      (workflow.payload.inputs === undefined
+        ? null
+        : ((await store.cas.get(workflow.payload.inputs)).payload as Record<string, unknown>));
+    const inputs = collectThreadInputs(name, schema, {
+      pairs: options.input,
+      file: inputsFile,
+    });
+    if (schema !== null) {
+      checkThreadInputs(
+        name,
+        schema,
+        inputs,
+        store.cas.schemaValidator(schema as JsonSchema).validate,
+      );
+    }
+    if (workflow.unstored !== null) await materialiseWorkflow(store.cas, workflow.unstored);
     const now = Date.now();
     const startPayload: StartPayload = { workflow: workflow.hash, prompt, cwd, createdAtMs: now };
-    const start = await store.cas.put(store.cas.builtin("start"), startPayload);
+    if (schema !== null) startPayload.inputs = inputs as Record<string, JsonValue>;
+    const start = await store.cas.put(store.cas.builtin(startNodeKind(startPayload)), startPayload);
     const at = new Date(now).toISOString();
     const pointer: ThreadPointer = {
       thread: newUlid(now),

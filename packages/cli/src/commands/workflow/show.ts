@@ -22,6 +22,10 @@ export default defineCommand({
       registry,
       validatorCacheDir: validatorCacheDir(ctx.home),
     });
+    const inputs =
+      found.payload.inputs === undefined
+        ? null
+        : ((await cas.get(found.payload.inputs)).payload as Record<string, unknown>);
     const doc = {
       ...workflowDocument(found.hash, found.payload, {
         warnings: found.warnings,
@@ -30,8 +34,9 @@ export default defineCommand({
       path: found.path,
       graph: found.payload.graph,
       roleDetails: found.payload.roles,
+      inputs,
     };
-    return result(doc, (d) => renderWorkflow(d.name, d.hash, found.payload, d.warnings));
+    return result(doc, (d) => renderWorkflow(d.name, d.hash, found.payload, d.inputs, d.warnings));
   },
 });
 
@@ -39,10 +44,12 @@ function renderWorkflow(
   name: string,
   hash: string,
   payload: WorkflowPayload,
+  inputs: Record<string, unknown> | null,
   warnings: string[],
 ): string {
   const lines = [`${name} (${hash})`];
   if (payload.description) lines.push(payload.description);
+  if (inputs !== null) lines.push("", "inputs:", ...inputLines(inputs));
   lines.push("", "roles:");
   for (const [role, def] of Object.entries(payload.roles)) {
     lines.push(`  ${role}${def.description ? ` — ${def.description}` : ""}`);
@@ -57,4 +64,21 @@ function renderWorkflow(
   }
   lines.push(...warningLines(warnings));
   return lines.join("\n");
+}
+
+/** `  issue: integer, required — The issue number.` for each declared input. */
+function inputLines(schema: Record<string, unknown>): string[] {
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  const names = Object.keys(properties);
+  if (names.length === 0) return ["  (no named inputs)"];
+  return names.map((name) => {
+    const property = properties[name] ?? {};
+    const type = Array.isArray(property.type) ? property.type.join("|") : property.type;
+    const facts = [typeof type === "string" ? type : "any"];
+    if (required.includes(name)) facts.push("required");
+    const description =
+      typeof property.description === "string" ? ` — ${property.description}` : "";
+    return `  ${name}: ${facts.join(", ")}${description}`;
+  });
 }

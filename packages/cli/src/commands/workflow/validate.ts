@@ -15,16 +15,24 @@ export default defineCommand({
       validatorCacheDir: validatorCacheDir(ctx.home),
     });
     let hash: string | null = null;
+    const warnings = [...loaded.warnings];
     if (loaded.valid && loaded.definition) {
       const { workflowHash } = await import("./hash.js");
       hash = await workflowHash(loaded.definition);
+      // Only a `.workflows/` copy can shadow the registry: other files need no store.
+      const { shadowWarning, workflowsDirOf } = await import("@united-workforce/engine");
+      if (workflowsDirOf(loaded.path) !== null) {
+        const { registry } = await ctx.store();
+        const shadow = await shadowWarning(registry, loaded.path, loaded.definition.name, hash);
+        if (shadow !== null) warnings.push(shadow);
+      }
     }
     const doc: WorkflowValidateDocument = {
       valid: loaded.valid,
       name: loaded.name,
       hash,
       errors: loaded.errors,
-      warnings: loaded.warnings,
+      warnings,
       source: loaded.path,
     };
     return result(
