@@ -40,6 +40,7 @@ export type ThreadReadDocument = DocumentOf<"thread read">;
 export type ThreadStopDocument = DocumentOf<"thread stop">;
 export type ThreadCancelDocument = DocumentOf<"thread cancel">;
 export type ThreadJoinDocument = DocumentOf<"thread join">;
+export type ThreadWatchDocument = DocumentOf<"thread watch">;
 
 export type StepListDocument = DocumentOf<"step list">;
 export type StepListEntry = StepListDocument["steps"][number];

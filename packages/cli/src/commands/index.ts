@@ -36,6 +36,7 @@ import threadResume from "./thread/resume.js";
 import threadShow from "./thread/show.js";
 import threadStart from "./thread/start.js";
 import threadStop from "./thread/stop.js";
+import threadWatch from "./thread/watch.js";
 import workflowAdd from "./workflow/add.js";
 import workflowHistory from "./workflow/history.js";
 import workflowList from "./workflow/list.js";
@@ -66,6 +67,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadStop,
   threadCancel,
   threadJoin,
+  threadWatch,
   stepList,
   stepShow,
   stepRead,

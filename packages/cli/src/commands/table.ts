@@ -29,6 +29,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { path: ["thread", "stop"], load: () => import("./thread/stop.js") },
   { path: ["thread", "cancel"], load: () => import("./thread/cancel.js") },
   { path: ["thread", "join"], load: () => import("./thread/join.js") },
+  { path: ["thread", "watch"], load: () => import("./thread/watch.js") },
   { path: ["step", "list"], load: () => import("./step/list.js") },
   { path: ["step", "show"], load: () => import("./step/show.js") },
   { path: ["step", "read"], load: () => import("./step/read.js") },
