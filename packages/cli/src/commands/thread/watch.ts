@@ -35,7 +35,7 @@ export default defineCommand({
           const now =
             current?.type === "step.started"
               ? `running step ${current.stepNumber}, role "${current.role}" (${current.agent})`
-              : "running, between steps";
+              : "running, no step under way yet";
           ctx.progress(
             `Watching thread ${thread}: ${now}; exec pid ${info.holder.pid} (\`${info.command}\`) since ${info.acquiredAt}. Ctrl-C stops watching, not the exec.`,
           );
@@ -67,6 +67,9 @@ export default defineCommand({
         const steps = `${d.steps} step${d.steps === 1 ? "" : "s"}`;
         if (ctx.signal.aborted) return `${lead} — stopped watching; the exec goes on`;
         if (d.endMessage !== undefined) return `${lead} after ${steps} — ${d.endMessage}`;
+        // The failure was shown as it happened; the result only says what to do.
+        if (d.followed && d.suspended?.kind === "failure")
+          return `${lead} after ${steps} — the agent failed (reported above on stderr). To retry the step: uwf thread resume ${d.thread}`;
         if (next !== null) return `${lead} after ${steps} — ${next}`;
         return `${lead} after ${steps}. Run its next step with: uwf thread exec ${d.thread}`;
       },
