@@ -6,8 +6,8 @@ export interface FollowThreadOptions {
   home: string;
   thread: string;
   progress: ProgressView;
-  /** Resolves when the run being followed has ended (its lease is released). */
-  ended: Promise<unknown>;
+  /** Resolves true when the run being followed has ended, false when the wait gave up. */
+  ended: Promise<boolean>;
   /** Ctrl-C: stop following at once. */
   signal: AbortSignal;
   /** Printed before anything else once the history is read: which run is followed. */
@@ -47,14 +47,16 @@ export async function followThread(options: FollowThreadOptions): Promise<void> 
       else history.push(event);
     },
   );
+  let ended = false;
   try {
-    await Promise.race([options.ended, following]);
+    ended = await Promise.race([options.ended, following.then(() => false)]);
   } finally {
     // The exec logs its last events before it lets the lease go: the last read sees them.
     controller.abort();
     await following;
     options.signal.removeEventListener("abort", stop);
-    progress.stop();
+    // A step still running when the run ended was cut short (its exec was killed).
+    progress.stop(ended ? "interrupted" : "left");
   }
 }
 

@@ -189,6 +189,13 @@ describe("ProgressView, live (a terminal)", () => {
     expect(plain.all()).not.toContain(`${ESC}[32m`);
     expect(plain.all()).not.toContain(`${ESC}[2m`);
     expect(plain.writes.at(-1)).toBe(`${ESC}[1A\r${ESC}[J■ #2 greeter interrupted after 3.0 s\n`);
+    const follower = view("lines");
+    follower.progress.handle(started);
+    follower.at(3000);
+    follower.progress.stop("left");
+    expect(follower.writes.at(-1)).toMatch(
+      /^\d\d:\d\d:\d\d … #2 greeter still running \(3\.0 s so far\)\n$/,
+    );
     const coloured = view("live", { color: true });
     coloured.progress.handle(started);
     coloured.progress.handle(finished(usage));

@@ -171,14 +171,19 @@ export class ProgressView {
   }
 
   /**
-   * Leave the terminal clean before the result is printed: a step still shown as running
-   * (the run was interrupted) gets a last line saying so.
+   * Leave the terminal clean before the result is printed: a step still shown as running gets
+   * a last line, saying it was interrupted (this process ran it), or that it goes on (a
+   * follower stopped watching).
    */
-  stop(): void {
+  stop(how: "interrupted" | "left" = "interrupted"): void {
     const permanent: string[] = [];
     if (this.options.mode !== "quiet") {
       for (const step of this.running.values()) {
-        const text = `■ #${step.stepNumber} ${step.role} interrupted after ${formatDuration(this.now() - step.startedAtMs)}`;
+        const elapsed = formatDuration(this.now() - step.startedAtMs);
+        const text =
+          how === "interrupted"
+            ? `■ #${step.stepNumber} ${step.role} interrupted after ${elapsed}`
+            : `… #${step.stepNumber} ${step.role} still running (${elapsed} so far)`;
         permanent.push(
           this.options.mode === "lines"
             ? this.stamp(this.now(), text)
