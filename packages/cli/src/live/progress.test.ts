@@ -144,7 +144,7 @@ describe("ProgressView, live (a terminal)", () => {
     });
     expect(v.writes).toHaveLength(3);
     expect(v.writes[2]).toBe(
-      `${ESC}[1A\r${ESC}[J✗ #2 greeter failed after 1.5 s: agent "uwf-mock" for role "greeter" exited with code 3\n  agent's last output:\n    working on it\n    boom: no model\n`,
+      `${ESC}[1A\r${ESC}[J✗ 01M85RF4Z6 #2 greeter failed after 1.5 s: agent "uwf-mock" for role "greeter" exited with code 3\n  agent's last output:\n    working on it\n    boom: no model\n`,
     );
   });
 
@@ -161,7 +161,7 @@ describe("ProgressView, live (a terminal)", () => {
       atMs: T0 + 4200,
     });
     expect(v.writes[2]).toBe(
-      "✗ greeter failed: the prompt of graph[greeter][done] rendered blank\n",
+      "✗ 01M85RF4Z6 greeter failed: the prompt of graph[greeter][done] rendered blank\n",
     );
   });
 

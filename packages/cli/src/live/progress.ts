@@ -268,7 +268,15 @@ export class ProgressView {
     const details = showTail ? ["  agent's last output:", ...indent(tail)] : [];
     if (this.options.mode === "lines") return [this.stamp(event.atMs, head), ...details];
     if (this.options.mode === "quiet") return [head, ...details];
-    return [this.paint([[head, "red"]], Number.POSITIVE_INFINITY), ...details];
+    const painted = this.paint(
+      [
+        ["✗ ", "red"],
+        [`${shortThread(event.thread)} `, "dim"],
+        [head.slice(2), "red"],
+      ],
+      Number.POSITIVE_INFINITY,
+    );
+    return [painted, ...details];
   }
 
   private stamp(atMs: number, text: string): string {
