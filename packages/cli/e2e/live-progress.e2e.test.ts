@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   runUwf,
@@ -223,7 +223,6 @@ describe("live progress", () => {
     // Progress stayed on the terminal (stderr), live but without colour.
     expect(jsonResult.stdout).toContain(REDRAW);
     expect(jsonResult.stdout).not.toMatch(COLOUR);
-    const { readFileSync } = await import("node:fs");
     const doc = JSON.parse(readFileSync(out, "utf8"));
     expect(doc).toMatchObject({
       thread,
@@ -326,6 +325,31 @@ describe("following a run from another terminal", () => {
       followed: false,
       endMessage: "Greeting delivered: Hello, Ada!",
     });
+  });
+
+  it("a watch stopped with Ctrl-C leaves the exec running; join then shows the rest", async () => {
+    await uwf("workflow", "add", "examples/hello.yaml");
+    const thread = (await uwf("thread", "start", "hello", "-p", "Greet Ada")).stdout.trim();
+    const scenario = writeScenario(temp.home, [
+      { role: "greeter", wait_for: "gate", output: { $status: "done", greeting: "Hi, Ada" } },
+    ]);
+    const agent = `${process.execPath} ${UWF_MOCK_BIN} --scenario ${scenario}`;
+    await uwf("thread", "exec", thread, "--background", "--agent", agent);
+    const watch = startUwf(["thread", "watch", thread], { home: temp.home });
+    await until(() => watch.stderr().includes("▶ #1 greeter"), "the running step");
+    watch.child.kill("SIGINT");
+    const stopped = await watch.done;
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toMatch(/… #1 greeter still running \([\d.]+ m?s so far\)\n$/);
+    expect(stopped.stdout).toBe(`${thread}: running — stopped watching; the exec goes on\n`);
+
+    const joining = startUwf(["thread", "join", thread], { home: temp.home });
+    await until(() => joining.stderr().includes("▶ #1 greeter"), "join showing the running step");
+    writeFileSync(join(temp.home, "gate"), "");
+    const joined = await joining.done;
+    expect(joined.code).toBe(0);
+    expect(joined.stderr).toMatch(/✓ #1 greeter → done .*\n$/);
+    expect(joined.stdout).toBe(`${thread}: completed after 1 step\n`);
   });
 
   it("thread watch exits 4 when the run it follows ends in an agent's failure", async () => {
