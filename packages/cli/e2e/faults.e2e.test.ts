@@ -175,7 +175,10 @@ describe("malformed input and faults", () => {
     const exec = await uwf("thread", "exec", thread, "--agent", `${process.execPath} ${hostile}`);
     expect(exec.code).toBe(4);
     expect(exec.stderr).toContain("working hard\n");
-    expect(exec.stdout).toContain("--- adapter stderr (tail) ---\nworking hard\ngiving up hidden");
+    // Reported once, on stderr: its output as it came, then why it failed.
+    expect(exec.stderr).toContain("exited with code 1\n");
+    expect(exec.stderr.match(/giving up hidden/g)).toHaveLength(1);
+    expect(exec.stdout).toContain("the agent failed (reported above on stderr)");
     // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for them.
     const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
     expect(exec.stderr).not.toMatch(controls);
@@ -188,8 +191,8 @@ describe("malformed input and faults", () => {
     writeFileSync(liar, 'process.stdout.write("\\u001b]0;pwned\\u0007\\u001b[2Jnot json\\n");\n');
     const retry = await uwf("thread", "resume", thread, "--agent", `${process.execPath} ${liar}`);
     expect(retry.code).toBe(4);
-    expect(retry.stdout).toContain("the adapter's last stdout line is not JSON: not json");
-    expect(retry.stdout).not.toMatch(controls);
+    expect(retry.stderr).toContain("the adapter's last stdout line is not JSON: not json");
+    expect(retry.stderr).not.toMatch(controls);
   });
 
   it("quotes a configured command in the shell command it suggests", async () => {
@@ -200,7 +203,7 @@ describe("malformed input and faults", () => {
     );
     const exec = await uwf("thread", "exec", thread);
     expect(exec.code).toBe(4);
-    expect(exec.stdout).toContain(
+    expect(exec.stderr).toContain(
       `"uwf-nope; touch /tmp/x" not found in PATH. Install it or check your PATH config. Run: which 'uwf-nope; touch /tmp/x'`,
     );
   });

@@ -142,6 +142,8 @@ describe("every --format json document matches its schema in protocol", () => {
     expect(worker.pid).toEqual(expect.any(Number));
     const joined = await check(["thread", "join", background]);
     expect(joined.status).toBe("completed");
+    const watched = await check(["thread", "watch", background]);
+    expect(watched).toMatchObject({ status: "completed", followed: false });
 
     await check(["cas", "verify"]);
     await check(["cas", "gc"]);

@@ -76,7 +76,7 @@ describe("--agent", () => {
       env: { UWF_MOCK_SCENARIO: s },
     });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain("(uwf-mock,");
+    expect(run.stderr).toContain("▶ #1 greeter (uwf-mock)");
     expect(await uwfJson<AgentShowDoc>(sb, ["thread", "show", thread])).toMatchObject({
       status: "completed",
       agent: "uwf-mock",

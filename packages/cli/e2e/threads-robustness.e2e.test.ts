@@ -327,7 +327,7 @@ describe("forged steps are rejected, the head stays, the thread suspends", () =>
       FORGE_HASH: foreign,
     });
     expect(reason).toContain(`step ${foreign} belongs to another thread`);
-    expect(result.stdout).toContain("belongs to another thread");
+    expect(result.stderr).toContain("belongs to another thread");
 
     const again = await uwf(["thread", "resume", thread, "--agent", "forge", "--format", "json"], {
       FORGE_MODE: "hash",
@@ -526,7 +526,7 @@ describe("an adapter that cannot start", () => {
     const message =
       '"no-such-binary-xyz" not found in PATH. Install it or check your PATH config. Run: which no-such-binary-xyz';
     expect(reason).toBe(message);
-    expect(result.stdout).toContain(message);
+    expect(result.stderr).toContain(message);
     expect(result.stdout).toContain(
       "Fix the agent's `command` under `agents:` in $UWF_HOME/config.yaml",
     );

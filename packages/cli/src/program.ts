@@ -254,6 +254,8 @@ function addCommand(
       format,
       logger: createLogger(home, { command: spec.path.join(" ") }),
       progress: (text) => io.stderr(text.endsWith("\n") ? text : `${text}\n`),
+      columns: (fd) => io.columns?.(fd),
+      output: (text) => io.stdout(text),
       signal: io.signal,
       self: io.self,
       config: readConfigOnce,
@@ -272,7 +274,7 @@ function addCommand(
     try {
       const run = () => spec.run(context, values.flat(), parsed as never);
       const result = spec.interruptible ? await io.interruptible(run) : await run();
-      io.stdout(await formatResult(result, format));
+      if (!result.printed) io.stdout(await formatResult(result, format));
       setExitCode(result.exitCode ?? ExitCode.ok);
     } finally {
       io.signal.removeEventListener("abort", onAbort);

@@ -92,6 +92,8 @@ const threadExec = object(
     steps: list(execStep),
     // Only when `--background` started a worker.
     pid: int,
+    // Only when the thread completed: the rendered prompt of the `$END` edge it took.
+    endMessage: str,
   },
   ["thread", "status", "stoppedBecause", "message", "steps"],
 );
@@ -266,6 +268,20 @@ export const DOCUMENT_SCHEMAS = {
     steps: int,
     suspended: { anyOf: [{ type: "null" }, suspendInfoSchema] },
   }),
+  "thread watch": object(
+    {
+      thread: threadId,
+      status: threadStatus,
+      head: hash,
+      steps: int,
+      suspended: { anyOf: [{ type: "null" }, suspendInfoSchema] },
+      // Whether a run was going on when the watch began (false: the state was printed at once).
+      followed: bool,
+      // Only when the thread completed: the rendered prompt of the `$END` edge it took.
+      endMessage: str,
+    },
+    ["thread", "status", "head", "steps", "suspended", "followed"],
+  ),
 
   "thread verify": object({ ok: bool, threads: list(threadVerifyReportSchema) }),
   "thread export": object({ file: str, threads: list(threadId), nodes: int, bytes: int }),

@@ -47,6 +47,7 @@ export type ThreadImportDocument = DocumentOf<"thread import">;
 /** What the engine's `verifyThread` returns for one thread. */
 export type ThreadVerifyReport = FromSchema<typeof threadVerifyReportSchema>;
 export type ThreadProblem = ThreadVerifyReport["problems"][number];
+export type ThreadWatchDocument = DocumentOf<"thread watch">;
 
 export type StepListDocument = DocumentOf<"step list">;
 export type StepListEntry = StepListDocument["steps"][number];

@@ -14,6 +14,16 @@ export interface CommandContext {
   /** Progress for humans (adapter stderr, notices). Never the command's result. */
   progress(text: string): void;
   /**
+   * The width of the terminal on stdout (1) or stderr (2); undefined when that descriptor is
+   * not a terminal. Asked at each use: a terminal can be resized.
+   */
+  columns(fd: 1 | 2): number | undefined;
+  /**
+   * The result, on stdout, a part at a time: for a command that follows something until it is
+   * interrupted (`log show -f`) and returns a result marked `printed`.
+   */
+  output(text: string): void;
+  /**
    * Aborted when the output is closed, and on SIGINT/SIGTERM/SIGHUP for an `interruptible`
    * command, so long handlers can stop their children and clean up.
    */
@@ -160,6 +170,8 @@ export interface CommandResult<D = unknown> {
   text(document: D): string;
   /** Exit code for a result that is not a failure but is not plain success either. */
   exitCode?: ExitCode;
+  /** Already printed through `output` as it happened: nothing more goes to stdout. */
+  printed?: boolean;
 }
 
 /** `["thread", "exec"]` → `"thread exec"`. */

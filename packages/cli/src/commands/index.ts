@@ -39,6 +39,7 @@ import threadShow from "./thread/show.js";
 import threadStart from "./thread/start.js";
 import threadStop from "./thread/stop.js";
 import threadVerify from "./thread/verify.js";
+import threadWatch from "./thread/watch.js";
 import workflowAdd from "./workflow/add.js";
 import workflowHistory from "./workflow/history.js";
 import workflowList from "./workflow/list.js";
@@ -72,6 +73,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadVerify,
   threadExport,
   threadImport,
+  threadWatch,
   stepList,
   stepShow,
   stepRead,

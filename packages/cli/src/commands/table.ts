@@ -32,6 +32,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { path: ["thread", "verify"], load: () => import("./thread/verify.js") },
   { path: ["thread", "export"], load: () => import("./thread/export.js") },
   { path: ["thread", "import"], load: () => import("./thread/import.js") },
+  { path: ["thread", "watch"], load: () => import("./thread/watch.js") },
   { path: ["step", "list"], load: () => import("./step/list.js") },
   { path: ["step", "show"], load: () => import("./step/show.js") },
   { path: ["step", "read"], load: () => import("./step/read.js") },

@@ -87,4 +87,26 @@ describe("followLog", () => {
     );
     expect(events.map((e) => e.event)).toEqual(["first", "late", "next day"]);
   });
+
+  it("says when the history is delivered, and reads the last lines once stopped", async () => {
+    const file = join(temp.home, "logs", "2026-11-24.jsonl");
+    writeFileSync(file, line("old"));
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const following = followLog(
+      {
+        home: temp.home,
+        signal: controller.signal,
+        from: "start",
+        intervalMs: 60_000,
+        onCaughtUp: () => seen.push("caught up"),
+      },
+      (event) => seen.push(event.event),
+    );
+    // The writer's last line lands, then the follower is told to stop before its next poll.
+    appendFileSync(file, line("last"));
+    controller.abort();
+    await following;
+    expect(seen).toEqual(["old", "caught up", "last"]);
+  });
 });

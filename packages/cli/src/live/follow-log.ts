@@ -12,6 +12,11 @@ export interface FollowLogOptions {
   from?: "end" | "start";
   /** How often the files are looked at. A poll costs one stat-like read; 200 ms keeps a live view within a second. */
   intervalMs?: number;
+  /**
+   * Called once what was already in the file has been delivered (at once with `from: end`):
+   * a follower that replays history quietly starts showing events from here.
+   */
+  onCaughtUp?: () => void;
 }
 
 /**
@@ -21,7 +26,8 @@ export interface FollowLogOptions {
  * when it appears; lines that are not JSON (a torn write) are skipped.
  *
  * Polling rather than fs.watch: watch events are lost or doubled on some file systems, and a
- * poll of one open file is cheap.
+ * poll of one open file is cheap. When `signal` aborts, the file is read once more: a follower
+ * stopped because the writer finished still sees the writer's last lines.
  */
 export async function followLog(
   options: FollowLogOptions,
@@ -65,6 +71,8 @@ export async function followLog(
     }
   };
 
+  if (current) drain(current.path);
+  options.onCaughtUp?.();
   while (!signal.aborted) {
     if (current) drain(current.path);
     const newest = listLogFiles(home).at(-1);
@@ -78,6 +86,7 @@ export async function followLog(
     }
     await pause(interval, signal);
   }
+  if (current) drain(current.path);
 }
 
 function isLogEvent(value: unknown): value is LogEvent {

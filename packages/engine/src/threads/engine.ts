@@ -249,6 +249,7 @@ export class Engine {
           step: verified.hash,
           status: verified.status,
           durationMs,
+          usage: verified.payload.usage,
         });
         const step = {
           hash: verified.hash,
@@ -257,8 +258,13 @@ export class Engine {
           agent: agentLabel,
           durationMs,
         };
-        this.emit({ type: "step.finished", thread: pointer.thread, step });
-        this.announce(next);
+        this.emit({
+          type: "step.finished",
+          thread: pointer.thread,
+          step,
+          usage: verified.payload.usage,
+        });
+        await this.announce(next);
         return { pointer: next, step, failure: null, aborted: false };
       }
     } catch (error) {
@@ -285,7 +291,7 @@ export class Engine {
       prompt: plan.prompt,
       location: plan.location,
     });
-    this.announce(suspended);
+    await this.announce(suspended);
     return { pointer: suspended, step: null, failure, aborted: false };
   }
 
@@ -334,11 +340,26 @@ export class Engine {
     };
   }
 
+  /**
+   * The rendered prompt of the `$END` edge a completed thread took (hello's "Greeting
+   * delivered: …"), or null when the head does not lead to `$END` (or cannot be routed).
+   * Costs no read when this engine verified the head.
+   */
+  async endMessage(pointer: ThreadPointer): Promise<string | null> {
+    try {
+      const next = await this.route(pointer);
+      return next.kind === "end" ? next.prompt : null;
+    } catch {
+      return null;
+    }
+  }
+
   /** Tell listeners, and the process log, when a step left the thread waiting or finished. */
-  private announce(pointer: ThreadPointer): void {
+  private async announce(pointer: ThreadPointer): Promise<void> {
     if (pointer.status === "completed") {
-      this.ctx.logger.info("thread.completed", { thread: pointer.thread });
-      this.emit({ type: "completed", thread: pointer.thread });
+      const message = await this.endMessage(pointer);
+      this.ctx.logger.info("thread.completed", { thread: pointer.thread, message });
+      this.emit({ type: "completed", thread: pointer.thread, message });
     }
     if (pointer.status === "suspended" && pointer.suspended) {
       const { role, reason, kind } = pointer.suspended;

@@ -1,4 +1,4 @@
-import type { ExecStepResult, SuspendKind } from "@united-workforce/protocol";
+import type { ExecStepResult, SuspendKind, Usage } from "@united-workforce/protocol";
 
 /**
  * What the engine tells its listeners while a thread runs. The CLI's progress lines, the process
@@ -16,9 +16,20 @@ export type EngineEvent =
       atMs: number;
     }
   | { type: "adapter.output"; thread: string; role: string; line: string }
-  | { type: "step.finished"; thread: string; step: ExecStepResult }
+  | {
+      type: "step.finished";
+      thread: string;
+      step: ExecStepResult;
+      /** What the step's agent reported (tokens, cost); each figure null when not reported. */
+      usage: Usage;
+    }
   | { type: "step.failed"; thread: string; role: string; reason: string }
   | { type: "suspended"; thread: string; role: string; reason: string; kind: SuspendKind }
-  | { type: "completed"; thread: string };
+  | {
+      type: "completed";
+      thread: string;
+      /** The rendered prompt of the `$END` edge that completed it, e.g. "Greeting delivered: …". */
+      message: string | null;
+    };
 
 export type EngineListener = (event: EngineEvent) => void;

@@ -51,7 +51,11 @@ describe("runSteps", () => {
     const engine = engineWith(events);
     const agent = mockAgent([
       { role: "writer", output: { $status: "written", text: "a line" }, stderr: "thinking" },
-      { role: "reviewer", output: { $status: "approved" } },
+      {
+        role: "reviewer",
+        output: { $status: "approved" },
+        usage: { inputTokens: 7, costUsd: 0.5 },
+      },
     ]);
     const lease = await takeThread(store, thread, "test");
     const summary = await runSteps(engine, thread, { count: 5, agentFlag: agent, lease });
@@ -73,6 +77,11 @@ describe("runSteps", () => {
     expect(events[0]).toMatchObject({ thread, role: "writer", agent: "uwf-mock", stepNumber: 1 });
     expect(events[1]).toMatchObject({ role: "writer", line: "thinking" });
     expect(events[3]).toMatchObject({ role: "reviewer", stepNumber: 2 });
+    // What the agent reported, unknown figures null; the `$END` edge's message on completion.
+    expect(events[4]).toMatchObject({
+      usage: { inputTokens: 7, outputTokens: null, costUsd: 0.5 },
+    });
+    expect(events[5]).toEqual({ type: "completed", thread, message: "Done." });
     const pointer = await store.threads.get(thread);
     expect(pointer).toMatchObject({ status: "completed", steps: 2, currentRole: "reviewer" });
     expect(pointer.head).toBe(summary.steps[1]!.hash);

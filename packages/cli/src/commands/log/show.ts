@@ -1,10 +1,13 @@
 import { readFileSync } from "node:fs";
+import type { LogShowDocument } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
-import { defineCommand, result } from "../command.js";
+import { type CommandContext, type CommandResult, defineCommand, result } from "../command.js";
 import { listLogFiles } from "./files.js";
 
 export default defineCommand({
   path: ["log", "show"],
+  // -f waits for new lines until Ctrl-C, which then ends it with exit 130.
+  interruptible: true,
   summary: "print log events (default: today's), optionally filtered",
   args: [
     {
@@ -33,9 +36,36 @@ export default defineCommand({
       min: 0,
       description: "only the last n matching events",
     },
+    {
+      flags: "-f, --follow",
+      type: "boolean",
+      description:
+        "then print matching events as they are appended, until Ctrl-C (with --format json: one JSON object per line)",
+    },
   ],
-  examples: ["uwf log show --thread 01JD…", "uwf log show 2026-11-22 --event step."],
+  examples: [
+    "uwf log show --thread 01JD…",
+    "uwf log show 2026-11-22 --event step.",
+    "uwf log show -f --thread 01JD… --event step.",
+  ],
   async run(ctx, [date], options) {
+    const matches = (event: Record<string, unknown>): boolean =>
+      (options.thread === undefined || event.thread === options.thread) &&
+      (options.event === undefined || String(event.event).startsWith(String(options.event))) &&
+      (options.level === undefined || event.level === options.level);
+    if (options.follow) {
+      if (date !== undefined) {
+        throw new UwfError("USAGE", "--follow follows the newest log; it takes no date", {
+          hint: "Leave out the date: uwf log show -f",
+        });
+      }
+      if (ctx.format === "yaml") {
+        throw new UwfError("USAGE", "--follow prints JSON lines or text, not YAML", {
+          hint: "Use --format json (one JSON object per line) or the default text.",
+        });
+      }
+      return follow(ctx, matches, options.tail);
+    }
     const files = listLogFiles(ctx.home);
     const file = date === undefined ? files.at(-1) : files.find((f) => f.date === date);
     if (!file) {
@@ -55,21 +85,52 @@ export default defineCommand({
         skipped++;
         continue;
       }
-      if (options.thread !== undefined && event.thread !== options.thread) continue;
-      if (options.event !== undefined && !String(event.event).startsWith(String(options.event)))
-        continue;
-      if (options.level !== undefined && event.level !== options.level) continue;
-      events.push(event);
+      if (matches(event)) events.push(event);
     }
     const tail = options.tail ?? events.length;
     const shown = events.slice(Math.max(0, events.length - tail));
     return result({ file: file.path, events: shown, skipped }, (d) =>
-      d.events
-        .map((e) => {
-          const { ts, level, event, ...rest } = e as Record<string, unknown>;
-          return `${ts} ${String(level).padEnd(5)} ${event} ${JSON.stringify(rest)}`;
-        })
-        .join("\n"),
+      d.events.map(eventLine).join("\n"),
     );
   },
 });
+
+function eventLine(e: Record<string, unknown>): string {
+  const { ts, level, event, ...rest } = e;
+  return `${ts} ${String(level).padEnd(5)} ${event} ${JSON.stringify(rest)}`;
+}
+
+/**
+ * `log show -f`: the last matching events of the newest file (all, or `--tail`), then each new
+ * one as it is appended, across midnight, until Ctrl-C. What was printed is the result.
+ */
+async function follow(
+  ctx: CommandContext,
+  matches: (event: Record<string, unknown>) => boolean,
+  tail: number | undefined,
+): Promise<CommandResult<LogShowDocument>> {
+  const { followLog } = await import("../../live/follow-log.js");
+  const print = (event: Record<string, unknown>): void =>
+    ctx.output(`${ctx.format === "json" ? JSON.stringify(event) : eventLine(event)}\n`);
+  const history: Record<string, unknown>[] = [];
+  let live = false;
+  await followLog(
+    {
+      home: ctx.home,
+      signal: ctx.signal,
+      from: "start",
+      onCaughtUp: () => {
+        live = true;
+        for (const event of history.slice(Math.max(0, history.length - (tail ?? history.length))))
+          print(event);
+      },
+    },
+    (event) => {
+      if (!matches(event)) return;
+      if (live) print(event);
+      else history.push(event);
+    },
+  );
+  const file = listLogFiles(ctx.home).at(-1)?.path ?? "";
+  return { document: { file, events: [], skipped: 0 }, text: () => "", printed: true };
+}

@@ -2,7 +2,14 @@ import type { ThreadExecDocument } from "@united-workforce/protocol";
 import type { Lease } from "@united-workforce/store";
 import { nodeChildProcess } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "../command.js";
-import { execExitCode, openEngine, renderExec } from "./shared.js";
+import {
+  execExitCode,
+  execResult,
+  openEngine,
+  progressView,
+  QUIET_OPTION,
+  renderExec,
+} from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "exec"],
@@ -31,6 +38,7 @@ export default defineCommand({
       type: "boolean",
       description: "run in a detached worker and return at once",
     },
+    QUIET_OPTION,
     {
       flags: "--worker <token>",
       type: "string",
@@ -44,12 +52,12 @@ export default defineCommand({
     "uwf thread exec 01JD… --agent uwf-claude-code",
   ],
   async run(ctx, [thread], options) {
-    const { deriveStatus, execDocument, runSteps, takeThread, terminalReason } = await import(
-      "@united-workforce/engine"
-    );
+    const { runSteps, takeThread, terminalReason } = await import("@united-workforce/engine");
     const count = options.count;
     const worker = options.worker as string | undefined;
-    const engine = await openEngine(ctx, { detached: worker !== undefined });
+    // A background worker has no terminal: a follower reads its events from the process log.
+    const progress = worker || options.background ? null : progressView(ctx, options.quiet);
+    const engine = await openEngine(ctx, { progress });
     const { store } = engine;
     await store.threads.get(thread!);
     const lease = worker
@@ -76,9 +84,9 @@ export default defineCommand({
         agentFlag: options.agent as string | undefined,
         lease,
       });
-      const doc = execDocument(summary, deriveStatus(summary.pointer, null));
-      return result(doc, renderExec, execExitCode(doc));
+      return await execResult(engine, summary, { quiet: options.quiet });
     } finally {
+      progress?.stop();
       await lease.release();
     }
   },
@@ -130,7 +138,7 @@ async function startBackground(
     thread,
     status: "running",
     stoppedBecause: "background",
-    message: `running in the background (pid ${pid}); follow with \`uwf thread join ${thread}\``,
+    message: `running in the background (pid ${pid}); follow it with \`uwf thread watch ${thread}\`, or wait with \`uwf thread join ${thread}\``,
     steps: [],
     pid,
   };

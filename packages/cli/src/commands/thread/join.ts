@@ -1,10 +1,13 @@
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
+import { progressView, QUIET_OPTION } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "join"],
   interruptible: true,
   summary: "wait for a running exec (e.g. --background) to finish, then show the status",
+  description:
+    "Shows the steps it waits on as they run (on stderr, as exec shows its own) unless --quiet.",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
@@ -13,13 +16,27 @@ export default defineCommand({
       bareUnit: "s",
       description: "give up after this long (exit 5)",
     },
+    QUIET_OPTION,
   ],
   async run(ctx, [thread], options) {
     const { deriveStatus, waitForRelease } = await import("@united-workforce/engine");
     const store = await ctx.store();
     await store.threads.get(thread!);
     const timeout = options.timeout ?? null;
-    const released = await waitForRelease(store, thread!, timeout, ctx.signal);
+    const waiting = waitForRelease(store, thread!, timeout, ctx.signal);
+    if (!options.quiet && (await store.leases.read(thread!))?.alive) {
+      // The steps it waits on are shown as they run, as `thread watch` shows them.
+      const { followThread } = await import("../../live/follow-thread.js");
+      await followThread({
+        home: ctx.home,
+        thread: thread!,
+        progress: progressView(ctx, false),
+        signal: ctx.signal,
+        ended: waiting,
+        announce: () => {},
+      });
+    }
+    const released = await waiting;
     if (!released) {
       throw new UwfError(
         ctx.signal.aborted ? "INTERRUPTED" : "THREAD_BUSY",

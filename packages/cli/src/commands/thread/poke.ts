@@ -1,6 +1,6 @@
 import { UwfError } from "@united-workforce/util";
-import { defineCommand, result } from "../command.js";
-import { execExitCode, openEngine, renderExec } from "./shared.js";
+import { defineCommand } from "../command.js";
+import { execResult, openEngine, progressView, QUIET_OPTION } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "poke"],
@@ -22,14 +22,14 @@ export default defineCommand({
       type: "string",
       description: "agent for this step (default: the one the thread remembers, else config)",
     },
+    QUIET_OPTION,
   ],
   examples: ['uwf thread poke 01JD… -p "Keep the public API unchanged."'],
   async run(ctx, [thread], options) {
-    const { deriveStatus, execDocument, runSteps, takeThread } = await import(
-      "@united-workforce/engine"
-    );
+    const { runSteps, takeThread } = await import("@united-workforce/engine");
     const text = options.prompt;
-    const engine = await openEngine(ctx);
+    const progress = progressView(ctx, options.quiet);
+    const engine = await openEngine(ctx, { progress });
     await engine.store.threads.get(thread!);
     const lease = await takeThread(engine.store, thread!, "uwf thread poke");
     try {
@@ -61,9 +61,9 @@ export default defineCommand({
           replaceHead: true,
         }),
       });
-      const doc = execDocument(summary, deriveStatus(summary.pointer, null));
-      return result(doc, renderExec, execExitCode(doc));
+      return await execResult(engine, summary, { quiet: options.quiet });
     } finally {
+      progress.stop();
       await lease.release();
     }
   },

@@ -1,8 +1,8 @@
 import type { Engine, PlannedStep } from "@united-workforce/engine";
 import { START, type SuspendInfo, type ThreadPointer } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
-import { defineCommand, result } from "../command.js";
-import { execExitCode, openEngine, renderExec } from "./shared.js";
+import { defineCommand } from "../command.js";
+import { execResult, openEngine, progressView, QUIET_OPTION } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "resume"],
@@ -30,16 +30,16 @@ export default defineCommand({
       type: "string",
       description: "agent for these steps (default: the one the thread remembers, else config)",
     },
+    QUIET_OPTION,
   ],
   examples: ['uwf thread resume 01JD… -p "Use the staging database."'],
   async run(ctx, [thread], options) {
-    const { deriveStatus, execDocument, runSteps, takeThread } = await import(
-      "@united-workforce/engine"
-    );
+    const { runSteps, takeThread } = await import("@united-workforce/engine");
     const count = options.count;
     const answer =
       typeof options.prompt === "string" && options.prompt.trim() !== "" ? options.prompt : null;
-    const engine = await openEngine(ctx);
+    const progress = progressView(ctx, options.quiet);
+    const engine = await openEngine(ctx, { progress });
     await engine.store.threads.get(thread!);
     const lease = await takeThread(engine.store, thread!, "uwf thread resume");
     try {
@@ -51,9 +51,9 @@ export default defineCommand({
         lease,
         first: () => first,
       });
-      const doc = execDocument(summary, deriveStatus(summary.pointer, null));
-      return result(doc, renderExec, execExitCode(doc));
+      return await execResult(engine, summary, { quiet: options.quiet });
     } finally {
+      progress.stop();
       await lease.release();
     }
   },

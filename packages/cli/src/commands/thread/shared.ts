@@ -1,17 +1,29 @@
-import type { Engine } from "@united-workforce/engine";
+import type { Engine, ExecSummary } from "@united-workforce/engine";
 import { ExitCode, type ThreadExecDocument } from "@united-workforce/protocol";
-import type { CommandContext } from "../command.js";
+import { progressFromEngine } from "../../live/from-events.js";
+import { ProgressView } from "../../live/progress.js";
+import { progressStyle } from "../../live/terminal.js";
+import { type CommandContext, type CommandResult, result } from "../command.js";
+
+/** `--quiet`, for every command that runs or follows steps. */
+export const QUIET_OPTION = {
+  flags: "-q, --quiet",
+  type: "boolean",
+  description: "no progress on stderr, only the result (and an agent's failure)",
+} as const;
 
 /**
- * The engine for a command, its events rendered for the user: adapter output goes to stderr as
- * progress. A background worker has no terminal; the engine logs every event anyway.
+ * The engine for a command. With a progress view, its events are shown to the user as they
+ * happen (on stderr); a background worker has no terminal, and the engine logs every event
+ * anyway for `uwf thread watch`.
  */
 export async function openEngine(
   ctx: CommandContext,
-  options: { detached?: boolean } = {},
+  options: { progress?: ProgressView | null } = {},
 ): Promise<Engine> {
   const store = await ctx.store();
   const { Engine } = await import("@united-workforce/engine");
+  const { progress } = options;
   return new Engine({
     store,
     cwd: ctx.cwd,
@@ -19,18 +31,70 @@ export async function openEngine(
     env: ctx.env,
     logger: ctx.logger,
     signal: ctx.signal,
-    onEvent: (event) => {
-      if (event.type === "adapter.output" && !options.detached) ctx.progress(event.line);
-    },
+    ...(progress
+      ? { onEvent: (event) => progress.handle(progressFromEngine(event, Date.now())) }
+      : {}),
   });
 }
 
-export function renderExec(doc: ThreadExecDocument): string {
-  const lines = doc.steps.map(
-    (s) => `✓ ${s.role} → ${s.status}  ${s.hash}  (${s.agent}, ${s.durationMs} ms)`,
+/** Progress on stderr, shown as the terminal (or the lack of one) and `--quiet` allow. */
+export function progressView(ctx: CommandContext, quiet: boolean): ProgressView {
+  const style = progressStyle({ columns: ctx.columns(2), env: ctx.env, format: ctx.format, quiet });
+  return new ProgressView({
+    ...style,
+    write: (text) => ctx.progress(text),
+    columns: () => ctx.columns(2) ?? 80,
+  });
+}
+
+/**
+ * The result of a foreground run. The steps and an agent's failure were shown on stderr as
+ * they happened, so the text says how the run ended (with the `$END` edge's message when the
+ * thread completed) and what to do next; with `--quiet` it lists the steps too.
+ */
+export async function execResult(
+  engine: Engine,
+  summary: ExecSummary,
+  options: { quiet: boolean },
+): Promise<CommandResult<ThreadExecDocument>> {
+  const { deriveStatus, execDocument } = await import("@united-workforce/engine");
+  const doc = execDocument(summary, deriveStatus(summary.pointer, null));
+  if (summary.stoppedBecause === "completed" && summary.steps.length > 0) {
+    const message = await engine.endMessage(summary.pointer);
+    if (message !== null) doc.endMessage = message;
+  }
+  // What the message adds to the failure progress already showed: the hint and how to retry.
+  const next = summary.failure ? doc.message.slice(summary.message.length).trim() : "";
+  return result(
+    doc,
+    (d) => {
+      const lines = options.quiet ? d.steps.map(stepLine) : [];
+      if (d.stoppedBecause === "failed") {
+        const what = summary.failure
+          ? "the agent failed"
+          : "the step's outcome could not be routed";
+        lines.push(`${d.thread}: ${d.status} — ${what} (reported above on stderr)`);
+        if (next !== "") lines.push(next);
+      } else if (d.endMessage !== undefined) {
+        lines.push(`${d.thread}: ${d.status} — ${d.endMessage}`);
+      } else {
+        lines.push(`${d.thread}: ${d.status} — ${d.message}`);
+      }
+      return lines.join("\n");
+    },
+    execExitCode(doc),
   );
+}
+
+/** An exec document as text when no step ran in this process (a background start, a no-op). */
+export function renderExec(doc: ThreadExecDocument): string {
+  const lines = doc.steps.map(stepLine);
   lines.push(`${doc.thread}: ${doc.status} — ${doc.message}`);
   return lines.join("\n");
+}
+
+function stepLine(step: ThreadExecDocument["steps"][number]): string {
+  return `✓ ${step.role} → ${step.status}  ${step.hash}  (${step.agent}, ${step.durationMs} ms)`;
 }
 
 /** Exit status of a run: a failed agent (the thread is suspended) or an interrupted run. */

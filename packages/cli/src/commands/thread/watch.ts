@@ -1,0 +1,87 @@
+import { ExitCode, type ThreadPointer, type ThreadWatchDocument } from "@united-workforce/protocol";
+import { defineCommand, result } from "../command.js";
+import { openEngine, progressView, QUIET_OPTION } from "./shared.js";
+
+export default defineCommand({
+  path: ["thread", "watch"],
+  interruptible: true,
+  summary: "follow a thread's running exec (e.g. one started with --background) until it ends",
+  description: [
+    "Says what the thread is doing now, then shows its steps as they run, as exec shows its own (live on a terminal, timestamped lines elsewhere), until the exec ends. A thread that is not running is described at once.",
+    "Exit code: 0 when the thread is completed, idle or waiting for an answer; 4 when an agent failed (the thread is suspended until `uwf thread resume`); 130 when interrupted (the exec goes on).",
+  ].join("\n"),
+  args: [{ name: "thread", type: "thread", description: "thread id" }],
+  options: [QUIET_OPTION],
+  examples: ["uwf thread exec 01JD… -c 10 --background && uwf thread watch 01JD…"],
+  async run(ctx, [thread], options) {
+    const { followThread } = await import("../../live/follow-thread.js");
+    const { terminalReason, waitForRelease } = await import("@united-workforce/engine");
+    const engine = await openEngine(ctx);
+    const { store } = engine;
+    await store.threads.get(thread!);
+    const lease = await store.leases.read(thread!);
+    const followed = lease?.alive === true;
+    if (lease?.alive) {
+      const { info } = lease;
+      const progress = progressView(ctx, options.quiet);
+      await followThread({
+        home: ctx.home,
+        thread: thread!,
+        progress,
+        signal: ctx.signal,
+        ended: waitForRelease(store, thread!, null, ctx.signal),
+        announce: (current) => {
+          if (options.quiet) return;
+          const now =
+            current?.type === "step.started"
+              ? `running step ${current.stepNumber}, role "${current.role}" (${current.agent})`
+              : "running, no step under way yet";
+          ctx.progress(
+            `Watching thread ${thread}: ${now}; exec pid ${info.holder.pid} (\`${info.command}\`) since ${info.acquiredAt}. Ctrl-C stops watching, not the exec.`,
+          );
+        },
+      });
+    }
+    const pointer = await store.threads.get(thread!);
+    const doc: ThreadWatchDocument = {
+      thread: pointer.thread,
+      status: pointer.status,
+      head: pointer.head,
+      steps: pointer.steps,
+      suspended: pointer.suspended,
+      followed,
+    };
+    if (pointer.status === "completed") {
+      const message = await engine.endMessage(pointer);
+      if (message !== null) doc.endMessage = message;
+    }
+    // Interrupted, the watch leaves an exec that goes on.
+    if ((await store.leases.read(thread!))?.alive) doc.status = "running";
+    const next = terminalReason(pointer)?.message ?? null;
+    return result(
+      doc,
+      (d) => {
+        const lead = d.followed
+          ? `${d.thread}: ${d.status}`
+          : `${d.thread} is not running: ${d.status}`;
+        const steps = `${d.steps} step${d.steps === 1 ? "" : "s"}`;
+        if (ctx.signal.aborted) return `${lead} — stopped watching; the exec goes on`;
+        if (d.endMessage !== undefined) return `${lead} after ${steps} — ${d.endMessage}`;
+        // The failure was shown as it happened; the result only says what to do.
+        if (d.followed && d.suspended?.kind === "failure")
+          return `${lead} after ${steps} — the agent failed (reported above on stderr). To retry the step: uwf thread resume ${d.thread}`;
+        if (next !== null) return `${lead} after ${steps} — ${next}`;
+        return `${lead} after ${steps}. Run its next step with: uwf thread exec ${d.thread}`;
+      },
+      watchExitCode(pointer, ctx.signal.aborted),
+    );
+  },
+});
+
+/** 4 when the run ended on an agent's failure, 130 when the watch was interrupted, else 0. */
+function watchExitCode(pointer: ThreadPointer, interrupted: boolean): ExitCode {
+  if (interrupted) return ExitCode.interrupted;
+  if (pointer.status === "suspended" && pointer.suspended?.kind === "failure")
+    return ExitCode.agentFailed;
+  return ExitCode.ok;
+}

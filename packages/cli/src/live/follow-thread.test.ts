@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import type { LogEvent } from "./follow-log.js";
+import { currentStep } from "./follow-thread.js";
+import { progressFromLog } from "./from-events.js";
+import type { ProgressEvent } from "./progress.js";
+
+const THREAD = "01M85RF4Z61GPTZ5WHXXZZW617";
+const log = (event: string, fields: Record<string, unknown>): LogEvent => ({
+  ts: "2026-11-24T03:09:24.000Z",
+  level: "info",
+  event,
+  thread: THREAD,
+  ...fields,
+});
+
+describe("progressFromLog", () => {
+  it("reads what exec logs into what progress shows, keeping the time it happened", () => {
+    expect(
+      progressFromLog(log("step.start", { role: "greeter", agent: "uwf-mock", stepNumber: 1 })),
+    ).toEqual({
+      type: "step.started",
+      thread: THREAD,
+      role: "greeter",
+      agent: "uwf-mock",
+      stepNumber: 1,
+      atMs: Date.parse("2026-11-24T03:09:24.000Z"),
+    });
+    expect(
+      progressFromLog(
+        log("step.done", { role: "greeter", step: "FTD0EF5FT35BD", status: "done", durationMs: 5 }),
+      ),
+    ).toMatchObject({ type: "step.finished", hash: "FTD0EF5FT35BD", usage: null });
+    expect(progressFromLog(log("thread.completed", { message: "Bye" }))).toMatchObject({
+      type: "completed",
+      message: "Bye",
+    });
+  });
+
+  it("skips other events and lines that lack what progress needs", () => {
+    expect(progressFromLog(log("thread.start", {}))).toBeNull();
+    expect(progressFromLog(log("step.start", { role: "greeter", stepNumber: "1" }))).toBeNull();
+    expect(
+      progressFromLog(log("thread.suspended", { role: "r", reason: "x", kind: "?" })),
+    ).toBeNull();
+    expect(
+      progressFromLog({ ...log("step.failed", { role: "r", reason: "x" }), ts: "later" }),
+    ).toBeNull();
+  });
+});
+
+describe("currentStep", () => {
+  const started = (n: number): ProgressEvent => ({
+    type: "step.started",
+    thread: THREAD,
+    role: "greeter",
+    agent: "uwf-mock",
+    stepNumber: n,
+    atMs: n,
+  });
+  const output = (line: string): ProgressEvent => ({
+    type: "adapter.output",
+    thread: THREAD,
+    role: "greeter",
+    line,
+    atMs: 0,
+  });
+  const finished: ProgressEvent = {
+    type: "step.finished",
+    thread: THREAD,
+    role: "greeter",
+    status: "done",
+    hash: "FTD0EF5FT35BD",
+    durationMs: 1,
+    usage: null,
+    atMs: 0,
+  };
+
+  it("is the last step that started and has not ended, with the agent's latest line", () => {
+    expect(
+      currentStep([started(1), output("a"), finished, started(2), output("b"), output("c")]),
+    ).toEqual([started(2), output("c")]);
+    expect(currentStep([started(1)])).toEqual([started(1)]);
+  });
+
+  it("is nothing between steps or before any", () => {
+    expect(currentStep([started(1), output("a"), finished])).toEqual([]);
+    expect(currentStep([])).toEqual([]);
+  });
+});
