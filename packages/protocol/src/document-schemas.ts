@@ -299,6 +299,8 @@ export const DOCUMENT_SCHEMAS = {
     checks: list(checkResult),
   }),
   doctor: object({ ok: bool, checks: list(checkResult) }),
+  // Printed when the server stops; `url` without the token (the server is gone by then).
+  dashboard: object({ url: str, port: int, requests: int }),
 
   "log list": object({ files: list(object({ date: str, path: str, bytes: int })) }),
   "log show": object(

@@ -11,6 +11,7 @@ import configGet from "./config/get.js";
 import configList from "./config/list.js";
 import configSet from "./config/set.js";
 import configUnset from "./config/unset.js";
+import dashboard from "./dashboard.js";
 import doctor from "./doctor.js";
 import logClean from "./log/clean.js";
 import logList from "./log/list.js";
@@ -88,6 +89,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   configSet,
   configUnset,
   doctor,
+  dashboard,
   promptList,
   promptUsage,
   promptWorkflowAuthoring,
