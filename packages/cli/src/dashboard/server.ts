@@ -33,8 +33,9 @@ const SECURITY_HEADERS = {
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
-  // The first URL carries the token: never pass it on to another site.
-  "referrer-policy": "no-referrer",
+  // The first URL carries the token: never pass it on to another site. (Not `no-referrer`:
+  // with it Chromium sends `Origin: null` on form posts, and the answer form would be refused.)
+  "referrer-policy": "same-origin",
   "cross-origin-resource-policy": "same-origin",
 };
 

@@ -11,7 +11,7 @@ export const APP_JS = String.raw`"use strict";
 
   function cost(usd) {
     if (usd === null || usd === undefined) return "unknown";
-    return "$" + (usd < 0.01 && usd > 0 ? usd.toFixed(4) : usd.toFixed(2));
+    return "$" + (usd < 1 ? usd.toFixed(4) : usd.toFixed(2));
   }
   function setBadge(el, status) {
     if (!el) return;
@@ -118,7 +118,7 @@ export const APP_JS = String.raw`"use strict";
     if (live !== "*") lastSteps = steps;
     var source = new EventSource("/events?thread=" + encodeURIComponent(live));
     source.onopen = function () {
-      if (conn) { conn.textContent = "live"; conn.className = "conn live"; }
+      if (conn) { conn.textContent = "live"; conn.className = "conn on"; }
     };
     source.onerror = function () {
       if (conn) { conn.textContent = "reconnecting\u2026"; conn.className = "conn"; }

@@ -21,7 +21,7 @@ summary:focus-visible,[tabindex]:focus-visible,.graph a:focus-visible{outline:3p
 .top nav a{text-decoration:none;padding:.25em .1em;border-bottom:2px solid transparent;color:var(--fg)}
 .top nav a[aria-current=page]{border-bottom-color:var(--accent);font-weight:600}
 .conn{margin-left:auto;font-size:.85em;color:var(--dim)}
-.conn.live::before{content:"";display:inline-block;width:.55em;height:.55em;border-radius:50%;background:var(--ok);margin-right:.4em}
+.conn.on::before{content:"";display:inline-block;width:.55em;height:.55em;border-radius:50%;background:var(--ok);margin-right:.4em}
 main{max-width:1180px;margin:0 auto;padding:1em 1.25em 3em}
 main:focus{outline:none}
 h1{font-size:1.45em;margin:.4em 0 .6em;overflow-wrap:anywhere}
@@ -83,9 +83,10 @@ blockquote.question{margin:.5em 0;padding:.6em .9em;border-left:4px solid var(--
 .graph .node.suspend rect{fill:var(--code);stroke:var(--warn)}
 .graph a.node:hover rect,.graph a.node:focus rect{stroke-width:3}
 .graph .edge path{fill:none;stroke:var(--dim);stroke-width:1.4}
-.graph .edge.suspend path{stroke:var(--warn);stroke-dasharray:5 3}
-.graph .edge.end path{stroke:var(--ok)}
-.graph .edge:hover path,.graph .edge:focus path{stroke:var(--accent);stroke-width:2.6}
+.graph .edge path.hit{stroke:transparent;stroke-width:14;pointer-events:stroke}
+.graph .edge.suspend path:not(.hit){stroke:var(--warn);stroke-dasharray:5 3}
+.graph .edge.end path:not(.hit){stroke:var(--ok)}
+.graph .edge:hover path:not(.hit),.graph .edge:focus path:not(.hit){stroke:var(--accent);stroke-width:2.6}
 .graph .edge-label{fill:var(--fg);font:12px var(--mono);stroke:var(--card);stroke-width:4px}
 .graph marker path{fill:var(--dim)}
 .edges tr:target,.role-card:target{outline:2px solid var(--focus)}
@@ -96,16 +97,17 @@ blockquote.question{margin:.5em 0;padding:.6em .9em;border-left:4px solid var(--
  main{padding:.6em .7em 2em}
  .top{padding:.5em .7em;gap:.8em}
  table.threads thead{display:none}
- table.threads tr{display:grid;grid-template-columns:1fr auto;gap:.1em .6em;padding:.55em .7em;border-bottom:1px solid var(--line)}
+ table.threads tbody{display:block}
+ table.threads tr{display:flex;flex-wrap:wrap;align-items:baseline;gap:.25em .7em;padding:.6em .75em;border-bottom:1px solid var(--line)}
+ table.threads tbody tr:last-child{border-bottom:0}
  table.threads td{border:0;padding:0}
- table.threads td:nth-child(1){grid-column:1/-1}
- table.threads td:nth-child(3){grid-column:1}
- table.threads td:nth-child(4)::before{content:"role: ";color:var(--dim)}
+ table.threads td:nth-child(1),table.threads td:nth-child(7){flex-basis:100%}
+ table.threads td:nth-child(4)::before{content:"role ";color:var(--dim)}
  table.threads td:nth-child(5)::after{content:" steps";color:var(--dim)}
- table.threads td:nth-child(5),table.threads td:nth-child(6){text-align:left}
- table.threads td:nth-child(7){grid-column:1/-1;font-size:.85em;color:var(--dim)}
- .facts{grid-template-columns:1fr}.facts dd{margin-bottom:.35em}
+ table.threads td:nth-child(7){font-size:.85em;color:var(--dim)}
+ .facts{gap:.2em .8em}
  .filters{flex-direction:column;align-items:stretch}
+ .filters .grow{flex:none}
  h1{font-size:1.2em}
 }
 `;

@@ -76,11 +76,19 @@ export function layout(
   const unreachable = Object.keys(payload.roles).filter((r) => !layerOf.has(r));
   if (unreachable.length > 0) deepest++;
   for (const role of unreachable) layerOf.set(role, deepest);
-  const terminals = [END, SUSPEND].filter((t) => edges.some((e) => e.to === t));
-  for (const t of terminals) layerOf.set(t, deepest + 1);
+  // `$END` and `$SUSPEND` sit one layer below the deepest role that leads there, so an early
+  // question is a short edge rather than a line across the whole drawing.
+  for (const t of [END, SUSPEND]) {
+    const from = edges.filter((e) => e.to === t).map((e) => layerOf.get(e.from) ?? deepest);
+    if (from.length > 0) layerOf.set(t, Math.max(...from) + 1);
+  }
 
   const layers: string[][] = [];
-  for (const [name, layer] of layerOf) {
+  // Terminals first in their layer: edges going back up pass on the right, clear of them.
+  const ordered = [...layerOf].sort(
+    ([a], [b]) => Number(!a.startsWith("$")) - Number(!b.startsWith("$")),
+  );
+  for (const [name, layer] of ordered) {
     const row = layers[layer] ?? [];
     row.push(name);
     layers[layer] = row;
@@ -123,9 +131,9 @@ export function graphSvg(payload: WorkflowPayload, edges: GraphEdge[]): Html {
     if (!a || !b) return "";
     const n = pairCount.get(`${e.from}\u0000${e.to}`) ?? 1;
     const spread = ((pairIndex.get(e) ?? 0) - (n - 1) / 2) * 34;
-    const { d, lx, ly } = edgePath(a, b, spread);
+    const { d, lx, ly } = edgePath(a, b, spread, rightmost(nodes, a, b));
     const kind = e.to === SUSPEND ? "suspend" : e.to === END ? "end" : "";
-    return html`<a href="#${e.id}" class="edge ${kind}" aria-label="${e.from} ${e.status} to ${e.to}"><title>${e.from} &rarr; ${e.status} &rarr; ${e.to}: ${e.prompt}</title><path d="${d}" marker-end="url(#arrow)"/><text x="${num(lx)}" y="${num(ly)}" text-anchor="middle" class="edge-label" paint-order="stroke">${e.status}</text></a>`;
+    return html`<a href="#${e.id}" class="edge ${kind}" aria-label="${e.from} ${e.status} to ${e.to}"><title>${e.from} &rarr; ${e.status} &rarr; ${e.to}: ${e.prompt}</title><path class="hit" d="${d}"/><path d="${d}" marker-end="url(#arrow)"/><text x="${num(lx)}" y="${num(ly)}" text-anchor="middle" class="edge-label" paint-order="stroke">${e.status}</text></a>`;
   });
   const nodeMarks = [...nodes.values()].map((p) => {
     const special = p.name.startsWith("$");
@@ -143,7 +151,22 @@ export function roleAnchor(role: string): string {
   return `role-${slug(role)}`;
 }
 
-function edgePath(a: Placed, b: Placed, spread: number): { d: string; lx: number; ly: number } {
+/** The right edge of the drawing between two nodes' layers, for a back edge to swing around. */
+function rightmost(nodes: Map<string, Placed>, a: Placed, b: Placed): number {
+  const low = Math.min(a.layer, b.layer);
+  const high = Math.max(a.layer, b.layer);
+  let right = 0;
+  for (const p of nodes.values())
+    if (p.layer >= low && p.layer <= high) right = Math.max(right, p.x + NODE_W);
+  return right;
+}
+
+function edgePath(
+  a: Placed,
+  b: Placed,
+  spread: number,
+  right: number,
+): { d: string; lx: number; ly: number } {
   if (a === b) {
     // A role that routes to itself: a loop on its right side.
     const x = a.x + NODE_W;
@@ -172,7 +195,7 @@ function edgePath(a: Placed, b: Placed, spread: number): { d: string; lx: number
   const y1 = a.y + NODE_H / 2 + spread * 0.3;
   const x2 = b.x + NODE_W;
   const y2 = b.y + NODE_H / 2 - spread * 0.3;
-  const out = Math.max(x1, x2) + 60 + Math.abs(spread);
+  const out = Math.max(x1, x2, right) + 60 + Math.abs(spread);
   return {
     d: `M${num(x1)} ${num(y1)}C${num(out)} ${num(y1)} ${num(out)} ${num(y2)} ${num(x2 + 2)} ${num(y2)}`,
     lx: out - 14,

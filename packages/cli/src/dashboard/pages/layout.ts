@@ -35,7 +35,13 @@ export function statusBadge(status: string): Html {
 
 export function cost(usd: number | null): string {
   if (usd === null) return "unknown";
-  return `$${usd < 0.01 && usd > 0 ? usd.toFixed(4) : usd.toFixed(2)}`;
+  // Cents hide what a step costs; four decimals show it (0.0123), as `uwf thread show` does.
+  return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
+}
+
+/** A cost among other facts: unknown must say of what. */
+export function costFact(usd: number | null): string {
+  return usd === null ? "cost unknown" : cost(usd);
 }
 
 export function duration(ms: number): string {
@@ -47,7 +53,7 @@ export function duration(ms: number): string {
 }
 
 export function tokens(inputTokens: number | null, outputTokens: number | null): string {
-  if (inputTokens === null && outputTokens === null) return "unknown";
+  if (inputTokens === null && outputTokens === null) return "tokens unknown";
   const part = (n: number | null) => (n === null ? "?" : n.toLocaleString("en-US"));
   return `${part(inputTokens)} in / ${part(outputTokens)} out`;
 }

@@ -1,6 +1,6 @@
 import type { StepDetail, StepView, ThreadView } from "../data.js";
 import { type Html, html } from "../html.js";
-import { cost, duration, page, statusBadge, tokens, when } from "./layout.js";
+import { cost, costFact, duration, page, statusBadge, tokens, when } from "./layout.js";
 
 /** A thread: its status, the question it waits on, live output, the steps, its forks. */
 export function threadPage(view: ThreadView, csrf: string, notice: string | null): Html {
@@ -15,7 +15,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
 <dl class="facts">
 <dt>Workflow</dt><dd><a href="/workflows/${encodeURIComponent(pointer.workflow)}?version=${pointer.workflowHash}">${pointer.workflow}</a> <span class="mono dim">${pointer.workflowHash}</span></dd>
 <dt>Steps</dt><dd>${view.steps.length}${view.nextRole ? html` &middot; next: <b>${view.nextRole}</b>` : ""}</dd>
-<dt>Usage</dt><dd>${usage ? html`${tokens(usage.inputTokens, usage.outputTokens)} &middot; ${cost(usage.costUsd)}` : "none yet"}</dd>
+<dt>Usage</dt><dd>${usage ? html`${tokens(usage.inputTokens, usage.outputTokens)} &middot; ${costFact(usage.costUsd)}` : "none yet"}</dd>
 <dt>Working dir</dt><dd class="mono">${pointer.cwd}</dd>
 <dt>Created</dt><dd>${when(pointer.createdAt)}</dd><dt>Updated</dt><dd>${when(pointer.updatedAt)}</dd>
 </dl>
@@ -49,7 +49,7 @@ function answerForm(view: ThreadView, csrf: string): Html {
 
 function stepItem(thread: string, s: StepView): Html {
   return html`<li class="step" id="step-${s.hash}"><div class="step-head"><span class="step-n">#${s.number}</span> <b class="role">${s.role}</b> <span class="arrow">&rarr;</span> <span class="badge out">${s.status}</span> <a class="mono" href="/threads/${thread}/steps/${s.hash}">${s.hash}</a></div>
-<div class="step-meta"><span title="agent">${s.agent}</span> &middot; <span title="duration">${duration(s.durationMs)}</span> &middot; <span title="tokens">${tokens(s.usage.inputTokens, s.usage.outputTokens)}</span> &middot; <span title="cost">${cost(s.usage.costUsd)}</span>${s.attempts > 1 ? html` &middot; ${s.attempts} attempts` : ""} &middot; ${when(s.startedAt)}</div>
+<div class="step-meta"><span title="agent">${s.agent}</span> &middot; <span title="duration">${duration(s.durationMs)}</span> &middot; <span title="tokens">${tokens(s.usage.inputTokens, s.usage.outputTokens)}</span> &middot; <span title="cost">${costFact(s.usage.costUsd)}</span>${s.attempts > 1 ? html` &middot; ${s.attempts} attempts` : ""} &middot; ${when(s.startedAt)}</div>
 <details><summary>Output</summary><pre>${JSON.stringify(s.output, null, 2)}</pre></details></li>`;
 }
 
