@@ -154,8 +154,6 @@ const treeThread = object({
   // The thread this one branched from: the family member that owns the fork step; null for a
   // root (the original, or a fork whose parent thread is gone).
   parent: { anyOf: [threadId, { type: "null" }] },
-  // Why the pointer cannot be read (then status is `corrupt`).
-  problem: str,
 });
 
 const diffStep = object({
@@ -178,6 +176,10 @@ const diffSide = object({
   steps: list(diffStep),
   usage: usageTotal,
 });
+
+/** What `uwf usage --by` groups by. */
+export const USAGE_DIMENSIONS = ["thread", "workflow", "role", "agent", "model"] as const;
+export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
 const usageRow = extend(usageTotal, {
   // The value of each `--by` dimension, in the order asked (null: unknown, e.g. no model).
@@ -376,7 +378,7 @@ export const DOCUMENT_SCHEMAS = {
   usage: object({
     since: { anyOf: [isoTime, { type: "null" }] },
     until: { anyOf: [isoTime, { type: "null" }] },
-    by: strings,
+    by: list({ enum: USAGE_DIMENSIONS }),
     rows: list(usageRow),
     total: usageTotal,
   }),
