@@ -28,6 +28,7 @@ import stepRead from "./step/read.js";
 import stepShow from "./step/show.js";
 import storeMigrate from "./store/migrate.js";
 import threadCancel from "./thread/cancel.js";
+import threadDiff from "./thread/diff.js";
 import threadExec from "./thread/exec.js";
 import threadJoin from "./thread/join.js";
 import threadList from "./thread/list.js";
@@ -37,6 +38,8 @@ import threadResume from "./thread/resume.js";
 import threadShow from "./thread/show.js";
 import threadStart from "./thread/start.js";
 import threadStop from "./thread/stop.js";
+import threadTree from "./thread/tree.js";
+import usage from "./usage.js";
 import workflowAdd from "./workflow/add.js";
 import workflowHistory from "./workflow/history.js";
 import workflowList from "./workflow/list.js";
@@ -67,6 +70,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadStop,
   threadCancel,
   threadJoin,
+  threadTree,
+  threadDiff,
   stepList,
   stepShow,
   stepRead,
@@ -90,6 +95,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   configUnset,
   doctor,
   dashboard,
+  usage,
   promptList,
   promptUsage,
   promptWorkflowAuthoring,

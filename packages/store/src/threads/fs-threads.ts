@@ -161,6 +161,7 @@ function filters(query: ThreadQuery): boolean {
   return (
     query.statuses !== undefined ||
     query.workflow !== undefined ||
+    query.start !== undefined ||
     query.createdAfterMs !== undefined ||
     query.createdBeforeMs !== undefined
   );
