@@ -43,8 +43,8 @@ describe("uwf dashboard in Chromium", () => {
   };
   let exec: StartedProcess | undefined;
 
-  const shot = async (p: Page, name: string) => {
-    await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+  const shot = async (p: Page, name: string, fullPage = false) => {
+    await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
   };
   const open = (p: Page, path: string) => p.goto(`${dash.origin}${path}`);
 
@@ -200,14 +200,14 @@ describe("uwf dashboard in Chromium", () => {
     expect(second).toContain("1,200 in / 340 out");
     expect(second).toContain("$0.0123");
     expect(await steps.nth(0).locator(".step-meta").textContent()).toContain("unknown");
-    expect(await page.locator(".forks").textContent()).toContain(
-      "forked at step #2 of this thread",
-    );
+    const tree = page.locator(".tree");
+    expect(await tree.locator(`a[href="/threads/${threads.fork}"]`).count()).toBe(1);
+    expect(await tree.textContent()).toContain("forked at step 2 (developer)");
     await steps.nth(2).locator("summary").click();
     expect(await steps.nth(2).locator("pre").textContent()).toContain(
       "No test for the stored choice.",
     );
-    await shot(page, "thread-desktop");
+    await shot(page, "thread-desktop", true);
 
     await steps.nth(1).locator(".step-head a").click();
     expect(await page.locator("h1").textContent()).toContain("developer");
@@ -220,7 +220,9 @@ describe("uwf dashboard in Chromium", () => {
     await shot(page, "step-desktop");
 
     await open(page, `/threads/${threads.fork}`);
-    expect(await page.locator("#forks-h + p").textContent()).toContain("fork of step");
+    // The fork's page shows the same family, itself under the thread it was forked from.
+    const nested = page.locator(`.tree a[href="/threads/${threads.shipped}"] ~ ul`);
+    expect(await nested.textContent()).toContain("(this thread)");
 
     await open(mobile, `/threads/${threads.shipped}`);
     await shot(mobile, "thread-phone");

@@ -4,6 +4,7 @@ import {
   THREAD_STATUSES,
   type ThreadPointer,
   type ThreadStatus,
+  type ThreadTreeDocument,
   type Usage,
   type WorkflowPayload,
 } from "@united-workforce/protocol";
@@ -141,14 +142,6 @@ export interface StepView {
   attempts: number;
 }
 
-export interface ForkView {
-  thread: string;
-  status: ThreadStatus;
-  /** The step it was forked from (null for the thread the family began with). */
-  forkedFrom: string | null;
-  createdAt: string;
-}
-
 export interface ThreadView {
   row: ThreadRow;
   pointer: ThreadPointer;
@@ -156,12 +149,12 @@ export interface ThreadView {
   steps: StepView[];
   /** Where the thread would go next when idle. */
   nextRole: string | null;
-  /** The threads sharing this thread's StartNode: it and the forks made from its steps. */
-  family: ForkView[];
+  /** Its fork family (the engine's `forkTree`): every thread sharing its StartNode. */
+  tree: ThreadTreeDocument;
 }
 
 export async function threadView(engine: Engine, id: string): Promise<ThreadView> {
-  const { walkBack } = await import("@united-workforce/engine");
+  const { forkTree, walkBack } = await import("@united-workforce/engine");
   const row = await threadStatus(engine, id);
   const pointer = await readPointer(engine, id);
   const { cas } = engine.store;
@@ -192,7 +185,7 @@ export async function threadView(engine: Engine, id: string): Promise<ThreadView
     startPrompt: start.prompt,
     steps,
     nextRole,
-    family: await family(engine, pointer),
+    tree: await forkTree(engine.store, id),
   };
 }
 
@@ -210,19 +203,6 @@ async function stepView(engine: Engine, hash: string, step: StepPayload): Promis
     output,
     attempts: step.attempts,
   };
-}
-
-async function family(engine: Engine, pointer: ThreadPointer): Promise<ForkView[]> {
-  const { items } = await engine.store.threads.list({});
-  return items
-    .filter((item) => item.pointer?.start === pointer.start)
-    .map((item) => ({
-      thread: item.id,
-      status: (item.running ? "running" : item.pointer!.status) as ThreadStatus,
-      forkedFrom: item.pointer!.forkedFrom ?? null,
-      createdAt: item.pointer!.createdAt,
-    }))
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
 export interface StepDetail {

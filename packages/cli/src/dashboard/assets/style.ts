@@ -74,7 +74,10 @@ blockquote.question{margin:.5em 0;padding:.6em .9em;border-left:4px solid var(--
 .step-head{display:flex;flex-wrap:wrap;gap:.4em;align-items:baseline}
 .step-n{color:var(--dim);font-variant-numeric:tabular-nums}
 .step-meta{font-size:.85em;color:var(--dim);overflow-wrap:anywhere}
-.forks{padding-left:1.2em}.forks li{margin:.3em 0}
+.tree,.tree ul{list-style:none;padding-left:1.2em;margin:.2em 0}
+.tree{padding-left:0}
+.tree li{margin:.3em 0;overflow-wrap:anywhere}
+.tree ul{border-left:2px solid var(--line)}
 .graph-wrap{overflow:auto;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.5em;max-height:75vh}
 .graph{display:block;margin:0 auto;max-width:100%;height:auto}
 .graph .node rect{fill:var(--card);stroke:var(--accent);stroke-width:1.5}

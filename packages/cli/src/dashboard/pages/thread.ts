@@ -1,3 +1,4 @@
+import type { ThreadTreeEntry } from "@united-workforce/protocol";
 import type { StepDetail, StepView, ThreadView } from "../data.js";
 import { type Html, html } from "../html.js";
 import { cost, costFact, duration, page, statusBadge, tokens, when } from "./layout.js";
@@ -6,7 +7,6 @@ import { cost, costFact, duration, page, statusBadge, tokens, when } from "./lay
 export function threadPage(view: ThreadView, csrf: string, notice: string | null): Html {
   const { row, pointer } = view;
   const usage = pointer.usage;
-  const ours = new Map(view.steps.map((s) => [s.hash, s.number]));
   return page(
     { title: `Thread ${row.thread}`, section: "threads", live: row.thread, csrf },
     html`<nav class="crumbs" aria-label="breadcrumb"><a href="/threads">Threads</a> &rsaquo; <span class="mono">${row.thread}</span></nav>
@@ -27,7 +27,7 @@ ${answerForm(view, csrf)}
         ? html`<p class="empty">No steps yet. Run one with <code>uwf thread exec ${row.thread}</code>.</p>`
         : html`<ol class="timeline" id="timeline">${view.steps.map((s) => stepItem(row.thread, s))}</ol>`
     }</section>
-<section aria-labelledby="forks-h"><h2 id="forks-h">Forks</h2>${forkList(view, ours)}</section>`,
+<section aria-labelledby="forks-h"><h2 id="forks-h">Forks</h2>${forkTree(view)}</section>`,
   );
 }
 
@@ -53,36 +53,32 @@ function stepItem(thread: string, s: StepView): Html {
 <details><summary>Output</summary><pre>${JSON.stringify(s.output, null, 2)}</pre></details></li>`;
 }
 
-function forkList(view: ThreadView, ours: Map<string, number>): Html {
-  const others = view.family.filter((f) => f.thread !== view.row.thread);
-  const self = view.family.find((f) => f.thread === view.row.thread);
-  const lines: Html[] = [];
-  if (self?.forkedFrom) {
-    lines.push(
-      html`<p>This thread is a fork of step <a class="mono" href="/threads/${view.row.thread}/steps/${self.forkedFrom}">${self.forkedFrom}</a>.</p>`,
-    );
+/** The fork family as a tree: each thread under the one that ran the step it was forked at. */
+function forkTree(view: ThreadView): Html {
+  const { threads } = view.tree;
+  if (threads.length <= 1) {
+    return html`<p class="empty">No forks. Fork any step with <code>uwf step fork &lt;step&gt;</code>; <code>uwf thread tree ${view.row.thread}</code> shows this tree in the terminal.</p>`;
   }
-  if (others.length === 0) {
-    lines.push(
-      html`<p class="empty">No other thread shares its start. Fork a step with <code>uwf step fork &lt;step&gt;</code>.</p>`,
-    );
-    return html`${lines}`;
+  const known = new Set(threads.map((t) => t.thread));
+  const children = new Map<string | null, ThreadTreeEntry[]>();
+  for (const t of threads) {
+    const parent = t.parent !== null && known.has(t.parent) ? t.parent : null;
+    children.set(parent, [...(children.get(parent) ?? []), t]);
   }
-  lines.push(
-    html`<p>Threads that share this thread's start (its forks and the threads it was forked with):</p><ul class="forks">${others.map(
-      (f) =>
-        html`<li><a class="mono" href="/threads/${f.thread}">${f.thread}</a> ${statusBadge(f.status)} ${
-          f.forkedFrom
-            ? ours.has(f.forkedFrom)
-              ? html`forked at step #${ours.get(f.forkedFrom)} of this thread`
-              : html`forked from step <span class="mono">${f.forkedFrom}</span>`
-            : "the original thread"
-        }</li>`,
-    )}</ul>`,
-  );
-  return html`${lines}`;
+  const branch = (parent: string | null): Html => {
+    const kids = children.get(parent) ?? [];
+    if (kids.length === 0) return html``;
+    return html`<ul class="${parent === null ? "tree" : ""}">${kids.map(
+      (t) =>
+        html`<li>${t.thread === view.row.thread ? html`<b class="mono" aria-current="page">${t.thread}</b> (this thread)` : html`<a class="mono" href="/threads/${t.thread}">${t.thread}</a>`} ${statusBadge(t.status)} <span class="dim">${t.steps} steps${
+          t.forkedFrom
+            ? html` &middot; forked at step ${t.forkStep ?? "?"}${t.forkRole ? html` (${t.forkRole})` : ""}, <a class="mono" href="/threads/${t.thread}/steps/${t.forkedFrom}">${t.forkedFrom}</a>`
+            : ""
+        }</span>${branch(t.thread)}</li>`,
+    )}</ul>`;
+  };
+  return html`<p>Threads sharing this thread's start, each under the thread it was forked from:</p>${branch(null)}`;
 }
-
 /** One step in full: output, body, the prompt the agent received. */
 export function stepPage(detail: StepDetail): Html {
   const s = detail.step;
