@@ -119,6 +119,14 @@ export const APP_JS = String.raw`"use strict";
     var source = new EventSource("/events?thread=" + encodeURIComponent(live));
     source.onopen = function () {
       if (conn) { conn.textContent = "live"; conn.className = "conn on"; }
+      // What happened between rendering the page and (re)connecting is not in the feed.
+      if (live !== "*") {
+        fetch("/api/threads/" + live + "/status", { credentials: "same-origin" })
+          .then(function (r) { return r.ok ? r.json() : null; })
+          .then(function (row) {
+            if (row) { row.event = "thread.status"; onThreadEvent(row); }
+          });
+      }
     };
     source.onerror = function () {
       if (conn) { conn.textContent = "reconnecting\u2026"; conn.className = "conn"; }
