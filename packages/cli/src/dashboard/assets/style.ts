@@ -65,6 +65,7 @@ td .question{font-size:.85em;color:var(--warn);margin-top:.2em;max-width:40em}
 blockquote.question{margin:.5em 0;padding:.6em .9em;border-left:4px solid var(--warn);background:var(--code);white-space:pre-wrap;overflow-wrap:anywhere}
 .answer{display:flex;flex-direction:column;gap:.5em;max-width:46em}
 .answer label{font-weight:600}
+.answer button{align-self:flex-start}
 .live{border:2px solid var(--run);border-radius:8px;padding:.2em 1em .8em;background:var(--card);margin:1em 0}
 .live h2{margin-top:.5em;color:var(--run)}
 #live-output{max-height:18em;min-height:3em;white-space:pre-wrap;overflow-wrap:anywhere}
@@ -111,6 +112,7 @@ blockquote.question{margin:.5em 0;padding:.6em .9em;border-left:4px solid var(--
  .facts{gap:.2em .8em}
  .filters{flex-direction:column;align-items:stretch}
  .filters .grow{flex:none}
+ .answer button{align-self:stretch}
  h1{font-size:1.2em}
 }
 `;
