@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MockScenarioStep } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -171,12 +171,24 @@ describe("thread tree and thread diff", () => {
     expect(diffText.stdout).toContain("title: Other");
     expect(diffText.stdout).toContain("cost ≥ $0.0500 (1 step unknown)");
 
-    const refused = await uwf(sb, ["thread", "diff", t, unrelated, "--format", "json"]);
+    // The original removed: its forks still find where they forked, and the oldest survivor
+    // holds the shared prefix.
+    rmSync(join(sb.home, "threads", `${t}.json`));
+    const orphans = await uwfJson<TreeDoc>(sb, ["thread", "tree", f2]);
+    const orphan = new Map(orphans.threads.map((entry) => [entry.thread, entry]));
+    expect(orphan.get(f1)).toMatchObject({ parent: null, forkStep: 2, forkRole: "reviewer" });
+    expect(orphan.get(f2)).toMatchObject({ parent: f1, forkStep: 1 });
+    expect(orphan.get(f3)).toMatchObject({ parent: f1, forkStep: 3 });
+    expect((await uwf(sb, ["thread", "tree", f2])).stdout).toContain(
+      `forked at step 2 ${s2} (reviewer), from a thread no longer here: ${f1}`,
+    );
+
+    const refused = await uwf(sb, ["thread", "diff", f1, unrelated, "--format", "json"]);
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stderr).error).toMatchObject({
       code: "THREADS_UNRELATED",
       message: expect.stringContaining("share no step"),
-      hint: expect.stringContaining(`uwf thread tree ${t}`),
+      hint: expect.stringContaining(`uwf thread tree ${f1}`),
     });
   });
 });
@@ -222,15 +234,27 @@ describe("uwf usage", () => {
     expect(bad.stderr).toContain('unknown dimension "colour"');
   });
 
-  it("shows a cost nobody reported as unknown", async () => {
+  it("shows a cost nobody reported as unknown, and stays right as a thread grows", async () => {
     const file = scenario(sb, "hello", [
       { role: "greeter", output: { $status: "done", greeting: "Hi" } },
+      { role: "greeter", output: { $status: "done", greeting: "Again" }, usage: { costUsd: 2 } },
     ]);
     const t = (await startThread(sb, HELLO, "Greet Ada")).thread;
     await exec(t, file, 1);
     const doc = await uwfJson<UsageDoc>(sb, ["usage"]);
     expect(doc.total).toMatchObject({ steps: 1, costUsd: null, unknownCostSteps: 1 });
     expect((await uwf(sb, ["usage"])).stdout).toMatch(/1\s+\?\s+unknown/);
+
+    // The report keeps what it read of a chain; the chain grows, the report follows.
+    await uwfJson(sb, ["thread", "resume", t, "--agent", mockAgent(file)]);
+    const grown = await uwfJson<UsageDoc>(sb, ["usage"]);
+    expect(grown.total).toMatchObject({ steps: 2, costUsd: 2, unknownCostSteps: 1 });
+    expect((await uwf(sb, ["usage"])).stdout).toContain("≥ $2.00 (1 step unknown)");
+
+    // A damaged cache is ignored, not believed.
+    const cache = join(sb.home, "cache", "usage");
+    for (const name of readdirSync(cache)) writeFileSync(join(cache, name), "{ not json");
+    expect((await uwfJson<UsageDoc>(sb, ["usage"])).total).toEqual(grown.total);
   });
 });
 

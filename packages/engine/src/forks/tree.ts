@@ -1,4 +1,9 @@
-import type { StepPayload, ThreadTreeDocument, ThreadTreeEntry } from "@united-workforce/protocol";
+import type {
+  StepPayload,
+  ThreadPointer,
+  ThreadTreeDocument,
+  ThreadTreeEntry,
+} from "@united-workforce/protocol";
 import type { Store, ThreadListItem } from "@united-workforce/store";
 
 /** What is known of a step once one chain through it was walked. */
@@ -15,24 +20,40 @@ interface KnownStep {
  * StartNode, each placed under the thread that ran the step it was forked at.
  *
  * Cost: one store query for the family (an indexed column in PostgreSQL, a read of the pointers
- * on the filesystem) and one CAS read per distinct step of the family. Threads are walked
- * oldest first and a walk stops at the first step an older thread already holds, so a shared
- * prefix is read once however many forks share it.
+ * on the filesystem), then CAS reads only as far as needed to place each fork step: a thread's
+ * chain is walked only when a younger fork needs a step no older thread has shown yet, and a
+ * walk stops at the first step already known. 1,000 forks of one thread read that thread's
+ * chain once and none of the forks' own steps.
  */
 export async function forkTree(store: Store, threadId: string): Promise<ThreadTreeDocument> {
   const asked = await store.threads.get(threadId);
-  const family = await familyOf(store, asked.start);
+  const family = (await familyOf(store, asked.start)).map((item) => ({
+    item,
+    pointer: item.pointer!,
+  }));
   const known = new Map<string, KnownStep>();
+  // Threads are walked lazily, oldest first and never skipping one, so the first thread to
+  // claim a step is the oldest holding it: the one that ran it.
+  let walked = 0;
+  const locate = async (hash: string, before: number): Promise<KnownStep | undefined> => {
+    while (!known.has(hash) && walked < before) {
+      const { pointer } = family[walked]!;
+      await walkNew(store, pointer.thread, headOf(pointer), known);
+      walked++;
+    }
+    return known.get(hash);
+  };
   const threads: ThreadTreeEntry[] = [];
-  for (const item of family) {
-    const pointer = item.pointer!;
-    await walkNew(
-      store,
-      pointer.thread,
-      pointer.head === pointer.start ? null : pointer.head,
-      known,
-    );
-    const fork = pointer.forkedFrom === undefined ? undefined : known.get(pointer.forkedFrom);
+  for (const [index, { item, pointer }] of family.entries()) {
+    let fork: KnownStep | undefined;
+    if (pointer.forkedFrom !== undefined) {
+      fork = await locate(pointer.forkedFrom, index);
+      if (fork === undefined) {
+        // No older thread holds it: the thread it came from is gone; this one holds it.
+        await walkNew(store, pointer.thread, pointer.forkedFrom, known);
+        fork = known.get(pointer.forkedFrom);
+      }
+    }
     const parent = fork !== undefined && fork.owner !== pointer.thread ? fork.owner : null;
     threads.push({
       thread: pointer.thread,
@@ -48,6 +69,10 @@ export async function forkTree(store: Store, threadId: string): Promise<ThreadTr
     });
   }
   return { thread: asked.thread, start: asked.start, threads };
+}
+
+function headOf(pointer: ThreadPointer): string | null {
+  return pointer.head === pointer.start ? null : pointer.head;
 }
 
 /** The family's readable threads, oldest first (ids are ULIDs). */

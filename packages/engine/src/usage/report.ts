@@ -1,11 +1,11 @@
 import type {
-  DetailPayload,
-  StepPayload,
+  ThreadPointer,
   UsageDimension,
   UsageDocument,
   UsageRow,
 } from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
+import { ChainRows } from "./chain-rows.js";
 import { addToTotal, emptyTotal } from "./total.js";
 
 export interface UsageQuery {
@@ -22,40 +22,42 @@ export interface UsageQuery {
  * prefix that forks share belongs to the oldest thread holding it (the one that ran it).
  *
  * Cost: every pointer is read; a thread not updated since `sinceMs` (its last step ended before
- * the range) or created after `untilMs` is skipped without reading its chain; a chain is read
- * back from its head only until a step ended before the range or a step already counted.
- * The model comes from each step's detail node, read only when grouping by model.
+ * the range) or created after `untilMs` is skipped without reading its chain. A chain's steps
+ * come from a local cache keyed by its head (chain-rows.ts), so only steps added since the last
+ * report are read from the CAS (the step and its detail, for the model).
  */
 export async function usageReport(store: Store, query: UsageQuery = {}): Promise<UsageDocument> {
   const by = [...(query.by ?? [])];
   const since = query.sinceMs ?? Number.NEGATIVE_INFINITY;
   const until = query.untilMs ?? Number.POSITIVE_INFINITY;
-  const needModel = by.includes("model");
   const seen = new Set<string>();
   const groups = new Map<string, UsageRow>();
   let total = emptyTotal();
 
+  const pointers: ThreadPointer[] = [];
   for await (const item of store.threads.all()) {
-    const pointer = item.pointer;
-    if (pointer === null || pointer.head === pointer.start) continue;
+    if (item.pointer !== null && item.pointer.head !== item.pointer.start)
+      pointers.push(item.pointer);
+  }
+  const chains = new ChainRows(store, new Set(pointers.map((p) => p.head)));
+  for (const pointer of pointers) {
     if (Date.parse(pointer.updatedAt) < since || Date.parse(pointer.createdAt) >= until) {
-      // A fork's shared prefix may still be counted by an older thread; nothing of this one's
-      // own steps can be in range.
+      // None of this thread's own steps can be in range (a prefix it shares with an older
+      // thread is counted there).
       continue;
     }
-    let hash: string | null = pointer.head;
-    while (hash !== null && !seen.has(hash)) {
-      seen.add(hash);
-      const step: StepPayload = await store.cas.getPayload<StepPayload>(hash, "step");
+    for (const step of await chains.rows(pointer.head, since)) {
+      // Everything before a counted step was counted with it.
+      if (seen.has(step.hash)) break;
+      seen.add(step.hash);
       if (step.completedAtMs < since) break;
-      hash = step.prev;
       if (step.startedAtMs < since || step.startedAtMs >= until) continue;
       const values: Record<UsageDimension, string | null> = {
         thread: pointer.thread,
         workflow: pointer.workflow,
         role: step.role,
         agent: step.agent,
-        model: needModel ? await modelOf(store, step) : null,
+        model: step.model,
       };
       const key: Record<string, string | null> = {};
       for (const dimension of by) key[dimension] = values[dimension];
@@ -73,17 +75,6 @@ export async function usageReport(store: Store, query: UsageQuery = {}): Promise
     rows: by.length === 0 ? [] : [...groups.values()].sort(byCostThenKey(by)),
     total,
   };
-}
-
-/** The model a step's detail names; null when the adapter did not say. */
-async function modelOf(store: Store, step: StepPayload): Promise<string | null> {
-  try {
-    const detail = await store.cas.getPayload<DetailPayload>(step.detail);
-    return typeof detail?.model === "string" && detail.model !== "" ? detail.model : null;
-  } catch {
-    // An adapter-defined detail that is not an object: no model to group by.
-    return null;
-  }
 }
 
 /** Dearest first; rows whose cost is wholly unknown last; then by key. */
