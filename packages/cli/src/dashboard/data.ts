@@ -10,6 +10,7 @@ import {
 } from "@united-workforce/protocol";
 import type { ThreadListItem, ThreadQuery } from "@united-workforce/store";
 import { UwfError, ulidTime } from "@united-workforce/util";
+import type { FamilyIndex } from "./family-index.js";
 
 /**
  * What the pages and the JSON API show, read through the engine and store APIs the commands
@@ -153,7 +154,11 @@ export interface ThreadView {
   tree: ThreadTreeDocument;
 }
 
-export async function threadView(engine: Engine, id: string): Promise<ThreadView> {
+export async function threadView(
+  engine: Engine,
+  id: string,
+  families?: FamilyIndex,
+): Promise<ThreadView> {
   const { forkTree, walkBack } = await import("@united-workforce/engine");
   const row = await threadStatus(engine, id);
   const pointer = await readPointer(engine, id);
@@ -185,7 +190,7 @@ export async function threadView(engine: Engine, id: string): Promise<ThreadView
     startPrompt: start.prompt,
     steps,
     nextRole,
-    tree: await forkTree(engine.store, id),
+    tree: await forkTree(families?.store() ?? engine.store, id),
   };
 }
 

@@ -53,8 +53,15 @@ export class LiveFeed {
   readonly #stopped: Promise<void>;
   #closed = false;
 
-  constructor(engine: Engine, home: string, signal: AbortSignal) {
+  /** `onLogEvent` sees every logged event, with or without a thread (e.g. to drop caches). */
+  constructor(
+    engine: Engine,
+    home: string,
+    signal: AbortSignal,
+    onLogEvent: (event: LogEvent) => void = () => {},
+  ) {
     this.#engine = engine;
+    this.#listeners.add(onLogEvent);
     this.#stopped = followLog({ home, signal, intervalMs: 150 }, (event) => this.#onEvent(event));
     this.#heartbeat = setInterval(() => {
       for (const w of this.#watchers) w.res.write(": ping\n\n");

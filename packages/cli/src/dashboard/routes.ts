@@ -13,6 +13,7 @@ import {
   threadView,
   workflowView,
 } from "./data.js";
+import type { FamilyIndex } from "./family-index.js";
 import type { Html } from "./html.js";
 import type { LiveFeed } from "./live.js";
 import { errorPage } from "./pages/layout.js";
@@ -24,6 +25,7 @@ export interface RouteContext extends AnswerContext {
   engine: Engine;
   feed: LiveFeed;
   guard: Guard;
+  families: FamilyIndex;
 }
 
 type Handler = (
@@ -52,7 +54,7 @@ const ROUTES: [string, RegExp, Handler][] = [
   [
     "GET",
     re(`/api/threads/${ID}`),
-    async (c, _q, res, _u, [id]) => json(res, await threadView(c.engine, id!)),
+    async (c, _q, res, _u, [id]) => json(res, await threadView(c.engine, id!, c.families)),
   ],
   [
     "GET",
@@ -138,7 +140,7 @@ async function threadRoute(
   url: URL,
   [id]: string[],
 ) {
-  const view = await threadView(c.engine, id!);
+  const view = await threadView(c.engine, id!, c.families);
   const notice = url.searchParams.has("answered")
     ? "Your answer was sent; the thread resumed."
     : null;

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { Engine } from "@united-workforce/engine";
 import { UwfError } from "@united-workforce/util";
 import { checkRequest, type Guard, loginCookie } from "./auth.js";
+import { FAMILY_EVENTS, FamilyIndex } from "./family-index.js";
 import { LiveFeed } from "./live.js";
 import { type RouteContext, route, STARTED, send } from "./routes.js";
 
@@ -45,13 +46,17 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const csrf = randomBytes(24).toString("base64url");
   const stop = new AbortController();
   const scratch = mkdtempSync(join(tmpdir(), "uwf-dashboard-"));
-  const feed = new LiveFeed(options.engine, options.home, stop.signal);
+  const families = new FamilyIndex(options.engine.store);
+  const feed = new LiveFeed(options.engine, options.home, stop.signal, (event) => {
+    if (FAMILY_EVENTS.has(event.event)) families.invalidate();
+  });
   let count = 0;
   const guard: Guard = { port: 0, token, csrf };
   const ctx: RouteContext = {
     engine: options.engine,
     feed,
     guard,
+    families,
     home: options.home,
     cwd: options.cwd,
     env: options.env,
