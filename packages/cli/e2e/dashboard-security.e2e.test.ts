@@ -133,6 +133,24 @@ describe("uwf dashboard refuses what is not its own page", () => {
     expect(again.body).toContain("not waiting for an answer");
   });
 
+  it("shows a fork made while it runs in the thread's tree (the log says a thread was made)", async () => {
+    const tree = async () =>
+      JSON.parse((await get(`/api/threads/${asking}`)).body).tree.threads.map(
+        (t: { thread: string }) => t.thread,
+      );
+    expect(await tree()).toEqual([asking]);
+    const steps = JSON.parse(
+      (await runUwf(["step", "list", asking, "--format", "json"], { home: temp.home })).stdout,
+    ).steps;
+    const fork = (await runUwf(["step", "fork", steps[0].hash], { home: temp.home })).stdout.trim();
+    let seen = await tree();
+    for (const deadline = Date.now() + 20_000; !seen.includes(fork) && Date.now() < deadline; ) {
+      await sleep(100);
+      seen = await tree();
+    }
+    expect(seen).toContain(fork);
+  });
+
   it("says a port in use is taken, with what to do", async () => {
     const second = await runUwf(["dashboard", "--port", String(dash.port)], { home: temp.home });
     expect(second.code).toBe(2);
