@@ -133,7 +133,10 @@ describe("every --format json document matches its schema in protocol", () => {
     const first = (steps.steps as { hash: string }[])[0]!.hash;
     await check(["step", "show", first]);
     await check(["step", "read", first]);
-    await check(["step", "fork", first]);
+    const forked = await check(["step", "fork", first]);
+    await check(["thread", "tree", thread]);
+    await check(["thread", "diff", thread, String(forked.thread)]);
+    await check(["usage", "--by", "thread,model", "--since", "1d"]);
     const idle = await check(["thread", "start", "hello", "-p", "Never mind"]);
     await check(["thread", "cancel", String(idle.thread)]);
 

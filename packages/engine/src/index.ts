@@ -1,4 +1,6 @@
 export { addHomeDotenv, readHomeDotenv } from "./env/dotenv.js";
+export { diffThreads } from "./forks/diff.js";
+export { forkTree } from "./forks/tree.js";
 export { evaluate, startOutput, type Transition } from "./moderator/evaluate.js";
 export { migrateStore, type StoreMigrateDocument } from "./store/migrate.js";
 export {
@@ -27,13 +29,15 @@ export {
 } from "./threads/inputs.js";
 export { takeThread } from "./threads/lease.js";
 export { stopChildGroup } from "./threads/processes.js";
-export { type RunOptions, runSteps, terminalReason } from "./threads/run-steps.js";
+export { budgetReached, type RunOptions, runSteps, terminalReason } from "./threads/run-steps.js";
 export { findExecutable, killRunningAdapters, runAdapter } from "./threads/spawn-adapter.js";
 export { stopHolder, waitForRelease } from "./threads/stop-holder.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
 export { renderStart, renderStep, renderTask } from "./threads/transcript.js";
 export { StepRejected, verifyStep } from "./threads/verify-step.js";
 export { type VerifySource, verifyThread } from "./threads/verify-thread.js";
+export { type UsageQuery, usageReport } from "./usage/report.js";
+export { addToTotal, emptyTotal, mergeTotals } from "./usage/total.js";
 export { INPUTS_FIELD } from "./workflow/inputs.js";
 export { workflowInvalidError } from "./workflow/invalid.js";
 export { type LoadedWorkflowFile, loadWorkflowFile, MAX_ALIAS_COUNT } from "./workflow/load.js";

@@ -139,6 +139,26 @@ export const CONFIG_SCHEMA = {
         },
       },
     },
+    limits: mapOf(
+      {
+        type: "object",
+        properties: {
+          maxCostUsd: {
+            type: "number",
+            exclusiveMinimum: 0,
+            description:
+              "the most one exec or resume run may spend in US dollars; the thread suspends before the next step (a step of unknown cost suspends it too)",
+          },
+          maxSteps: {
+            type: "integer",
+            exclusiveMinimum: 0,
+            description:
+              "the most steps one exec or resume run may take; the thread suspends before the next one",
+          },
+        },
+      },
+      "budgets per workflow name; --max-cost and --max-steps of thread exec replace them for a run",
+    ),
     ...STORE_CONFIG_PROPERTIES,
   },
 } as const;

@@ -78,7 +78,16 @@ const workflowHistory = object({
 // ─── thread ─────────────────────────────────────────────────────────────────────────────────
 
 const stoppedBecause = {
-  enum: ["completed", "suspended", "count", "failed", "cancelled", "stopped", "background"],
+  enum: [
+    "completed",
+    "suspended",
+    "count",
+    "failed",
+    "cancelled",
+    "stopped",
+    "background",
+    "budget",
+  ],
 } as const;
 
 const execStep = object({ hash, role: str, status: str, agent: str, durationMs: int });
@@ -125,6 +134,58 @@ const stepListEntry = object({
   startedAt: isoTime,
   durationMs: int,
   usage,
+});
+
+// ─── forks and usage ────────────────────────────────────────────────────────────────────────
+
+/** Usage figures with how many steps did not report a cost (their cost is not in `costUsd`). */
+const usageTotal = extend(usage, { steps: int, unknownCostSteps: int });
+
+/** One thread of a fork family: where it left its parent's chain. */
+const treeThread = object({
+  thread: threadId,
+  workflow: str,
+  status: threadStatus,
+  head: hash,
+  steps: int,
+  createdAt: isoTime,
+  // The step it was forked at (null for the family's original thread) and that step's place.
+  forkedFrom: nullableHash,
+  forkStep: { type: ["integer", "null"] },
+  forkRole: nullableStr,
+  // The thread this one branched from: the family member that owns the fork step; null for a
+  // root (the original, or a fork whose parent thread is gone).
+  parent: { anyOf: [threadId, { type: "null" }] },
+});
+
+const diffStep = object({
+  number: int,
+  hash,
+  role: str,
+  // The output's `$status`.
+  status: str,
+  output: { type: "object", additionalProperties: true },
+  agent: str,
+  startedAt: isoTime,
+  durationMs: int,
+  usage,
+});
+
+const diffSide = object({
+  thread: threadId,
+  head: hash,
+  status: threadStatus,
+  steps: list(diffStep),
+  usage: usageTotal,
+});
+
+/** What `uwf usage --by` groups by. */
+export const USAGE_DIMENSIONS = ["thread", "workflow", "role", "agent", "model"] as const;
+export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
+
+const usageRow = extend(usageTotal, {
+  // The value of each `--by` dimension, in the order asked (null: unknown, e.g. no model).
+  key: { type: "object", additionalProperties: true },
 });
 
 // ─── cas ────────────────────────────────────────────────────────────────────────────────────
@@ -257,6 +318,20 @@ export const DOCUMENT_SCHEMAS = {
     // The oldest step shown, to page back with `--before`; null when reading from the start.
     oldestShown: nullableHash,
   }),
+  "thread tree": object({
+    thread: threadId,
+    // The StartNode every thread of the family begins with.
+    start: hash,
+    threads: list(treeThread),
+  }),
+  "thread diff": object({
+    a: threadId,
+    b: threadId,
+    // The last step both chains hold (null: they part at their first step); its step number.
+    common: nullableHash,
+    commonSteps: int,
+    sides: list(diffSide),
+  }),
   "thread resume": threadExec,
   "thread poke": threadExec,
   "thread stop": object({ thread: threadId, stopped: bool, pid: { type: ["integer", "null"] } }),
@@ -354,7 +429,16 @@ export const DOCUMENT_SCHEMAS = {
     checks: list(checkResult),
   }),
   doctor: object({ ok: bool, checks: list(checkResult) }),
+  // Printed when the server stops; `url` without the token (the server is gone by then).
+  dashboard: object({ url: str, port: int, requests: int }),
 
+  usage: object({
+    since: { anyOf: [isoTime, { type: "null" }] },
+    until: { anyOf: [isoTime, { type: "null" }] },
+    by: list({ enum: USAGE_DIMENSIONS }),
+    rows: list(usageRow),
+    total: usageTotal,
+  }),
   "log list": object({ files: list(object({ date: str, path: str, bytes: int })) }),
   "log show": object(
     {

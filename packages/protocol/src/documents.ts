@@ -39,6 +39,15 @@ export type ThreadListDocument = DocumentOf<"thread list">;
 export type ThreadListEntry = ThreadListDocument["threads"][number];
 export type ThreadReadDocument = DocumentOf<"thread read">;
 export type ThreadStopDocument = DocumentOf<"thread stop">;
+export type ThreadTreeDocument = DocumentOf<"thread tree">;
+export type ThreadTreeEntry = ThreadTreeDocument["threads"][number];
+export type ThreadDiffDocument = DocumentOf<"thread diff">;
+export type ThreadDiffSide = ThreadDiffDocument["sides"][number];
+export type ThreadDiffStep = ThreadDiffSide["steps"][number];
+export type UsageDocument = DocumentOf<"usage">;
+export type UsageRow = UsageDocument["rows"][number];
+/** Usage summed over steps, with how many of them did not report their cost. */
+export type UsageTotal = UsageDocument["total"];
 export type ThreadCancelDocument = DocumentOf<"thread cancel">;
 export type ThreadJoinDocument = DocumentOf<"thread join">;
 export type ThreadVerifyDocument = DocumentOf<"thread verify">;

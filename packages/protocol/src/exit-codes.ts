@@ -45,6 +45,8 @@ export const ERROR_EXIT_CODES = {
   THREAD_EXISTS: ExitCode.error,
   /** A pointer changed under a compare-and-swap more often than retrying allows. */
   THREAD_CONFLICT: ExitCode.error,
+  /** `thread diff` of two threads that share no step (different StartNodes). */
+  THREADS_UNRELATED: ExitCode.error,
   STEP_NOT_FOUND: ExitCode.error,
   /** `uwf log show <day>` of a day without a log file. */
   LOG_NOT_FOUND: ExitCode.error,

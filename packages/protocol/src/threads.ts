@@ -12,8 +12,11 @@ export const THREAD_STATUSES = [
 ] as const;
 export type ThreadStatus = (typeof THREAD_STATUSES)[number];
 
-/** Why a thread waits: a `$SUSPEND` edge or status (question) or an agent failure. */
-const suspendKindSchema = { enum: ["question", "failure"] } as const;
+/**
+ * Why a thread waits: a `$SUSPEND` edge or status (question), an agent failure, or a budget
+ * (`--max-cost`, `--max-steps`, config `limits`) reached before the next step started.
+ */
+const suspendKindSchema = { enum: ["question", "failure", "budget"] } as const;
 export type SuspendKind = FromSchema<typeof suspendKindSchema>;
 
 export const suspendInfoSchema = {

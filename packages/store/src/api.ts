@@ -79,6 +79,11 @@ export interface ThreadQuery {
    */
   statuses?: readonly string[];
   workflow?: string;
+  /**
+   * Keep threads whose chain begins at this StartNode: a thread and every fork made from its
+   * steps (`step fork` keeps the start), i.e. the threads that share a prefix with it.
+   */
+  start?: string;
   /** Created strictly after / before these instants (from the ULID when the pointer is bad). */
   createdAfterMs?: number;
   createdBeforeMs?: number;

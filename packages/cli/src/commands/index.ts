@@ -11,6 +11,7 @@ import configGet from "./config/get.js";
 import configList from "./config/list.js";
 import configSet from "./config/set.js";
 import configUnset from "./config/unset.js";
+import dashboard from "./dashboard.js";
 import doctor from "./doctor.js";
 import logClean from "./log/clean.js";
 import logList from "./log/list.js";
@@ -27,6 +28,7 @@ import stepRead from "./step/read.js";
 import stepShow from "./step/show.js";
 import storeMigrate from "./store/migrate.js";
 import threadCancel from "./thread/cancel.js";
+import threadDiff from "./thread/diff.js";
 import threadExec from "./thread/exec.js";
 import threadExport from "./thread/export.js";
 import threadImport from "./thread/import.js";
@@ -38,8 +40,10 @@ import threadResume from "./thread/resume.js";
 import threadShow from "./thread/show.js";
 import threadStart from "./thread/start.js";
 import threadStop from "./thread/stop.js";
+import threadTree from "./thread/tree.js";
 import threadVerify from "./thread/verify.js";
 import threadWatch from "./thread/watch.js";
+import usage from "./usage.js";
 import workflowAdd from "./workflow/add.js";
 import workflowHistory from "./workflow/history.js";
 import workflowList from "./workflow/list.js";
@@ -74,6 +78,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadExport,
   threadImport,
   threadWatch,
+  threadTree,
+  threadDiff,
   stepList,
   stepShow,
   stepRead,
@@ -96,6 +102,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   configSet,
   configUnset,
   doctor,
+  dashboard,
+  usage,
   promptList,
   promptUsage,
   promptWorkflowAuthoring,

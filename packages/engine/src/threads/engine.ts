@@ -144,6 +144,8 @@ export class Engine {
   ): Promise<{
     pointer: ThreadPointer;
     step: ExecStepResult | null;
+    /** The new step's usage (for budgets); null when no step was stored. */
+    usage: Usage | null;
     failure: UwfError | null;
     aborted: boolean;
   }> {
@@ -216,6 +218,7 @@ export class Engine {
         return {
           pointer: remember ? await this.write(pointer) : pointer,
           step: null,
+          usage: null,
           failure: null,
           aborted: true,
         };
@@ -265,7 +268,13 @@ export class Engine {
           usage: verified.payload.usage,
         });
         await this.announce(next);
-        return { pointer: next, step, failure: null, aborted: false };
+        return {
+          pointer: next,
+          step,
+          usage: verified.payload.usage,
+          failure: null,
+          aborted: false,
+        };
       }
     } catch (error) {
       await options.lease.setChild(null).catch(() => {});
@@ -292,7 +301,7 @@ export class Engine {
       location: plan.location,
     });
     await this.announce(suspended);
-    return { pointer: suspended, step: null, failure, aborted: false };
+    return { pointer: suspended, step: null, usage: null, failure, aborted: false };
   }
 
   /**
@@ -424,6 +433,27 @@ export class Engine {
 
   suspend(pointer: ThreadPointer, info: SuspendInfo): Promise<ThreadPointer> {
     return this.write(suspended(pointer, info));
+  }
+
+  /**
+   * A run reached its budget: the thread waits, before the planned step starts, for a human to
+   * decide (`thread resume` runs that step). Listeners hear it like any suspension.
+   */
+  async suspendForBudget(
+    pointer: ThreadPointer,
+    plan: PlannedStep,
+    reason: string,
+  ): Promise<ThreadPointer> {
+    const next = await this.suspend(pointer, {
+      role: plan.role,
+      reason,
+      kind: "budget",
+      prompt: plan.prompt,
+      location: plan.location,
+    });
+    this.ctx.logger.warn("exec.budget", { thread: pointer.thread, role: plan.role, reason });
+    this.announce(next);
+    return next;
   }
 
   /**

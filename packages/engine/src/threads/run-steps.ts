@@ -1,5 +1,6 @@
-import type { ExecStepResult, ThreadPointer } from "@united-workforce/protocol";
-import type { Lease } from "@united-workforce/store";
+import type { ExecStepResult, ThreadPointer, UsageTotal } from "@united-workforce/protocol";
+import type { Lease, RunLimits } from "@united-workforce/store";
+import { addToTotal, emptyTotal } from "../usage/total.js";
 import { type Engine, type ExecSummary, type PlannedStep, prevOf } from "./engine.js";
 
 export interface RunOptions {
@@ -8,6 +9,8 @@ export interface RunOptions {
   lease: Lease;
   /** Resume and poke choose the first step themselves instead of asking the moderator. */
   first?: (pointer: ThreadPointer) => PlannedStep | Promise<PlannedStep>;
+  /** This run's budget: reaching it suspends the thread before the next step starts. */
+  limits?: RunLimits;
 }
 
 /**
@@ -21,6 +24,7 @@ export async function runSteps(
 ): Promise<ExecSummary> {
   let pointer = await engine.store.threads.get(threadId);
   const steps: ExecStepResult[] = [];
+  let spent = emptyTotal();
   const stop = (stoppedBecause: ExecSummary["stoppedBecause"], message: string): ExecSummary => ({
     pointer,
     steps,
@@ -53,6 +57,14 @@ export async function runSteps(
         replaceHead: false,
       };
     }
+    const overBudget = budgetReached(options.limits ?? {}, spent);
+    if (overBudget !== null) {
+      pointer = await engine.suspendForBudget(pointer, plan, overBudget);
+      return stop(
+        "budget",
+        `thread is suspended before role "${plan.role}": ${overBudget}. To continue: uwf thread resume ${threadId}`,
+      );
+    }
     if (engine.ctx.signal.aborted) return stop("stopped", "interrupted before the step started");
     const result = await engine.runStep(pointer, plan, {
       agentFlag: options.agentFlag,
@@ -71,6 +83,7 @@ export async function runSteps(
       };
     }
     if (result.step) steps.push(result.step);
+    if (result.usage) spent = addToTotal(spent, result.usage);
     // The step was good but routing from it failed (e.g. its edge prompt renders blank): the
     // thread waits for a fix like after any failure, and the exit code says so.
     if (pointer.status === "suspended" && pointer.suspended?.kind === "failure") {
@@ -93,6 +106,30 @@ export async function runSteps(
   );
 }
 
+/**
+ * Why the run may not start another step, or null. Cost is fail-closed: a step that reported no
+ * cost makes the run's cost unknown, so a cost limit cannot be shown to hold and the run stops.
+ */
+export function budgetReached(limits: RunLimits, spent: UsageTotal): string | null {
+  if (limits.maxSteps !== undefined && spent.steps >= limits.maxSteps) {
+    return `this run reached its step limit (${spent.steps} of ${limits.maxSteps})`;
+  }
+  if (limits.maxCostUsd === undefined) return null;
+  const cost = formatUsd(spent.costUsd ?? 0);
+  if (spent.unknownCostSteps > 0) {
+    const which = spent.unknownCostSteps === 1 ? "1 step" : `${spent.unknownCostSteps} steps`;
+    return `this run's cost is unknown (${which} reported no cost; known cost ${cost}), so its cost limit of ${formatUsd(limits.maxCostUsd)} cannot be checked`;
+  }
+  if ((spent.costUsd ?? 0) >= limits.maxCostUsd) {
+    return `this run reached its cost limit (${cost} of ${formatUsd(limits.maxCostUsd)})`;
+  }
+  return null;
+}
+
+function formatUsd(value: number): string {
+  return `$${value < 1 ? value.toFixed(4) : value.toFixed(2)}`;
+}
+
 export function terminalReason(
   pointer: ThreadPointer,
 ): { because: ExecSummary["stoppedBecause"]; message: string } | null {
@@ -109,9 +146,11 @@ export function terminalReason(
       };
     case "suspended": {
       const info = pointer.suspended;
-      const reason = info
-        ? `${info.kind === "question" ? "question" : "failure"} from role "${info.role}": ${info.reason}`
-        : "";
+      const reason = !info
+        ? ""
+        : info.kind === "budget"
+          ? `budget, before role "${info.role}": ${info.reason}`
+          : `${info.kind} from role "${info.role}": ${info.reason}`;
       const how =
         info?.kind === "question"
           ? `uwf thread resume ${pointer.thread} -p "<your answer>"`

@@ -205,6 +205,55 @@ export function describeThreadConformance(context: ConformanceContext): void {
       expect([ids(page), page.total]).toEqual([[a3], 2]);
     });
 
+    it("finds a fork family by its StartNode, and only it", async () => {
+      const { threads } = context.store;
+      const make = async (start: string, day: number, forkedFrom?: string) =>
+        (
+          await threads.create(
+            pointer(
+              { start, head: forkedFrom ?? start, ...(forkedFrom ? { forkedFrom } : {}) },
+              JAN_1 + day * DAY_MS,
+            ),
+          )
+        ).thread;
+      const original = await make("000000000000A", 0);
+      await make("000000000000B", 1);
+      const fork = await make("000000000000A", 2, "000000000000C");
+      const forkOfFork = await make("000000000000A", 3, "000000000000D");
+      expect(ids(await threads.list({ start: "000000000000A" }))).toEqual([
+        forkOfFork,
+        fork,
+        original,
+      ]);
+      expect((await threads.list({ start: "000000000000A", limit: 1 })).total).toBe(3);
+      expect(ids(await threads.list({ start: "000000000000E" }))).toEqual([]);
+      // Swapping a pointer keeps it in its family (PostgreSQL derives the column again).
+      const p = await threads.get(fork);
+      await threads.swap({ ...p, head: "000000000000F", steps: 4 }, p.rev!);
+      expect(ids(await threads.list({ start: "000000000000A", workflow: p.workflow }))).toContain(
+        fork,
+      );
+    });
+
+    it("keeps a thread suspended by a budget readable, listed as suspended", async () => {
+      const { threads } = context.store;
+      const p = pointer({
+        status: "suspended",
+        suspended: {
+          role: "coder",
+          reason: "the run reached its cost limit",
+          kind: "budget",
+          prompt: "Implement the plan.",
+          location: null,
+        },
+      });
+      await threads.create(p);
+      expect(await threads.get(p.thread)).toEqual({ ...p, rev: 1 });
+      const page = await threads.list({ statuses: ["suspended"] });
+      expect(ids(page)).toEqual([p.thread]);
+      expect(page.items[0]!.problem).toBeNull();
+    });
+
     it.skipIf(!hooks.corruptPointer)("places a corrupt thread in time by its id", async () => {
       const { threads } = context.store;
       const p = pointer({}, JAN_1 + 5 * DAY_MS);

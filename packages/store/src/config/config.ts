@@ -40,6 +40,8 @@ export interface UwfConfig {
   defaultModel?: string;
   agentOverrides?: Record<string, Record<string, string>>;
   modelOverrides?: { extract?: string; [key: string]: string | undefined };
+  /** Budgets per workflow name (a run suspends its thread when it reaches one). */
+  limits?: Record<string, RunLimits>;
   /** `fs` (default) or a `postgres://` URL; `UWF_STORE` overrides it. */
   store?: string;
   /** This machine's name in exec leases (default: the host name). */
@@ -47,6 +49,22 @@ export interface UwfConfig {
   /** How long an exec lease lives without renewal. */
   leaseSeconds?: number;
   [key: string]: unknown;
+}
+
+/** What one exec or resume run may spend before its thread suspends for a human to decide. */
+export interface RunLimits {
+  maxCostUsd?: number;
+  maxSteps?: number;
+}
+
+/** The budget of a workflow's runs from config.yaml (`limits.<workflow>`); empty when none. */
+export function workflowLimits(config: UwfConfig, workflow: string): RunLimits {
+  const limits = config.limits?.[workflow];
+  if (limits === null || typeof limits !== "object") return {};
+  const out: RunLimits = {};
+  if (typeof limits.maxCostUsd === "number") out.maxCostUsd = limits.maxCostUsd;
+  if (typeof limits.maxSteps === "number") out.maxSteps = limits.maxSteps;
+  return out;
 }
 
 /** A config read from its file, with what looked odd in it (unknown keys), for the CLI to say. */

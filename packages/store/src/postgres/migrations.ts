@@ -153,6 +153,84 @@ create table uwf_leases (
 );
 `,
   },
+  {
+    version: 2,
+    name: "budget suspensions, fork families",
+    sql: `
+-- A thread suspended by a budget (kind 'budget') is a readable pointer, not a corrupt one.
+create or replace function uwf_pointer_ok(p jsonb, id text) returns boolean language sql immutable as $$
+  select coalesce(
+    jsonb_typeof(p) = 'object'
+    and p -> 'thread' = to_jsonb(id)
+    and jsonb_typeof(p -> 'workflow') = 'string'
+    and jsonb_typeof(p -> 'cwd') = 'string'
+    and jsonb_typeof(p -> 'createdAt') = 'string'
+    and jsonb_typeof(p -> 'updatedAt') = 'string'
+    and uwf_is_hash(p -> 'workflowHash')
+    and uwf_is_hash(p -> 'start')
+    and uwf_is_hash(p -> 'head')
+    and (not p ? 'forkedFrom' or uwf_is_hash(p -> 'forkedFrom'))
+    and jsonb_typeof(p -> 'status') = 'string'
+    and p ->> 'status' in ('idle', 'suspended', 'completed', 'cancelled')
+    and jsonb_typeof(p -> 'currentRole') in ('string', 'null')
+    and uwf_is_count(p -> 'steps')
+    and (not p ? 'rev' or uwf_is_count(p -> 'rev'))
+    and (
+      jsonb_typeof(p -> 'suspended') = 'null'
+      or (
+        jsonb_typeof(p -> 'suspended') = 'object'
+        and jsonb_typeof(p -> 'suspended' -> 'role') = 'string'
+        and jsonb_typeof(p -> 'suspended' -> 'reason') = 'string'
+        and jsonb_typeof(p -> 'suspended' -> 'kind') = 'string'
+        and p -> 'suspended' ->> 'kind' in ('question', 'failure', 'budget')
+        and (not (p -> 'suspended') ? 'prompt'
+             or jsonb_typeof(p -> 'suspended' -> 'prompt') = 'string')
+      )
+    ),
+    false)
+$$;
+
+-- The StartNode a thread begins with: a thread and its forks share it, so \`thread tree\` finds
+-- a fork family with one indexed query instead of reading every pointer.
+alter table uwf_threads add column start text;
+
+create or replace function uwf_threads_derive() returns trigger language plpgsql as $$
+declare
+  p jsonb;
+begin
+  begin
+    p := new.pointer::jsonb;
+  exception when others then
+    p := null;
+  end;
+  if uwf_pointer_ok(p, new.id) then
+    new.status := p ->> 'status';
+    new.workflow := p ->> 'workflow';
+    new.start := p ->> 'start';
+    new.rev := coalesce((p ->> 'rev')::bigint, 0);
+    begin
+      new.created_ms := floor(extract(epoch from (p ->> 'createdAt')::timestamptz) * 1000);
+    exception when others then
+      new.created_ms := uwf_ulid_ms(new.id);
+    end;
+  else
+    -- No revision: a compare-and-swap never matches a corrupt pointer.
+    new.status := 'corrupt';
+    new.workflow := null;
+    new.start := null;
+    new.rev := null;
+    new.created_ms := uwf_ulid_ms(new.id);
+  end if;
+  return new;
+end
+$$;
+
+-- Derive the new column (and re-judge budget pointers) for the rows already there.
+update uwf_threads set pointer = pointer;
+
+create index uwf_threads_start on uwf_threads (start, id);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -10,7 +10,8 @@ const ALL_PAGE = 1_000;
 
 /**
  * Thread pointers in `uwf_threads`: the pointer JSON as the filesystem stores it, plus columns a
- * trigger derives from it (rev, status — `corrupt` when unreadable —, workflow, creation time)
+ * trigger derives from it (rev, status — `corrupt` when unreadable —, workflow, start node,
+ * creation time)
  * so listing filters and pages in SQL and a swap is one conditional UPDATE.
  */
 export function createPostgresThreads(
@@ -96,6 +97,7 @@ export function createPostgresThreads(
                case when status = 'corrupt' then 'corrupt'
                     when id = any($5::text[]) then 'running'
                     else status end) = any($4::text[]))
+             and ($8::text is null or start = $8)
          ), page as (
            select id, pointer from matching order by id desc limit $6 offset $7
          )
@@ -110,6 +112,7 @@ export function createPostgresThreads(
           [...live],
           query.limit ?? null,
           query.offset ?? 0,
+          query.start ?? null,
         ],
       );
       const items: ThreadListItem[] = [];

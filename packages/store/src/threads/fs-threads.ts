@@ -108,7 +108,9 @@ export class FsThreadsStore implements ThreadsStore {
   #scan(names: readonly string[], running: Set<string>, query: ThreadQuery): ThreadPage {
     const items: ThreadListItem[] = [];
     for (const name of names) {
-      const item = this.#item(name, running);
+      // A fork family: a pointer whose text does not hold the start hash cannot begin with it,
+      // so it is not parsed (10,000 other threads: most of the time went to parsing them).
+      const item = this.#item(name, running, query.start);
       if (item !== null) items.push(item);
     }
     return pageThreads(items, query);
@@ -122,11 +124,14 @@ export class FsThreadsStore implements ThreadsStore {
     }
   }
 
-  /** The pointer named `<id>.json`, or null when it was removed meanwhile. */
-  #item(name: string, running: Set<string>): ThreadListItem | null {
+  /**
+   * The pointer named `<id>.json`, or null when it was removed meanwhile, or when `needle` is
+   * given and its text does not contain it.
+   */
+  #item(name: string, running: Set<string>, needle?: string): ThreadListItem | null {
     const id = name.slice(0, -".json".length);
     // Plain concatenation and a plain sync read: measurable at 10,000 threads.
-    return readItem(`${this.#dir}${sep}${name}`, id, running.has(id));
+    return readItem(`${this.#dir}${sep}${name}`, id, running.has(id), needle);
   }
 
   #read(id: string): ThreadPointer {
@@ -161,6 +166,7 @@ function filters(query: ThreadQuery): boolean {
   return (
     query.statuses !== undefined ||
     query.workflow !== undefined ||
+    query.start !== undefined ||
     query.createdAfterMs !== undefined ||
     query.createdBeforeMs !== undefined
   );
@@ -170,15 +176,22 @@ function encode(pointer: ThreadPointer): Buffer {
   return Buffer.from(`${JSON.stringify(pointer, null, 2)}\n`, "utf8");
 }
 
-function readItem(file: string, id: string, running: boolean): ThreadListItem | null {
+function readItem(
+  file: string,
+  id: string,
+  running: boolean,
+  needle?: string,
+): ThreadListItem | null {
   let text: string;
   try {
     text = readSmallFile(file);
   } catch (error) {
     // Removed between readdir and read: it is simply gone.
     if (isMissing(error)) return null;
+    if (needle !== undefined) return null;
     return { id, pointer: null, problem: `cannot be read: ${(error as Error).message}`, running };
   }
+  if (needle !== undefined && !text.includes(needle)) return null;
   const parsed = parsePointer(text, id);
   return "problem" in parsed
     ? { id, pointer: null, problem: parsed.problem, running }

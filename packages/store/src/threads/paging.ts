@@ -22,6 +22,7 @@ export function pageThreads(items: readonly ThreadListItem[], query: ThreadQuery
   const matches = items.filter((item) => {
     if (statuses !== null && !statuses.has(visibleStatus(item))) return false;
     if (query.workflow !== undefined && item.pointer?.workflow !== query.workflow) return false;
+    if (query.start !== undefined && item.pointer?.start !== query.start) return false;
     const created = createdAtMs(item);
     if (query.createdAfterMs !== undefined && !(created > query.createdAfterMs)) return false;
     if (query.createdBeforeMs !== undefined && !(created < query.createdBeforeMs)) return false;

@@ -2,6 +2,7 @@ import type { ThreadExecDocument } from "@united-workforce/protocol";
 import type { Lease } from "@united-workforce/store";
 import { nodeChildProcess } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "../command.js";
+import { LIMIT_OPTIONS, runLimits } from "./limits.js";
 import {
   execExitCode,
   execResult,
@@ -33,6 +34,7 @@ export default defineCommand({
       description:
         "agent for these steps: an alias, a command on PATH, or a path from here; the thread remembers it",
     },
+    ...LIMIT_OPTIONS,
     {
       flags: "--background",
       type: "boolean",
@@ -50,6 +52,7 @@ export default defineCommand({
     "uwf thread exec 01JD… -c 10",
     'uwf thread exec 01JD… --agent "uwf-mock --scenario s.yaml"',
     "uwf thread exec 01JD… --agent uwf-claude-code",
+    "uwf thread exec 01JD… -c 50 --max-cost 5 --max-steps 20",
   ],
   async run(ctx, [thread], options) {
     const { runSteps, takeThread, terminalReason } = await import("@united-workforce/engine");
@@ -59,7 +62,8 @@ export default defineCommand({
     const progress = worker || options.background ? null : progressView(ctx, options.quiet);
     const engine = await openEngine(ctx, { progress });
     const { store } = engine;
-    await store.threads.get(thread!);
+    const { workflow } = await store.threads.get(thread!);
+    const limits = await runLimits(ctx, workflow, options);
     const lease = worker
       ? await store.leases.adopt(thread!, worker)
       : await takeThread(store, thread!, "uwf thread exec");
@@ -83,6 +87,7 @@ export default defineCommand({
         count,
         agentFlag: options.agent as string | undefined,
         lease,
+        limits,
       });
       return await execResult(engine, summary, { quiet: options.quiet });
     } finally {
@@ -114,6 +119,8 @@ async function startBackground(
     lease.token,
   ];
   if (typeof options.agent === "string") args.push("--agent", options.agent);
+  if (options.maxCost !== undefined) args.push("--max-cost", String(options.maxCost));
+  if (options.maxSteps !== undefined) args.push("--max-steps", String(options.maxSteps));
   // Loaded here, not at the top: `uwf --help` loads every command module, and neither a help
   // text nor a foreground exec needs them.
   const { processIdentity } = await import("@united-workforce/store");

@@ -2,6 +2,7 @@ import type { Engine, PlannedStep } from "@united-workforce/engine";
 import { START, type SuspendInfo, type ThreadPointer } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand } from "../command.js";
+import { runLimits } from "./limits.js";
 import { execResult, openEngine, progressView, QUIET_OPTION } from "./shared.js";
 
 export default defineCommand({
@@ -9,7 +10,7 @@ export default defineCommand({
   interruptible: true,
   summary: "answer a suspended thread (or restart a completed one) and run its next step",
   description:
-    "A thread suspended by a question re-runs the role that asked, with the question and your answer. One suspended by a failed agent retries the failed step. A completed thread restarts through $START.resume.",
+    "A thread suspended by a question re-runs the role that asked, with the question and your answer. One suspended by a failed agent retries the failed step; one suspended by a budget runs the step it stopped before (config.yaml's limits then count afresh). A completed thread restarts through $START.resume.",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
@@ -50,6 +51,8 @@ export default defineCommand({
         agentFlag: options.agent as string | undefined,
         lease,
         first: () => first,
+        // A resumed run counts afresh: the human who resumes has seen what the last one spent.
+        limits: await runLimits(ctx, pointer.workflow),
       });
       return await execResult(engine, summary, { quiet: options.quiet });
     } finally {

@@ -77,11 +77,15 @@ function renderShow(d: ThreadShowDocument): string {
   ].filter(Boolean);
   if (usage.length) lines.push(`usage     ${usage.join(", ")}`);
   if (d.suspended) {
-    lines.push(`suspended ${d.suspended.kind} from ${d.suspended.role}: ${d.suspended.reason}`);
+    const { kind, role, reason } = d.suspended;
+    // A budget stops a run before a role starts; the others stop after one ran.
+    lines.push(`suspended ${kind} ${kind === "budget" ? "before" : "from"} ${role}: ${reason}`);
     lines.push(
-      d.suspended.kind === "question"
+      kind === "question"
         ? `          answer with: uwf thread resume ${d.thread} -p "<answer>"`
-        : `          retry with: uwf thread resume ${d.thread}`,
+        : kind === "budget"
+          ? `          to go on: uwf thread resume ${d.thread}`
+          : `          retry with: uwf thread resume ${d.thread}`,
     );
   }
   return lines.join("\n");

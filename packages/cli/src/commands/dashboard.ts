@@ -1,0 +1,55 @@
+import { ExitCode } from "@united-workforce/protocol";
+import { defineCommand, result } from "./command.js";
+import { openEngine } from "./thread/shared.js";
+
+export default defineCommand({
+  path: ["dashboard"],
+  interruptible: true,
+  summary: "serve a local web view of workflows and threads, live, on 127.0.0.1",
+  description:
+    "Prints a URL with a secret token (open it in a browser) and serves until Ctrl-C. Shows each workflow's graph, roles, schemas and versions; threads with filters and live status; a thread's steps (output, body, the exact prompt), its forks, the output of a running step as it comes; and a form to answer a suspended thread (as `uwf thread resume` does). Only this machine can connect, only with the token; other hosts and origins are refused.",
+  options: [
+    {
+      flags: "--port <n>",
+      type: "integer",
+      min: 0,
+      max: 65535,
+      default: "0",
+      description: "port to listen on (0: a free one)",
+      hint: "Give a port number from 1 to 65535, or 0 for a free one.",
+    },
+  ],
+  examples: ["uwf dashboard", "uwf dashboard --port 7420"],
+  async run(ctx, _args, options) {
+    const { startDashboard } = await import("../dashboard/server.js");
+    // No progress view: the dashboard runs no steps itself and follows runs through the log.
+    const engine = await openEngine(ctx);
+    const dashboard = await startDashboard({
+      engine,
+      home: ctx.home,
+      cwd: ctx.cwd,
+      env: ctx.env,
+      self: ctx.self,
+      port: options.port,
+    });
+    ctx.logger.info("dashboard.start", { port: dashboard.port });
+    ctx.progress(
+      `uwf dashboard: open ${dashboard.url}\nServing on 127.0.0.1 only; Ctrl-C stops it.`,
+    );
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) resolve();
+      else ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    await dashboard.close();
+    const doc = {
+      url: `http://127.0.0.1:${dashboard.port}/`,
+      port: dashboard.port,
+      requests: dashboard.requests(),
+    };
+    return result(
+      doc,
+      (d) => `dashboard on ${d.url} stopped after ${d.requests} requests`,
+      ExitCode.interrupted,
+    );
+  },
+});

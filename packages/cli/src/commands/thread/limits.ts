@@ -1,0 +1,51 @@
+import type { RunLimits } from "@united-workforce/store";
+import { UwfError } from "@united-workforce/util";
+import type { CommandContext } from "../command.js";
+
+/** The options `thread exec` takes to bound a run. */
+export const LIMIT_OPTIONS = [
+  {
+    flags: "--max-cost <usd>",
+    type: "string",
+    description:
+      "suspend the thread before the next step once this run has cost this many US dollars (a step of unknown cost suspends it too)",
+  },
+  {
+    flags: "--max-steps <n>",
+    type: "integer",
+    min: 1,
+    description: "suspend the thread before the next step once this run has taken n steps",
+    hint: "Say how many steps this run may take before a human decides, e.g. --max-steps 20.",
+  },
+] as const;
+
+/**
+ * A run's budget: config.yaml's `limits.<workflow>`, each replaced by the flag given for this
+ * run (the person running it decides, so a flag may raise a configured limit).
+ */
+export async function runLimits(
+  ctx: CommandContext,
+  workflow: string,
+  flags: { maxCost?: unknown; maxSteps?: unknown } = {},
+): Promise<RunLimits> {
+  const { workflowLimits } = await import("@united-workforce/store");
+  const limits = workflowLimits(await ctx.config(), workflow);
+  if (flags.maxCost !== undefined) limits.maxCostUsd = parseUsd(String(flags.maxCost));
+  if (typeof flags.maxSteps === "number") limits.maxSteps = flags.maxSteps;
+  return limits;
+}
+
+function parseUsd(raw: string): number {
+  const text = raw.trim().replace(/^\$/, "");
+  const value = /^\d+(\.\d+)?$|^\.\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value > 0)) {
+    throw new UwfError(
+      "USAGE",
+      `--max-cost: ${JSON.stringify(raw)} is not an amount of US dollars`,
+      {
+        hint: "Give a positive amount, e.g. --max-cost 2.50",
+      },
+    );
+  }
+  return value;
+}

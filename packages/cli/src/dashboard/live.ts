@@ -1,0 +1,146 @@
+import type { ServerResponse } from "node:http";
+import type { Engine } from "@united-workforce/engine";
+import { followLog, type LogEvent } from "../live/follow-log.js";
+import { threadStatus } from "./data.js";
+
+/**
+ * The live feed: every exec, in any process, logs its events with the thread id to the process
+ * log; this follows the log once for the whole server and passes each event to the pages that
+ * watch its thread, as server-sent events. After each event the thread's status is read from
+ * the store and sent too (`thread.status`), so the pages show what the store says rather than
+ * guess from events. An exec ends by releasing its lease, which logs nothing: after a step ends
+ * the status is read again until the thread is no longer running (or its next step starts).
+ */
+
+/** Fields passed on to the browser; anything else in a log line stays on the server. */
+const FIELDS = [
+  "event",
+  "ts",
+  "thread",
+  "role",
+  "agent",
+  "stepNumber",
+  "line",
+  "status",
+  "durationMs",
+  "reason",
+  "kind",
+] as const;
+const STEP_ENDS = new Set([
+  "step.done",
+  "step.failed",
+  "step.aborted",
+  "thread.suspended",
+  "thread.completed",
+]);
+const RECHECK_MS = 300;
+const HEARTBEAT_MS = 15_000;
+
+interface Watcher {
+  /** A thread id, or `*` for every thread (without their output lines). */
+  thread: string;
+  res: ServerResponse;
+}
+
+export class LiveFeed {
+  readonly #engine: Engine;
+  readonly #watchers = new Set<Watcher>();
+  readonly #listeners = new Set<(event: LogEvent) => void>();
+  readonly #pending = new Map<string, NodeJS.Timeout>();
+  /** Threads whose step ended while their exec may still hold the lease. */
+  readonly #ending = new Set<string>();
+  readonly #heartbeat: NodeJS.Timeout;
+  readonly #stopped: Promise<void>;
+  #closed = false;
+
+  /** `onLogEvent` sees every logged event, with or without a thread (e.g. to drop caches). */
+  constructor(
+    engine: Engine,
+    home: string,
+    signal: AbortSignal,
+    onLogEvent: (event: LogEvent) => void = () => {},
+  ) {
+    this.#engine = engine;
+    this.#listeners.add(onLogEvent);
+    this.#stopped = followLog({ home, signal, intervalMs: 150 }, (event) => this.#onEvent(event));
+    this.#heartbeat = setInterval(() => {
+      for (const w of this.#watchers) w.res.write(": ping\n\n");
+    }, HEARTBEAT_MS);
+    this.#heartbeat.unref();
+  }
+
+  watch(thread: string, res: ServerResponse): void {
+    res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      "x-accel-buffering": "no",
+    });
+    res.write("retry: 1000\n: connected\n\n");
+    const watcher = { thread, res };
+    this.#watchers.add(watcher);
+    res.on("close", () => this.#watchers.delete(watcher));
+  }
+
+  /** Resolves with the first logged event for which `test` holds; `cancel` stops waiting. */
+  next(test: (event: LogEvent) => boolean): { event: Promise<LogEvent>; cancel(): void } {
+    let listener: (event: LogEvent) => void = () => {};
+    const event = new Promise<LogEvent>((resolve) => {
+      listener = (e) => {
+        if (!test(e)) return;
+        this.#listeners.delete(listener);
+        resolve(e);
+      };
+      this.#listeners.add(listener);
+    });
+    return { event, cancel: () => this.#listeners.delete(listener) };
+  }
+
+  get watchers(): number {
+    return this.#watchers.size;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#heartbeat);
+    for (const t of this.#pending.values()) clearTimeout(t);
+    for (const w of this.#watchers) w.res.end();
+    this.#watchers.clear();
+    await this.#stopped;
+  }
+
+  #onEvent(event: LogEvent): void {
+    for (const listener of this.#listeners) listener(event);
+    const thread = event.thread;
+    if (typeof thread !== "string") return;
+    const out: Record<string, unknown> = {};
+    for (const key of FIELDS) if (event[key] !== undefined) out[key] = event[key];
+    this.#send(thread, out, event.event !== "adapter.output");
+    if (event.event === "step.start") this.#ending.delete(thread);
+    if (STEP_ENDS.has(event.event)) this.#ending.add(thread);
+    if (event.event !== "adapter.output") this.#refresh(thread, 50);
+  }
+
+  #send(thread: string, data: Record<string, unknown>, toAll: boolean): void {
+    const text = `data: ${JSON.stringify(data)}\n\n`;
+    for (const w of this.#watchers) {
+      if (w.thread === thread || (toAll && w.thread === "*")) w.res.write(text);
+    }
+  }
+
+  #refresh(thread: string, delayMs: number): void {
+    if (this.#closed || this.#pending.has(thread)) return;
+    const timer = setTimeout(async () => {
+      this.#pending.delete(thread);
+      if (this.#closed) return;
+      try {
+        const row = await threadStatus(this.#engine, thread);
+        this.#send(thread, { event: "thread.status", ...row }, true);
+        if (row.status === "running" && this.#ending.has(thread)) this.#refresh(thread, RECHECK_MS);
+        else this.#ending.delete(thread);
+      } catch {
+        this.#ending.delete(thread);
+      }
+    }, delayMs);
+    this.#pending.set(thread, timer);
+  }
+}

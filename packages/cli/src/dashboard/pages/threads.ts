@@ -1,0 +1,45 @@
+import { PAGE_SIZE, STATUS_FILTERS, type ThreadFilter, type ThreadRow } from "../data.js";
+import { type Html, html } from "../html.js";
+import { cost, page, statusBadge, when } from "./layout.js";
+
+/** The thread list: filters (a plain GET form), the table, paging; rows update live. */
+export function threadsPage(
+  filter: ThreadFilter,
+  rows: ThreadRow[],
+  total: number,
+  workflows: string[],
+): Html {
+  const query = (offset: number) => {
+    const params = new URLSearchParams();
+    if (filter.status !== "all") params.set("status", filter.status);
+    if (filter.workflow) params.set("workflow", filter.workflow);
+    if (filter.text) params.set("q", filter.text);
+    if (offset > 0) params.set("offset", String(offset));
+    const text = params.toString();
+    return text ? `/threads?${text}` : "/threads";
+  };
+  const filters = html`<form class="filters" method="get" action="/threads" role="search">
+<label>Status <select name="status">${STATUS_FILTERS.map((s) => html`<option${s === filter.status ? html` selected` : ""}>${s}</option>`)}</select></label>
+<label>Workflow <select name="workflow"><option value="">any</option>${workflows.map((w) => html`<option${w === filter.workflow ? html` selected` : ""}>${w}</option>`)}</select></label>
+<label class="grow">Text <input type="search" name="q" value="${filter.text}" placeholder="id, role, question&hellip;"></label>
+<button type="submit">Filter</button>${filter.status !== "all" || filter.workflow || filter.text ? html` <a href="/threads">Clear</a>` : ""}
+</form>`;
+  const table =
+    rows.length === 0
+      ? html`<p class="empty">${total === 0 ? "No threads match." : "No threads on this page."} Start one with <code>uwf thread start &lt;workflow&gt; -p "&hellip;"</code>.</p>`
+      : html`<div class="table-wrap"><table class="threads"><caption class="sr-only">Threads, newest first</caption>
+<thead><tr><th scope="col">Thread</th><th scope="col">Status</th><th scope="col">Workflow</th><th scope="col">Role</th><th scope="col" class="num">Steps</th><th scope="col" class="num">Cost</th><th scope="col">Updated</th></tr></thead>
+<tbody>${rows.map(threadRow)}</tbody></table></div>`;
+  const from = total === 0 ? 0 : filter.offset + 1;
+  const to = filter.offset + rows.length;
+  const pager = html`<nav class="pager" aria-label="pages"><span>${from}&ndash;${to} of ${total}</span>${filter.offset > 0 ? html` <a href="${query(Math.max(0, filter.offset - PAGE_SIZE))}" rel="prev">Newer</a>` : ""}${to < total ? html` <a href="${query(filter.offset + PAGE_SIZE)}" rel="next">Older</a>` : ""}</nav>`;
+  return page(
+    { title: "Threads", section: "threads", live: "*" },
+    html`<h1>Threads</h1>${filters}<p class="notice" id="new-threads" hidden><a href="${query(0)}">New threads started &mdash; show them</a></p>${table}${pager}`,
+  );
+}
+
+function threadRow(row: ThreadRow): Html {
+  return html`<tr data-thread="${row.thread}"><td><a class="mono" href="/threads/${row.thread}">${row.thread}</a>${row.waiting ? html`<div class="question" data-field="waiting">${row.waiting}</div>` : ""}${row.problem ? html`<div class="error">${row.problem}</div>` : ""}</td>
+<td>${statusBadge(row.status)}</td><td>${row.workflow === "?" ? "?" : html`<a href="/workflows/${encodeURIComponent(row.workflow)}">${row.workflow}</a>`}</td><td data-field="role">${row.currentRole ?? "\u2014"}</td><td class="num" data-field="steps">${row.steps}</td><td class="num" data-field="cost">${cost(row.costUsd)}</td><td data-field="updated">${when(row.updatedAt)}</td></tr>`;
+}

@@ -1,0 +1,318 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Engine } from "@united-workforce/engine";
+import { errorMessage, isUwfError } from "@united-workforce/util";
+import { type AnswerContext, answerThread, MAX_ANSWER_BYTES } from "./answer.js";
+import { APP_JS, STYLE_CSS } from "./assets/index.js";
+import { checkWrite, type Guard } from "./auth.js";
+import {
+  listThreads,
+  listWorkflows,
+  parseFilter,
+  stepDetail,
+  threadStatus,
+  threadView,
+  workflowView,
+} from "./data.js";
+import type { FamilyIndex } from "./family-index.js";
+import type { Html } from "./html.js";
+import type { LiveFeed } from "./live.js";
+import { errorPage } from "./pages/layout.js";
+import { stepPage, threadPage } from "./pages/thread.js";
+import { threadsPage } from "./pages/threads.js";
+import { workflowPage, workflowsPage } from "./pages/workflows.js";
+
+export interface RouteContext extends AnswerContext {
+  engine: Engine;
+  feed: LiveFeed;
+  guard: Guard;
+  families: FamilyIndex;
+}
+
+type Handler = (
+  ctx: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  params: string[],
+) => Promise<void>;
+
+const ID = "([0-9A-HJKMNP-TV-Z]{26})";
+const HASH = "([0-9A-HJKMNP-TV-Z]{13})";
+const NAME = "([^/]+)";
+
+/** Every route: method, path pattern, handler. Anything else is 404. */
+const ROUTES: [string, RegExp, Handler][] = [
+  ["GET", /^\/$/, async (_c, _q, res) => redirect(res, "/threads")],
+  ["GET", /^\/threads$/, threadsRoute],
+  ["GET", re(`/threads/${ID}`), threadRoute],
+  ["GET", re(`/threads/${ID}/steps/${HASH}`), stepRoute],
+  ["POST", re(`/threads/${ID}/answer`), answerRoute],
+  ["GET", /^\/workflows$/, workflowsRoute],
+  ["GET", re(`/workflows/${NAME}`), workflowRoute],
+  ["GET", /^\/events$/, eventsRoute],
+  ["GET", /^\/api\/threads$/, async (c, _q, res, url) => json(res, await listApi(c, url))],
+  [
+    "GET",
+    re(`/api/threads/${ID}`),
+    async (c, _q, res, _u, [id]) => json(res, await threadView(c.engine, id!, c.families)),
+  ],
+  [
+    "GET",
+    re(`/api/threads/${ID}/status`),
+    async (c, _q, res, _u, [id]) => json(res, await threadStatus(c.engine, id!)),
+  ],
+  [
+    "GET",
+    re(`/api/threads/${ID}/steps/${HASH}`),
+    async (c, _q, res, _u, [id, hash]) => json(res, await stepDetail(c.engine, id!, hash!)),
+  ],
+  ["POST", re(`/api/threads/${ID}/answer`), answerApiRoute],
+  ["GET", /^\/api\/workflows$/, async (c, _q, res) => json(res, await listWorkflows(c.engine))],
+  [
+    "GET",
+    re(`/api/workflows/${NAME}`),
+    async (c, _q, res, url, [name]) =>
+      json(
+        res,
+        await workflowView(c.engine, decodeURIComponent(name!), url.searchParams.get("version")),
+      ),
+  ],
+  ["GET", /^\/assets\/style\.css$/, async (_c, _q, res) => asset(res, "text/css", STYLE_CSS)],
+  ["GET", /^\/assets\/app\.js$/, async (_c, _q, res) => asset(res, "text/javascript", APP_JS)],
+];
+
+function re(path: string): RegExp {
+  return new RegExp(`^${path}$`);
+}
+
+export async function route(
+  ctx: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
+  let allowed = false;
+  for (const [method, pattern, handler] of ROUTES) {
+    const match = pattern.exec(url.pathname);
+    if (!match) continue;
+    allowed = true;
+    if (method !== req.method) continue;
+    try {
+      await handler(ctx, req, res, url, match.slice(1));
+    } catch (error) {
+      failed(res, url, error);
+    }
+    return;
+  }
+  if (allowed) return plain(res, 405, "method not allowed");
+  const api = url.pathname.startsWith("/api/");
+  if (api)
+    return json(res, { error: { code: "NOT_FOUND", message: "no such page", hint: null } }, 404);
+  send(res, 404, "text/html", errorPage(404, `There is no page ${url.pathname}.`, null).text);
+}
+
+async function threadsRoute(c: RouteContext, _q: IncomingMessage, res: ServerResponse, url: URL) {
+  const filter = parseFilter(url.searchParams);
+  const [{ rows, total }, workflows] = await Promise.all([
+    listThreads(c.engine, filter),
+    c.engine.store.registry.list(),
+  ]);
+  html(
+    res,
+    threadsPage(
+      filter,
+      rows,
+      total,
+      workflows.map((w) => w.name),
+    ),
+  );
+}
+
+async function listApi(c: RouteContext, url: URL) {
+  const { rows, total } = await listThreads(c.engine, parseFilter(url.searchParams));
+  return { threads: rows, total };
+}
+
+async function threadRoute(
+  c: RouteContext,
+  _q: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  [id]: string[],
+) {
+  const view = await threadView(c.engine, id!, c.families);
+  const notice = url.searchParams.has("answered")
+    ? "Your answer was sent; the thread resumed."
+    : null;
+  html(res, threadPage(view, c.guard.csrf, notice));
+}
+
+async function stepRoute(
+  c: RouteContext,
+  _q: IncomingMessage,
+  res: ServerResponse,
+  _u: URL,
+  [id, hash]: string[],
+) {
+  html(res, stepPage(await stepDetail(c.engine, id!, hash!)));
+}
+
+async function workflowsRoute(c: RouteContext, _q: IncomingMessage, res: ServerResponse) {
+  const { rows, problems } = await listWorkflows(c.engine);
+  html(res, workflowsPage(rows, problems));
+}
+
+async function workflowRoute(
+  c: RouteContext,
+  _q: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  [name]: string[],
+) {
+  html(
+    res,
+    workflowPage(
+      await workflowView(c.engine, decodeURIComponent(name!), url.searchParams.get("version")),
+    ),
+  );
+}
+
+async function eventsRoute(c: RouteContext, _q: IncomingMessage, res: ServerResponse, url: URL) {
+  const thread = url.searchParams.get("thread") ?? "*";
+  if (thread !== "*" && !/^[0-9A-HJKMNP-TV-Z]{26}$/.test(thread))
+    return plain(res, 400, "thread must be a thread id or *");
+  c.feed.watch(thread, res);
+}
+
+/** The form on a suspended thread's page: resume it, then show the thread. */
+async function answerRoute(
+  c: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  [id]: string[],
+) {
+  const form = new URLSearchParams(await readBody(req));
+  const verdict = checkWrite(req, form, c.guard);
+  if (verdict.kind === "refuse") return plain(res, verdict.status, verdict.message);
+  try {
+    await answerThread(c, id!, form.get("answer") ?? "");
+  } catch (error) {
+    return failed(res, url, error, 409);
+  }
+  redirect(res, `/threads/${id}?answered=1`);
+}
+
+/** The same for scripts: JSON `{ "answer": "…" }` with the X-Uwf-Csrf header. */
+async function answerApiRoute(
+  c: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  [id]: string[],
+) {
+  const body = await readBody(req);
+  const verdict = checkWrite(req, new URLSearchParams(), c.guard);
+  if (verdict.kind === "refuse") return plain(res, verdict.status, verdict.message);
+  let answer: unknown;
+  try {
+    answer = (JSON.parse(body) as { answer?: unknown }).answer;
+  } catch {
+    answer = undefined;
+  }
+  if (typeof answer !== "string") return plain(res, 400, 'send JSON { "answer": "…" }');
+  try {
+    const state = await answerThread(c, id!, answer);
+    json(res, { thread: id, resumed: true, state });
+  } catch (error) {
+    failed(res, url, error, 409);
+  }
+}
+
+class TooLarge extends Error {}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_ANSWER_BYTES * 4) {
+        reject(new TooLarge("the answer is too long"));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      resolve(text);
+    });
+    req.on("error", reject);
+  });
+}
+
+function failed(res: ServerResponse, url: URL, error: unknown, fallback = 500): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const code = isUwfError(error) ? error.code : "INTERNAL";
+  const status =
+    error instanceof TooLarge
+      ? 413
+      : /NOT_FOUND$/.test(code) || code === "NODE_INVALID"
+        ? 404
+        : isUwfError(error)
+          ? fallback === 500
+            ? 400
+            : fallback
+          : 500;
+  const message = errorMessage(error);
+  const hint = isUwfError(error) ? (error.hint ?? null) : null;
+  if (url.pathname.startsWith("/api/")) json(res, { error: { code, message, hint } }, status);
+  else send(res, status, "text/html", errorPage(status, message, hint).text);
+}
+
+function html(res: ServerResponse, page: Html): void {
+  send(res, 200, "text/html", page.text);
+}
+
+function json(res: ServerResponse, value: unknown, status = 200): void {
+  send(res, status, "application/json", JSON.stringify(value));
+}
+
+function plain(res: ServerResponse, status: number, text: string): void {
+  send(res, status, "text/plain", `${text}\n`);
+}
+
+function asset(res: ServerResponse, type: string, text: string): void {
+  send(res, 200, type, text, "private, max-age=3600");
+}
+
+function redirect(res: ServerResponse, location: string): void {
+  res.writeHead(303, { location, "content-length": 0 });
+  res.end();
+}
+
+/** When each request began, for its Server-Timing header (what the bench reads). */
+export const STARTED = new WeakMap<ServerResponse, number>();
+
+export function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string,
+  cache = "no-store",
+): void {
+  const bytes = Buffer.from(body, "utf8");
+  const began = STARTED.get(res);
+  if (began !== undefined)
+    res.setHeader("server-timing", `app;dur=${(performance.now() - began).toFixed(2)}`);
+  res.writeHead(status, {
+    "content-type": `${type}; charset=utf-8`,
+    "content-length": bytes.length,
+    "cache-control": cache,
+  });
+  res.end(bytes);
+}

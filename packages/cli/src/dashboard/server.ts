@@ -1,0 +1,118 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Engine } from "@united-workforce/engine";
+import { UwfError } from "@united-workforce/util";
+import { checkRequest, type Guard, loginCookie } from "./auth.js";
+import { FAMILY_EVENTS, FamilyIndex } from "./family-index.js";
+import { LiveFeed } from "./live.js";
+import { type RouteContext, route, STARTED, send } from "./routes.js";
+
+export interface DashboardOptions {
+  engine: Engine;
+  home: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  self: readonly string[];
+  /** 0: a free port the system picks. */
+  port: number;
+}
+
+export interface Dashboard {
+  /** The URL to open, with the token. */
+  url: string;
+  port: number;
+  requests(): number;
+  close(): Promise<void>;
+}
+
+/** The browser may run only our own files, in no frame, and send forms only to us. */
+const SECURITY_HEADERS = {
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  // The first URL carries the token: never pass it on to another site. (Not `no-referrer`:
+  // with it Chromium sends `Origin: null` on form posts, and the answer form would be refused.)
+  "referrer-policy": "same-origin",
+  "cross-origin-resource-policy": "same-origin",
+};
+
+/** Serve the dashboard on 127.0.0.1 until `close`. */
+export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
+  const token = randomBytes(24).toString("base64url");
+  const csrf = randomBytes(24).toString("base64url");
+  const stop = new AbortController();
+  const scratch = mkdtempSync(join(tmpdir(), "uwf-dashboard-"));
+  const families = new FamilyIndex(options.engine.store);
+  const feed = new LiveFeed(options.engine, options.home, stop.signal, (event) => {
+    if (FAMILY_EVENTS.has(event.event)) families.invalidate();
+  });
+  let count = 0;
+  const guard: Guard = { port: 0, token, csrf };
+  const ctx: RouteContext = {
+    engine: options.engine,
+    feed,
+    guard,
+    families,
+    home: options.home,
+    cwd: options.cwd,
+    env: options.env,
+    self: options.self,
+    scratch,
+  };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const began = performance.now();
+    count++;
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    const url = new URL(req.url ?? "/", `http://127.0.0.1:${guard.port}`);
+    const verdict = checkRequest(req, url, guard);
+    if (verdict.kind === "refuse") {
+      send(res, verdict.status, "text/plain", `${verdict.message}\n`);
+      return;
+    }
+    if (verdict.kind === "login") {
+      res.writeHead(303, {
+        location: verdict.location,
+        "set-cookie": loginCookie(guard),
+        "content-length": 0,
+      });
+      res.end();
+      return;
+    }
+    STARTED.set(res, began);
+    void route(ctx, req, res, url);
+  });
+  server.keepAliveTimeout = 5000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port, "127.0.0.1", resolve);
+    });
+  } catch (error) {
+    stop.abort();
+    await feed.close();
+    rmSync(scratch, { recursive: true, force: true });
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE")
+      throw new UwfError("USAGE", `port ${options.port} is in use`, {
+        hint: "Pick another with --port <n>, or leave --port out for a free one.",
+      });
+    throw error;
+  }
+  const address = server.address();
+  guard.port = typeof address === "object" && address ? address.port : options.port;
+  return {
+    url: `http://127.0.0.1:${guard.port}/?token=${token}`,
+    port: guard.port,
+    requests: () => count,
+    async close() {
+      stop.abort();
+      await feed.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}

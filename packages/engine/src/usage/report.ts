@@ -1,0 +1,93 @@
+import type {
+  ThreadPointer,
+  UsageDimension,
+  UsageDocument,
+  UsageRow,
+} from "@united-workforce/protocol";
+import type { Store } from "@united-workforce/store";
+import { ChainRows } from "./chain-rows.js";
+import { addToTotal, emptyTotal } from "./total.js";
+
+export interface UsageQuery {
+  /** Steps started at or after this instant (ms since the epoch); absent: from the beginning. */
+  sinceMs?: number;
+  /** Steps started strictly before this instant; absent: up to now. */
+  untilMs?: number;
+  /** Group by these, in this order; empty: one total. */
+  by?: readonly UsageDimension[];
+}
+
+/**
+ * Tokens and cost of every step started in a time range, grouped. Each step counts once: a
+ * prefix that forks share belongs to the oldest thread holding it (the one that ran it).
+ *
+ * Cost: every pointer is read; a thread not updated since `sinceMs` (its last step ended before
+ * the range) or created after `untilMs` is skipped without reading its chain. A chain's steps
+ * come from a local cache keyed by its head (chain-rows.ts), so only steps added since the last
+ * report are read from the CAS (the step and its detail, for the model).
+ */
+export async function usageReport(store: Store, query: UsageQuery = {}): Promise<UsageDocument> {
+  const by = [...(query.by ?? [])];
+  const since = query.sinceMs ?? Number.NEGATIVE_INFINITY;
+  const until = query.untilMs ?? Number.POSITIVE_INFINITY;
+  const seen = new Set<string>();
+  const groups = new Map<string, UsageRow>();
+  let total = emptyTotal();
+
+  const pointers: ThreadPointer[] = [];
+  for await (const item of store.threads.all()) {
+    if (item.pointer !== null && item.pointer.head !== item.pointer.start)
+      pointers.push(item.pointer);
+  }
+  const chains = new ChainRows(store, new Set(pointers.map((p) => p.head)));
+  for (const pointer of pointers) {
+    if (Date.parse(pointer.updatedAt) < since || Date.parse(pointer.createdAt) >= until) {
+      // None of this thread's own steps can be in range (a prefix it shares with an older
+      // thread is counted there).
+      continue;
+    }
+    for (const step of await chains.rows(pointer.head, since)) {
+      // Everything before a counted step was counted with it.
+      if (seen.has(step.hash)) break;
+      seen.add(step.hash);
+      if (step.completedAtMs < since) break;
+      if (step.startedAtMs < since || step.startedAtMs >= until) continue;
+      const values: Record<UsageDimension, string | null> = {
+        thread: pointer.thread,
+        workflow: pointer.workflow,
+        role: step.role,
+        agent: step.agent,
+        model: step.model,
+      };
+      const key: Record<string, string | null> = {};
+      for (const dimension of by) key[dimension] = values[dimension];
+      const id = JSON.stringify(by.map((dimension) => key[dimension]));
+      const row = groups.get(id) ?? { key, ...emptyTotal() };
+      groups.set(id, { ...addToTotal(row, step.usage), key });
+      total = addToTotal(total, step.usage);
+    }
+  }
+
+  return {
+    since: Number.isFinite(since) ? new Date(since).toISOString() : null,
+    until: Number.isFinite(until) ? new Date(until).toISOString() : null,
+    by,
+    rows: by.length === 0 ? [] : [...groups.values()].sort(byCostThenKey(by)),
+    total,
+  };
+}
+
+/** Dearest first; rows whose cost is wholly unknown last; then by key. */
+function byCostThenKey(by: readonly UsageDimension[]) {
+  return (a: UsageRow, b: UsageRow): number => {
+    const ca = a.costUsd ?? Number.NEGATIVE_INFINITY;
+    const cb = b.costUsd ?? Number.NEGATIVE_INFINITY;
+    if (ca !== cb) return cb - ca;
+    for (const dimension of by) {
+      const va = String(a.key[dimension] ?? "\uffff");
+      const vb = String(b.key[dimension] ?? "\uffff");
+      if (va !== vb) return va < vb ? -1 : 1;
+    }
+    return 0;
+  };
+}
