@@ -324,6 +324,15 @@ describe("budgets", () => {
     expect(stopped.steps).toHaveLength(1);
     expect(stopped.message).toContain("this run's cost is unknown (1 step reported no cost");
 
+    // A background worker keeps the run's budget.
+    const background = (await startThread(sb, DRAFT_REVIEW, "Write a post")).thread;
+    const worker = await exec(background, main, 4, ["--max-cost", "0.05", "--background"]);
+    expect(worker.stoppedBecause).toBe("background");
+    const joined = await uwfJson<{ status: string }>(sb, ["thread", "join", background]);
+    expect(joined.status).toBe("suspended");
+    const shown = await uwfJson<ShowDoc>(sb, ["thread", "show", background]);
+    expect(shown).toMatchObject({ steps: 1, suspended: { kind: "budget", role: "reviewer" } });
+
     const bad = await uwf(sb, ["thread", "exec", unknown, "--max-cost", "lots"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("is not an amount of US dollars");
