@@ -371,7 +371,8 @@ describe("budgets", () => {
       stringifyYaml({ limits: { "draft-review": { maxSteps: 0 } } }),
       { mode: 0o600 },
     );
-    const invalid = await uwf(sb, ["thread", "exec", t, "--agent", mockAgent(main)]);
+    const fresh = (await startThread(sb, DRAFT_REVIEW, "Write a post")).thread;
+    const invalid = await uwf(sb, ["thread", "exec", fresh, "--agent", mockAgent(main)]);
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain("limits.draft-review.maxSteps");
   });

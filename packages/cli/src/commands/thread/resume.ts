@@ -52,7 +52,7 @@ export default defineCommand({
         lease,
         first: () => first,
         // A resumed run counts afresh: the human who resumes has seen what the last one spent.
-        limits: await runLimits(ctx, pointer.workflow),
+        limits: () => runLimits(ctx, pointer.workflow),
       });
       const doc = execDocument(summary, deriveStatus(summary.pointer, null));
       return result(doc, renderExec, execExitCode(doc));
