@@ -303,6 +303,22 @@ describe("budgets", () => {
     expect(run.steps).toHaveLength(2);
     expect(run.message).toContain("cost limit ($0.3000 of $0.2500)");
 
+    // The resumed run has its own budget: one more step, then a human decides again.
+    const oneMore = await uwfJson<ExecDoc>(sb, [
+      "thread",
+      "resume",
+      t,
+      "-c",
+      "5",
+      "--max-steps",
+      "1",
+      "--agent",
+      mockAgent(main),
+    ]);
+    expect([oneMore.stoppedBecause, oneMore.steps.map((s) => s.role)]).toEqual([
+      "budget",
+      ["writer"],
+    ]);
     const resumed = await uwfJson<ExecDoc>(sb, [
       "thread",
       "resume",
