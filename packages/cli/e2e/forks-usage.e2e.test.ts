@@ -303,6 +303,22 @@ describe("budgets", () => {
     expect(run.steps).toHaveLength(2);
     expect(run.message).toContain("cost limit ($0.3000 of $0.2500)");
 
+    // The resumed run has its own budget: one more step, then a human decides again.
+    const oneMore = await uwfJson<ExecDoc>(sb, [
+      "thread",
+      "resume",
+      t,
+      "-c",
+      "5",
+      "--max-steps",
+      "1",
+      "--agent",
+      mockAgent(main),
+    ]);
+    expect([oneMore.stoppedBecause, oneMore.steps.map((s) => s.role)]).toEqual([
+      "budget",
+      ["writer"],
+    ]);
     const resumed = await uwfJson<ExecDoc>(sb, [
       "thread",
       "resume",
@@ -323,6 +339,15 @@ describe("budgets", () => {
     expect(stopped).toMatchObject({ stoppedBecause: "budget" });
     expect(stopped.steps).toHaveLength(1);
     expect(stopped.message).toContain("this run's cost is unknown (1 step reported no cost");
+
+    // A background worker keeps the run's budget.
+    const background = (await startThread(sb, DRAFT_REVIEW, "Write a post")).thread;
+    const worker = await exec(background, main, 4, ["--max-cost", "0.05", "--background"]);
+    expect(worker.stoppedBecause).toBe("background");
+    const joined = await uwfJson<{ status: string }>(sb, ["thread", "join", background]);
+    expect(joined.status).toBe("suspended");
+    const shown = await uwfJson<ShowDoc>(sb, ["thread", "show", background]);
+    expect(shown).toMatchObject({ steps: 1, suspended: { kind: "budget", role: "reviewer" } });
 
     const bad = await uwf(sb, ["thread", "exec", unknown, "--max-cost", "lots"]);
     expect(bad.code).toBe(2);
@@ -362,7 +387,8 @@ describe("budgets", () => {
       stringifyYaml({ limits: { "draft-review": { maxSteps: 0 } } }),
       { mode: 0o600 },
     );
-    const invalid = await uwf(sb, ["thread", "exec", t, "--agent", mockAgent(main)]);
+    const fresh = (await startThread(sb, DRAFT_REVIEW, "Write a post")).thread;
+    const invalid = await uwf(sb, ["thread", "exec", fresh, "--agent", mockAgent(main)]);
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain("limits.draft-review.maxSteps");
   });

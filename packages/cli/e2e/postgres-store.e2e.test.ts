@@ -80,6 +80,27 @@ describe("uwf on a PostgreSQL store", () => {
     expect(done).toMatchObject({ status: "completed", steps: 1 });
   });
 
+  it("finds a fork family and sums usage from the shared store, on any machine", async () => {
+    const url = await server.createDatabase();
+    const laptop = machine(`store: ${url}\nhost: laptop\n`);
+    const runner = machine(`store: ${url}\nhost: ci-runner-7\n`);
+    const id = await uwf(runner, ["thread", "start", HELLO, "-p", "Greet Ada."]);
+    await uwf(runner, ["thread", "exec", id, "--agent", MOCK]);
+    const steps = JSON.parse(await uwf(runner, ["step", "list", id, "--format", "json"]));
+    const fork = await uwf(runner, ["step", "fork", steps.steps[0].hash]);
+    const tree = JSON.parse(await uwf(laptop, ["thread", "tree", fork, "--format", "json"]));
+    expect(
+      tree.threads.map((t: { thread: string; parent: string | null }) => [t.thread, t.parent]),
+    ).toEqual([
+      [id, null],
+      [fork, id],
+    ]);
+    // The laptop has no cache yet and reads the chain from PostgreSQL.
+    const usage = JSON.parse(await uwf(laptop, ["usage", "--by", "thread", "--format", "json"]));
+    expect(usage.total.steps).toBe(1);
+    expect(usage.rows.map((r: { key: { thread: string } }) => r.key.thread)).toEqual([id]);
+  });
+
   it("says which store cannot be reached, without its password", async () => {
     const home = machine();
     const result = await runUwf(["thread", "list"], {

@@ -65,8 +65,15 @@ function parseDimensions(raw: string | undefined): Dimension[] {
 }
 
 export function renderUsage(doc: UsageDocument): string {
-  const range = `${doc.since ?? "the beginning"} – ${doc.until ?? "now"}`;
-  if (doc.total.steps === 0) return `no steps started in ${range}`;
+  const range =
+    doc.since === null && doc.until === null
+      ? ""
+      : doc.until === null
+        ? ` since ${doc.since}`
+        : doc.since === null
+          ? ` before ${doc.until}`
+          : ` from ${doc.since} to ${doc.until}`;
+  if (doc.total.steps === 0) return `no steps started${range}`;
   const header = [...doc.by.map((d) => d.toUpperCase()), "STEPS", "TOKENS", "COST"];
   const rows = doc.rows.map((row) => [
     ...doc.by.map((d) => {
@@ -83,5 +90,8 @@ export function renderUsage(doc: UsageDocument): string {
     tokensText(doc.total),
     costText(doc.total),
   ];
-  return [`usage of steps started in ${range}`, columns([header, ...rows, total])].join("\n");
+  return [
+    `steps started${range === "" ? " at any time" : range}:`,
+    columns([header, ...rows, total]),
+  ].join("\n");
 }

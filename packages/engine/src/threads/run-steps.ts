@@ -9,8 +9,11 @@ export interface RunOptions {
   lease: Lease;
   /** Resume and poke choose the first step themselves instead of asking the moderator. */
   first?: (pointer: ThreadPointer) => PlannedStep | Promise<PlannedStep>;
-  /** This run's budget: reaching it suspends the thread before the next step starts. */
-  limits?: RunLimits;
+  /**
+   * This run's budget: reaching it suspends the thread before the next step starts. Asked for
+   * only once a step has run (config.yaml is read when a step needs it, not before).
+   */
+  limits?: () => RunLimits | Promise<RunLimits>;
 }
 
 /**
@@ -25,6 +28,7 @@ export async function runSteps(
   let pointer = await engine.store.threads.get(threadId);
   const steps: ExecStepResult[] = [];
   let spent = emptyTotal();
+  let limits: RunLimits | undefined;
   const stop = (stoppedBecause: ExecSummary["stoppedBecause"], message: string): ExecSummary => ({
     pointer,
     steps,
@@ -57,7 +61,9 @@ export async function runSteps(
         replaceHead: false,
       };
     }
-    const overBudget = budgetReached(options.limits ?? {}, spent);
+    // Nothing is spent before the first step, so no limit can be reached there.
+    if (i > 0 && limits === undefined) limits = (await options.limits?.()) ?? {};
+    const overBudget = i > 0 ? budgetReached(limits!, spent) : null;
     if (overBudget !== null) {
       pointer = await engine.suspendForBudget(pointer, plan, overBudget);
       return stop(

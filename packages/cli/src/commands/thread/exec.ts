@@ -2,7 +2,7 @@ import type { ThreadExecDocument } from "@united-workforce/protocol";
 import type { Lease } from "@united-workforce/store";
 import { nodeChildProcess } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "../command.js";
-import { LIMIT_OPTIONS, runLimits } from "./limits.js";
+import { LIMIT_OPTIONS, limitFlags, runLimits } from "./limits.js";
 import {
   execExitCode,
   execResult,
@@ -63,7 +63,8 @@ export default defineCommand({
     const engine = await openEngine(ctx, { progress });
     const { store } = engine;
     const { workflow } = await store.threads.get(thread!);
-    const limits = await runLimits(ctx, workflow, options);
+    // Checked now (a bad --max-cost is a usage error before anything runs); config read later.
+    const flags = limitFlags(options);
     const lease = worker
       ? await store.leases.adopt(thread!, worker)
       : await takeThread(store, thread!, "uwf thread exec");
@@ -87,7 +88,7 @@ export default defineCommand({
         count,
         agentFlag: options.agent as string | undefined,
         lease,
-        limits,
+        limits: () => runLimits(ctx, workflow, flags),
       });
       return await execResult(engine, summary, { quiet: options.quiet });
     } finally {

@@ -19,6 +19,14 @@ export const LIMIT_OPTIONS = [
   },
 ] as const;
 
+/** The limits given as flags, checked (a bad amount is a usage error). */
+export function limitFlags(options: { maxCost?: unknown; maxSteps?: unknown }): RunLimits {
+  const flags: RunLimits = {};
+  if (options.maxCost !== undefined) flags.maxCostUsd = parseUsd(String(options.maxCost));
+  if (typeof options.maxSteps === "number") flags.maxSteps = options.maxSteps;
+  return flags;
+}
+
 /**
  * A run's budget: config.yaml's `limits.<workflow>`, each replaced by the flag given for this
  * run (the person running it decides, so a flag may raise a configured limit).
@@ -26,13 +34,10 @@ export const LIMIT_OPTIONS = [
 export async function runLimits(
   ctx: CommandContext,
   workflow: string,
-  flags: { maxCost?: unknown; maxSteps?: unknown } = {},
+  flags: RunLimits = {},
 ): Promise<RunLimits> {
   const { workflowLimits } = await import("@united-workforce/store");
-  const limits = workflowLimits(await ctx.config(), workflow);
-  if (flags.maxCost !== undefined) limits.maxCostUsd = parseUsd(String(flags.maxCost));
-  if (typeof flags.maxSteps === "number") limits.maxSteps = flags.maxSteps;
-  return limits;
+  return { ...workflowLimits(await ctx.config(), workflow), ...flags };
 }
 
 function parseUsd(raw: string): number {

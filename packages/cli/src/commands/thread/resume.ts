@@ -2,7 +2,7 @@ import type { Engine, PlannedStep } from "@united-workforce/engine";
 import { START, type SuspendInfo, type ThreadPointer } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand } from "../command.js";
-import { runLimits } from "./limits.js";
+import { LIMIT_OPTIONS, limitFlags, runLimits } from "./limits.js";
 import { execResult, openEngine, progressView, QUIET_OPTION } from "./shared.js";
 
 export default defineCommand({
@@ -10,7 +10,7 @@ export default defineCommand({
   interruptible: true,
   summary: "answer a suspended thread (or restart a completed one) and run its next step",
   description:
-    "A thread suspended by a question re-runs the role that asked, with the question and your answer. One suspended by a failed agent retries the failed step; one suspended by a budget runs the step it stopped before (config.yaml's limits then count afresh). A completed thread restarts through $START.resume.",
+    "A thread suspended by a question re-runs the role that asked, with the question and your answer. One suspended by a failed agent retries the failed step; one suspended by a budget runs the step it stopped before, and the resumed run has a budget of its own (config.yaml's limits, or --max-cost / --max-steps). A completed thread restarts through $START.resume.",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
@@ -32,13 +32,18 @@ export default defineCommand({
       description: "agent for these steps (default: the one the thread remembers, else config)",
     },
     QUIET_OPTION,
+    ...LIMIT_OPTIONS,
   ],
-  examples: ['uwf thread resume 01JD… -p "Use the staging database."'],
+  examples: [
+    'uwf thread resume 01JD… -p "Use the staging database."',
+    "uwf thread resume 01JD… -c 20 --max-cost 2",
+  ],
   async run(ctx, [thread], options) {
     const { runSteps, takeThread } = await import("@united-workforce/engine");
     const count = options.count;
     const answer =
       typeof options.prompt === "string" && options.prompt.trim() !== "" ? options.prompt : null;
+    const flags = limitFlags(options);
     const progress = progressView(ctx, options.quiet);
     const engine = await openEngine(ctx, { progress });
     await engine.store.threads.get(thread!);
@@ -52,7 +57,7 @@ export default defineCommand({
         lease,
         first: () => first,
         // A resumed run counts afresh: the human who resumes has seen what the last one spent.
-        limits: await runLimits(ctx, pointer.workflow),
+        limits: () => runLimits(ctx, pointer.workflow, flags),
       });
       return await execResult(engine, summary, { quiet: options.quiet });
     } finally {
