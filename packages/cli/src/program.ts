@@ -9,6 +9,7 @@ import {
   parseOptionValue,
   valueNote,
 } from "./commands/option-values.js";
+import { resolveIds } from "./commands/resolve-ids.js";
 import { COMMAND_TABLE } from "./commands/table.js";
 import { configWarning } from "./output/config-warning.js";
 import { renderError } from "./output/errors.js";
@@ -264,6 +265,17 @@ function addCommand(
     const onAbort = () => context.logger.warn("command.interrupted", { by: io.signal.reason });
     io.signal.addEventListener("abort", onAbort, { once: true });
     try {
+      await resolveIds(
+        spec,
+        values,
+        parsed,
+        options.map(({ spec: opt, key }) => ({
+          key,
+          type: opt.type,
+          ...(opt.type === "hash" && opt.keywords ? { keywords: opt.keywords } : {}),
+        })),
+        context.store,
+      );
       const run = () => spec.run(context, values.flat(), parsed as never);
       const result = spec.interruptible ? await io.interruptible(run) : await run();
       io.stdout(await formatResult(result, format));
