@@ -244,6 +244,7 @@ describe("uwf cas: storing and reading nodes", () => {
     expect(short.code).toBe(2);
     expect(json<{ error: unknown }>(short.stderr).error).toEqual({
       code: "HASH_INVALID",
+      exitCode: 2,
       message: `<hash> must be ${HASH_RULE}, got "3qw"`,
       hint: "Give at least 4 characters of the hash.",
     });

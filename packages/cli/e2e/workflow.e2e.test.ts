@@ -762,6 +762,7 @@ describe("the uwf program", () => {
     expect(command.code).toBe(2);
     expect(json<{ error: unknown }>(command.stderr).error).toEqual({
       code: "USAGE",
+      exitCode: 2,
       message: "unknown command 'lsit'\n(Did you mean list?)",
       hint: "Run `uwf --help` (or `uwf <command> --help`) for usage.",
     });

@@ -49,10 +49,12 @@ export const GLOBAL_OPTIONS = [
  * Parse argv, run one command, print its result through the one writer, and return the exit
  * code. Never exits: the entry does.
  */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(givenArgv: readonly string[], io: CliIo): Promise<number> {
+  const argv = helpAsFlag(givenArgv);
   const format = sniffFormat(argv);
   let exitCode: number = ExitCode.ok;
   try {
+    if (argv !== givenArgv) checkHelpTopic(commandWords(argv));
     const program = buildProgram(
       io,
       (code) => {
@@ -90,16 +92,45 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
  * (commander then lists them or suggests the nearest).
  */
 async function commandsFor(argv: readonly string[]): Promise<readonly CommandSpec[]> {
+  const words = commandWords(argv).slice(0, 2);
+  const named = COMMAND_TABLE.find((entry) => entry.path.every((word, i) => words[i] === word));
+  if (named) return [(await named.load()).default];
+  return (await import("./commands/index.js")).COMMANDS;
+}
+
+/** The words before the options: `thread exec 01K…` of `--format json thread exec 01K…`. */
+function commandWords(argv: readonly string[]): string[] {
   const words: string[] = [];
-  for (let i = 0; i < argv.length && words.length < 2; i++) {
+  for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--format") i++;
     else if (arg === "--") break;
     else if (!arg.startsWith("-")) words.push(arg);
   }
-  const named = COMMAND_TABLE.find((entry) => entry.path.every((word, i) => words[i] === word));
-  if (named) return [(await named.load()).default];
-  return (await import("./commands/index.js")).COMMANDS;
+  return words;
+}
+
+/** `uwf help <words>` names a group or a command, or it is a usage error naming the words. */
+function checkHelpTopic(words: readonly string[]): void {
+  const known = COMMAND_TABLE.some(
+    (entry) =>
+      words.length <= entry.path.length && words.every((word, i) => entry.path[i] === word),
+  );
+  if (known) return;
+  throw new UwfError("USAGE", `no command "uwf ${words.join(" ")}"`, {
+    hint: "`uwf --help` lists the commands, `uwf help <group>` a group's",
+  });
+}
+
+/**
+ * `uwf help thread exec` is `uwf thread exec --help`, whatever the depth (commander's own
+ * `help` command knows only the first word), and `uwf help nosuch` is an unknown command.
+ */
+function helpAsFlag(argv: readonly string[]): readonly string[] {
+  const first = argv.findIndex((arg) => !arg.startsWith("-"));
+  if (first === -1 || argv[first] !== "help" || argv[first - 1] === "--format") return argv;
+  const rest = [...argv.slice(0, first), ...argv.slice(first + 1)];
+  return rest.some((arg) => !arg.startsWith("-")) ? [...rest, "--help"] : argv;
 }
 
 /** `--format` must shape even errors raised before commander has parsed it. */

@@ -168,10 +168,10 @@ const promptText = object({ name: str, text: str });
 // ─── the documents ──────────────────────────────────────────────────────────────────────────
 
 export const DOCUMENT_SCHEMAS = {
-  /** On stderr, for any command that fails; an error may add details next to the three keys. */
+  /** On stderr, for any command that fails; an error may add details next to these keys. */
   error: object({
     error: {
-      ...object({ code: str, message: str, hint: nullableStr }),
+      ...object({ code: str, message: str, hint: nullableStr, exitCode: int }),
       additionalProperties: true,
     },
   }),
