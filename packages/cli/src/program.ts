@@ -13,6 +13,7 @@ import { resolveIds } from "./commands/resolve-ids.js";
 import { COMMAND_TABLE } from "./commands/table.js";
 import { configWarning } from "./output/config-warning.js";
 import { renderError } from "./output/errors.js";
+import { PLAIN_VIEW } from "./output/table.js";
 import { formatResult } from "./output/write.js";
 import { VERSION } from "./version.js";
 
@@ -309,7 +310,10 @@ function addCommand(
       );
       const run = () => spec.run(context, values.flat(), parsed as never);
       const result = spec.interruptible ? await io.interruptible(run) : await run();
-      io.stdout(await formatResult(result, format));
+      // Only a terminal has a width: a pipe, a file or /dev/null keeps the plain form.
+      const view =
+        format === "text" ? { tty: io.columns?.(1) !== undefined, now: Date.now() } : PLAIN_VIEW;
+      io.stdout(await formatResult(result, format, view));
       setExitCode(result.exitCode ?? ExitCode.ok);
     } finally {
       io.signal.removeEventListener("abort", onAbort);
