@@ -34,7 +34,7 @@ export interface CliIo {
   columns?(fd: 1 | 2): number | undefined;
 }
 
-const FORMATS = ["text", "json", "yaml"] as const;
+export const FORMATS = ["text", "json", "yaml"] as const;
 
 /** The options every command takes, as help, docs and `uwf prompt usage` show them. */
 export const GLOBAL_OPTIONS = [

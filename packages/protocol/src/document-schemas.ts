@@ -314,6 +314,7 @@ export const DOCUMENT_SCHEMAS = {
   "log clean": object({ deleted: strings }),
 
   "prompt list": object({ prompts: list(object({ name: str, summary: str })) }),
+  completion: object({ shell: str, script: str }),
   "prompt usage": promptText,
   "prompt workflow-authoring": promptText,
   "prompt adapter-developing": promptText,

@@ -51,6 +51,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { path: ["config", "set"], load: () => import("./config/set.js") },
   { path: ["config", "unset"], load: () => import("./config/unset.js") },
   { path: ["doctor"], load: () => import("./doctor.js") },
+  { path: ["completion"], load: () => import("./completion.js") },
   { path: ["prompt", "list"], load: () => import("./prompt/list.js") },
   { path: ["prompt", "usage"], load: () => import("./prompt/usage.js") },
   { path: ["prompt", "workflow-authoring"], load: () => import("./prompt/workflow-authoring.js") },

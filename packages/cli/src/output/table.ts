@@ -56,12 +56,14 @@ const WIDE =
   /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F680}-\u{1F6FF}\u{1F900}-\u{1F9FF}\u{1FA70}-\u{1FAFF}\u{20000}-\u{3FFFD}]/u;
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, "g");
 
+const WIDE_CELLS = 2;
+
 /** How many terminal cells `text` takes (one line, escape sequences excluded). */
 export function displayWidth(text: string): number {
   let width = 0;
   for (const char of text.replace(ANSI, "")) {
     if (isZeroWidth(char)) continue;
-    width += WIDE.test(char) ? 2 : 1;
+    width += WIDE.test(char) ? WIDE_CELLS : 1;
   }
   return width;
 }
