@@ -34,12 +34,17 @@ describe("ids and hashes as git takes them: unique prefixes, any case", () => {
     const step = exec.steps[0]!.hash;
     const show = await uwfJson<{ thread: string }>(sb, ["thread", "show", thread.toLowerCase()]);
     expect(show.thread).toBe(thread);
-    const stepShow = await uwfJson<{ hash: string }>(sb, [
-      "step",
-      "show",
-      step.slice(0, 6).toLowerCase(),
-    ]);
+    const stepShow = await uwfJson<{
+      hash: string;
+      startedAt: string;
+      completedAt: string;
+      startedAtMs: number;
+      completedAtMs: number;
+    }>(sb, ["step", "show", step.slice(0, 6).toLowerCase()]);
     expect(stepShow.hash).toBe(step);
+    // Times in documents are ISO 8601 UTC; the node's own epoch fields stay beside them.
+    expect(stepShow.startedAt).toBe(new Date(stepShow.startedAtMs).toISOString());
+    expect(stepShow.completedAt).toBe(new Date(stepShow.completedAtMs).toISOString());
     const got = await uwfJson<{ hash: string }>(sb, ["cas", "get", step.slice(0, 5)]);
     expect(got.hash).toBe(step);
   });

@@ -249,6 +249,9 @@ export const DOCUMENT_SCHEMAS = {
     { type: "object", required: stepSchema.required, properties: stepSchema.properties },
     {
       hash,
+      // startedAtMs and completedAtMs as ISO 8601 (DESIGN §13: times are ISO strings).
+      startedAt: str,
+      completedAt: str,
       // The step's output node, read for convenience.
       outputValue: { ...anyObject, additionalProperties: true },
     },
