@@ -21,7 +21,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 const REVIEW = fileURLToPath(new URL("./fixtures/workflow/valid/review.yaml", import.meta.url));
 const HASH = /^[0-9A-HJKMNP-TV-Z]{13}$/;
 const HASH_RULE =
-  "a CAS hash (13 upper-case Crockford Base32 characters: 0-9 and A-Z without I, L, O, U)";
+  "a CAS hash (13 Crockford Base32 characters: 0-9 and A-Z without I, L, O, U; or a unique prefix of 4 or more)";
 const ABSENT = "0000000000000";
 
 let home: TempHome;
@@ -240,12 +240,13 @@ describe("uwf cas: storing and reading nodes", () => {
         ].join("\n"),
       );
     }
-    const lower = await uwf(["cas", "get", "3qwj6g2v7zk1m", "--format", "json"]);
-    expect(lower.code).toBe(2);
-    expect(json<{ error: unknown }>(lower.stderr).error).toEqual({
+    const short = await uwf(["cas", "get", "3qw", "--format", "json"]);
+    expect(short.code).toBe(2);
+    expect(json<{ error: unknown }>(short.stderr).error).toEqual({
       code: "HASH_INVALID",
-      message: `<hash> must be ${HASH_RULE}, got "3qwj6g2v7zk1m"`,
-      hint: "Hashes are upper-case: did you mean 3QWJ6G2V7ZK1M?",
+      exitCode: 2,
+      message: `<hash> must be ${HASH_RULE}, got "3qw"`,
+      hint: "Give at least 4 characters of the hash.",
     });
   });
 

@@ -87,7 +87,7 @@ describe("uwf config", () => {
     const set = await uwf(["config", "set", "defaultAgent", "b"]);
     expect(set.code).toBe(0);
     expect(set.stderr).toBe(
-      `warning: unknown key web in ${file} (uwf ignores it: check the spelling, see docs/config.md)\n`,
+      `warning: unknown key web in ${file} (uwf ignores it: check the spelling, see https://github.com/united-workforce/uwf/blob/main/docs/config.md)\n`,
     );
     expect(readFileSync(file, "utf8")).toBe(
       "# mine\nweb: { port: 8080 } # the dashboard's\ndefaultAgent: b\n",

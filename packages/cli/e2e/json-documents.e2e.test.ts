@@ -176,6 +176,7 @@ describe("every --format json document matches its schema in protocol", () => {
   // Its own test too, for the same reason.
   it("for the prompt guides", async () => {
     await check(["prompt", "list"]);
+    expect(await check(["completion", "fish"])).toMatchObject({ shell: "fish" });
     for (const name of ["usage", "workflow-authoring", "adapter-developing", "bootstrap"]) {
       expect(await check(["prompt", name])).toMatchObject({ name });
     }

@@ -28,8 +28,9 @@ const GOOD_ARGUMENTS: Record<ArgumentType, string> = {
 };
 const BAD_ARGUMENTS: Record<ArgumentType, readonly string[]> = {
   string: [],
-  hash: ["3qwj6g2v7zk1m", "../evil"],
-  thread: ["01abc", "../evil"],
+  // Any case and any prefix of 4 or more is accepted (and looked up): these are not ids at all.
+  hash: ["3qw", "../evil", "3QWJ6G2V7ZK1MA"],
+  thread: ["01a", "../evil", "8ZZZZ"],
   day: ["31/01/2026", "2026-02-30"],
 };
 

@@ -484,7 +484,7 @@ describe("errors", () => {
       ["thread", "poke", "../evil", "-p", "x"],
       ["thread", "join", "../evil"],
       ["step", "list", "../evil"],
-      ["thread", "show", "01abc"],
+      ["thread", "show", "01a"],
     ]) {
       const result = await uwf(sb, args);
       expect(result.code, args.join(" ")).toBe(2);

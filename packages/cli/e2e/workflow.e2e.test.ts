@@ -208,7 +208,7 @@ describe("uwf workflow: the registry life cycle", () => {
     const malformed = await uwf(["workflow", "rollback", "review", "--to", "v1"]);
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toContain(
-      "error: --to must be a CAS hash (13 upper-case Crockford Base32 characters",
+      "error: --to must be a CAS hash (13 Crockford Base32 characters",
     );
     const current = json<{ current: string }>(
       (await uwf(["workflow", "history", "review", "--format", "json"])).stdout,
@@ -762,6 +762,7 @@ describe("the uwf program", () => {
     expect(command.code).toBe(2);
     expect(json<{ error: unknown }>(command.stderr).error).toEqual({
       code: "USAGE",
+      exitCode: 2,
       message: "unknown command 'lsit'\n(Did you mean list?)",
       hint: "Run `uwf --help` (or `uwf <command> --help`) for usage.",
     });

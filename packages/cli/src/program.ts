@@ -9,9 +9,11 @@ import {
   parseOptionValue,
   valueNote,
 } from "./commands/option-values.js";
+import { resolveIds } from "./commands/resolve-ids.js";
 import { COMMAND_TABLE } from "./commands/table.js";
 import { configWarning } from "./output/config-warning.js";
 import { renderError } from "./output/errors.js";
+import { PLAIN_VIEW } from "./output/table.js";
 import { formatResult } from "./output/write.js";
 import { VERSION } from "./version.js";
 
@@ -32,7 +34,7 @@ export interface CliIo {
   columns?(fd: 1 | 2): number | undefined;
 }
 
-const FORMATS = ["text", "json", "yaml"] as const;
+export const FORMATS = ["text", "json", "yaml"] as const;
 
 /** The options every command takes, as help, docs and `uwf prompt usage` show them. */
 export const GLOBAL_OPTIONS = [
@@ -48,10 +50,12 @@ export const GLOBAL_OPTIONS = [
  * Parse argv, run one command, print its result through the one writer, and return the exit
  * code. Never exits: the entry does.
  */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(givenArgv: readonly string[], io: CliIo): Promise<number> {
+  const argv = helpAsFlag(givenArgv);
   const format = sniffFormat(argv);
   let exitCode: number = ExitCode.ok;
   try {
+    if (argv !== givenArgv) checkHelpTopic(commandWords(argv));
     const program = buildProgram(
       io,
       (code) => {
@@ -89,16 +93,45 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
  * (commander then lists them or suggests the nearest).
  */
 async function commandsFor(argv: readonly string[]): Promise<readonly CommandSpec[]> {
+  const words = commandWords(argv).slice(0, 2);
+  const named = COMMAND_TABLE.find((entry) => entry.path.every((word, i) => words[i] === word));
+  if (named) return [(await named.load()).default];
+  return (await import("./commands/index.js")).COMMANDS;
+}
+
+/** The words before the options: `thread exec 01K…` of `--format json thread exec 01K…`. */
+function commandWords(argv: readonly string[]): string[] {
   const words: string[] = [];
-  for (let i = 0; i < argv.length && words.length < 2; i++) {
+  for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--format") i++;
     else if (arg === "--") break;
     else if (!arg.startsWith("-")) words.push(arg);
   }
-  const named = COMMAND_TABLE.find((entry) => entry.path.every((word, i) => words[i] === word));
-  if (named) return [(await named.load()).default];
-  return (await import("./commands/index.js")).COMMANDS;
+  return words;
+}
+
+/** `uwf help <words>` names a group or a command, or it is a usage error naming the words. */
+function checkHelpTopic(words: readonly string[]): void {
+  const known = COMMAND_TABLE.some(
+    (entry) =>
+      words.length <= entry.path.length && words.every((word, i) => entry.path[i] === word),
+  );
+  if (known) return;
+  throw new UwfError("USAGE", `no command "uwf ${words.join(" ")}"`, {
+    hint: "`uwf --help` lists the commands, `uwf help <group>` a group's",
+  });
+}
+
+/**
+ * `uwf help thread exec` is `uwf thread exec --help`, whatever the depth (commander's own
+ * `help` command knows only the first word), and `uwf help nosuch` is an unknown command.
+ */
+function helpAsFlag(argv: readonly string[]): readonly string[] {
+  const first = argv.findIndex((arg) => !arg.startsWith("-"));
+  if (first === -1 || argv[first] !== "help" || argv[first - 1] === "--format") return argv;
+  const rest = [...argv.slice(0, first), ...argv.slice(first + 1)];
+  return rest.some((arg) => !arg.startsWith("-")) ? [...rest, "--help"] : argv;
 }
 
 /** `--format` must shape even errors raised before commander has parsed it. */
@@ -272,9 +305,25 @@ function addCommand(
     const onAbort = () => context.logger.warn("command.interrupted", { by: io.signal.reason });
     io.signal.addEventListener("abort", onAbort, { once: true });
     try {
+      await resolveIds(
+        spec,
+        values,
+        parsed,
+        options.map(({ spec: opt, key }) => ({
+          key,
+          type: opt.type,
+          ...(opt.type === "hash" && opt.keywords ? { keywords: opt.keywords } : {}),
+        })),
+        context.store,
+      );
       const run = () => spec.run(context, values.flat(), parsed as never);
       const result = spec.interruptible ? await io.interruptible(run) : await run();
-      if (!result.printed) io.stdout(await formatResult(result, format));
+      if (!result.printed) {
+        // Only a terminal has a width: a pipe, a file or /dev/null keeps the plain form.
+        const view =
+          format === "text" ? { tty: io.columns?.(1) !== undefined, now: Date.now() } : PLAIN_VIEW;
+        io.stdout(await formatResult(result, format, view));
+      }
       setExitCode(result.exitCode ?? ExitCode.ok);
     } finally {
       io.signal.removeEventListener("abort", onAbort);

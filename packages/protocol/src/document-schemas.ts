@@ -250,10 +250,10 @@ const promptText = object({ name: str, text: str });
 // ─── the documents ──────────────────────────────────────────────────────────────────────────
 
 export const DOCUMENT_SCHEMAS = {
-  /** On stderr, for any command that fails; an error may add details next to the three keys. */
+  /** On stderr, for any command that fails; an error may add details next to these keys. */
   error: object({
     error: {
-      ...object({ code: str, message: str, hint: nullableStr }),
+      ...object({ code: str, message: str, hint: nullableStr, exitCode: int }),
       additionalProperties: true,
     },
   }),
@@ -379,6 +379,9 @@ export const DOCUMENT_SCHEMAS = {
     { type: "object", required: stepSchema.required, properties: stepSchema.properties },
     {
       hash,
+      // startedAtMs and completedAtMs as ISO 8601 (DESIGN §13: times are ISO strings).
+      startedAt: str,
+      completedAt: str,
       // The step's output node, read for convenience.
       outputValue: { ...anyObject, additionalProperties: true },
     },
@@ -453,6 +456,7 @@ export const DOCUMENT_SCHEMAS = {
   "log clean": object({ deleted: strings }),
 
   "prompt list": object({ prompts: list(object({ name: str, summary: str })) }),
+  completion: object({ shell: str, script: str }),
   "prompt usage": promptText,
   "prompt workflow-authoring": promptText,
   "prompt adapter-developing": promptText,

@@ -51,6 +51,8 @@ export const ERROR_EXIT_CODES = {
   /** `uwf log show <day>` of a day without a log file. */
   LOG_NOT_FOUND: ExitCode.error,
   HASH_INVALID: ExitCode.usage,
+  /** A hash or thread id prefix that matches more than one. */
+  ID_AMBIGUOUS: ExitCode.usage,
   CAS_NOT_FOUND: ExitCode.error,
   CAS_CORRUPT: ExitCode.error,
   CONFIG_INVALID: ExitCode.error,

@@ -26,3 +26,27 @@ export function isHash(value: unknown): value is string {
 export function isThreadId(value: unknown): value is string {
   return typeof value === "string" && THREAD_ID_PATTERN.test(value);
 }
+
+/** The shortest prefix of a hash or thread id a command accepts (git's minimum too). */
+export const MIN_PREFIX_LENGTH = 4;
+const BASE32 = /^[0-9A-HJKMNP-TV-Z]+$/;
+
+/**
+ * An id as a user typed it, spelled as the store spells ids: trimmed, upper case, and the
+ * letters Crockford Base32 reads as digits (I and L as 1, O as 0) mapped, so `7msk` is `7MSK`.
+ */
+export function normalizeId(text: string): string {
+  return text.trim().toUpperCase().replace(/[IL]/g, "1").replace(/O/g, "0");
+}
+
+/** A full hash or a prefix of one (≥ 4 characters), in any case. */
+export function isHashPrefix(text: string): boolean {
+  const id = normalizeId(text);
+  return id.length >= MIN_PREFIX_LENGTH && id.length <= 13 && BASE32.test(id);
+}
+
+/** A full thread id or a prefix of one (≥ 4 characters), in any case. */
+export function isThreadIdPrefix(text: string): boolean {
+  const id = normalizeId(text);
+  return id.length >= MIN_PREFIX_LENGTH && id.length <= 26 && BASE32.test(id) && id[0]! <= "7";
+}

@@ -44,6 +44,11 @@ export interface CasBackend {
    */
   write(nodes: readonly CasWrite[]): Promise<Set<string>>;
   has(hash: string): Promise<boolean>;
+  /**
+   * Stored hashes that start with `prefix` (upper-case Base32, at least one character), sorted,
+   * at most `limit`. Looks only where such hashes can be (one shard folder, an index range).
+   */
+  withPrefix(prefix: string, limit: number): Promise<string[]>;
   remove(hashes: readonly string[]): Promise<void>;
   /** Every stored hash (verify and gc only). */
   list(): AsyncIterable<string>;
@@ -102,6 +107,8 @@ export interface ThreadsStore {
   /** The pointer; THREAD_NOT_FOUND or THREAD_CORRUPT (naming where it lives) otherwise. */
   get(id: string): Promise<ThreadPointer>;
   exists(id: string): Promise<boolean>;
+  /** Thread ids that start with `prefix` (upper-case Base32), sorted, at most `limit`. */
+  withPrefix(prefix: string, limit: number): Promise<string[]>;
   /** Store a new pointer (revision 1); THREAD_EXISTS when the id is taken. */
   create(pointer: ThreadPointer): Promise<ThreadPointer>;
   /**

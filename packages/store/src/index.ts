@@ -1,6 +1,7 @@
 export type * from "./api.js";
 export { Cas, CasBatch } from "./cas/cas.js";
 export * from "./config/index.js";
+export { resolveHash, resolveThread } from "./ids/resolve.js";
 export { holderAlive } from "./leases/liveness.js";
 export {
   isAlive,

@@ -1,6 +1,7 @@
 import type { DocumentName, DocumentOf, ExitCode } from "@united-workforce/protocol";
 import type { Store, UwfConfig } from "@united-workforce/store";
 import type { Logger } from "@united-workforce/util";
+import type { TextView } from "../output/table.js";
 
 export type OutputFormat = "text" | "json" | "yaml";
 
@@ -167,7 +168,8 @@ export type OptionValues<Options extends readonly OptionSpec[]> = {
 /** A command's result: a JSON-able document plus how to show it to a person. */
 export interface CommandResult<D = unknown> {
   document: D;
-  text(document: D): string;
+  /** The text form; `view` says whether stdout is a terminal (tables, relative times). */
+  text(document: D, view: TextView): string;
   /** Exit code for a result that is not a failure but is not plain success either. */
   exitCode?: ExitCode;
   /** Already printed through `output` as it happened: nothing more goes to stdout. */
@@ -232,7 +234,7 @@ export function defineCommand<
 /** Shorthand for handlers whose text form is fixed. */
 export function result<D>(
   document: D,
-  text: (document: D) => string,
+  text: (document: D, view: TextView) => string,
   exitCode?: ExitCode,
 ): CommandResult<D> {
   return exitCode === undefined ? { document, text } : { document, text, exitCode };

@@ -1,6 +1,6 @@
 import type { CheckResult } from "@united-workforce/protocol";
 import { ExitCode } from "@united-workforce/protocol";
-import { errorMessage } from "@united-workforce/util";
+import { docsUrl, errorMessage } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "./command.js";
 import { renderChecks } from "./setup/render.js";
 
@@ -93,7 +93,7 @@ async function configCheck(
             name: "config",
             ok: false,
             detail: `${file}: ${errors.join("; ")}`,
-            hint: "Fix these keys (uwf config set <key> <value>); docs/config.md shows the shape.",
+            hint: `Fix these keys (uwf config set <key> <value>); ${docsUrl("config.md")} shows the shape.`,
           };
     return { data, check };
   } catch (error) {
@@ -103,7 +103,7 @@ async function configCheck(
         name: "config",
         ok: false,
         detail: errorMessage(error),
-        hint: `Fix ${file} by hand; docs/config.md shows the keys.`,
+        hint: `Fix ${file} by hand; ${docsUrl("config.md")} shows the keys.`,
       },
     };
   }

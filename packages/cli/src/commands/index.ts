@@ -7,6 +7,7 @@ import casRefs from "./cas/refs.js";
 import casVerify from "./cas/verify.js";
 import casWalk from "./cas/walk.js";
 import type { CommandSpec } from "./command.js";
+import completion from "./completion.js";
 import configGet from "./config/get.js";
 import configList from "./config/list.js";
 import configSet from "./config/set.js";
@@ -104,6 +105,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   doctor,
   dashboard,
   usage,
+  completion,
   promptList,
   promptUsage,
   promptWorkflowAuthoring,

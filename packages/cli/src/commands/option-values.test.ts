@@ -134,10 +134,14 @@ describe("other option types", () => {
     };
     expect(parseOptionValue(type, "3QWJ6G2V7ZK1M", NOW)).toBe("3QWJ6G2V7ZK1M");
     expect(parseOptionValue(type, "schema", NOW)).toBe("schema");
-    const lower = refusal(() => parseOptionValue(type, "3qwj6g2v7zk1m", NOW));
-    expect(lower.code).toBe("HASH_INVALID");
-    expect(lower.message).toMatch(/^--type must be a CAS hash \(13 .*\) or one of schema, got/);
-    expect(lower.hint).toBe("Hashes are upper-case: did you mean 3QWJ6G2V7ZK1M?");
+    // Any case, and prefixes of 4 or more: the store resolves them before the handler runs.
+    expect(parseOptionValue(type, "3qwj6g2v7zk1m", NOW)).toBe("3QWJ6G2V7ZK1M");
+    expect(parseOptionValue(type, "3qwj", NOW)).toBe("3QWJ");
+    const short = refusal(() => parseOptionValue(type, "3qw", NOW));
+    expect(short.code).toBe("HASH_INVALID");
+    expect(short.message).toMatch(/^--type must be a CAS hash \(13 .*\) or one of schema, got/);
+    expect(short.hint).toBe("Give at least 4 characters of the hash.");
+    expect(refusal(() => parseOptionValue(type, "3QWJ6G2V7ZK1MA", NOW)).code).toBe("HASH_INVALID");
   });
 
   it("check thread ids", () => {
@@ -145,8 +149,15 @@ describe("other option types", () => {
     expect(parseOptionValue(thread, "01ARZ3NDEKTSV4RRFFQ69G5FAV", NOW)).toBe(
       "01ARZ3NDEKTSV4RRFFQ69G5FAV",
     );
-    expect(refusal(() => parseOptionValue(thread, "01arz3ndektsv4rrffq69g5fav", NOW)).hint).toBe(
-      "Thread ids are upper-case: did you mean 01ARZ3NDEKTSV4RRFFQ69G5FAV?",
+    expect(parseOptionValue(thread, "01arz3ndektsv4rrffq69g5fav", NOW)).toBe(
+      "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+    );
+    expect(parseOptionValue(thread, "01arz", NOW)).toBe("01ARZ");
+    expect(refusal(() => parseOptionValue(thread, "01a", NOW)).hint).toBe(
+      "Give at least 4 characters of the thread id.",
+    );
+    expect(refusal(() => parseOptionValue(thread, "../x", NOW)).hint).toBe(
+      "`uwf thread list` shows the thread ids.",
     );
   });
 

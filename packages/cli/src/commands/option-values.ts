@@ -1,4 +1,9 @@
-import { isHash, isThreadId } from "@united-workforce/protocol";
+import {
+  isHashPrefix,
+  isThreadIdPrefix,
+  MIN_PREFIX_LENGTH,
+  normalizeId,
+} from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import type { ArgumentSpec, DurationUnit, OptionSpec } from "./command.js";
 
@@ -89,10 +94,11 @@ export function parseOptionValue(spec: OptionSpec, raw: unknown, now: number): u
         throw badValue(spec, text, `e.g. ${flag} ${spec.default ?? spec.choices[0]}`);
       return text;
     case "hash":
-      if (isHash(text) || spec.keywords?.includes(text)) return text;
+      if (spec.keywords?.includes(text)) return text;
+      if (isHashPrefix(text)) return normalizeId(text);
       throw badValue(spec, text, hashHint(text));
     case "thread":
-      if (isThreadId(text)) return text;
+      if (isThreadIdPrefix(text)) return normalizeId(text);
       throw badValue(spec, text, threadHint(text));
   }
 }
@@ -107,10 +113,10 @@ export function checkArgument(spec: ArgumentSpec, value: string | undefined): vo
     });
   switch (spec.type ?? "string") {
     case "hash":
-      if (!isHash(value)) throw refuse(hashHint(value));
+      if (!isHashPrefix(value)) throw refuse(hashHint(value));
       return;
     case "thread":
-      if (!isThreadId(value)) throw refuse(threadHint(value));
+      if (!isThreadIdPrefix(value)) throw refuse(threadHint(value));
       return;
     case "day":
       if (!isDay(value)) throw refuse("Pass a UTC day like 2026-01-31; `uwf log list` lists them.");
@@ -142,12 +148,11 @@ export function expectation(spec: OptionSpec | ArgumentSpec): string {
       return `one of ${(spec as { choices: readonly string[] }).choices.join(", ")}`;
     case "hash": {
       const keywords = (spec as { keywords?: readonly string[] }).keywords ?? [];
-      const rule =
-        "a CAS hash (13 upper-case Crockford Base32 characters: 0-9 and A-Z without I, L, O, U)";
+      const rule = `a CAS hash (13 Crockford Base32 characters: 0-9 and A-Z without I, L, O, U; or a unique prefix of ${MIN_PREFIX_LENGTH} or more)`;
       return keywords.length ? `${rule} or one of ${keywords.join(", ")}` : rule;
     }
     case "thread":
-      return "a thread id (the 26-character ULID `uwf thread start` prints)";
+      return `a thread id (the 26-character ULID \`uwf thread start\` prints) or a unique prefix of ${MIN_PREFIX_LENGTH} or more`;
     case "day":
       return "a UTC day like 2026-01-31";
     default:
@@ -160,8 +165,8 @@ export function valueNote(spec: OptionSpec): string {
   const notes: string[] = [];
   if (spec.type === "hash") {
     const keywords = spec.keywords?.length ? ` or one of ${spec.keywords.join(", ")}` : "";
-    notes.push(`13-character CAS hash${keywords}`);
-  } else if (spec.type === "thread") notes.push("thread id");
+    notes.push(`CAS hash or unique prefix${keywords}`);
+  } else if (spec.type === "thread") notes.push("thread id or unique prefix");
   else if (spec.type !== "string" && spec.type !== "boolean")
     notes.push(expectation(spec).replace(/^an? /, ""));
   if (spec.type === "string" && spec.required) notes.push("required");
@@ -225,15 +230,13 @@ function requiredError(spec: OptionSpec): UwfError {
 }
 
 function hashHint(value: string): string {
-  const upper = value.trim().toUpperCase();
-  return isHash(upper)
-    ? `Hashes are upper-case: did you mean ${upper}?`
+  return normalizeId(value).length < MIN_PREFIX_LENGTH && /^[0-9a-z]+$/i.test(value.trim())
+    ? `Give at least ${MIN_PREFIX_LENGTH} characters of the hash.`
     : "Copy the hash from the command that printed it (`uwf workflow list`, `uwf step list`, `uwf cas put-text`, …).";
 }
 
 function threadHint(value: string): string {
-  const upper = value.trim().toUpperCase();
-  return isThreadId(upper)
-    ? `Thread ids are upper-case: did you mean ${upper}?`
+  return normalizeId(value).length < MIN_PREFIX_LENGTH && /^[0-9a-z]+$/i.test(value.trim())
+    ? `Give at least ${MIN_PREFIX_LENGTH} characters of the thread id.`
     : "`uwf thread list` shows the thread ids.";
 }

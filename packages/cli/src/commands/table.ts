@@ -59,6 +59,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { path: ["doctor"], load: () => import("./doctor.js") },
   { path: ["dashboard"], load: () => import("./dashboard.js") },
   { path: ["usage"], load: () => import("./usage.js") },
+  { path: ["completion"], load: () => import("./completion.js") },
   { path: ["prompt", "list"], load: () => import("./prompt/list.js") },
   { path: ["prompt", "usage"], load: () => import("./prompt/usage.js") },
   { path: ["prompt", "workflow-authoring"], load: () => import("./prompt/workflow-authoring.js") },

@@ -71,6 +71,7 @@ export class FamilyIndex {
         list: (q) => (onlyStart(q) ? this.family(q.start) : t.list(q)),
         all: () => t.all(),
         locate: (id) => t.locate(id),
+        withPrefix: (prefix, limit) => t.withPrefix(prefix, limit),
       },
       gc: (options) => s.gc(options),
       verify: () => s.verify(),

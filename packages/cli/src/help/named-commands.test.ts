@@ -60,4 +60,21 @@ describe("messages and hints", () => {
     }
     expect(unknown).toEqual([]);
   });
+
+  it("never cite a file the user does not have (no docs/ path, no design notes)", () => {
+    // Published packages ship no docs/ folder: messages link to the repository (docsUrl) or
+    // name a `uwf prompt` guide, which ships with the CLI.
+    const cited: string[] = [];
+    for (const pkg of readdirSync(join(root, "packages"))) {
+      for (const file of sourceFiles(join(root, "packages", pkg, "src"))) {
+        const lines = readFileSync(file, "utf8").split("\n");
+        lines.forEach((line, i) => {
+          if (/^\s*(\/\/|\/\*|\*)/.test(line)) return;
+          if (/(?<![\w/])docs\/[\w-]+\.md|DESIGN(\.md| §)/.test(line))
+            cited.push(`${file.slice(root.length)}:${i + 1}: ${line.trim()}`);
+        });
+      }
+    }
+    expect(cited).toEqual([]);
+  });
 });

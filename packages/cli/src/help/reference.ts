@@ -12,7 +12,7 @@ export function usageLine(spec: CommandSpec): string {
 
 /** How a failure reaches the caller, said once for docs/cli.md and `uwf prompt usage`. */
 export const ERRORS_SENTENCE =
-  'Errors go to stderr as `error: …` and `hint: …` lines; with `--format json` as `{ "error": { "code", "message", "hint" } }`.';
+  'Errors go to stderr as `error: …` and `hint: …` lines; with `--format json` or `yaml` as the document `{ "error": { "code", "message", "hint", "exitCode", … } }` in that format (stdout stays empty).';
 
 /** The exit-code table from protocol, as markdown rows, in code order. */
 export function exitCodeRows(): string[] {

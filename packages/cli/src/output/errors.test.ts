@@ -24,6 +24,7 @@ describe("renderError", () => {
     expect(JSON.parse(renderError(full, "json").text)).toEqual({
       error: {
         code: "IO",
+        exitCode: 1,
         message: "/home/u/.uwf/cas/AB/ABCDEFGHJKMNP.json: no space left on the device (ENOSPC)",
         hint: "Free some disk space and run the command again.",
         errno: "ENOSPC",
@@ -63,5 +64,27 @@ describe("renderError", () => {
       "This is a bug in uwf",
     );
     expect(renderError(new UwfError("USAGE", "bad"), "text").exitCode).toBe(2);
+  });
+
+  it("prints the error document in the format asked for, YAML included", async () => {
+    const error = new UwfError("ID_AMBIGUOUS", 'prefix "7MSK" is ambiguous', {
+      hint: "type more",
+      details: { candidates: ["7MSKA", "7MSKB"] },
+    });
+    const yaml = renderError(error, "yaml");
+    expect(yaml.exitCode).toBe(2);
+    expect(yaml.text).toBe(
+      [
+        "error:",
+        '  code: "ID_AMBIGUOUS"',
+        '  message: "prefix \\"7MSK\\" is ambiguous"',
+        '  hint: "type more"',
+        "  exitCode: 2",
+        '  candidates: ["7MSKA","7MSKB"]',
+        "",
+      ].join("\n"),
+    );
+    const { parse } = await import("yaml");
+    expect(parse(yaml.text)).toEqual(JSON.parse(renderError(error, "json").text));
   });
 });

@@ -7,7 +7,10 @@ export interface RenderedError {
   exitCode: number;
 }
 
-/** Errors go to stderr: a message and what to do next, or a JSON object with a stable code. */
+/**
+ * Errors go to stderr: a message and what to do next, or under `--format json|yaml` the error
+ * document (DESIGN §13) in that format, with the process's exit code beside the stable code.
+ */
 export function renderError(thrown: unknown, format: OutputFormat): RenderedError {
   const error = asExpected(thrown);
   const code = isUwfError(error) ? error.code : "INTERNAL";
@@ -16,13 +19,10 @@ export function renderError(thrown: unknown, format: OutputFormat): RenderedErro
     ? error.hint
     : "This is a bug in uwf. Please report it with the command you ran and the log under $UWF_HOME/logs.";
   const exitCode = exitCodeFor(code);
-  if (format === "json") {
-    const doc: ErrorDocument = { error: { code, message, hint } };
+  if (format !== "text") {
     const details = isUwfError(error) ? error.details : undefined;
-    return {
-      text: `${JSON.stringify(details ? { error: { ...doc.error, ...details } } : doc)}\n`,
-      exitCode,
-    };
+    const doc: ErrorDocument = { error: { code, message, hint, exitCode, ...details } };
+    return { text: format === "json" ? `${JSON.stringify(doc)}\n` : yamlOf(doc.error), exitCode };
   }
   const lines = [`error: ${message}`];
   if (hint) lines.push(`hint: ${hint}`);
@@ -36,4 +36,16 @@ export function renderError(thrown: unknown, format: OutputFormat): RenderedErro
 function asExpected(error: unknown): unknown {
   if (isUwfError(error) || !isErrnoError(error)) return error;
   return ioError(error);
+}
+
+/**
+ * The error document as YAML without loading a YAML library on the way out: every value is
+ * written as JSON, which YAML reads as the same value (JSON is a subset of YAML 1.2).
+ */
+function yamlOf(error: Record<string, unknown>): string {
+  const lines = ["error:"];
+  for (const [key, value] of Object.entries(error)) {
+    if (value !== undefined) lines.push(`  ${key}: ${JSON.stringify(value)}`);
+  }
+  return `${lines.join("\n")}\n`;
 }

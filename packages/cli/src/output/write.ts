@@ -1,7 +1,12 @@
 import type { CommandResult, OutputFormat } from "../commands/command.js";
+import { PLAIN_VIEW, type TextView } from "./table.js";
 
 /** The one place a command's result becomes text on stdout. */
-export async function formatResult(result: CommandResult, format: OutputFormat): Promise<string> {
+export async function formatResult(
+  result: CommandResult,
+  format: OutputFormat,
+  view: TextView = PLAIN_VIEW,
+): Promise<string> {
   switch (format) {
     case "json":
       return `${JSON.stringify(result.document, null, 2)}\n`;
@@ -11,7 +16,7 @@ export async function formatResult(result: CommandResult, format: OutputFormat):
       return stringify(result.document);
     }
     default: {
-      const text = result.text(result.document);
+      const text = result.text(result.document, view);
       return text === "" || text.endsWith("\n") ? text : `${text}\n`;
     }
   }

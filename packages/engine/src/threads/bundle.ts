@@ -226,6 +226,8 @@ function memoryBackend(nodes: ReadonlyMap<string, Uint8Array>): CasBackend {
     write: readOnly,
     remove: readOnly,
     has: async (hash) => nodes.has(hash),
+    withPrefix: async (prefix, limit) =>
+      [...nodes.keys()].filter((hash) => hash.startsWith(prefix)).slice(0, limit),
     async *list() {
       yield* nodes.keys();
     },

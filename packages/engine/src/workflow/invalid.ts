@@ -15,7 +15,7 @@ export function workflowInvalidError(
       ? `invalid workflow "${file}": ${errors[0]}`
       : `invalid workflow "${file}" (${errors.length} errors):\n${errors.map((e) => `  - ${e}`).join("\n")}`;
   return new UwfError("WORKFLOW_INVALID", message, {
-    hint: `Fix the problems listed and check again with \`uwf workflow validate ${shellQuote(file)}\` (the format is described in docs/workflow-yaml.md).`,
+    hint: `Fix the problems listed and check again with \`uwf workflow validate ${shellQuote(file)}\` (\`uwf prompt workflow-authoring\` describes the format).`,
     details: { file, errors: [...errors], warnings: [...warnings] },
   });
 }

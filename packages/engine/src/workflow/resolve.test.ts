@@ -145,6 +145,30 @@ describe("resolveWorkflow", () => {
     expect(resolved.payload.name).toBe("greet");
   });
 
+  test("a stored workflow hash in any case, or a unique prefix of it tried last", async () => {
+    const { hash } = await resolveWorkflow(write("greet.yaml", workflowYaml("greet")), context(""));
+    expect(await resolveWorkflow(hash.toLowerCase(), context(""))).toMatchObject({
+      hash,
+      source: "hash",
+    });
+    expect(await resolveWorkflow(hash.slice(0, 6).toLowerCase(), context(""))).toMatchObject({
+      hash,
+      source: "hash",
+    });
+    // A name registered under the same letters wins over the prefix.
+    const other = await resolveWorkflow(
+      write("b/other.yaml", workflowYaml("other", "Hi")),
+      context(""),
+    );
+    const prefix = hash.slice(0, 5);
+    await registry.add(prefix, other.hash);
+    expect(await resolveWorkflow(prefix, context(""))).toMatchObject({
+      hash: other.hash,
+      source: "registry",
+    });
+    expect((await resolveError("ZZZZZZ", "")).code).toBe("WORKFLOW_NOT_FOUND");
+  });
+
   test("the nearest .workflows folder, walking up from cwd", async () => {
     write("repo/.git/HEAD", "ref: refs/heads/main\n");
     write("repo/.workflows/greet.yaml", workflowYaml("greet", "From the repo"));

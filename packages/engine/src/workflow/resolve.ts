@@ -2,7 +2,9 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import {
   isHash,
+  isHashPrefix,
   NAME_PATTERN,
+  normalizeId,
   type WorkflowPayload,
   workflowNodeKind,
 } from "@united-workforce/protocol";
@@ -34,7 +36,10 @@ export interface ResolvedWorkflow {
 
 export interface ResolveContext {
   cwd: string;
-  cas: Pick<Cas, "has" | "get" | "getPayload" | "builtin" | "isKind" | "put" | "putSchema">;
+  cas: Pick<
+    Cas,
+    "has" | "get" | "getPayload" | "builtin" | "isKind" | "put" | "putSchema" | "backend"
+  >;
   registry: Pick<RegistryStore, "get">;
   /** Where compiled validators are cached, to check role schemas of a file without ajv. */
   validatorCacheDir?: string;
@@ -66,7 +71,10 @@ const workflowFileCandidates = (name: string): string[] => [
  * 2. a file path (or a folder holding index.yaml), loaded, validated and materialised;
  * 3. the nearest `.workflows/<name>.yaml|.yml` or `.workflows/<name>/index.yaml`, walking up
  *    from `cwd` and stopping at the repository root (the first folder holding `.git`);
- * 4. the registry.
+ * 4. the registry;
+ * 5. a unique prefix (4 or more characters) of a stored workflow node's hash, last, so a short
+ *    name or file is never mistaken for one.
+ * Hashes are read in any case (as Crockford Base32: I and L are 1, O is 0).
  * A 13-character argument that looks like a hash but is not a stored workflow node falls
  * through to the file lookup, so a file that happens to have such a name still resolves.
  */
@@ -82,12 +90,13 @@ export async function resolveWorkflow(
   }
   const tried: string[] = [];
 
-  if (isHash(ref)) {
-    if (await cas.has(ref)) {
-      const node = await cas.get(ref);
+  const asHash = normalizeId(ref);
+  if (isHash(asHash)) {
+    if (await cas.has(asHash)) {
+      const node = await cas.get(asHash);
       if (cas.isKind(node.type, "workflow")) {
         return {
-          hash: ref,
+          hash: asHash,
           payload: node.payload as unknown as WorkflowPayload,
           source: "hash",
           path: null,
@@ -95,9 +104,9 @@ export async function resolveWorkflow(
           unstored: null,
         };
       }
-      tried.push(`CAS hash ${ref}: a stored node, but not a workflow`);
+      tried.push(`CAS hash ${asHash}: a stored node, but not a workflow`);
     } else {
-      tried.push(`CAS hash ${ref}: not in the store`);
+      tried.push(`CAS hash ${asHash}: not in the store`);
     }
   }
 
@@ -133,7 +142,49 @@ export async function resolveWorkflow(
     };
   }
   tried.push(`registry: no workflow named "${ref}"`);
+  const byPrefix = await workflowByHashPrefix(ref, cas);
+  if (byPrefix !== null) return byPrefix;
   throw notFound(ref, tried, null);
+}
+
+/** The one stored workflow node whose hash starts with `ref`, or null when none does. */
+async function workflowByHashPrefix(
+  ref: string,
+  cas: ResolveContext["cas"],
+): Promise<ResolvedWorkflow | null> {
+  const prefix = normalizeId(ref);
+  if (!isHashPrefix(ref) || isHash(prefix)) return null;
+  const workflows: { hash: string; payload: WorkflowPayload }[] = [];
+  for (const hash of await cas.backend.withPrefix(prefix, 50)) {
+    const node = await cas.get(hash);
+    if (cas.isKind(node.type, "workflow")) {
+      workflows.push({ hash, payload: node.payload as unknown as WorkflowPayload });
+    }
+  }
+  if (workflows.length === 1) {
+    const [only] = workflows;
+    return {
+      hash: only!.hash,
+      payload: only!.payload,
+      source: "hash",
+      path: null,
+      warnings: [],
+      unstored: null,
+    };
+  }
+  if (workflows.length > 1) {
+    const hashes = workflows.map((w) => w.hash);
+    throw new UwfError(
+      "ID_AMBIGUOUS",
+      `workflow hash prefix ${prefix} is ambiguous: it matches ${hashes.join(", ")}`,
+      {
+        hint: "type more characters of the hash so that only one matches",
+        details: { prefix, candidates: hashes },
+      },
+    );
+  }
+  // Not listed among what was tried: most names that reach here were never meant as hashes.
+  return null;
 }
 
 /**

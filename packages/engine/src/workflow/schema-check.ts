@@ -9,6 +9,7 @@ const discard: CasBackend = {
   read: async () => null,
   write: async () => new Set(),
   has: async () => false,
+  withPrefix: async () => [],
   remove: async () => {},
   list: async function* () {},
   locate: (hash) => `(not stored) ${hash}`,

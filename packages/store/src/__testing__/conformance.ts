@@ -3,6 +3,7 @@ import type { Store, StoreOptions } from "../api.js";
 import { openStore } from "../open-store.js";
 import { describeCasConformance } from "./conformance-cas.js";
 import { describeGcConformance } from "./conformance-gc.js";
+import { describeIdConformance } from "./conformance-ids.js";
 import { describeLeaseConformance } from "./conformance-leases.js";
 import { describeProcessConformance } from "./conformance-processes.js";
 import { describeRegistryConformance } from "./conformance-registry.js";
@@ -93,6 +94,7 @@ export function describeStoreConformance(
 
     describeCasConformance(context);
     describeThreadConformance(context);
+    describeIdConformance(context);
     describeRegistryConformance(context);
     describeLeaseConformance(context);
     describeGcConformance(context);

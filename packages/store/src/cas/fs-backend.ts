@@ -88,6 +88,23 @@ export function createFsCasBackend(casDir: string): CasBackend {
     async has(hash) {
       return existsSync(fileOf(hash));
     },
+    async withPrefix(prefix, limit) {
+      // Two characters name the shard: one folder listing, never the whole CAS.
+      const shards =
+        prefix.length >= 2
+          ? [prefix.slice(0, 2)]
+          : listEntries(casDir)
+              .filter((entry) => entry.isDirectory() && entry.name.startsWith(prefix))
+              .map((entry) => entry.name);
+      const found: string[] = [];
+      for (const shard of shards) {
+        for (const name of listNames(join(casDir, shard))) {
+          const hash = hashOfName(name);
+          if (hash?.startsWith(prefix) && hash.startsWith(shard)) found.push(hash);
+        }
+      }
+      return found.sort().slice(0, limit);
+    },
     async remove(hashes) {
       for (const hash of hashes) unlinkQuietly(fileOf(hash));
     },

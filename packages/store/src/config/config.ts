@@ -6,7 +6,7 @@ import {
   type ProviderApi,
   STORE_CONFIG_PROPERTIES,
 } from "@united-workforce/protocol";
-import { errorMessage, UwfError, writeFileAtomic } from "@united-workforce/util";
+import { docsUrl, errorMessage, UwfError, writeFileAtomic } from "@united-workforce/util";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { checkConfig } from "./check.js";
 import { type SchemaLike, schemaProblems } from "./schema-check.js";
@@ -134,13 +134,13 @@ export function readConfigData(file: string): Record<string, unknown> | null {
     data = parseYaml(text, { maxAliasCount: 100 });
   } catch (error) {
     throw new UwfError("CONFIG_INVALID", `${file} is not valid YAML: ${errorMessage(error)}`, {
-      hint: "Fix the file by hand; docs/config.md shows the keys.",
+      hint: `Fix the file by hand; ${docsUrl("config.md")} shows the keys.`,
     });
   }
   if (data === null || data === undefined) return null;
   if (typeof data !== "object" || Array.isArray(data)) {
     throw new UwfError("CONFIG_INVALID", `${file} must be a YAML mapping`, {
-      hint: "Fix the file by hand; docs/config.md shows the keys.",
+      hint: `Fix the file by hand; ${docsUrl("config.md")} shows the keys.`,
     });
   }
   return data as Record<string, unknown>;
@@ -148,7 +148,7 @@ export function readConfigData(file: string): Record<string, unknown> | null {
 
 export function configInvalid(file: string, errors: string[]): UwfError {
   return new UwfError("CONFIG_INVALID", `${file} is invalid:\n  ${errors.join("\n  ")}`, {
-    hint: `Fix these keys in ${file} (uwf config set <key> <value> checks a change before writing it); docs/config.md shows the expected shape.`,
+    hint: `Fix these keys in ${file} (uwf config set <key> <value> checks a change before writing it); ${docsUrl("config.md")} shows the expected shape.`,
     details: { file, errors },
   });
 }

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { errorMessage, UwfError, writeFileAtomic } from "@united-workforce/util";
+import { docsUrl, errorMessage, UwfError, writeFileAtomic } from "@united-workforce/util";
 import { type Document, isMap, isScalar, parseDocument } from "yaml";
 import { checkConfig } from "./check.js";
 import { configInvalid, configPath } from "./config.js";
@@ -16,7 +16,7 @@ export interface ConfigFile {
   document: Document;
 }
 
-const NOT_A_MAPPING_HINT = "Fix the file by hand; docs/config.md shows the keys.";
+const NOT_A_MAPPING_HINT = `Fix the file by hand; ${docsUrl("config.md")} shows the keys.`;
 
 export function openConfigFile(home: string): ConfigFile {
   const file = configPath(home);

@@ -4,6 +4,7 @@ import { caught } from "../__testing__/store-fixtures.js";
 import type { CasWrite } from "../api.js";
 import { usePostgres } from "./__testing__/server.js";
 import { createPostgresCasBackend } from "./cas-backend.js";
+import { prefixUpperBound } from "./prefix-range.js";
 
 const pg = usePostgres();
 
@@ -118,5 +119,35 @@ describe("PostgreSQL CAS backend", () => {
       ["hash=not-a-hash", "stray row (its hash column is not a CAS hash)"],
     ]);
     expect(await collect(cas.list())).toEqual(["0000000000001", "0000000000002", a.hash].sort());
+  });
+
+  it("looks a prefix up through the primary key's index, not by scanning the table", async () => {
+    const { db } = await backend();
+    // With sequential scans priced out, the plan shows whether the index can answer at all
+    // (a bare `like 'X%'` cannot use it under a non-C collation; the range can).
+    const plans = await db.transaction(async (tx) => {
+      await tx.execute("set local enable_seqscan = off");
+      const cas = await tx.query<{ "QUERY PLAN": string }>(
+        `explain select hash from uwf_cas_nodes where hash >= $1 and ($2::text is null or hash < $2)
+         and hash like $3 order by hash limit $4`,
+        ["7MSK", prefixUpperBound("7MSK"), "7MSK%", 11],
+      );
+      const threads = await tx.query<{ "QUERY PLAN": string }>(
+        `explain select id from uwf_threads where id >= $1 and ($2::text is null or id < $2)
+         and id like $3 order by id limit $4`,
+        ["01K0", prefixUpperBound("01K0"), "01K0%", 11],
+      );
+      return [cas, threads].map((rows) => rows.map((row) => row["QUERY PLAN"]).join("\n"));
+    });
+    expect(plans[0]).toMatch(/Index (Only )?Scan (using|on) uwf_cas_nodes_pkey/);
+    expect(plans[0]).toContain("(hash >= '7MSK'::text) AND (hash < '7MSM'::text)");
+    expect(plans[1]).toMatch(/Index (Only )?Scan (using|on) uwf_threads_pkey/);
+  });
+
+  it("bounds a prefix range by the next Base32 string", () => {
+    expect(prefixUpperBound("7MSK")).toBe("7MSM");
+    expect(prefixUpperBound("01AZ")).toBe("01B");
+    expect(prefixUpperBound("09")).toBe("0A");
+    expect(prefixUpperBound("ZZZ")).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { hashBytes, UwfError } from "@united-workforce/util";
 import type { CasBackend, CasStray, CasWrite } from "../api.js";
 import type { Database } from "./connection.js";
+import { prefixUpperBound } from "./prefix-range.js";
 
 const HASH_RE = "^[0-9A-HJKMNP-TV-Z]{13}$";
 /** Rows per page when listing: 1e6 nodes never sit in memory at once. */
@@ -42,6 +43,16 @@ export function createPostgresCasBackend(
     async has(hash) {
       const rows = await db.query("select 1 from uwf_cas_nodes where hash = $1", [hash]);
       return rows.length > 0;
+    },
+
+    async withPrefix(prefix, limit) {
+      // A range on the primary key, so the index answers; `like` keeps the result exact.
+      const rows = await db.query<{ hash: string }>(
+        `select hash from uwf_cas_nodes where hash >= $1 and ($2::text is null or hash < $2) and hash like $3
+         order by hash limit $4`,
+        [prefix, prefixUpperBound(prefix), `${prefix}%`, limit],
+      );
+      return rows.map((row) => row.hash);
     },
 
     async remove(hashes) {

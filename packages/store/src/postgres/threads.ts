@@ -4,6 +4,7 @@ import type { ThreadListItem, ThreadPage, ThreadQuery, ThreadsStore } from "../a
 import { corruptThreadError, missingThreadError } from "../threads/errors.js";
 import { parsePointer } from "../threads/pointer-check.js";
 import type { Database } from "./connection.js";
+import { prefixUpperBound } from "./prefix-range.js";
 
 /** Rows per page when iterating every thread. */
 const ALL_PAGE = 1_000;
@@ -47,6 +48,15 @@ export function createPostgresThreads(
       if (!isThreadId(id)) return false;
       const rows = await db.query("select 1 from uwf_threads where id = $1", [id]);
       return rows.length > 0;
+    },
+
+    async withPrefix(prefix, limit) {
+      const rows = await db.query<{ id: string }>(
+        `select id from uwf_threads where id >= $1 and ($2::text is null or id < $2) and id like $3
+         order by id limit $4`,
+        [prefix, prefixUpperBound(prefix), `${prefix}%`, limit],
+      );
+      return rows.map((row) => row.id);
     },
 
     async create(pointer) {

@@ -45,6 +45,15 @@ export class FsThreadsStore implements ThreadsStore {
     return isThreadId(id) && existsSync(join(this.#dir, `${id}.json`));
   }
 
+  async withPrefix(prefix: string, limit: number): Promise<string[]> {
+    // One listing of the folder; no pointer is read.
+    return listNames(this.#dir)
+      .filter((name) => isPointerName(name) && name.startsWith(prefix))
+      .map((name) => name.slice(0, -".json".length))
+      .sort()
+      .slice(0, limit);
+  }
+
   async create(pointer: ThreadPointer): Promise<ThreadPointer> {
     const file = this.locate(pointer.thread);
     const stored = { ...pointer, rev: 1 };

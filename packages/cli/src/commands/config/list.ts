@@ -1,4 +1,5 @@
 import { sanitizeTerminalText } from "@united-workforce/util";
+import { renderTable } from "../../output/table.js";
 import { defineCommand, result } from "../command.js";
 import { reportConfigProblems } from "./report.js";
 import { inlineText, leaves, maskValue } from "./values.js";
@@ -18,11 +19,17 @@ export default defineCommand({
       key: formatKeyPath(path),
       value: maskValue(path, value),
     }));
-    return result({ file: config.file, exists: config.exists, settings }, (d) => {
+    return result({ file: config.file, exists: config.exists, settings }, (d, view) => {
       if (d.settings.length === 0) {
         return d.exists
           ? `${d.file} has no settings`
           : `no ${d.file} yet: \`uwf setup\` writes one, or \`uwf config set <key> <value>\``;
+      }
+      if (view.tty) {
+        return renderTable(
+          [{ header: "key" }, { header: "value" }],
+          d.settings.map((s) => [s.key, sanitizeTerminalText(inlineText(s.value))]),
+        );
       }
       return d.settings
         .map((s) => `${s.key} = ${sanitizeTerminalText(inlineText(s.value))}`)

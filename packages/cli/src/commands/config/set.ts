@@ -1,5 +1,11 @@
 import { readFileSync } from "node:fs";
-import { errorMessage, isUwfError, sanitizeTerminalText, UwfError } from "@united-workforce/util";
+import {
+  docsUrl,
+  errorMessage,
+  isUwfError,
+  sanitizeTerminalText,
+  UwfError,
+} from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { reportWarnings } from "./report.js";
 import { inlineText, maskValue, parseConfigValue, schemaAt, unknownKeyHint } from "./values.js";
@@ -7,8 +13,7 @@ import { inlineText, maskValue, parseConfigValue, schemaAt, unknownKeyHint } fro
 export default defineCommand({
   path: ["config", "set"],
   summary: "change one setting; the whole config is checked before it is written (mode 0600)",
-  description:
-    "A key that takes text gets the value as typed; any other value is read as YAML or JSON (30, true, [--x, y], { baseUrl: … }). Give `-` as the value to read it from stdin, so a secret stays out of your shell history. The file is rewritten atomically with mode 0600; other keys (another tool's too) and most comments are kept. Only keys uwf knows can be set (docs/config.md lists them).",
+  description: `A key that takes text gets the value as typed; any other value is read as YAML or JSON (30, true, [--x, y], { baseUrl: … }). Give \`-\` as the value to read it from stdin, so a secret stays out of your shell history. The file is rewritten atomically with mode 0600; other keys (another tool's too) and most comments are kept. Only keys uwf knows can be set (${docsUrl("config.md")} lists them).`,
   args: [
     { name: "key", description: "a dotted key, e.g. agents.claude.timeoutSeconds", required: true },
     { name: "value", description: "the new value, or - to read it from stdin", required: true },
@@ -53,7 +58,7 @@ function withWholeEntryHint(error: unknown, entry: string | null): unknown {
   if (!isUwfError(error) || entry === null || !errors.some((e) => e.includes(" is required")))
     return error;
   return new UwfError(error.code, error.message, {
-    hint: `A new entry needs its required keys at once: uwf config set '${entry}' '{ key: value, … }' (docs/config.md lists each entry's keys).`,
+    hint: `A new entry needs its required keys at once: uwf config set '${entry}' '{ key: value, … }' (${docsUrl("config.md")} lists each entry's keys).`,
     details: error.details ?? {},
     cause: error,
   });

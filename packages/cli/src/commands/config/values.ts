@@ -1,5 +1,5 @@
 import { CONFIG_SCHEMA } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
+import { docsUrl, UwfError } from "@united-workforce/util";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 
 /**
@@ -94,7 +94,7 @@ export function unknownKeyHint(path: readonly string[]): string {
   return [
     near ? `Did you mean ${[...path.slice(0, depth), near].join(".")}?` : "",
     known.length > 0 ? `Keys ${where}: ${known.join(", ")}.` : "",
-    "docs/config.md lists every key.",
+    `${docsUrl("config.md")} lists every key.`,
   ]
     .filter(Boolean)
     .join(" ");

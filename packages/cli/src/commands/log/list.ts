@@ -1,3 +1,4 @@
+import { renderTable } from "../../output/table.js";
 import { defineCommand, result } from "../command.js";
 import { listLogFiles } from "./files.js";
 
@@ -6,10 +7,15 @@ export default defineCommand({
   summary: "list the process log files (one per UTC day)",
   async run(ctx) {
     const doc = { files: listLogFiles(ctx.home) };
-    return result(doc, (d) =>
+    return result(doc, (d, view) =>
       d.files.length === 0
         ? "no logs yet"
-        : d.files.map((f) => `${f.date}  ${f.bytes} bytes  ${f.path}`).join("\n"),
+        : view.tty
+          ? renderTable(
+              [{ header: "day" }, { header: "bytes", align: "right" }, { header: "file" }],
+              d.files.map((f) => [f.date, String(f.bytes), f.path]),
+            )
+          : d.files.map((f) => `${f.date}  ${f.bytes} bytes  ${f.path}`).join("\n"),
     );
   },
 });

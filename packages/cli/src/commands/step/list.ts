@@ -1,4 +1,5 @@
 import type { StepListDocument, StepListEntry } from "@united-workforce/protocol";
+import { humanDuration, relativeTime, renderTable } from "../../output/table.js";
 import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
@@ -27,15 +28,36 @@ export default defineCommand({
     }
     steps.reverse();
     const doc: StepListDocument = { thread: pointer.thread, workflow: pointer.workflow, steps };
-    return result(doc, (d) =>
+    return result(doc, (d, view) =>
       d.steps.length === 0
         ? "no steps yet"
-        : d.steps
-            .map(
-              (s, i) =>
-                `${String(i + 1).padStart(3)}  ${s.hash}  ${s.role} → ${s.status}  (${s.agent}, ${s.durationMs} ms)`,
+        : view.tty
+          ? renderTable(
+              [
+                { header: "#", align: "right" },
+                { header: "hash" },
+                { header: "role" },
+                { header: "status" },
+                { header: "agent" },
+                { header: "started" },
+                { header: "took", align: "right" },
+              ],
+              d.steps.map((s, i) => [
+                String(i + 1),
+                s.hash,
+                s.role,
+                s.status,
+                s.agent,
+                relativeTime(s.startedAt, view.now),
+                humanDuration(s.durationMs),
+              ]),
             )
-            .join("\n"),
+          : d.steps
+              .map(
+                (s, i) =>
+                  `${String(i + 1).padStart(3)}  ${s.hash}  ${s.role} → ${s.status}  (${s.agent}, ${s.durationMs} ms)`,
+              )
+              .join("\n"),
     );
   },
 });

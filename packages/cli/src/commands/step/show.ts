@@ -10,7 +10,14 @@ export default defineCommand({
     const { cas } = await ctx.store();
     const step = await readStep(cas, hash!);
     const output = await cas.getPayload<Record<string, unknown>>(step.output);
-    const doc = { hash: hash!, ...step, outputValue: output };
+    // The node's own epoch-ms fields stay (this is the node as stored); ISO times come beside.
+    const doc = {
+      hash: hash!,
+      ...step,
+      startedAt: new Date(step.startedAtMs).toISOString(),
+      completedAt: new Date(step.completedAtMs).toISOString(),
+      outputValue: output,
+    };
     return result(doc, (d) => stringifyYaml(d).trimEnd());
   },
 });

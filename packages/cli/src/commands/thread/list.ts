@@ -5,6 +5,7 @@ import {
 } from "@united-workforce/protocol";
 import type { ThreadListItem, ThreadQuery } from "@united-workforce/store";
 import { ulidTime } from "@united-workforce/util";
+import { type Column, relativeTime, renderTable, type TextView } from "../../output/table.js";
 import { defineCommand, result } from "../command.js";
 
 const STATUS_FILTERS = [...THREAD_STATUSES, "active", "all"] as const;
@@ -87,9 +88,35 @@ function toEntry(item: ThreadListItem): ThreadListEntry {
   };
 }
 
-function renderList(d: ThreadListDocument): string {
+function renderList(d: ThreadListDocument, view: TextView): string {
   if (d.threads.length === 0)
     return d.total === 0 ? "no threads" : `no threads on this page (${d.total} in all)`;
+  const more =
+    d.total > d.threads.length
+      ? [`(${d.threads.length} of ${d.total}; use --limit/--offset for more)`]
+      : [];
+  if (view.tty) {
+    const problems = d.threads.some((t) => t.problem !== undefined);
+    const columns: Column[] = [
+      { header: "thread" },
+      { header: "status" },
+      { header: "workflow" },
+      { header: "role" },
+      { header: "steps", align: "right" },
+      { header: "updated" },
+      ...(problems ? [{ header: "problem" }] : []),
+    ];
+    const rows = d.threads.map((t) => [
+      t.thread,
+      t.status,
+      t.workflow,
+      t.currentRole ?? "—",
+      String(t.steps),
+      relativeTime(t.updatedAt || t.createdAt, view.now),
+      ...(problems ? [t.problem ?? ""] : []),
+    ]);
+    return [renderTable(columns, rows), ...more].join("\n");
+  }
   const lines = d.threads.map((t) =>
     [
       t.thread,
@@ -103,9 +130,7 @@ function renderList(d: ThreadListDocument): string {
       .join("  ")
       .trimEnd(),
   );
-  if (d.total > d.threads.length)
-    lines.push(`(${d.threads.length} of ${d.total}; use --limit/--offset for more)`);
-  return lines.join("\n");
+  return [...lines, ...more].join("\n");
 }
 
 /** A problem is shown in one row of the listing, so its line breaks must not split it. */

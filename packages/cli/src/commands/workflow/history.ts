@@ -1,5 +1,6 @@
 import type { WorkflowHistoryDocument } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
+import { relativeTime, renderTable } from "../../output/table.js";
 import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
@@ -18,8 +19,17 @@ export default defineCommand({
       current: entry.current,
       history: entry.history,
     };
-    return result(doc, (d) =>
-      d.history.map((h, i) => `${h.hash}  ${h.at}${i === 0 ? "  (current)" : ""}`).join("\n"),
+    return result(doc, (d, view) =>
+      view.tty
+        ? renderTable(
+            [{ header: "hash" }, { header: "added" }, { header: "" }],
+            d.history.map((h, i) => [
+              h.hash,
+              relativeTime(h.at, view.now),
+              i === 0 ? "current" : "",
+            ]),
+          )
+        : d.history.map((h, i) => `${h.hash}  ${h.at}${i === 0 ? "  (current)" : ""}`).join("\n"),
     );
   },
 });

@@ -1,5 +1,6 @@
 import type { WorkflowListDocument } from "@united-workforce/protocol";
 import { shellQuote } from "@united-workforce/util";
+import { relativeTime, renderTable } from "../../output/table.js";
 import { defineCommand, result } from "../command.js";
 
 /** Registry files that could not be read are listed by name, never silently left out. */
@@ -19,14 +20,31 @@ export default defineCommand({
       })),
       problems: problems.map((p) => ({ name: p.name, file: p.location, problem: p.problem })),
     };
-    return result(doc, (d) =>
+    return result(doc, (d, view) =>
       [
         ...(d.workflows.length === 0 && d.problems.length === 0
           ? ["no workflows registered; add one with `uwf workflow add <file>`"]
-          : d.workflows.map(
-              (w) =>
-                `${w.name}  ${w.hash}  ${w.versions} version${w.versions === 1 ? "" : "s"}  ${w.updatedAt}`,
-            )),
+          : view.tty && d.workflows.length > 0
+            ? [
+                renderTable(
+                  [
+                    { header: "name" },
+                    { header: "hash" },
+                    { header: "versions", align: "right" },
+                    { header: "updated" },
+                  ],
+                  d.workflows.map((w) => [
+                    w.name,
+                    w.hash,
+                    String(w.versions),
+                    relativeTime(w.updatedAt, view.now),
+                  ]),
+                ),
+              ]
+            : d.workflows.map(
+                (w) =>
+                  `${w.name}  ${w.hash}  ${w.versions} version${w.versions === 1 ? "" : "s"}  ${w.updatedAt}`,
+              )),
         ...d.problems.map(
           (p) =>
             `warning: ${p.name} cannot be read: ${p.file}: ${p.problem} (fix it by hand, or \`uwf workflow rm ${shellQuote(p.name)}\` and add it again)`,

@@ -1,0 +1,107 @@
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ExitCode } from "@united-workforce/protocol";
+import { openHomeStore } from "@united-workforce/test-utils";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { COMMANDS } from "../src/commands/index.js";
+import { HELLO, type Sandbox, sandbox, startThread, uwf } from "./fixtures/lifecycle/harness.js";
+
+/**
+ * Every exit status a command's help promises ("exit 3 when invalid", "give up after this
+ * long (exit 5)"), found in the command table, and a run that must end with it. A promise
+ * added to the help without a case here fails the first test, so help and behaviour agree.
+ */
+function documentedExits(): string[] {
+  const found = new Set<string>();
+  for (const command of COMMANDS) {
+    const texts = [
+      command.summary,
+      command.description ?? "",
+      ...(command.options ?? []).map((option) => option.description),
+    ];
+    for (const text of texts) {
+      for (const match of text.matchAll(/\bexit(?:s| status is then)? (\d+)/gi)) {
+        found.add(`${command.path.join(" ")}: ${match[1]}`);
+      }
+    }
+  }
+  return [...found].sort();
+}
+
+let sb: Sandbox;
+beforeEach(() => {
+  sb = sandbox();
+});
+afterEach(() => sb.cleanup());
+
+/** Run `work` while this test process holds the thread's exec lease (a live holder). */
+async function whileHeld<T>(thread: string, work: () => Promise<T>): Promise<T> {
+  const store = await openHomeStore(sb.home);
+  const { lease } = await store.leases.acquire(thread, { command: "test holder" });
+  try {
+    return await work();
+  } finally {
+    await lease.release();
+    await store.close();
+  }
+}
+
+const CASES: Record<string, () => Promise<number | null>> = {
+  "workflow validate: 3": async () => {
+    const file = join(sb.work, "broken.yaml");
+    writeFileSync(file, "name: broken\nroles: {}\ngraph: {}\n");
+    return (await uwf(sb, ["workflow", "validate", file])).code;
+  },
+  "thread exec: 5": async () => {
+    const { thread } = await startThread(sb, HELLO, "Greet Ada.");
+    return whileHeld(thread, async () => (await uwf(sb, ["thread", "exec", thread])).code);
+  },
+  "thread join: 5": async () => {
+    const { thread } = await startThread(sb, HELLO, "Greet Ada.");
+    return whileHeld(
+      thread,
+      async () => (await uwf(sb, ["thread", "join", thread, "--timeout", "1"])).code,
+    );
+  },
+  "cas has: 1": async () => (await uwf(sb, ["cas", "has", "0000000000000"])).code,
+  "cas verify: 1": async () => {
+    const hash = (await uwf(sb, ["cas", "put-text", "to be damaged"])).stdout.trim();
+    const shard = join(sb.home, "cas", hash.slice(0, 2));
+    const file = join(shard, readdirSync(shard).find((name) => name.startsWith(hash))!);
+    writeFileSync(file, "{}");
+    return (await uwf(sb, ["cas", "verify"])).code;
+  },
+  "setup: 1": async () =>
+    // Port 9 (discard) refuses on this host: the model check fails, the config is saved.
+    (
+      await uwf(sb, [
+        "setup",
+        "--provider",
+        "gone",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "m",
+      ])
+    ).code,
+  "config get: 1": async () => (await uwf(sb, ["config", "get", "defaultAgent"])).code,
+  "doctor: 1": async () => {
+    writeFileSync(
+      join(sb.home, "config.yaml"),
+      "agents:\n  ghost:\n    command: uwf-no-such-adapter\ndefaultAgent: ghost\n",
+    );
+    return (await uwf(sb, ["doctor"])).code;
+  },
+};
+
+describe("the exit statuses the help promises", () => {
+  it("each have a case here", () => {
+    expect(Object.keys(CASES).sort()).toEqual(documentedExits());
+  });
+
+  it.each(Object.keys(CASES))("%s", async (key) => {
+    const expected = Number(key.slice(key.lastIndexOf(" ") + 1));
+    expect(Object.values(ExitCode)).toContain(expected);
+    expect(await CASES[key]!()).toBe(expected);
+  });
+});
