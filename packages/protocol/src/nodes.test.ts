@@ -60,6 +60,7 @@ describe("built-in schemas", () => {
       detail: "03c75f73291a4653",
       turn: "b3462ba413dde51e",
       stepDetail: "5991c5facf83ef76",
+      workflowSteps: "db8e80fd41009d60",
     });
   });
 });

@@ -73,9 +73,45 @@ export const workflowSchema = {
   },
 } as const;
 
-export type RolePayload = FromSchema<typeof roleSchema>;
+/**
+ * A role that runs no agent (issue 9): `agent: human` waits for `uwf thread answer`; `run`
+ * executes a command and makes its result the output. Only `workflowSteps` nodes may hold
+ * such roles, so every workflow stored before keeps its hash and its schema.
+ */
+const stepRoleSchema = {
+  type: "object",
+  required: ["frontmatter"],
+  additionalProperties: false,
+  properties: {
+    ...roleSchema.properties,
+    agent: { const: "human" },
+    // An argv (no shell), or one string run with `/bin/sh -c` when `shell` is true.
+    run: { type: ["array", "string"], items: { type: "string" } },
+    shell: { type: "boolean" },
+    // Exit code ("0".."255" or "default") → `$status`, for a command that prints no output.
+    exitStatus: { type: "object", additionalProperties: { type: "string" } },
+    timeoutSeconds: { type: "integer", minimum: 1 },
+  },
+} as const;
+
+export type RolePayload = FromSchema<typeof roleSchema> &
+  Partial<Omit<FromSchema<typeof stepRoleSchema>, "frontmatter">>;
+/** The workflow node of a workflow with human or script roles; otherwise the same as `workflow`. */
+export const workflowStepsSchema = {
+  $id: "uwf:workflow-steps",
+  type: "object",
+  required: ["name", "roles", "graph"],
+  additionalProperties: false,
+  properties: {
+    ...workflowSchema.properties,
+    roles: { type: "object", additionalProperties: stepRoleSchema },
+  },
+} as const;
+
 export type EdgeTarget = FromSchema<typeof edgeSchema>;
-export type WorkflowPayload = FromSchema<typeof workflowSchema>;
+export type WorkflowPayload = Omit<FromSchema<typeof workflowSchema>, "roles"> & {
+  roles: Record<string, RolePayload>;
+};
 /** `graph[role][$status]` → the edge taken. */
 export type Graph = WorkflowPayload["graph"];
 
@@ -254,7 +290,11 @@ export const BUILTIN_SCHEMAS = {
   detail: detailSchema,
   turn: turnSchema,
   stepDetail: stepDetailSchema,
+  workflowSteps: workflowStepsSchema,
 } as const;
+
+/** The built-in kinds a workflow node may have: readers of a workflow accept each. */
+export const WORKFLOW_KINDS = ["workflow", "workflowSteps"] as const;
 
 export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
 
@@ -271,6 +311,7 @@ export const BUILTIN_SCHEMA_HASHES: Readonly<Record<BuiltinNodeKind, string>> = 
   detail: "23FDW4NCA3EDH",
   turn: "33TJH7P6GD0EM",
   stepDetail: "2DGJV5H68DM30",
+  workflowSteps: "6SZ2TNCEMCCP7",
 };
 
 /** Add usage figures; unknown stays unknown only while every side is unknown. */

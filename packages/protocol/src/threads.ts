@@ -12,8 +12,11 @@ export const THREAD_STATUSES = [
 ] as const;
 export type ThreadStatus = (typeof THREAD_STATUSES)[number];
 
-/** Why a thread waits: a `$SUSPEND` edge or status (question) or an agent failure. */
-const suspendKindSchema = { enum: ["question", "failure"] } as const;
+/**
+ * Why a thread waits: a `$SUSPEND` edge or status (question), an agent failure, or a role
+ * answered by a human (`agent: human`), which `uwf thread answer` completes.
+ */
+const suspendKindSchema = { enum: ["question", "failure", "human"] } as const;
 export type SuspendKind = FromSchema<typeof suspendKindSchema>;
 
 export const suspendInfoSchema = {

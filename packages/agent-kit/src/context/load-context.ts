@@ -4,13 +4,14 @@ import {
   requireRoleExits,
   type SchemaMap,
 } from "@united-workforce/engine";
-import type {
-  Hash,
-  RolePayload,
-  StartPayload,
-  StepPayload,
-  ThreadPointer,
-  WorkflowPayload,
+import {
+  type Hash,
+  type RolePayload,
+  type StartPayload,
+  type StepPayload,
+  type ThreadPointer,
+  WORKFLOW_KINDS,
+  type WorkflowPayload,
 } from "@united-workforce/protocol";
 import type { Cas, ThreadsStore } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
@@ -49,7 +50,7 @@ export async function loadThreadContext(
     stepIndex = Math.max(0, pointer.steps - 1);
   }
   const start = await cas.getPayload<StartPayload>(pointer.start, "start");
-  const workflow = await cas.getPayload<WorkflowPayload>(start.workflow, "workflow");
+  const workflow = await cas.getPayload<WorkflowPayload>(start.workflow, WORKFLOW_KINDS);
   const roleDefinition = workflow.roles[options.role];
   if (!roleDefinition) {
     const known = Object.keys(workflow.roles).join(", ");

@@ -1,6 +1,11 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { isHash, NAME_PATTERN, type WorkflowPayload } from "@united-workforce/protocol";
+import {
+  isHash,
+  NAME_PATTERN,
+  WORKFLOW_KINDS,
+  type WorkflowPayload,
+} from "@united-workforce/protocol";
 import type { Cas, RegistryStore } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
 import { workflowInvalidError } from "./invalid.js";
@@ -68,7 +73,7 @@ export async function resolveWorkflow(
   if (isHash(ref)) {
     if (await cas.has(ref)) {
       const node = await cas.get(ref);
-      if (node.type === cas.builtin("workflow")) {
+      if (WORKFLOW_KINDS.some((kind) => node.type === cas.builtin(kind))) {
         return {
           hash: ref,
           payload: node.payload as unknown as WorkflowPayload,
@@ -107,7 +112,7 @@ export async function resolveWorkflow(
   if (entry !== null) {
     return {
       hash: entry.current,
-      payload: await cas.getPayload<WorkflowPayload>(entry.current, "workflow"),
+      payload: await cas.getPayload<WorkflowPayload>(entry.current, WORKFLOW_KINDS),
       source: "registry",
       path: null,
       warnings: [],
@@ -179,7 +184,7 @@ async function fromFile(
   const hash = await materialiseWorkflow(cas, loaded.definition);
   return {
     hash,
-    payload: await cas.getPayload<WorkflowPayload>(hash, "workflow"),
+    payload: await cas.getPayload<WorkflowPayload>(hash, WORKFLOW_KINDS),
     source,
     path: loaded.path,
     warnings: loaded.warnings,

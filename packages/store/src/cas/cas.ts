@@ -156,13 +156,20 @@ export class Cas {
     return decoded.node;
   }
 
-  async getPayload<T>(hash: string, kind?: BuiltinNodeKind): Promise<T> {
+  /** A node's payload; with `kind`, only when the node is of that built-in kind (or one of them). */
+  async getPayload<T>(
+    hash: string,
+    kind?: BuiltinNodeKind | readonly BuiltinNodeKind[],
+  ): Promise<T> {
     const node = await this.get(hash);
-    if (kind !== undefined && node.type !== BUILTIN_HASHES[kind]) {
+    const kinds: readonly BuiltinNodeKind[] =
+      kind === undefined ? [] : typeof kind === "string" ? [kind] : kind;
+    if (kinds.length > 0 && !kinds.some((k) => node.type === BUILTIN_HASHES[k])) {
+      const expected = kinds[0]!;
       throw new UwfError(
         "NODE_INVALID",
-        `node ${hash} is ${describeType(node.type)}, not a ${kind} node`,
-        { details: { hash, type: node.type, expected: kind } },
+        `node ${hash} is ${describeType(node.type)}, not a ${expected} node`,
+        { details: { hash, type: node.type, expected } },
       );
     }
     return node.payload as T;
