@@ -13,6 +13,8 @@ import { argumentLabel, flagName } from "../src/commands/option-values.js";
 const BAD_OPTION_VALUES: Record<OptionType, readonly string[]> = {
   boolean: [],
   string: [],
+  // Any text is a value; what it must look like is the command's business (e.g. key=value).
+  list: [],
   integer: ["abc", "1.5"],
   duration: ["soon"],
   time: ["yesterday"],

@@ -195,6 +195,12 @@ function addCommand(
   const options = (spec.options ?? []).map((opt) => {
     const option = new Option(opt.flags, withNote(opt.description, valueNote(opt)));
     if (opt.hidden) option.hideHelp();
+    if (opt.type === "list") {
+      option.argParser((value: string, previous: string[] | undefined) => [
+        ...(previous ?? []),
+        value,
+      ]);
+    }
     command.addOption(option);
     return { spec: opt, key: option.attributeName() };
   });

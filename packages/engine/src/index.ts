@@ -13,9 +13,18 @@ export {
   prevOf,
 } from "./threads/engine.js";
 export type { EngineEvent, EngineListener } from "./threads/events.js";
+export {
+  answerOutput,
+  answerThread,
+  type HumanAnswer,
+  type HumanQuestion,
+  humanQuestion,
+  isHumanRole,
+} from "./threads/human-answer.js";
 export { takeThread } from "./threads/lease.js";
 export { stopChildGroup } from "./threads/processes.js";
 export { type RunOptions, runSteps, terminalReason } from "./threads/run-steps.js";
+export { parseResult, scriptArgv } from "./threads/script-step.js";
 export { findExecutable, killRunningAdapters, runAdapter } from "./threads/spawn-adapter.js";
 export { stopHolder, waitForRelease } from "./threads/stop-holder.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";

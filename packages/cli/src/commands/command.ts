@@ -63,6 +63,11 @@ export interface StringOption extends OptionBase {
   required?: boolean;
 }
 
+/** A flag that may be given many times (`--set a=1 --set b=2`); the handler gets every value. */
+export interface ListOption extends OptionBase {
+  type: "list";
+}
+
 /** A whole number, written in digits. */
 export interface IntegerOption extends OptionBase {
   type: "integer";
@@ -108,6 +113,7 @@ export interface ThreadOption extends OptionBase {
 export type OptionSpec =
   | BooleanOption
   | StringOption
+  | ListOption
   | IntegerOption
   | DurationOption
   | TimeOption
@@ -130,15 +136,18 @@ type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
 
 type ParsedValue<O extends OptionSpec> = O extends BooleanOption
   ? boolean
-  : O extends IntegerOption | DurationOption | TimeOption
-    ? number
-    : O extends { type: "enum"; choices: readonly (infer C)[] }
-      ? C
-      : string;
+  : O extends ListOption
+    ? string[]
+    : O extends IntegerOption | DurationOption | TimeOption
+      ? number
+      : O extends { type: "enum"; choices: readonly (infer C)[] }
+        ? C
+        : string;
 
 /** Booleans, options with a default and required ones always have a value. */
 type OptionValue<O extends OptionSpec> = O extends
   | BooleanOption
+  | ListOption
   | { default: string }
   | { required: true }
   ? ParsedValue<O>

@@ -26,6 +26,7 @@ import stepList from "./step/list.js";
 import stepRead from "./step/read.js";
 import stepShow from "./step/show.js";
 import storeMigrate from "./store/migrate.js";
+import threadAnswer from "./thread/answer.js";
 import threadCancel from "./thread/cancel.js";
 import threadExec from "./thread/exec.js";
 import threadJoin from "./thread/join.js";
@@ -62,6 +63,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadList,
   threadRead,
   threadResume,
+  threadAnswer,
   threadPoke,
   threadStop,
   threadCancel,

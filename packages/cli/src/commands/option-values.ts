@@ -48,6 +48,7 @@ export function argumentLabel(spec: ArgumentSpec): string {
  */
 export function parseOptionValue(spec: OptionSpec, raw: unknown, now: number): unknown {
   if (spec.type === "boolean") return raw === true;
+  if (spec.type === "list") return Array.isArray(raw) ? raw.map(String) : [];
   const text = raw === undefined ? ("default" in spec ? spec.default : undefined) : String(raw);
   if (text === undefined) {
     if (spec.type === "string" && spec.required) throw requiredError(spec);
@@ -157,6 +158,7 @@ export function valueNote(spec: OptionSpec): string {
     const keywords = spec.keywords?.length ? ` or one of ${spec.keywords.join(", ")}` : "";
     notes.push(`13-character CAS hash${keywords}`);
   } else if (spec.type === "thread") notes.push("thread id");
+  else if (spec.type === "list") notes.push("repeatable");
   else if (spec.type !== "string" && spec.type !== "boolean")
     notes.push(expectation(spec).replace(/^an? /, ""));
   if (spec.type === "string" && spec.required) notes.push("required");

@@ -3,6 +3,7 @@ import {
   addUsage,
   type ExecStepResult,
   emptyUsage,
+  type RolePayload,
   START,
   type StepPayload,
   type StoppedBecause,
@@ -11,6 +12,7 @@ import {
   type ThreadPointer,
   type ThreadStatus,
   type Usage,
+  WORKFLOW_KINDS,
   type WorkflowPayload,
 } from "@united-workforce/protocol";
 import {
@@ -32,8 +34,13 @@ import { readHomeDotenv } from "../env/dotenv.js";
 import { evaluate, startOutput, type Transition } from "../moderator/evaluate.js";
 import { adapterArgv } from "./adapter-argv.js";
 import type { EngineEvent } from "./events.js";
+import { humanSuspension, isHumanRole } from "./human-answer.js";
+import { runScriptStep } from "./script-step.js";
 import { findExecutable, runAdapter } from "./spawn-adapter.js";
-import { StepRejected, verifyStep } from "./verify-step.js";
+import { StepRejected, type VerifiedStep, verifyStep } from "./verify-step.js";
+
+/** The `agent` recorded on the steps of a role with `run`. */
+export const SCRIPT_AGENT = "script";
 
 /** Used when an agent has no `timeoutSeconds`: a hung adapter must not hold a thread forever. */
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
@@ -85,7 +92,7 @@ export class Engine {
   async workflow(hash: string): Promise<WorkflowPayload> {
     let payload = this.workflows.get(hash);
     if (!payload) {
-      payload = await this.store.cas.getPayload<WorkflowPayload>(hash, "workflow");
+      payload = await this.store.cas.getPayload<WorkflowPayload>(hash, WORKFLOW_KINDS);
       this.workflows.set(hash, payload);
     }
     return payload;
@@ -133,6 +140,16 @@ export class Engine {
         `workflow "${workflow.name}" has no role "${plan.role}"`,
       );
     }
+    if (isHumanRole(role)) {
+      // Nothing runs: the thread waits for `uwf thread answer`.
+      const waiting = await this.suspend(
+        from,
+        await humanSuspension(this, from, plan.role, plan.prompt, plan.location),
+      );
+      this.announce(waiting);
+      return { pointer: waiting, step: null, failure: null, aborted: false };
+    }
+    if (role.run !== undefined) return this.runScript(from, plan, role, options.lease);
     const agent = await this.chooseAgent(from, plan.role, options.agentFlag);
     // An agent chosen with --agent is remembered: the next exec, resume or poke needs no flag.
     // It is stored with the step's outcome (one pointer write per step, not two); an
@@ -218,26 +235,8 @@ export class Engine {
           role: plan.role,
           schema: role.frontmatter,
         });
-        this.knownHead = { hash: verified.hash, step: verified.payload, output: verified.output };
-        const next = await this.advance(pointer, verified.hash, plan, verified.payload.usage);
-        const durationMs = Date.now() - started;
-        this.ctx.logger.info("step.done", {
-          thread: pointer.thread,
-          role: plan.role,
-          step: verified.hash,
-          status: verified.status,
-          durationMs,
-        });
-        const step = {
-          hash: verified.hash,
-          role: plan.role,
-          status: verified.status,
-          agent: agentLabel,
-          durationMs,
-        };
-        this.emit({ type: "step.finished", thread: pointer.thread, step });
-        this.announce(next);
-        return { pointer: next, step, failure: null, aborted: false };
+        const done = await this.commitStep(pointer, verified, plan, agentLabel, started);
+        return { ...done, failure: null, aborted: false };
       }
     } catch (error) {
       await options.lease.setChild(null).catch(() => {});
@@ -245,26 +244,45 @@ export class Engine {
       else if (isUwfError(error) && error.code === "AGENT_FAILED") failure = error;
       else throw error;
     }
-    this.ctx.logger.error("step.failed", {
+    return { ...(await this.fail(pointer, plan, failure)), aborted: false };
+  }
+
+  /**
+   * Move the head to a step that passed verification (or was written by the engine itself),
+   * then tell listeners. Returns the new pointer and the exec summary of the step.
+   */
+  async commitStep(
+    pointer: ThreadPointer,
+    verified: VerifiedStep,
+    plan: PlannedStep,
+    agentLabel: string,
+    started: number,
+  ): Promise<{ pointer: ThreadPointer; step: ExecStepResult }> {
+    this.knownHead = { hash: verified.hash, step: verified.payload, output: verified.output };
+    const next = await this.advance(pointer, verified.hash, plan, verified.payload.usage);
+    const durationMs = Date.now() - started;
+    this.ctx.logger.info("step.done", {
       thread: pointer.thread,
       role: plan.role,
-      reason: failure.message,
+      step: verified.hash,
+      status: verified.status,
+      durationMs,
     });
-    this.emit({
-      type: "step.failed",
-      thread: pointer.thread,
+    const step = {
+      hash: verified.hash,
       role: plan.role,
-      reason: failure.message,
-    });
-    const suspended = await this.suspend(pointer, {
-      role: plan.role,
-      reason: failure.message,
-      kind: "failure",
-      prompt: plan.prompt,
-      location: plan.location,
-    });
-    this.announce(suspended);
-    return { pointer: suspended, step: null, failure, aborted: false };
+      status: verified.status,
+      agent: agentLabel,
+      durationMs,
+    };
+    this.emit({ type: "step.finished", thread: pointer.thread, step });
+    this.announce(next);
+    return { pointer: next, step };
+  }
+
+  /** Where a step with this edge `location` runs: relative to the thread's cwd. */
+  cwdOf(pointer: ThreadPointer, location: string | null): string {
+    return location ? resolve(pointer.cwd, location) : pointer.cwd;
   }
 
   /**
@@ -310,6 +328,82 @@ export class Engine {
       ...agent.env,
       UWF_HOME: this.store.home,
     };
+  }
+
+  /** A role with `run`: its command's result is the step; a crash or timeout suspends. */
+  private async runScript(
+    pointer: ThreadPointer,
+    plan: PlannedStep,
+    role: RolePayload,
+    lease: Lease,
+  ): Promise<{
+    pointer: ThreadPointer;
+    step: ExecStepResult | null;
+    failure: UwfError | null;
+    aborted: boolean;
+  }> {
+    const started = Date.now();
+    const stepNumber = plan.replaceHead ? pointer.steps : pointer.steps + 1;
+    const cwd = this.cwdOf(pointer, plan.location);
+    this.ctx.logger.info("step.start", {
+      thread: pointer.thread,
+      role: plan.role,
+      agent: SCRIPT_AGENT,
+      stepNumber,
+      cwd,
+    });
+    this.emit({
+      type: "step.started",
+      thread: pointer.thread,
+      role: plan.role,
+      agent: SCRIPT_AGENT,
+      stepNumber,
+      cwd,
+      atMs: started,
+    });
+    const outcome = await runScriptStep(this, pointer, plan, role, {
+      cwd,
+      env: { ...readHomeDotenv(this.store.home), ...this.ctx.env, UWF_HOME: this.store.home },
+      lease,
+      started,
+    });
+    if (outcome.kind === "aborted") {
+      this.ctx.logger.warn("step.aborted", { thread: pointer.thread, role: plan.role });
+      return { pointer, step: null, failure: null, aborted: true };
+    }
+    if (outcome.kind === "done") {
+      const done = await this.commitStep(pointer, outcome.verified, plan, SCRIPT_AGENT, started);
+      return { ...done, failure: null, aborted: false };
+    }
+    return { ...(await this.fail(pointer, plan, outcome.failure)), aborted: false };
+  }
+
+  /** Leave the head where it is and suspend the thread with a failed step's reason. */
+  private async fail(
+    pointer: ThreadPointer,
+    plan: PlannedStep,
+    failure: UwfError,
+  ): Promise<{ pointer: ThreadPointer; step: null; failure: UwfError }> {
+    this.ctx.logger.error("step.failed", {
+      thread: pointer.thread,
+      role: plan.role,
+      reason: failure.message,
+    });
+    this.emit({
+      type: "step.failed",
+      thread: pointer.thread,
+      role: plan.role,
+      reason: failure.message,
+    });
+    const waiting = await this.suspend(pointer, {
+      role: plan.role,
+      reason: failure.message,
+      kind: "failure",
+      prompt: plan.prompt,
+      location: plan.location,
+    });
+    this.announce(waiting);
+    return { pointer: waiting, step: null, failure };
   }
 
   /** Tell listeners, and the process log, when a step left the thread waiting or finished. */
@@ -369,6 +463,15 @@ export class Engine {
       });
     }
     if (next.kind === "end") return { ...pointer, status: "completed", suspended: null };
+    if (next.kind === "next") {
+      const workflow = await this.workflow(pointer.workflowHash);
+      if (isHumanRole(workflow.roles[next.role])) {
+        return suspended(
+          pointer,
+          await humanSuspension(this, pointer, next.role, next.prompt, next.location),
+        );
+      }
+    }
     if (next.kind === "suspend") {
       return suspended(pointer, {
         role: pointer.currentRole ?? START,

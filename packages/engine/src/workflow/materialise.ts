@@ -3,6 +3,7 @@ import type {
   Graph,
   JsonSchema,
   RolePayload,
+  WORKFLOW_KINDS,
   WorkflowPayload,
 } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
@@ -23,7 +24,19 @@ export async function materialiseWorkflow(
   cas: MaterialiseStore,
   definition: WorkflowDefinition,
 ): Promise<string> {
-  return cas.put(cas.builtin("workflow"), await toWorkflowPayload(cas, definition));
+  const payload = await toWorkflowPayload(cas, definition);
+  return cas.put(cas.builtin(workflowKind(payload)), payload);
+}
+
+/**
+ * A workflow with a human or script role is a `workflowSteps` node; any other keeps the
+ * `workflow` kind, so its hash is the one it always had.
+ */
+export function workflowKind(payload: WorkflowPayload): (typeof WORKFLOW_KINDS)[number] {
+  const stepRole = Object.values(payload.roles).some(
+    (role) => role.agent !== undefined || role.run !== undefined,
+  );
+  return stepRole ? "workflowSteps" : "workflow";
 }
 
 export async function toWorkflowPayload(
@@ -47,6 +60,12 @@ export async function toWorkflowPayload(
     if (role.capabilities !== undefined) payload.capabilities = [...role.capabilities];
     if (role.procedure !== undefined) payload.procedure = role.procedure;
     if (role.output !== undefined) payload.output = role.output;
+    if (role.agent !== undefined) payload.agent = role.agent;
+    if (role.run !== undefined)
+      payload.run = typeof role.run === "string" ? role.run : [...role.run];
+    if (role.shell !== undefined) payload.shell = role.shell;
+    if (role.exitStatus !== undefined) payload.exitStatus = { ...role.exitStatus };
+    if (role.timeoutSeconds !== undefined) payload.timeoutSeconds = role.timeoutSeconds;
     roles[name] = payload;
   }
 

@@ -21,6 +21,12 @@ import {
 } from "./messages.js";
 import { type RoleExits, readRoleExits } from "./role-exits.js";
 import { isMapping, type SchemaMap } from "./schema-shape.js";
+import {
+  checkStepRoleSemantics,
+  checkStepRoleShape,
+  STEP_ROLE_KEYS,
+  type StepRoleSpec,
+} from "./step-roles.js";
 import { findTemplateProblems } from "./template-variables.js";
 
 /** A role as written in YAML: its frontmatter is the JSON Schema itself, not yet a hash. */
@@ -31,6 +37,13 @@ export interface RoleDefinition {
   procedure?: string;
   output?: string;
   frontmatter: SchemaMap;
+  /** `human`: the role is answered with `uwf thread answer` (see step-roles.ts). */
+  agent?: "human";
+  /** A command run instead of an agent: an argv, or one string when `shell` is true. */
+  run?: string[] | string;
+  shell?: boolean;
+  exitStatus?: Record<string, string>;
+  timeoutSeconds?: number;
 }
 
 /** A workflow as written in YAML (after includes), once it has passed validation. */
@@ -57,7 +70,15 @@ export interface ValidateOptions {
 }
 
 const TOP_LEVEL_KEYS = ["name", "description", "roles", "graph"];
-const ROLE_KEYS = ["description", "goal", "capabilities", "procedure", "output", "frontmatter"];
+const ROLE_KEYS = [
+  "description",
+  "goal",
+  "capabilities",
+  "procedure",
+  "output",
+  "frontmatter",
+  ...STEP_ROLE_KEYS,
+];
 const ROLE_TEXT_KEYS = ["description", "goal", "procedure", "output"];
 const EDGE_KEYS = ["role", "prompt", "location"];
 const NAME_RULE =
@@ -73,6 +94,8 @@ interface Edge {
 interface Shape {
   name: string | null;
   roles: Map<string, SchemaMap | null>;
+  /** Human and script roles, once their keys are well formed. */
+  stepRoles: Map<string, StepRoleSpec>;
   graph: Map<string, string[]> | null;
   edges: Edge[];
   graphWellFormed: boolean;
@@ -128,14 +151,19 @@ function checkShape(raw: unknown, errors: string[]): Shape | null {
     errors.push('"description" must be a string');
   }
 
-  const roles = checkRolesShape(raw.roles, errors);
+  const stepRoles = new Map<string, StepRoleSpec>();
+  const roles = checkRolesShape(raw.roles, errors, stepRoles);
   const graphErrors: string[] = [];
   const { graph, edges } = checkGraphShape(raw.graph, graphErrors);
   errors.push(...graphErrors);
-  return { name, roles, graph, edges, graphWellFormed: graphErrors.length === 0 };
+  return { name, roles, stepRoles, graph, edges, graphWellFormed: graphErrors.length === 0 };
 }
 
-function checkRolesShape(raw: unknown, errors: string[]): Map<string, SchemaMap | null> {
+function checkRolesShape(
+  raw: unknown,
+  errors: string[],
+  stepRoles: Map<string, StepRoleSpec>,
+): Map<string, SchemaMap | null> {
   const roles = new Map<string, SchemaMap | null>();
   if (raw === undefined) {
     errors.push('missing required field "roles"');
@@ -154,6 +182,10 @@ function checkRolesShape(raw: unknown, errors: string[]): Map<string, SchemaMap 
     }
     if (!NAME_PATTERN.test(role)) errors.push(`role name "${role}" is invalid: ${NAME_RULE}`);
     roles.set(role, checkRoleShape(role, value, errors));
+    if (isMapping(value)) {
+      const spec = checkStepRoleShape(role, value, errors);
+      if (spec !== null) stepRoles.set(role, spec);
+    }
   }
   return roles;
 }
@@ -281,6 +313,9 @@ function checkSemantics(
   const exits = new Map<string, RoleExits | null>();
   for (const [role, frontmatter] of shape.roles) {
     exits.set(role, frontmatter === null ? null : readRoleExits(role, frontmatter, errors));
+  }
+  for (const [role, spec] of shape.stepRoles) {
+    checkStepRoleSemantics(role, spec, exits.get(role) ?? null, errors);
   }
 
   if (shape.graph !== null) {

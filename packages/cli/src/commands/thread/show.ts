@@ -66,7 +66,11 @@ function renderShow(d: ThreadShowDocument): string {
     u.costUsd !== null ? `$${u.costUsd.toFixed(4)}` : null,
   ].filter(Boolean);
   if (usage.length) lines.push(`usage     ${usage.join(", ")}`);
-  if (d.suspended) {
+  if (d.suspended?.kind === "human") {
+    // The reason is the question and the `uwf thread answer` lines.
+    lines.push(`waiting   for a human to answer role ${d.suspended.role}:`);
+    for (const line of d.suspended.reason.split("\n")) lines.push(`          ${line}`.trimEnd());
+  } else if (d.suspended) {
     lines.push(`suspended ${d.suspended.kind} from ${d.suspended.role}: ${d.suspended.reason}`);
     lines.push(
       d.suspended.kind === "question"
