@@ -172,6 +172,15 @@ describe("every --format json document matches its schema in protocol", () => {
     }
   });
 
+  it("for thread answer", async () => {
+    const writer = `${process.execPath} ${UWF_MOCK_BIN} --scenario ${join(REPO_ROOT, "examples/scenarios/approval-gate.yaml")}`;
+    const started = await check(["thread", "start", "examples/approval-gate.yaml", "-p", "Hi"]);
+    const thread = String(started.thread);
+    await check(["thread", "exec", thread, "--agent", writer]);
+    const answered = await check(["thread", "answer", thread, "--status", "approved"]);
+    expect(answered).toMatchObject({ status: "completed", step: { agent: "human" } });
+  });
+
   it("for errors, on stderr with a stable code, whoever raised them", async () => {
     expect(await checkError(["thread", "show", "01ARZ3NDEKTSV4RRFFQ69G5FAV"], 1)).toMatchObject({
       code: "THREAD_NOT_FOUND",

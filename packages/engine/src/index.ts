@@ -20,6 +20,7 @@ export {
   type HumanQuestion,
   humanQuestion,
   isHumanRole,
+  parseAnswerFile,
 } from "./threads/human-answer.js";
 export { takeThread } from "./threads/lease.js";
 export { stopChildGroup } from "./threads/processes.js";

@@ -12,6 +12,7 @@ import { HUMAN_AGENT } from "../workflow/step-roles.js";
 import { outputProblems, storeDirectStep } from "./direct-step.js";
 import { type Engine, prevOf } from "./engine.js";
 import { takeThread } from "./lease.js";
+import { parseResult } from "./script-step.js";
 
 /** A human's answer to a role with `agent: human`, as `uwf thread answer` (or a form) gives it. */
 export interface HumanAnswer {
@@ -159,6 +160,39 @@ export async function answerThread(
   } finally {
     await lease.release();
   }
+}
+
+/**
+ * An answer file: markdown with YAML frontmatter (the text after it is the body), or a YAML or
+ * JSON mapping of fields.
+ */
+export function parseAnswerFile(
+  text: string,
+  name: string,
+): { values: Record<string, unknown>; body: string | null } {
+  const hint = "Write the answer as a mapping, e.g. `$status: approved` and one line per field.";
+  if (text.trimStart().startsWith("---")) {
+    const parsed = parseResult(text);
+    if (parsed) return { values: parsed.output, body: parsed.body };
+    throw new UwfError("USAGE", `the frontmatter of the answer file "${name}" is not a mapping`, {
+      hint,
+    });
+  }
+  let value: unknown;
+  try {
+    value = parseYaml(text);
+  } catch (error) {
+    throw new UwfError("USAGE", `the answer file "${name}" is not valid YAML or JSON`, {
+      hint,
+      cause: error,
+    });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UwfError("USAGE", `the answer file "${name}" must hold a mapping of fields`, {
+      hint,
+    });
+  }
+  return { values: value as Record<string, unknown>, body: null };
 }
 
 /** The output an answer makes: `$status` first, each `--set` typed by the status's schema. */

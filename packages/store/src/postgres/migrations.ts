@@ -153,6 +153,46 @@ create table uwf_leases (
 );
 `,
   },
+  {
+    version: 2,
+    name: "a thread may wait for a human answer (suspended kind human)",
+    sql: `
+create or replace function uwf_pointer_ok(p jsonb, id text) returns boolean language sql immutable as $$
+  select coalesce(
+    jsonb_typeof(p) = 'object'
+    and p -> 'thread' = to_jsonb(id)
+    and jsonb_typeof(p -> 'workflow') = 'string'
+    and jsonb_typeof(p -> 'cwd') = 'string'
+    and jsonb_typeof(p -> 'createdAt') = 'string'
+    and jsonb_typeof(p -> 'updatedAt') = 'string'
+    and uwf_is_hash(p -> 'workflowHash')
+    and uwf_is_hash(p -> 'start')
+    and uwf_is_hash(p -> 'head')
+    and (not p ? 'forkedFrom' or uwf_is_hash(p -> 'forkedFrom'))
+    and jsonb_typeof(p -> 'status') = 'string'
+    and p ->> 'status' in ('idle', 'suspended', 'completed', 'cancelled')
+    and jsonb_typeof(p -> 'currentRole') in ('string', 'null')
+    and uwf_is_count(p -> 'steps')
+    and (not p ? 'rev' or uwf_is_count(p -> 'rev'))
+    and (
+      jsonb_typeof(p -> 'suspended') = 'null'
+      or (
+        jsonb_typeof(p -> 'suspended') = 'object'
+        and jsonb_typeof(p -> 'suspended' -> 'role') = 'string'
+        and jsonb_typeof(p -> 'suspended' -> 'reason') = 'string'
+        and jsonb_typeof(p -> 'suspended' -> 'kind') = 'string'
+        and p -> 'suspended' ->> 'kind' in ('question', 'failure', 'human')
+        and (not (p -> 'suspended') ? 'prompt'
+             or jsonb_typeof(p -> 'suspended' -> 'prompt') = 'string')
+      )
+    ),
+    false)
+$$;
+
+-- Pointers written meanwhile are derived again under the new rule.
+update uwf_threads set pointer = pointer;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { DocumentOf, ThreadPointer } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
@@ -45,13 +47,11 @@ export default defineCommand({
     "uwf thread answer 01JD… -f answer.yaml",
   ],
   async run(ctx, [thread], options) {
-    const { answerThread, parseResult } = await import("@united-workforce/engine");
+    const { answerThread, parseAnswerFile } = await import("@united-workforce/engine");
     const sets = options.set.map(splitSet);
     let values: Record<string, unknown> | undefined;
     let fileBody: string | undefined;
     if (options.file !== undefined) {
-      const { readFileSync } = await import("node:fs");
-      const { resolve } = await import("node:path");
       const path = resolve(ctx.cwd, options.file);
       let text: string;
       try {
@@ -62,13 +62,9 @@ export default defineCommand({
           cause: error,
         });
       }
-      const parsed = text.trimStart().startsWith("---") ? parseResult(text) : null;
-      if (parsed) {
-        values = parsed.output;
-        fileBody = parsed.body;
-      } else {
-        values = await readMapping(text, options.file);
-      }
+      const parsed = parseAnswerFile(text, options.file);
+      values = parsed.values;
+      fileBody = parsed.body ?? undefined;
     }
     if (options.status === undefined && values === undefined) {
       throw new UwfError("USAGE", "an answer needs a status: pass --status or -f <file>", {
@@ -101,25 +97,6 @@ function splitSet(pair: string): [string, string] {
     });
   }
   return [pair.slice(0, at), pair.slice(at + 1)];
-}
-
-async function readMapping(text: string, file: string): Promise<Record<string, unknown>> {
-  const { parse } = await import("yaml");
-  let value: unknown;
-  try {
-    value = parse(text);
-  } catch (error) {
-    throw new UwfError("USAGE", `the answer file "${file}" is not valid YAML or JSON`, {
-      hint: "Write the answer as a mapping, e.g. `$status: approved` and one line per field.",
-      cause: error,
-    });
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new UwfError("USAGE", `the answer file "${file}" must hold a mapping of fields`, {
-      hint: "Write the answer as a mapping, e.g. `$status: approved` and one line per field.",
-    });
-  }
-  return value as Record<string, unknown>;
 }
 
 function nextMessage(pointer: ThreadPointer): string {
