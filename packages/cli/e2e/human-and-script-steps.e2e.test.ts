@@ -117,6 +117,11 @@ describe("human roles and script steps", () => {
         "approver→approved",
       ]);
 
+      // A human's step is not re-run by poke.
+      const poke = await uwf("thread", "poke", thread, "-p", "Again");
+      expect(poke.code).toBe(1);
+      expect(poke.stderr).toContain('role "approver" is answered by a human');
+
       // Nothing waits any more.
       const again = await uwf("thread", "answer", thread, "--status", "approved");
       expect(again.code).toBe(1);

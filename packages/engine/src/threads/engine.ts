@@ -140,6 +140,15 @@ export class Engine {
         `workflow "${workflow.name}" has no role "${plan.role}"`,
       );
     }
+    if (isHumanRole(role) && plan.replaceHead) {
+      throw new UwfError(
+        "THREAD_STATE",
+        `role "${plan.role}" is answered by a human: poke re-runs agents and commands`,
+        {
+          hint: `To answer it differently, fork the step before it (uwf step fork <step>) and answer on the new thread.`,
+        },
+      );
+    }
     if (isHumanRole(role)) {
       // Nothing runs: the thread waits for `uwf thread answer`.
       const waiting = await this.suspend(
