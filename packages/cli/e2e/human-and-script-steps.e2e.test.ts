@@ -40,6 +40,7 @@ describe("human roles and script steps", () => {
       expect(first.doc).toMatchObject({ status: "suspended", stoppedBecause: "suspended" });
       expect(first.doc.steps.map((s: { role: string }) => s.role)).toEqual(["writer"]);
       const waiting = (await json("thread", "show", thread)).doc;
+      expect(waiting).toMatchObject({ nextRole: "approver" });
       expect(waiting.suspended).toMatchObject({ kind: "human", role: "approver" });
       // The question: the rendered edge prompt, then every answer the schema allows.
       expect(waiting.suspended.reason).toContain("# uwf 2.0 is out");

@@ -119,7 +119,7 @@ export async function answerThread(
   try {
     const pointer = await engine.store.threads.get(threadId);
     const info = pointer.suspended;
-    if (pointer.status !== "suspended" || info?.kind !== HUMAN_AGENT) {
+    if (pointer.status !== "suspended" || info?.kind !== "human") {
       throw new UwfError(
         "THREAD_STATE",
         `thread ${threadId} is not waiting for a human answer (it is ${describeState(pointer)})`,

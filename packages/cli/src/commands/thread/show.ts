@@ -12,7 +12,11 @@ export default defineCommand({
     const engine = await openEngine(ctx);
     const pointer = await engine.store.threads.get(thread!);
     const holder = await liveHolder(engine.store, thread!);
-    let nextRole: string | null = null;
+    // A thread waiting for a human waits on the role that runs next.
+    let nextRole: string | null =
+      pointer.status === "suspended" && pointer.suspended?.kind === "human"
+        ? pointer.suspended.role
+        : null;
     if (pointer.status === "idle") {
       try {
         const next = await engine.route(pointer);
