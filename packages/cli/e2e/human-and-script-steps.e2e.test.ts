@@ -236,6 +236,17 @@ describe("human roles and script steps", () => {
       expect(show).toMatchObject({ steps: 0, suspended: { kind: "failure", role: "probe" } });
     });
 
+    it("runs a command line through /bin/sh only when the role says shell: true", async () => {
+      const thread = (
+        await uwf("thread", "start", join(FIXTURES, "shell.yaml"), "-p", "Check", "--cwd", project)
+      ).stdout.trim();
+      const exec = await json("thread", "exec", thread);
+      expect(exec.doc).toMatchObject({ status: "completed", steps: [{ status: "passed" }] });
+      const step = (await json("step", "show", exec.doc.steps[0].hash)).doc;
+      const detail = (await json("cas", "get", step.detail)).doc.payload;
+      expect(detail).toMatchObject({ shell: true, command: ["/bin/sh", "-c", expect.any(String)] });
+    });
+
     it("stops a command that outlives its timeout and suspends the thread", async () => {
       const thread = (
         await uwf("thread", "start", join(FIXTURES, "hang.yaml"), "-p", "Wait", "--cwd", project)
