@@ -43,7 +43,7 @@ export default defineCommand({
     },
   ],
   examples: [
-    'uwf thread answer 01JD… --status approved --set reason="Looks good."',
+    'uwf thread answer 01JD… --status rejected --set reason="Mention the migration guide."',
     "uwf thread answer 01JD… -f answer.yaml",
   ],
   async run(ctx, [thread], options) {
