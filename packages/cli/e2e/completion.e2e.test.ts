@@ -29,11 +29,11 @@ describe("uwf completion", () => {
 source ${JSON.stringify(file)}
 c() { COMP_WORDS=("$@"); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 )); COMPREPLY=(); _uwf_completion; echo "\${COMPREPLY[*]}"; }
 c uwf thr
-c uwf thread e
+c uwf thread exe
 c uwf thread exec --cou
 c uwf --format json thread list --status c
 c uwf thread show 01K --format y
-c uwf help thread ex
+c uwf help thread exe
 c uwf com
 `;
     const lines = execFileSync("bash", ["--norc", "--noprofile", "-c", driver], {
@@ -78,7 +78,7 @@ words=(uwf thread ''); CURRENT=3; _uwf
     execFileSync("fish", ["-n", file]);
     const out = execFileSync(
       "fish",
-      ["--no-config", "-c", `source ${file}; complete -C 'uwf thr'; complete -C 'uwf thread ex'`],
+      ["--no-config", "-c", `source ${file}; complete -C 'uwf thr'; complete -C 'uwf thread exe'`],
       { encoding: "utf8" },
     );
     expect(out).toBe(

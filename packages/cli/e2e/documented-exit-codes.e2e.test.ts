@@ -71,6 +71,15 @@ const CASES: Record<string, () => Promise<number | null>> = {
     writeFileSync(file, "{}");
     return (await uwf(sb, ["cas", "verify"])).code;
   },
+  "thread verify: 1": async () => {
+    const { thread } = await startThread(sb, HELLO, "Greet Ada.");
+    // The thread's StartNode, damaged: verify names it and fails.
+    const start = JSON.parse((await uwf(sb, ["thread", "show", thread, "--format", "json"])).stdout)
+      .head as string;
+    const shard = join(sb.home, "cas", start.slice(0, 2));
+    writeFileSync(join(shard, readdirSync(shard).find((name) => name.startsWith(start))!), "{}");
+    return (await uwf(sb, ["thread", "verify", thread])).code;
+  },
   "setup: 1": async () =>
     // Port 9 (discard) refuses on this host: the model check fails, the config is saved.
     (

@@ -1,12 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import {
   type ExecDoc,
   mockAgent,
   type Sandbox,
+  type ShowDoc,
   sandbox,
   uwfJson,
 } from "./fixtures/lifecycle/harness.js";
@@ -16,6 +18,46 @@ const workflows = readdirSync(EXAMPLES)
   .filter((name) => name.endsWith(".yaml"))
   .map((name) => name.slice(0, -".yaml".length))
   .sort();
+
+/** What an example's header starts its thread with beyond `-p` (triage's typed inputs). */
+const START_OPTIONS: Record<string, string[]> = {
+  triage: [
+    "--input",
+    "issue=42",
+    "--input",
+    "title=Crash on save",
+    "--input",
+    "urgent=true",
+    "--input",
+    'labels=["bug"]',
+  ],
+};
+
+/** The entries of an example's mock scenario: one per step, agent, human or script alike. */
+function scenarioSteps(name: string): { role: string; output: Record<string, unknown> }[] {
+  return parse(readFileSync(join(EXAMPLES, "scenarios", `${name}.yaml`), "utf8")).steps;
+}
+
+/**
+ * run-tests' script step runs `node --test` in the thread's cwd; its scenario has the tests
+ * fail once, then pass after the developer's fix. This test file does that: it fails the
+ * first time (leaving a mark) and passes from then on.
+ */
+function failsOnce(dir: string): void {
+  writeFileSync(
+    join(dir, "flag.test.mjs"),
+    [
+      'import { existsSync, writeFileSync } from "node:fs";',
+      'import { test } from "node:test";',
+      'test("the --verbose flag", () => {',
+      '  if (existsSync("fixed.mark")) return;',
+      '  writeFileSync("fixed.mark", "");',
+      '  throw new Error("expected --verbose in the help text");',
+      "});",
+      "",
+    ].join("\n"),
+  );
+}
 
 /** The task each example's header comment suggests (`-p "…"` on its second line). */
 function suggestedTask(name: string): string {
@@ -39,6 +81,8 @@ describe("every example runs as it is, with its mock scenario", () => {
   });
 
   it.each(workflows)("%s completes with its scenario", async (name) => {
+    const steps = scenarioSteps(name);
+    if (name === "run-tests") failsOnce(sb.work);
     await uwfJson(sb, ["workflow", "add", join(EXAMPLES, `${name}.yaml`)]);
     const { thread } = await uwfJson<{ thread: string }>(sb, [
       "thread",
@@ -46,22 +90,23 @@ describe("every example runs as it is, with its mock scenario", () => {
       name,
       "-p",
       suggestedTask(name),
+      ...(START_OPTIONS[name] ?? []),
     ]);
-    const exec = await uwfJson<ExecDoc>(sb, [
-      "thread",
-      "exec",
-      thread,
-      "-c",
-      "20",
-      "--agent",
-      mockAgent(join(EXAMPLES, "scenarios", `${name}.yaml`)),
-    ]);
+    const agent = mockAgent(join(EXAMPLES, "scenarios", `${name}.yaml`));
+    let exec = await uwfJson<ExecDoc>(sb, ["thread", "exec", thread, "-c", "20", "--agent", agent]);
+    // A human role: answer as the scenario's entry for that step says, then run on.
+    for (let answers = 0; exec.status === "suspended" && answers < steps.length; answers++) {
+      const show = await uwfJson<ShowDoc>(sb, ["thread", "show", thread]);
+      expect(show.suspended?.kind, show.suspended?.reason).toBe("human");
+      const { $status, ...fields } = steps[show.steps]!.output;
+      const sets = Object.entries(fields).flatMap(([key, value]) => ["--set", `${key}=${value}`]);
+      await uwfJson(sb, ["thread", "answer", thread, "--status", String($status), ...sets]);
+      exec = await uwfJson<ExecDoc>(sb, ["thread", "exec", thread, "-c", "20", "--agent", agent]);
+    }
     expect([exec.status, exec.stoppedBecause]).toEqual(["completed", "completed"]);
-    const scenarioSteps = readFileSync(join(EXAMPLES, "scenarios", `${name}.yaml`), "utf8").match(
-      /^ {2}- role: /gm,
-    );
-    // Every scripted answer is used: the scenario and the workflow agree step by step.
-    expect(exec.steps).toHaveLength(scenarioSteps!.length);
+    // Every scripted entry is used: the scenario and the workflow agree step by step.
+    const show = await uwfJson<ShowDoc>(sb, ["thread", "show", thread]);
+    expect(show.steps).toBe(steps.length);
   });
 
   it("runs the README's demo and its bigger one by copy and paste", () => {

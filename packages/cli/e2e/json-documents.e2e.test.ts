@@ -13,6 +13,7 @@ import {
 import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../src/commands/index.js";
+import { startDashboard } from "./dashboard-fixture.js";
 
 /**
  * A schema as uwf's own output must meet it: every object that lists its properties lists all
@@ -182,6 +183,15 @@ describe("every --format json document matches its schema in protocol", () => {
     }
   });
 
+  it("for thread answer", async () => {
+    const writer = `${process.execPath} ${UWF_MOCK_BIN} --scenario ${join(REPO_ROOT, "examples/scenarios/approval-gate.yaml")}`;
+    const started = await check(["thread", "start", "examples/approval-gate.yaml", "-p", "Hi"]);
+    const thread = String(started.thread);
+    await check(["thread", "exec", thread, "--agent", writer]);
+    const answered = await check(["thread", "answer", thread, "--status", "approved"]);
+    expect(answered).toMatchObject({ status: "completed", step: { agent: "human" } });
+  });
+
   it("for errors, on stderr with a stable code, whoever raised them", async () => {
     expect(await checkError(["thread", "show", "01ARZ3NDEKTSV4RRFFQ69G5FAV"], 1)).toMatchObject({
       code: "THREAD_NOT_FOUND",
@@ -195,6 +205,12 @@ describe("every --format json document matches its schema in protocol", () => {
     expect((await checkError(["config", "get", "defaultModel"], 1)).code).toBe(
       "CONFIG_KEY_NOT_SET",
     );
+  });
+
+  it("uwf dashboard prints its document when it is stopped", async () => {
+    const dash = await startDashboard(temp.home, ["--format", "json"]);
+    expect(await dash.stop()).toBe(130);
+    validate("dashboard", JSON.parse(dash.process.stdout()), "dashboard");
   });
 
   it("leave no document without a command, nor a command without a document", () => {

@@ -12,6 +12,7 @@ import { argumentLabel, flagName } from "../src/commands/option-values.js";
  */
 const BAD_OPTION_VALUES: Record<OptionType, readonly string[]> = {
   boolean: [],
+  // Any text is a value; what it must look like is the command's business (e.g. key=value).
   string: [],
   integer: ["abc", "1.5"],
   duration: ["soon"],

@@ -112,4 +112,27 @@ describe("uwf on a PostgreSQL store", () => {
     expect(result.stderr).toContain("`store:` URL in config.yaml (or UWF_STORE)");
     expect(result.stderr).not.toContain("hunter2");
   });
+  it("waits for a human answer and runs a script step on it, like on files", async () => {
+    const env = { UWF_STORE: await server.createDatabase() };
+    const home = machine();
+    const gate = join(REPO_ROOT, "examples/approval-gate.yaml");
+    const writer = `uwf-mock --scenario ${join(REPO_ROOT, "examples/scenarios/approval-gate.yaml")}`;
+    const id = await uwf(home, ["thread", "start", gate, "-p", "Announce 2.0"], env);
+    await uwf(home, ["thread", "exec", id, "--agent", writer], env);
+    const waiting = JSON.parse(await uwf(home, ["thread", "show", id, "--format", "json"], env));
+    expect(waiting.suspended).toMatchObject({ kind: "human", role: "approver" });
+    const answer = ["thread", "answer", id, "--status", "approved", "--format", "json"];
+    expect(JSON.parse(await uwf(home, answer, env))).toMatchObject({
+      status: "completed",
+      step: { role: "approver", status: "approved", agent: "human" },
+    });
+
+    const project = machine();
+    writeFileSync(join(project, "probe.mjs"), 'console.log(\'{"$status":"passed","count":1}\')');
+    const probe = join(REPO_ROOT, "packages/cli/e2e/fixtures/steps/probe.yaml");
+    const run = await uwf(home, ["thread", "start", probe, "-p", "Probe", "--cwd", project], env);
+    await uwf(home, ["thread", "exec", run], env);
+    const steps = JSON.parse(await uwf(home, ["step", "list", run, "--format", "json"], env));
+    expect(steps.steps).toMatchObject([{ role: "probe", status: "passed", agent: "script" }]);
+  });
 });

@@ -23,6 +23,15 @@ export {
 } from "./threads/engine.js";
 export type { EngineEvent, EngineListener } from "./threads/events.js";
 export {
+  answerOutput,
+  answerThread,
+  type HumanAnswer,
+  type HumanQuestion,
+  humanQuestion,
+  isHumanRole,
+  parseAnswerFile,
+} from "./threads/human-answer.js";
+export {
   checkThreadInputs,
   collectThreadInputs,
   type InputSources,
@@ -30,6 +39,7 @@ export {
 export { takeThread } from "./threads/lease.js";
 export { stopChildGroup } from "./threads/processes.js";
 export { budgetReached, type RunOptions, runSteps, terminalReason } from "./threads/run-steps.js";
+export { parseResult, scriptArgv } from "./threads/script-step.js";
 export { findExecutable, killRunningAdapters, runAdapter } from "./threads/spawn-adapter.js";
 export { stopHolder, waitForRelease } from "./threads/stop-holder.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";

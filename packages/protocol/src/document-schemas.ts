@@ -333,6 +333,14 @@ export const DOCUMENT_SCHEMAS = {
     sides: list(diffSide),
   }),
   "thread resume": threadExec,
+  "thread answer": object({
+    thread: threadId,
+    status: threadStatus,
+    // The step the answer was stored as.
+    step: execStep,
+    // What happens next: the next role, the thread completed, or another question.
+    message: str,
+  }),
   "thread poke": threadExec,
   "thread stop": object({ thread: threadId, stopped: bool, pid: { type: ["integer", "null"] } }),
   "thread cancel": object({ thread: threadId, status: threadStatus }),

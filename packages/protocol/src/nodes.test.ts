@@ -60,7 +60,7 @@ describe("built-in schemas", () => {
       detail: "03c75f73291a4653",
       turn: "b3462ba413dde51e",
       stepDetail: "5991c5facf83ef76",
-      workflow2: "bb19dc39fb127beb",
+      workflow2: "894720a61af55272",
       start2: "0bc98da04700afaa",
     });
   });

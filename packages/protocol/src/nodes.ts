@@ -74,9 +74,31 @@ export const workflowSchema = {
 } as const;
 
 /**
- * The second edition of the workflow node: the first one plus `inputs`, the hash of the schema
- * node of the thread inputs the workflow declares. A workflow without inputs is still written
- * as the first edition, so its hash is the one it always had (see `workflowNodeKind`).
+ * A role that runs no agent (issue 9): `agent: human` waits for `uwf thread answer`; `run`
+ * executes a command and makes its result the output. Only second-edition workflow nodes may
+ * hold such roles, so every workflow stored before keeps its hash and its schema.
+ */
+const stepRoleSchema = {
+  type: "object",
+  required: ["frontmatter"],
+  additionalProperties: false,
+  properties: {
+    ...roleSchema.properties,
+    agent: { const: "human" },
+    // An argv (no shell), or one string run with `/bin/sh -c` when `shell` is true.
+    run: { type: ["array", "string"], items: { type: "string" } },
+    shell: { type: "boolean" },
+    // Exit code ("0".."255" or "default") → `$status`, for a command that prints no output.
+    exitStatus: { type: "object", additionalProperties: { type: "string" } },
+    timeoutSeconds: { type: "integer", minimum: 1 },
+  },
+} as const;
+
+/**
+ * The second edition of the workflow node: the first one plus `inputs` (the hash of the schema
+ * node of the thread inputs the workflow declares) and roles that run no agent. A workflow
+ * with neither is still written as the first edition, so its hash is the one it always had
+ * (see `workflowNodeKind`).
  */
 export const workflow2Schema = {
   $id: "uwf:workflow/2",
@@ -85,14 +107,18 @@ export const workflow2Schema = {
   additionalProperties: false,
   properties: {
     ...workflowSchema.properties,
+    roles: { type: "object", additionalProperties: stepRoleSchema },
     inputs: casRef,
   },
 } as const;
 
-export type RolePayload = FromSchema<typeof roleSchema>;
+export type RolePayload = FromSchema<typeof roleSchema> &
+  Partial<Omit<FromSchema<typeof stepRoleSchema>, "frontmatter">>;
 export type EdgeTarget = FromSchema<typeof edgeSchema>;
 /** Any edition of a workflow node: later editions only add optional fields. */
-export type WorkflowPayload = FromSchema<typeof workflow2Schema>;
+export type WorkflowPayload = Omit<FromSchema<typeof workflow2Schema>, "roles"> & {
+  roles: Record<string, RolePayload>;
+};
 /** `graph[role][$status]` → the edge taken. */
 export type Graph = WorkflowPayload["graph"];
 
@@ -311,9 +337,20 @@ export function editionsOf(kind: BuiltinNodeKind): readonly BuiltinNodeKind[] {
   return BUILTIN_EDITIONS[kind] ?? [kind];
 }
 
-/** The edition a workflow node is written with: the first unless it declares inputs. */
+/**
+ * The edition a workflow node is written with: the first unless it declares inputs or has a
+ * role that runs no agent (a human or a script role).
+ */
 export function workflowNodeKind(payload: WorkflowPayload): "workflow" | "workflow2" {
-  return payload.inputs === undefined ? "workflow" : "workflow2";
+  const stepRoles = Object.values(payload.roles).some(
+    (role) =>
+      role.agent !== undefined ||
+      role.run !== undefined ||
+      role.shell !== undefined ||
+      role.exitStatus !== undefined ||
+      role.timeoutSeconds !== undefined,
+  );
+  return payload.inputs === undefined && !stepRoles ? "workflow" : "workflow2";
 }
 
 /** The edition a StartNode is written with: the first unless the thread has inputs. */
@@ -334,7 +371,7 @@ export const BUILTIN_SCHEMA_HASHES: Readonly<Record<BuiltinNodeKind, string>> = 
   detail: "23FDW4NCA3EDH",
   turn: "33TJH7P6GD0EM",
   stepDetail: "2DGJV5H68DM30",
-  workflow2: "2NB8RVF7W6WDD",
+  workflow2: "6T9JKZN5ZJ33Q",
   start2: "7B290PMF22E5K",
 };
 

@@ -13,10 +13,11 @@ export const THREAD_STATUSES = [
 export type ThreadStatus = (typeof THREAD_STATUSES)[number];
 
 /**
- * Why a thread waits: a `$SUSPEND` edge or status (question), an agent failure, or a budget
- * (`--max-cost`, `--max-steps`, config `limits`) reached before the next step started.
+ * Why a thread waits: a `$SUSPEND` edge or status (question), an agent failure, a budget
+ * (`--max-cost`, `--max-steps`, config `limits`) reached before the next step started, or a
+ * role answered by a human (`agent: human`), which `uwf thread answer` completes.
  */
-const suspendKindSchema = { enum: ["question", "failure", "budget"] } as const;
+const suspendKindSchema = { enum: ["question", "failure", "budget", "human"] } as const;
 export type SuspendKind = FromSchema<typeof suspendKindSchema>;
 
 export const suspendInfoSchema = {

@@ -28,6 +28,7 @@ import stepList from "./step/list.js";
 import stepRead from "./step/read.js";
 import stepShow from "./step/show.js";
 import storeMigrate from "./store/migrate.js";
+import threadAnswer from "./thread/answer.js";
 import threadCancel from "./thread/cancel.js";
 import threadDiff from "./thread/diff.js";
 import threadExec from "./thread/exec.js";
@@ -71,6 +72,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadList,
   threadRead,
   threadResume,
+  threadAnswer,
   threadPoke,
   threadStop,
   threadCancel,

@@ -25,6 +25,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { path: ["thread", "list"], load: () => import("./thread/list.js") },
   { path: ["thread", "read"], load: () => import("./thread/read.js") },
   { path: ["thread", "resume"], load: () => import("./thread/resume.js") },
+  { path: ["thread", "answer"], load: () => import("./thread/answer.js") },
   { path: ["thread", "poke"], load: () => import("./thread/poke.js") },
   { path: ["thread", "stop"], load: () => import("./thread/stop.js") },
   { path: ["thread", "cancel"], load: () => import("./thread/cancel.js") },

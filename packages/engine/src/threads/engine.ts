@@ -3,6 +3,7 @@ import {
   addUsage,
   type ExecStepResult,
   emptyUsage,
+  type RolePayload,
   START,
   type StartPayload,
   type StepPayload,
@@ -33,8 +34,23 @@ import { readHomeDotenv } from "../env/dotenv.js";
 import { evaluate, startOutput, type Transition } from "../moderator/evaluate.js";
 import { adapterArgv } from "./adapter-argv.js";
 import type { EngineEvent } from "./events.js";
+import { humanSuspension, isHumanRole } from "./human-answer.js";
+import { runScriptStep } from "./script-step.js";
 import { findExecutable, runAdapter } from "./spawn-adapter.js";
-import { StepRejected, verifyStep } from "./verify-step.js";
+import { StepRejected, type VerifiedStep, verifyStep } from "./verify-step.js";
+
+/** The `agent` recorded on the steps of a role with `run`. */
+export const SCRIPT_AGENT = "script";
+
+/** What running one step did: the pointer after it, and the step stored (null if none). */
+export interface StepRun {
+  pointer: ThreadPointer;
+  step: ExecStepResult | null;
+  /** The new step's usage (for budgets); null when no step was stored. */
+  usage: Usage | null;
+  failure: UwfError | null;
+  aborted: boolean;
+}
 
 /** Used when an agent has no `timeoutSeconds`: a hung adapter must not hold a thread forever. */
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
@@ -141,14 +157,7 @@ export class Engine {
     from: ThreadPointer,
     plan: PlannedStep,
     options: { agentFlag?: string | undefined; lease: Lease },
-  ): Promise<{
-    pointer: ThreadPointer;
-    step: ExecStepResult | null;
-    /** The new step's usage (for budgets); null when no step was stored. */
-    usage: Usage | null;
-    failure: UwfError | null;
-    aborted: boolean;
-  }> {
+  ): Promise<StepRun> {
     const workflow = await this.workflow(from.workflowHash);
     const role = workflow.roles[plan.role];
     if (!role) {
@@ -157,6 +166,25 @@ export class Engine {
         `workflow "${workflow.name}" has no role "${plan.role}"`,
       );
     }
+    if (isHumanRole(role) && plan.replaceHead) {
+      throw new UwfError(
+        "THREAD_STATE",
+        `role "${plan.role}" is answered by a human: poke re-runs agents and commands`,
+        {
+          hint: `To answer it differently, fork the step before it (uwf step fork <step>) and answer on the new thread.`,
+        },
+      );
+    }
+    if (isHumanRole(role)) {
+      // Nothing runs: the thread waits for `uwf thread answer`.
+      const waiting = await this.suspend(
+        from,
+        await humanSuspension(this, from, plan.role, plan.prompt, plan.location),
+      );
+      await this.announce(waiting);
+      return { pointer: waiting, step: null, usage: null, failure: null, aborted: false };
+    }
+    if (role.run !== undefined) return this.runScript(from, plan, role, options.lease);
     const agent = await this.chooseAgent(from, plan.role, options.agentFlag);
     // An agent chosen with --agent is remembered: the next exec, resume or poke needs no flag.
     // It is stored with the step's outcome (one pointer write per step, not two); an
@@ -164,7 +192,7 @@ export class Engine {
     const remember = agent.source === "flag" && from.agent !== agent.choice;
     const pointer = remember ? { ...from, agent: agent.choice } : from;
     const agentLabel = agent.alias ?? commandLabel(agent.command, agent.args);
-    const cwd = plan.location ? resolve(pointer.cwd, plan.location) : pointer.cwd;
+    const cwd = this.cwdOf(pointer, plan.location);
     const started = Date.now();
     const stepNumber = plan.replaceHead ? pointer.steps : pointer.steps + 1;
     this.ctx.logger.info("step.start", {
@@ -243,38 +271,8 @@ export class Engine {
           role: plan.role,
           schema: role.frontmatter,
         });
-        this.knownHead = { hash: verified.hash, step: verified.payload, output: verified.output };
-        const next = await this.advance(pointer, verified.hash, plan, verified.payload.usage);
-        const durationMs = Date.now() - started;
-        this.ctx.logger.info("step.done", {
-          thread: pointer.thread,
-          role: plan.role,
-          step: verified.hash,
-          status: verified.status,
-          durationMs,
-          usage: verified.payload.usage,
-        });
-        const step = {
-          hash: verified.hash,
-          role: plan.role,
-          status: verified.status,
-          agent: agentLabel,
-          durationMs,
-        };
-        this.emit({
-          type: "step.finished",
-          thread: pointer.thread,
-          step,
-          usage: verified.payload.usage,
-        });
-        await this.announce(next);
-        return {
-          pointer: next,
-          step,
-          usage: verified.payload.usage,
-          failure: null,
-          aborted: false,
-        };
+        const done = await this.commitStep(pointer, verified, plan, agentLabel, started);
+        return { ...done, failure: null, aborted: false };
       }
     } catch (error) {
       await options.lease.setChild(null).catch(() => {});
@@ -282,6 +280,98 @@ export class Engine {
       else if (isUwfError(error) && error.code === "AGENT_FAILED") failure = error;
       else throw error;
     }
+    return { ...(await this.fail(pointer, plan, failure)), aborted: false };
+  }
+
+  /**
+   * Move the head to a step that passed verification (or was written by the engine itself),
+   * then tell listeners. Returns the new pointer, the exec summary of the step and its usage.
+   */
+  async commitStep(
+    pointer: ThreadPointer,
+    verified: VerifiedStep,
+    plan: PlannedStep,
+    agentLabel: string,
+    started: number,
+  ): Promise<{ pointer: ThreadPointer; step: ExecStepResult; usage: Usage }> {
+    this.knownHead = { hash: verified.hash, step: verified.payload, output: verified.output };
+    const usage = verified.payload.usage;
+    const next = await this.advance(pointer, verified.hash, plan, usage);
+    const durationMs = Date.now() - started;
+    this.ctx.logger.info("step.done", {
+      thread: pointer.thread,
+      role: plan.role,
+      step: verified.hash,
+      status: verified.status,
+      durationMs,
+      usage,
+    });
+    const step = {
+      hash: verified.hash,
+      role: plan.role,
+      status: verified.status,
+      agent: agentLabel,
+      durationMs,
+    };
+    this.emit({ type: "step.finished", thread: pointer.thread, step, usage });
+    await this.announce(next);
+    return { pointer: next, step, usage };
+  }
+
+  /** Where a step with this edge `location` runs: relative to the thread's cwd. */
+  cwdOf(pointer: ThreadPointer, location: string | null): string {
+    return location ? resolve(pointer.cwd, location) : pointer.cwd;
+  }
+
+  /** A role with `run`: its command's result is the step; a crash or timeout suspends. */
+  private async runScript(
+    pointer: ThreadPointer,
+    plan: PlannedStep,
+    role: RolePayload,
+    lease: Lease,
+  ): Promise<StepRun> {
+    const started = Date.now();
+    const stepNumber = plan.replaceHead ? pointer.steps : pointer.steps + 1;
+    const cwd = this.cwdOf(pointer, plan.location);
+    this.ctx.logger.info("step.start", {
+      thread: pointer.thread,
+      role: plan.role,
+      agent: SCRIPT_AGENT,
+      stepNumber,
+      cwd,
+    });
+    this.emit({
+      type: "step.started",
+      thread: pointer.thread,
+      role: plan.role,
+      agent: SCRIPT_AGENT,
+      stepNumber,
+      cwd,
+      atMs: started,
+    });
+    const outcome = await runScriptStep(this, pointer, plan, role, {
+      cwd,
+      env: { ...readHomeDotenv(this.store.home), ...this.ctx.env, UWF_HOME: this.store.home },
+      lease,
+      started,
+    });
+    if (outcome.kind === "aborted") {
+      this.ctx.logger.warn("step.aborted", { thread: pointer.thread, role: plan.role });
+      return { pointer, step: null, usage: null, failure: null, aborted: true };
+    }
+    if (outcome.kind === "done") {
+      const done = await this.commitStep(pointer, outcome.verified, plan, SCRIPT_AGENT, started);
+      return { ...done, failure: null, aborted: false };
+    }
+    return { ...(await this.fail(pointer, plan, outcome.failure)), aborted: false };
+  }
+
+  /** Leave the head where it is and suspend the thread with a failed step's reason. */
+  private async fail(
+    pointer: ThreadPointer,
+    plan: PlannedStep,
+    failure: UwfError,
+  ): Promise<{ pointer: ThreadPointer; step: null; usage: null; failure: UwfError }> {
     this.ctx.logger.error("step.failed", {
       thread: pointer.thread,
       role: plan.role,
@@ -293,15 +383,15 @@ export class Engine {
       role: plan.role,
       reason: failure.message,
     });
-    const suspended = await this.suspend(pointer, {
+    const waiting = await this.suspend(pointer, {
       role: plan.role,
       reason: failure.message,
       kind: "failure",
       prompt: plan.prompt,
       location: plan.location,
     });
-    await this.announce(suspended);
-    return { pointer: suspended, step: null, usage: null, failure, aborted: false };
+    await this.announce(waiting);
+    return { pointer: waiting, step: null, usage: null, failure };
   }
 
   /**
@@ -428,6 +518,14 @@ export class Engine {
         kind: "question",
       });
     }
+    // A human role next: the thread waits for its answer at once, so `thread show` says so.
+    const workflow = await this.workflow(pointer.workflowHash);
+    if (isHumanRole(workflow.roles[next.role])) {
+      return suspended(
+        pointer,
+        await humanSuspension(this, pointer, next.role, next.prompt, next.location),
+      );
+    }
     return pointer;
   }
 
@@ -452,7 +550,7 @@ export class Engine {
       location: plan.location,
     });
     this.ctx.logger.warn("exec.budget", { thread: pointer.thread, role: plan.role, reason });
-    this.announce(next);
+    await this.announce(next);
     return next;
   }
 

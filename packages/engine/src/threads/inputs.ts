@@ -1,5 +1,5 @@
 import type { JsonValue } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
+import { docsUrl, UwfError } from "@united-workforce/util";
 import { isMapping, propertiesOf, type SchemaMap } from "../workflow/schema-shape.js";
 
 /** Where a thread's inputs come from: `--inputs <file>` first, then each `--input key=value`. */
@@ -24,7 +24,7 @@ export function collectThreadInputs(
 ): Record<string, JsonValue> {
   if (schema === null && (sources.pairs.length > 0 || sources.file !== undefined)) {
     throw new UwfError("INPUT_INVALID", `workflow "${workflow}" declares no inputs`, {
-      hint: "Start it without --input/--inputs, or declare them under `inputs:` in the workflow (see docs/workflow-yaml.md).",
+      hint: `Start it without --input/--inputs, or declare them under \`inputs:\` in the workflow (see ${docsUrl("workflow-yaml.md")}).`,
     });
   }
   const problems: string[] = [];

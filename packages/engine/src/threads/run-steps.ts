@@ -152,6 +152,12 @@ export function terminalReason(
       };
     case "suspended": {
       const info = pointer.suspended;
+      if (info?.kind === "human") {
+        return {
+          because: "suspended",
+          message: `thread waits for a human to answer role "${info.role}":\n${info.reason}`,
+        };
+      }
       const reason = !info
         ? ""
         : info.kind === "budget"

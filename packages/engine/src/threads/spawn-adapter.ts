@@ -24,6 +24,8 @@ export interface AdapterInvocation {
   onStderr(chunk: string): void;
   /** Called once the child exists, so the lock can record its process group. */
   onSpawn(pid: number): void;
+  /** Keep up to this many characters of stdout (its end) in `stdout`; a script step's result. */
+  keepStdout?: number;
 }
 
 export interface AdapterOutcome {
@@ -35,6 +37,10 @@ export interface AdapterOutcome {
   lastLine: string;
   stdoutBytes: number;
   stderrTail: string;
+  /** The end of stdout, when `keepStdout` asked for it ("" otherwise). */
+  stdout: string;
+  /** True when stdout was longer than `keepStdout`, so `stdout` is only its end. */
+  stdoutTruncated: boolean;
 }
 
 const STDERR_TAIL = 4000;
@@ -106,6 +112,9 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
     let pending = "";
     let lastLine = "";
     let stdoutBytes = 0;
+    const keep = invocation.keepStdout ?? 0;
+    let stdout = "";
+    let stdoutTruncated = false;
     let stderrTail = "";
     let timedOut = false;
     let aborted = false;
@@ -143,6 +152,13 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
     invocation.signal.addEventListener("abort", onAbort, { once: true });
 
     const takeStdout = (text: string): void => {
+      if (keep > 0 && text !== "") {
+        stdout += text;
+        if (stdout.length > keep) {
+          stdout = stdout.slice(-keep);
+          stdoutTruncated = true;
+        }
+      }
       pending += text;
       const lines = pending.split("\n");
       pending = lines.pop() ?? "";
@@ -192,6 +208,8 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
         lastLine: lastLine.trim(),
         stdoutBytes,
         stderrTail,
+        stdout,
+        stdoutTruncated,
       });
     };
     child.once("error", (error) => {

@@ -59,6 +59,12 @@ export async function toWorkflowPayload(
     if (role.capabilities !== undefined) payload.capabilities = [...role.capabilities];
     if (role.procedure !== undefined) payload.procedure = role.procedure;
     if (role.output !== undefined) payload.output = role.output;
+    if (role.agent !== undefined) payload.agent = role.agent;
+    if (role.run !== undefined)
+      payload.run = typeof role.run === "string" ? role.run : [...role.run];
+    if (role.shell !== undefined) payload.shell = role.shell;
+    if (role.exitStatus !== undefined) payload.exitStatus = { ...role.exitStatus };
+    if (role.timeoutSeconds !== undefined) payload.timeoutSeconds = role.timeoutSeconds;
     roles[name] = payload;
   }
 

@@ -28,6 +28,12 @@ import {
 } from "./messages.js";
 import { type RoleExits, readRoleExits } from "./role-exits.js";
 import { isMapping, type SchemaMap } from "./schema-shape.js";
+import {
+  checkStepRoleSemantics,
+  checkStepRoleShape,
+  STEP_ROLE_KEYS,
+  type StepRoleSpec,
+} from "./step-roles.js";
 import { findTemplateProblems } from "./template-variables.js";
 
 /** A role as written in YAML: its frontmatter is the JSON Schema itself, not yet a hash. */
@@ -38,6 +44,13 @@ export interface RoleDefinition {
   procedure?: string;
   output?: string;
   frontmatter: SchemaMap;
+  /** `human`: the role is answered with `uwf thread answer` (see step-roles.ts). */
+  agent?: "human";
+  /** A command run instead of an agent: an argv, or one string when `shell` is true. */
+  run?: string[] | string;
+  shell?: boolean;
+  exitStatus?: Record<string, string>;
+  timeoutSeconds?: number;
 }
 
 /** A workflow as written in YAML (after includes), once it has passed validation. */
@@ -66,7 +79,15 @@ export interface ValidateOptions {
 }
 
 const TOP_LEVEL_KEYS = ["name", "description", "roles", "graph", "inputs"];
-const ROLE_KEYS = ["description", "goal", "capabilities", "procedure", "output", "frontmatter"];
+const ROLE_KEYS = [
+  "description",
+  "goal",
+  "capabilities",
+  "procedure",
+  "output",
+  "frontmatter",
+  ...STEP_ROLE_KEYS,
+];
 const ROLE_TEXT_KEYS = ["description", "goal", "procedure", "output"];
 const EDGE_KEYS = ["role", "prompt", "location"];
 const NAME_RULE =
@@ -82,6 +103,8 @@ interface Edge {
 interface Shape {
   name: string | null;
   roles: Map<string, SchemaMap | null>;
+  /** Human and script roles, once their keys are well formed. */
+  stepRoles: Map<string, StepRoleSpec>;
   graph: Map<string, string[]> | null;
   edges: Edge[];
   graphWellFormed: boolean;
@@ -141,13 +164,15 @@ function checkShape(raw: unknown, errors: string[]): Shape | null {
   }
 
   const inputs = checkInputsShape(raw.inputs, errors);
-  const roles = checkRolesShape(raw.roles, errors);
+  const stepRoles = new Map<string, StepRoleSpec>();
+  const roles = checkRolesShape(raw.roles, errors, stepRoles);
   const graphErrors: string[] = [];
   const { graph, edges } = checkGraphShape(raw.graph, graphErrors);
   errors.push(...graphErrors);
   return {
     name,
     roles,
+    stepRoles,
     graph,
     edges,
     graphWellFormed: graphErrors.length === 0,
@@ -156,7 +181,11 @@ function checkShape(raw: unknown, errors: string[]): Shape | null {
   };
 }
 
-function checkRolesShape(raw: unknown, errors: string[]): Map<string, SchemaMap | null> {
+function checkRolesShape(
+  raw: unknown,
+  errors: string[],
+  stepRoles: Map<string, StepRoleSpec>,
+): Map<string, SchemaMap | null> {
   const roles = new Map<string, SchemaMap | null>();
   if (raw === undefined) {
     errors.push('missing required field "roles"');
@@ -175,6 +204,10 @@ function checkRolesShape(raw: unknown, errors: string[]): Map<string, SchemaMap 
     }
     if (!NAME_PATTERN.test(role)) errors.push(`role name "${role}" is invalid: ${NAME_RULE}`);
     roles.set(role, checkRoleShape(role, value, errors));
+    if (isMapping(value)) {
+      const spec = checkStepRoleShape(role, value, errors);
+      if (spec !== null) stepRoles.set(role, spec);
+    }
   }
   return roles;
 }
@@ -304,6 +337,9 @@ function checkSemantics(
     exits.set(role, frontmatter === null ? null : readRoleExits(role, frontmatter, errors));
   }
   checkInputsNotShadowed(shape.inputs, exits, errors);
+  for (const [role, spec] of shape.stepRoles) {
+    checkStepRoleSemantics(role, spec, exits.get(role) ?? null, errors);
+  }
 
   if (shape.graph !== null) {
     checkGraphKeys(shape, exits, errors);

@@ -172,6 +172,7 @@ export class Cas {
     return { node: decoded.node, bytes };
   }
 
+  /** A node's payload; with `kind`, only when the node is of that built-in kind (any edition). */
   async getPayload<T>(hash: string, kind?: BuiltinNodeKind): Promise<T> {
     const node = await this.get(hash);
     if (kind !== undefined && !this.isKind(node.type, kind)) {

@@ -155,9 +155,10 @@ create table uwf_leases (
   },
   {
     version: 2,
-    name: "budget suspensions, fork families",
+    name: "budget and human suspensions, fork families",
     sql: `
--- A thread suspended by a budget (kind 'budget') is a readable pointer, not a corrupt one.
+-- A thread suspended by a budget (kind 'budget') or waiting for a human's answer (kind
+-- 'human') is a readable pointer, not a corrupt one.
 create or replace function uwf_pointer_ok(p jsonb, id text) returns boolean language sql immutable as $$
   select coalesce(
     jsonb_typeof(p) = 'object'
@@ -182,7 +183,7 @@ create or replace function uwf_pointer_ok(p jsonb, id text) returns boolean lang
         and jsonb_typeof(p -> 'suspended' -> 'role') = 'string'
         and jsonb_typeof(p -> 'suspended' -> 'reason') = 'string'
         and jsonb_typeof(p -> 'suspended' -> 'kind') = 'string'
-        and p -> 'suspended' ->> 'kind' in ('question', 'failure', 'budget')
+        and p -> 'suspended' ->> 'kind' in ('question', 'failure', 'budget', 'human')
         and (not (p -> 'suspended') ? 'prompt'
              or jsonb_typeof(p -> 'suspended' -> 'prompt') = 'string')
       )

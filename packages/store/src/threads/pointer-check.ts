@@ -1,7 +1,7 @@
 import { isHash, type ThreadPointer } from "@united-workforce/protocol";
 
 const STORED_STATUSES = new Set(["idle", "suspended", "completed", "cancelled"]);
-const SUSPEND_KINDS = new Set(["question", "failure", "budget"]);
+const SUSPEND_KINDS = new Set(["question", "failure", "budget", "human"]);
 
 /**
  * Parse a pointer file, or say what is wrong with it. Hand-written rather than ajv: `thread
@@ -57,7 +57,7 @@ function suspendedProblem(suspended: unknown): string | null {
     !SUSPEND_KINDS.has(suspended.kind as string) ||
     (suspended.prompt !== undefined && typeof suspended.prompt !== "string")
   ) {
-    return "`suspended` is not null or { role, reason, kind: question|failure|budget, prompt? }";
+    return "`suspended` is not null or { role, reason, kind: question|failure|budget|human, prompt? }";
   }
   return null;
 }

@@ -122,6 +122,15 @@ async function planResume(
           replaceHead: false,
         };
       }
+      if (info.kind === "human") {
+        throw new UwfError(
+          "THREAD_STATE",
+          `thread ${id} waits for a human to answer role "${info.role}"; resume only re-runs agents`,
+          {
+            hint: `Answer it with: uwf thread answer ${id} --status <status> [--set field=value]… (\`uwf thread show ${id}\` lists what the role accepts)`,
+          },
+        );
+      }
       if (info.kind === "question" && answer === null) {
         throw new UwfError("USAGE", `thread ${id} is waiting for an answer: ${info.reason}`, {
           hint: `Answer with: uwf thread resume ${id} -p "<your answer>"`,

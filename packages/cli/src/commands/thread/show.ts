@@ -13,7 +13,11 @@ export default defineCommand({
     const pointer = await engine.store.threads.get(thread!);
     const holder = await liveHolder(engine.store, thread!);
     const start = await engine.store.cas.getPayload<StartPayload>(pointer.start, "start");
-    let nextRole: string | null = null;
+    // A thread waiting for a human waits on the role that runs next.
+    let nextRole: string | null =
+      pointer.status === "suspended" && pointer.suspended?.kind === "human"
+        ? pointer.suspended.role
+        : null;
     if (pointer.status === "idle") {
       try {
         const next = await engine.route(pointer);
@@ -76,7 +80,11 @@ function renderShow(d: ThreadShowDocument): string {
     u.costUsd !== null ? `$${u.costUsd.toFixed(4)}` : null,
   ].filter(Boolean);
   if (usage.length) lines.push(`usage     ${usage.join(", ")}`);
-  if (d.suspended) {
+  if (d.suspended?.kind === "human") {
+    // The reason is the question and the `uwf thread answer` lines.
+    lines.push(`waiting   for a human to answer role ${d.suspended.role}:`);
+    for (const line of d.suspended.reason.split("\n")) lines.push(`          ${line}`.trimEnd());
+  } else if (d.suspended) {
     const { kind, role, reason } = d.suspended;
     // A budget stops a run before a role starts; the others stop after one ran.
     lines.push(`suspended ${kind} ${kind === "budget" ? "before" : "from"} ${role}: ${reason}`);

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { WorkflowPayload } from "@united-workforce/protocol";
 import { defineCommand, result } from "../command.js";
 import { warningLines, workflowDocument } from "./shared.js";
 
@@ -21,10 +22,7 @@ export default defineCommand({
     const hash = await materialiseWorkflow(cas, loaded.definition);
     const { entry, changed } = await registry.add(loaded.definition.name, hash);
     ctx.logger.info("workflow.add", { workflow: entry.name, hash, changed });
-    const payload = await cas.getPayload<import("@united-workforce/protocol").WorkflowPayload>(
-      hash,
-      "workflow",
-    );
+    const payload = await cas.getPayload<WorkflowPayload>(hash, "workflow");
     const doc = {
       ...workflowDocument(hash, payload, { warnings: loaded.warnings, source: loaded.path }),
       changed,

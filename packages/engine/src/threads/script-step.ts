@@ -1,0 +1,195 @@
+import { type RolePayload, STATUS_FIELD, type ThreadPointer } from "@united-workforce/protocol";
+import { type Lease, processIdentity } from "@united-workforce/store";
+import { isUwfError, sanitizeTerminalText, shellQuote, UwfError } from "@united-workforce/util";
+import { parse as parseYaml } from "yaml";
+import { outputProblems, storeDirectStep } from "./direct-step.js";
+import { DEFAULT_TIMEOUT_SECONDS, type Engine, type PlannedStep, SCRIPT_AGENT } from "./engine.js";
+import { findExecutable, runAdapter } from "./spawn-adapter.js";
+import type { VerifiedStep } from "./verify-step.js";
+
+/** How much of a script's stdout is read as its result; a longer one is only a tail. */
+const STDOUT_LIMIT = 256 * 1024;
+/** How much of stdout and stderr a step's detail keeps. */
+const TAIL = 4000;
+
+export type ScriptOutcome =
+  | { kind: "done"; verified: VerifiedStep }
+  | { kind: "failed"; failure: UwfError }
+  | { kind: "aborted" };
+
+/** The argv a role's `run` spawns: its list as is, or `/bin/sh -c <string>` with `shell: true`. */
+export function scriptArgv(role: RolePayload): string[] {
+  const run = role.run;
+  if (typeof run === "string") return ["/bin/sh", "-c", run];
+  return [...(run ?? [])];
+}
+
+/**
+ * Run a script role's command like an adapter (no shell unless the role asks for one, its own
+ * process group, a timeout, bounded output) and make its result the step's output: stdout as
+ * a JSON object or frontmatter markdown when it is one, else `$status` from the exit code by
+ * the role's `exitStatus`. The output must pass the role's schema before anything is written.
+ */
+export async function runScriptStep(
+  engine: Engine,
+  pointer: ThreadPointer,
+  plan: PlannedStep,
+  role: RolePayload,
+  options: {
+    cwd: string;
+    env: Record<string, string | undefined>;
+    lease: Lease;
+    started: number;
+  },
+): Promise<ScriptOutcome> {
+  const argv = scriptArgv(role);
+  const [command, ...args] = argv as [string, ...string[]];
+  const shown = typeof role.run === "string" ? role.run : argv.map((a) => shellQuote(a)).join(" ");
+  const failed = (message: string, tail = ""): ScriptOutcome => {
+    const text = sanitizeTerminalText(tail).trim();
+    return {
+      kind: "failed",
+      failure: new UwfError(
+        "AGENT_FAILED",
+        text ? `${message}\n--- command output (tail) ---\n${text}` : message,
+        {
+          hint: `Fix the command or the role's "run" / "exitStatus" in the workflow, then retry the step.`,
+        },
+      ),
+    };
+  };
+  const env: Record<string, string | undefined> = {
+    ...options.env,
+    UWF_THREAD: pointer.thread,
+    UWF_ROLE: plan.role,
+    UWF_PROMPT: plan.prompt,
+  };
+  if (findExecutable(command, env.PATH ?? "", options.cwd) === null) {
+    return failed(
+      `command "${command}" of role "${plan.role}" was not found in PATH (run: ${shown}). Install it or give its path.`,
+    );
+  }
+  const timeoutSeconds = role.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  let outcome: Awaited<ReturnType<typeof runAdapter>>;
+  try {
+    outcome = await runAdapter({
+      command,
+      args,
+      cwd: options.cwd,
+      env,
+      timeoutMs: timeoutSeconds * 1000,
+      signal: engine.ctx.signal,
+      keepStdout: STDOUT_LIMIT,
+      onStderr: (chunk) => {
+        const text = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk;
+        for (const line of text.split("\n")) {
+          engine.ctx.logger.info("adapter.output", {
+            thread: pointer.thread,
+            role: plan.role,
+            line,
+          });
+          engine.emit({ type: "adapter.output", thread: pointer.thread, role: plan.role, line });
+        }
+      },
+      onSpawn: (pid) => options.lease.setChild({ ...processIdentity(pid), pgid: pid }),
+    });
+  } catch (error) {
+    await options.lease.setChild(null).catch(() => {});
+    if (isUwfError(error) && error.code === "AGENT_FAILED") return failed(error.message);
+    throw error;
+  }
+  if (outcome.aborted) return { kind: "aborted" };
+  const tail = combinedTail(outcome.stdout, outcome.stderrTail);
+  if (outcome.timedOut) {
+    return failed(
+      `command of role "${plan.role}" timed out after ${timeoutSeconds} s and was stopped (run: ${shown})`,
+      tail,
+    );
+  }
+  if (outcome.signal !== null || outcome.exitCode === null) {
+    return failed(
+      `command of role "${plan.role}" was killed by ${outcome.signal ?? "a signal"} (run: ${shown})`,
+      tail,
+    );
+  }
+  const exitCode = outcome.exitCode;
+  const parsed = outcome.stdoutTruncated ? null : parseResult(outcome.stdout);
+  const mapped = role.exitStatus?.[String(exitCode)] ?? role.exitStatus?.default;
+  const output: Record<string, unknown> = { ...(parsed?.output ?? {}) };
+  if (typeof output[STATUS_FIELD] !== "string") {
+    if (mapped === undefined) {
+      return failed(
+        `command of role "${plan.role}" exited with code ${exitCode} and gave no "$status": print it (JSON or frontmatter) or map the code under "exitStatus" (run: ${shown})`,
+        tail,
+      );
+    }
+    output[STATUS_FIELD] = mapped;
+  }
+  const reordered = { [STATUS_FIELD]: output[STATUS_FIELD], ...output };
+  const problems = await outputProblems(engine.store.cas, role.frontmatter, reordered);
+  if (problems.length > 0) {
+    return failed(
+      `the result of role "${plan.role}"'s command fails its schema: ${problems.join("; ")} (exit code ${exitCode}, output ${JSON.stringify(reordered)})`,
+      tail,
+    );
+  }
+  const stdoutTail = outcome.stdout.slice(-TAIL);
+  const body =
+    parsed?.body ??
+    [
+      `\`${shown}\` exited with code ${exitCode}.`,
+      ...(tail ? ["", "```text", tail, "```"] : []),
+    ].join("\n");
+  const verified = await storeDirectStep(engine.store.cas, pointer, plan, role.frontmatter, {
+    agent: SCRIPT_AGENT,
+    output: reordered,
+    body,
+    assembledPrompt: `$ ${shown}\n\n${plan.prompt}`,
+    cwd: options.cwd,
+    detail: {
+      command: argv,
+      shell: typeof role.run === "string",
+      exitCode,
+      rawOutput: stdoutTail,
+      stdoutTail,
+      stderrTail: outcome.stderrTail.slice(-TAIL),
+    },
+    startedAtMs: options.started,
+  });
+  return { kind: "done", verified };
+}
+
+/**
+ * A script's stdout as a result: a JSON object, or markdown whose YAML frontmatter is a
+ * mapping (the rest is the body). Anything else is not a result (null).
+ */
+export function parseResult(
+  stdout: string,
+): { output: Record<string, unknown>; body: string } | null {
+  const text = stdout.trim();
+  if (text.startsWith("{")) {
+    try {
+      const value = JSON.parse(text) as unknown;
+      return isRecord(value) ? { output: value, body: "" } : null;
+    } catch {
+      return null;
+    }
+  }
+  const match = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n([\s\S]*))?$/.exec(text);
+  if (!match) return null;
+  try {
+    const value = parseYaml(match[1]!) as unknown;
+    return isRecord(value) ? { output: value, body: (match[2] ?? "").trim() } : null;
+  } catch {
+    return null;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function combinedTail(stdout: string, stderrTail: string): string {
+  const parts = [stdout.trimEnd(), stderrTail.trimEnd()].filter((p) => p !== "");
+  return parts.join("\n").slice(-TAIL);
+}
