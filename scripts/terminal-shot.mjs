@@ -25,8 +25,9 @@ const COLOURS = [
 const escapeHtml = (text) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
-// Written with \u001b in strings: a regular expression literal may not hold a control character.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: an SGR code starts with ESC.
 const SGR_SPLIT = /(\u001b\[[0-9;]*m)/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: an SGR code starts with ESC.
 const SGR = /^\u001b\[([0-9;]*)m$/;
 
 function toHtml(ansi) {
