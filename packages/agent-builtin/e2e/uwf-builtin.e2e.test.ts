@@ -412,8 +412,16 @@ describe("uwf-builtin with uwf and a model", () => {
       await uwf("thread", "start", "hello", "-p", "Greet Ada", "--cwd", repo)
     ).stdout.trim();
     const exec = await uwf("thread", "exec", thread);
-    // Only the model line: the bundle finds what it loads at run time (ajv, for validators).
-    expect(exec.stderr).toBe(`uwf-builtin: model fake (fake-model at ${llm.baseUrl})\n`);
+    // Besides uwf's progress, only the model line: the bundle finds what it loads at run time
+    // (ajv, for validators). The agent's lines are shown as `<time>   <role> │ <line>`.
+    const agentLines = exec.stderr
+      .split("\n")
+      .filter((line) => line.includes(" │ "))
+      .map((line) => line.slice(line.indexOf(" │ ") + 3));
+    expect(agentLines).toEqual([`uwf-builtin: model fake (fake-model at ${llm.baseUrl})`]);
+    expect(
+      exec.stderr.split("\n").filter((line) => line !== "" && !/^\d\d:\d\d:\d\d /.test(line)),
+    ).toEqual([]);
     expect(exec.code).toBe(0);
     expect(await show(thread)).toMatchObject({ status: "completed", steps: 1 });
   });
