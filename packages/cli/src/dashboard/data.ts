@@ -9,7 +9,9 @@ import {
   type WorkflowPayload,
 } from "@united-workforce/protocol";
 import type { ThreadListItem, ThreadQuery } from "@united-workforce/store";
-import { UwfError, ulidTime } from "@united-workforce/util";
+import { UwfError } from "@united-workforce/util";
+import { stepListEntry } from "../commands/step/list-entry.js";
+import { threadListEntry } from "../commands/thread/list-entry.js";
 import type { FamilyIndex } from "./family-index.js";
 
 /**
@@ -93,32 +95,19 @@ export async function listThreads(
 }
 
 export function toRow(item: ThreadListItem): ThreadRow {
-  const { id, pointer, problem } = item;
-  if (pointer === null) {
-    return {
-      thread: id,
-      workflow: "?",
-      status: "corrupt",
-      currentRole: null,
-      steps: 0,
-      createdAt: new Date(ulidTime(id)).toISOString(),
-      updatedAt: "",
-      waiting: null,
-      costUsd: null,
-      problem: problem ?? "unreadable",
-    };
-  }
+  const { pointer } = item;
+  const entry = threadListEntry(item);
   return {
-    thread: pointer.thread,
-    workflow: pointer.workflow,
-    status: item.running ? "running" : pointer.status,
-    currentRole: pointer.currentRole,
-    steps: pointer.steps,
-    createdAt: pointer.createdAt,
-    updatedAt: pointer.updatedAt,
-    waiting: pointer.status === "suspended" ? (pointer.suspended?.reason ?? null) : null,
-    costUsd: pointer.usage?.costUsd ?? null,
-    problem: null,
+    thread: entry.thread,
+    workflow: entry.workflow,
+    status: entry.status,
+    currentRole: entry.currentRole,
+    steps: entry.steps,
+    createdAt: entry.createdAt,
+    updatedAt: entry.updatedAt,
+    waiting: pointer?.status === "suspended" ? (pointer.suspended?.reason ?? null) : null,
+    costUsd: pointer?.usage?.costUsd ?? null,
+    problem: entry.problem ?? null,
   };
 }
 
@@ -195,19 +184,8 @@ export async function threadView(
 }
 
 async function stepView(engine: Engine, hash: string, step: StepPayload): Promise<StepView> {
-  const output = await engine.store.cas.getPayload<Record<string, unknown>>(step.output);
-  return {
-    number: 0,
-    hash,
-    role: step.role,
-    status: typeof output.$status === "string" ? output.$status : "",
-    agent: step.agent,
-    startedAt: new Date(step.startedAtMs).toISOString(),
-    durationMs: step.completedAtMs - step.startedAtMs,
-    usage: step.usage,
-    output,
-    attempts: step.attempts,
-  };
+  const { entry, output } = await stepListEntry(engine.store.cas, hash, step);
+  return { number: 0, ...entry, output, attempts: step.attempts };
 }
 
 export interface StepDetail {

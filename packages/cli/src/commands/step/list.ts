@@ -1,6 +1,7 @@
 import type { StepListDocument, StepListEntry } from "@united-workforce/protocol";
 import { humanDuration, relativeTime, renderTable } from "../../output/table.js";
 import { defineCommand, result } from "../command.js";
+import { stepListEntry } from "./list-entry.js";
 
 export default defineCommand({
   path: ["step", "list"],
@@ -15,16 +16,7 @@ export default defineCommand({
       cas,
       pointer.head === pointer.start ? null : pointer.head,
     )) {
-      const output = await cas.getPayload<Record<string, unknown>>(step.output);
-      steps.push({
-        hash,
-        role: step.role,
-        status: typeof output.$status === "string" ? output.$status : "",
-        agent: step.agent,
-        startedAt: new Date(step.startedAtMs).toISOString(),
-        durationMs: step.completedAtMs - step.startedAtMs,
-        usage: step.usage,
-      });
+      steps.push((await stepListEntry(cas, hash, step)).entry);
     }
     steps.reverse();
     const doc: StepListDocument = { thread: pointer.thread, workflow: pointer.workflow, steps };

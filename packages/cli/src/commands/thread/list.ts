@@ -1,12 +1,8 @@
-import {
-  THREAD_STATUSES,
-  type ThreadListDocument,
-  type ThreadListEntry,
-} from "@united-workforce/protocol";
-import type { ThreadListItem, ThreadQuery } from "@united-workforce/store";
-import { ulidTime } from "@united-workforce/util";
+import { THREAD_STATUSES, type ThreadListDocument } from "@united-workforce/protocol";
+import type { ThreadQuery } from "@united-workforce/store";
 import { type Column, relativeTime, renderTable, type TextView } from "../../output/table.js";
 import { defineCommand, result } from "../command.js";
+import { threadListEntry } from "./list-entry.js";
 
 const STATUS_FILTERS = [...THREAD_STATUSES, "active", "all"] as const;
 /** `active`: anything that may still run or wait for someone. */
@@ -55,38 +51,12 @@ export default defineCommand({
     if (before !== null) query.createdBeforeMs = before;
     const page = await (await ctx.store()).threads.list(query);
     const doc: ThreadListDocument = {
-      threads: page.items.map(toEntry),
+      threads: page.items.map(threadListEntry),
       total: page.total,
     };
     return result(doc, renderList);
   },
 });
-
-function toEntry(item: ThreadListItem): ThreadListEntry {
-  const { id, pointer, problem } = item;
-  if (pointer === null) {
-    return {
-      thread: id,
-      workflow: "?",
-      status: "corrupt",
-      currentRole: null,
-      // The id is a ULID: it still tells when the thread was made.
-      createdAt: new Date(ulidTime(id)).toISOString(),
-      updatedAt: "",
-      steps: 0,
-      problem: oneLine(problem ?? "unreadable"),
-    };
-  }
-  return {
-    thread: pointer.thread,
-    workflow: pointer.workflow,
-    status: item.running ? "running" : pointer.status,
-    currentRole: pointer.currentRole,
-    createdAt: pointer.createdAt,
-    updatedAt: pointer.updatedAt,
-    steps: pointer.steps,
-  };
-}
 
 function renderList(d: ThreadListDocument, view: TextView): string {
   if (d.threads.length === 0)
@@ -131,9 +101,4 @@ function renderList(d: ThreadListDocument, view: TextView): string {
       .trimEnd(),
   );
   return [...lines, ...more].join("\n");
-}
-
-/** A problem is shown in one row of the listing, so its line breaks must not split it. */
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
 }
