@@ -58,6 +58,11 @@ export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-vie
 export { renderStart, renderStep, renderTask } from "./threads/transcript.js";
 export { StepRejected, verifyStep } from "./threads/verify-step.js";
 export { type VerifySource, verifyThread } from "./threads/verify-thread.js";
+export {
+  testWorkflow,
+  type WorkflowTestOptions,
+  type WorkflowTestSource,
+} from "./threads/workflow-test.js";
 export { type UsageQuery, usageReport } from "./usage/report.js";
 export { addToTotal, emptyTotal, mergeTotals } from "./usage/total.js";
 export { INPUTS_FIELD } from "./workflow/inputs.js";
