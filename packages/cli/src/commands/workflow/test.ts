@@ -1,12 +1,4 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
@@ -118,18 +110,20 @@ export default defineCommand({
 });
 
 /**
- * A temporary uwf home for the scratch store. Its code cache is the user's (a link), so each
- * uwf-replay start reuses compiled code instead of compiling its bundle again.
+ * A temporary uwf home for the scratch store. Its caches are the user's (links): both are keyed
+ * by content (the bundle's build, the schema's hash), so each uwf-replay start reuses compiled
+ * code and validators instead of making them again.
  */
 function makeScratchHome(home: string): string {
   const scratch = mkdtempSync(join(tmpdir(), "uwf-workflow-test-"));
-  const code = join(home, "cache", "code");
-  if (existsSync(code)) {
-    mkdirSync(join(scratch, "cache"));
+  mkdirSync(join(scratch, "cache"));
+  for (const name of ["code", "validators"]) {
     try {
-      symlinkSync(code, join(scratch, "cache", "code"), "dir");
+      const shared = join(home, "cache", name);
+      mkdirSync(shared, { recursive: true });
+      symlinkSync(shared, join(scratch, "cache", name), "dir");
     } catch {
-      // No link (a filesystem without them): the replays compile their code; only slower.
+      // No link (a read-only home, a filesystem without links): the replays only run slower.
     }
   }
   return scratch;
