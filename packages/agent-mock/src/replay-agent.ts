@@ -37,6 +37,7 @@ export const replayAgent = createAgent({
         store: opened,
         cwd: ctx.cwd,
         validatorCacheDir: store.validatorCacheDir(ctx.home),
+        statuses: false,
       });
       const promptHash = opened.cas.prepareText(ctx.prompt).hash;
       const hit = await findReplay(recordings, promptHash);

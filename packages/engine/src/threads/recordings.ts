@@ -21,7 +21,7 @@ export interface RecordedStep {
   index: number;
   hash: string;
   role: string;
-  /** The output's `$status`, "" when it has none. */
+  /** The output's `$status`; "" when it has none, or was not read (`statuses: false`). */
   status: string;
   /** The text node of the prompt the agent got (DESIGN §9: stored with every step). */
   assembledPrompt: string;
@@ -43,6 +43,7 @@ export async function readRecording(
   source: RecordingSource,
   thread: string,
   origin: string,
+  options: { statuses?: boolean } = {},
 ): Promise<Recording> {
   const pointer = await source.threads.get(thread);
   const chain: { hash: string; step: StepPayload }[] = [];
@@ -54,7 +55,11 @@ export async function readRecording(
   chain.reverse();
   const steps: RecordedStep[] = [];
   for (const [i, { hash, step }] of chain.entries()) {
-    const output = await source.cas.getPayload<Record<string, unknown>>(step.output);
+    // The status costs a read of each output: uwf-replay, which matches prompts only, skips it.
+    const output =
+      options.statuses === false
+        ? {}
+        : await source.cas.getPayload<Record<string, unknown>>(step.output);
     steps.push({
       origin,
       thread: pointer.thread,
@@ -157,8 +162,9 @@ function firstDifference(
  */
 export async function openRecordings(
   from: readonly string[],
-  options: { store: RecordingSource; cwd: string; validatorCacheDir: string },
+  options: { store: RecordingSource; cwd: string; validatorCacheDir: string; statuses?: boolean },
 ): Promise<Recording[]> {
+  const read = { statuses: options.statuses ?? true };
   if (from.length === 0) {
     throw new UwfError("USAGE", "no recordings: pass --from <thread id|bundle file>", {
       hint: "name a recorded thread of this store, or a file made by `uwf thread export`",
@@ -171,7 +177,7 @@ export async function openRecordings(
       const bundle = openBundle(readFileSync(path, "utf8"), options.validatorCacheDir);
       for (const pointer of bundle.header.threads) {
         recordings.push(
-          await readRecording(bundle, pointer.thread, `${value} thread ${pointer.thread}`),
+          await readRecording(bundle, pointer.thread, `${value} thread ${pointer.thread}`, read),
         );
       }
     } else if (/[\\/]|\.[a-z]+$/i.test(value)) {
@@ -179,7 +185,7 @@ export async function openRecordings(
         hint: "pass a bundle made by `uwf thread export`, or a thread id",
       });
     } else {
-      recordings.push(await readRecording(options.store, value, `thread ${value}`));
+      recordings.push(await readRecording(options.store, value, `thread ${value}`, read));
     }
   }
   return recordings;
