@@ -11,6 +11,8 @@ import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
   path: ["workflow", "test"],
+  // Ctrl-C stops the replay running (its adapter too) and removes the scratch store.
+  interruptible: true,
   summary:
     "re-run recorded threads through a workflow with uwf-replay: same route, different route or a miss (exit 1 unless every route is the same)",
   description:
@@ -104,6 +106,11 @@ export default defineCommand({
       if (!options.keep) {
         rmSync(scratchHome, { recursive: true, force: true });
       }
+    }
+    if (ctx.signal.aborted) {
+      throw new UwfError("INTERRUPTED", "interrupted: the workflow test stopped before its end", {
+        hint: "Run it again; nothing was written to your store.",
+      });
     }
     return result(doc, render, doc.ok ? ExitCode.ok : ExitCode.error);
   },
