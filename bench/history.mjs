@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // A thread's history commands against a bare `node -e 0` (N0): `uwf thread verify` of a
 // 10,000-step thread (target: under 2 × N0 + 1 s) and of a 200-step one, and `thread export` /
-// `thread import` of a 1,000-step thread. Headline without NODE_EXTRA_CA_CERTS, as in `pnpm
-// bench`. Run after `pnpm build`:  pnpm bench:history [-- --runs N]
+// `thread import` of a 1,000-step thread, and a replay run of a recorded solve-issue thread
+// (`uwf workflow test`, every agent step answered by uwf-replay; the run it replays, with
+// uwf-mock, beside it). Headline without NODE_EXTRA_CA_CERTS, as in `pnpm bench`. Run after
+// `pnpm build`:  pnpm bench:history [-- --runs N]
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,12 +27,14 @@ function median(values) {
 }
 
 /**
- * Median wall time (ms) of `args` run with node, after one unmeasured run; exit must be 0.
+ * Median wall time (ms) of `argsOf` run with node, after one unmeasured run; exit must be 0.
  * `envFor` may give each run more environment.
  */
-function time(args, envFor = () => ({})) {
+function time(argsOf, envFor = () => ({})) {
   const samples = [];
   for (let i = 0; i <= runs; i++) {
+    // `argsOf` may be a function: arguments made fresh for each run, before its clock starts.
+    const args = typeof argsOf === "function" ? argsOf() : argsOf;
     const started = process.hrtime.bigint();
     const run = spawnSync(process.execPath, args, {
       env: { ...env, ...envFor() },
@@ -80,6 +84,42 @@ try {
     time([uwfBin, "thread", "import", bundle], () => ({
       UWF_HOME: join(home, `target-${target++}`),
     })),
+  );
+
+  // Record a solve-issue thread with uwf-mock (7 agent steps), then replay it.
+  const solve = join(root, "examples/solve-issue.yaml");
+  const mock = `${join(root, "packages/agent-mock/bin/uwf-mock.cjs")} --scenario ${join(root, "examples/scenarios/solve-issue.yaml")}`;
+  const work = join(home, "work");
+  mkdirSync(work);
+  const newThread = () => {
+    const started = spawnSync(
+      process.execPath,
+      [uwfBin, "thread", "start", solve, "-p", "Fix #42: empty config crashes", "--cwd", work],
+      { env, encoding: "utf8" },
+    );
+    return started.stdout.trim();
+  };
+  let recorded = "";
+  report(
+    "solve-issue: thread exec, uwf-mock, 7 steps",
+    time(() => {
+      recorded = newThread();
+      return [uwfBin, "thread", "exec", recorded, "-c", "20", "--agent", mock];
+    }),
+  );
+  // Every run above recorded a new thread; the last one is replayed.
+  report(
+    "solve-issue: workflow test with uwf-replay",
+    time([
+      uwfBin,
+      "workflow",
+      "test",
+      solve,
+      "--from",
+      recorded,
+      "--replay",
+      join(root, "packages/agent-mock/bin/uwf-replay.cjs"),
+    ]),
   );
 } finally {
   rmSync(home, { recursive: true, force: true });

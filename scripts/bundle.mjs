@@ -42,6 +42,10 @@ const cliVersion = JSON.parse(readFileSync(`${root}packages/cli/package.json`, "
 const targets = [
   { entry: "packages/cli/dist/main.js", outdir: "packages/cli/dist/bundle" },
   { entry: "packages/agent-mock/dist/main.js", outdir: "packages/agent-mock/dist/bundle" },
+  {
+    entry: "packages/agent-mock/dist/replay-main.js",
+    outdir: "packages/agent-mock/dist/replay-bundle",
+  },
   { entry: "packages/agent-builtin/dist/main.js", outdir: "packages/agent-builtin/dist/bundle" },
   { entry: "packages/agent-acp/dist/main.js", outdir: "packages/agent-acp/dist/bundle" },
   {

@@ -236,10 +236,13 @@ function checkTarball(pkg) {
       problems.push(`holds ${file}`);
     }
   }
-  if (meta.bin) {
-    // The bundle, and the chunk boot.cjs loads for a PostgreSQL store.
-    for (const file of ["dist/bundle/main.cjs", "dist/bundle/boot.cjs", "dist/bundle/pg.cjs"]) {
-      if (!has.has(file)) problems.push(`has no ${file}`);
+  // Each bin's bundle (the folder its boot.cjs is in: `dist/bundle`, uwf-replay's
+  // `dist/replay-bundle`), and the chunk boot.cjs loads for a PostgreSQL store.
+  for (const target of Object.values(meta.bin ?? {})) {
+    const script = readFileSync(join(pkg.dir, target), "utf8");
+    const folder = /\.\.\/(dist\/[\w-]+)\/boot\.cjs/.exec(script)?.[1] ?? "dist/bundle";
+    for (const file of ["main.cjs", "boot.cjs", "pg.cjs"]) {
+      if (!has.has(`${folder}/${file}`)) problems.push(`has no ${folder}/${file}`);
     }
   }
   // Each source map's sources must be in the tarball too.

@@ -1,4 +1,4 @@
-import { type AgentContext, minimalEnv } from "@united-workforce/agent-kit";
+import { type AgentContext, type AgentOptionValues, minimalEnv } from "@united-workforce/agent-kit";
 import { readConfig, resolveModel, type UwfConfig } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
 
@@ -105,6 +105,6 @@ function checkAnthropicApi(config: UwfConfig, alias: string): void {
   }
 }
 
-function stringOption(value: string | boolean | undefined): string | undefined {
+function stringOption(value: AgentOptionValues[string]): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }

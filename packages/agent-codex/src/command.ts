@@ -1,4 +1,4 @@
-import { minimalEnv } from "@united-workforce/agent-kit";
+import { type AgentOptionValues, minimalEnv } from "@united-workforce/agent-kit";
 import { UwfError } from "@united-workforce/util";
 
 /** Codex's sandbox policies for the commands the model runs (`codex exec -s`). */
@@ -29,8 +29,8 @@ export const API_KEY_ENV = "UWF_CODEX_API_KEY";
  */
 const OWN_LOGIN_ENV = ["CODEX_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"];
 
-export function parseSandbox(value: string | boolean | undefined): SandboxMode {
-  if (value === undefined || value === true || value === false) return DEFAULT_SANDBOX;
+export function parseSandbox(value: AgentOptionValues[string]): SandboxMode {
+  if (typeof value !== "string") return DEFAULT_SANDBOX;
   if ((SANDBOX_MODES as readonly string[]).includes(value)) return value as SandboxMode;
   throw new UwfError("USAGE", `unknown sandbox mode "${value}"`, {
     hint: `Use one of: ${SANDBOX_MODES.join(", ")} (the default is ${DEFAULT_SANDBOX}).`,

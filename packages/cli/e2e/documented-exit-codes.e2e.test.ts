@@ -1,10 +1,18 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExitCode } from "@united-workforce/protocol";
 import { openHomeStore } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { COMMANDS } from "../src/commands/index.js";
-import { HELLO, type Sandbox, sandbox, startThread, uwf } from "./fixtures/lifecycle/harness.js";
+import {
+  HELLO,
+  mockAgent,
+  type Sandbox,
+  sandbox,
+  scenario,
+  startThread,
+  uwf,
+} from "./fixtures/lifecycle/harness.js";
 
 /**
  * Every exit status a command's help promises ("exit 3 when invalid", "give up after this
@@ -79,6 +87,19 @@ const CASES: Record<string, () => Promise<number | null>> = {
     const shard = join(sb.home, "cas", start.slice(0, 2));
     writeFileSync(join(shard, readdirSync(shard).find((name) => name.startsWith(start))!), "{}");
     return (await uwf(sb, ["thread", "verify", thread])).code;
+  },
+  "workflow test: 1": async () => {
+    // A recorded hello thread, tested against a copy whose greeter goal changed: a miss.
+    const { thread } = await startThread(sb, HELLO, "Greet Ada.");
+    const mock = mockAgent(
+      scenario(sb, "hi", [{ role: "greeter", output: { $status: "done", greeting: "Hi" } }]),
+    );
+    const recorded = await uwf(sb, ["thread", "exec", thread, "--agent", mock]);
+    if (recorded.code !== 0) throw new Error(`recording failed: ${recorded.stderr}`);
+    mkdirSync(join(sb.home, "edited"));
+    const edited = join(sb.home, "edited", "hello.yaml");
+    writeFileSync(edited, readFileSync(HELLO, "utf8").replace("goal: Greet", "goal: Warmly greet"));
+    return (await uwf(sb, ["workflow", "test", edited, "--from", thread])).code;
   },
   "setup: 1": async () =>
     // Port 9 (discard) refuses on this host: the model check fails, the config is saved.

@@ -183,6 +183,29 @@ describe("every --format json document matches its schema in protocol", () => {
     }
   });
 
+  it("for workflow test: a same route and a miss", async () => {
+    const scenario = writeScenario(temp.home, [
+      { role: "greeter", output: { $status: "done", greeting: "Hi" } },
+    ]);
+    const mock = `${process.execPath} ${UWF_MOCK_BIN} --scenario ${scenario}`;
+    const started = await check(["thread", "start", "examples/hello.yaml", "-p", "Greet Bo"]);
+    const thread = String(started.thread);
+    await check(["thread", "exec", thread, "--agent", mock]);
+    const same = await check(["workflow", "test", "examples/hello.yaml", "--from", thread]);
+    expect(same).toMatchObject({ ok: true, threads: [{ result: "same", miss: null }] });
+    mkdirSync(join(temp.home, "edited"), { recursive: true });
+    const edited = join(temp.home, "edited", "hello.yaml");
+    writeFileSync(
+      edited,
+      readFileSync(join(REPO_ROOT, "examples/hello.yaml"), "utf8").replace(
+        "goal: Greet the person",
+        "goal: Warmly greet the person",
+      ),
+    );
+    const missed = await check(["workflow", "test", edited, "--from", thread], { code: 1 });
+    expect(missed).toMatchObject({ ok: false, threads: [{ result: "miss", step: 1 }] });
+  });
+
   it("for thread answer", async () => {
     const writer = `${process.execPath} ${UWF_MOCK_BIN} --scenario ${join(REPO_ROOT, "examples/scenarios/approval-gate.yaml")}`;
     const started = await check(["thread", "start", "examples/approval-gate.yaml", "-p", "Hi"]);

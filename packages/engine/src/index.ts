@@ -9,6 +9,7 @@ export {
   exportBundle,
   type ImportReport,
   importBundle,
+  openBundle,
 } from "./threads/bundle.js";
 export { readStep, walkBack } from "./threads/chain.js";
 export {
@@ -38,6 +39,17 @@ export {
 } from "./threads/inputs.js";
 export { takeThread } from "./threads/lease.js";
 export { stopChildGroup } from "./threads/processes.js";
+export {
+  findReplay,
+  type NearestPrompt,
+  nearestPrompt,
+  openRecordings,
+  type RecordedStep,
+  type Recording,
+  type RecordingSource,
+  type ReplayHit,
+  readRecording,
+} from "./threads/recordings.js";
 export { budgetReached, type RunOptions, runSteps, terminalReason } from "./threads/run-steps.js";
 export { parseResult, scriptArgv } from "./threads/script-step.js";
 export { findExecutable, killRunningAdapters, runAdapter } from "./threads/spawn-adapter.js";
@@ -46,6 +58,11 @@ export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-vie
 export { renderStart, renderStep, renderTask } from "./threads/transcript.js";
 export { StepRejected, verifyStep } from "./threads/verify-step.js";
 export { type VerifySource, verifyThread } from "./threads/verify-thread.js";
+export {
+  testWorkflow,
+  type WorkflowTestOptions,
+  type WorkflowTestSource,
+} from "./threads/workflow-test.js";
 export { type UsageQuery, usageReport } from "./usage/report.js";
 export { addToTotal, emptyTotal, mergeTotals } from "./usage/total.js";
 export { INPUTS_FIELD } from "./workflow/inputs.js";

@@ -75,6 +75,46 @@ const workflowHistory = object({
   history: list(object({ hash, at: isoTime })),
 });
 
+/** One recorded thread run again by `uwf workflow test`, and how its route compares. */
+const routeStep = object({ role: str, status: str });
+export const workflowTestThreadSchema = object({
+  // The recorded thread, where it came from (`thread <id>`, `<file> thread <id>`), and the
+  // thread that re-ran it in the scratch store.
+  thread: threadId,
+  origin: str,
+  replayThread: threadId,
+  result: { enum: ["same", "different", "miss", "stopped"] },
+  // 1-based: the first step that differs, missed or did not run; null when the route is the same.
+  step: { type: ["integer", "null"] },
+  // Why, in a sentence; "" when the route is the same.
+  reason: str,
+  recorded: list(routeStep),
+  replayed: list(routeStep),
+  // On a miss: the role, the prompt's text node, and the nearest recorded prompt of that role.
+  miss: {
+    anyOf: [
+      { type: "null" },
+      object({
+        role: str,
+        prompt: hash,
+        nearest: {
+          anyOf: [
+            { type: "null" },
+            object({
+              origin: str,
+              thread: threadId,
+              step: int,
+              hash,
+              differentLines: int,
+              firstDifference: object({ line: int, recorded: str, now: str }),
+            }),
+          ],
+        },
+      }),
+    ],
+  },
+});
+
 // ─── thread ─────────────────────────────────────────────────────────────────────────────────
 
 const stoppedBecause = {
@@ -282,6 +322,13 @@ export const DOCUMENT_SCHEMAS = {
   "workflow history": workflowHistory,
   "workflow rollback": workflowHistory,
   "workflow rm": object({ name: str, removed: bool }),
+  "workflow test": object({
+    workflow: str,
+    workflowHash: hash,
+    // Every thread re-ran with the same route: the exit code is 0 exactly then.
+    ok: bool,
+    threads: list(workflowTestThreadSchema),
+  }),
 
   "thread start": object({ thread: threadId, workflow: str, head: hash, status: threadStatus }),
   "thread exec": threadExec,

@@ -9,6 +9,7 @@ import type {
   DOCUMENT_SCHEMAS,
   DocumentName,
   threadVerifyReportSchema,
+  workflowTestThreadSchema,
 } from "./document-schemas.js";
 import type { FromSchema } from "./from-schema.js";
 
@@ -29,6 +30,8 @@ export type WorkflowShowDocument = DocumentOf<"workflow show">;
 export type WorkflowListDocument = DocumentOf<"workflow list">;
 export type WorkflowHistoryDocument = DocumentOf<"workflow history">;
 export type WorkflowRemoveDocument = DocumentOf<"workflow rm">;
+export type WorkflowTestDocument = DocumentOf<"workflow test">;
+export type WorkflowTestThread = FromSchema<typeof workflowTestThreadSchema>;
 
 export type ThreadStartDocument = DocumentOf<"thread start">;
 export type ThreadExecDocument = DocumentOf<"thread exec">;

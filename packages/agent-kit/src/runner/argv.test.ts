@@ -23,6 +23,18 @@ describe("parseAgentArgs", () => {
     expect(args.replaceHead).toBe(false);
   });
 
+  it("collects a repeatable option's values in order, and says so in --help", () => {
+    const specs = { from: { description: "a recording", repeatable: true } };
+    const args = parseAgentArgs(
+      [...base, "--prompt", "Go", "--from", "a", "--from=b", "--from", "c"],
+      specs,
+      {},
+    );
+    expect(args.options.from).toEqual(["a", "b", "c"]);
+    expect(parseAgentArgs([...base, "--prompt", "Go"], specs, {}).options.from).toBeUndefined();
+    expect(usageText("uwf-replay", specs)).toMatch(/--from <value> +a recording \(repeatable\)/);
+  });
+
   it("refuses a value for --replace-head", () => {
     expect(() => parseAgentArgs([...base, "--prompt", "Go", "--replace-head=1"], {}, {})).toThrow(
       'option "--replace-head" takes no value',

@@ -11,9 +11,11 @@ export interface AgentOptionSpec {
   env?: string;
   /** The value's name in `--help`, e.g. `file`. */
   valueName?: string;
+  /** May be given more than once: the value is then every one given, in order, as a list. */
+  repeatable?: boolean;
 }
 
-export type AgentOptionValues = Record<string, string | boolean | undefined>;
+export type AgentOptionValues = Record<string, string | string[] | boolean | undefined>;
 
 export interface AgentArgs {
   thread: string;
@@ -95,7 +97,10 @@ export function parseAgentArgs(
       if (value === undefined) throw usage(`option "--${name}" needs a value`);
       i++;
     }
-    values[name] = value;
+    if (spec.repeatable) {
+      const earlier = values[name];
+      values[name] = Array.isArray(earlier) ? [...earlier, value] : [value];
+    } else values[name] = value;
   }
   if (help) {
     return {
@@ -112,7 +117,9 @@ export function parseAgentArgs(
   }
 
   for (const [name, spec] of Object.entries(all)) {
-    if (values[name] === undefined && spec.env && env[spec.env]) values[name] = env[spec.env];
+    if (values[name] === undefined && spec.env && env[spec.env]) {
+      values[name] = spec.repeatable ? [env[spec.env]!] : env[spec.env];
+    }
     if (spec.required && values[name] === undefined) {
       const fallback = spec.env ? ` (or set ${spec.env})` : "";
       throw usage(`missing required option "--${name}"${fallback}`);
@@ -213,7 +220,8 @@ export function usageText(
   for (const [flag, spec] of Object.entries(all)) {
     const left = spec.type === "boolean" ? `--${flag}` : `--${flag} <${spec.valueName ?? "value"}>`;
     const env = spec.env ? ` (env ${spec.env})` : "";
-    lines.push(`  ${left.padEnd(26)}${spec.description}${env}`);
+    const again = spec.repeatable ? " (repeatable)" : "";
+    lines.push(`  ${left.padEnd(26)}${spec.description}${again}${env}`);
   }
   lines.push(`  ${"-h, --help".padEnd(26)}show this help`);
   return `${lines.join("\n")}\n`;

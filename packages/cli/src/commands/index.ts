@@ -52,6 +52,7 @@ import workflowList from "./workflow/list.js";
 import workflowRm from "./workflow/rm.js";
 import workflowRollback from "./workflow/rollback.js";
 import workflowShow from "./workflow/show.js";
+import workflowTest from "./workflow/test.js";
 import workflowValidate from "./workflow/validate.js";
 
 /**
@@ -66,6 +67,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   workflowHistory,
   workflowRollback,
   workflowRm,
+  workflowTest,
   threadStart,
   threadExec,
   threadShow,

@@ -19,6 +19,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { path: ["workflow", "history"], load: () => import("./workflow/history.js") },
   { path: ["workflow", "rollback"], load: () => import("./workflow/rollback.js") },
   { path: ["workflow", "rm"], load: () => import("./workflow/rm.js") },
+  { path: ["workflow", "test"], load: () => import("./workflow/test.js") },
   { path: ["thread", "start"], load: () => import("./thread/start.js") },
   { path: ["thread", "exec"], load: () => import("./thread/exec.js") },
   { path: ["thread", "show"], load: () => import("./thread/show.js") },

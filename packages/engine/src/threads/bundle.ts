@@ -141,8 +141,40 @@ export async function importBundle(store: Store, text: string): Promise<ImportRe
   return { threads: reports, nodes: nodes.size, nodesWritten };
 }
 
+/**
+ * A bundle read in memory, without writing anything: its header and a read-only CAS over its
+ * nodes (each re-hashed), with a `threads.get` for its pointers. `uwf-replay --from <file>`
+ * reads recordings this way.
+ */
+export function openBundle(
+  text: string,
+  validatorCacheDirectory: string,
+): {
+  header: BundleHeader;
+  cas: Cas;
+  threads: { get(id: string): Promise<ThreadPointer> };
+} {
+  const { header, nodes } = parseBundle(text);
+  const cas = new Cas(memoryBackend(nodes), { validatorCacheDir: validatorCacheDirectory });
+  const threads = {
+    get: async (id: string): Promise<ThreadPointer> => {
+      const pointer = header.threads.find((t) => t.thread === id);
+      if (!pointer) {
+        throw new UwfError("THREAD_NOT_FOUND", `the bundle has no thread ${id}`, {
+          hint: "list its threads with `head -1 <file>`",
+        });
+      }
+      return pointer;
+    },
+  };
+  return { header, cas, threads };
+}
+
 /** The header and the nodes of a bundle, each node's bytes checked against its name. */
-function parseBundle(text: string): { header: BundleHeader; nodes: Map<string, Uint8Array> } {
+export function parseBundle(text: string): {
+  header: BundleHeader;
+  nodes: Map<string, Uint8Array>;
+} {
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   let header: BundleHeader;

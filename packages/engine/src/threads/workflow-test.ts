@@ -1,0 +1,282 @@
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type JsonValue,
+  SCHEMA_TYPE,
+  type StartPayload,
+  startNodeKind,
+  type ThreadPointer,
+  type WorkflowPayload,
+  type WorkflowTestDocument,
+  type WorkflowTestThread,
+} from "@united-workforce/protocol";
+import type { Cas, CasWrite, Store } from "@united-workforce/store";
+import { type Logger, newUlid } from "@united-workforce/util";
+import { importBundle } from "./bundle.js";
+import { Engine } from "./engine.js";
+import type { EngineEvent } from "./events.js";
+import { takeThread } from "./lease.js";
+import { type RecordedStep, readRecording } from "./recordings.js";
+import { runSteps } from "./run-steps.js";
+
+/** A recording to test against: a bundle's text, and what to call it in the report. */
+export interface WorkflowTestSource {
+  origin: string;
+  bundle: string;
+}
+
+export interface WorkflowTestOptions {
+  /** An empty store of its own (a temporary fs store): the recordings are imported here. */
+  scratch: Store;
+  /** Where the workflow under test is stored (the user's store, or `scratch` itself). */
+  workflowCas: Cas;
+  workflowHash: string;
+  sources: readonly WorkflowTestSource[];
+  /** The uwf-replay command (`uwf-replay`, or a path); `--from` for each recording is added. */
+  replayCommand: string;
+  /** The caller's directory (a relative replay command resolves against it). */
+  cwd: string;
+  /** The environment adapters start with; the scratch store is forced on them. */
+  env: Record<string, string | undefined>;
+  logger: Logger;
+  signal: AbortSignal;
+  onEvent?(event: EngineEvent): void;
+}
+
+/**
+ * `uwf workflow test`: run each recorded thread again through the workflow under test, with
+ * uwf-replay answering every agent step from the recordings (no model is called), in the
+ * scratch store only, and compare the two routes (the roles and statuses, step by step).
+ */
+export async function testWorkflow(options: WorkflowTestOptions): Promise<WorkflowTestDocument> {
+  const { scratch } = options;
+  const recorded: { origin: string; thread: string }[] = [];
+  for (const source of options.sources) {
+    const report = await importBundle(scratch, source.bundle);
+    for (const { thread } of report.threads) {
+      // The same thread named twice (by id and in a bundle) is tested once.
+      if (!recorded.some((r) => r.thread === thread))
+        recorded.push({ origin: source.origin, thread });
+    }
+  }
+  await copyReachable(options.workflowCas, scratch.cas, options.workflowHash);
+  const workflow = await scratch.cas.getPayload<WorkflowPayload>(options.workflowHash, "workflow");
+  const fromArgs = recorded.map((r) => ` --from ${r.thread}`).join("");
+  const work = join(scratch.home, "work");
+  mkdirSync(work, { recursive: true });
+  const threads: WorkflowTestThread[] = [];
+  for (const [i, { origin, thread }] of recorded.entries()) {
+    const recording = await readRecording(scratch, thread, origin);
+    const reportFile = join(scratch.home, `replay-${i + 1}.jsonl`);
+    const engine = new Engine({
+      store: scratch,
+      cwd: options.cwd,
+      config: () => ({}),
+      env: { ...options.env, UWF_STORE: "fs", UWF_REPLAY_REPORT: reportFile },
+      logger: options.logger,
+      signal: options.signal,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    });
+    const replay = await startReplay(
+      scratch,
+      recording.pointer,
+      options.workflowHash,
+      workflow,
+      work,
+    );
+    const lease = await takeThread(scratch, replay, "uwf workflow test");
+    let summary: Awaited<ReturnType<typeof runSteps>>;
+    try {
+      // One step past the recording when it completed: a workflow that no longer ends there
+      // shows where it goes next.
+      const done = recording.pointer.status === "completed";
+      summary = await runSteps(engine, replay, {
+        count: Math.max(1, recording.steps.length + (done ? 1 : 0)),
+        agentFlag: `${options.replayCommand}${fromArgs}`,
+        lease,
+      });
+    } finally {
+      await lease.release();
+    }
+    if (options.signal.aborted) break;
+    const replayed = await readRecording(scratch, replay, "replay");
+    threads.push(
+      compare({
+        thread,
+        origin,
+        recorded: recording.steps,
+        recordedStatus: recording.pointer.status,
+        replayThread: replay,
+        replayed: replayed.steps,
+        replayPointer: summary.pointer,
+        message: summary.message,
+        lastReport: lastLine(reportFile),
+      }),
+    );
+  }
+  return {
+    workflow: workflow.name,
+    workflowHash: options.workflowHash,
+    ok: threads.every((t) => t.result === "same"),
+    threads,
+  };
+}
+
+/** A new thread with the recorded task, prompt, inputs and cwd, but the workflow under test. */
+async function startReplay(
+  store: Store,
+  recorded: ThreadPointer,
+  workflowHash: string,
+  workflow: WorkflowPayload,
+  work: string,
+): Promise<string> {
+  const start = await store.cas.getPayload<StartPayload>(recorded.start);
+  // A bundle from another machine names a folder that may not exist here: the prompt does not
+  // hold the cwd, so any existing folder replays the same.
+  const cwd = isDirectory(start.cwd) ? start.cwd : work;
+  const now = Date.now();
+  const payload: StartPayload = {
+    workflow: workflowHash,
+    prompt: start.prompt,
+    cwd,
+    createdAtMs: now,
+  };
+  if (start.inputs !== undefined) payload.inputs = start.inputs as Record<string, JsonValue>;
+  const hash = await store.cas.put(store.cas.builtin(startNodeKind(payload)), payload);
+  const at = new Date(now).toISOString();
+  const pointer: ThreadPointer = {
+    thread: newUlid(now),
+    workflow: workflow.name,
+    workflowHash,
+    start: hash,
+    head: hash,
+    status: "idle",
+    currentRole: null,
+    suspended: null,
+    steps: 0,
+    cwd,
+    createdAt: at,
+    updatedAt: at,
+  };
+  await store.threads.create(pointer);
+  return pointer.thread;
+}
+
+interface Comparison {
+  thread: string;
+  origin: string;
+  recorded: RecordedStep[];
+  recordedStatus: string;
+  replayThread: string;
+  replayed: RecordedStep[];
+  replayPointer: ThreadPointer;
+  message: string;
+  lastReport: Record<string, unknown> | null;
+}
+
+/** Same route, a different one (the first step that differs, and why), a miss, or a stop. */
+export function compare(c: Comparison): WorkflowTestThread {
+  const route = (steps: RecordedStep[]) => steps.map((s) => ({ role: s.role, status: s.status }));
+  const base = {
+    thread: c.thread,
+    origin: c.origin,
+    replayThread: c.replayThread,
+    recorded: route(c.recorded),
+    replayed: route(c.replayed),
+  };
+  const shared = Math.min(c.recorded.length, c.replayed.length);
+  for (let i = 0; i < shared; i++) {
+    const was = c.recorded[i]!;
+    const now = c.replayed[i]!;
+    if (was.role === now.role && was.status === now.status) continue;
+    const reason =
+      was.role !== now.role
+        ? `${after(c.recorded, i)} the workflow now routes to \`${now.role}\` (recorded: \`${was.role}\`)`
+        : `\`${now.role}\` now answers \`${now.status}\` (recorded: \`${was.status}\`)`;
+    return { ...base, result: "different", step: i + 1, reason, miss: null };
+  }
+  const missed = c.lastReport?.kind === "miss" ? c.lastReport : null;
+  const at = c.replayed.length + 1;
+  if (c.replayed.length < c.recorded.length) {
+    const was = c.recorded[c.replayed.length]!;
+    if (missed && missed.role !== was.role) {
+      const reason = `${after(c.recorded, c.replayed.length)} the workflow now routes to \`${String(missed.role)}\` (recorded: \`${was.role}\`)`;
+      return { ...base, result: "different", step: at, reason, miss: null };
+    }
+    if (missed) {
+      const reason = `no recorded step of \`${was.role}\` has the prompt it gets now`;
+      return { ...base, result: "miss", step: at, reason, miss: missOf(missed) };
+    }
+    if (c.replayPointer.status === "completed") {
+      const reason = `${after(c.recorded, c.replayed.length)} the workflow now ends (recorded: \`${was.role}\` next)`;
+      return { ...base, result: "different", step: at, reason, miss: null };
+    }
+    const reason = `the replay stopped before \`${was.role}\`: ${c.message}`;
+    return { ...base, result: "stopped", step: at, reason, miss: null };
+  }
+  const wentOn = c.replayed.length > c.recorded.length;
+  if (wentOn || (c.recordedStatus === "completed" && c.replayPointer.status !== "completed")) {
+    const next = wentOn
+      ? c.replayed[c.recorded.length]!.role
+      : missed
+        ? String(missed.role)
+        : (c.replayPointer.currentRole ?? "another role");
+    const reason = `${after(c.recorded, c.recorded.length)} the recorded thread completed; the workflow now goes on to \`${next}\``;
+    return { ...base, result: "different", step: c.recorded.length + 1, reason, miss: null };
+  }
+  return { ...base, result: "same", step: null, reason: "", miss: null };
+}
+
+/** "after `reviewer` → `rejected`," (the step before index `i`), or "from the start,". */
+function after(steps: RecordedStep[], i: number): string {
+  if (i === 0) return "from the start,";
+  const prev = steps[i - 1]!;
+  return `after \`${prev.role}\` → \`${prev.status}\`,`;
+}
+
+type Miss = NonNullable<WorkflowTestThread["miss"]>;
+
+/** The miss uwf-replay reported (its UWF_REPLAY_REPORT line). */
+function missOf(report: Record<string, unknown>): Miss {
+  const nearest = (report.nearest ?? null) as Miss["nearest"];
+  return { role: String(report.role), prompt: String(report.prompt), nearest };
+}
+
+function lastLine(file: string): Record<string, unknown> | null {
+  if (!existsSync(file)) return null;
+  const lines = readFileSync(file, "utf8").trim().split("\n");
+  try {
+    return JSON.parse(lines.at(-1) ?? "") as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Copy a node and everything it reaches from one CAS to another (a stored workflow). */
+async function copyReachable(from: Cas, to: Cas, root: string): Promise<void> {
+  if (from === to) return;
+  const writes: CasWrite[] = [];
+  const seen = new Set([root]);
+  const queue = [root];
+  while (queue.length > 0) {
+    const hash = queue.pop()!;
+    const { node, bytes } = await from.read(hash);
+    const refs = node.type === SCHEMA_TYPE ? [] : await from.refsOf(node);
+    writes.push({ hash, bytes, type: node.type, refs });
+    for (const ref of refs) {
+      if (!seen.has(ref)) {
+        seen.add(ref);
+        queue.push(ref);
+      }
+    }
+  }
+  await to.backend.write(writes);
+}
