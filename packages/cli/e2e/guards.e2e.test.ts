@@ -92,6 +92,9 @@ describe("guards (examples/guarded-fix.yaml)", () => {
     expect(run.code).toBe(4);
     expect(run.doc).toMatchObject({ status: "suspended", stoppedBecause: "failed", steps: [] });
     expect(run.doc.message).toContain("failed transiently 2 times");
+    expect(run.doc.message).toContain(
+      `uwf thread exec ${thread} --wait (or now: uwf thread resume`,
+    );
     expect(run.stderr).toContain("↻ fixer: uwf-mock: rate limited (HTTP 429");
     expect(run.stderr).toContain("retry 1 of 1");
     const show = await json("thread", "show", thread);

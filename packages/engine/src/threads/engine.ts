@@ -719,8 +719,12 @@ export function execDocument(summary: ExecSummary, status: ThreadStatus): Thread
 function failureMessage(summary: ExecSummary, failure: UwfError): string {
   const lines = [summary.message];
   if (failure.hint) lines.push(failure.hint);
+  const id = summary.pointer.thread;
+  const retryAfter = summary.pointer.suspended?.retryAfter;
   lines.push(
-    `The head did not move. To retry the step: uwf thread resume ${summary.pointer.thread}`,
+    retryAfter === undefined
+      ? `The head did not move. To retry the step: uwf thread resume ${id}`
+      : `The head did not move. To retry the step at ${retryAfter}: uwf thread exec ${id} --wait (or now: uwf thread resume ${id})`,
   );
   return lines.join("\n");
 }
