@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -5,6 +6,7 @@ import {
   runUwf,
   type TempHome,
   tempHome,
+  UWF_BIN,
   UWF_MOCK_BIN,
   writeScenario,
 } from "@united-workforce/test-utils";
@@ -111,5 +113,40 @@ describe("guards (examples/guarded-fix.yaml)", () => {
     expect(waited.code).toBe(0);
     expect(waited.doc).toMatchObject({ status: "completed", stoppedBecause: "completed" });
     expect(waited.doc.steps.map((s: { role: string }) => s.role)).toEqual(["fixer", "reviewer"]);
+  });
+
+  it("holds the thread while exec --wait waits, and Ctrl-C ends the wait leaving it as it was", async () => {
+    const thread = await start();
+    // The agent asks for an hour: more than maxDelaySeconds, so the thread suspends at once.
+    const mock = agent([{ ...fixed, transient: 1, retry_after: 3600 }, approved]);
+    const run = await json("thread", "exec", thread, ...mock);
+    expect(run.code).toBe(4);
+    const retryAfter = (await json("thread", "show", thread)).doc.suspended.retryAfter;
+    expect(Date.parse(retryAfter)).toBeGreaterThan(Date.now() + 3_000_000);
+
+    const child = spawn(process.execPath, [UWF_BIN, "thread", "exec", thread, "--wait", ...mock], {
+      env: { ...process.env, UWF_HOME: temp.home },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    const waiting = new Promise<void>((resolve) => {
+      child.stderr!.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes("waiting until")) resolve();
+      });
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    await waiting;
+    expect(stderr).toContain(`waiting until ${retryAfter} to retry role "fixer"`);
+    // While it waits the thread is held: another exec is refused as busy.
+    expect((await uwf("thread", "exec", thread, ...mock)).code).toBe(5);
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    const after = await json("thread", "show", thread);
+    expect(after.doc).toMatchObject({ status: "suspended", steps: 0 });
+    expect(after.doc.suspended).toMatchObject({ kind: "retry", retryAfter });
+    // Resume does not wait: it runs the step now.
+    const resumed = await json("thread", "resume", thread, "-c", "2", ...mock);
+    expect(resumed.doc).toMatchObject({ status: "completed" });
   });
 });
