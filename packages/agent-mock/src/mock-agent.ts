@@ -1,11 +1,12 @@
-import { existsSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import {
   type AgentContext,
   AgentExit,
   type AgentRunResult,
   createAgent,
 } from "@united-workforce/agent-kit/entry";
+import { ADAPTER_TRANSIENT_EXIT } from "@united-workforce/protocol";
 import type { MockAnswer, MockStep } from "./scenario.js";
 
 interface MockSession {
@@ -54,6 +55,7 @@ export const mockAgent = createAgent({
     if (step.wait_for !== undefined)
       await waitForFile(resolve(dirname(file), step.wait_for), ctx.signal);
     if (step.delay_ms) await sleep(step.delay_ms, ctx.signal);
+    if (step.transient !== undefined) failTransiently(ctx, step, step.transient);
     if (step.stderr !== undefined)
       ctx.stderr(step.stderr.endsWith("\n") ? step.stderr : `${step.stderr}\n`);
     if (step.stdout !== undefined) throw new AgentExit(step.exit ?? 0, "", { stdout: step.stdout });
@@ -74,6 +76,24 @@ export const mockAgent = createAgent({
     return { text: renderAnswer(answer, state.body), session: { ...state, next: state.next + 1 } };
   },
 });
+
+/**
+ * Count this try of the entry in `$UWF_HOME/mock/<thread>-<step>.tries`; while fewer than
+ * `failures` tries failed, fail this one as a rate-limited agent would (exit 75).
+ */
+function failTransiently(ctx: AgentContext, step: MockStep, failures: number): void {
+  const folder = join(ctx.home, "mock");
+  const file = join(folder, `${ctx.thread}-${ctx.stepIndex}.tries`);
+  const failed = existsSync(file) ? Number(readFileSync(file, "utf8")) || 0 : 0;
+  if (failed >= failures) return;
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(file, String(failed + 1));
+  const wait = step.retry_after === undefined ? "" : `\nretry-after: ${step.retry_after}`;
+  throw new AgentExit(
+    ADAPTER_TRANSIENT_EXIT,
+    `rate limited (HTTP 429; scripted transient failure ${failed + 1} of ${failures})${wait}`,
+  );
+}
 
 function scenarioPath(ctx: AgentContext): string {
   const file = String(ctx.options.scenario);

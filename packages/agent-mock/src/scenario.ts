@@ -22,6 +22,13 @@ export interface MockStep {
   stdout?: string;
   stderr?: string;
   usage?: Partial<Usage>;
+  /**
+   * Fail this many tries of the entry transiently (exit 75, "rate limited" on stderr) before
+   * answering; the tries are counted per thread under `$UWF_HOME/mock/`.
+   */
+  transient?: number;
+  /** With `transient`: the wait the failure asks for, printed as `retry-after: <seconds>`. */
+  retry_after?: number;
 }
 
 export interface MockScenario {
@@ -39,6 +46,8 @@ const STEP_KEYS = new Set([
   "stdout",
   "stderr",
   "usage",
+  "transient",
+  "retry_after",
 ]);
 
 /** Read a YAML or JSON scenario; every problem names the file and the step. */
@@ -95,6 +104,20 @@ export function loadScenario(path: string): MockScenario {
         step.attempts.every((a) => typeof a === "string" || isRecord(a));
       if (!ok) problems.push(`${where}.attempts must be a non-empty list of strings or mappings`);
     }
+    if (
+      step.transient !== undefined &&
+      !(Number.isInteger(step.transient) && (step.transient as number) >= 1)
+    ) {
+      problems.push(`${where}.transient must be a number of failed tries, at least 1`);
+    }
+    if (
+      step.retry_after !== undefined &&
+      !(typeof step.retry_after === "number" && step.retry_after >= 0)
+    ) {
+      problems.push(`${where}.retry_after must be a number of seconds`);
+    }
+    if (step.retry_after !== undefined && step.transient === undefined)
+      problems.push(`${where}.retry_after goes with "transient"`);
     if (step.usage !== undefined && !isRecord(step.usage))
       problems.push(`${where}.usage must be a mapping`);
     const acts = step.output !== undefined || step.attempts !== undefined;

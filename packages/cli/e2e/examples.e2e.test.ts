@@ -69,6 +69,10 @@ function suggestedTask(name: string): string {
 let sb: Sandbox;
 beforeEach(() => {
   sb = sandbox();
+  // guarded-fix's scenario is rate limited once: retry at once rather than after 10 s.
+  writeFileSync(join(sb.home, "config.yaml"), "retry:\n  delaySeconds: 0.001\n", {
+    mode: 0o600,
+  });
 });
 afterEach(() => sb.cleanup());
 

@@ -50,7 +50,13 @@ export {
   type ReplayHit,
   readRecording,
 } from "./threads/recordings.js";
-export { budgetReached, type RunOptions, runSteps, terminalReason } from "./threads/run-steps.js";
+export {
+  budgetReached,
+  type LiftedGuard,
+  type RunOptions,
+  runSteps,
+  terminalReason,
+} from "./threads/run-steps.js";
 export { parseResult, scriptArgv } from "./threads/script-step.js";
 export { findExecutable, killRunningAdapters, runAdapter } from "./threads/spawn-adapter.js";
 export { stopHolder, waitForRelease } from "./threads/stop-holder.js";

@@ -159,6 +159,29 @@ export const CONFIG_SCHEMA = {
       },
       "budgets per workflow name; --max-cost and --max-steps of thread exec replace them for a run",
     ),
+    retry: {
+      type: ["object", "null"],
+      description:
+        "how a step whose agent failed transiently (adapter exit 75: rate limit, HTTP 429/5xx, usage limit) is retried",
+      properties: {
+        maxRetries: {
+          type: "integer",
+          exclusiveMinimum: -1,
+          description:
+            "retries within one exec before the thread suspends until a retry-after time (default 3; 0 suspends at once)",
+        },
+        delaySeconds: {
+          type: "number",
+          exclusiveMinimum: 0,
+          description: "the wait before the first retry; each next one doubles it (default 10)",
+        },
+        maxDelaySeconds: {
+          type: "number",
+          exclusiveMinimum: 0,
+          description: "the longest wait between two tries (default 600)",
+        },
+      },
+    },
     ...STORE_CONFIG_PROPERTIES,
   },
 } as const;

@@ -127,6 +127,7 @@ const stoppedBecause = {
     "stopped",
     "background",
     "budget",
+    "guard",
   ],
 } as const;
 
@@ -343,7 +344,17 @@ export const DOCUMENT_SCHEMAS = {
     suspended: {
       anyOf: [
         { type: "null" },
-        object({ role: str, reason: str, kind: suspendInfoSchema.properties.kind }),
+        object(
+          {
+            role: str,
+            reason: str,
+            kind: suspendInfoSchema.properties.kind,
+            // `retry`: when the step may run again; `guard`: which guard stopped the thread.
+            retryAfter: str,
+            guard: suspendInfoSchema.properties.guard,
+          },
+          ["role", "reason", "kind"],
+        ),
       ],
     },
     steps: int,

@@ -10,6 +10,14 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
+/**
+ * The exit code an adapter uses when its agent failed in a way that may pass: a rate limit,
+ * an HTTP 429 or 5xx, a usage limit (EX_TEMPFAIL of sysexits.h). uwf retries the step with
+ * backoff (config.yaml `retry`); a `retry-after: <seconds>` line on stderr asks for a longer
+ * wait. uwf itself never exits with it.
+ */
+export const ADAPTER_TRANSIENT_EXIT = 75;
+
 /** What each exit code tells a caller; docs/cli.md and `uwf prompt usage` print this table. */
 export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [ExitCode.ok]: "ok",

@@ -91,6 +91,8 @@ const stepRoleSchema = {
     // Exit code ("0".."255" or "default") → `$status`, for a command that prints no output.
     exitStatus: { type: "object", additionalProperties: { type: "string" } },
     timeoutSeconds: { type: "integer", minimum: 1 },
+    // Guard: the thread suspends before this role's step once the chain holds this many of it.
+    maxVisits: { type: "integer", minimum: 1 },
   },
 } as const;
 
@@ -109,6 +111,8 @@ export const workflow2Schema = {
     ...workflowSchema.properties,
     roles: { type: "object", additionalProperties: stepRoleSchema },
     inputs: casRef,
+    // Guard: the thread suspends before a step once its chain holds this many steps.
+    maxSteps: { type: "integer", minimum: 1 },
   },
 } as const;
 
@@ -338,8 +342,8 @@ export function editionsOf(kind: BuiltinNodeKind): readonly BuiltinNodeKind[] {
 }
 
 /**
- * The edition a workflow node is written with: the first unless it declares inputs or has a
- * role that runs no agent (a human or a script role).
+ * The edition a workflow node is written with: the first unless it declares inputs or guards
+ * (`maxSteps`, a role's `maxVisits`) or has a role that runs no agent (a human or a script role).
  */
 export function workflowNodeKind(payload: WorkflowPayload): "workflow" | "workflow2" {
   const stepRoles = Object.values(payload.roles).some(
@@ -348,9 +352,12 @@ export function workflowNodeKind(payload: WorkflowPayload): "workflow" | "workfl
       role.run !== undefined ||
       role.shell !== undefined ||
       role.exitStatus !== undefined ||
-      role.timeoutSeconds !== undefined,
+      role.timeoutSeconds !== undefined ||
+      role.maxVisits !== undefined,
   );
-  return payload.inputs === undefined && !stepRoles ? "workflow" : "workflow2";
+  return payload.inputs === undefined && payload.maxSteps === undefined && !stepRoles
+    ? "workflow"
+    : "workflow2";
 }
 
 /** The edition a StartNode is written with: the first unless the thread has inputs. */
@@ -371,7 +378,7 @@ export const BUILTIN_SCHEMA_HASHES: Readonly<Record<BuiltinNodeKind, string>> = 
   detail: "23FDW4NCA3EDH",
   turn: "33TJH7P6GD0EM",
   stepDetail: "2DGJV5H68DM30",
-  workflow2: "6T9JKZN5ZJ33Q",
+  workflow2: "6Z8R4X74JGF77",
   start2: "7B290PMF22E5K",
 };
 

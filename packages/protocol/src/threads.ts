@@ -15,9 +15,13 @@ export type ThreadStatus = (typeof THREAD_STATUSES)[number];
 /**
  * Why a thread waits: a `$SUSPEND` edge or status (question), an agent failure, a budget
  * (`--max-cost`, `--max-steps`, config `limits`) reached before the next step started, or a
- * role answered by a human (`agent: human`), which `uwf thread answer` completes.
+ * role answered by a human (`agent: human`), which `uwf thread answer` completes; a workflow
+ * guard (`maxSteps`, a role's `maxVisits`) reached before the next step started; or an agent
+ * that kept failing transiently (rate limit, 5xx), to be retried after `retryAfter`.
  */
-const suspendKindSchema = { enum: ["question", "failure", "budget", "human"] } as const;
+const suspendKindSchema = {
+  enum: ["question", "failure", "budget", "human", "guard", "retry"],
+} as const;
 export type SuspendKind = FromSchema<typeof suspendKindSchema>;
 
 export const suspendInfoSchema = {
@@ -31,6 +35,10 @@ export const suspendInfoSchema = {
     prompt: { type: "string" },
     // The edge's rendered `location`, so a retried step runs where the failed one did.
     location: { type: ["string", "null"] },
+    // `retry`: when the step may run again (ISO 8601); `thread exec --wait` waits until then.
+    retryAfter: { type: "string" },
+    // `guard`: which guard stopped the thread (`maxSteps`, or `maxVisits` of `role`).
+    guard: { enum: ["maxSteps", "maxVisits"] },
   },
 } as const;
 export type SuspendInfo = FromSchema<typeof suspendInfoSchema>;

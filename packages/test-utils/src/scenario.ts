@@ -15,6 +15,9 @@ export interface MockScenarioStep {
   stdout?: string;
   stderr?: string;
   usage?: Record<string, number>;
+  /** Fail this many tries transiently (exit 75) before answering. */
+  transient?: number;
+  retry_after?: number;
 }
 
 /** Write a uwf-mock scenario file (YAML) and return its path. */

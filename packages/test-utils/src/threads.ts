@@ -7,6 +7,7 @@ import {
   type ThreadPointer,
   type Usage,
   type WorkflowPayload,
+  workflowNodeKind,
 } from "@united-workforce/protocol";
 import { openStore, type Store } from "@united-workforce/store";
 import { newUlid } from "@united-workforce/util";
@@ -17,6 +18,8 @@ export interface WorkflowFixture {
   description?: string;
   roles: Record<string, Omit<RolePayload, "frontmatter"> & { frontmatter: JsonSchema }>;
   graph: WorkflowPayload["graph"];
+  /** Guard: suspend before a step once the chain holds this many. */
+  maxSteps?: number;
 }
 
 export interface SeededThread {
@@ -50,7 +53,8 @@ export async function seedThread(
   };
   if (options.workflow.description !== undefined)
     payload.description = options.workflow.description;
-  const workflowHash = await cas.put(cas.builtin("workflow"), payload);
+  if (options.workflow.maxSteps !== undefined) payload.maxSteps = options.workflow.maxSteps;
+  const workflowHash = await cas.put(cas.builtin(workflowNodeKind(payload)), payload);
   const createdAtMs = options.createdAtMs ?? Date.now();
   const start = await cas.put(cas.builtin("start"), {
     workflow: workflowHash,

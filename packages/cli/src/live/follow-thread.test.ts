@@ -34,6 +34,19 @@ describe("progressFromLog", () => {
       type: "completed",
       message: "Bye",
     });
+    // A transient failure a background exec retries shows in `thread watch` too.
+    expect(
+      progressFromLog(
+        log("step.retry", {
+          role: "greeter",
+          retry: 2,
+          maxRetries: 3,
+          delayMs: 20_000,
+          reason: "rate limited",
+        }),
+      ),
+    ).toMatchObject({ type: "step.retrying", retry: 2, maxRetries: 3, delayMs: 20_000 });
+    expect(progressFromLog(log("step.retry", { role: "greeter", retry: 2 }))).toBeNull();
   });
 
   it("skips other events and lines that lack what progress needs", () => {

@@ -67,6 +67,26 @@ export function progressFromLog(event: LogEvent): ProgressEvent | null {
       if (role === null || reason === null) return null;
       return { type: "step.failed", thread, role, reason, atMs };
     }
+    case "step.retry": {
+      const { retry, maxRetries, delayMs } = event;
+      if (
+        role === null ||
+        typeof retry !== "number" ||
+        typeof maxRetries !== "number" ||
+        typeof delayMs !== "number"
+      )
+        return null;
+      return {
+        type: "step.retrying",
+        thread,
+        role,
+        retry,
+        maxRetries,
+        delayMs,
+        reason: text(event.reason) ?? "",
+        atMs,
+      };
+    }
     case "thread.suspended": {
       const reason = text(event.reason);
       const kind = event.kind;

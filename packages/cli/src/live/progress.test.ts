@@ -287,3 +287,33 @@ describe("formatElapsed", () => {
     expect(formatElapsed(3_723_000)).toBe("1h02m");
   });
 });
+
+describe("a step retried after a transient failure", () => {
+  const retrying: ProgressEvent = {
+    type: "step.retrying",
+    thread: THREAD,
+    role: "greeter",
+    retry: 1,
+    maxRetries: 3,
+    delayMs: 10_000,
+    reason: "uwf-mock: rate limited (HTTP 429)",
+    atMs: T0 + 2000,
+  };
+
+  it("says why, which retry and how long it waits, and keeps the step running", () => {
+    const v = view("lines");
+    v.progress.handle(started);
+    v.progress.handle(retrying);
+    expect(v.all()).toContain(
+      "↻ greeter: uwf-mock: rate limited (HTTP 429); retry 1 of 3 in 10.0 s",
+    );
+    v.progress.handle(finished(null));
+    expect(v.all()).toContain("greeter → done");
+  });
+
+  it("says nothing in quiet mode", () => {
+    const v = view("quiet");
+    v.progress.handle(retrying);
+    expect(v.all()).not.toContain("↻");
+  });
+});

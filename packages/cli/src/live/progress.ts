@@ -30,6 +30,16 @@ export type ProgressEvent =
     }
   | { type: "step.failed"; thread: string; role: string; reason: string; atMs: number }
   | {
+      type: "step.retrying";
+      thread: string;
+      role: string;
+      retry: number;
+      maxRetries: number;
+      delayMs: number;
+      reason: string;
+      atMs: number;
+    }
+  | {
       type: "suspended";
       thread: string;
       role: string;
@@ -145,6 +155,14 @@ export class ProgressView {
         this.running.delete(event.thread);
         this.lastFailure = { thread: event.thread, role: event.role };
         permanent.push(...this.failureLines(event, step));
+        break;
+      }
+      case "step.retrying": {
+        // The step runs again: it stays the running step, and the wait is said once.
+        if (this.options.mode === "quiet") break;
+        const why = event.reason === "" ? "failed transiently" : event.reason;
+        const line = `↻ ${event.role}: ${why}; retry ${event.retry} of ${event.maxRetries} in ${formatDuration(event.delayMs)}`;
+        permanent.push(this.options.mode === "lines" ? this.stamp(event.atMs, line) : line);
         break;
       }
       case "suspended": {

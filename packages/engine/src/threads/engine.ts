@@ -1,5 +1,6 @@
 import { basename, resolve } from "node:path";
 import {
+  ADAPTER_TRANSIENT_EXIT,
   addUsage,
   type ExecStepResult,
   emptyUsage,
@@ -19,7 +20,9 @@ import {
   type Lease,
   processIdentity,
   type ResolvedAgent,
+  type RetryPolicy,
   resolveAgent,
+  retryPolicy,
   type Store,
   type UwfConfig,
 } from "@united-workforce/store";
@@ -36,7 +39,7 @@ import { adapterArgv } from "./adapter-argv.js";
 import type { EngineEvent } from "./events.js";
 import { humanSuspension, isHumanRole } from "./human-answer.js";
 import { runScriptStep } from "./script-step.js";
-import { findExecutable, runAdapter } from "./spawn-adapter.js";
+import { type AdapterOutcome, findExecutable, runAdapter } from "./spawn-adapter.js";
 import { StepRejected, type VerifiedStep, verifyStep } from "./verify-step.js";
 
 /** The `agent` recorded on the steps of a role with `run`. */
@@ -66,6 +69,8 @@ export interface EngineContext {
   logger: Logger;
   signal: AbortSignal;
   onEvent?(event: EngineEvent): void;
+  /** How the engine waits between retries (tests pass one that records and returns). */
+  sleep?(ms: number, signal: AbortSignal): Promise<void>;
 }
 
 /** What runs next: a role with its prompt, where the new step links, and how it was chosen. */
@@ -213,31 +218,75 @@ export class Engine {
     });
 
     let failure: UwfError;
+    let retryAfter: string | null = null;
     try {
       const invocation = adapterArgv(agent, pointer.thread, plan);
-      const outcome = await runAdapter({
-        command: agent.command,
-        args: invocation.args,
-        ...(invocation.stdin !== null ? { stdin: invocation.stdin } : {}),
-        cwd,
-        env: this.adapterEnv(agent),
-        timeoutMs: (agent.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
-        signal: this.ctx.signal,
-        onStderr: (chunk) => {
-          const text = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk;
-          for (const line of text.split("\n")) {
-            // Logged as well as emitted: a second terminal (`thread watch`) or the web view
-            // follows a run it did not start through the process log.
-            this.ctx.logger.info("adapter.output", {
-              thread: pointer.thread,
-              role: plan.role,
-              line,
-            });
-            this.emit({ type: "adapter.output", thread: pointer.thread, role: plan.role, line });
-          }
-        },
-        onSpawn: (pid) => options.lease.setChild({ ...processIdentity(pid), pgid: pid }),
-      });
+      const retry = retryPolicy(await this.ctx.config());
+      const spawnAdapter = () =>
+        runAdapter({
+          command: agent.command,
+          args: invocation.args,
+          ...(invocation.stdin !== null ? { stdin: invocation.stdin } : {}),
+          cwd,
+          env: this.adapterEnv(agent),
+          timeoutMs: (agent.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+          signal: this.ctx.signal,
+          onStderr: (chunk) => {
+            const text = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk;
+            for (const line of text.split("\n")) {
+              // Logged as well as emitted: a second terminal (`thread watch`) or the web view
+              // follows a run it did not start through the process log.
+              this.ctx.logger.info("adapter.output", {
+                thread: pointer.thread,
+                role: plan.role,
+                line,
+              });
+              this.emit({ type: "adapter.output", thread: pointer.thread, role: plan.role, line });
+            }
+          },
+          onSpawn: (pid) => options.lease.setChild({ ...processIdentity(pid), pgid: pid }),
+        });
+      let outcome = await spawnAdapter();
+      let transient: UwfError | null = null;
+      // A transient failure (adapter exit 75: rate limit, 5xx) runs the step again after a
+      // growing wait, up to `retry.maxRetries` times; then the thread waits for its retry time.
+      for (let retried = 0; isTransient(outcome); retried++) {
+        const asked = requestedWaitMs(outcome.stderrTail);
+        const waitMs = Math.max(backoffMs(retry, retried), asked ?? 0);
+        const reason = lastLine(outcome.stderrTail);
+        if (retried >= retry.maxRetries || waitMs > retry.maxDelaySeconds * 1000) {
+          retryAfter = new Date(Date.now() + waitMs).toISOString();
+          const tries = retried + 1;
+          transient = agentFailure(
+            `agent "${agentLabel}" for role "${plan.role}" failed transiently ${tries === 1 ? "once" : `${tries} times`}; the step may run again after ${retryAfter}`,
+            outcome.stderrTail,
+          );
+          break;
+        }
+        this.ctx.logger.warn("step.retry", {
+          thread: pointer.thread,
+          role: plan.role,
+          retry: retried + 1,
+          maxRetries: retry.maxRetries,
+          delayMs: waitMs,
+          reason,
+        });
+        this.emit({
+          type: "step.retrying",
+          thread: pointer.thread,
+          role: plan.role,
+          retry: retried + 1,
+          maxRetries: retry.maxRetries,
+          delayMs: waitMs,
+          reason,
+        });
+        await (this.ctx.sleep ?? abortableSleep)(waitMs, this.ctx.signal);
+        if (this.ctx.signal.aborted) {
+          outcome = { ...outcome, aborted: true };
+          break;
+        }
+        outcome = await spawnAdapter();
+      }
       // The lease keeps naming the adapter, which has exited: the next step's spawn or the
       // release replaces it, and every reader checks the child by identity (pid + start time)
       // before signalling it. Clearing it here cost a lease rewrite (a rename) per step.
@@ -251,7 +300,9 @@ export class Engine {
           aborted: true,
         };
       }
-      if (outcome.timedOut) {
+      if (transient !== null) {
+        failure = transient;
+      } else if (outcome.timedOut) {
         failure = agentFailure(
           `agent "${agentLabel}" for role "${plan.role}" timed out after ${agent.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS} s and was stopped`,
           outcome.stderrTail,
@@ -280,7 +331,8 @@ export class Engine {
       else if (isUwfError(error) && error.code === "AGENT_FAILED") failure = error;
       else throw error;
     }
-    return { ...(await this.fail(pointer, plan, failure)), aborted: false };
+    const retrying = retryAfter === null ? undefined : { kind: "retry" as const, retryAfter };
+    return { ...(await this.fail(pointer, plan, failure, retrying)), aborted: false };
   }
 
   /**
@@ -371,6 +423,7 @@ export class Engine {
     pointer: ThreadPointer,
     plan: PlannedStep,
     failure: UwfError,
+    retrying?: { kind: "retry"; retryAfter: string },
   ): Promise<{ pointer: ThreadPointer; step: null; usage: null; failure: UwfError }> {
     this.ctx.logger.error("step.failed", {
       thread: pointer.thread,
@@ -389,6 +442,7 @@ export class Engine {
       kind: "failure",
       prompt: plan.prompt,
       location: plan.location,
+      ...retrying,
     });
     await this.announce(waiting);
     return { pointer: waiting, step: null, usage: null, failure };
@@ -534,22 +588,28 @@ export class Engine {
   }
 
   /**
-   * A run reached its budget: the thread waits, before the planned step starts, for a human to
+   * A run reached its budget, or the step a workflow guard: the thread waits, before the planned step starts, for a human to
    * decide (`thread resume` runs that step). Listeners hear it like any suspension.
    */
   async suspendForBudget(
     pointer: ThreadPointer,
     plan: PlannedStep,
     reason: string,
+    guard?: "maxSteps" | "maxVisits",
   ): Promise<ThreadPointer> {
     const next = await this.suspend(pointer, {
       role: plan.role,
       reason,
-      kind: "budget",
+      kind: guard === undefined ? "budget" : "guard",
       prompt: plan.prompt,
       location: plan.location,
+      ...(guard === undefined ? {} : { guard }),
     });
-    this.ctx.logger.warn("exec.budget", { thread: pointer.thread, role: plan.role, reason });
+    this.ctx.logger.warn(guard === undefined ? "exec.budget" : "exec.guard", {
+      thread: pointer.thread,
+      role: plan.role,
+      reason,
+    });
     await this.announce(next);
     return next;
   }
@@ -591,6 +651,43 @@ export function commandLabel(command: string, args: readonly string[]): string {
   return name;
 }
 
+/** An adapter that exited 75 (EX_TEMPFAIL) says its agent failed in a way that may pass. */
+function isTransient(outcome: AdapterOutcome): boolean {
+  return !outcome.aborted && !outcome.timedOut && outcome.exitCode === ADAPTER_TRANSIENT_EXIT;
+}
+
+/** The wait before retry `retried + 1`: `delaySeconds` doubled per retry, at most the cap. */
+export function backoffMs(policy: RetryPolicy, retried: number): number {
+  return Math.min(policy.delaySeconds * 2 ** retried, policy.maxDelaySeconds) * 1000;
+}
+
+/** The wait an adapter asked for with a `retry-after: <seconds>` line on stderr, or null. */
+export function requestedWaitMs(stderrTail: string): number | null {
+  const found = [...stderrTail.matchAll(/^retry-after: *(\d+(?:\.\d+)?) *s?$/gim)].at(-1);
+  return found ? Number(found[1]) * 1000 : null;
+}
+
+function lastLine(text: string): string {
+  const lines = sanitizeTerminalText(text)
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !/^retry-after:/i.test(line));
+  return lines.at(-1) ?? "";
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((done) => {
+    if (signal.aborted) return done();
+    const timer = setTimeout(finish, ms);
+    function finish(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", finish);
+      done();
+    }
+    signal.addEventListener("abort", finish, { once: true });
+  });
+}
+
 function agentFailure(message: string, stderrTail: string): UwfError {
   const tail = sanitizeTerminalText(stderrTail).trim();
   return new UwfError(
@@ -622,8 +719,12 @@ export function execDocument(summary: ExecSummary, status: ThreadStatus): Thread
 function failureMessage(summary: ExecSummary, failure: UwfError): string {
   const lines = [summary.message];
   if (failure.hint) lines.push(failure.hint);
+  const id = summary.pointer.thread;
+  const retryAfter = summary.pointer.suspended?.retryAfter;
   lines.push(
-    `The head did not move. To retry the step: uwf thread resume ${summary.pointer.thread}`,
+    retryAfter === undefined
+      ? `The head did not move. To retry the step: uwf thread resume ${id}`
+      : `The head did not move. To retry the step at ${retryAfter}: uwf thread exec ${id} --wait (or now: uwf thread resume ${id})`,
   );
   return lines.join("\n");
 }

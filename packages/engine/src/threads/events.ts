@@ -24,6 +24,18 @@ export type EngineEvent =
       usage: Usage;
     }
   | { type: "step.failed"; thread: string; role: string; reason: string }
+  | {
+      /** The agent failed transiently (adapter exit 75); the step runs again after `delayMs`. */
+      type: "step.retrying";
+      thread: string;
+      role: string;
+      /** 1 for the first retry. */
+      retry: number;
+      maxRetries: number;
+      delayMs: number;
+      /** The adapter's last stderr line, e.g. "rate limited (HTTP 429)". */
+      reason: string;
+    }
   | { type: "suspended"; thread: string; role: string; reason: string; kind: SuspendKind }
   | {
       type: "completed";

@@ -2,6 +2,7 @@ import type { ExecStepResult, ThreadPointer, UsageTotal } from "@united-workforc
 import type { Lease, RunLimits } from "@united-workforce/store";
 import { addToTotal, emptyTotal } from "../usage/total.js";
 import { type Engine, type ExecSummary, type PlannedStep, prevOf } from "./engine.js";
+import { guardReached } from "./guards.js";
 
 export interface RunOptions {
   count: number;
@@ -14,6 +15,17 @@ export interface RunOptions {
    * only once a step has run (config.yaml is read when a step needs it, not before).
    */
   limits?: () => RunLimits | Promise<RunLimits>;
+  /**
+   * A workflow guard this run does not check: `thread resume` of a thread a guard suspended
+   * lifts that guard (the human who resumes decided to go past it) for the run, not for later.
+   */
+  liftedGuard?: LiftedGuard;
+}
+
+/** A guard a resumed run goes past: `maxSteps`, or the `maxVisits` of one role. */
+export interface LiftedGuard {
+  guard: "maxSteps" | "maxVisits";
+  role: string;
 }
 
 /**
@@ -60,6 +72,14 @@ export async function runSteps(
         prev: prevOf(pointer),
         replaceHead: false,
       };
+    }
+    const guard = await guardReached(engine, pointer, plan, options.liftedGuard);
+    if (guard !== null) {
+      pointer = await engine.suspendForBudget(pointer, plan, guard.reason, guard.guard);
+      return stop(
+        "guard",
+        `thread is suspended before role "${plan.role}": ${guard.reason}. To go past it: uwf thread resume ${threadId}`,
+      );
     }
     // Nothing is spent before the first step, so no limit can be reached there.
     if (i > 0 && limits === undefined) limits = (await options.limits?.()) ?? {};
@@ -160,13 +180,17 @@ export function terminalReason(
       }
       const reason = !info
         ? ""
-        : info.kind === "budget"
-          ? `budget, before role "${info.role}": ${info.reason}`
-          : `${info.kind} from role "${info.role}": ${info.reason}`;
+        : info.kind === "budget" || info.kind === "guard"
+          ? `${info.kind}, before role "${info.role}": ${info.reason}`
+          : info.kind === "retry"
+            ? `transient failure of role "${info.role}", retry after ${info.retryAfter}`
+            : `${info.kind} from role "${info.role}": ${info.reason}`;
       const how =
         info?.kind === "question"
           ? `uwf thread resume ${pointer.thread} -p "<your answer>"`
-          : `uwf thread resume ${pointer.thread}`;
+          : info?.kind === "retry"
+            ? `uwf thread exec ${pointer.thread} --wait (waits until then), or uwf thread resume ${pointer.thread} (now)`
+            : `uwf thread resume ${pointer.thread}`;
       return {
         because: "suspended",
         message: `thread is suspended (${reason}). To continue: ${how}`,

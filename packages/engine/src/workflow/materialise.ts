@@ -65,6 +65,7 @@ export async function toWorkflowPayload(
     if (role.shell !== undefined) payload.shell = role.shell;
     if (role.exitStatus !== undefined) payload.exitStatus = { ...role.exitStatus };
     if (role.timeoutSeconds !== undefined) payload.timeoutSeconds = role.timeoutSeconds;
+    if (role.maxVisits !== undefined) payload.maxVisits = role.maxVisits;
     roles[name] = payload;
   }
 
@@ -90,6 +91,7 @@ export async function toWorkflowPayload(
   const workflow: WorkflowPayload = { name: definition.name, roles, graph };
   if (definition.description !== undefined) workflow.description = definition.description;
   if (inputs !== undefined) workflow.inputs = inputs;
+  if (definition.maxSteps !== undefined) workflow.maxSteps = definition.maxSteps;
   return workflow;
 }
 

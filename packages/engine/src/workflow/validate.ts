@@ -9,6 +9,12 @@ import {
   SUSPEND,
 } from "@united-workforce/protocol";
 import {
+  checkMaxStepsShape,
+  checkMaxVisitsShape,
+  GUARD_ROLE_KEYS,
+  guardWarnings,
+} from "./guards.js";
+import {
   checkInputsNotShadowed,
   checkInputsShape,
   INPUTS_FIELD,
@@ -51,6 +57,8 @@ export interface RoleDefinition {
   shell?: boolean;
   exitStatus?: Record<string, string>;
   timeoutSeconds?: number;
+  /** Guard: the thread suspends before this role's step once it ran this many times. */
+  maxVisits?: number;
 }
 
 /** A workflow as written in YAML (after includes), once it has passed validation. */
@@ -61,6 +69,8 @@ export interface WorkflowDefinition {
   graph: Graph;
   /** JSON Schema of the object a thread is started with (`thread start --input`). */
   inputs?: SchemaMap;
+  /** Guard: the thread suspends before a step once its chain holds this many steps. */
+  maxSteps?: number;
 }
 
 export interface WorkflowValidation {
@@ -78,7 +88,7 @@ export interface ValidateOptions {
   fileName?: string;
 }
 
-const TOP_LEVEL_KEYS = ["name", "description", "roles", "graph", "inputs"];
+const TOP_LEVEL_KEYS = ["name", "description", "roles", "graph", "inputs", "maxSteps"];
 const ROLE_KEYS = [
   "description",
   "goal",
@@ -87,6 +97,7 @@ const ROLE_KEYS = [
   "output",
   "frontmatter",
   ...STEP_ROLE_KEYS,
+  ...GUARD_ROLE_KEYS,
 ];
 const ROLE_TEXT_KEYS = ["description", "goal", "procedure", "output"];
 const EDGE_KEYS = ["role", "prompt", "location"];
@@ -111,6 +122,9 @@ interface Shape {
   /** The declared `inputs:` schema when well formed; null when absent or malformed. */
   inputs: SchemaMap | null;
   inputsDeclared: boolean;
+  /** The guards, where well formed. */
+  maxSteps: number | null;
+  maxVisits: Map<string, number>;
 }
 
 /**
@@ -164,8 +178,10 @@ function checkShape(raw: unknown, errors: string[]): Shape | null {
   }
 
   const inputs = checkInputsShape(raw.inputs, errors);
+  const maxSteps = checkMaxStepsShape(raw.maxSteps, errors);
   const stepRoles = new Map<string, StepRoleSpec>();
-  const roles = checkRolesShape(raw.roles, errors, stepRoles);
+  const maxVisits = new Map<string, number>();
+  const roles = checkRolesShape(raw.roles, errors, stepRoles, maxVisits);
   const graphErrors: string[] = [];
   const { graph, edges } = checkGraphShape(raw.graph, graphErrors);
   errors.push(...graphErrors);
@@ -178,6 +194,8 @@ function checkShape(raw: unknown, errors: string[]): Shape | null {
     graphWellFormed: graphErrors.length === 0,
     inputs,
     inputsDeclared: raw.inputs !== undefined,
+    maxSteps,
+    maxVisits,
   };
 }
 
@@ -185,6 +203,7 @@ function checkRolesShape(
   raw: unknown,
   errors: string[],
   stepRoles: Map<string, StepRoleSpec>,
+  maxVisits: Map<string, number>,
 ): Map<string, SchemaMap | null> {
   const roles = new Map<string, SchemaMap | null>();
   if (raw === undefined) {
@@ -207,6 +226,8 @@ function checkRolesShape(
     if (isMapping(value)) {
       const spec = checkStepRoleShape(role, value, errors);
       if (spec !== null) stepRoles.set(role, spec);
+      const visits = checkMaxVisitsShape(role, value, errors);
+      if (visits !== null) maxVisits.set(role, visits);
     }
   }
   return roles;
@@ -337,6 +358,7 @@ function checkSemantics(
     exits.set(role, frontmatter === null ? null : readRoleExits(role, frontmatter, errors));
   }
   checkInputsNotShadowed(shape.inputs, exits, errors);
+  guardWarnings(shape.maxSteps, shape.maxVisits, warnings);
   for (const [role, spec] of shape.stepRoles) {
     checkStepRoleSemantics(role, spec, exits.get(role) ?? null, errors);
   }

@@ -254,6 +254,38 @@ export function describeThreadConformance(context: ConformanceContext): void {
       expect(page.items[0]!.problem).toBeNull();
     });
 
+    it("keeps threads stopped by a guard or waiting to retry readable, with their details", async () => {
+      const { threads } = context.store;
+      const guarded = pointer({
+        status: "suspended",
+        suspended: {
+          role: "fixer",
+          reason: 'role "fixer" has reached its maxVisits of 3 steps in this thread',
+          kind: "guard",
+          guard: "maxVisits",
+          prompt: "Fix it.",
+          location: null,
+        },
+      });
+      const retrying = pointer({
+        status: "suspended",
+        suspended: {
+          role: "fixer",
+          reason: "rate limited",
+          kind: "retry",
+          retryAfter: "2026-01-01T00:10:00.000Z",
+          prompt: "Fix it.",
+          location: null,
+        },
+      });
+      for (const p of [guarded, retrying]) {
+        await threads.create(p);
+        expect(await threads.get(p.thread)).toEqual({ ...p, rev: 1 });
+      }
+      const page = await threads.list({ statuses: ["suspended"] });
+      expect(page.items.map((item) => item.problem)).toEqual([null, null]);
+    });
+
     it.skipIf(!hooks.corruptPointer)("places a corrupt thread in time by its id", async () => {
       const { threads } = context.store;
       const p = pointer({}, JAN_1 + 5 * DAY_MS);

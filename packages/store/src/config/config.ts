@@ -42,6 +42,8 @@ export interface UwfConfig {
   modelOverrides?: { extract?: string; [key: string]: string | undefined };
   /** Budgets per workflow name (a run suspends its thread when it reaches one). */
   limits?: Record<string, RunLimits>;
+  /** How steps whose agent failed transiently are retried (see `retryPolicy`). */
+  retry?: Partial<RetryPolicy> | null;
   /** `fs` (default) or a `postgres://` URL; `UWF_STORE` overrides it. */
   store?: string;
   /** This machine's name in exec leases (default: the host name). */
@@ -64,6 +66,33 @@ export function workflowLimits(config: UwfConfig, workflow: string): RunLimits {
   const out: RunLimits = {};
   if (typeof limits.maxCostUsd === "number") out.maxCostUsd = limits.maxCostUsd;
   if (typeof limits.maxSteps === "number") out.maxSteps = limits.maxSteps;
+  return out;
+}
+
+/** How a transient agent failure (adapter exit 75) is retried before the thread suspends. */
+export interface RetryPolicy {
+  /** Retries within one exec run; 0 suspends at the first transient failure. */
+  maxRetries: number;
+  /** The wait before the first retry, doubled for each next one. */
+  delaySeconds: number;
+  /** The longest wait between two tries. */
+  maxDelaySeconds: number;
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
+  maxRetries: 3,
+  delaySeconds: 10,
+  maxDelaySeconds: 600,
+};
+
+/** config.yaml's `retry`, each key not set taking its default. */
+export function retryPolicy(config: UwfConfig): RetryPolicy {
+  const retry = config.retry;
+  const out = { ...DEFAULT_RETRY_POLICY };
+  if (retry === null || typeof retry !== "object") return out;
+  if (typeof retry.maxRetries === "number") out.maxRetries = retry.maxRetries;
+  if (typeof retry.delaySeconds === "number") out.delaySeconds = retry.delaySeconds;
+  if (typeof retry.maxDelaySeconds === "number") out.maxDelaySeconds = retry.maxDelaySeconds;
   return out;
 }
 

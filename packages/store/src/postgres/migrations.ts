@@ -232,6 +232,53 @@ update uwf_threads set pointer = pointer;
 create index uwf_threads_start on uwf_threads (start, id);
 `,
   },
+  {
+    version: 3,
+    name: "guard and retry suspensions",
+    sql: `
+-- A thread stopped by a workflow guard (kind 'guard', with the guard's name) or waiting to
+-- retry a transiently failed agent (kind 'retry', with its retryAfter time) is a readable
+-- pointer, not a corrupt one. Mirrors pointer-check.ts.
+create or replace function uwf_pointer_ok(p jsonb, id text) returns boolean language sql immutable as $$
+  select coalesce(
+    jsonb_typeof(p) = 'object'
+    and p -> 'thread' = to_jsonb(id)
+    and jsonb_typeof(p -> 'workflow') = 'string'
+    and jsonb_typeof(p -> 'cwd') = 'string'
+    and jsonb_typeof(p -> 'createdAt') = 'string'
+    and jsonb_typeof(p -> 'updatedAt') = 'string'
+    and uwf_is_hash(p -> 'workflowHash')
+    and uwf_is_hash(p -> 'start')
+    and uwf_is_hash(p -> 'head')
+    and (not p ? 'forkedFrom' or uwf_is_hash(p -> 'forkedFrom'))
+    and jsonb_typeof(p -> 'status') = 'string'
+    and p ->> 'status' in ('idle', 'suspended', 'completed', 'cancelled')
+    and jsonb_typeof(p -> 'currentRole') in ('string', 'null')
+    and uwf_is_count(p -> 'steps')
+    and (not p ? 'rev' or uwf_is_count(p -> 'rev'))
+    and (
+      jsonb_typeof(p -> 'suspended') = 'null'
+      or (
+        jsonb_typeof(p -> 'suspended') = 'object'
+        and jsonb_typeof(p -> 'suspended' -> 'role') = 'string'
+        and jsonb_typeof(p -> 'suspended' -> 'reason') = 'string'
+        and jsonb_typeof(p -> 'suspended' -> 'kind') = 'string'
+        and p -> 'suspended' ->> 'kind' in ('question', 'failure', 'budget', 'human', 'guard', 'retry')
+        and (not (p -> 'suspended') ? 'prompt'
+             or jsonb_typeof(p -> 'suspended' -> 'prompt') = 'string')
+        and (not (p -> 'suspended') ? 'retryAfter'
+             or jsonb_typeof(p -> 'suspended' -> 'retryAfter') = 'string')
+        and (not (p -> 'suspended') ? 'guard'
+             or p -> 'suspended' ->> 'guard' in ('maxSteps', 'maxVisits'))
+      )
+    ),
+    false)
+$$;
+
+-- Re-judge the rows already there.
+update uwf_threads set pointer = pointer;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

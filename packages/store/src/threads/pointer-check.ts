@@ -1,7 +1,8 @@
 import { isHash, type ThreadPointer } from "@united-workforce/protocol";
 
 const STORED_STATUSES = new Set(["idle", "suspended", "completed", "cancelled"]);
-const SUSPEND_KINDS = new Set(["question", "failure", "budget", "human"]);
+const SUSPEND_KINDS = new Set(["question", "failure", "budget", "human", "guard", "retry"]);
+const GUARDS = new Set(["maxSteps", "maxVisits"]);
 
 /**
  * Parse a pointer file, or say what is wrong with it. Hand-written rather than ajv: `thread
@@ -57,8 +58,12 @@ function suspendedProblem(suspended: unknown): string | null {
     !SUSPEND_KINDS.has(suspended.kind as string) ||
     (suspended.prompt !== undefined && typeof suspended.prompt !== "string")
   ) {
-    return "`suspended` is not null or { role, reason, kind: question|failure|budget|human, prompt? }";
+    return "`suspended` is not null or { role, reason, kind: question|failure|budget|human|guard|retry, prompt? }";
   }
+  if (suspended.retryAfter !== undefined && Number.isNaN(Date.parse(String(suspended.retryAfter))))
+    return "`suspended.retryAfter` is not a time";
+  if (suspended.guard !== undefined && !GUARDS.has(suspended.guard as string))
+    return "`suspended.guard` is not maxSteps or maxVisits";
   return null;
 }
 

@@ -1,4 +1,5 @@
-import type { ThreadExecDocument } from "@united-workforce/protocol";
+import type { PlannedStep } from "@united-workforce/engine";
+import type { ThreadExecDocument, ThreadPointer } from "@united-workforce/protocol";
 import type { Lease } from "@united-workforce/store";
 import { nodeChildProcess } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "../command.js";
@@ -17,7 +18,7 @@ export default defineCommand({
   interruptible: true,
   summary: "run the next step(s) of a thread, then exit",
   description:
-    "Stops early when the thread completes, suspends (a question or a failed agent) or is stopped, and says why. A second exec on the same thread fails at once with exit 5.",
+    "Stops early when the thread completes, suspends (a question or a failed agent) or is stopped, and says why. A second exec on the same thread fails at once with exit 5. A thread suspended after transient agent failures (kind retry) runs again with --wait, once its retry-after time has come.",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
@@ -36,6 +37,12 @@ export default defineCommand({
     },
     ...LIMIT_OPTIONS,
     {
+      flags: "--wait",
+      type: "boolean",
+      description:
+        "a thread suspended after transient agent failures (rate limits) waits until its retry-after time, then runs the step again",
+    },
+    {
       flags: "--background",
       type: "boolean",
       description: "run in a detached worker and return at once",
@@ -53,6 +60,7 @@ export default defineCommand({
     'uwf thread exec 01JD… --agent "uwf-mock --scenario s.yaml"',
     "uwf thread exec 01JD… --agent uwf-claude-code",
     "uwf thread exec 01JD… -c 50 --max-cost 5 --max-steps 20",
+    "uwf thread exec 01JD… -c 20 --wait",
   ],
   async run(ctx, [thread], options) {
     const { runSteps, takeThread, terminalReason } = await import("@united-workforce/engine");
@@ -68,10 +76,11 @@ export default defineCommand({
     const lease = worker
       ? await store.leases.adopt(thread!, worker)
       : await takeThread(store, thread!, "uwf thread exec");
+    const waitFor = options.wait ? retryWait(await store.threads.get(thread!)) : null;
     if (options.background && !worker) {
       // Nothing would run: say so now rather than start a worker that does nothing.
       const pointer = await store.threads.get(thread!);
-      const terminal = terminalReason(pointer);
+      const terminal = waitFor === null ? terminalReason(pointer) : null;
       if (!terminal) return startBackground(ctx, thread!, count, options, lease);
       await lease.release();
       const doc: ThreadExecDocument = {
@@ -84,11 +93,23 @@ export default defineCommand({
       return result(doc, renderExec, execExitCode(doc));
     }
     try {
+      let first: PlannedStep | undefined;
+      if (waitFor !== null) {
+        const ms = Date.parse(waitFor.retryAfter) - Date.now();
+        if (ms > 0 && !options.quiet) {
+          ctx.progress(
+            `waiting until ${waitFor.retryAfter} to retry role "${waitFor.plan.role}" (Ctrl-C stops waiting)\n`,
+          );
+        }
+        await sleepUntil(ms, ctx.signal);
+        first = waitFor.plan;
+      }
       const summary = await runSteps(engine, thread!, {
         count,
         agentFlag: options.agent as string | undefined,
         lease,
         limits: () => runLimits(ctx, workflow, flags),
+        ...(first === undefined ? {} : { first: () => first }),
       });
       return await execResult(engine, summary, { quiet: options.quiet });
     } finally {
@@ -97,6 +118,40 @@ export default defineCommand({
     }
   },
 });
+
+/**
+ * The step a thread suspended after transient agent failures runs again, and from when; null
+ * for a thread in any other state (exec then runs as without --wait).
+ */
+function retryWait(pointer: ThreadPointer): { retryAfter: string; plan: PlannedStep } | null {
+  const info = pointer.suspended;
+  if (pointer.status !== "suspended" || info?.kind !== "retry") return null;
+  const retryAfter = info.retryAfter ?? new Date(0).toISOString();
+  return {
+    retryAfter,
+    plan: {
+      role: info.role,
+      prompt: info.prompt ?? info.reason,
+      location: info.location ?? null,
+      prev: pointer.head === pointer.start ? null : pointer.head,
+      replaceHead: false,
+    },
+  };
+}
+
+/** Wait `ms` (nothing when not positive), or until the command is interrupted. */
+function sleepUntil(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((done) => {
+    if (ms <= 0 || signal.aborted) return done();
+    const finish = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", finish);
+      done();
+    };
+    const timer = setTimeout(finish, ms);
+    signal.addEventListener("abort", finish, { once: true });
+  });
+}
 
 /**
  * Hand the lease to a detached worker: it is visible as `running` from this moment, and
@@ -122,6 +177,7 @@ async function startBackground(
   if (typeof options.agent === "string") args.push("--agent", options.agent);
   if (options.maxCost !== undefined) args.push("--max-cost", String(options.maxCost));
   if (options.maxSteps !== undefined) args.push("--max-steps", String(options.maxSteps));
+  if (options.wait) args.push("--wait");
   // Loaded here, not at the top: `uwf --help` loads every command module, and neither a help
   // text nor a foreground exec needs them.
   const { processIdentity } = await import("@united-workforce/store");

@@ -1,4 +1,4 @@
-import type { Engine, PlannedStep } from "@united-workforce/engine";
+import type { Engine, LiftedGuard, PlannedStep } from "@united-workforce/engine";
 import { START, type SuspendInfo, type ThreadPointer } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand } from "../command.js";
@@ -10,7 +10,7 @@ export default defineCommand({
   interruptible: true,
   summary: "answer a suspended thread (or restart a completed one) and run its next step",
   description:
-    "A thread suspended by a question re-runs the role that asked, with the question and your answer. One suspended by a failed agent retries the failed step; one suspended by a budget runs the step it stopped before, and the resumed run has a budget of its own (config.yaml's limits, or --max-cost / --max-steps). A completed thread restarts through $START.resume.",
+    "A thread suspended by a question re-runs the role that asked, with the question and your answer. One suspended by a failed agent retries the failed step; one suspended by a budget runs the step it stopped before, and the resumed run has a budget of its own (config.yaml's limits, or --max-cost / --max-steps). One suspended by a workflow guard (maxSteps, a role's maxVisits) runs the step it stopped before, and that guard is not checked again for the rest of this run (later runs check it). One suspended after transient agent failures retries the step now. A completed thread restarts through $START.resume.",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
@@ -58,6 +58,7 @@ export default defineCommand({
         first: () => first,
         // A resumed run counts afresh: the human who resumes has seen what the last one spent.
         limits: () => runLimits(ctx, pointer.workflow, flags),
+        ...liftedGuard(pointer),
       });
       return await execResult(engine, summary, { quiet: options.quiet });
     } finally {
@@ -66,6 +67,14 @@ export default defineCommand({
     }
   },
 });
+
+/** Resuming a thread a workflow guard stopped goes past that guard for this run. */
+function liftedGuard(pointer: ThreadPointer): { liftedGuard?: LiftedGuard } {
+  const info = pointer.suspended;
+  if (pointer.status !== "suspended" || info?.kind !== "guard" || info.guard === undefined)
+    return {};
+  return { liftedGuard: { guard: info.guard, role: info.role } };
+}
 
 async function planResume(
   engine: Engine,

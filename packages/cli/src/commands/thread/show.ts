@@ -39,6 +39,10 @@ export default defineCommand({
             role: pointer.suspended.role,
             reason: pointer.suspended.reason,
             kind: pointer.suspended.kind,
+            ...(pointer.suspended.retryAfter === undefined
+              ? {}
+              : { retryAfter: pointer.suspended.retryAfter }),
+            ...(pointer.suspended.guard === undefined ? {} : { guard: pointer.suspended.guard }),
           }
         : null,
       steps: pointer.steps,
@@ -86,14 +90,20 @@ function renderShow(d: ThreadShowDocument): string {
     for (const line of d.suspended.reason.split("\n")) lines.push(`          ${line}`.trimEnd());
   } else if (d.suspended) {
     const { kind, role, reason } = d.suspended;
-    // A budget stops a run before a role starts; the others stop after one ran.
-    lines.push(`suspended ${kind} ${kind === "budget" ? "before" : "from"} ${role}: ${reason}`);
+    // A budget or a guard stops a run before a role starts; the others stop after one ran.
+    const before = kind === "budget" || kind === "guard";
+    lines.push(`suspended ${kind} ${before ? "before" : "from"} ${role}: ${reason}`);
+    if (kind === "retry" && d.suspended.retryAfter !== undefined) {
+      lines.push(`          retry after ${d.suspended.retryAfter}`);
+    }
     lines.push(
       kind === "question"
         ? `          answer with: uwf thread resume ${d.thread} -p "<answer>"`
-        : kind === "budget"
+        : before
           ? `          to go on: uwf thread resume ${d.thread}`
-          : `          retry with: uwf thread resume ${d.thread}`,
+          : kind === "retry"
+            ? `          retry then: uwf thread exec ${d.thread} --wait (or now: uwf thread resume ${d.thread})`
+            : `          retry with: uwf thread resume ${d.thread}`,
     );
   }
   return lines.join("\n");

@@ -36,7 +36,7 @@ function answerForm(view: ThreadView, csrf: string): Html {
   const info = pointer.suspended;
   if (row.status !== "suspended" || !info) return html``;
   const question = info.kind === "question";
-  return html`<section class="ask" aria-labelledby="ask-h"><h2 id="ask-h">${question ? `${info.role} asks` : info.kind === "failure" ? `${info.role} failed` : "Stopped by a budget"}</h2>
+  return html`<section class="ask" aria-labelledby="ask-h"><h2 id="ask-h">${question ? `${info.role} asks` : info.kind === "failure" || info.kind === "retry" ? `${info.role} failed` : info.kind === "guard" ? "Stopped by a guard" : "Stopped by a budget"}</h2>
 <blockquote class="question" id="question">${info.reason}</blockquote>
 <form method="post" action="/threads/${row.thread}/answer" class="answer">
 <input type="hidden" name="csrf" value="${csrf}">

@@ -1,0 +1,152 @@
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  REPO_ROOT,
+  runUwf,
+  type TempHome,
+  tempHome,
+  UWF_BIN,
+  UWF_MOCK_BIN,
+  writeScenario,
+} from "@united-workforce/test-utils";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+const WORKFLOW = join(REPO_ROOT, "examples", "guarded-fix.yaml");
+const fixed = { role: "fixer", output: { $status: "fixed", summary: "a fix" } };
+const changes = { role: "reviewer", output: { $status: "changes", remarks: "not yet" } };
+const approved = { role: "reviewer", output: { $status: "approved", remarks: "good" } };
+
+describe("guards (examples/guarded-fix.yaml)", () => {
+  let temp: TempHome;
+  const uwf = (...args: string[]) => runUwf(args, { home: temp.home });
+  const json = async (...args: string[]) => {
+    const run = await uwf(...args, "--format", "json");
+    return { code: run.code, doc: JSON.parse(run.stdout || "null"), stderr: run.stderr };
+  };
+  const agent = (steps: Parameters<typeof writeScenario>[1]) => [
+    "--agent",
+    `${process.execPath} ${UWF_MOCK_BIN} --scenario ${writeScenario(temp.home, steps)}`,
+  ];
+  const start = async () =>
+    (await uwf("thread", "start", WORKFLOW, "-p", "Fix the pagination")).stdout.trim();
+  beforeEach(() => {
+    temp = tempHome();
+  });
+  afterEach(() => temp.cleanup());
+
+  it("suspends before the fixer's fourth visit; resume goes past it once a human decides", async () => {
+    const thread = await start();
+    const mock = agent([fixed, changes, fixed, changes, fixed, changes, fixed, approved]);
+    const run = await json("thread", "exec", thread, "-c", "20", ...mock);
+    expect(run.code).toBe(0);
+    expect(run.doc).toMatchObject({ status: "suspended", stoppedBecause: "guard" });
+    expect(run.doc.steps).toHaveLength(6);
+    expect(run.doc.message).toContain(
+      'role "fixer" has reached its maxVisits of 3 steps in this thread',
+    );
+    const show = await json("thread", "show", thread);
+    expect(show.doc.suspended).toMatchObject({ kind: "guard", guard: "maxVisits", role: "fixer" });
+    const text = (await uwf("thread", "show", thread)).stdout;
+    expect(text).toContain("suspended guard before fixer:");
+    expect(text).toContain(`to go on: uwf thread resume ${thread}`);
+
+    // Another exec does not go past it; a resume does.
+    expect((await json("thread", "exec", thread, ...mock)).doc.steps).toEqual([]);
+    const resumed = await json("thread", "resume", thread, "-c", "5", ...mock);
+    expect(resumed.doc).toMatchObject({ status: "completed", stoppedBecause: "completed" });
+    expect(resumed.doc.steps.map((s: { role: string }) => s.role)).toEqual(["fixer", "reviewer"]);
+  });
+
+  it("stops at the workflow's maxSteps", async () => {
+    const thread = await start();
+    // maxVisits 3 of the fixer is lifted by each resume; maxSteps 8 stops the ninth step.
+    const mock = agent([
+      fixed,
+      changes,
+      fixed,
+      changes,
+      fixed,
+      changes,
+      fixed,
+      changes,
+      fixed,
+      approved,
+    ]);
+    await json("thread", "exec", thread, "-c", "20", ...mock);
+    const resumed = await json("thread", "resume", thread, "-c", "20", ...mock);
+    expect(resumed.doc).toMatchObject({ status: "suspended", stoppedBecause: "guard" });
+    expect(resumed.doc.message).toContain(
+      "the thread has taken 8 steps, its workflow's maxSteps is 8",
+    );
+  });
+
+  it("retries a rate-limited agent, suspends with a retry-after time, and exec --wait resumes then", async () => {
+    writeFileSync(
+      join(temp.home, "config.yaml"),
+      "retry:\n  maxRetries: 1\n  delaySeconds: 0.05\n  maxDelaySeconds: 0.2\n",
+      { mode: 0o600 },
+    );
+    const thread = await start();
+    const mock = agent([{ ...fixed, transient: 3 }, approved]);
+    const run = await json("thread", "exec", thread, "-c", "5", ...mock);
+    // Two tries (the first and one retry) failed: the thread waits for its retry time.
+    expect(run.code).toBe(4);
+    expect(run.doc).toMatchObject({ status: "suspended", stoppedBecause: "failed", steps: [] });
+    expect(run.doc.message).toContain("failed transiently 2 times");
+    expect(run.doc.message).toContain(
+      `uwf thread exec ${thread} --wait (or now: uwf thread resume`,
+    );
+    expect(run.stderr).toContain("↻ fixer: uwf-mock: rate limited (HTTP 429");
+    expect(run.stderr).toContain("retry 1 of 1");
+    const show = await json("thread", "show", thread);
+    expect(show.doc.suspended).toMatchObject({ kind: "retry", role: "fixer" });
+    expect(Number.isNaN(Date.parse(show.doc.suspended.retryAfter))).toBe(false);
+    expect((await uwf("thread", "show", thread)).stdout).toContain(
+      `retry then: uwf thread exec ${thread} --wait`,
+    );
+
+    // Without --wait exec leaves it; with --wait it waits for the time, then runs on. The
+    // third try fails again and is retried within the run; the fourth succeeds.
+    expect((await json("thread", "exec", thread, ...mock)).doc.steps).toEqual([]);
+    const waited = await json("thread", "exec", thread, "-c", "5", "--wait", ...mock);
+    expect(waited.code).toBe(0);
+    expect(waited.doc).toMatchObject({ status: "completed", stoppedBecause: "completed" });
+    expect(waited.doc.steps.map((s: { role: string }) => s.role)).toEqual(["fixer", "reviewer"]);
+  });
+
+  it("holds the thread while exec --wait waits, and Ctrl-C ends the wait leaving it as it was", async () => {
+    const thread = await start();
+    // The agent asks for an hour: more than maxDelaySeconds, so the thread suspends at once.
+    const mock = agent([{ ...fixed, transient: 1, retry_after: 3600 }, approved]);
+    const run = await json("thread", "exec", thread, ...mock);
+    expect(run.code).toBe(4);
+    const retryAfter = (await json("thread", "show", thread)).doc.suspended.retryAfter;
+    expect(Date.parse(retryAfter)).toBeGreaterThan(Date.now() + 3_000_000);
+
+    const child = spawn(process.execPath, [UWF_BIN, "thread", "exec", thread, "--wait", ...mock], {
+      env: { ...process.env, UWF_HOME: temp.home },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    const waiting = new Promise<void>((resolve) => {
+      child.stderr!.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes("waiting until")) resolve();
+      });
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    await waiting;
+    expect(stderr).toContain(`waiting until ${retryAfter} to retry role "fixer"`);
+    // While it waits the thread is held: another exec is refused as busy.
+    expect((await uwf("thread", "exec", thread, ...mock)).code).toBe(5);
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    const after = await json("thread", "show", thread);
+    expect(after.doc).toMatchObject({ status: "suspended", steps: 0 });
+    expect(after.doc.suspended).toMatchObject({ kind: "retry", retryAfter });
+    // Resume does not wait: it runs the step now.
+    const resumed = await json("thread", "resume", thread, "-c", "2", ...mock);
+    expect(resumed.doc).toMatchObject({ status: "completed" });
+  });
+});
