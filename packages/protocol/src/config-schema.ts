@@ -159,6 +159,17 @@ export const CONFIG_SCHEMA = {
       },
       "budgets per workflow name; --max-cost and --max-steps of thread exec replace them for a run",
     ),
+    worktrees: {
+      type: ["object", "null"],
+      description: "git worktrees of threads that run in their own (worktree: true, --worktree)",
+      properties: {
+        dir: {
+          ...name,
+          description:
+            "the folder new worktrees go in, one sub-folder per thread; relative to the repository's top folder (default: UWF_HOME/worktrees/<repository name>)",
+        },
+      },
+    },
     ...STORE_CONFIG_PROPERTIES,
   },
 } as const;

@@ -309,6 +309,10 @@ export const DOCUMENT_SCHEMAS = {
     lockHolder: { anyOf: [{ type: "null" }, object({ pid: int, since: str })] },
     // The thread's typed inputs (its StartNode's); null when the workflow declares none.
     inputs: { anyOf: [{ type: "null" }, anyObject] },
+    // The thread's own git worktree and branch; null when it runs in its cwd as it is.
+    worktree: {
+      anyOf: [{ type: "null" }, object({ path: str, branch: str, repo: str, base: str })],
+    },
   }),
   "thread list": object({ threads: list(threadListEntry), total: int }),
   "thread read": object({
@@ -343,7 +347,15 @@ export const DOCUMENT_SCHEMAS = {
   }),
   "thread poke": threadExec,
   "thread stop": object({ thread: threadId, stopped: bool, pid: { type: ["integer", "null"] } }),
-  "thread cancel": object({ thread: threadId, status: threadStatus }),
+  "thread cancel": object(
+    {
+      thread: threadId,
+      status: threadStatus,
+      // What became of the thread's git worktree (absent when it has none).
+      worktree: object({ path: str, branch: str, removed: bool, branchRemoved: bool, note: str }),
+    },
+    ["thread", "status"],
+  ),
   "thread join": object({
     thread: threadId,
     status: threadStatus,
@@ -395,7 +407,15 @@ export const DOCUMENT_SCHEMAS = {
     },
   ),
   "step read": object({ hash, markdown: str }),
-  "step fork": object({ thread: threadId, forkedFrom: hash }),
+  "step fork": object(
+    {
+      thread: threadId,
+      forkedFrom: hash,
+      // The fork's own git worktree, when the thread forked from has one.
+      worktree: object({ path: str, branch: str, repo: str, base: str }),
+    },
+    ["thread", "forkedFrom"],
+  ),
 
   "cas get": object({ hash, type: str, payload: {} }),
   "cas put": casPut,

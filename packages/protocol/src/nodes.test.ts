@@ -60,7 +60,7 @@ describe("built-in schemas", () => {
       detail: "03c75f73291a4653",
       turn: "b3462ba413dde51e",
       stepDetail: "5991c5facf83ef76",
-      workflow2: "894720a61af55272",
+      workflow2: "77c9b9752bee55fb",
       start2: "0bc98da04700afaa",
     });
   });

@@ -109,6 +109,8 @@ export const workflow2Schema = {
     ...workflowSchema.properties,
     roles: { type: "object", additionalProperties: stepRoleSchema },
     inputs: casRef,
+    // Every thread runs in its own git worktree on its own branch (`thread start --worktree`).
+    worktree: { type: "boolean" },
   },
 } as const;
 
@@ -338,8 +340,8 @@ export function editionsOf(kind: BuiltinNodeKind): readonly BuiltinNodeKind[] {
 }
 
 /**
- * The edition a workflow node is written with: the first unless it declares inputs or has a
- * role that runs no agent (a human or a script role).
+ * The edition a workflow node is written with: the first unless it declares inputs, asks for
+ * a git worktree per thread, or has a role that runs no agent (a human or a script role).
  */
 export function workflowNodeKind(payload: WorkflowPayload): "workflow" | "workflow2" {
   const stepRoles = Object.values(payload.roles).some(
@@ -350,7 +352,9 @@ export function workflowNodeKind(payload: WorkflowPayload): "workflow" | "workfl
       role.exitStatus !== undefined ||
       role.timeoutSeconds !== undefined,
   );
-  return payload.inputs === undefined && !stepRoles ? "workflow" : "workflow2";
+  return payload.inputs === undefined && payload.worktree === undefined && !stepRoles
+    ? "workflow"
+    : "workflow2";
 }
 
 /** The edition a StartNode is written with: the first unless the thread has inputs. */
@@ -371,7 +375,7 @@ export const BUILTIN_SCHEMA_HASHES: Readonly<Record<BuiltinNodeKind, string>> = 
   detail: "23FDW4NCA3EDH",
   turn: "33TJH7P6GD0EM",
   stepDetail: "2DGJV5H68DM30",
-  workflow2: "6T9JKZN5ZJ33Q",
+  workflow2: "2GMH9SRACFDR2",
   start2: "7B290PMF22E5K",
 };
 

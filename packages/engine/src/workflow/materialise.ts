@@ -90,6 +90,8 @@ export async function toWorkflowPayload(
   const workflow: WorkflowPayload = { name: definition.name, roles, graph };
   if (definition.description !== undefined) workflow.description = definition.description;
   if (inputs !== undefined) workflow.inputs = inputs;
+  // Only `true` is stored: `false` is the default, and the node keeps its first-edition hash.
+  if (definition.worktree === true) workflow.worktree = true;
   return workflow;
 }
 

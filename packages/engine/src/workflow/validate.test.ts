@@ -116,7 +116,7 @@ describe("validateWorkflow", () => {
         ),
       );
       expect(result.errors).toEqual([
-        'unknown top-level key "version" (expected: name, description, roles, graph, inputs)',
+        'unknown top-level key "version" (expected: name, description, roles, graph, inputs, worktree)',
         'role "developer": "goal" must be a string',
         'graph[reviewer][approved]: unknown key "promt" (expected: role, prompt, location)',
         'graph[reviewer][approved]: missing required field "prompt"',

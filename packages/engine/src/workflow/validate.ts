@@ -61,6 +61,8 @@ export interface WorkflowDefinition {
   graph: Graph;
   /** JSON Schema of the object a thread is started with (`thread start --input`). */
   inputs?: SchemaMap;
+  /** Every thread runs in its own git worktree on its own branch. */
+  worktree?: boolean;
 }
 
 export interface WorkflowValidation {
@@ -78,7 +80,7 @@ export interface ValidateOptions {
   fileName?: string;
 }
 
-const TOP_LEVEL_KEYS = ["name", "description", "roles", "graph", "inputs"];
+const TOP_LEVEL_KEYS = ["name", "description", "roles", "graph", "inputs", "worktree"];
 const ROLE_KEYS = [
   "description",
   "goal",
@@ -161,6 +163,11 @@ function checkShape(raw: unknown, errors: string[]): Shape | null {
   }
   if (raw.description !== undefined && typeof raw.description !== "string") {
     errors.push('"description" must be a string');
+  }
+  if (raw.worktree !== undefined && typeof raw.worktree !== "boolean") {
+    errors.push(
+      '"worktree" must be true or false (true: every thread runs in its own git worktree)',
+    );
   }
 
   const inputs = checkInputsShape(raw.inputs, errors);

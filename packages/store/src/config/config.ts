@@ -42,6 +42,8 @@ export interface UwfConfig {
   modelOverrides?: { extract?: string; [key: string]: string | undefined };
   /** Budgets per workflow name (a run suspends its thread when it reaches one). */
   limits?: Record<string, RunLimits>;
+  /** Where threads' git worktrees go (`worktrees.dir`, relative to the repository's top). */
+  worktrees?: { dir?: string };
   /** `fs` (default) or a `postgres://` URL; `UWF_STORE` overrides it. */
   store?: string;
   /** This machine's name in exec leases (default: the host name). */

@@ -49,6 +49,7 @@ export default defineCommand({
       updatedAt: pointer.updatedAt,
       lockHolder: holder && { pid: holder.pid, since: holder.since },
       inputs: start.inputs ?? null,
+      worktree: pointer.worktree ?? null,
     };
     return result(doc, renderShow);
   },
@@ -62,6 +63,7 @@ function renderShow(d: ThreadShowDocument): string {
     `steps     ${d.steps}, head ${d.head}`,
     `role      last: ${d.currentRole ?? "—"}, next: ${d.nextRole ?? "—"}`,
     `cwd       ${d.cwd}`,
+    ...(d.worktree ? [`worktree  ${d.worktree.path}, branch ${d.worktree.branch}`] : []),
     `agent     ${d.agent === null ? "from config.yaml (no --agent given yet)" : `${d.agent} (from --agent)`}`,
     `created   ${d.createdAt}, updated ${d.updatedAt}`,
   ];
