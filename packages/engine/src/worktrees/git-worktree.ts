@@ -193,8 +193,8 @@ function git(args: string[], cwd: string, env: GitEnv, options: GitCallOptions =
       timeout: 120_000,
     }).trim();
   } catch (error) {
-    const failed = error as NodeJS.ErrnoException & { stderr?: string; status?: number | null };
-    if (failed.code === "ENOENT" && failed.status === undefined) {
+    const failed = error as NodeJS.ErrnoException & { stderr?: string };
+    if (failed.code === "ENOENT") {
       throw new UwfError("WORKTREE_FAILED", "git was not found in PATH", {
         hint: "Install git (a thread with a worktree needs it) or start the thread with --no-worktree. Run: which git",
       });
