@@ -146,9 +146,24 @@ describe("a git worktree per thread", () => {
     expect(git(repo, "rev-parse", fork.worktree.branch)).not.toBe(committed);
     expect(git(repo, "rev-parse", parent.branch)).toBe(committed);
 
+    // A completed thread's worktree goes with `thread cleanup`; its branch holds its commit.
+    const cleanup = await json<{ worktree: { removed: boolean; branchRemoved: boolean } }>([
+      "thread",
+      "cleanup",
+      thread,
+    ]);
+    expect(cleanup.worktree).toMatchObject({ removed: true, branchRemoved: false });
+    expect(existsSync(parent.path)).toBe(false);
+    expect(git(repo, "rev-parse", parent.branch)).toBe(committed);
+    expect((await show(thread)).worktree).toMatchObject({ path: parent.path, present: false });
+    expect((await uwf(["thread", "show", thread])).stdout).toContain(`${parent.path} (removed)`);
+
     // A thread that made no commit and left no change: worktree and branch both go.
     const idle = await json<{ thread: string }>(["thread", "start", EXAMPLE, "-p", "Nothing"]);
     const idleTree = (await show(idle.thread)).worktree!;
+    const early = await uwf(["thread", "cleanup", idle.thread]);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toContain(`thread ${idle.thread} is idle; its worktree is still in use`);
     const cancel = await json<{ worktree: { removed: boolean; branchRemoved: boolean } }>([
       "thread",
       "cancel",

@@ -22,6 +22,18 @@ const bool = { type: "boolean" } as const;
 const strings = { type: "array", items: str } as const;
 const anyObject = { type: "object" } as const;
 const threadStatus = { enum: THREAD_STATUSES } as const;
+/** What removing a thread's git worktree did: `note` says it for a human. */
+const worktreeRemoval = {
+  type: "object",
+  required: ["path", "branch", "removed", "branchRemoved", "note"],
+  properties: {
+    path: str,
+    branch: str,
+    removed: bool,
+    branchRemoved: bool,
+    note: str,
+  },
+} as const;
 
 type Properties = Record<string, object>;
 interface ObjectSchema<P extends Properties, R extends readonly (keyof P & string)[]> {
@@ -311,7 +323,11 @@ export const DOCUMENT_SCHEMAS = {
     inputs: { anyOf: [{ type: "null" }, anyObject] },
     // The thread's own git worktree and branch; null when it runs in its cwd as it is.
     worktree: {
-      anyOf: [{ type: "null" }, object({ path: str, branch: str, repo: str, base: str })],
+      anyOf: [
+        { type: "null" },
+        // `present`: the folder still exists (`thread cancel` or `cleanup` may have removed it).
+        object({ path: str, branch: str, repo: str, base: str, present: bool }),
+      ],
     },
   }),
   "thread list": object({ threads: list(threadListEntry), total: int }),
@@ -352,10 +368,11 @@ export const DOCUMENT_SCHEMAS = {
       thread: threadId,
       status: threadStatus,
       // What became of the thread's git worktree (absent when it has none).
-      worktree: object({ path: str, branch: str, removed: bool, branchRemoved: bool, note: str }),
+      worktree: worktreeRemoval,
     },
     ["thread", "status"],
   ),
+  "thread cleanup": object({ thread: threadId, worktree: worktreeRemoval }),
   "thread join": object({
     thread: threadId,
     status: threadStatus,

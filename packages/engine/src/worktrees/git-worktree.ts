@@ -4,11 +4,10 @@
  * started in, so its roles can edit, build and commit without touching the user's checkout or
  * another thread's. git runs without a shell, one argv per call.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ThreadWorktree } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
+import { nodeChildProcess, UwfError } from "@united-workforce/util";
 
 export type GitEnv = Record<string, string | undefined>;
 
@@ -185,7 +184,7 @@ interface GitCallOptions {
 
 function git(args: string[], cwd: string, env: GitEnv, options: GitCallOptions = {}): string {
   try {
-    return execFileSync("git", args, {
+    return nodeChildProcess().execFileSync("git", args, {
       cwd,
       env: { ...env, GIT_TERMINAL_PROMPT: "0" } as NodeJS.ProcessEnv,
       encoding: "utf8",
