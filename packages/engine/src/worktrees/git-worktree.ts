@@ -184,13 +184,15 @@ interface GitCallOptions {
 
 function git(args: string[], cwd: string, env: GitEnv, options: GitCallOptions = {}): string {
   try {
-    return nodeChildProcess().execFileSync("git", args, {
-      cwd,
-      env: { ...env, GIT_TERMINAL_PROMPT: "0" } as NodeJS.ProcessEnv,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 120_000,
-    }).trim();
+    return nodeChildProcess()
+      .execFileSync("git", args, {
+        cwd,
+        env: { ...env, GIT_TERMINAL_PROMPT: "0" } as NodeJS.ProcessEnv,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+        timeout: 120_000,
+      })
+      .trim();
   } catch (error) {
     const failed = error as NodeJS.ErrnoException & { stderr?: string };
     if (failed.code === "ENOENT") {
