@@ -60,10 +60,10 @@ function failsOnce(dir: string): void {
 }
 
 /**
- * isolated-change runs each thread in its own git worktree, made from the repository holding
+ * in-worktree runs each thread in its own git worktree, made from the repository holding
  * the thread's cwd: the sandbox becomes a repository with one commit, as a user's project is.
  */
-const IN_A_REPOSITORY = new Set(["isolated-change"]);
+const IN_A_REPOSITORY = new Set(["in-worktree"]);
 
 function makeRepository(dir: string): void {
   const git = (...args: string[]) =>

@@ -10,8 +10,8 @@ import {
 } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
-const EXAMPLE = join(REPO_ROOT, "examples", "isolated-change.yaml");
-const MOCK = `${process.execPath} ${UWF_MOCK_BIN} --scenario ${join(REPO_ROOT, "examples", "scenarios", "isolated-change.yaml")}`;
+const EXAMPLE = join(REPO_ROOT, "examples", "in-worktree.yaml");
+const MOCK = `${process.execPath} ${UWF_MOCK_BIN} --scenario ${join(REPO_ROOT, "examples", "scenarios", "in-worktree.yaml")}`;
 
 /** A script role that writes where it ran to `where.txt` in its cwd: no agent at all. */
 const WHERE_WORKFLOW = `name: where
@@ -121,7 +121,7 @@ describe("a git worktree per thread", () => {
     const parent = (await show(thread)).worktree!;
     const committed = git(repo, "rev-parse", parent.branch);
     expect(committed).not.toBe(parent.base);
-    expect(git(repo, "log", "-1", "--format=%s", parent.branch)).toBe("uwf isolated-change");
+    expect(git(repo, "log", "-1", "--format=%s", parent.branch)).toBe("uwf in-worktree");
     expect(git(repo, "rev-parse", "HEAD")).toBe(parent.base);
 
     // Fork at the developer's step: its own branch, from the head of the parent's.
