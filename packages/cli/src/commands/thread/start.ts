@@ -129,7 +129,12 @@ export default defineCommand({
       threadCwd = made.cwd;
       ctx.progress(`worktree ${worktree.path} on branch ${worktree.branch}`);
     }
-    if (workflow.unstored !== null) await materialiseWorkflow(store.cas, workflow.unstored);
+    try {
+      if (workflow.unstored !== null) await materialiseWorkflow(store.cas, workflow.unstored);
+    } catch (error) {
+      await dropWorktree(worktree, ctx.env);
+      throw error;
+    }
     const startPayload: StartPayload = {
       workflow: workflow.hash,
       prompt,
@@ -154,7 +159,12 @@ export default defineCommand({
       updatedAt: at,
     };
     if (worktree !== undefined) pointer.worktree = worktree;
-    await store.threads.create(pointer);
+    try {
+      await store.threads.create(pointer);
+    } catch (error) {
+      await dropWorktree(worktree, ctx.env);
+      throw error;
+    }
     ctx.logger.info("thread.start", {
       thread: pointer.thread,
       workflow: pointer.workflow,
@@ -175,5 +185,19 @@ function isDirectory(path: string): boolean {
     return statSync(path).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/** Take back the worktree of a thread that was not created (it holds nothing yet). */
+async function dropWorktree(
+  worktree: ThreadWorktree | undefined,
+  env: Record<string, string | undefined>,
+): Promise<void> {
+  if (worktree === undefined) return;
+  const { removeThreadWorktree } = await import("@united-workforce/engine");
+  try {
+    removeThreadWorktree(worktree, env);
+  } catch {
+    // The error that matters is the caller's.
   }
 }
