@@ -195,6 +195,11 @@ function git(args: string[], cwd: string, env: GitEnv, options: GitCallOptions =
       .trim();
   } catch (error) {
     const failed = error as NodeJS.ErrnoException & { stderr?: string };
+    if (failed.code === "ENOENT" && !existsSync(cwd)) {
+      throw new UwfError("WORKTREE_FAILED", `the folder "${cwd}" does not exist`, {
+        hint: "The repository or worktree was moved or deleted; `uwf thread show` tells which the thread expects.",
+      });
+    }
     if (failed.code === "ENOENT") {
       throw new UwfError("WORKTREE_FAILED", "git was not found in PATH", {
         hint: "Install git (a thread with a worktree needs it) or start the thread with --no-worktree. Run: which git",
