@@ -59,6 +59,23 @@ function failsOnce(dir: string): void {
   );
 }
 
+/**
+ * in-worktree runs each thread in its own git worktree, made from the repository holding
+ * the thread's cwd: the sandbox becomes a repository with one commit, as a user's project is.
+ */
+const IN_A_REPOSITORY = new Set(["in-worktree"]);
+
+function makeRepository(dir: string): void {
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, HOME: dir } });
+  git("init", "--quiet");
+  git("config", "user.name", "uwf test");
+  git("config", "user.email", "test@example.com");
+  writeFileSync(join(dir, "README.md"), "# project\n");
+  git("add", "README.md");
+  git("commit", "--quiet", "-m", "init");
+}
+
 /** The task each example's header comment suggests (`-p "…"` on its second line). */
 function suggestedTask(name: string): string {
   const match = /-p "([^"]+)"/.exec(readFileSync(join(EXAMPLES, `${name}.yaml`), "utf8"));
@@ -87,6 +104,7 @@ describe("every example runs as it is, with its mock scenario", () => {
   it.each(workflows)("%s completes with its scenario", async (name) => {
     const steps = scenarioSteps(name);
     if (name === "run-tests") failsOnce(sb.work);
+    if (IN_A_REPOSITORY.has(name)) makeRepository(sb.work);
     await uwfJson(sb, ["workflow", "add", join(EXAMPLES, `${name}.yaml`)]);
     const { thread } = await uwfJson<{ thread: string }>(sb, [
       "thread",

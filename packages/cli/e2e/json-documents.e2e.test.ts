@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DOCUMENT_SCHEMAS, type DocumentName } from "@united-workforce/protocol";
@@ -140,6 +141,48 @@ describe("every --format json document matches its schema in protocol", () => {
     await check(["usage", "--by", "thread,model", "--since", "1d"]);
     const idle = await check(["thread", "start", "hello", "-p", "Never mind"]);
     await check(["thread", "cancel", String(idle.thread)]);
+    // A thread in its own git worktree: show, fork, cancel and cleanup say what became of it.
+    const repo = join(temp.home, "repo");
+    mkdirSync(repo);
+    const git = (...args: string[]) =>
+      execFileSync("git", args, { cwd: repo, env: { ...process.env, HOME: temp.home } });
+    git("init", "--quiet");
+    git(
+      "-c",
+      "user.name=t",
+      "-c",
+      "user.email=t@example.com",
+      "commit",
+      "--quiet",
+      "--allow-empty",
+      "-m",
+      "init",
+    );
+    const isolated = await check([
+      "thread",
+      "start",
+      "hello",
+      "-p",
+      "Hi",
+      "--cwd",
+      repo,
+      "--worktree",
+    ]);
+    const ran = await check(["thread", "exec", String(isolated.thread), ...agent]);
+    await check(["thread", "show", String(isolated.thread)]);
+    await check(["step", "fork", (ran.steps as { hash: string }[])[0]!.hash]);
+    await check(["thread", "cleanup", String(isolated.thread)]);
+    const cancelled = await check([
+      "thread",
+      "start",
+      "hello",
+      "-p",
+      "Hi",
+      "--cwd",
+      repo,
+      "--worktree",
+    ]);
+    await check(["thread", "cancel", String(cancelled.thread)]);
 
     const background = String((await check(["thread", "start", "hello", "-p", "Hi"])).thread);
     const worker = await check(["thread", "exec", background, "--background", ...agent]);

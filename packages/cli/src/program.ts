@@ -257,7 +257,15 @@ function addCommand(
     });
     const now = Date.now();
     const parsed: Record<string, unknown> = {};
-    for (const { spec: opt, key } of options) parsed[key] = parseOptionValue(opt, raw[key], now);
+    for (const { spec: opt, key } of options) {
+      // `--x` with `--no-x` share one key: true, false, or undefined when neither is given.
+      const paired = options.filter((o) => o.key === key && o.spec.type === "boolean").length > 1;
+      parsed[key] = paired
+        ? raw[key] === undefined
+          ? undefined
+          : raw[key] === true
+        : parseOptionValue(opt, raw[key], now);
+    }
     const format = (raw.format as OutputFormat | undefined) ?? "text";
     const home = resolveHome(io.env);
     try {

@@ -104,3 +104,14 @@ export {
   type WorkflowDefinition,
   type WorkflowValidation,
 } from "./workflow/validate.js";
+export {
+  createThreadWorktree,
+  forkThreadWorktree,
+  isInside,
+  removeThreadWorktree,
+  repositoryOf,
+  type WorktreePlace,
+  type WorktreeRemoval,
+  worktreeBranch,
+  worktreePath,
+} from "./worktrees/git-worktree.js";

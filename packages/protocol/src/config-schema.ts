@@ -182,6 +182,17 @@ export const CONFIG_SCHEMA = {
         },
       },
     },
+    worktrees: {
+      type: ["object", "null"],
+      description: "git worktrees of threads that run in their own (worktree: true, --worktree)",
+      properties: {
+        dir: {
+          ...name,
+          description:
+            "the folder new worktrees go in, one sub-folder per thread; relative to the repository's top folder (default: UWF_HOME/worktrees/<repository name>)",
+        },
+      },
+    },
     ...STORE_CONFIG_PROPERTIES,
   },
 } as const;

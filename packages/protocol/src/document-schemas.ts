@@ -22,6 +22,18 @@ const bool = { type: "boolean" } as const;
 const strings = { type: "array", items: str } as const;
 const anyObject = { type: "object" } as const;
 const threadStatus = { enum: THREAD_STATUSES } as const;
+/** What removing a thread's git worktree did: `note` says it for a human. */
+const worktreeRemoval = {
+  type: "object",
+  required: ["path", "branch", "removed", "branchRemoved", "note"],
+  properties: {
+    path: str,
+    branch: str,
+    removed: bool,
+    branchRemoved: bool,
+    note: str,
+  },
+} as const;
 
 type Properties = Record<string, object>;
 interface ObjectSchema<P extends Properties, R extends readonly (keyof P & string)[]> {
@@ -367,6 +379,14 @@ export const DOCUMENT_SCHEMAS = {
     lockHolder: { anyOf: [{ type: "null" }, object({ pid: int, since: str })] },
     // The thread's typed inputs (its StartNode's); null when the workflow declares none.
     inputs: { anyOf: [{ type: "null" }, anyObject] },
+    // The thread's own git worktree and branch; null when it runs in its cwd as it is.
+    worktree: {
+      anyOf: [
+        { type: "null" },
+        // `present`: the folder still exists (`thread cancel` or `cleanup` may have removed it).
+        object({ path: str, branch: str, repo: str, base: str, present: bool }),
+      ],
+    },
   }),
   "thread list": object({ threads: list(threadListEntry), total: int }),
   "thread read": object({
@@ -401,7 +421,16 @@ export const DOCUMENT_SCHEMAS = {
   }),
   "thread poke": threadExec,
   "thread stop": object({ thread: threadId, stopped: bool, pid: { type: ["integer", "null"] } }),
-  "thread cancel": object({ thread: threadId, status: threadStatus }),
+  "thread cancel": object(
+    {
+      thread: threadId,
+      status: threadStatus,
+      // What became of the thread's git worktree (absent when it has none).
+      worktree: worktreeRemoval,
+    },
+    ["thread", "status"],
+  ),
+  "thread cleanup": object({ thread: threadId, worktree: worktreeRemoval }),
   "thread join": object({
     thread: threadId,
     status: threadStatus,
@@ -453,7 +482,15 @@ export const DOCUMENT_SCHEMAS = {
     },
   ),
   "step read": object({ hash, markdown: str }),
-  "step fork": object({ thread: threadId, forkedFrom: hash }),
+  "step fork": object(
+    {
+      thread: threadId,
+      forkedFrom: hash,
+      // The fork's own git worktree, when the thread forked from has one.
+      worktree: object({ path: str, branch: str, repo: str, base: str }),
+    },
+    ["thread", "forkedFrom"],
+  ),
 
   "cas get": object({ hash, type: str, payload: {} }),
   "cas put": casPut,

@@ -52,6 +52,7 @@ export type UsageRow = UsageDocument["rows"][number];
 /** Usage summed over steps, with how many of them did not report their cost. */
 export type UsageTotal = UsageDocument["total"];
 export type ThreadCancelDocument = DocumentOf<"thread cancel">;
+export type ThreadCleanupDocument = DocumentOf<"thread cleanup">;
 export type ThreadJoinDocument = DocumentOf<"thread join">;
 export type ThreadVerifyDocument = DocumentOf<"thread verify">;
 export type ThreadExportDocument = DocumentOf<"thread export">;

@@ -85,6 +85,8 @@ export const ERROR_EXIT_CODES = {
   AGENT_UNKNOWN: ExitCode.usage,
   MODERATOR: ExitCode.invalid,
   PATH_UNSAFE: ExitCode.error,
+  /** A thread's git worktree cannot be made or removed: no git, not a repository, git failed. */
+  WORKTREE_FAILED: ExitCode.error,
   IO: ExitCode.error,
   INTERRUPTED: ExitCode.interrupted,
   INTERNAL: ExitCode.error,

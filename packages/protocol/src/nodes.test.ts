@@ -60,7 +60,7 @@ describe("built-in schemas", () => {
       detail: "03c75f73291a4653",
       turn: "b3462ba413dde51e",
       stepDetail: "5991c5facf83ef76",
-      workflow2: "7f87eb3f2fcf1564",
+      workflow2: "12f7f64cd14e3328",
       start2: "0bc98da04700afaa",
     });
   });

@@ -113,6 +113,8 @@ export const workflow2Schema = {
     inputs: casRef,
     // Guard: the thread suspends before a step once its chain holds this many steps.
     maxSteps: { type: "integer", minimum: 1 },
+    // Every thread runs in its own git worktree on its own branch (`thread start --worktree`).
+    worktree: { type: "boolean" },
   },
 } as const;
 
@@ -343,7 +345,8 @@ export function editionsOf(kind: BuiltinNodeKind): readonly BuiltinNodeKind[] {
 
 /**
  * The edition a workflow node is written with: the first unless it declares inputs or guards
- * (`maxSteps`, a role's `maxVisits`) or has a role that runs no agent (a human or a script role).
+ * (`maxSteps`, a role's `maxVisits`), asks for a git worktree per thread, or has a role that
+ * runs no agent (a human or a script role).
  */
 export function workflowNodeKind(payload: WorkflowPayload): "workflow" | "workflow2" {
   const stepRoles = Object.values(payload.roles).some(
@@ -355,7 +358,10 @@ export function workflowNodeKind(payload: WorkflowPayload): "workflow" | "workfl
       role.timeoutSeconds !== undefined ||
       role.maxVisits !== undefined,
   );
-  return payload.inputs === undefined && payload.maxSteps === undefined && !stepRoles
+  return payload.inputs === undefined &&
+    payload.maxSteps === undefined &&
+    payload.worktree === undefined &&
+    !stepRoles
     ? "workflow"
     : "workflow2";
 }
@@ -378,7 +384,7 @@ export const BUILTIN_SCHEMA_HASHES: Readonly<Record<BuiltinNodeKind, string>> = 
   detail: "23FDW4NCA3EDH",
   turn: "33TJH7P6GD0EM",
   stepDetail: "2DGJV5H68DM30",
-  workflow2: "6Z8R4X74JGF77",
+  workflow2: "1EKRTKKY5KXSV",
   start2: "7B290PMF22E5K",
 };
 

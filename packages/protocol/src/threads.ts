@@ -43,6 +43,23 @@ export const suspendInfoSchema = {
 } as const;
 export type SuspendInfo = FromSchema<typeof suspendInfoSchema>;
 
+/**
+ * The git worktree a thread runs in (`worktree: true`, `thread start --worktree`): the thread's
+ * cwd is inside `path`, a checkout of `branch` made from `repo` (the main checkout's top
+ * folder) at commit `base`.
+ */
+export const threadWorktreeSchema = {
+  type: "object",
+  required: ["path", "branch", "repo", "base"],
+  properties: {
+    path: { type: "string" },
+    branch: { type: "string" },
+    repo: { type: "string" },
+    base: { type: "string" },
+  },
+} as const;
+export type ThreadWorktree = FromSchema<typeof threadWorktreeSchema>;
+
 /** What the pointer file stores; `running` and `corrupt` are derived. */
 const storedThreadStatusSchema = { enum: ["idle", "suspended", "completed", "cancelled"] } as const;
 export type StoredThreadStatus = FromSchema<typeof storedThreadStatusSchema>;
@@ -84,6 +101,8 @@ export const threadPointerSchema = {
     // The agent the thread was last run with by `--agent` (an alias, or a command line with an
     // absolute command), used again when a later exec, resume or poke names none.
     agent: { type: "string" },
+    // The thread's own git worktree, when it has one.
+    worktree: threadWorktreeSchema,
     // Usage summed over every step this thread ran, so `thread show` never walks the chain.
     usage: usageSchema,
     // Revision, raised by one at every write: the compare-and-swap token of `threads.swap`.

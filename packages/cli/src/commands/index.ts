@@ -30,6 +30,7 @@ import stepShow from "./step/show.js";
 import storeMigrate from "./store/migrate.js";
 import threadAnswer from "./thread/answer.js";
 import threadCancel from "./thread/cancel.js";
+import threadCleanup from "./thread/cleanup.js";
 import threadDiff from "./thread/diff.js";
 import threadExec from "./thread/exec.js";
 import threadExport from "./thread/export.js";
@@ -78,6 +79,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadPoke,
   threadStop,
   threadCancel,
+  threadCleanup,
   threadJoin,
   threadVerify,
   threadExport,

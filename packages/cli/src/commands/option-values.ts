@@ -34,10 +34,13 @@ export function flagName(spec: Pick<OptionSpec, "flags">): string {
   return /--[A-Za-z0-9-]+/.exec(spec.flags)?.[0] ?? spec.flags.split(/[ ,]/)[0]!;
 }
 
-/** The key commander stores the value under: `--keep-recent` → `keepRecent`. */
+/**
+ * The key commander stores the value under: `--keep-recent` → `keepRecent`; a negation
+ * `--no-worktree` shares `worktree` with `--worktree`.
+ */
 export function optionKey(spec: Pick<OptionSpec, "flags">): string {
   return flagName(spec)
-    .replace(/^-+/, "")
+    .replace(/^-+(no-)?/, "")
     .replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 

@@ -30,6 +30,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { path: ["thread", "poke"], load: () => import("./thread/poke.js") },
   { path: ["thread", "stop"], load: () => import("./thread/stop.js") },
   { path: ["thread", "cancel"], load: () => import("./thread/cancel.js") },
+  { path: ["thread", "cleanup"], load: () => import("./thread/cleanup.js") },
   { path: ["thread", "join"], load: () => import("./thread/join.js") },
   { path: ["thread", "verify"], load: () => import("./thread/verify.js") },
   { path: ["thread", "export"], load: () => import("./thread/export.js") },

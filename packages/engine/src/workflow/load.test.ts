@@ -205,7 +205,7 @@ describe("loadWorkflowFile", () => {
     expect(Object.keys(definition)).toEqual(["name", "__proto__"]);
     expect(Object.getPrototypeOf(definition)).toBe(Object.prototype);
     expect(validateWorkflow(definition).errors).toContain(
-      'unknown top-level key "__proto__" (expected: name, description, roles, graph, inputs, maxSteps)',
+      'unknown top-level key "__proto__" (expected: name, description, roles, graph, inputs, maxSteps, worktree)',
     );
   });
 

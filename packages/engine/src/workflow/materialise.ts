@@ -92,6 +92,8 @@ export async function toWorkflowPayload(
   if (definition.description !== undefined) workflow.description = definition.description;
   if (inputs !== undefined) workflow.inputs = inputs;
   if (definition.maxSteps !== undefined) workflow.maxSteps = definition.maxSteps;
+  // Only `true` is stored: `false` is the default, and the node keeps its first-edition hash.
+  if (definition.worktree === true) workflow.worktree = true;
   return workflow;
 }
 

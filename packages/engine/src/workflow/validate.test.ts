@@ -116,7 +116,7 @@ describe("validateWorkflow", () => {
         ),
       );
       expect(result.errors).toEqual([
-        'unknown top-level key "version" (expected: name, description, roles, graph, inputs, maxSteps)',
+        'unknown top-level key "version" (expected: name, description, roles, graph, inputs, maxSteps, worktree)',
         'role "developer": "goal" must be a string',
         'graph[reviewer][approved]: unknown key "promt" (expected: role, prompt, location)',
         'graph[reviewer][approved]: missing required field "prompt"',

@@ -71,6 +71,8 @@ export interface WorkflowDefinition {
   inputs?: SchemaMap;
   /** Guard: the thread suspends before a step once its chain holds this many steps. */
   maxSteps?: number;
+  /** Every thread runs in its own git worktree on its own branch. */
+  worktree?: boolean;
 }
 
 export interface WorkflowValidation {
@@ -88,7 +90,7 @@ export interface ValidateOptions {
   fileName?: string;
 }
 
-const TOP_LEVEL_KEYS = ["name", "description", "roles", "graph", "inputs", "maxSteps"];
+const TOP_LEVEL_KEYS = ["name", "description", "roles", "graph", "inputs", "maxSteps", "worktree"];
 const ROLE_KEYS = [
   "description",
   "goal",
@@ -175,6 +177,11 @@ function checkShape(raw: unknown, errors: string[]): Shape | null {
   }
   if (raw.description !== undefined && typeof raw.description !== "string") {
     errors.push('"description" must be a string');
+  }
+  if (raw.worktree !== undefined && typeof raw.worktree !== "boolean") {
+    errors.push(
+      '"worktree" must be true or false (true: every thread runs in its own git worktree)',
+    );
   }
 
   const inputs = checkInputsShape(raw.inputs, errors);

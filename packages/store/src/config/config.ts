@@ -44,6 +44,8 @@ export interface UwfConfig {
   limits?: Record<string, RunLimits>;
   /** How steps whose agent failed transiently are retried (see `retryPolicy`). */
   retry?: Partial<RetryPolicy> | null;
+  /** Where threads' git worktrees go (`worktrees.dir`, relative to the repository's top). */
+  worktrees?: { dir?: string };
   /** `fs` (default) or a `postgres://` URL; `UWF_STORE` overrides it. */
   store?: string;
   /** This machine's name in exec leases (default: the host name). */

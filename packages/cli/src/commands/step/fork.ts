@@ -1,7 +1,14 @@
-import type { StartPayload, StepForkDocument, ThreadPointer } from "@united-workforce/protocol";
+import type {
+  StartPayload,
+  StepForkDocument,
+  ThreadPointer,
+  ThreadWorktree,
+} from "@united-workforce/protocol";
+import type { Store } from "@united-workforce/store";
 import { newUlid } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "../thread/shared.js";
+import { worktreePlace } from "../thread/worktrees.js";
 
 export default defineCommand({
   path: ["step", "fork"],
@@ -33,11 +40,46 @@ export default defineCommand({
       updatedAt: now.toISOString(),
       forkedFrom: hash!,
     };
+    // A fork of a thread with a worktree gets its own, branched from that thread's branch.
+    const parent = await worktreeOwner(engine.store, step.start, step.cwd);
+    if (parent !== null) {
+      const { forkThreadWorktree } = await import("@united-workforce/engine");
+      const made = forkThreadWorktree(
+        await worktreePlace(ctx),
+        parent.worktree,
+        parent.cwd,
+        pointer.thread,
+      );
+      pointer.worktree = made.worktree;
+      pointer.cwd = made.cwd;
+      ctx.progress(`worktree ${made.worktree.path} on branch ${made.worktree.branch}`);
+    }
     const created = await engine.store.threads.create(pointer);
     // A fork of a final or asking step starts out completed or suspended, like the original.
     await engine.settle(created);
     ctx.logger.info("step.fork", { thread: pointer.thread, from: hash });
     const doc: StepForkDocument = { thread: pointer.thread, forkedFrom: hash! };
+    if (pointer.worktree !== undefined) doc.worktree = pointer.worktree;
     return result(doc, (d) => d.thread);
   },
 });
+
+/**
+ * The thread whose worktree the step ran in: of the threads sharing the step's StartNode, the
+ * one whose worktree holds the step's cwd. Null when the step ran in no thread's worktree.
+ */
+async function worktreeOwner(
+  store: Store,
+  start: string,
+  stepCwd: string,
+): Promise<{ worktree: ThreadWorktree; cwd: string } | null> {
+  const { isInside } = await import("@united-workforce/engine");
+  const { items } = await store.threads.list({ start });
+  for (const item of items) {
+    const worktree = item.pointer?.worktree;
+    if (worktree !== undefined && isInside(worktree.path, stepCwd)) {
+      return { worktree, cwd: item.pointer!.cwd };
+    }
+  }
+  return null;
+}

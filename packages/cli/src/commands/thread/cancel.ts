@@ -1,3 +1,4 @@
+import type { ThreadCancelDocument, ThreadWorktree } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "./shared.js";
@@ -6,7 +7,19 @@ export default defineCommand({
   path: ["thread", "cancel"],
   summary: "stop any running exec and archive the thread as cancelled",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
-  async run(ctx, [thread]) {
+  options: [
+    {
+      flags: "--keep-worktree",
+      type: "boolean",
+      description:
+        "keep the thread's git worktree and branch (by default a worktree without uncommitted changes is removed, and its branch too when it holds no commits)",
+    },
+  ],
+  examples: [
+    "uwf thread cancel 01JB7ZQ0000000000000000000",
+    "uwf thread cancel <thread> --keep-worktree",
+  ],
+  async run(ctx, [thread], options) {
     const { stopHolder, takeThread } = await import("@united-workforce/engine");
     const engine = await openEngine(ctx);
     const { store } = engine;
@@ -22,8 +35,20 @@ export default defineCommand({
           ? pointer
           : await engine.write({ ...pointer, status: "cancelled" });
       ctx.logger.info("thread.cancel", { thread });
-      const doc = { thread: thread!, status: cancelled.status };
-      return result(doc, (d) => `${d.thread}: cancelled`);
+      const doc: ThreadCancelDocument = { thread: thread!, status: cancelled.status };
+      if (cancelled.worktree !== undefined) {
+        doc.worktree = await cleanUpWorktree(
+          cancelled.worktree,
+          ctx.env,
+          options.keepWorktree === true,
+        );
+        ctx.logger.info("thread.worktree", { thread, ...doc.worktree });
+      }
+      return result(doc, (d) =>
+        d.worktree === undefined
+          ? `${d.thread}: cancelled`
+          : `${d.thread}: cancelled\n${d.worktree.note}`,
+      );
     } finally {
       await lease.release();
     }
@@ -40,4 +65,22 @@ function refuseCompleted(status: string, thread: string): void {
       },
     );
   }
+}
+
+async function cleanUpWorktree(
+  worktree: ThreadWorktree,
+  env: Record<string, string | undefined>,
+  keep: boolean,
+): Promise<NonNullable<ThreadCancelDocument["worktree"]>> {
+  if (keep) {
+    return {
+      path: worktree.path,
+      branch: worktree.branch,
+      removed: false,
+      branchRemoved: false,
+      note: `worktree ${worktree.path} and branch ${worktree.branch} kept (--keep-worktree)`,
+    };
+  }
+  const { removeThreadWorktree } = await import("@united-workforce/engine");
+  return removeThreadWorktree(worktree, env);
 }

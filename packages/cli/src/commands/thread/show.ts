@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { emptyUsage, type StartPayload, type ThreadShowDocument } from "@united-workforce/protocol";
 import { errorMessage, sanitizeTerminalText } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
@@ -53,6 +54,9 @@ export default defineCommand({
       updatedAt: pointer.updatedAt,
       lockHolder: holder && { pid: holder.pid, since: holder.since },
       inputs: start.inputs ?? null,
+      worktree: pointer.worktree
+        ? { ...pointer.worktree, present: existsSync(pointer.worktree.path) }
+        : null,
     };
     return result(doc, renderShow);
   },
@@ -66,6 +70,11 @@ function renderShow(d: ThreadShowDocument): string {
     `steps     ${d.steps}, head ${d.head}`,
     `role      last: ${d.currentRole ?? "—"}, next: ${d.nextRole ?? "—"}`,
     `cwd       ${d.cwd}`,
+    ...(d.worktree
+      ? [
+          `worktree  ${d.worktree.path}${d.worktree.present ? "" : " (removed)"}, branch ${d.worktree.branch}`,
+        ]
+      : []),
     `agent     ${d.agent === null ? "from config.yaml (no --agent given yet)" : `${d.agent} (from --agent)`}`,
     `created   ${d.createdAt}, updated ${d.updatedAt}`,
   ];

@@ -7,11 +7,13 @@ import {
   startNodeKind,
   type ThreadPointer,
   type ThreadStartDocument,
+  type ThreadWorktree,
 } from "@united-workforce/protocol";
 import { newUlid, UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { readInputsFile } from "./inputs-file.js";
 import { readTask } from "./task-input.js";
+import { worktreePlace } from "./worktrees.js";
 
 export default defineCommand({
   path: ["thread", "start"],
@@ -48,6 +50,17 @@ export default defineCommand({
       type: "string",
       description: "read the workflow's inputs from a YAML or JSON mapping",
     },
+    {
+      flags: "--worktree",
+      type: "boolean",
+      description:
+        "run the thread in its own git worktree on branch uwf/<thread>, made from the repository holding --cwd (the workflow's `worktree: true` does the same)",
+    },
+    {
+      flags: "--no-worktree",
+      type: "boolean",
+      description: "run the thread in --cwd itself even when the workflow says `worktree: true`",
+    },
   ],
   examples: [
     'uwf thread start examples/hello.yaml -p "Greet the team"',
@@ -56,6 +69,7 @@ export default defineCommand({
     "gh issue view 12 | uwf thread start solve-issue -p -",
     'uwf thread start examples/triage.yaml -p "Triage it" --input issue=42 --input urgent=true',
     'uwf thread start triage -p "Triage it" --inputs issue.yaml',
+    'uwf thread start solve-issue -p "Fix #12" --worktree',
   ],
   async run(ctx, [ref], options) {
     const prompt = readTask(ctx.cwd, {
@@ -101,14 +115,37 @@ export default defineCommand({
         store.cas.schemaValidator(schema as JsonSchema).validate,
       );
     }
-    if (workflow.unstored !== null) await materialiseWorkflow(store.cas, workflow.unstored);
     const now = Date.now();
-    const startPayload: StartPayload = { workflow: workflow.hash, prompt, cwd, createdAtMs: now };
+    const thread = newUlid(now);
+    // `--worktree`/`--no-worktree` decide; without either, the workflow's `worktree:` does.
+    const wantWorktree =
+      (options.worktree as boolean | undefined) ?? workflow.payload.worktree === true;
+    let threadCwd = cwd;
+    let worktree: ThreadWorktree | undefined;
+    if (wantWorktree) {
+      const { createThreadWorktree } = await import("@united-workforce/engine");
+      const made = createThreadWorktree(await worktreePlace(ctx), cwd, thread);
+      worktree = made.worktree;
+      threadCwd = made.cwd;
+      ctx.progress(`worktree ${worktree.path} on branch ${worktree.branch}`);
+    }
+    try {
+      if (workflow.unstored !== null) await materialiseWorkflow(store.cas, workflow.unstored);
+    } catch (error) {
+      await dropWorktree(worktree, ctx.env);
+      throw error;
+    }
+    const startPayload: StartPayload = {
+      workflow: workflow.hash,
+      prompt,
+      cwd: threadCwd,
+      createdAtMs: now,
+    };
     if (schema !== null) startPayload.inputs = inputs as Record<string, JsonValue>;
     const start = await store.cas.put(store.cas.builtin(startNodeKind(startPayload)), startPayload);
     const at = new Date(now).toISOString();
     const pointer: ThreadPointer = {
-      thread: newUlid(now),
+      thread,
       workflow: workflow.payload.name,
       workflowHash: workflow.hash,
       start,
@@ -117,12 +154,22 @@ export default defineCommand({
       currentRole: null,
       suspended: null,
       steps: 0,
-      cwd,
+      cwd: threadCwd,
       createdAt: at,
       updatedAt: at,
     };
-    await store.threads.create(pointer);
-    ctx.logger.info("thread.start", { thread: pointer.thread, workflow: pointer.workflow });
+    if (worktree !== undefined) pointer.worktree = worktree;
+    try {
+      await store.threads.create(pointer);
+    } catch (error) {
+      await dropWorktree(worktree, ctx.env);
+      throw error;
+    }
+    ctx.logger.info("thread.start", {
+      thread: pointer.thread,
+      workflow: pointer.workflow,
+      ...(worktree && { worktree: worktree.path, branch: worktree.branch }),
+    });
     const doc: ThreadStartDocument = {
       thread: pointer.thread,
       workflow: pointer.workflow,
@@ -138,5 +185,19 @@ function isDirectory(path: string): boolean {
     return statSync(path).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/** Take back the worktree of a thread that was not created (it holds nothing yet). */
+async function dropWorktree(
+  worktree: ThreadWorktree | undefined,
+  env: Record<string, string | undefined>,
+): Promise<void> {
+  if (worktree === undefined) return;
+  const { removeThreadWorktree } = await import("@united-workforce/engine");
+  try {
+    removeThreadWorktree(worktree, env);
+  } catch {
+    // The error that matters is the caller's.
   }
 }
