@@ -23,6 +23,15 @@ export {
 } from "./threads/engine.js";
 export type { EngineEvent, EngineListener } from "./threads/events.js";
 export {
+  GREP_SCOPES,
+  type GrepOptions,
+  type GrepResult,
+  type GrepScope,
+  grepMatcher,
+  grepThreads,
+  isLinearPattern,
+} from "./threads/grep.js";
+export {
   answerOutput,
   answerThread,
   type HumanAnswer,
@@ -38,6 +47,7 @@ export {
 } from "./threads/inputs.js";
 export { takeThread } from "./threads/lease.js";
 export { stopChildGroup } from "./threads/processes.js";
+export { type RerouteSource, type RerouteWorkflow, rerouteThread } from "./threads/reroute.js";
 export { budgetReached, type RunOptions, runSteps, terminalReason } from "./threads/run-steps.js";
 export { parseResult, scriptArgv } from "./threads/script-step.js";
 export { findExecutable, killRunningAdapters, runAdapter } from "./threads/spawn-adapter.js";
