@@ -30,6 +30,7 @@ export {
   grepMatcher,
   grepThreads,
   isLinearPattern,
+  type LineMatcher,
 } from "./threads/grep.js";
 export {
   answerOutput,

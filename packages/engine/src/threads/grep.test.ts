@@ -5,7 +5,7 @@ import type { Cas, Store } from "@united-workforce/store";
 import { appendStep, openHomeStore, seedThread } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { relay } from "../__fixtures__/workflows.js";
-import { grepMatcher, grepThreads } from "./grep.js";
+import { grepMatcher, grepThreads, isLinearPattern } from "./grep.js";
 
 let home: string;
 let store: Store;
@@ -26,6 +26,20 @@ describe("grepMatcher", () => {
     expect(grepMatcher("a.b", { fixedStrings: true })("axb")).toBe(false);
     expect(grepMatcher("a.b", { fixedStrings: true })("a.b")).toBe(true);
     expect(grepMatcher("A.B", { fixedStrings: true, ignoreCase: true })("xa.bx")).toBe(true);
+  });
+
+  it("runs patterns in linear time where V8 can, and the rest on the backtracking engine", () => {
+    expect(isLinearPattern("(a+)+$")).toBe(true);
+    expect(grepMatcher("(a+)+$")(`${"a".repeat(50)}!`)).toBe(false);
+    expect(isLinearPattern("(a)\\1")).toBe(false);
+    expect(grepMatcher("(a)\\1")("xaax")).toBe(true);
+  });
+
+  it("tells from a whole text that no line can match, and never misses a line that does", () => {
+    const anchored = grepMatcher("^needle$");
+    expect(anchored.mayMatch?.("hay\nneedle\nhay")).toBe(true);
+    expect(anchored.mayMatch?.("hay\nneedles")).toBe(false);
+    expect(grepMatcher("needle", { ignoreCase: true }).mayMatch?.("a NEEDLE")).toBe(true);
   });
 
   it("refuses an empty or broken pattern as a usage error", () => {

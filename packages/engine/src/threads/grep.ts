@@ -16,7 +16,7 @@ export interface GrepOptions {
   threads?: readonly string[] | undefined;
   in: readonly GrepScope[];
   /** Whether one line matches (see `grepMatcher`). */
-  matches: (line: string) => boolean;
+  matches: LineMatcher;
 }
 
 export interface GrepResult {
@@ -92,8 +92,15 @@ export async function grepThreads(source: GrepSource, options: GrepOptions): Pro
   return { threads, steps: seenSteps.size, nodes: seenSteps.size + nodeLines.size, matches };
 }
 
-function matchingLines(text: string, matches: (line: string) => boolean): GrepMatch["lines"] {
+/**
+ * Whether a line matches; `mayMatch`, when given, tells at once from a node's whole text that
+ * none of its lines can match (most nodes), sparing a call per line.
+ */
+export type LineMatcher = ((line: string) => boolean) & { mayMatch?: (text: string) => boolean };
+
+function matchingLines(text: string, matches: LineMatcher): GrepMatch["lines"] {
   const found: GrepMatch["lines"] = [];
+  if (matches.mayMatch && !matches.mayMatch(text)) return found;
   const lines = text.split("\n");
   for (const [index, line] of lines.entries()) {
     if (matches(line)) found.push({ line: index + 1, text: line });
@@ -131,16 +138,15 @@ function hasLinearEngine(): boolean {
 export function grepMatcher(
   pattern: string,
   options: { fixedStrings?: boolean; ignoreCase?: boolean } = {},
-): (line: string) => boolean {
+): LineMatcher {
   if (pattern === "") {
     throw new UwfError("USAGE", "the pattern is empty", {
       hint: "give text to look for, e.g. uwf thread grep 'TODO'",
     });
   }
-  if (options.fixedStrings) {
-    if (!options.ignoreCase) return (line) => line.includes(pattern);
-    const lower = pattern.toLowerCase();
-    return (line) => line.toLowerCase().includes(lower);
+  // Text without metacharacters means itself: a substring search is much faster than a regex.
+  if (options.fixedStrings || !/[\\^$.*+?()[\]{}|]/.test(pattern)) {
+    return literalMatcher(pattern, options.ignoreCase === true);
   }
   const flags = options.ignoreCase ? "i" : "";
   let regex: RegExp;
@@ -152,14 +158,32 @@ export function grepMatcher(
       cause: error,
     });
   }
+  // With `m`, the pattern matches somewhere in a text if it matches one of its lines (and
+  // perhaps across lines too): a cheap first test of a whole node.
+  let anywhere = new RegExp(pattern, `${flags}m`);
   if (hasLinearEngine()) {
     try {
       regex = new RegExp(pattern, `${flags}l`);
+      anywhere = new RegExp(pattern, `${flags}ml`);
     } catch {
       // Not expressible in linear time: keep the backtracking one.
     }
   }
-  return (line) => regex.test(line);
+  const matcher: LineMatcher = (line) => regex.test(line);
+  matcher.mayMatch = (text) => anywhere.test(text);
+  return matcher;
+}
+
+function literalMatcher(pattern: string, ignoreCase: boolean): LineMatcher {
+  if (!ignoreCase) {
+    const matcher: LineMatcher = (line) => line.includes(pattern);
+    matcher.mayMatch = matcher;
+    return matcher;
+  }
+  const lower = pattern.toLowerCase();
+  const matcher: LineMatcher = (line) => line.toLowerCase().includes(lower);
+  matcher.mayMatch = matcher;
+  return matcher;
 }
 
 /** Whether `grepMatcher` runs `pattern` in linear time (for tests and `--format json`). */
