@@ -29,7 +29,6 @@ export {
   type GrepScope,
   grepMatcher,
   grepThreads,
-  isLinearPattern,
   type LineMatcher,
 } from "./threads/grep.js";
 export {

@@ -1,4 +1,3 @@
-import { setFlagsFromString } from "node:v8";
 import type { GrepMatch, StepPayload } from "@united-workforce/protocol";
 import type { Cas, ThreadsStore } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
@@ -92,12 +91,6 @@ export async function grepThreads(source: GrepSource, options: GrepOptions): Pro
   return { threads, steps: seenSteps.size, nodes: seenSteps.size + nodeLines.size, matches };
 }
 
-/**
- * Whether a line matches; `mayMatch`, when given, tells at once from a node's whole text that
- * none of its lines can match (most nodes), sparing a call per line.
- */
-export type LineMatcher = ((line: string) => boolean) & { mayMatch?: (text: string) => boolean };
-
 function matchingLines(text: string, matches: LineMatcher): GrepMatch["lines"] {
   const found: GrepMatch["lines"] = [];
   if (matches.mayMatch && !matches.mayMatch(text)) return found;
@@ -113,10 +106,12 @@ let linearEngine: boolean | null = null;
 /**
  * Whether V8's linear-time regular expression engine (the `l` flag) is available. It is behind
  * a V8 flag that can be set at run time; it only applies to expressions that ask for it.
+ * `node:v8` loads the stream modules, so it is imported only when a pattern needs it.
  */
-function hasLinearEngine(): boolean {
+async function hasLinearEngine(): Promise<boolean> {
   if (linearEngine === null) {
     try {
+      const { setFlagsFromString } = await import("node:v8");
       setFlagsFromString("--enable-experimental-regexp-engine");
       // biome-ignore lint/complexity/useRegexLiterals: parsers do not know the `l` flag
       linearEngine = new RegExp("a", "l").test("a");
@@ -128,6 +123,16 @@ function hasLinearEngine(): boolean {
 }
 
 /**
+ * Whether a line matches; `mayMatch`, when given, tells at once from a node's whole text that
+ * none of its lines can match (most nodes), sparing a call per line. `linear`: whether it runs
+ * in linear time (a literal, or a regex V8's linear-time engine accepted).
+ */
+export type LineMatcher = ((line: string) => boolean) & {
+  mayMatch?: (text: string) => boolean;
+  linear: boolean;
+};
+
+/**
  * A line matcher for `pattern`: a literal with `fixedStrings`, else a JavaScript regular
  * expression. A user's expression runs over every stored line, so it is compiled for V8's
  * linear-time engine when that engine accepts it: such a pattern cannot backtrack
@@ -135,10 +140,10 @@ function hasLinearEngine(): boolean {
  * backreferences and no lookaround; those patterns run on the ordinary backtracking engine,
  * one line at a time (see docs/history.md).
  */
-export function grepMatcher(
+export async function grepMatcher(
   pattern: string,
   options: { fixedStrings?: boolean; ignoreCase?: boolean } = {},
-): LineMatcher {
+): Promise<LineMatcher> {
   if (pattern === "") {
     throw new UwfError("USAGE", "the pattern is empty", {
       hint: "give text to look for, e.g. uwf thread grep 'TODO'",
@@ -161,38 +166,30 @@ export function grepMatcher(
   // With `m`, the pattern matches somewhere in a text if it matches one of its lines (and
   // perhaps across lines too): a cheap first test of a whole node.
   let anywhere = new RegExp(pattern, `${flags}m`);
-  if (hasLinearEngine()) {
+  let linear = false;
+  if (await hasLinearEngine()) {
     try {
       regex = new RegExp(pattern, `${flags}l`);
       anywhere = new RegExp(pattern, `${flags}ml`);
+      linear = true;
     } catch {
       // Not expressible in linear time: keep the backtracking one.
     }
   }
-  const matcher: LineMatcher = (line) => regex.test(line);
+  const matcher = ((line: string) => regex.test(line)) as LineMatcher;
   matcher.mayMatch = (text) => anywhere.test(text);
+  matcher.linear = linear;
   return matcher;
 }
 
 function literalMatcher(pattern: string, ignoreCase: boolean): LineMatcher {
-  if (!ignoreCase) {
-    const matcher: LineMatcher = (line) => line.includes(pattern);
-    matcher.mayMatch = matcher;
-    return matcher;
-  }
   const lower = pattern.toLowerCase();
-  const matcher: LineMatcher = (line) => line.toLowerCase().includes(lower);
+  const matcher = (
+    ignoreCase
+      ? (line: string) => line.toLowerCase().includes(lower)
+      : (line: string) => line.includes(pattern)
+  ) as LineMatcher;
   matcher.mayMatch = matcher;
+  matcher.linear = true;
   return matcher;
-}
-
-/** Whether `grepMatcher` runs `pattern` in linear time (for tests and `--format json`). */
-export function isLinearPattern(pattern: string, ignoreCase = false): boolean {
-  if (!hasLinearEngine()) return false;
-  try {
-    new RegExp(pattern, `${ignoreCase ? "i" : ""}l`);
-    return true;
-  } catch {
-    return false;
-  }
 }

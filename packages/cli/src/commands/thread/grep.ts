@@ -34,10 +34,10 @@ export default defineCommand({
   ],
   async run(ctx, [pattern], options) {
     const scopes = parseScopes(options.in ?? SCOPES.join(","));
-    const { grepMatcher, grepThreads, isLinearPattern } = await import("@united-workforce/engine");
+    const { grepMatcher, grepThreads } = await import("@united-workforce/engine");
     const fixedStrings = options.fixedStrings === true;
     const ignoreCase = options.ignoreCase === true;
-    const matches = grepMatcher(pattern!, { fixedStrings, ignoreCase });
+    const matches = await grepMatcher(pattern!, { fixedStrings, ignoreCase });
     const store = await ctx.store();
     const found = await grepThreads(store, {
       threads: options.thread === undefined ? undefined : [options.thread],
@@ -48,7 +48,7 @@ export default defineCommand({
       pattern: pattern!,
       fixedStrings,
       ignoreCase,
-      linear: fixedStrings || isLinearPattern(pattern!, ignoreCase),
+      linear: matches.linear,
       in: scopes,
       ...found,
     };
