@@ -107,3 +107,74 @@ export async function buildManyThreads(store, workflowHash, count, cwd) {
     });
   }
 }
+
+/**
+ * `count` threads of the loop workflow with `steps` steps each, every step with its own output,
+ * body and assembled prompt (as real steps have), one in ten holding the word "needle" in its
+ * body: the store `uwf thread grep` searches in the benchmark.
+ */
+export async function buildManyShortThreads(store, workflowHash, count, steps, cwd) {
+  const { cas, threads } = store;
+  const workflow = await cas.getPayload(workflowHash, "workflow");
+  const schema = workflow.roles.worker.frontmatter;
+  const stepType = cas.builtin("step");
+  const detail = await cas.put(cas.builtin("detail"), { adapter: "bench" });
+  const now = Date.now();
+  let batch = cas.batch();
+  const pointers = [];
+  for (let t = 0; t < count; t++) {
+    if (t % 200 === 199) {
+      await batch.flush();
+      batch = cas.batch();
+    }
+    const createdAtMs = now - t * 1000;
+    const start = await batch.put(cas.builtin("start"), {
+      workflow: workflowHash,
+      prompt: `bench thread ${t}`,
+      cwd,
+      createdAtMs,
+    });
+    let prev = null;
+    for (let i = 0; i < steps; i++) {
+      const output = await batch.put(schema, { $status: "again", round: i + 1 });
+      const word = (t * steps + i) % 10 === 0 ? "needle" : "hay";
+      const body = batch.putText(`Thread ${t}, round ${i + 1}.\nFound ${word} in the stack.\n`);
+      const prompt = batch.putText(
+        `## Goal\nDo one more round of work.\n\n## Task\nbench thread ${t}\n\n## Moderator Instruction\nRound ${i} done; do the next one.\n`,
+      );
+      prev = await batch.put(stepType, {
+        start,
+        prev,
+        role: "worker",
+        output,
+        body,
+        detail,
+        agent: "bench",
+        edgePrompt: `Round ${i} done; do the next one.`,
+        assembledPrompt: prompt,
+        cwd,
+        startedAtMs: createdAtMs,
+        completedAtMs: createdAtMs + 1,
+        usage,
+        attempts: 1,
+      });
+    }
+    const at = new Date(createdAtMs).toISOString();
+    pointers.push({
+      thread: newUlid(createdAtMs),
+      workflow: workflow.name,
+      workflowHash,
+      start,
+      head: prev ?? start,
+      status: "idle",
+      currentRole: steps > 0 ? "worker" : null,
+      suspended: null,
+      steps,
+      cwd,
+      createdAt: at,
+      updatedAt: at,
+    });
+  }
+  await batch.flush();
+  for (const pointer of pointers) await threads.create(pointer);
+}

@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 // A thread's history commands against a bare `node -e 0` (N0): `uwf thread verify` of a
 // 10,000-step thread (target: under 2 × N0 + 1 s) and of a 200-step one, and `thread export` /
-// `thread import` of a 1,000-step thread, and a replay run of a recorded solve-issue thread
-// (`uwf workflow test`, every agent step answered by uwf-replay; the run it replays, with
-// uwf-mock, beside it). Headline without NODE_EXTRA_CA_CERTS, as in `pnpm bench`. Run after
-// `pnpm build`:  pnpm bench:history [-- --runs N]
+// `thread import` of a 1,000-step thread, `thread reroute` of a 1,000-step thread, `thread
+// grep` over 10,000 threads of 3 steps (every node read once), and a replay run of a recorded
+// solve-issue thread (`uwf workflow test`, every agent step answered by uwf-replay; the run it
+// replays, with uwf-mock, beside it). Headline without NODE_EXTRA_CA_CERTS, as in `pnpm
+// bench`. Run after `pnpm build`:  pnpm bench:history [-- --runs N]
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildLongThread } from "./fixtures.mjs";
+import { buildLongThread, buildManyShortThreads } from "./fixtures.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const runsAt = process.argv.indexOf("--runs");
@@ -60,6 +61,17 @@ try {
   const long = await buildLongThread(store, loopHash, 10_000, root);
   const thousand = await buildLongThread(store, loopHash, 1_000, root);
   await store.close();
+  // grep searches every thread of a store: its 10,000 threads get a store of their own.
+  const grepHome = join(home, "grep");
+  const grepEnv = { UWF_HOME: grepHome };
+  spawnSync(
+    process.execPath,
+    [uwfBin, "workflow", "add", join(root, "bench/loop.yaml"), "--format", "json"],
+    { env: { ...env, ...grepEnv }, encoding: "utf8" },
+  );
+  const grepStore = await openStore({ home: grepHome });
+  await buildManyShortThreads(grepStore, loopHash, 10_000, 3, root);
+  await grepStore.close();
   const n0 = time(["-e", "0"]);
   const report = (label, ms, target) =>
     console.log(
@@ -84,6 +96,18 @@ try {
     time([uwfBin, "thread", "import", bundle], () => ({
       UWF_HOME: join(home, `target-${target++}`),
     })),
+  );
+  report(
+    "uwf thread reroute, 1,000 steps (same file)",
+    time([uwfBin, "thread", "reroute", thousand, "-w", join(root, "bench/loop.yaml")]),
+  );
+  report(
+    "uwf thread grep, 10,000 threads × 3 steps",
+    time([uwfBin, "thread", "grep", "needle", "--format", "json"], () => grepEnv),
+  );
+  report(
+    "uwf thread grep -i -F, 10,000 threads × 3 steps",
+    time([uwfBin, "thread", "grep", "-i", "-F", "NEEDLE", "--format", "json"], () => grepEnv),
   );
 
   // Record a solve-issue thread with uwf-mock (7 agent steps), then replay it.

@@ -54,6 +54,27 @@ async function whileHeld<T>(thread: string, work: () => Promise<T>): Promise<T> 
   }
 }
 
+const HELLO_WITH_HOST = `name: hello
+roles:
+  host:
+    goal: Open.
+    frontmatter: { type: object, properties: { $status: { const: done } }, required: [$status] }
+  greeter:
+    goal: Greet.
+    frontmatter:
+      type: object
+      properties: { $status: { const: done }, greeting: { type: string } }
+      required: [$status, greeting]
+graph:
+  $START:
+    new: { role: host, prompt: "Open." }
+    resume: { role: host, prompt: "Again." }
+  host:
+    done: { role: greeter, prompt: "Greet." }
+  greeter:
+    done: { role: $END, prompt: "Done: {{{greeting}}}" }
+`;
+
 const CASES: Record<string, () => Promise<number | null>> = {
   "workflow validate: 3": async () => {
     const file = join(sb.work, "broken.yaml");
@@ -100,6 +121,29 @@ const CASES: Record<string, () => Promise<number | null>> = {
     const edited = join(sb.home, "edited", "hello.yaml");
     writeFileSync(edited, readFileSync(HELLO, "utf8").replace("goal: Greet", "goal: Warmly greet"));
     return (await uwf(sb, ["workflow", "test", edited, "--from", thread])).code;
+  },
+  "thread reroute: 0": async () => {
+    const { thread } = await startThread(sb, HELLO, "Greet Ada.");
+    return (await uwf(sb, ["thread", "reroute", thread, "-w", HELLO])).code;
+  },
+  "thread reroute: 1": async () => {
+    const { thread } = await startThread(sb, HELLO, "Greet Ada.");
+    // Another version of hello where a host speaks first: the route changes at the start.
+    mkdirSync(join(sb.work, "v2"));
+    const file = join(sb.work, "v2", "hello.yaml");
+    writeFileSync(file, HELLO_WITH_HOST);
+    return (await uwf(sb, ["thread", "reroute", thread, "-w", file])).code;
+  },
+  "thread grep: 0": async () => {
+    const { thread } = await startThread(sb, HELLO, "Greet Ada.");
+    const steps = [{ role: "greeter", output: { $status: "done", greeting: "Hello, Ada!" } }];
+    const agent = mockAgent(scenario(sb, "hello-scenario.yaml", steps));
+    await uwf(sb, ["thread", "exec", thread, "--agent", agent]);
+    return (await uwf(sb, ["thread", "grep", "Hello, Ada"])).code;
+  },
+  "thread grep: 1": async () => {
+    await startThread(sb, HELLO, "Greet Ada.");
+    return (await uwf(sb, ["thread", "grep", "Hello, Ada"])).code;
   },
   "setup: 1": async () =>
     // Port 9 (discard) refuses on this host: the model check fails, the config is saved.

@@ -130,6 +130,10 @@ describe("every --format json document matches its schema in protocol", () => {
     const bundle = join(temp.home, "thread.uwf-bundle");
     await check(["thread", "export", thread, "-o", bundle]);
     await check(["thread", "import", bundle]);
+    const rerouted = await check(["thread", "reroute", thread, "--workflow", "hello"]);
+    expect(rerouted).toMatchObject({ ok: true, firstChange: null });
+    const grepped = await check(["thread", "grep", "Ada", "--thread", thread]);
+    expect((grepped.matches as unknown[]).length).toBeGreaterThan(0);
 
     const steps = await check(["step", "list", thread]);
     const first = (steps.steps as { hash: string }[])[0]!.hash;

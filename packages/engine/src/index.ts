@@ -24,6 +24,15 @@ export {
 } from "./threads/engine.js";
 export type { EngineEvent, EngineListener } from "./threads/events.js";
 export {
+  GREP_SCOPES,
+  type GrepOptions,
+  type GrepResult,
+  type GrepScope,
+  grepMatcher,
+  grepThreads,
+  type LineMatcher,
+} from "./threads/grep.js";
+export {
   answerOutput,
   answerThread,
   type HumanAnswer,
@@ -50,6 +59,7 @@ export {
   type ReplayHit,
   readRecording,
 } from "./threads/recordings.js";
+export { type RerouteSource, type RerouteWorkflow, rerouteThread } from "./threads/reroute.js";
 export {
   budgetReached,
   type LiftedGuard,

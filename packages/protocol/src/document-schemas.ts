@@ -282,6 +282,70 @@ export const threadVerifyReportSchema = object({
   ),
 });
 
+/**
+ * Where the moderator sends a thread from one step: a role, `$END` or `$SUSPEND` (`target`),
+ * with the rendered edge prompt; or, when routing fails, a null target and the error.
+ */
+const routeSchema = object({ target: nullableStr, prompt: nullableStr, error: nullableStr });
+
+/** What `uwf thread reroute` finds at one step, under the pinned and under the other workflow. */
+const rerouteStepSchema = object({
+  step: int,
+  hash,
+  role: str,
+  // The output's `$status` (null when it has none).
+  status: nullableStr,
+  // Whether the role is in the other workflow at all.
+  roleExists: bool,
+  // Whether the recorded output validates against the other workflow's role schema.
+  valid: bool,
+  errors: strings,
+  recorded: routeSchema,
+  rerouted: routeSchema,
+  same: bool,
+  // The role of the recorded step after this one (null for the head).
+  next: nullableStr,
+});
+
+/** `uwf thread reroute`: the recorded outputs of a thread routed through another workflow. */
+export const threadRerouteReportSchema = object({
+  thread: threadId,
+  // The workflow the thread is pinned to, and the one it is rerouted through.
+  pinned: object({ name: str, hash }),
+  workflow: object({ name: str, hash }),
+  // True when every route is the same and every output still validates.
+  ok: bool,
+  routeChanged: bool,
+  invalid: int,
+  // The StartNode's `$START.new` edge under both workflows.
+  start: object({ hash, recorded: routeSchema, rerouted: routeSchema, same: bool }),
+  // The first step (0: the StartNode) from which the route differs, or null.
+  firstChange: {
+    anyOf: [
+      { type: "null" },
+      object({
+        step: int,
+        hash,
+        role: str,
+        next: nullableStr,
+        recorded: routeSchema,
+        rerouted: routeSchema,
+      }),
+    ],
+  },
+  steps: list(rerouteStepSchema),
+});
+
+/** One step of `uwf thread grep` with lines that match, in its output, body or prompt. */
+export const grepMatchSchema = object({
+  thread: threadId,
+  step: int,
+  hash,
+  role: str,
+  in: { enum: ["output", "body", "prompt"] },
+  lines: list(object({ line: int, text: str })),
+});
+
 // ─── config, setup, doctor ──────────────────────────────────────────────────────────────────
 
 /** Any JSON value: a config value (secrets masked). */
@@ -454,6 +518,20 @@ export const DOCUMENT_SCHEMAS = {
   ),
 
   "thread verify": object({ ok: bool, threads: list(threadVerifyReportSchema) }),
+  "thread reroute": threadRerouteReportSchema,
+  "thread grep": object({
+    pattern: str,
+    fixedStrings: bool,
+    ignoreCase: bool,
+    // Whether the pattern ran on V8's linear-time engine (false: the backtracking one).
+    linear: bool,
+    in: list({ enum: ["outputs", "bodies", "prompts"] }),
+    // Threads and distinct steps searched, and nodes read (each once, however many share it).
+    threads: int,
+    steps: int,
+    nodes: int,
+    matches: list(grepMatchSchema),
+  }),
   "thread export": object({ file: str, threads: list(threadId), nodes: int, bytes: int }),
   "thread import": object({
     threads: list(

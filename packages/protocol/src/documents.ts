@@ -8,6 +8,8 @@ import type {
   casVerifyReportSchema,
   DOCUMENT_SCHEMAS,
   DocumentName,
+  grepMatchSchema,
+  threadRerouteReportSchema,
   threadVerifyReportSchema,
   workflowTestThreadSchema,
 } from "./document-schemas.js";
@@ -60,6 +62,13 @@ export type ThreadImportDocument = DocumentOf<"thread import">;
 /** What the engine's `verifyThread` returns for one thread. */
 export type ThreadVerifyReport = FromSchema<typeof threadVerifyReportSchema>;
 export type ThreadProblem = ThreadVerifyReport["problems"][number];
+export type ThreadRerouteDocument = DocumentOf<"thread reroute">;
+/** What the engine's `rerouteThread` returns (the `uwf thread reroute` document). */
+export type ThreadRerouteReport = FromSchema<typeof threadRerouteReportSchema>;
+export type RerouteStep = ThreadRerouteReport["steps"][number];
+export type RerouteRoute = RerouteStep["recorded"];
+export type ThreadGrepDocument = DocumentOf<"thread grep">;
+export type GrepMatch = FromSchema<typeof grepMatchSchema>;
 export type ThreadWatchDocument = DocumentOf<"thread watch">;
 
 export type StepListDocument = DocumentOf<"step list">;

@@ -34,11 +34,13 @@ import threadCleanup from "./thread/cleanup.js";
 import threadDiff from "./thread/diff.js";
 import threadExec from "./thread/exec.js";
 import threadExport from "./thread/export.js";
+import threadGrep from "./thread/grep.js";
 import threadImport from "./thread/import.js";
 import threadJoin from "./thread/join.js";
 import threadList from "./thread/list.js";
 import threadPoke from "./thread/poke.js";
 import threadRead from "./thread/read.js";
+import threadReroute from "./thread/reroute.js";
 import threadResume from "./thread/resume.js";
 import threadShow from "./thread/show.js";
 import threadStart from "./thread/start.js";
@@ -84,6 +86,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadVerify,
   threadExport,
   threadImport,
+  threadReroute,
+  threadGrep,
   threadWatch,
   threadTree,
   threadDiff,

@@ -1,0 +1,180 @@
+import {
+  END,
+  type Graph,
+  type JsonSchema,
+  type RerouteRoute,
+  type RerouteStep,
+  START,
+  STATUS_FIELD,
+  type StartPayload,
+  type StepPayload,
+  SUSPEND,
+  type ThreadRerouteReport,
+  type WorkflowPayload,
+} from "@united-workforce/protocol";
+import type { Cas, ThreadsStore } from "@united-workforce/store";
+import { errorMessage, UwfError } from "@united-workforce/util";
+import { evaluate, startOutput } from "../moderator/evaluate.js";
+import type { WorkflowDefinition } from "../workflow/validate.js";
+
+/**
+ * The workflow to reroute through: a stored one (its role schemas are schema nodes), or one
+ * read from a file and left unstored (`resolveWorkflow` with `deferWrite`), whose role schemas
+ * are taken from `unstored` so that nothing is written.
+ */
+export interface RerouteWorkflow {
+  hash: string;
+  payload: WorkflowPayload;
+  unstored?: WorkflowDefinition | null;
+}
+
+export interface RerouteSource {
+  cas: Cas;
+  threads: Pick<ThreadsStore, "get">;
+}
+
+type Validate = (payload: unknown) => { valid: boolean; errors: string[] };
+
+/**
+ * Replay a thread's recorded outputs through another workflow, without any agent: for each
+ * step, oldest first, whether its output still validates against the other workflow's role
+ * schema, and where the other graph routes from it compared with the workflow the thread is
+ * pinned to. The first step whose route differs is where the thread would have gone elsewhere;
+ * what follows it is what the recorded outputs would do, had they still been given.
+ * Reads the chain once; writes nothing.
+ */
+export async function rerouteThread(
+  store: RerouteSource,
+  thread: string,
+  workflow: RerouteWorkflow,
+): Promise<ThreadRerouteReport> {
+  const { cas } = store;
+  const pointer = await store.threads.get(thread);
+  const pinned = await cas.getPayload<WorkflowPayload>(pointer.workflowHash, "workflow");
+  const start = await cas.getPayload<StartPayload>(pointer.start, "start");
+  const other = workflow.payload;
+  // Each workflow renders edge prompts with the thread's inputs only if it declares inputs.
+  const inputsFor = (w: WorkflowPayload) =>
+    w.inputs === undefined ? undefined : (start.inputs ?? {});
+  const pinnedInputs = inputsFor(pinned);
+  const otherInputs = inputsFor(other);
+
+  const chain = await readChain(cas, pointer.head === pointer.start ? null : pointer.head);
+  const validators = new Map<string, Validate | null>();
+  const validatorOf = async (role: string): Promise<Validate | null> => {
+    if (!validators.has(role)) validators.set(role, await roleValidator(cas, workflow, role));
+    return validators.get(role)!;
+  };
+
+  const startRoute = {
+    recorded: routeFrom(pinned.graph, START, startOutput("new"), pinnedInputs),
+    rerouted: routeFrom(other.graph, START, startOutput("new"), otherInputs),
+  };
+  let firstChange: ThreadRerouteReport["firstChange"] = null;
+  if (startRoute.recorded.target !== startRoute.rerouted.target) {
+    firstChange = {
+      step: 0,
+      hash: pointer.start,
+      role: START,
+      next: chain[0]?.role ?? null,
+      ...startRoute,
+    };
+  }
+
+  const steps: RerouteStep[] = [];
+  for (const [index, { hash, role, output }] of chain.entries()) {
+    const validate = await validatorOf(role);
+    const checked = validate
+      ? validate(output)
+      : { valid: false, errors: [`role "${role}" is not in workflow "${other.name}"`] };
+    const recorded = routeFrom(pinned.graph, role, output, pinnedInputs);
+    const rerouted = routeFrom(other.graph, role, output, otherInputs);
+    const status = output[STATUS_FIELD];
+    const next = chain[index + 1]?.role ?? null;
+    const same = recorded.target === rerouted.target;
+    steps.push({
+      step: index + 1,
+      hash,
+      role,
+      status: typeof status === "string" ? status : null,
+      roleExists: validate !== null,
+      valid: checked.valid,
+      errors: checked.errors,
+      recorded,
+      rerouted,
+      same,
+      next,
+    });
+    if (!same && firstChange === null) {
+      firstChange = { step: index + 1, hash, role, next, recorded, rerouted };
+    }
+  }
+
+  const invalid = steps.filter((s) => !s.valid).length;
+  return {
+    thread: pointer.thread,
+    pinned: { name: pinned.name, hash: pointer.workflowHash },
+    workflow: { name: other.name, hash: workflow.hash },
+    ok: firstChange === null && invalid === 0,
+    routeChanged: firstChange !== null,
+    invalid,
+    start: {
+      hash: pointer.start,
+      ...startRoute,
+      same: startRoute.recorded.target === startRoute.rerouted.target,
+    },
+    firstChange,
+    steps,
+  };
+}
+
+/** Where `graph` sends the thread after `role` answered `output`, as a report entry. */
+function routeFrom(
+  graph: Graph,
+  role: string,
+  output: Record<string, unknown>,
+  inputs: Record<string, unknown> | undefined,
+): RerouteRoute {
+  try {
+    const next = evaluate(graph, role, output, inputs);
+    const target = next.kind === "next" ? next.role : next.kind === "end" ? END : SUSPEND;
+    return { target, prompt: next.prompt, error: null };
+  } catch (error) {
+    return { target: null, prompt: null, error: errorMessage(error) };
+  }
+}
+
+/** The steps from the StartNode to `head`, oldest first: each one's role and output. */
+async function readChain(
+  cas: Cas,
+  head: string | null,
+): Promise<{ hash: string; role: string; output: Record<string, unknown> }[]> {
+  const chain: { hash: string; role: string; output: Record<string, unknown> }[] = [];
+  const seen = new Set<string>();
+  for (let hash = head; hash !== null; ) {
+    if (seen.has(hash)) {
+      throw new UwfError("THREAD_CORRUPT", `the chain loops back to step ${hash}`, {
+        hint: "run `uwf thread verify <thread>` to see what is wrong with its history",
+      });
+    }
+    seen.add(hash);
+    const step = await cas.getPayload<StepPayload>(hash, "step");
+    const output = await cas.getPayload<Record<string, unknown>>(step.output);
+    chain.push({ hash, role: step.role, output });
+    hash = step.prev;
+  }
+  return chain.reverse();
+}
+
+/** A validator for `role`'s schema in the other workflow; null when it has no such role. */
+async function roleValidator(
+  cas: Cas,
+  workflow: RerouteWorkflow,
+  role: string,
+): Promise<Validate | null> {
+  if (!Object.hasOwn(workflow.payload.roles, role)) return null;
+  const definition = workflow.unstored?.roles[role];
+  // An unstored workflow's schemas are compiled in memory; a stored one's are schema nodes.
+  if (definition) return cas.schemaValidator(definition.frontmatter as JsonSchema).validate;
+  return cas.validator(workflow.payload.roles[role]!.frontmatter);
+}
