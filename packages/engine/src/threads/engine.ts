@@ -231,19 +231,7 @@ export class Engine {
           env: this.adapterEnv(agent),
           timeoutMs: (agent.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
           signal: this.ctx.signal,
-          onStderr: (chunk) => {
-            const text = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk;
-            for (const line of text.split("\n")) {
-              // Logged as well as emitted: a second terminal (`thread watch`) or the web view
-              // follows a run it did not start through the process log.
-              this.ctx.logger.info("adapter.output", {
-                thread: pointer.thread,
-                role: plan.role,
-                line,
-              });
-              this.emit({ type: "adapter.output", thread: pointer.thread, role: plan.role, line });
-            }
-          },
+          onStderr: (chunk) => this.childOutput(pointer.thread, plan.role, chunk),
           onSpawn: (pid) => options.lease.setChild({ ...processIdentity(pid), pgid: pid }),
         });
       let outcome = await spawnAdapter();
@@ -368,6 +356,19 @@ export class Engine {
     this.emit({ type: "step.finished", thread: pointer.thread, step, usage });
     await this.announce(next);
     return { pointer: next, step, usage };
+  }
+
+  /**
+   * A step's child (adapter or script) wrote to stderr: each line is emitted as progress and
+   * logged, so a second terminal (`thread watch`) or the web view follows a run it did not
+   * start through the process log.
+   */
+  childOutput(thread: string, role: string, chunk: string): void {
+    const text = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk;
+    for (const line of text.split("\n")) {
+      this.ctx.logger.info("adapter.output", { thread, role, line });
+      this.emit({ type: "adapter.output", thread, role, line });
+    }
   }
 
   /** Where a step with this edge `location` runs: relative to the thread's cwd. */

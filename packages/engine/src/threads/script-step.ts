@@ -80,17 +80,7 @@ export async function runScriptStep(
       timeoutMs: timeoutSeconds * 1000,
       signal: engine.ctx.signal,
       keepStdout: STDOUT_LIMIT,
-      onStderr: (chunk) => {
-        const text = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk;
-        for (const line of text.split("\n")) {
-          engine.ctx.logger.info("adapter.output", {
-            thread: pointer.thread,
-            role: plan.role,
-            line,
-          });
-          engine.emit({ type: "adapter.output", thread: pointer.thread, role: plan.role, line });
-        }
-      },
+      onStderr: (chunk) => engine.childOutput(pointer.thread, plan.role, chunk),
       onSpawn: (pid) => options.lease.setChild({ ...processIdentity(pid), pgid: pid }),
     });
   } catch (error) {
