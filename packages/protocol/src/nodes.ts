@@ -343,32 +343,28 @@ export function editionsOf(kind: BuiltinNodeKind): readonly BuiltinNodeKind[] {
   return BUILTIN_EDITIONS[kind] ?? [kind];
 }
 
-/**
- * The edition a workflow node is written with: the first unless it declares inputs or guards
- * (`maxSteps`, a role's `maxVisits`), asks for a git worktree per thread, or has a role that
- * runs no agent (a human or a script role).
- */
-export function workflowNodeKind(payload: WorkflowPayload): "workflow" | "workflow2" {
-  const stepRoles = Object.values(payload.roles).some(
-    (role) =>
-      role.agent !== undefined ||
-      role.run !== undefined ||
-      role.shell !== undefined ||
-      role.exitStatus !== undefined ||
-      role.timeoutSeconds !== undefined ||
-      role.maxVisits !== undefined,
+/** Whether every (defined) key of `value` is one `schema` declares. */
+function onlyKeysOf(value: object, schema: { properties: object }): boolean {
+  return Object.entries(value).every(
+    ([key, field]) => field === undefined || Object.hasOwn(schema.properties, key),
   );
-  return payload.inputs === undefined &&
-    payload.maxSteps === undefined &&
-    payload.worktree === undefined &&
-    !stepRoles
-    ? "workflow"
-    : "workflow2";
 }
 
-/** The edition a StartNode is written with: the first unless the thread has inputs. */
+/**
+ * The edition a workflow node is written with: the first whenever the first can hold it, so a
+ * workflow that uses nothing a later edition added (inputs, guards, worktrees, roles that run
+ * no agent) keeps the hash it always had. A field added to `workflow2Schema` needs nothing here.
+ */
+export function workflowNodeKind(payload: WorkflowPayload): "workflow" | "workflow2" {
+  const first =
+    onlyKeysOf(payload, workflowSchema) &&
+    Object.values(payload.roles).every((role) => onlyKeysOf(role, roleSchema));
+  return first ? "workflow" : "workflow2";
+}
+
+/** The edition a StartNode is written with: the first whenever it can hold it (no inputs). */
 export function startNodeKind(payload: StartPayload): "start" | "start2" {
-  return payload.inputs === undefined ? "start" : "start2";
+  return onlyKeysOf(payload, startSchema) ? "start" : "start2";
 }
 
 /**
