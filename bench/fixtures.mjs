@@ -16,6 +16,26 @@ const usage = {
   durationMs: 1,
 };
 
+/** The payload of the loop workflow's worker step after `round` rounds, taking 1 ms at `atMs`. */
+function workerStep({ start, prev, round, output, body, detail, prompt, cwd, atMs }) {
+  return {
+    start,
+    prev,
+    role: "worker",
+    output,
+    body,
+    detail,
+    agent: "bench",
+    edgePrompt: `Round ${round} done; do the next one.`,
+    assembledPrompt: prompt,
+    cwd,
+    startedAtMs: atMs,
+    completedAtMs: atMs + 1,
+    usage,
+    attempts: 1,
+  };
+}
+
 /** A thread of `workflowHash` (the loop workflow) with `steps` worker steps, all `again`. */
 export async function buildLongThread(store, workflowHash, steps, cwd) {
   const { cas, threads } = store;
@@ -40,22 +60,10 @@ export async function buildLongThread(store, workflowHash, steps, cwd) {
       batch = cas.batch();
     }
     const output = await batch.put(schema, { $status: "again", round: i + 1 });
-    prev = await batch.put(stepType, {
-      start,
-      prev,
-      role: "worker",
-      output,
-      body,
-      detail,
-      agent: "bench",
-      edgePrompt: `Round ${i} done; do the next one.`,
-      assembledPrompt: prompt,
-      cwd,
-      startedAtMs: now,
-      completedAtMs: now + 1,
-      usage,
-      attempts: 1,
-    });
+    prev = await batch.put(
+      stepType,
+      workerStep({ start, prev, round: i, output, body, detail, prompt, cwd, atMs: now }),
+    );
   }
   await batch.flush();
   const at = new Date(now).toISOString();
@@ -142,22 +150,10 @@ export async function buildManyShortThreads(store, workflowHash, count, steps, c
       const prompt = batch.putText(
         `## Goal\nDo one more round of work.\n\n## Task\nbench thread ${t}\n\n## Moderator Instruction\nRound ${i} done; do the next one.\n`,
       );
-      prev = await batch.put(stepType, {
-        start,
-        prev,
-        role: "worker",
-        output,
-        body,
-        detail,
-        agent: "bench",
-        edgePrompt: `Round ${i} done; do the next one.`,
-        assembledPrompt: prompt,
-        cwd,
-        startedAtMs: createdAtMs,
-        completedAtMs: createdAtMs + 1,
-        usage,
-        attempts: 1,
-      });
+      prev = await batch.put(
+        stepType,
+        workerStep({ start, prev, round: i, output, body, detail, prompt, cwd, atMs: createdAtMs }),
+      );
     }
     const at = new Date(createdAtMs).toISOString();
     pointers.push({
