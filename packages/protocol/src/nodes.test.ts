@@ -62,6 +62,7 @@ describe("built-in schemas", () => {
       stepDetail: "5991c5facf83ef76",
       workflow2: "12f7f64cd14e3328",
       start2: "0bc98da04700afaa",
+      workflow3: "2f6c483dc07ca9b8",
     });
   });
 });

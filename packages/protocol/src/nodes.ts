@@ -118,12 +118,71 @@ export const workflow2Schema = {
   },
 } as const;
 
+/** How a fan-out treats a child that failed (see `fanoutSchema`). */
+export const FANOUT_FAILURE_RULES = ["all", "any", "continue"] as const;
+
+/**
+ * A fan-out (issue 9): the edge's target role is the join, written by the engine once the
+ * children have ended. `workflow` pins the child workflow by hash (a `role:` fan-out is stored
+ * as a one-role workflow made when the parent is stored). `over` names a list in the output
+ * (`{{{items}}}`, `{{{plan.files}}}`); each item becomes a child thread whose task is the edge
+ * prompt rendered with `item` and `index`. Without `over` there is one child (a sub-workflow).
+ * `failure`: `all` (every child must complete), `any` (at least one), `continue` (none).
+ */
+const fanoutSchema = {
+  type: "object",
+  required: ["workflow"],
+  additionalProperties: false,
+  properties: {
+    workflow: casRef,
+    over: { type: "string" },
+    concurrency: { type: "integer", minimum: 1 },
+    failure: { enum: FANOUT_FAILURE_RULES },
+  },
+} as const;
+
+const edge3Schema = {
+  ...edgeSchema,
+  properties: { ...edgeSchema.properties, fanout: fanoutSchema },
+} as const;
+
+const role3Schema = {
+  ...stepRoleSchema,
+  properties: {
+    ...stepRoleSchema.properties,
+    // The join of a fan-out: its step is written by the engine from the children's results.
+    join: { const: true },
+  },
+} as const;
+
+/**
+ * The third edition of the workflow node: the second plus fan-out edges and join roles. Written
+ * only for a workflow that fans out, so every other workflow keeps its hash.
+ */
+export const workflow3Schema = {
+  $id: "uwf:workflow/3",
+  type: "object",
+  required: ["name", "roles", "graph"],
+  additionalProperties: false,
+  properties: {
+    ...workflow2Schema.properties,
+    roles: { type: "object", additionalProperties: role3Schema },
+    graph: {
+      type: "object",
+      additionalProperties: { type: "object", additionalProperties: edge3Schema },
+    },
+  },
+} as const;
+
 export type RolePayload = FromSchema<typeof roleSchema> &
-  Partial<Omit<FromSchema<typeof stepRoleSchema>, "frontmatter">>;
-export type EdgeTarget = FromSchema<typeof edgeSchema>;
+  Partial<Omit<FromSchema<typeof role3Schema>, "frontmatter">>;
+export type FanoutFailureRule = (typeof FANOUT_FAILURE_RULES)[number];
+export type Fanout = FromSchema<typeof fanoutSchema>;
+export type EdgeTarget = FromSchema<typeof edgeSchema> & { fanout?: Fanout };
 /** Any edition of a workflow node: later editions only add optional fields. */
-export type WorkflowPayload = Omit<FromSchema<typeof workflow2Schema>, "roles"> & {
+export type WorkflowPayload = Omit<FromSchema<typeof workflow2Schema>, "roles" | "graph"> & {
   roles: Record<string, RolePayload>;
+  graph: Record<string, Record<string, EdgeTarget>>;
 };
 /** `graph[role][$status]` → the edge taken. */
 export type Graph = WorkflowPayload["graph"];
@@ -324,6 +383,7 @@ export const BUILTIN_SCHEMAS = {
   stepDetail: stepDetailSchema,
   workflow2: workflow2Schema,
   start2: start2Schema,
+  workflow3: workflow3Schema,
 } as const;
 
 export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
@@ -334,7 +394,7 @@ export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
  * edition never changes the hash of a node that could be written before.
  */
 export const BUILTIN_EDITIONS: Readonly<Partial<Record<BuiltinNodeKind, BuiltinNodeKind[]>>> = {
-  workflow: ["workflow", "workflow2"],
+  workflow: ["workflow", "workflow2", "workflow3"],
   start: ["start", "start2"],
 };
 
@@ -353,9 +413,16 @@ function onlyKeysOf(value: object, schema: { properties: object }): boolean {
 /**
  * The edition a workflow node is written with: the first whenever the first can hold it, so a
  * workflow that uses nothing a later edition added (inputs, guards, worktrees, roles that run
- * no agent) keeps the hash it always had. A field added to `workflow2Schema` needs nothing here.
+ * no agent) keeps the hash it always had; only fan-out edges and join roles need the third. A
+ * top-level or role field added to `workflow2Schema` needs nothing here.
  */
-export function workflowNodeKind(payload: WorkflowPayload): "workflow" | "workflow2" {
+export function workflowNodeKind(payload: WorkflowPayload): "workflow" | "workflow2" | "workflow3" {
+  const third =
+    Object.values(payload.roles).some((role) => role.join !== undefined) ||
+    Object.values(payload.graph).some((edges) =>
+      Object.values(edges).some((edge) => edge.fanout !== undefined),
+    );
+  if (third) return "workflow3";
   const first =
     onlyKeysOf(payload, workflowSchema) &&
     Object.values(payload.roles).every((role) => onlyKeysOf(role, roleSchema));
@@ -382,6 +449,7 @@ export const BUILTIN_SCHEMA_HASHES: Readonly<Record<BuiltinNodeKind, string>> = 
   stepDetail: "2DGJV5H68DM30",
   workflow2: "1EKRTKKY5KXSV",
   start2: "7B290PMF22E5K",
+  workflow3: "6327N5FNC2J85",
 };
 
 /** Add usage figures; unknown stays unknown only while every side is unknown. */

@@ -17,10 +17,11 @@ export type ThreadStatus = (typeof THREAD_STATUSES)[number];
  * (`--max-cost`, `--max-steps`, config `limits`) reached before the next step started, or a
  * role answered by a human (`agent: human`), which `uwf thread answer` completes; a workflow
  * guard (`maxSteps`, a role's `maxVisits`) reached before the next step started; or an agent
- * that kept failing transiently (rate limit, 5xx), to be retried after `retryAfter`.
+ * that kept failing transiently (rate limit, 5xx), to be retried after `retryAfter`; or a
+ * fan-out whose children cannot all end (one failed under `failure: all`, or one waits).
  */
 const suspendKindSchema = {
-  enum: ["question", "failure", "budget", "human", "guard", "retry"],
+  enum: ["question", "failure", "budget", "human", "guard", "retry", "fanout"],
 } as const;
 export type SuspendKind = FromSchema<typeof suspendKindSchema>;
 
@@ -59,6 +60,22 @@ export const threadWorktreeSchema = {
   },
 } as const;
 export type ThreadWorktree = FromSchema<typeof threadWorktreeSchema>;
+
+/**
+ * A fan-out's child names its parent: the parent thread, the parent's step whose route fanned
+ * out (the child's id is derived from both and `index`, so a re-run finds it), and the item's
+ * position in the list.
+ */
+export const threadParentSchema = {
+  type: "object",
+  required: ["thread", "step", "index"],
+  properties: {
+    thread: { type: "string" },
+    step: { type: "string" },
+    index: { type: "integer", minimum: 0 },
+  },
+} as const;
+export type ThreadParent = FromSchema<typeof threadParentSchema>;
 
 /** What the pointer file stores; `running` and `corrupt` are derived. */
 const storedThreadStatusSchema = { enum: ["idle", "suspended", "completed", "cancelled"] } as const;
@@ -103,6 +120,8 @@ export const threadPointerSchema = {
     agent: { type: "string" },
     // The thread's own git worktree, when it has one.
     worktree: threadWorktreeSchema,
+    // A fan-out's child: the thread and step it was fanned out from.
+    parent: threadParentSchema,
     // Usage summed over every step this thread ran, so `thread show` never walks the chain.
     usage: usageSchema,
     // Revision, raised by one at every write: the compare-and-swap token of `threads.swap`.

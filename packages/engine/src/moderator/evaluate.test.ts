@@ -2,7 +2,7 @@ import type { Graph } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import mustache from "mustache";
 import { describe, expect, test } from "vitest";
-import { evaluate, startOutput } from "./evaluate.js";
+import { evaluate, fanoutPath, startOutput } from "./evaluate.js";
 
 const graph: Graph = {
   $START: {
@@ -175,6 +175,85 @@ describe("evaluate with the thread's inputs", () => {
 
   test("the inputs win over an output field named inputs", () => {
     const output = { $status: "ready", plan: "Patch", inputs: { issue: "forged" } };
-    expect(evaluate(withInputs, "planner", output, { issue: 7 }).prompt).toBe("Patch for 7");
+    expect(evaluate(withInputs, "planner", output, { issue: 7 })).toMatchObject({
+      prompt: "Patch for 7",
+    });
+  });
+});
+
+describe("evaluate a fan-out edge", () => {
+  const CHILD = "0123456789ABC";
+  const fanning: Graph = {
+    plan: {
+      ready: {
+        role: "join",
+        prompt: "Review {{{item.path}}} ({{index}}) for {{{goal}}}",
+        location: "pkg/{{{item.dir}}}",
+        fanout: { workflow: CHILD, over: "{{{files}}}", concurrency: 2, failure: "continue" },
+      },
+      single: { role: "join", prompt: "Do {{{goal}}}", fanout: { workflow: CHILD } },
+      nested: { role: "join", prompt: "{{{item}}}", fanout: { workflow: CHILD, over: "a.b" } },
+    },
+  };
+
+  test("one child per item, each with its task rendered from item and index", () => {
+    const output = {
+      $status: "ready",
+      goal: "bugs",
+      files: [
+        { path: "a.ts", dir: "one" },
+        { path: "b.ts", dir: "" },
+      ],
+    };
+    expect(evaluate(fanning, "plan", output)).toEqual({
+      kind: "fanout",
+      role: "join",
+      template: "Review {{{item.path}}} ({{index}}) for {{{goal}}}",
+      fanout: { workflow: CHILD, over: "{{{files}}}", concurrency: 2, failure: "continue" },
+      items: [
+        {
+          item: { path: "a.ts", dir: "one" },
+          prompt: "Review a.ts (0) for bugs",
+          location: "pkg/one",
+        },
+        { item: { path: "b.ts", dir: "" }, prompt: "Review b.ts (1) for bugs", location: "pkg/" },
+      ],
+    });
+  });
+
+  test("without `over` there is one child: a sub-workflow", () => {
+    const next = evaluate(fanning, "plan", { $status: "single", goal: "it" });
+    expect(next).toMatchObject({ kind: "fanout", items: [{ item: null, prompt: "Do it" }] });
+  });
+
+  test("an empty list fans out to no child", () => {
+    const next = evaluate(fanning, "plan", { $status: "ready", goal: "x", files: [] });
+    expect(next).toMatchObject({ kind: "fanout", items: [] });
+  });
+
+  test("`over` may name a nested field", () => {
+    const next = evaluate(fanning, "plan", { $status: "nested", a: { b: ["x", "y"] } });
+    expect(next).toMatchObject({ items: [{ prompt: "x" }, { prompt: "y" }] });
+  });
+
+  test("`over` that names no list is a moderator error naming the field and the role", () => {
+    const error = moderatorError(() => evaluate(fanning, "plan", { $status: "ready", files: "a" }));
+    expect(error.message).toContain('graph[plan][ready].fanout.over is "{{{files}}}"');
+    expect(error.message).toContain('role "plan" holds string there, not a list');
+    const missing = moderatorError(() => evaluate(fanning, "plan", { $status: "ready" }));
+    expect(missing.message).toContain("holds nothing there");
+  });
+
+  test("a task that renders blank for an item is refused, naming the item", () => {
+    const error = moderatorError(() =>
+      evaluate(fanning, "plan", { $status: "nested", a: { b: [""] } }),
+    );
+    expect(error.message).toContain("rendered blank for item 0");
+  });
+
+  test("fanoutPath reads triple, double and bare mustache names", () => {
+    expect(fanoutPath("{{{items}}}")).toEqual(["items"]);
+    expect(fanoutPath("{{ plan.files }}")).toEqual(["plan", "files"]);
+    expect(fanoutPath("inputs.list")).toEqual(["inputs", "list"]);
   });
 });

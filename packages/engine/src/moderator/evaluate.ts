@@ -1,5 +1,7 @@
 import {
+  type EdgeTarget,
   END,
+  type Fanout,
   type Graph,
   STATUS_FIELD,
   type StartStatus,
@@ -12,7 +14,27 @@ import mustache from "mustache";
 export type Transition =
   | { kind: "next"; role: string; prompt: string; location: string | null }
   | { kind: "end"; prompt: string }
-  | { kind: "suspend"; prompt: string };
+  | { kind: "suspend"; prompt: string }
+  | FanoutTransition;
+
+/**
+ * A fan-out edge: one child thread per item, then the join role (`role`). `items` holds each
+ * child's task (the edge prompt rendered with `item` and `index`) and where it runs.
+ */
+export interface FanoutTransition {
+  kind: "fanout";
+  role: string;
+  fanout: Fanout;
+  items: FanoutItem[];
+  /** The edge prompt as written: the join step records it. */
+  template: string;
+}
+
+export interface FanoutItem {
+  item: unknown;
+  prompt: string;
+  location: string | null;
+}
 
 /** Edge prompts are plain text for agents: values are inserted verbatim, never HTML-escaped. */
 const VERBATIM = { escape: (value: unknown) => String(value) };
@@ -68,6 +90,7 @@ export function evaluate(
 
   const where = `graph[${lastRole}][${status}]`;
   const view = inputs === undefined ? lastOutput : { ...lastOutput, inputs };
+  if (edge.fanout !== undefined) return fanoutTransition(edge, edge.fanout, view, lastRole, where);
   const prompt = render(edge.prompt, view, `${where}.prompt`);
   if (prompt.trim() === "") {
     throw new UwfError(
@@ -85,6 +108,64 @@ export function evaluate(
   const location =
     edge.location === undefined ? null : render(edge.location, view, `${where}.location`).trim();
   return { kind: "next", role: edge.role, prompt, location: location === "" ? null : location };
+}
+
+/** Mustache names a list as `{{{a.b}}}`, `{{a.b}}` or `a.b`: the dotted path inside. */
+export function fanoutPath(over: string): string[] {
+  const inner = over
+    .trim()
+    .replace(/^\{\{\{?\s*/, "")
+    .replace(/\s*\}?\}\}$/, "");
+  return inner === "." ? [] : inner.split(".");
+}
+
+function fanoutTransition(
+  edge: EdgeTarget,
+  fanout: Fanout,
+  view: Record<string, unknown>,
+  lastRole: string,
+  where: string,
+): FanoutTransition {
+  let list: unknown[] = [null];
+  if (fanout.over !== undefined) {
+    let value: unknown = view;
+    for (const key of fanoutPath(fanout.over)) {
+      value =
+        value !== null && typeof value === "object" && Object.hasOwn(value, key)
+          ? (value as Record<string, unknown>)[key]
+          : undefined;
+    }
+    if (!Array.isArray(value)) {
+      const got = value === undefined ? "nothing" : value === null ? "null" : typeof value;
+      throw new UwfError(
+        "MODERATOR",
+        `${where}.fanout.over is ${JSON.stringify(fanout.over)}, but the output of role "${lastRole}" holds ${got} there, not a list`,
+        {
+          hint: `Make role "${lastRole}"'s schema require that field as an array, or point \`over\` at a list in its output.`,
+        },
+      );
+    }
+    list = value;
+  }
+  const items = list.map((item, index) => {
+    const itemView = { ...view, item, index };
+    const prompt = render(edge.prompt, itemView, `${where}.prompt`);
+    if (prompt.trim() === "") {
+      throw new UwfError(
+        "MODERATOR",
+        `the prompt of ${where} rendered blank for item ${index} from template ${JSON.stringify(edge.prompt)}`,
+        {
+          hint: "Each child's task is the edge prompt; make the template say something on its own.",
+        },
+      );
+    }
+    const location =
+      edge.location === undefined
+        ? null
+        : render(edge.location, itemView, `${where}.location`).trim() || null;
+    return { item, prompt, location };
+  });
+  return { kind: "fanout", role: edge.role, fanout, items, template: edge.prompt };
 }
 
 function render(template: string, view: Record<string, unknown>, what: string): string {

@@ -573,6 +573,8 @@ export class Engine {
         kind: "question",
       });
     }
+    // A fan-out next: its children run at the next exec.
+    if (next.kind === "fanout") return pointer;
     // A human role next: the thread waits for its answer at once, so `thread show` says so.
     const workflow = await this.workflow(pointer.workflowHash);
     if (isHumanRole(workflow.roles[next.role])) {

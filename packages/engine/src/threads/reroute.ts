@@ -137,6 +137,7 @@ function routeFrom(
 ): RerouteRoute {
   try {
     const next = evaluate(graph, role, output, inputs);
+    if (next.kind === "fanout") return { target: next.role, prompt: next.template, error: null };
     const target = next.kind === "next" ? next.role : next.kind === "end" ? END : SUSPEND;
     return { target, prompt: next.prompt, error: null };
   } catch (error) {
