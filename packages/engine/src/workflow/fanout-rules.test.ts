@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { parse } from "yaml";
 import { validateWorkflow } from "./validate.js";
@@ -74,7 +76,18 @@ function variant(...replacements: [string, string][]): string {
 const EDGE = 'fanout: { over: "{{{files}}}", role: review, concurrency: 4, failure: continue }';
 const withFanout = (fanout: string) => variant([EDGE, `fanout: ${fanout}`]);
 
+const FORMAT_DOC = fileURLToPath(new URL("../../../../docs/workflow-yaml.md", import.meta.url));
+
 describe("fan-out validation", () => {
+  test("the example in docs/workflow-yaml.md is valid", () => {
+    const doc = readFileSync(FORMAT_DOC, "utf8");
+    const example = /## Fan-out and join\n[\s\S]*?```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(example).toBeDefined();
+    const result = validateWorkflow(parse(example as string));
+    expect(result.errors).toEqual([]);
+    expect(result.warnings).toEqual([]);
+  });
+
   test("the base fan-out is valid, the child role needing no graph entry", () => {
     const result = validateWorkflow(parse(FANOUT));
     expect(result.errors).toEqual([]);
