@@ -148,6 +148,11 @@ describe("fan-out definitions", () => {
       concurrency: 2,
       failure: "continue",
     });
+    const text = await uwf(["workflow", "show", "review-all"]);
+    expect(text.stdout).toContain("  collect (join) — Collects the reviews.");
+    expect(text.stdout).toContain(
+      `  plan --ready--> collect\n      fan-out: one child per item of {{{files}}}, running review-all/review (${fanout.workflow}), concurrency 2, failure continue\n`,
+    );
     // The role form's child: role review alone, ended by each status it declares.
     const child = await json<Shown>(["workflow", "show", fanout.workflow as string]);
     expect(child.name).toBe("review-all/review");
