@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   REPO_ROOT,
@@ -148,5 +148,77 @@ describe("guards (examples/guarded-fix.yaml)", () => {
     // Resume does not wait: it runs the step now.
     const resumed = await json("thread", "resume", thread, "-c", "2", ...mock);
     expect(resumed.doc).toMatchObject({ status: "completed" });
+  });
+});
+
+describe("guards on a human role (examples/approval-gate.yaml with maxVisits)", () => {
+  let temp: TempHome;
+  const uwf = (...args: string[]) => runUwf(args, { home: temp.home });
+  const json = async (...args: string[]) => {
+    const run = await uwf(...args, "--format", "json");
+    return { code: run.code, doc: JSON.parse(run.stdout || "null"), stderr: run.stderr };
+  };
+  beforeEach(() => {
+    temp = tempHome();
+  });
+  afterEach(() => temp.cleanup());
+
+  it("stops the approver's third visit at its maxVisits; resume lets the human answer once more", async () => {
+    const gate = readFileSync(join(REPO_ROOT, "examples", "approval-gate.yaml"), "utf8");
+    const workflow = join(temp.home, "approval-gate.yaml");
+    writeFileSync(
+      workflow,
+      gate.replace("    agent: human\n", "    agent: human\n    maxVisits: 2\n"),
+    );
+    const drafted = { role: "writer", output: { $status: "drafted", title: "2.0", draft: "Out." } };
+    // The mock is scripted by step number; the approver's steps are the human's answers.
+    const human = { role: "approver", output: { $status: "approved" } };
+    const script = [drafted, human, drafted, human, drafted, human];
+    const mock = [
+      "--agent",
+      `${process.execPath} ${UWF_MOCK_BIN} --scenario ${writeScenario(temp.home, script)}`,
+    ];
+    const thread = (await uwf("thread", "start", workflow, "-p", "Announce 2.0")).stdout.trim();
+    const reject = ["thread", "answer", thread, "--status", "rejected", "--set", "reason=More."];
+    for (let visit = 1; visit <= 2; visit++) {
+      const run = await json("thread", "exec", thread, ...mock);
+      expect(
+        run.doc.suspended ?? (await json("thread", "show", thread)).doc.suspended,
+      ).toMatchObject({ kind: "human", role: "approver" });
+      expect((await uwf(...reject)).code).toBe(0);
+    }
+
+    // The third draft would bring the approver a third time: the guard stops it first.
+    const run = await json("thread", "exec", thread, ...mock);
+    expect(run.code).toBe(0);
+    expect(run.doc).toMatchObject({ status: "suspended", stoppedBecause: "suspended" });
+    expect(run.doc.message).toContain(
+      'guard, before role "approver": role "approver" has reached its maxVisits of 2 steps in this thread',
+    );
+    expect(run.doc.message).toContain(`uwf thread resume ${thread}`);
+    const show = await json("thread", "show", thread);
+    expect(show.doc.suspended).toMatchObject({
+      kind: "guard",
+      guard: "maxVisits",
+      role: "approver",
+    });
+    // Nobody may answer past the guard without deciding to go past it.
+    const refused = await uwf(...reject);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("is not waiting for a human answer");
+
+    // A resume goes past it: the approver is asked again and answers.
+    const resumed = await json("thread", "resume", thread, ...mock);
+    expect(resumed.doc).toMatchObject({ status: "suspended" });
+    expect((await json("thread", "show", thread)).doc.suspended).toMatchObject({
+      kind: "human",
+      role: "approver",
+    });
+    const approved = await json("thread", "answer", thread, "--status", "approved");
+    expect(approved.code).toBe(0);
+    expect((await json("thread", "show", thread)).doc).toMatchObject({
+      status: "completed",
+      steps: 6,
+    });
   });
 });
