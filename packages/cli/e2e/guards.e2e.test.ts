@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   REPO_ROOT,
@@ -148,6 +148,95 @@ describe("guards (examples/guarded-fix.yaml)", () => {
     // Resume does not wait: it runs the step now.
     const resumed = await json("thread", "resume", thread, "-c", "2", ...mock);
     expect(resumed.doc).toMatchObject({ status: "completed" });
+  });
+});
+
+describe("thread exec --wait --background (examples/guarded-fix.yaml)", () => {
+  let temp: TempHome;
+  const uwf = (...args: string[]) => runUwf(args, { home: temp.home });
+  const json = async (...args: string[]) => {
+    const run = await uwf(...args, "--format", "json");
+    return { code: run.code, doc: JSON.parse(run.stdout || "null"), stderr: run.stderr };
+  };
+  const agent = (steps: Parameters<typeof writeScenario>[1]) => [
+    "--agent",
+    `${process.execPath} ${UWF_MOCK_BIN} --scenario ${writeScenario(temp.home, steps)}`,
+  ];
+  const start = async () =>
+    (await uwf("thread", "start", WORKFLOW, "-p", "Fix the pagination")).stdout.trim();
+  /** The process log's events of one kind, from every day's file. */
+  const logged = (event: string): Record<string, unknown>[] =>
+    readdirSync(join(temp.home, "logs"))
+      .flatMap((file) => readFileSync(join(temp.home, "logs", file), "utf8").split("\n"))
+      .filter((line) => line.includes(`"${event}"`))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.event === event);
+  beforeEach(() => {
+    temp = tempHome();
+  });
+  afterEach(() => temp.cleanup());
+
+  it("a worker runs the step at once when the retry time has passed", async () => {
+    // No retry within the exec, and a retry time 50 ms on: passed by the next command.
+    writeFileSync(
+      join(temp.home, "config.yaml"),
+      "retry:\n  maxRetries: 0\n  delaySeconds: 0.05\n",
+      { mode: 0o600 },
+    );
+    const thread = await start();
+    const mock = agent([{ ...fixed, transient: 1 }, approved]);
+    expect((await json("thread", "exec", thread, ...mock)).code).toBe(4);
+    const before = (await json("thread", "show", thread)).doc;
+    expect(before.suspended).toMatchObject({ kind: "retry", role: "fixer" });
+
+    const started = await json(
+      "thread",
+      "exec",
+      thread,
+      "-c",
+      "5",
+      "--wait",
+      "--background",
+      ...mock,
+    );
+    expect(started.code).toBe(0);
+    expect(started.doc).toMatchObject({ status: "running", stoppedBecause: "background" });
+    expect(typeof started.doc.pid).toBe("number");
+    const joined = await json("thread", "join", thread, "--quiet");
+    expect(joined.code).toBe(0);
+    expect(joined.doc).toMatchObject({ status: "completed", steps: 2, suspended: null });
+    // It did not wait: the time had come.
+    expect(logged("exec.wait")).toEqual([]);
+  });
+
+  it("a worker holds the thread while it waits for the retry time; stop ends the wait", async () => {
+    const thread = await start();
+    // The agent asks for an hour: more than maxDelaySeconds, so the thread suspends at once.
+    const mock = agent([{ ...fixed, transient: 1, retry_after: 3600 }, approved]);
+    expect((await json("thread", "exec", thread, ...mock)).code).toBe(4);
+    const { retryAfter } = (await json("thread", "show", thread)).doc.suspended;
+
+    const started = await json("thread", "exec", thread, "--wait", "--background", ...mock);
+    expect(started.doc).toMatchObject({ status: "running", stoppedBecause: "background" });
+    // The worker says in the process log that it waits, and until when.
+    const deadline = Date.now() + 30_000;
+    while (logged("exec.wait").length === 0 && Date.now() < deadline) {
+      await new Promise((tick) => setTimeout(tick, 50));
+    }
+    expect(logged("exec.wait")).toEqual([
+      expect.objectContaining({ thread, role: "fixer", retryAfter }),
+    ]);
+    // Held meanwhile: shown as running, and a second exec is refused as busy.
+    expect((await json("thread", "show", thread)).doc.status).toBe("running");
+    expect((await uwf("thread", "exec", thread, ...mock)).code).toBe(5);
+
+    const stopped = await json("thread", "stop", thread);
+    expect(stopped.doc).toMatchObject({ stopped: true, pid: started.doc.pid });
+    const joined = await json("thread", "join", thread, "--quiet");
+    expect(joined.code).toBe(0);
+    // Nothing ran: the thread still waits for the same retry time.
+    expect(joined.doc).toMatchObject({ status: "suspended", steps: 0 });
+    expect(joined.doc.suspended).toMatchObject({ kind: "retry", role: "fixer", retryAfter });
   });
 });
 
