@@ -330,7 +330,8 @@ async function transientRetry(options: AdapterConformanceOptions): Promise<void>
   // One 429 without a wait, then the script: the adapter's first run fails, its second answers.
   const script = {
     steps: [{ text: answer("next", "done after the rate limit") }],
-    fail_first: { count: 1, status: 429, message: "conformance rate limit" },
+    // Only the agent's own turn: a side request's failure (claude's title) would be ignored.
+    fail_first: { count: 1, status: 429, message: "conformance rate limit", with_tools: true },
   };
   await withSandbox(
     options,

@@ -28,6 +28,11 @@ export interface FakeLlmScript {
 export interface FakeFailure {
   /** How many model requests fail; without it, all of them. */
   count?: number;
+  /**
+   * Fail (and count) only requests that offer tools: an agent's own turns, not the side
+   * requests some CLIs make beside them (a title, a quota check), whose failure they ignore.
+   */
+  with_tools?: boolean;
   status?: number;
   message?: string;
   headers?: Record<string, string>;

@@ -148,6 +148,12 @@ describe("startFakeLlm", () => {
     const gemini = await post("/v1beta/models/gemini-2.5-pro:generateContent", { contents: [] });
     expect(gemini.status).toBe(529);
     // A body of the test's own, e.g. a usage limit with its reset.
+    // Only requests that offer tools, when asked: a side request passes and does not count.
+    llm.setScript({ steps: [{ text: "side" }], fail_first: { count: 1, with_tools: true } });
+    expect((await post("/v1/chat/completions", { messages: [] })).status).toBe(200);
+    const tools = [{ type: "function", function: { name: "f", parameters: {} } }];
+    expect((await post("/v1/chat/completions", { messages: [], tools })).status).toBe(429);
+    expect((await post("/v1/chat/completions", { messages: [], tools })).status).toBe(200);
     const usage = { error: { type: "usage_limit_reached", resets_in_seconds: 90 } };
     llm.setScript({ fail_first: { count: 1, status: 429, body: usage } });
     const limited = await post("/v1/responses", { input: [] });

@@ -65,9 +65,11 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     current: ReturnType<typeof loadScript>,
     res: ServerResponse,
     api: "anthropic" | "openai" | "gemini",
+    body: Obj,
   ): Obj | null => {
     const rule = current.fail_first;
     if (!rule || (rule.count !== undefined && failed >= rule.count)) return null;
+    if (rule.with_tools && !(Array.isArray(body.tools) && body.tools.length > 0)) return null;
     failed++;
     const status = rule.status ?? 429;
     if (rule.body !== undefined) sendJson(res, status, rule.body, rule.headers ?? {});
@@ -97,18 +99,21 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     }
     if (req.method === "POST" && /\/messages$/.test(path))
       return (
-        failing(current, res, "anthropic") ??
+        failing(current, res, "anthropic", body) ??
         anthropicMessages(res, body, raw, current, defaultText)
       );
     if (req.method === "POST" && /\/chat\/completions$/.test(path))
-      return failing(current, res, "openai") ?? openaiChat(res, body, raw, current, defaultText);
+      return (
+        failing(current, res, "openai", body) ?? openaiChat(res, body, raw, current, defaultText)
+      );
     if (req.method === "POST" && /\/responses$/.test(path))
       return (
-        failing(current, res, "openai") ?? openaiResponses(res, body, raw, current, defaultText)
+        failing(current, res, "openai", body) ??
+        openaiResponses(res, body, raw, current, defaultText)
       );
     const gem = /\/models\/([^/:]+):([A-Za-z]+)$/.exec(path);
     if (req.method === "POST" && gem && gem[2] !== "countTokens") {
-      const failure = failing(current, res, "gemini");
+      const failure = failing(current, res, "gemini", body);
       if (failure) return failure;
     }
     if (req.method === "POST" && gem) {
