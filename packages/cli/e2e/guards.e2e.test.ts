@@ -230,10 +230,34 @@ describe("thread exec --wait --background (examples/guarded-fix.yaml)", () => {
     expect((await json("thread", "show", thread)).doc.status).toBe("running");
     expect((await uwf("thread", "exec", thread, ...mock)).code).toBe(5);
 
+    // A follower is shown the wait; it returns when the worker lets the thread go.
+    const follower = spawn(
+      process.execPath,
+      [UWF_BIN, "thread", "join", thread, "--format", "json"],
+      {
+        env: { ...process.env, UWF_HOME: temp.home },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let followed = "";
+    let joinedOut = "";
+    follower.stdout!.on("data", (chunk: Buffer) => {
+      joinedOut += chunk.toString();
+    });
+    const shown = new Promise<void>((resolve) => {
+      follower.stderr!.on("data", (chunk: Buffer) => {
+        followed += chunk.toString();
+        if (followed.includes("waiting until")) resolve();
+      });
+    });
+    const followerExited = new Promise<number | null>((resolve) => follower.once("exit", resolve));
+    await shown;
+    expect(followed).toContain(`⏸ fixer: waiting until ${retryAfter} to retry`);
+
     const stopped = await json("thread", "stop", thread);
     expect(stopped.doc).toMatchObject({ stopped: true, pid: started.doc.pid });
-    const joined = await json("thread", "join", thread, "--quiet");
-    expect(joined.code).toBe(0);
+    expect(await followerExited).toBe(0);
+    const joined = { doc: JSON.parse(joinedOut) };
     // Nothing ran: the thread still waits for the same retry time.
     expect(joined.doc).toMatchObject({ status: "suspended", steps: 0 });
     expect(joined.doc.suspended).toMatchObject({ kind: "retry", role: "fixer", retryAfter });
