@@ -279,10 +279,7 @@ describe("guards on a human role (examples/approval-gate.yaml with maxVisits)", 
   it("stops the approver's third visit at its maxVisits; resume lets the human answer once more", async () => {
     const gate = readFileSync(join(REPO_ROOT, "examples", "approval-gate.yaml"), "utf8");
     const workflow = join(temp.home, "approval-gate.yaml");
-    writeFileSync(
-      workflow,
-      gate.replace("    agent: human\n", "    agent: human\n    maxVisits: 2\n"),
-    );
+    writeFileSync(workflow, gate.replace("    maxVisits: 3\n", "    maxVisits: 2\n"));
     const drafted = { role: "writer", output: { $status: "drafted", title: "2.0", draft: "Out." } };
     // The mock is scripted by step number; the approver's steps are the human's answers.
     const human = { role: "approver", output: { $status: "approved" } };
