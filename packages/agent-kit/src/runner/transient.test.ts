@@ -91,6 +91,12 @@ describe("waitInText", () => {
     // Earlier than now: tomorrow.
     ["try again at 9:00 AM", 23 * 3_600_000],
     ["try again at 12:15 PM", 8_100_000],
+    // Gemini's quota errors.
+    ["Quota exceeded for metric. Please retry in 30.5s.", 30_500],
+    ["retry in 250ms", 250],
+    ["rate limited: retry after 5 minutes", 300_000],
+    // An ISO time, with its own zone.
+    [`limit resets at ${new Date(NOW + 90_000).toISOString()}`, 90_000],
   ])("%s waits %d ms", (text, ms) => {
     expect(waitInText(text, NOW)).toBe(ms);
   });

@@ -88,6 +88,7 @@ export function classifyFailure(
 }
 
 const UNIT_MS: Record<string, number> = {
+  ms: 1,
   s: 1_000,
   sec: 1_000,
   second: 1_000,
@@ -103,12 +104,12 @@ const UNIT_MS: Record<string, number> = {
 
 /**
  * The wait a failure message names, in ms, or null: `retry-after: 30`, `retry after 30
- * seconds`, `try again in 2 hours 5 minutes`, a reset epoch (`usage limit reached|1767225600`),
- * or a reset time of day (`try again at 6:05 AM`, `resets 3pm`), taken as the next such time
+ * seconds`, `try again in 2 hours 5 minutes`, `Please retry in 30.5s`, a reset epoch (`usage
+ * limit reached|1767225600`), a reset timestamp (`resets at 2026-01-01T11:00:00Z`), or a time of day (`try again at 6:05 AM`, `resets 3pm`), taken as the next such time
  * on this machine's clock.
  */
 export function waitInText(text: string, nowMs: number = Date.now()): number | null {
-  const header = /retry[- ]after:?\s*(\d+(?:\.\d+)?)\s*(ms\b)?/i.exec(text);
+  const header = /retry-after:?\s*(\d+(?:\.\d+)?)\s*(ms\b)?/i.exec(text);
   if (header) return Math.ceil(Number(header[1]) * (header[2] ? 1 : 1000));
   const epoch = /limit reached\|(\d{9,13})\b/i.exec(text);
   if (epoch) {
@@ -117,18 +118,26 @@ export function waitInText(text: string, nowMs: number = Date.now()): number | n
     return Math.max(0, atMs - nowMs);
   }
   const inWords =
-    /(?:try again|retry|resets?|available again)\s+in\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(
+    /(?:try again|retry|resets?|available again)\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(
       text,
     );
   if (inWords) {
     let total = 0;
     for (const part of inWords[1]!.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/gi)) {
-      const unit = part[2]!.toLowerCase().replace(/s$/, "");
-      const ms = UNIT_MS[unit];
+      const word = part[2]!.toLowerCase();
+      const ms = UNIT_MS[word] ?? UNIT_MS[word.replace(/s$/, "")];
       if (ms === undefined) break;
       total += Number(part[1]) * ms;
     }
     if (total > 0) return Math.ceil(total);
+  }
+  const iso =
+    /(?:try again|retry|resets?|available again)(?:\s+(?:at|after|on))?\s+(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))/i.exec(
+      text,
+    );
+  if (iso) {
+    const atMs = Date.parse(iso[1]!);
+    if (!Number.isNaN(atMs)) return Math.max(0, atMs - nowMs);
   }
   const at =
     /(?:try again|resets?|reset|available again)(?:\s+at)?\s+(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?/i.exec(
