@@ -55,6 +55,9 @@ describe("classifyFailure", () => {
       },
     ],
     [{ text: "insufficient_quota" }],
+    // A host name that does not resolve, or bad TLS: a misconfiguration, not a passing fault.
+    [{ network: true, text: "cannot reach model: getaddrinfo ENOTFOUND api.example.invalid" }],
+    [{ network: true, text: "fetch failed: self-signed certificate in certificate chain" }],
     // A number that merely looks like a status is not one.
     [{ text: "wrote 500 lines to notes.txt, then failed" }],
   ])("%j is an ordinary failure", (evidence) => {

@@ -34,6 +34,10 @@ export interface TransientVerdict {
 const PERMANENT_TEXT =
   /insufficient[_ ]quota|billing|credit balance|purchase (?:more )?credits? to continue|exceeded your current quota/i;
 
+/** A connection that failed for a reason time does not cure: a wrong host name, bad TLS. */
+const MISCONFIGURED_CONNECTION =
+  /ENOTFOUND|getaddrinfo|invalid url|unsupported protocol|certificate|CERT_|self[- ]signed/i;
+
 const TRANSIENT_TEXT: [RegExp, string][] = [
   [/usage[ _-]?limit|hit your (?:usage )?limit|limit reached\|\d{9,}/i, "usage limit"],
   [/rate[ _-]?limit|too many requests|requests per (?:minute|day)/i, "rate limit"],
@@ -69,7 +73,10 @@ export function classifyFailure(
     if (isTransientStatus(evidence.status)) reason = `HTTP ${evidence.status}`;
     else if (evidence.status >= 400 && !/usage[ _-]?limit/i.test(text)) return null;
   }
-  if (reason === null && evidence.network) reason = "connection failed";
+  if (reason === null && evidence.network) {
+    if (MISCONFIGURED_CONNECTION.test(text)) return null;
+    reason = "connection failed";
+  }
   if (reason === null) {
     const status = STATUS_IN_TEXT.exec(text);
     if (status) reason = `HTTP ${status[1]}`;
