@@ -4,6 +4,8 @@ import {
   type AcpSession,
   type AgentContext,
   type AgentRunResult,
+  agentFailure as classifiedFailure,
+  classifyFailure,
   explainFailure,
   PERMISSION_POLICIES,
   type PermissionPolicy,
@@ -11,6 +13,7 @@ import {
   RpcClosedError,
   RpcError,
   startAcpAgent,
+  TransientAgentError,
 } from "@united-workforce/agent-kit";
 import { errorMessage, UwfError } from "@united-workforce/util";
 import type { AgentPool } from "./acp-agent.js";
@@ -174,7 +177,8 @@ async function prompt(
       await agent.process.killGroup();
       throw error;
     }
-    throw await failed(agent, `${plan.label} failed the prompt`, error);
+    // A rate limit or an overloaded model the agent reports exits 75: uwf retries the step.
+    throw await failed(agent, `${plan.label} failed the prompt`, error, { transient: true });
   }
   const { turn, stopReason } = outcome;
   if (stopReason !== "end_turn") {
@@ -190,12 +194,10 @@ async function prompt(
   const apiError = apiErrorIn(answer);
   if (apiError) {
     // codex-acp reports a failed model request as answer text and a normal end_turn.
-    throw new UwfError(
-      "AGENT_FAILED",
+    throw classifiedFailure(
       `${plan.label} answered with an API error: ${clip(apiError)}`,
-      {
-        hint: "Check the model, its provider and key (uwf config list), then run `uwf thread resume`.",
-      },
+      { text: apiError },
+      "Check the model, its provider and key (uwf config list), then run `uwf thread resume`.",
     );
   }
   return {
@@ -246,13 +248,24 @@ function permissionPolicy(ctx: AgentContext): PermissionPolicy {
   return value as PermissionPolicy;
 }
 
-async function failed(agent: AcpAgent, what: string, error: unknown): Promise<UwfError> {
-  return agentFailure(what, await explainFailure(agent.process, error));
+async function failed(
+  agent: AcpAgent,
+  what: string,
+  error: unknown,
+  options: { transient?: boolean } = {},
+): Promise<Error> {
+  return agentFailure(what, await explainFailure(agent.process, error), options);
 }
 
-function agentFailure(what: string, error: unknown): UwfError {
+/** The agent's failure; with `transient`, a rate limit or overload in its words exits 75. */
+function agentFailure(what: string, error: unknown, options: { transient?: boolean } = {}): Error {
   const detail = error instanceof RpcError ? rpcText(error) : errorMessage(error);
-  return new UwfError("AGENT_FAILED", `${what}: ${clip(detail)}`, {
+  const message = `${what}: ${clip(detail)}`;
+  if (options.transient && !(error instanceof RpcClosedError)) {
+    const verdict = classifyFailure({ text: detail });
+    if (verdict) return new TransientAgentError(message, verdict.retryAfterMs);
+  }
+  return new UwfError("AGENT_FAILED", message, {
     hint:
       error instanceof RpcClosedError
         ? "See the agent's stderr above; fix what it says, then run `uwf thread resume`."

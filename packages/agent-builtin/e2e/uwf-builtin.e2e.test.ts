@@ -115,7 +115,7 @@ async function show(thread: string) {
   return JSON.parse((await uwf("thread", "show", thread, "--format", "json")).stdout) as {
     status: string;
     steps: number;
-    suspended: { role: string; reason: string } | null;
+    suspended: { role: string; reason: string; kind?: string; retryAfter?: string } | null;
   };
 }
 
@@ -347,8 +347,9 @@ describe("uwf-builtin with uwf and a model", () => {
     expect(exec.stdout + exec.stderr).not.toContain("sk-fake-key");
   });
 
-  it("retries 500s as the provider asks, then suspends the thread", async () => {
-    configure(["--model", "fake", "--retries", "2"]);
+  it("retries 500s as the provider asks, then suspends the thread until it may retry", async () => {
+    // uwf's own retries of a transient failure (adapter exit 75) off: this is the client's.
+    configure(["--model", "fake", "--retries", "2"], { retry: { maxRetries: 0 } });
     const overloaded: FakeStep = {
       error: { status: 500, message: "overloaded", headers: { "retry-after-ms": "10" } },
     };
@@ -364,6 +365,9 @@ describe("uwf-builtin with uwf and a model", () => {
     const shown = await show(thread);
     expect(shown.status).toBe("suspended");
     expect(shown.suspended!.reason).toContain("answered HTTP 500: overloaded (after 3 tries)");
+    // A 5xx passes by itself: the adapter exits 75, and the thread waits for its retry time.
+    expect(shown.suspended!.kind).toBe("retry");
+    expect(Date.parse(shown.suspended!.retryAfter ?? "")).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it("suspends the thread when the model hangs past the request timeout", async () => {

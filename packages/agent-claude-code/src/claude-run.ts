@@ -1,11 +1,11 @@
 import {
   type AgentContext,
   type AgentRunResult,
+  agentFailure,
   jsonLineHandler,
   spawnAgentCli,
   type ToolCallRecord,
 } from "@united-workforce/agent-kit";
-import { UwfError } from "@united-workforce/util";
 import { INSTALL_HINT } from "./claude-agent.js";
 import { claudeInvocation } from "./invocation.js";
 import { type ClaudeRun, ClaudeStreamReader } from "./stream.js";
@@ -54,9 +54,15 @@ export async function runClaude(
 
   if (tolerateMissingSession && isMissingSession(run, outcome.stderrTail)) return null;
   if (outcome.timedOut || outcome.exitCode !== 0 || run.result === null || run.result.isError) {
-    throw new UwfError("AGENT_FAILED", failureMessage(run, outcome), {
-      hint: `Check the model's endpoint, key and name (or claude's own login), then retry: uwf thread resume ${ctx.thread}`,
-    });
+    // A rate limit, an overloaded API or a refused connection exits 75: uwf retries the step.
+    throw agentFailure(
+      failureMessage(run, outcome),
+      {
+        status: run.result?.apiErrorStatus ?? null,
+        text: run.result?.isError ? run.result.text : outcome.stderrTail,
+      },
+      `Check the model's endpoint, key and name (or claude's own login), then retry: uwf thread resume ${ctx.thread}`,
+    );
   }
   for (const denial of run.denials) {
     ctx.progress(

@@ -20,6 +20,24 @@ describe("uwf-codex conformance against the real codex CLI", () => {
     }),
     prepare: (sb) => mkdirSync(join(sb.agent.home, ".codex")),
     env: (sb) => ({ UWF_CODEX_BIN: codex, CODEX_HOME: join(sb.agent.home, ".codex") }),
+    // Codex drops a 429's Retry-After and message; a usage limit it reports with its reset
+    // time of day ("try again at 6:05 AM"), to the minute.
+    transient: {
+      failure: () => ({
+        status: 429,
+        body: {
+          error: {
+            type: "usage_limit_reached",
+            message: "The usage limit has been reached",
+            plan_type: "plus",
+            resets_in_seconds: 90,
+            resets_at: Math.floor(Date.now() / 1000) + 90,
+          },
+        },
+      }),
+      waitSeconds: 90,
+      toleranceSeconds: 61,
+    },
   });
   for (const c of cases) it.skipIf(c.skipped !== null)(c.title, c.run, c.timeoutMs);
 });

@@ -61,7 +61,10 @@ afterEach(async () => {
 });
 
 /** config.yaml: the fake as an OpenAI Responses provider, and the codex agent using it. */
-function configure(agent: { timeoutSeconds?: number; args?: string[] } = {}): void {
+function configure(
+  agent: { timeoutSeconds?: number; args?: string[] } = {},
+  extra: Record<string, unknown> = {},
+): void {
   const config = {
     providers: {
       fake: { api: "openai-responses", baseUrl: setup.fake.baseUrl, apiKey: "fake-key" },
@@ -77,6 +80,7 @@ function configure(agent: { timeoutSeconds?: number; args?: string[] } = {}): vo
       },
     },
     defaultAgent: "codex",
+    ...extra,
   };
   // JSON is YAML.
   writeFileSync(join(setup.uwfHome.home, "config.yaml"), JSON.stringify(config), { mode: 0o600 });
@@ -391,7 +395,8 @@ describe("uwf-codex with the real codex CLI", () => {
   });
 
   it("suspends the thread after one request on an HTTP 500, retries being off", async () => {
-    configure();
+    // uwf's own retries of a transient failure (adapter exit 75) off too.
+    configure({}, { retry: { maxRetries: 0 } });
     script({ writer: [{ error: { status: 500, message: "server exploded" } }] });
     const thread = await startThread();
     const exec = await uwf(["thread", "exec", thread]);
@@ -404,6 +409,8 @@ describe("uwf-codex with the real codex CLI", () => {
       "(HTTP 500 Internal Server Error from the model's server)",
     );
     expect(setup.fake.requests()).toHaveLength(1);
+    // A 5xx passes by itself: uwf-codex exits 75 and the thread waits for its retry time.
+    expect(show.suspended?.kind).toBe("retry");
   });
 });
 

@@ -1,10 +1,10 @@
 import {
   type AgentContext,
   type AgentRunResult,
+  agentFailure,
   jsonLineHandler,
   spawnAgentCli,
 } from "@united-workforce/agent-kit";
-import { UwfError } from "@united-workforce/util";
 import {
   CODEX_INSTALL_HINT,
   type CodexModel,
@@ -139,9 +139,12 @@ async function runCodex(
     failureStatus(ctx, report.threadId),
   );
   if (failure) {
-    throw new UwfError("AGENT_FAILED", failure, {
-      hint: "The thread is suspended; fix the cause, then run `uwf thread resume <thread>`.",
-    });
+    // A rate limit, a usage limit or an overloaded model server exits 75: uwf retries the step.
+    throw agentFailure(
+      failure,
+      { text: failure },
+      "The thread is suspended; fix the cause, then run `uwf thread resume <thread>`.",
+    );
   }
   const threadId = report.threadId ?? run.resume;
   const session: CodexSession = { settings, threadId, totals: report.totals ?? run.baseline };

@@ -94,6 +94,16 @@ export {
 export { composePrompt, type PromptParts } from "./prompt/compose.js";
 export { buildOutputFormatInstruction, SCOPE_SENTENCE } from "./prompt/output-format.js";
 export type { AttemptRecord } from "./runner/attempts.js";
+export {
+  agentFailure,
+  classifyFailure,
+  type FailureEvidence,
+  isTransientStatus,
+  TransientAgentError,
+  type TransientVerdict,
+  transientExitFor,
+  waitInText,
+} from "./runner/transient.js";
 export { sumUsage } from "./runner/usage.js";
 export {
   type ResumableSession,

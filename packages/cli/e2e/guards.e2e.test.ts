@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   REPO_ROOT,
@@ -148,5 +148,187 @@ describe("guards (examples/guarded-fix.yaml)", () => {
     // Resume does not wait: it runs the step now.
     const resumed = await json("thread", "resume", thread, "-c", "2", ...mock);
     expect(resumed.doc).toMatchObject({ status: "completed" });
+  });
+});
+
+describe("thread exec --wait --background (examples/guarded-fix.yaml)", () => {
+  let temp: TempHome;
+  const uwf = (...args: string[]) => runUwf(args, { home: temp.home });
+  const json = async (...args: string[]) => {
+    const run = await uwf(...args, "--format", "json");
+    return { code: run.code, doc: JSON.parse(run.stdout || "null"), stderr: run.stderr };
+  };
+  const agent = (steps: Parameters<typeof writeScenario>[1]) => [
+    "--agent",
+    `${process.execPath} ${UWF_MOCK_BIN} --scenario ${writeScenario(temp.home, steps)}`,
+  ];
+  const start = async () =>
+    (await uwf("thread", "start", WORKFLOW, "-p", "Fix the pagination")).stdout.trim();
+  /** The process log's events of one kind, from every day's file. */
+  const logged = (event: string): Record<string, unknown>[] =>
+    readdirSync(join(temp.home, "logs"))
+      .flatMap((file) => readFileSync(join(temp.home, "logs", file), "utf8").split("\n"))
+      .filter((line) => line.includes(`"${event}"`))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.event === event);
+  beforeEach(() => {
+    temp = tempHome();
+  });
+  afterEach(() => temp.cleanup());
+
+  it("a worker runs the step at once when the retry time has passed", async () => {
+    // No retry within the exec, and a retry time 50 ms on: passed by the next command.
+    writeFileSync(
+      join(temp.home, "config.yaml"),
+      "retry:\n  maxRetries: 0\n  delaySeconds: 0.05\n",
+      { mode: 0o600 },
+    );
+    const thread = await start();
+    const mock = agent([{ ...fixed, transient: 1 }, approved]);
+    expect((await json("thread", "exec", thread, ...mock)).code).toBe(4);
+    const before = (await json("thread", "show", thread)).doc;
+    expect(before.suspended).toMatchObject({ kind: "retry", role: "fixer" });
+
+    const started = await json(
+      "thread",
+      "exec",
+      thread,
+      "-c",
+      "5",
+      "--wait",
+      "--background",
+      ...mock,
+    );
+    expect(started.code).toBe(0);
+    expect(started.doc).toMatchObject({ status: "running", stoppedBecause: "background" });
+    expect(typeof started.doc.pid).toBe("number");
+    const joined = await json("thread", "join", thread, "--quiet");
+    expect(joined.code).toBe(0);
+    expect(joined.doc).toMatchObject({ status: "completed", steps: 2, suspended: null });
+    // It did not wait: the time had come.
+    expect(logged("exec.wait")).toEqual([]);
+  });
+
+  it("a worker holds the thread while it waits for the retry time; stop ends the wait", async () => {
+    const thread = await start();
+    // The agent asks for an hour: more than maxDelaySeconds, so the thread suspends at once.
+    const mock = agent([{ ...fixed, transient: 1, retry_after: 3600 }, approved]);
+    expect((await json("thread", "exec", thread, ...mock)).code).toBe(4);
+    const { retryAfter } = (await json("thread", "show", thread)).doc.suspended;
+
+    const started = await json("thread", "exec", thread, "--wait", "--background", ...mock);
+    expect(started.doc).toMatchObject({ status: "running", stoppedBecause: "background" });
+    // The worker says in the process log that it waits, and until when.
+    const deadline = Date.now() + 30_000;
+    while (logged("exec.wait").length === 0 && Date.now() < deadline) {
+      await new Promise((tick) => setTimeout(tick, 50));
+    }
+    expect(logged("exec.wait")).toEqual([
+      expect.objectContaining({ thread, role: "fixer", retryAfter }),
+    ]);
+    // Held meanwhile: shown as running, and a second exec is refused as busy.
+    expect((await json("thread", "show", thread)).doc.status).toBe("running");
+    expect((await uwf("thread", "exec", thread, ...mock)).code).toBe(5);
+
+    // A follower is shown the wait; it returns when the worker lets the thread go.
+    const follower = spawn(
+      process.execPath,
+      [UWF_BIN, "thread", "join", thread, "--format", "json"],
+      {
+        env: { ...process.env, UWF_HOME: temp.home },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let followed = "";
+    let joinedOut = "";
+    follower.stdout!.on("data", (chunk: Buffer) => {
+      joinedOut += chunk.toString();
+    });
+    const shown = new Promise<void>((resolve) => {
+      follower.stderr!.on("data", (chunk: Buffer) => {
+        followed += chunk.toString();
+        if (followed.includes("waiting until")) resolve();
+      });
+    });
+    const followerExited = new Promise<number | null>((resolve) => follower.once("exit", resolve));
+    await shown;
+    expect(followed).toContain(`⏸ fixer: waiting until ${retryAfter} to retry`);
+
+    const stopped = await json("thread", "stop", thread);
+    expect(stopped.doc).toMatchObject({ stopped: true, pid: started.doc.pid });
+    expect(await followerExited).toBe(0);
+    const joined = { doc: JSON.parse(joinedOut) };
+    // Nothing ran: the thread still waits for the same retry time.
+    expect(joined.doc).toMatchObject({ status: "suspended", steps: 0 });
+    expect(joined.doc.suspended).toMatchObject({ kind: "retry", role: "fixer", retryAfter });
+  });
+});
+
+describe("guards on a human role (examples/approval-gate.yaml with maxVisits)", () => {
+  let temp: TempHome;
+  const uwf = (...args: string[]) => runUwf(args, { home: temp.home });
+  const json = async (...args: string[]) => {
+    const run = await uwf(...args, "--format", "json");
+    return { code: run.code, doc: JSON.parse(run.stdout || "null"), stderr: run.stderr };
+  };
+  beforeEach(() => {
+    temp = tempHome();
+  });
+  afterEach(() => temp.cleanup());
+
+  it("stops the approver's third visit at its maxVisits; resume lets the human answer once more", async () => {
+    const gate = readFileSync(join(REPO_ROOT, "examples", "approval-gate.yaml"), "utf8");
+    const workflow = join(temp.home, "approval-gate.yaml");
+    writeFileSync(workflow, gate.replace("    maxVisits: 3\n", "    maxVisits: 2\n"));
+    const drafted = { role: "writer", output: { $status: "drafted", title: "2.0", draft: "Out." } };
+    // The mock is scripted by step number; the approver's steps are the human's answers.
+    const human = { role: "approver", output: { $status: "approved" } };
+    const script = [drafted, human, drafted, human, drafted, human];
+    const mock = [
+      "--agent",
+      `${process.execPath} ${UWF_MOCK_BIN} --scenario ${writeScenario(temp.home, script)}`,
+    ];
+    const thread = (await uwf("thread", "start", workflow, "-p", "Announce 2.0")).stdout.trim();
+    const reject = ["thread", "answer", thread, "--status", "rejected", "--set", "reason=More."];
+    for (let visit = 1; visit <= 2; visit++) {
+      const run = await json("thread", "exec", thread, ...mock);
+      expect(
+        run.doc.suspended ?? (await json("thread", "show", thread)).doc.suspended,
+      ).toMatchObject({ kind: "human", role: "approver" });
+      expect((await uwf(...reject)).code).toBe(0);
+    }
+
+    // The third draft would bring the approver a third time: the guard stops it first.
+    const run = await json("thread", "exec", thread, ...mock);
+    expect(run.code).toBe(0);
+    expect(run.doc).toMatchObject({ status: "suspended", stoppedBecause: "suspended" });
+    expect(run.doc.message).toContain(
+      'guard, before role "approver": role "approver" has reached its maxVisits of 2 steps in this thread',
+    );
+    expect(run.doc.message).toContain(`uwf thread resume ${thread}`);
+    const show = await json("thread", "show", thread);
+    expect(show.doc.suspended).toMatchObject({
+      kind: "guard",
+      guard: "maxVisits",
+      role: "approver",
+    });
+    // Nobody may answer past the guard without deciding to go past it.
+    const refused = await uwf(...reject);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("is not waiting for a human answer");
+
+    // A resume goes past it: the approver is asked again and answers.
+    const resumed = await json("thread", "resume", thread, ...mock);
+    expect(resumed.doc).toMatchObject({ status: "suspended" });
+    expect((await json("thread", "show", thread)).doc.suspended).toMatchObject({
+      kind: "human",
+      role: "approver",
+    });
+    const approved = await json("thread", "answer", thread, "--status", "approved");
+    expect(approved.code).toBe(0);
+    expect((await json("thread", "show", thread)).doc).toMatchObject({
+      status: "completed",
+      steps: 6,
+    });
   });
 });

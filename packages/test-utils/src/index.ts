@@ -16,7 +16,7 @@ export {
   processesIn,
 } from "./conformance/harness.js";
 export { answer, CONFORMANCE_WORKFLOW } from "./conformance/workflow.js";
-export type { FakeLlmScript, FakeStep } from "./fake-llm/script.js";
+export type { FakeFailure, FakeLlmScript, FakeStep } from "./fake-llm/script.js";
 export {
   type FakeLlm,
   type FakeLlmOptions,

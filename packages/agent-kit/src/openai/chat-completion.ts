@@ -294,6 +294,7 @@ function toError(
     status: failure.status,
     attempts,
     hint,
+    retryAfterMs: failure.requestedMs,
     cause: failure.cause,
   });
 }

@@ -14,11 +14,19 @@ export class ModelRequestError extends UwfError {
   readonly status: number | null;
   /** Tries made, the first included. */
   readonly attempts: number;
+  /** The wait the provider asked for in its last answer (Retry-After), in ms. */
+  readonly retryAfterMs: number | null;
 
   constructor(
     kind: ModelFailureKind,
     message: string,
-    options: { status?: number | null; attempts: number; hint: string; cause?: unknown },
+    options: {
+      status?: number | null;
+      attempts: number;
+      hint: string;
+      cause?: unknown;
+      retryAfterMs?: number | null;
+    },
   ) {
     super("AGENT_FAILED", message, {
       hint: options.hint,
@@ -29,6 +37,7 @@ export class ModelRequestError extends UwfError {
     this.kind = kind;
     this.status = options.status ?? null;
     this.attempts = options.attempts;
+    this.retryAfterMs = options.retryAfterMs ?? null;
   }
 }
 

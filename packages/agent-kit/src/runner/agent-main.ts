@@ -8,6 +8,7 @@ import {
 } from "@united-workforce/util";
 import { readAgentArgs, usageText } from "./argv.js";
 import { anySignal, starterPid, watchParent } from "./parent-watch.js";
+import { transientExitFor } from "./transient.js";
 import { type AgentDefinition, AgentExit, type AgentIo, type AgentMain } from "./types.js";
 
 /**
@@ -64,7 +65,9 @@ async function runAgent(definition: AgentDefinition, argv: string[], io: AgentIo
     }
     const { runStoredStep } = await import("./create-agent.js");
     return await runStoredStep(definition, args, io, { home, say });
-  } catch (error) {
+  } catch (thrown) {
+    // A rate limit or a failing model server: exit 75 so that uwf retries the step.
+    const error = transientExitFor(thrown) ?? thrown;
     if (error instanceof AgentExit) {
       if (error.stdout !== undefined) io.stdout(error.stdout);
       if (error.message) say(error.message);

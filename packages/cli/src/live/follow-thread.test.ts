@@ -47,6 +47,13 @@ describe("progressFromLog", () => {
       ),
     ).toMatchObject({ type: "step.retrying", retry: 2, maxRetries: 3, delayMs: 20_000 });
     expect(progressFromLog(log("step.retry", { role: "greeter", retry: 2 }))).toBeNull();
+    // So does a background exec --wait waiting for the retry time.
+    expect(
+      progressFromLog(
+        log("exec.wait", { role: "greeter", retryAfter: "2026-11-24T04:00:00.000Z" }),
+      ),
+    ).toMatchObject({ type: "waiting", role: "greeter", until: "2026-11-24T04:00:00.000Z" });
+    expect(progressFromLog(log("exec.wait", { role: "greeter" }))).toBeNull();
   });
 
   it("skips other events and lines that lack what progress needs", () => {
@@ -98,5 +105,17 @@ describe("currentStep", () => {
   it("is nothing between steps or before any", () => {
     expect(currentStep([started(1), output("a"), finished])).toEqual([]);
     expect(currentStep([])).toEqual([]);
+  });
+
+  it("is an exec's wait for a retry time, until the step it waits for starts", () => {
+    const waiting: ProgressEvent = {
+      type: "waiting",
+      thread: THREAD,
+      role: "greeter",
+      until: "2026-11-24T04:00:00.000Z",
+      atMs: 0,
+    };
+    expect(currentStep([started(1), output("429"), waiting])).toEqual([waiting]);
+    expect(currentStep([waiting, started(2)])).toEqual([started(2)]);
   });
 });

@@ -62,12 +62,14 @@ export async function followThread(options: FollowThreadOptions): Promise<void> 
 
 /**
  * The step running now according to the log so far: the last start that has not finished or
- * failed, with the agent's latest output line. Empty between steps.
+ * failed, with the agent's latest output line; or an exec --wait waiting for a retry time, when
+ * that is the last thing logged. Empty between steps.
  */
 export function currentStep(history: readonly ProgressEvent[]): ProgressEvent[] {
   let start = -1;
   for (let i = history.length - 1; i >= 0; i--) {
     const type = history[i]!.type;
+    if (type === "waiting") return [history[i]!];
     if (type === "step.finished" || type === "step.failed") return [];
     if (type === "step.started") {
       start = i;

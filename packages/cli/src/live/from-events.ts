@@ -94,6 +94,11 @@ export function progressFromLog(event: LogEvent): ProgressEvent | null {
         return null;
       return { type: "suspended", thread, role, reason, kind, atMs };
     }
+    case "exec.wait": {
+      const until = text(event.retryAfter);
+      if (role === null || until === null) return null;
+      return { type: "waiting", thread, role, until, atMs };
+    }
     case "thread.completed":
       return { type: "completed", thread, message: text(event.message), atMs };
     default:

@@ -316,4 +316,20 @@ describe("a step retried after a transient failure", () => {
     v.progress.handle(retrying);
     expect(v.all()).not.toContain("↻");
   });
+
+  it("says until when a waiting exec waits for the retry time", () => {
+    const waiting: ProgressEvent = {
+      type: "waiting",
+      thread: THREAD,
+      role: "greeter",
+      until: "2026-11-24T04:00:00.000Z",
+      atMs: T0,
+    };
+    const v = view("lines");
+    v.progress.handle(waiting);
+    expect(v.all()).toContain("⏸ greeter: waiting until 2026-11-24T04:00:00.000Z to retry");
+    const quiet = view("quiet");
+    quiet.progress.handle(waiting);
+    expect(quiet.all()).not.toContain("⏸");
+  });
 });

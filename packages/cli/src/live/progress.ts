@@ -47,7 +47,9 @@ export type ProgressEvent =
       kind: SuspendKind;
       atMs: number;
     }
-  | { type: "completed"; thread: string; message: string | null; atMs: number };
+  | { type: "completed"; thread: string; message: string | null; atMs: number }
+  /** A (background) exec --wait waits for the retry time of a step that failed transiently. */
+  | { type: "waiting"; thread: string; role: string; until: string; atMs: number };
 
 export interface ProgressOptions {
   mode: ProgressMode;
@@ -174,6 +176,12 @@ export class ProgressView {
         if (event.kind === "failure" && !reported) {
           permanent.push(...this.failureLines(event, undefined));
         }
+        break;
+      }
+      case "waiting": {
+        if (this.options.mode === "quiet") break;
+        const line = `⏸ ${event.role}: waiting until ${event.until} to retry`;
+        permanent.push(this.options.mode === "lines" ? this.stamp(event.atMs, line) : line);
         break;
       }
       case "completed":

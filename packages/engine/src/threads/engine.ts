@@ -37,6 +37,7 @@ import { readHomeDotenv } from "../env/dotenv.js";
 import { evaluate, startOutput, type Transition } from "../moderator/evaluate.js";
 import { adapterArgv } from "./adapter-argv.js";
 import type { EngineEvent } from "./events.js";
+import { guardReached } from "./guards.js";
 import { humanSuspension, isHumanRole } from "./human-answer.js";
 import { runScriptStep } from "./script-step.js";
 import { type AdapterOutcome, findExecutable, runAdapter } from "./spawn-adapter.js";
@@ -575,9 +576,29 @@ export class Engine {
     }
     // A fan-out next: its children run at the next exec.
     if (next.kind === "fanout") return pointer;
-    // A human role next: the thread waits for its answer at once, so `thread show` says so.
+    // A human role next: the thread waits for its answer at once, so `thread show` says so;
+    // or, when a workflow guard stops the role's visit, it waits on the guard as it would
+    // before an agent's step, and `thread resume` asks the human.
     const workflow = await this.workflow(pointer.workflowHash);
     if (isHumanRole(workflow.roles[next.role])) {
+      const { role, prompt, location } = next;
+      const plan = { role, prompt, location, prev: prevOf(pointer), replaceHead: false };
+      // A chain already past maxSteps got there by a resume that lifted it for its run; the
+      // step that run just took leads to this human, who is asked (a maxVisits is never
+      // lifted here: a resume lifting it starts with that role's visit, which ends the run).
+      const past = workflow.maxSteps !== undefined && pointer.steps > workflow.maxSteps;
+      const lifted = past ? { guard: "maxSteps" as const, role } : undefined;
+      const guard = await guardReached(this, pointer, plan, lifted);
+      if (guard !== null) {
+        return suspended(pointer, {
+          role,
+          reason: guard.reason,
+          kind: "guard",
+          guard: guard.guard,
+          prompt,
+          location,
+        });
+      }
       return suspended(
         pointer,
         await humanSuspension(this, pointer, next.role, next.prompt, next.location),

@@ -11,6 +11,7 @@ import { createLogger } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Engine } from "./engine.js";
 import type { EngineEvent } from "./events.js";
+import { answerThread } from "./human-answer.js";
 import { takeThread } from "./lease.js";
 import { type RunOptions, runSteps } from "./run-steps.js";
 
@@ -145,6 +146,100 @@ describe("workflow guards", () => {
     expect(pointer.suspended?.reason).toBe(
       'role "ping" has reached its maxVisits of 2 steps in this thread',
     );
+  });
+});
+
+describe("guards on a human role", () => {
+  /** An agent that works and a human who sends it back: only the reviewer's maxVisits stops them. */
+  const reviewLoop = (reviewVisits: number, maxSteps?: number): WorkflowFixture => ({
+    name: "review-loop",
+    ...(maxSteps === undefined ? {} : { maxSteps }),
+    roles: {
+      worker: {
+        frontmatter: { properties: { $status: { const: "done" } }, required: ["$status"] },
+      },
+      reviewer: {
+        agent: "human",
+        maxVisits: reviewVisits,
+        frontmatter: { properties: { $status: { const: "again" } }, required: ["$status"] },
+      },
+    },
+    graph: {
+      $START: {
+        new: { role: "worker", prompt: "Work." },
+        resume: { role: "worker", prompt: "Work." },
+      },
+      worker: { done: { role: "reviewer", prompt: "Review it." } },
+      reviewer: { again: { role: "worker", prompt: "Once more." } },
+    },
+  });
+  const worked = (n: number) =>
+    Array.from({ length: n }, () => ({ role: "worker", output: { $status: "done" } }));
+
+  it("suspends before a human role's visit past its maxVisits; resume lifts it, then the human answers", async () => {
+    const { thread } = await seedThread(store, {
+      workflow: reviewLoop(1),
+      prompt: "Go",
+      cwd: temp.home,
+    });
+    const agent = mock(worked(3));
+    const engine = engineWith([]);
+    // The first visit: the thread waits for the human at once.
+    expect((await run(engine, thread, agent)).stoppedBecause).toBe("suspended");
+    let pointer = await store.threads.get(thread);
+    expect(pointer.suspended).toMatchObject({ kind: "human", role: "reviewer" });
+    await answerThread(engine, thread, { status: "again", by: "test" });
+
+    // The second visit would pass maxVisits 1: a guard, not a question. The guard is found as
+    // the worker's step settles, so the run stops on a suspended thread.
+    const summary = await run(engineWith([]), thread, agent);
+    expect(summary.stoppedBecause).toBe("suspended");
+    expect(summary.message).toContain('guard, before role "reviewer"');
+    expect(summary.steps.map((s) => s.role)).toEqual(["worker"]);
+    pointer = await store.threads.get(thread);
+    expect(pointer.suspended).toMatchObject({
+      kind: "guard",
+      guard: "maxVisits",
+      role: "reviewer",
+      reason: 'role "reviewer" has reached its maxVisits of 1 steps in this thread',
+    });
+    await expect(answerThread(engine, thread, { status: "again", by: "test" })).rejects.toThrow(
+      /is not waiting for a human answer/,
+    );
+
+    // The human decides to go past it: the resumed run asks the reviewer again.
+    const info = pointer.suspended!;
+    const resumed = await run(engineWith([]), thread, agent, {
+      first: (p) => ({
+        role: info.role,
+        prompt: info.prompt ?? "",
+        location: null,
+        prev: p.head,
+        replaceHead: false,
+      }),
+      liftedGuard: { guard: "maxVisits", role: "reviewer" },
+    });
+    expect(resumed.stoppedBecause).toBe("suspended");
+    pointer = await store.threads.get(thread);
+    expect(pointer.suspended).toMatchObject({ kind: "human", role: "reviewer" });
+    const answered = await answerThread(engine, thread, { status: "again", by: "test" });
+    expect(answered.step.role).toBe("reviewer");
+    expect(answered.pointer.steps).toBe(4);
+  });
+
+  it("a human role past the workflow's maxSteps waits on the guard too", async () => {
+    const { thread } = await seedThread(store, {
+      workflow: reviewLoop(10, 1),
+      prompt: "Go",
+      cwd: temp.home,
+    });
+    const events: EngineEvent[] = [];
+    const summary = await run(engineWith(events), thread, mock(worked(1)));
+    expect(summary.stoppedBecause).toBe("suspended");
+    expect(events.at(-1)).toMatchObject({ type: "suspended", kind: "guard", role: "reviewer" });
+    expect(summary.steps.map((s) => s.role)).toEqual(["worker"]);
+    const pointer = await store.threads.get(thread);
+    expect(pointer.suspended).toMatchObject({ kind: "guard", guard: "maxSteps", role: "reviewer" });
   });
 });
 

@@ -11,7 +11,7 @@ import {
 import { join, relative } from "node:path";
 import { stringify as stringifyYaml } from "yaml";
 import { type AgentHome, agentHome } from "../agent-clis.js";
-import type { FakeStep } from "../fake-llm/script.js";
+import type { FakeFailure, FakeStep } from "../fake-llm/script.js";
 import { type FakeLlm, type FakeLlmRequest, startFakeLlm } from "../fake-llm/server.js";
 import { tempHome } from "../home.js";
 import { sleep } from "../processes.js";
@@ -25,6 +25,8 @@ export const CONFORMANCE_CASES = [
   "repair-in-session",
   "http-400",
   "http-500",
+  "transient-retry",
+  "transient-suspend",
   "hung-model",
   "usage",
 ] as const;
@@ -56,6 +58,18 @@ export interface AdapterConformanceOptions {
   timeoutMs?: number;
   /** The agent's `timeoutSeconds` in the hung-model case (default 8). */
   hungTimeoutSeconds?: number;
+  /**
+   * The transient-suspend case: the fake's endless failure (default: HTTP 429 with
+   * `retry-after: 90` and a message saying "try again in 90 seconds"), and the wait the
+   * adapter is expected to pass on to uwf (default 90 s, give or take `toleranceSeconds`);
+   * `waitSeconds: null` when the CLI hides every wait, so uwf's own backoff sets the time.
+   */
+  transient?: {
+    /** Made when the case starts, so that a reset time in it is counted from then. */
+    failure?: () => FakeFailure;
+    waitSeconds: number | null;
+    toleranceSeconds?: number;
+  };
 }
 
 /** One case, for `it(case.name, case.run, case.timeoutMs)`. */
@@ -121,6 +135,14 @@ export function adapterConformance(options: AdapterConformanceOptions): Conforma
     "http-500": [
       "HTTP 500 with retries off suspends the thread (exit 4) after few requests",
       () => httpError(options, 500),
+    ],
+    "transient-retry": [
+      "a rate-limited request (HTTP 429) is a transient failure: uwf runs the step again and it succeeds",
+      () => transientRetry(options),
+    ],
+    "transient-suspend": [
+      "a model that stays rate limited suspends the thread with kind retry and the API's wait",
+      () => transientSuspend(options),
     ],
     "hung-model": [
       "a hung model times out: thread suspended, the adapter's processes gone",
@@ -301,6 +323,75 @@ async function httpError(options: AdapterConformanceOptions, status: 400 | 500):
   });
 }
 
+/** uwf's retries of transient failures in the two transient cases: quick, and few. */
+const QUICK_RETRY = { maxRetries: 2, delaySeconds: 0.05, maxDelaySeconds: 600 };
+
+async function transientRetry(options: AdapterConformanceOptions): Promise<void> {
+  // One 429 without a wait, then the script: the adapter's first run fails, its second answers.
+  const script = {
+    steps: [{ text: answer("next", "done after the rate limit") }],
+    // Only the agent's own turn: a side request's failure (claude's title) would be ignored.
+    fail_first: { count: 1, status: 429, message: "conformance rate limit", with_tools: true },
+  };
+  await withSandbox(
+    options,
+    script,
+    async (sb) => {
+      const thread = await startThread(sb, options);
+      const exec = await uwf(sb, options, ["thread", "exec", thread, "-c", "1"]);
+      expectExit(exec, 0, "uwf thread exec after one HTTP 429");
+      assert.match(exec.stderr, /retry 1 of 2/, "uwf did not report a retry of the step");
+      const list = await uwfJson<StepListDoc>(sb, options, ["step", "list", thread]);
+      assert.deepEqual(
+        list.steps.map((s) => `${s.role}:${s.status}`),
+        ["planner:next"],
+      );
+      const failed = sb.fake.requests().filter((r) => r.served.reply === "error");
+      assert.equal(failed.length, 1, `not one failed request (${describeRequests(sb.fake)})`);
+    },
+    { retry: QUICK_RETRY },
+  );
+}
+
+async function transientSuspend(options: AdapterConformanceOptions): Promise<void> {
+  const waitSeconds = options.transient ? options.transient.waitSeconds : 90;
+  const tolerance = options.transient?.toleranceSeconds ?? 5;
+  const failure: FakeFailure = options.transient?.failure?.() ?? {
+    status: 429,
+    message: "conformance rate limit: try again in 90 seconds",
+    headers: { "retry-after": "90" },
+  };
+  const script = { steps: [{ text: answer("next", "never reached") }], fail_first: failure };
+  await withSandbox(
+    options,
+    script,
+    async (sb) => {
+      const thread = await startThread(sb, options);
+      const before = Date.now();
+      const exec = await uwf(sb, options, ["thread", "exec", thread, "-c", "1"]);
+      expectExit(exec, 4, "uwf thread exec against a model that stays rate limited");
+      const shown = await uwfJson<ShowDoc>(sb, options, ["thread", "show", thread]);
+      assert.equal(shown.status, "suspended");
+      assert.equal(shown.suspended?.kind, "retry", `suspended as ${shown.suspended?.kind}`);
+      const at = Date.parse(shown.suspended?.retryAfter ?? "");
+      assert.ok(Number.isFinite(at), `no retryAfter: ${JSON.stringify(shown.suspended)}`);
+      // Two retries (0.05 s, 0.1 s), then the next backoff; a wait the API asked for that is
+      // longer than maxDelaySeconds suspends at once, with that wait.
+      const expected = waitSeconds === null ? 0.2 : waitSeconds;
+      const slack = waitSeconds === null ? 1 : tolerance;
+      const low = before + (expected - slack) * 1000;
+      const high = Date.now() + (expected + slack) * 1000;
+      assert.ok(
+        at >= low && at <= high,
+        `retryAfter ${shown.suspended?.retryAfter} is not about ${expected} s after the exec; reason: ${shown.suspended?.reason}`,
+      );
+      const failed = sb.fake.requests().filter((r) => r.served.reply === "error").length;
+      assert.ok(failed >= 1, "the model was never asked");
+    },
+    { retry: { ...QUICK_RETRY, maxDelaySeconds: 30 } },
+  );
+}
+
 async function hungModel(options: AdapterConformanceOptions): Promise<void> {
   const timeoutSeconds = options.hungTimeoutSeconds ?? 8;
   const script = { steps: [{ text: answer("next", "too late"), delay_ms: 60_000 }] };
@@ -333,7 +424,7 @@ async function withSandbox<T>(
   options: AdapterConformanceOptions,
   script: { steps: FakeStep[] },
   body: (sb: ConformanceSandbox) => Promise<T>,
-  agentSettings: { timeoutSeconds?: number } = {},
+  agentSettings: { timeoutSeconds?: number; retry?: Record<string, number> } = {},
 ): Promise<T> {
   const temp = tempHome();
   const agent = agentHome();
@@ -351,7 +442,9 @@ async function withSandbox<T>(
     const git = spawnSync("git", ["init", "-q", sb.repo], { encoding: "utf8" });
     if (git.status !== 0) throw new Error(`git init failed: ${git.stderr || git.error?.message}`);
     writeFileSync(join(temp.home, "conformance.yaml"), CONFORMANCE_WORKFLOW);
-    writeConfig(sb, options, agentSettings.timeoutSeconds ?? 120);
+    // uwf's retries of transient failures are off unless a case turns them on: an HTTP 500
+    // suspends at once (kind retry) instead of waiting out the default backoff.
+    writeConfig(sb, options, agentSettings.timeoutSeconds ?? 120, agentSettings.retry);
     options.prepare?.(sb);
     return await body(sb);
   } finally {
@@ -365,6 +458,7 @@ function writeConfig(
   sb: ConformanceSandbox,
   options: AdapterConformanceOptions,
   timeoutSeconds: number,
+  retry: Record<string, number> = { maxRetries: 0 },
 ): void {
   const config = {
     providers: {
@@ -385,6 +479,7 @@ function writeConfig(
       },
     },
     defaultAgent: "conformance",
+    retry,
   };
   writeFileSync(join(sb.uwfHome, "config.yaml"), stringifyYaml(config), { mode: 0o600 });
 }
@@ -500,5 +595,5 @@ interface StepListDoc {
 
 interface ShowDoc {
   status: string;
-  suspended: { role: string; reason: string; kind: string } | null;
+  suspended: { role: string; reason: string; kind: string; retryAfter?: string } | null;
 }

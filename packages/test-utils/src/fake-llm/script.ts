@@ -12,10 +12,32 @@ export interface FakeStep {
   delay_ms?: number;
 }
 
-/** `steps` is the default conversation; a request containing `[[scenario:NAME]]` uses `scenarios[NAME]`. */
+/**
+ * `steps` is the default conversation; a request containing `[[scenario:NAME]]` uses
+ * `scenarios[NAME]`. `fail_first` answers the first `count` model requests (every one without a
+ * count) with an HTTP error before the script is followed: a rate limit that passes, or one
+ * that never does. The server counts them; `setScript` starts the count again.
+ */
 export interface FakeLlmScript {
   steps?: FakeStep[];
   scenarios?: Record<string, FakeStep[]>;
+  fail_first?: FakeFailure;
+}
+
+/** HTTP errors answered before the script (e.g. 429 with `retry-after`, 529, 500). */
+export interface FakeFailure {
+  /** How many model requests fail; without it, all of them. */
+  count?: number;
+  /**
+   * Fail (and count) only requests that offer tools: an agent's own turns, not the side
+   * requests some CLIs make beside them (a title, a quota check), whose failure they ignore.
+   */
+  with_tools?: boolean;
+  status?: number;
+  message?: string;
+  headers?: Record<string, string>;
+  /** A JSON body answered instead of the API's own error shape (e.g. a usage-limit error). */
+  body?: unknown;
 }
 
 export const DEFAULT_REPLY_TEXT =

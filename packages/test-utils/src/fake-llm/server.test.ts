@@ -106,6 +106,61 @@ describe("startFakeLlm", () => {
     });
   });
 
+  it("fails the first N model requests with fail_first, then follows the script", async () => {
+    llm = await startFakeLlm({
+      script: {
+        steps: [{ text: "after the limit" }],
+        fail_first: { count: 2, status: 429, headers: { "retry-after": "7" } },
+      },
+    });
+    // Side requests are not model requests: they neither fail nor count.
+    expect((await post("/v1/messages/count_tokens", { messages: [] })).status).toBe(200);
+    const first = await post("/v1/chat/completions", { messages: [] });
+    expect(first.status).toBe(429);
+    expect(first.headers.get("retry-after")).toBe("7");
+    expect(((await first.json()) as { error: { type: string } }).error.type).toBe(
+      "rate_limit_exceeded",
+    );
+    const second = await post("/v1/messages", { messages: [] });
+    expect(second.status).toBe(429);
+    expect(((await second.json()) as { error: { type: string } }).error.type).toBe(
+      "rate_limit_error",
+    );
+    const third = (await (await post("/v1/chat/completions", { messages: [] })).json()) as {
+      choices: { message: { content: string } }[];
+    };
+    expect(third.choices[0]!.message.content).toBe("after the limit");
+    expect(llm.requests().map((r) => r.served.reply)).toEqual([
+      "count_tokens",
+      "error",
+      "error",
+      "text",
+    ]);
+    // A new script starts the count again; without a count every request fails.
+    llm.setScript({ steps: [{ text: "never" }], fail_first: { status: 529 } });
+    for (let i = 0; i < 3; i++) {
+      const overloaded = await post("/v1/messages", { messages: [] });
+      expect(overloaded.status).toBe(529);
+      expect(((await overloaded.json()) as { error: { type: string } }).error.type).toBe(
+        "overloaded_error",
+      );
+    }
+    const gemini = await post("/v1beta/models/gemini-2.5-pro:generateContent", { contents: [] });
+    expect(gemini.status).toBe(529);
+    // A body of the test's own, e.g. a usage limit with its reset.
+    // Only requests that offer tools, when asked: a side request passes and does not count.
+    llm.setScript({ steps: [{ text: "side" }], fail_first: { count: 1, with_tools: true } });
+    expect((await post("/v1/chat/completions", { messages: [] })).status).toBe(200);
+    const tools = [{ type: "function", function: { name: "f", parameters: {} } }];
+    expect((await post("/v1/chat/completions", { messages: [], tools })).status).toBe(429);
+    expect((await post("/v1/chat/completions", { messages: [], tools })).status).toBe(200);
+    const usage = { error: { type: "usage_limit_reached", resets_in_seconds: 90 } };
+    llm.setScript({ fail_first: { count: 1, status: 429, body: usage } });
+    const limited = await post("/v1/responses", { input: [] });
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toEqual(usage);
+  });
+
   it("speaks Anthropic Messages, OpenAI Responses and Gemini too", async () => {
     llm = await startFakeLlm({ script: { steps: [{ text: "hi" }] } });
     const anthropic = (await (await post("/v1/messages", { messages: [] })).json()) as {

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { anthropicMessages } from "./anthropic.js";
 import { gemini } from "./gemini.js";
-import { type Obj, obj, sendJson } from "./json.js";
+import { type Obj, obj, sendApiError, sendJson } from "./json.js";
 import { openaiChat } from "./openai-chat.js";
 import { openaiResponses } from "./openai-responses.js";
 import { DEFAULT_REPLY_TEXT, type FakeLlmScript, loadScript } from "./script.js";
@@ -57,6 +57,31 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   const defaultText = options.defaultText ?? DEFAULT_REPLY_TEXT;
   const log: FakeLlmRequest[] = [];
   let count = 0;
+  // Model requests answered by `fail_first` since the script was set.
+  let failed = 0;
+
+  /** The `fail_first` error for this model request, counting it; null once they are used up. */
+  const failing = (
+    current: ReturnType<typeof loadScript>,
+    res: ServerResponse,
+    api: "anthropic" | "openai" | "gemini",
+    body: Obj,
+  ): Obj | null => {
+    const rule = current.fail_first;
+    if (!rule || (rule.count !== undefined && failed >= rule.count)) return null;
+    if (rule.with_tools && !(Array.isArray(body.tools) && body.tools.length > 0)) return null;
+    failed++;
+    const status = rule.status ?? 429;
+    if (rule.body !== undefined) sendJson(res, status, rule.body, rule.headers ?? {});
+    else {
+      sendApiError(res, api, {
+        status,
+        message: rule.message ?? `fake-llm scripted failure ${failed}`,
+        headers: rule.headers ?? {},
+      });
+    }
+    return { reply: "error", status, failure: failed };
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, raw: string): Promise<Obj> => {
     let body: Obj;
@@ -73,12 +98,24 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       return { reply: "count_tokens" };
     }
     if (req.method === "POST" && /\/messages$/.test(path))
-      return anthropicMessages(res, body, raw, current, defaultText);
+      return (
+        failing(current, res, "anthropic", body) ??
+        anthropicMessages(res, body, raw, current, defaultText)
+      );
     if (req.method === "POST" && /\/chat\/completions$/.test(path))
-      return openaiChat(res, body, raw, current, defaultText);
+      return (
+        failing(current, res, "openai", body) ?? openaiChat(res, body, raw, current, defaultText)
+      );
     if (req.method === "POST" && /\/responses$/.test(path))
-      return openaiResponses(res, body, raw, current, defaultText);
+      return (
+        failing(current, res, "openai", body) ??
+        openaiResponses(res, body, raw, current, defaultText)
+      );
     const gem = /\/models\/([^/:]+):([A-Za-z]+)$/.exec(path);
+    if (req.method === "POST" && gem && gem[2] !== "countTokens") {
+      const failure = failing(current, res, "gemini", body);
+      if (failure) return failure;
+    }
     if (req.method === "POST" && gem) {
       const request = {
         body,
@@ -163,6 +200,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     requests: () => [...log],
     setScript: (next) => {
       script = next;
+      failed = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -96,10 +96,19 @@ export default defineCommand({
       let first: PlannedStep | undefined;
       if (waitFor !== null) {
         const ms = Date.parse(waitFor.retryAfter) - Date.now();
-        if (ms > 0 && !options.quiet) {
-          ctx.progress(
-            `waiting until ${waitFor.retryAfter} to retry role "${waitFor.plan.role}" (Ctrl-C stops waiting)\n`,
-          );
+        if (ms > 0) {
+          // In the process log too: a background worker has no terminal, and `thread stop`
+          // ends its wait.
+          ctx.logger.info("exec.wait", {
+            thread,
+            role: waitFor.plan.role,
+            retryAfter: waitFor.retryAfter,
+          });
+          if (!options.quiet) {
+            ctx.progress(
+              `waiting until ${waitFor.retryAfter} to retry role "${waitFor.plan.role}" (Ctrl-C stops waiting)\n`,
+            );
+          }
         }
         await sleepUntil(ms, ctx.signal);
         first = waitFor.plan;
