@@ -91,6 +91,17 @@ export {
 } from "./threads/workflow-test.js";
 export { type UsageQuery, usageReport } from "./usage/report.js";
 export { addToTotal, emptyTotal, mergeTotals } from "./usage/total.js";
+export {
+  CHILD_END_PROMPT,
+  CHILD_RESUME_PROMPT,
+  CHILD_START_PROMPT,
+  childRoleWorkflow,
+  type FanoutDefinition,
+  JOIN_FIELDS,
+  JOIN_OUTPUT_FIELDS,
+  JOIN_STATUSES,
+} from "./workflow/fanout.js";
+export type { FanoutStore, FanoutWorkflow } from "./workflow/fanout-resolve.js";
 export { INPUTS_FIELD } from "./workflow/inputs.js";
 export { workflowInvalidError } from "./workflow/invalid.js";
 export { type LoadedWorkflowFile, loadWorkflowFile, MAX_ALIAS_COUNT } from "./workflow/load.js";
@@ -117,6 +128,8 @@ export { discardingCas, schemaProblems } from "./workflow/schema-check.js";
 export { isMapping, type SchemaMap } from "./workflow/schema-shape.js";
 export { shadowWarning, workflowsDirOf } from "./workflow/shadow.js";
 export {
+  type EdgeDefinition,
+  type GraphDefinition,
   impliedWorkflowName,
   type RoleDefinition,
   type ValidateOptions,

@@ -1,16 +1,21 @@
 import {
   type EdgeTarget,
+  type Fanout,
   type Graph,
+  isHash,
   type JsonSchema,
+  normalizeId,
   type RolePayload,
   type WorkflowPayload,
   workflowNodeKind,
 } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
+import { childRoleWorkflow, type FanoutDefinition } from "./fanout.js";
 import { inputsNotCompilable } from "./inputs.js";
 import { frontmatterNotCompilable } from "./messages.js";
-import type { WorkflowDefinition } from "./validate.js";
+import { readRoleExits } from "./role-exits.js";
+import type { EdgeDefinition, WorkflowDefinition } from "./validate.js";
 
 /** The CAS calls materialising needs; `Cas` from the store provides them. */
 export type MaterialiseStore = Pick<Cas, "putSchema" | "put" | "builtin">;
@@ -20,6 +25,8 @@ export type MaterialiseStore = Pick<Cas, "putSchema" | "put" | "builtin">;
  * workflow node naming them by hash. Returns the workflow's hash. Canonical JSON makes it
  * deterministic: the same definition always gives the same hash, whatever its key order.
  * A frontmatter JSON Schema cannot compile fails as WORKFLOW_INVALID naming every such role.
+ * A fan-out's child workflow is stored first and pinned by its hash: a `role:` child as the
+ * one-role workflow made from that role, a `workflow:` child as resolved by loadAndValidate.
  */
 export async function materialiseWorkflow(
   cas: MaterialiseStore,
@@ -30,7 +37,7 @@ export async function materialiseWorkflow(
 }
 
 export async function toWorkflowPayload(
-  cas: Pick<Cas, "putSchema">,
+  cas: MaterialiseStore,
   definition: WorkflowDefinition,
 ): Promise<WorkflowPayload> {
   const roles: Record<string, RolePayload> = {};
@@ -66,6 +73,7 @@ export async function toWorkflowPayload(
     if (role.exitStatus !== undefined) payload.exitStatus = { ...role.exitStatus };
     if (role.timeoutSeconds !== undefined) payload.timeoutSeconds = role.timeoutSeconds;
     if (role.maxVisits !== undefined) payload.maxVisits = role.maxVisits;
+    if (role.join === true) payload.join = true;
     roles[name] = payload;
   }
 
@@ -81,12 +89,17 @@ export async function toWorkflowPayload(
   }
 
   // fromEntries defines own properties: a status such as "__proto__" stays an ordinary key.
-  const graph: Graph = Object.fromEntries(
-    Object.entries(definition.graph).map(([source, edges]) => [
-      source,
-      Object.fromEntries(Object.entries(edges).map(([status, edge]) => [status, toEdge(edge)])),
-    ]),
-  );
+  const sources: [string, Record<string, EdgeTarget>][] = [];
+  for (const [source, edges] of Object.entries(definition.graph)) {
+    const stored: [string, EdgeTarget][] = [];
+    for (const [status, edge] of Object.entries(edges)) {
+      const fanout =
+        edge.fanout === undefined ? undefined : await toFanout(cas, definition, roles, edge.fanout);
+      stored.push([status, toEdge(edge, fanout)]);
+    }
+    sources.push([source, Object.fromEntries(stored)]);
+  }
+  const graph: Graph = Object.fromEntries(sources);
 
   const workflow: WorkflowPayload = { name: definition.name, roles, graph };
   if (definition.description !== undefined) workflow.description = definition.description;
@@ -97,8 +110,59 @@ export async function toWorkflowPayload(
   return workflow;
 }
 
-function toEdge(edge: EdgeTarget): EdgeTarget {
-  return edge.location === undefined
-    ? { role: edge.role, prompt: edge.prompt }
-    : { role: edge.role, prompt: edge.prompt, location: edge.location };
+function toEdge(edge: EdgeDefinition, fanout: Fanout | undefined): EdgeTarget {
+  const stored: EdgeTarget = { role: edge.role, prompt: edge.prompt };
+  if (edge.location !== undefined) stored.location = edge.location;
+  if (fanout !== undefined) stored.fanout = fanout;
+  return stored;
+}
+
+/** A fan-out as stored: its child workflow pinned by hash, the rest as written. */
+async function toFanout(
+  cas: MaterialiseStore,
+  definition: WorkflowDefinition,
+  roles: Record<string, RolePayload>,
+  fanout: FanoutDefinition,
+): Promise<Fanout> {
+  const stored: Fanout = { workflow: await childWorkflowHash(cas, definition, roles, fanout) };
+  if (fanout.over !== undefined) stored.over = fanout.over;
+  if (fanout.concurrency !== undefined) stored.concurrency = fanout.concurrency;
+  if (fanout.failure !== undefined) stored.failure = fanout.failure;
+  return stored;
+}
+
+async function childWorkflowHash(
+  cas: MaterialiseStore,
+  definition: WorkflowDefinition,
+  roles: Record<string, RolePayload>,
+  fanout: FanoutDefinition,
+): Promise<string> {
+  if (fanout.role !== undefined) {
+    const role = fanout.role;
+    const payload = roles[role];
+    const declared = definition.roles[role];
+    const exits = declared === undefined ? null : readRoleExits(role, declared.frontmatter, []);
+    if (payload === undefined || exits === null) {
+      throw new UwfError(
+        "INTERNAL",
+        `workflow "${definition.name}": fanout.role "${role}" is not a valid role (validate the workflow first)`,
+      );
+    }
+    const child = childRoleWorkflow(definition.name, role, payload, exits.statuses);
+    return cas.put(cas.builtin(workflowNodeKind(child)), child);
+  }
+  const ref = fanout.workflow as string;
+  const resolved = definition.fanoutWorkflows?.get(ref);
+  if (resolved !== undefined) {
+    return resolved.definition === null
+      ? resolved.hash
+      : materialiseWorkflow(cas, resolved.definition);
+  }
+  // A definition validated without loadAndValidate can still pin a child by its full hash.
+  const hash = normalizeId(ref);
+  if (isHash(hash)) return hash;
+  throw new UwfError(
+    "INTERNAL",
+    `workflow "${definition.name}": fanout.workflow "${ref}" was not resolved (load the workflow with loadAndValidate)`,
+  );
 }

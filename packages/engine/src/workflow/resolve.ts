@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import {
   isHash,
@@ -10,6 +10,7 @@ import {
 } from "@united-workforce/protocol";
 import type { Cas, RegistryStore } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
+import { type FanoutStore, fanoutCycleError, resolveFanoutWorkflows } from "./fanout-resolve.js";
 import { inputsSchemaProblem } from "./inputs.js";
 import { workflowInvalidError } from "./invalid.js";
 import { loadWorkflowFile } from "./load.js";
@@ -48,6 +49,11 @@ export interface ResolveContext {
    * so a caller can refuse its other input before anything is written; see `unstored`.
    */
   deferWrite?: boolean;
+  /**
+   * Real paths of the workflow files whose fan-outs are being resolved, outermost first: a file
+   * already on it is a fan-out cycle.
+   */
+  chain?: string[];
 }
 
 /** A workflow file, loaded and validated; `path` is its real path. */
@@ -195,7 +201,12 @@ async function workflowByHashPrefix(
  */
 export async function loadAndValidate(
   path: string,
-  options: { validatorCacheDir?: string } = {},
+  options: {
+    validatorCacheDir?: string;
+    /** Where `fanout.workflow` names and hashes are looked up; opened only when one is used. */
+    store?: () => Promise<FanoutStore>;
+    chain?: string[];
+  } = {},
 ): Promise<LoadedWorkflow> {
   let loaded: ReturnType<typeof loadWorkflowFile>;
   try {
@@ -225,6 +236,18 @@ export async function loadAndValidate(
     if (inputsProblem !== null) problems.push(inputsProblem);
     problems.push(...(await schemaProblems(validation.definition, options.validatorCacheDir)));
   }
+  if (validation.definition !== null && problems.length === 0) {
+    const children = await resolveFanoutWorkflows(validation.definition, loaded.path, {
+      chain: options.chain ?? [],
+      ...(options.store === undefined ? {} : { store: options.store }),
+      ...(options.validatorCacheDir === undefined
+        ? {}
+        : { validatorCacheDir: options.validatorCacheDir }),
+    });
+    problems.push(...children.errors);
+    validation.warnings.push(...children.warnings);
+    if (children.workflows.size > 0) validation.definition.fanoutWorkflows = children.workflows;
+  }
   if (problems.length > 0) {
     return {
       ...validation,
@@ -244,10 +267,16 @@ async function fromFile(
   context: ResolveContext,
 ): Promise<ResolvedWorkflow> {
   const { cas, validatorCacheDir } = context;
-  const loaded = await loadAndValidate(
-    path,
-    validatorCacheDir === undefined ? {} : { validatorCacheDir },
-  );
+  const chain = context.chain ?? [];
+  if (chain.length > 0) {
+    const real = realpathSync(path);
+    if (chain.includes(real)) throw fanoutCycleError(chain, real);
+  }
+  const loaded = await loadAndValidate(path, {
+    chain,
+    store: async () => ({ cas, registry: context.registry }),
+    ...(validatorCacheDir === undefined ? {} : { validatorCacheDir }),
+  });
   if (!loaded.valid || loaded.definition === null) {
     throw workflowInvalidError(path, loaded.errors, loaded.warnings);
   }

@@ -122,7 +122,7 @@ describe("human and script roles", () => {
 
   test("unknown role keys list the new ones", () => {
     expect(errorsOf(`${HUMAN}\n    agnet: human`, SCRIPT)).toEqual([
-      'role "approver": unknown key "agnet" (expected: description, goal, capabilities, procedure, output, frontmatter, agent, run, shell, exitStatus, timeoutSeconds, maxVisits)',
+      'role "approver": unknown key "agnet" (expected: description, goal, capabilities, procedure, output, frontmatter, agent, run, shell, exitStatus, timeoutSeconds, maxVisits, join)',
     ]);
   });
 });

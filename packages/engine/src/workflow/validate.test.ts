@@ -118,7 +118,7 @@ describe("validateWorkflow", () => {
       expect(result.errors).toEqual([
         'unknown top-level key "version" (expected: name, description, roles, graph, inputs, maxSteps, worktree)',
         'role "developer": "goal" must be a string',
-        'graph[reviewer][approved]: unknown key "promt" (expected: role, prompt, location)',
+        'graph[reviewer][approved]: unknown key "promt" (expected: role, prompt, location, fanout)',
         'graph[reviewer][approved]: missing required field "prompt"',
       ]);
     });

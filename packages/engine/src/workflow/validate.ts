@@ -2,12 +2,20 @@ import { basename, dirname, extname } from "node:path";
 import {
   type EdgeTarget,
   END,
-  type Graph,
   NAME_PATTERN,
   START,
   START_STATUSES,
   SUSPEND,
 } from "@united-workforce/protocol";
+import {
+  checkFanoutShape,
+  checkJoinRoleShape,
+  type FanoutDefinition,
+  JOIN_KEY,
+  JOIN_OUTPUT_FIELDS,
+} from "./fanout.js";
+import type { FanoutWorkflow } from "./fanout-resolve.js";
+import { checkFanoutSemantics, fanoutTemplateFields } from "./fanout-rules.js";
 import {
   checkMaxStepsShape,
   checkMaxVisitsShape,
@@ -59,20 +67,31 @@ export interface RoleDefinition {
   timeoutSeconds?: number;
   /** Guard: the thread suspends before this role's step once it ran this many times. */
   maxVisits?: number;
+  /** The join of a fan-out: its step is written by uwf from the children's results. */
+  join?: true;
 }
+
+/** An edge as written in YAML: a fan-out names its child by role or workflow, not yet a hash. */
+export type EdgeDefinition = Omit<EdgeTarget, "fanout"> & { fanout?: FanoutDefinition };
+export type GraphDefinition = Record<string, Record<string, EdgeDefinition>>;
 
 /** A workflow as written in YAML (after includes), once it has passed validation. */
 export interface WorkflowDefinition {
   name: string;
   description?: string;
   roles: Record<string, RoleDefinition>;
-  graph: Graph;
+  graph: GraphDefinition;
   /** JSON Schema of the object a thread is started with (`thread start --input`). */
   inputs?: SchemaMap;
   /** Guard: the thread suspends before a step once its chain holds this many steps. */
   maxSteps?: number;
   /** Every thread runs in its own git worktree on its own branch. */
   worktree?: boolean;
+  /**
+   * Not YAML: the child workflows of `fanout.workflow` edges, by the reference written, once
+   * `loadAndValidate` has resolved them (materialising stores them and pins their hashes).
+   */
+  fanoutWorkflows?: Map<string, FanoutWorkflow>;
 }
 
 export interface WorkflowValidation {
@@ -100,20 +119,21 @@ const ROLE_KEYS = [
   "frontmatter",
   ...STEP_ROLE_KEYS,
   ...GUARD_ROLE_KEYS,
+  JOIN_KEY,
 ];
 const ROLE_TEXT_KEYS = ["description", "goal", "procedure", "output"];
-const EDGE_KEYS = ["role", "prompt", "location"];
+const EDGE_KEYS = ["role", "prompt", "location", "fanout"];
 const NAME_RULE =
   'names start with a letter or digit and use only letters, digits, ".", "_" and "-"';
 
-interface Edge {
+export interface Edge {
   source: string;
   status: string;
-  target: EdgeTarget;
+  target: EdgeDefinition;
 }
 
 /** What the shape pass found usable; semantics only look at well-formed parts. */
-interface Shape {
+export interface Shape {
   name: string | null;
   roles: Map<string, SchemaMap | null>;
   /** Human and script roles, once their keys are well formed. */
@@ -127,6 +147,8 @@ interface Shape {
   /** The guards, where well formed. */
   maxSteps: number | null;
   maxVisits: Map<string, number>;
+  /** Roles with `join: true`. */
+  joins: Set<string>;
 }
 
 /**
@@ -188,7 +210,8 @@ function checkShape(raw: unknown, errors: string[]): Shape | null {
   const maxSteps = checkMaxStepsShape(raw.maxSteps, errors);
   const stepRoles = new Map<string, StepRoleSpec>();
   const maxVisits = new Map<string, number>();
-  const roles = checkRolesShape(raw.roles, errors, stepRoles, maxVisits);
+  const joins = new Set<string>();
+  const roles = checkRolesShape(raw.roles, errors, stepRoles, maxVisits, joins);
   const graphErrors: string[] = [];
   const { graph, edges } = checkGraphShape(raw.graph, graphErrors);
   errors.push(...graphErrors);
@@ -203,6 +226,7 @@ function checkShape(raw: unknown, errors: string[]): Shape | null {
     inputsDeclared: raw.inputs !== undefined,
     maxSteps,
     maxVisits,
+    joins,
   };
 }
 
@@ -211,6 +235,7 @@ function checkRolesShape(
   errors: string[],
   stepRoles: Map<string, StepRoleSpec>,
   maxVisits: Map<string, number>,
+  joins: Set<string>,
 ): Map<string, SchemaMap | null> {
   const roles = new Map<string, SchemaMap | null>();
   if (raw === undefined) {
@@ -235,6 +260,7 @@ function checkRolesShape(
       if (spec !== null) stepRoles.set(role, spec);
       const visits = checkMaxVisitsShape(role, value, errors);
       if (visits !== null) maxVisits.set(role, visits);
+      if (checkJoinRoleShape(role, value, errors)) joins.add(role);
     }
   }
   return roles;
@@ -333,7 +359,7 @@ function checkGraphShape(
   return { graph, edges };
 }
 
-function checkEdgeShape(where: string, value: unknown, errors: string[]): EdgeTarget | null {
+function checkEdgeShape(where: string, value: unknown, errors: string[]): EdgeDefinition | null {
   if (!isMapping(value)) {
     errors.push(`${where} must be a mapping with "role" and "prompt"`);
     return null;
@@ -351,7 +377,8 @@ function checkEdgeShape(where: string, value: unknown, errors: string[]): EdgeTa
   if (value.location !== undefined && typeof value.location !== "string") {
     errors.push(`${where}: "location" must be a string`);
   }
-  return errors.length === before ? (value as unknown as EdgeTarget) : null;
+  if (value.fanout !== undefined) checkFanoutShape(where, value.fanout, errors);
+  return errors.length === before ? (value as unknown as EdgeDefinition) : null;
 }
 
 function checkSemantics(
@@ -373,6 +400,7 @@ function checkSemantics(
   if (shape.graph !== null) {
     checkGraphKeys(shape, exits, errors);
     for (const edge of shape.edges) checkEdge(edge, shape, exits, errors, warnings);
+    checkFanoutSemantics(shape, exits, errors, warnings);
     if (shape.graphWellFormed && shape.graph.has(START)) {
       checkReachability(shape, errors, warnings);
     }
@@ -419,8 +447,10 @@ function checkGraphKeys(
     if (extra.length > 0) errors.push(undeclaredStatusKeys(source, extra));
   }
   if (!graph.has(START)) errors.push(START_STATUSES_REQUIRED);
+  // A role run only as a fan-out's child needs no graph entry: its child workflow ends it.
+  const children = fanoutChildRoles(shape.edges);
   for (const role of shape.roles.keys()) {
-    if (!graph.has(role)) {
+    if (!graph.has(role) && !children.has(role)) {
       errors.push(`role "${role}" has no graph entry: add graph.${role} with one edge per status`);
     }
   }
@@ -467,13 +497,19 @@ function checkEdge(
   if (target.location !== undefined) templates.push(["location", target.location]);
   for (const [field, template] of templates) {
     if (fromStart) {
-      checkStartTemplate(where, field, template, shape, errors);
+      checkStartTemplate(where, field, template, target.fanout, shape, errors);
       continue;
     }
     const declared = exits.get(source);
     const output = declared?.outputs.get(status);
     if (declared === null || declared === undefined || output === undefined) continue;
-    const fields = { ...output.properties, ...inputsFields(shape.inputs, shape.inputsDeclared) };
+    const view = {
+      ...(shape.joins.has(source) ? JOIN_OUTPUT_FIELDS : {}),
+      ...output.properties,
+      ...inputsFields(shape.inputs, shape.inputsDeclared),
+    };
+    const item = fanoutTemplateFields(target.fanout, view);
+    const fields = { ...view, ...item?.fields };
     for (const problem of findTemplateProblems(template, fields)) {
       if (problem.kind === "syntax") {
         errors.push(`${where}: ${field} is not a valid mustache template: ${problem.message}`);
@@ -488,6 +524,11 @@ function checkEdge(
           : inputsVariableProblem(problem.variable, field, where, shape.inputs);
         if (aboutInputs !== null) {
           errors.push(aboutInputs);
+          continue;
+        }
+        const aboutItem = item?.problem(problem.variable, field, where) ?? null;
+        if (aboutItem !== null) {
+          errors.push(aboutItem);
           continue;
         }
         const message = templateVariableNotFound(field, problem.variable, source, status);
@@ -507,10 +548,13 @@ function checkStartTemplate(
   where: string,
   field: "prompt" | "location",
   template: string,
+  fanout: FanoutDefinition | undefined,
   shape: Shape,
   errors: string[],
 ): void {
-  const fields = inputsFields(shape.inputs, shape.inputsDeclared);
+  const view = inputsFields(shape.inputs, shape.inputsDeclared);
+  const item = fanoutTemplateFields(fanout, view);
+  const fields = { ...view, ...item?.fields };
   for (const problem of findTemplateProblems(template, fields)) {
     if (problem.kind === "syntax") {
       errors.push(`${where}: ${field} is not a valid mustache template: ${problem.message}`);
@@ -521,6 +565,7 @@ function checkStartTemplate(
     } else {
       errors.push(
         inputsVariableProblem(problem.variable, field, where, shape.inputs) ??
+          item?.problem(problem.variable, field, where) ??
           `${field} variable "${problem.variable}" in ${where} not found: $START edges are rendered with no output fields`,
       );
     }
@@ -538,11 +583,17 @@ function statusesDeclaring(exits: RoleExits, variable: string, except: string): 
 function checkReachability(shape: Shape, errors: string[], warnings: string[]): void {
   const next = new Map<string, Set<string>>();
   const endsDirectly = new Set<string>();
+  const link = (source: string, role: string) => {
+    if (!next.has(source)) next.set(source, new Set());
+    next.get(source)?.add(role);
+  };
   for (const { source, target } of shape.edges) {
     if (target.role === END) endsDirectly.add(source);
+    // A fan-out's child role runs (in its child thread) whenever the fan-out does.
+    const child = target.fanout?.role;
+    if (child !== undefined && shape.roles.has(child)) link(source, child);
     if (!shape.roles.has(target.role)) continue;
-    if (!next.has(source)) next.set(source, new Set());
-    next.get(source)?.add(target.role);
+    link(source, target.role);
   }
 
   const reached = new Set<string>();
@@ -596,6 +647,15 @@ function checkFileName(fileName: string, declared: string): string | null {
     ? { what: "folder" as const, to: declared }
     : { what: "file" as const, to: `${declared}${extname(fileName)}` };
   return nameMismatch(shown, implied, declared, rename);
+}
+
+/** Roles named by a `fanout.role`: each runs as its own one-role child workflow. */
+export function fanoutChildRoles(edges: readonly Edge[]): Set<string> {
+  const roles = new Set<string>();
+  for (const { target } of edges) {
+    if (target.fanout?.role !== undefined) roles.add(target.fanout.role);
+  }
+  return roles;
 }
 
 function unique(messages: string[]): string[] {

@@ -15,6 +15,7 @@ export default defineCommand({
     );
     const loaded = await loadAndValidate(resolve(ctx.cwd, file!), {
       validatorCacheDir: validatorCacheDir(ctx.home),
+      store: () => ctx.store(),
     });
     if (!loaded.valid || !loaded.definition)
       throw workflowInvalidError(loaded.path, loaded.errors, loaded.warnings);

@@ -13,6 +13,8 @@ export default defineCommand({
     const { validatorCacheDir } = await import("@united-workforce/store");
     const loaded = await loadAndValidate(resolve(ctx.cwd, file!), {
       validatorCacheDir: validatorCacheDir(ctx.home),
+      // Opened only when the workflow fans out to another workflow (a name or hash to find).
+      store: () => ctx.store(),
     });
     let hash: string | null = null;
     const warnings = [...loaded.warnings];
