@@ -725,6 +725,7 @@ export function execDocument(summary: ExecSummary, status: ThreadStatus): Thread
     stoppedBecause: summary.stoppedBecause,
     message: summary.failure ? failureMessage(summary, summary.failure) : summary.message,
     steps: summary.steps,
+    ...(summary.fanouts === undefined ? {} : { fanouts: summary.fanouts }),
   };
 }
 

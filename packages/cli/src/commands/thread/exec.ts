@@ -63,7 +63,9 @@ export default defineCommand({
     "uwf thread exec 01JD… -c 20 --wait",
   ],
   async run(ctx, [thread], options) {
-    const { runSteps, takeThread, terminalReason } = await import("@united-workforce/engine");
+    const { runSteps, takeThread, terminalReason, waitsOnFanout } = await import(
+      "@united-workforce/engine"
+    );
     const count = options.count;
     const worker = options.worker as string | undefined;
     // A background worker has no terminal: a follower reads its events from the process log.
@@ -80,7 +82,8 @@ export default defineCommand({
     if (options.background && !worker) {
       // Nothing would run: say so now rather than start a worker that does nothing.
       const pointer = await store.threads.get(thread!);
-      const terminal = waitFor === null ? terminalReason(pointer) : null;
+      // A parent waiting on its fan-out looks at its children again.
+      const terminal = waitFor === null && !waitsOnFanout(pointer) ? terminalReason(pointer) : null;
       if (!terminal) return startBackground(ctx, thread!, count, options, lease);
       await lease.release();
       const doc: ThreadExecDocument = {
