@@ -205,7 +205,11 @@ export class ProgressView {
         break;
       case "fanout.started": {
         if (this.options.mode === "quiet") break;
-        const line = `⇉ ${shortThread(event.thread)} fans out: ${event.children} ${event.children === 1 ? "child" : "children"}, ${event.concurrency} at a time, then ${event.role}`;
+        const children =
+          event.children === 1
+            ? "1 child"
+            : `${event.children} children, ${Math.min(event.concurrency, event.children)} at a time`;
+        const line = `⇉ ${shortThread(event.thread)} fans out: ${children}, then ${event.role}`;
         permanent.push(this.options.mode === "lines" ? this.stamp(event.atMs, line) : line);
         break;
       }
