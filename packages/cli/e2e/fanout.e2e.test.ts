@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startUwf } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -160,6 +160,92 @@ describe("fan-out", () => {
     expect(text.stdout).toContain(`parent    ${thread} (item 0 of its fan-out)`);
     const parent = await uwfJson<ShowDoc & { children?: unknown }>(sb, ["thread", "show", thread]);
     expect(parent.children).toBeUndefined();
+  });
+
+  it("suspends the parent on a failed child (exit 4), lists its children, and resume re-runs only the failed one", async () => {
+    const workflow = fanoutWorkflow(sb, { items: 3, concurrency: 1 });
+    // Item 1 fails while the marker exists.
+    writeFileSync(
+      join(sb.work, "child.cjs"),
+      `if (process.env.UWF_TASK.startsWith("item 1 ") && require("node:fs").existsSync("fail-1")) process.exit(9);\n${CHILD}`,
+    );
+    writeFileSync(join(sb.work, "fail-1"), "");
+    const { thread } = await uwfJson<{ thread: string }>(sb, [
+      "thread",
+      "start",
+      workflow,
+      "-p",
+      "Go",
+    ]);
+    const failed = await uwf(sb, ["thread", "exec", thread, "-c", "5", "--format", "json"]);
+    expect(failed.code).toBe(4);
+    const doc = JSON.parse(failed.stdout) as ExecDoc & {
+      fanouts: { children: { index: number; status: string }[] }[];
+    };
+    expect(doc.stoppedBecause).toBe("failed");
+    expect(doc.fanouts[0]!.children.map((c) => c.status)).toEqual([
+      "completed",
+      "failed",
+      "pending",
+    ]);
+    expect(doc.message).toContain(`uwf thread resume ${thread}`);
+
+    const show = await uwfJson<ShowDoc & { children: { index: number; status: string }[] }>(sb, [
+      "thread",
+      "show",
+      thread,
+    ]);
+    expect(show.suspended?.kind).toBe("fanout");
+    expect(show.children.map((c) => [c.index, c.status])).toEqual([
+      [0, "completed"],
+      [1, "suspended"],
+      // Made with the others, never run: under failure all, nothing starts after a failure.
+      [2, "idle"],
+    ]);
+    const text = await uwf(sb, ["thread", "show", thread]);
+    expect(text.stdout).toContain("children  3 (1 completed, 1 suspended, 1 idle)");
+
+    rmSync(join(sb.work, "fail-1"));
+    const resumed = await uwfJson<ExecDoc>(sb, ["thread", "resume", thread, "-c", "5"]);
+    expect([resumed.status, resumed.stoppedBecause]).toEqual(["completed", "completed"]);
+    const results = await joinResults(sb, thread);
+    expect(results.map((r) => r.output?.task)).toEqual([
+      "item 0 file-0.ts",
+      "item 1 file-1.ts",
+      "item 2 file-2.ts",
+    ]);
+    const list = await uwfJson<ListDoc>(sb, ["thread", "list"]);
+    expect(list.threads.filter((t) => t.thread !== thread).map((t) => t.steps)).toEqual([1, 1, 1]);
+  });
+
+  it("cancels the unfinished children with their parent", async () => {
+    const workflow = fanoutWorkflow(sb, { items: 3, concurrency: 4 });
+    // Item 2 fails: under failure all the parent waits, items 0 and 1 completed.
+    writeFileSync(
+      join(sb.work, "child.cjs"),
+      `if (process.env.UWF_TASK.startsWith("item 2 ")) process.exit(9);\n${CHILD}`,
+    );
+    const { thread } = await uwfJson<{ thread: string }>(sb, [
+      "thread",
+      "start",
+      workflow,
+      "-p",
+      "Go",
+    ]);
+    expect((await uwf(sb, ["thread", "exec", thread, "-c", "5"])).code).toBe(4);
+    const cancel = await uwfJson<{ status: string; children: string[] }>(sb, [
+      "thread",
+      "cancel",
+      thread,
+    ]);
+    expect(cancel.status).toBe("cancelled");
+    expect(cancel.children).toHaveLength(1);
+    const list = await uwfJson<ListDoc>(sb, ["thread", "list"]);
+    const statuses = list.threads
+      .filter((t) => t.thread !== thread)
+      .map((t) => t.status)
+      .sort();
+    expect(statuses).toEqual(["cancelled", "completed", "completed"]);
   });
 
   it("loses and duplicates nothing when exec is killed -9 at random points", async () => {
