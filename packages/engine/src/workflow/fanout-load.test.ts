@@ -248,6 +248,54 @@ describe("a workflow: fan-out", () => {
     expect(loaded.errors[0]).toContain("fan-out cycle: a.yaml → b.yaml → a.yaml");
   });
 
+  describe("a child workflow with inputs takes each item as its inputs", () => {
+    const withInputs = (required: string) =>
+      CHILD("child").replace(
+        "roles:",
+        `inputs:\n  type: object\n  required: [${required}]\n  properties: { path: { type: string }, size: { type: integer } }\nroles:`,
+      );
+
+    test("items that are objects declaring the required inputs are fine", async () => {
+      write("child.yaml", withInputs("path"));
+      const path = write("parent.yaml", PARENT("{ over: files, workflow: ./child.yaml }"));
+      expect((await loadAndValidate(path, { store })).errors).toEqual([]);
+    });
+
+    test("items that lack a required input are an error", async () => {
+      write("child.yaml", withInputs("path, size"));
+      const path = write("parent.yaml", PARENT("{ over: files, workflow: ./child.yaml }"));
+      expect((await loadAndValidate(path, { store })).errors).toEqual([
+        'graph[plan][ready]: fanout.workflow "./child.yaml": workflow "child" requires the inputs "size", which the items of fanout.over "files" do not declare',
+      ]);
+    });
+
+    test("items that are not objects are an error", async () => {
+      write("child.yaml", withInputs("path"));
+      const parent = PARENT("{ over: files, workflow: ./child.yaml }")
+        .replace(
+          "{ type: array, items: { type: object, properties: { path: { type: string } } } }",
+          "{ type: array, items: { type: string } }",
+        )
+        .replace("Review {{{item.path}}}", "Review {{{item}}}");
+      const path = write("parent.yaml", parent);
+      expect((await loadAndValidate(path, { store })).errors).toEqual([
+        'graph[plan][ready]: fanout.workflow "./child.yaml" declares inputs (workflow "child"), which each child takes from its item, but the items of fanout.over "files" are declared as "string": make them objects of the child\'s inputs',
+      ]);
+    });
+
+    test("without over the one child has no item to take them from", async () => {
+      write("child.yaml", withInputs("path"));
+      const parent = PARENT("{ workflow: ./child.yaml }").replace(
+        "Review {{{item.path}}}",
+        "Review it",
+      );
+      const path = write("parent.yaml", parent);
+      expect((await loadAndValidate(path, { store })).errors).toEqual([
+        'graph[plan][ready]: fanout.workflow "./child.yaml" declares inputs (workflow "child"), which each child takes from its item, but without "over" the one child\'s item is null: fan out over a list of input objects',
+      ]);
+    });
+  });
+
   test("thread start's deferred resolve computes the hash add stores, writing nothing", async () => {
     write("child.yaml", CHILD("child"));
     const path = write("parent.yaml", PARENT("{ over: files, workflow: ./child.yaml }"));

@@ -1,7 +1,12 @@
 import { dirname, relative } from "node:path";
-import type { WorkflowPayload } from "@united-workforce/protocol";
+import { START, type WorkflowPayload } from "@united-workforce/protocol";
 import { isUwfError, UwfError } from "@united-workforce/util";
+import { fanoutPath } from "../moderator/evaluate.js";
+import { follow } from "./fanout-rules.js";
+import { inputsFields } from "./inputs.js";
 import type { ResolveContext, WorkflowSource } from "./resolve.js";
+import { readRoleExits } from "./role-exits.js";
+import { isMapping, propertiesOf, requiredOf, type SchemaMap } from "./schema-shape.js";
 import type { WorkflowDefinition } from "./validate.js";
 
 /** A `fanout.workflow` child, found the way a `<workflow>` argument is (see resolve.ts). */
@@ -41,11 +46,12 @@ export async function resolveFanoutWorkflows(
   const workflows = new Map<string, FanoutWorkflow>();
   const errors: string[] = [];
   const warnings: string[] = [];
-  const refs = new Map<string, string>();
+  const refs = new Map<string, { source: string; status: string; over: string | undefined }[]>();
   for (const [source, edges] of Object.entries(definition.graph)) {
     for (const [status, edge] of Object.entries(edges)) {
       const ref = edge.fanout?.workflow;
-      if (ref !== undefined && !refs.has(ref)) refs.set(ref, `graph[${source}][${status}]`);
+      if (ref === undefined) continue;
+      refs.set(ref, [...(refs.get(ref) ?? []), { source, status, over: edge.fanout?.over }]);
     }
   }
   if (refs.size === 0) return { workflows, errors, warnings };
@@ -58,8 +64,9 @@ export async function resolveFanoutWorkflows(
   const store = await options.store();
   // Imported here: resolve.ts imports this file.
   const { resolveWorkflow } = await import("./resolve.js");
-  for (const [ref, where] of refs) {
-    const at = `${where}: fanout.workflow "${ref}"`;
+  for (const [ref, uses] of refs) {
+    const first = uses[0] as (typeof uses)[number];
+    const at = `graph[${first.source}][${first.status}]: fanout.workflow "${ref}"`;
     try {
       const found = await resolveWorkflow(ref, {
         cwd: dirname(path),
@@ -80,6 +87,18 @@ export async function resolveFanoutWorkflows(
         definition: found.unstored,
       });
       for (const warning of found.warnings) warnings.push(`${at}: ${warning}`);
+      const inputs =
+        found.unstored !== null
+          ? (found.unstored.inputs ?? null)
+          : found.payload.inputs === undefined
+            ? null
+            : ((await store.cas.get(found.payload.inputs)).payload as SchemaMap);
+      if (inputs !== null) {
+        for (const use of uses) {
+          const problem = childInputsProblem(definition, use, ref, found.payload.name, inputs);
+          if (problem !== null) errors.push(problem);
+        }
+      }
     } catch (error) {
       if (!isUwfError(error)) throw error;
       if (error.code === "WORKFLOW_INVALID") {
@@ -103,6 +122,47 @@ export async function resolveFanoutWorkflows(
     }
   }
   return { workflows, errors, warnings };
+}
+
+/**
+ * A child workflow that declares inputs gets its item as its inputs, so the items must be
+ * objects carrying every input it requires. Checked as far as the parent's schemas say.
+ */
+function childInputsProblem(
+  definition: WorkflowDefinition,
+  use: { source: string; status: string; over: string | undefined },
+  ref: string,
+  child: string,
+  inputs: SchemaMap,
+): string | null {
+  const at = `graph[${use.source}][${use.status}]: fanout.workflow "${ref}"`;
+  const required = requiredOf(inputs);
+  if (use.over === undefined) {
+    return `${at} declares inputs (workflow "${child}"), which each child takes from its item, but without "over" the one child's item is null: fan out over a list of input objects`;
+  }
+  const view: SchemaMap = inputsFields(
+    isMapping(definition.inputs) ? definition.inputs : null,
+    definition.inputs !== undefined,
+  );
+  if (use.source !== START) {
+    const frontmatter = definition.roles[use.source]?.frontmatter;
+    const output = frontmatter
+      ? readRoleExits(use.source, frontmatter, [])?.outputs.get(use.status)
+      : undefined;
+    if (output === undefined) return null;
+    Object.assign(view, output.properties);
+  }
+  const list = follow(view, fanoutPath(use.over));
+  if (!isMapping(list) || !isMapping(list.items)) return null;
+  const items = list.items;
+  if (items.type !== undefined && items.type !== "object") {
+    return `${at} declares inputs (workflow "${child}"), which each child takes from its item, but the items of fanout.over ${JSON.stringify(use.over)} are declared as ${JSON.stringify(items.type)}: make them objects of the child's inputs`;
+  }
+  const declared = propertiesOf(items);
+  if (declared === null) return null;
+  const missing = required.filter((name) => !Object.hasOwn(declared, name));
+  if (missing.length === 0) return null;
+  return `${at}: workflow "${child}" requires the inputs ${missing.map((n) => `"${n}"`).join(", ")}, which the items of fanout.over ${JSON.stringify(use.over)} do not declare`;
 }
 
 /** The error a fan-out cycle raises while resolving the file that closes it. */

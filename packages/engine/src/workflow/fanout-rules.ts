@@ -53,7 +53,7 @@ export function fanoutTemplateFields(
  * The schema at a dotted path of a template's fields: `undefined` when a name is not declared,
  * `true` when the schema leaves it open (nothing can be said).
  */
-function follow(fields: SchemaMap, path: string[]): unknown {
+export function follow(fields: SchemaMap, path: string[]): unknown {
   let current: unknown = { properties: fields };
   for (const segment of path) {
     if (!isMapping(current)) return true;
@@ -125,8 +125,12 @@ export function checkFanoutSemantics(
     if (fanout.over !== undefined) checkOver(edge, fanout.over, shape, exits, errors, warnings);
   }
   for (const join of shape.joins) {
-    checkJoinRole(join, exits.get(join) ?? null, intoJoin.get(join) ?? [], errors, warnings);
+    const incoming = intoJoin.get(join) ?? [];
+    // A malformed fan-out into it is reported already, and is no reason to say none leads here.
+    if (incoming.length === 0 && shape.fanoutMentions.joins.has(join)) continue;
+    checkJoinRole(join, exits.get(join) ?? null, incoming, errors, warnings);
     const frontmatter = shape.roles.get(join);
+    if (frontmatter) errors.push(...joinFieldTypeProblems(join, frontmatter));
     const refused = frontmatter ? joinFieldsRefused(frontmatter) : [];
     if (refused.length > 0) {
       errors.push(
@@ -245,6 +249,30 @@ function checkJoinRole(
       );
     }
   }
+}
+
+/** The JSON types of what uwf writes into a join's output, for the frontmatter's declarations. */
+const JOIN_FIELD_TYPES: Record<string, string[]> = {
+  results: ["array"],
+  completed: ["integer", "number"],
+  failed: ["integer", "number"],
+};
+
+/** Join fields the frontmatter declares with a type uwf never writes there. */
+export function joinFieldTypeProblems(join: string, frontmatter: SchemaMap): string[] {
+  const declared = propertiesOf(frontmatter) ?? {};
+  const problems: string[] = [];
+  for (const [field, types] of Object.entries(JOIN_FIELD_TYPES)) {
+    const schema = declared[field];
+    if (!isMapping(schema) || schema.type === undefined) continue;
+    const written = Array.isArray(schema.type) ? schema.type : [schema.type];
+    if (!written.some((t) => types.includes(t as string))) {
+      problems.push(
+        `role "${join}" is a join: uwf writes "${field}" as ${types[0] === "array" ? "a list (type: array)" : "a whole number (type: integer)"}, but its frontmatter declares it as ${JSON.stringify(schema.type)}`,
+      );
+    }
+  }
+  return problems;
 }
 
 /** The fields uwf writes that a join's frontmatter refuses with `additionalProperties: false`. */

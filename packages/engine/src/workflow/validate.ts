@@ -149,6 +149,11 @@ export interface Shape {
   maxVisits: Map<string, number>;
   /** Roles with `join: true`. */
   joins: Set<string>;
+  /**
+   * What every `fanout:` written names, well formed or not, so a malformed fan-out does not
+   * also make its child role "without a graph entry" or its join "reached by no fan-out".
+   */
+  fanoutMentions: { childRoles: Set<string>; joins: Set<string> };
 }
 
 /**
@@ -214,6 +219,7 @@ function checkShape(raw: unknown, errors: string[]): Shape | null {
   const roles = checkRolesShape(raw.roles, errors, stepRoles, maxVisits, joins);
   const graphErrors: string[] = [];
   const { graph, edges } = checkGraphShape(raw.graph, graphErrors);
+  const fanoutMentions = mentionedByFanouts(raw.graph);
   errors.push(...graphErrors);
   return {
     name,
@@ -227,7 +233,24 @@ function checkShape(raw: unknown, errors: string[]): Shape | null {
     maxSteps,
     maxVisits,
     joins,
+    fanoutMentions,
   };
+}
+
+function mentionedByFanouts(raw: unknown): Shape["fanoutMentions"] {
+  const mentions = { childRoles: new Set<string>(), joins: new Set<string>() };
+  if (!isMapping(raw)) return mentions;
+  for (const statuses of Object.values(raw)) {
+    if (!isMapping(statuses)) continue;
+    for (const edge of Object.values(statuses)) {
+      if (!isMapping(edge) || edge.fanout === undefined) continue;
+      if (typeof edge.role === "string") mentions.joins.add(edge.role);
+      if (isMapping(edge.fanout) && typeof edge.fanout.role === "string") {
+        mentions.childRoles.add(edge.fanout.role);
+      }
+    }
+  }
+  return mentions;
 }
 
 function checkRolesShape(
@@ -448,9 +471,8 @@ function checkGraphKeys(
   }
   if (!graph.has(START)) errors.push(START_STATUSES_REQUIRED);
   // A role run only as a fan-out's child needs no graph entry: its child workflow ends it.
-  const children = fanoutChildRoles(shape.edges);
   for (const role of shape.roles.keys()) {
-    if (!graph.has(role) && !children.has(role)) {
+    if (!graph.has(role) && !shape.fanoutMentions.childRoles.has(role)) {
       errors.push(`role "${role}" has no graph entry: add graph.${role} with one edge per status`);
     }
   }
@@ -647,15 +669,6 @@ function checkFileName(fileName: string, declared: string): string | null {
     ? { what: "folder" as const, to: declared }
     : { what: "file" as const, to: `${declared}${extname(fileName)}` };
   return nameMismatch(shown, implied, declared, rename);
-}
-
-/** Roles named by a `fanout.role`: each runs as its own one-role child workflow. */
-export function fanoutChildRoles(edges: readonly Edge[]): Set<string> {
-  const roles = new Set<string>();
-  for (const { target } of edges) {
-    if (target.fanout?.role !== undefined) roles.add(target.fanout.role);
-  }
-  return roles;
 }
 
 function unique(messages: string[]): string[] {

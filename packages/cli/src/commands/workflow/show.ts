@@ -36,7 +36,21 @@ export default defineCommand({
       roleDetails: found.payload.roles,
       inputs,
     };
-    return result(doc, (d) => renderWorkflow(d.name, d.hash, found.payload, d.inputs, d.warnings));
+    // A fan-out names its child workflow by hash: the text shows its name too.
+    const children = new Map<string, string>();
+    for (const edges of Object.values(found.payload.graph)) {
+      for (const edge of Object.values(edges)) {
+        const child = edge.fanout?.workflow;
+        if (child === undefined || children.has(child)) continue;
+        const payload = (await cas.has(child))
+          ? await cas.getPayload<WorkflowPayload>(child, "workflow")
+          : null;
+        children.set(child, payload?.name ?? "(not in the store)");
+      }
+    }
+    return result(doc, (d) =>
+      renderWorkflow(d.name, d.hash, found.payload, d.inputs, d.warnings, children),
+    );
   },
 });
 
@@ -46,13 +60,15 @@ function renderWorkflow(
   payload: WorkflowPayload,
   inputs: Record<string, unknown> | null,
   warnings: string[],
+  children: ReadonlyMap<string, string>,
 ): string {
   const lines = [`${name} (${hash})`];
   if (payload.description) lines.push(payload.description);
   if (inputs !== null) lines.push("", "inputs:", ...inputLines(inputs));
   lines.push("", "roles:");
   for (const [role, def] of Object.entries(payload.roles)) {
-    lines.push(`  ${role}${def.description ? ` — ${def.description}` : ""}`);
+    const join = def.join === true ? " (join)" : "";
+    lines.push(`  ${role}${join}${def.description ? ` — ${def.description}` : ""}`);
   }
   lines.push("", "graph:");
   for (const [from, edges] of Object.entries(payload.graph)) {
@@ -60,6 +76,16 @@ function renderWorkflow(
       lines.push(
         `  ${from} --${status}--> ${edge.role}${edge.location ? ` @ ${edge.location}` : ""}`,
       );
+      const fanout = edge.fanout;
+      if (fanout !== undefined) {
+        const facts = [
+          fanout.over === undefined ? "one child" : `one child per item of ${fanout.over}`,
+          `running ${children.get(fanout.workflow) ?? "?"} (${fanout.workflow})`,
+          `concurrency ${fanout.concurrency ?? 4}`,
+          `failure ${fanout.failure ?? "all"}`,
+        ];
+        lines.push(`      fan-out: ${facts.join(", ")}`);
+      }
     }
   }
   lines.push(...warningLines(warnings));

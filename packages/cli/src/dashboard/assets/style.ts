@@ -90,6 +90,8 @@ blockquote.question{margin:.5em 0;padding:.6em .9em;border-left:4px solid var(--
 .graph .edge path.hit{stroke:transparent;stroke-width:14;pointer-events:stroke}
 .graph .edge.suspend path:not(.hit){stroke:var(--warn);stroke-dasharray:5 3}
 .graph .edge.end path:not(.hit){stroke:var(--ok)}
+.graph .edge.fanout path:not(.hit){stroke:var(--accent);stroke-width:2.4;stroke-dasharray:9 3 2 3}
+.graph .node.join rect{stroke-dasharray:6 3}
 .graph .edge:hover path:not(.hit),.graph .edge:focus path:not(.hit){stroke:var(--accent);stroke-width:2.6}
 .graph .edge-label{fill:var(--fg);font:12px var(--mono);stroke:var(--card);stroke-width:4px}
 .graph marker path{fill:var(--dim)}

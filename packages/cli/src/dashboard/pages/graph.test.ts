@@ -50,6 +50,42 @@ describe("the workflow graph", () => {
     expect(svg).toContain('class="edge suspend"');
   });
 
+  it("draws a fan-out edge apart: dashed, marked with its list, its child workflow in the tooltip", () => {
+    const fanout: WorkflowPayload = {
+      name: "fan",
+      roles: { plan: role, collect: { ...role, join: true }, publish: { ...role, join: true } },
+      graph: {
+        $START: {
+          new: { role: "plan", prompt: "Plan." },
+          resume: { role: "plan", prompt: "Again." },
+        },
+        plan: {
+          ready: {
+            role: "collect",
+            prompt: "Review {{{item.path}}}",
+            fanout: { workflow: "1111111111111", over: "{{{files}}}", failure: "any" },
+          },
+        },
+        collect: {
+          done: { role: "publish", prompt: "Publish.", fanout: { workflow: "2222222222222" } },
+        },
+        publish: { done: { role: "$END", prompt: "Done." } },
+      },
+    };
+    const edges = graphEdges(fanout);
+    const svg = graphSvg(fanout, edges).text;
+    expect(svg.match(/class="edge fanout"/g)).toHaveLength(2);
+    expect(svg).toContain(">ready \u00d7files</text>");
+    expect(svg).toContain(">done \u00d71</text>");
+    expect(svg).toContain(
+      "fan-out: one child per item of {{{files}}}, each running workflow 1111111111111; concurrency 4, failure any",
+    );
+    expect(svg.match(/class="node role join"/g)).toHaveLength(2);
+    expect(svg).toContain('class="node role"');
+    // An ordinary edge keeps its plain label.
+    expect(graphSvg(review, graphEdges(review)).text).not.toContain("fanout");
+  });
+
   it("gives statuses that are not plain words anchors a URL can hold", () => {
     const [edge] = graphEdges({
       name: "odd",

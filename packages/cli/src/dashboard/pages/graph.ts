@@ -1,4 +1,4 @@
-import { END, START, SUSPEND, type WorkflowPayload } from "@united-workforce/protocol";
+import { END, type Fanout, START, SUSPEND, type WorkflowPayload } from "@united-workforce/protocol";
 import { type Html, html } from "../html.js";
 
 /**
@@ -6,7 +6,9 @@ import { type Html, html } from "../html.js";
  * one layer below the first role that leads to it (breadth first), `$END` and `$SUSPEND` at the
  * bottom. Edges going down are curves between layers; edges going back up or sideways bend
  * around the right-hand side, so a review loop reads as a loop. Every edge is a link to its
- * entry in the edge list (its prompt) and carries the prompt as a tooltip.
+ * entry in the edge list (its prompt) and carries the prompt as a tooltip. A fan-out edge is
+ * drawn dashed and thick, labelled with `×` and the list it fans out over; a join role's box
+ * is dashed too.
  */
 
 const NODE_W = 150;
@@ -23,6 +25,8 @@ export interface GraphEdge {
   location: string | null;
   /** The anchor of the edge's entry in the list below the drawing. */
   id: string;
+  /** A fan-out edge: its children run `fanout.workflow`, then `to` (the join). */
+  fanout: Fanout | null;
 }
 
 export function graphEdges(payload: WorkflowPayload): GraphEdge[] {
@@ -36,10 +40,27 @@ export function graphEdges(payload: WorkflowPayload): GraphEdge[] {
         prompt: edge.prompt,
         location: edge.location ?? null,
         id: edgeId(from, status),
+        fanout: edge.fanout ?? null,
       });
     }
   }
   return edges;
+}
+
+/** What a fan-out runs, in words: `one child per item of {{{files}}}, each running <hash>`. */
+export function fanoutSummary(fanout: Fanout): string {
+  const children = fanout.over === undefined ? "one child" : `one child per item of ${fanout.over}`;
+  return `${children}, each running workflow ${fanout.workflow}; concurrency ${fanout.concurrency ?? 4}, failure ${fanout.failure ?? "all"}`;
+}
+
+/** The short mark on a fan-out edge: `×files`, or `×1` for a fan-out of one. */
+function fanoutMark(fanout: Fanout): string {
+  if (fanout.over === undefined) return "\u00d71";
+  const path = fanout.over
+    .trim()
+    .replace(/^\{\{\{?\s*/, "")
+    .replace(/\s*\}?\}\}$/, "");
+  return `\u00d7${truncate(path, 14)}`;
 }
 
 export function edgeId(from: string, status: string): string {
@@ -132,13 +153,24 @@ export function graphSvg(payload: WorkflowPayload, edges: GraphEdge[]): Html {
     const n = pairCount.get(`${e.from}\u0000${e.to}`) ?? 1;
     const spread = ((pairIndex.get(e) ?? 0) - (n - 1) / 2) * 34;
     const { d, lx, ly } = edgePath(a, b, spread, rightmost(nodes, a, b));
-    const kind = e.to === SUSPEND ? "suspend" : e.to === END ? "end" : "";
-    return html`<a href="#${e.id}" class="edge ${kind}" aria-label="${e.from} ${e.status} to ${e.to}"><title>${e.from} &rarr; ${e.status} &rarr; ${e.to}: ${e.prompt}</title><path class="hit" d="${d}"/><path d="${d}" marker-end="url(#arrow)"/><text x="${num(lx)}" y="${num(ly)}" text-anchor="middle" class="edge-label" paint-order="stroke">${e.status}</text></a>`;
+    const kind =
+      e.fanout !== null ? "fanout" : e.to === SUSPEND ? "suspend" : e.to === END ? "end" : "";
+    const label = e.fanout === null ? e.status : `${e.status} ${fanoutMark(e.fanout)}`;
+    const about = e.fanout === null ? "" : ` (fan-out: ${fanoutSummary(e.fanout)})`;
+    return html`<a href="#${e.id}" class="edge ${kind}" aria-label="${e.from} ${e.status} to ${e.to}${about}"><title>${e.from} &rarr; ${e.status} &rarr; ${e.to}${about}: ${e.prompt}</title><path class="hit" d="${d}"/><path d="${d}" marker-end="url(#arrow)"/><text x="${num(lx)}" y="${num(ly)}" text-anchor="middle" class="edge-label" paint-order="stroke">${label}</text></a>`;
   });
   const nodeMarks = [...nodes.values()].map((p) => {
     const special = p.name.startsWith("$");
     const cls =
-      p.name === START ? "start" : p.name === END ? "end" : p.name === SUSPEND ? "suspend" : "role";
+      p.name === START
+        ? "start"
+        : p.name === END
+          ? "end"
+          : p.name === SUSPEND
+            ? "suspend"
+            : payload.roles[p.name]?.join === true
+              ? "role join"
+              : "role";
     const label = html`<rect x="${num(p.x)}" y="${num(p.y)}" width="${NODE_W}" height="${NODE_H}" rx="${special ? 20 : 6}"/><text x="${num(p.x + NODE_W / 2)}" y="${num(p.y + NODE_H / 2 + 5)}" text-anchor="middle">${truncate(p.name, 18)}</text>`;
     return special
       ? html`<g class="node ${cls}"><title>${p.name}</title>${label}</g>`

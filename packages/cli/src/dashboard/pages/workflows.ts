@@ -1,6 +1,6 @@
 import type { WorkflowRow, WorkflowView } from "../data.js";
 import { type Html, html } from "../html.js";
-import { graphEdges, graphSvg, roleAnchor } from "./graph.js";
+import { fanoutSummary, graphEdges, graphSvg, roleAnchor } from "./graph.js";
 import { page, when } from "./layout.js";
 
 export function workflowsPage(
@@ -39,7 +39,7 @@ ${payload.description ? html`<p>${payload.description}</p>` : ""}
 <p class="dim">Hover or focus an edge for its prompt; select it to jump to the list below.</p></section>
 <section aria-labelledby="edges-h"><h2 id="edges-h">Edges</h2><div class="table-wrap"><table class="edges"><thead><tr><th scope="col">From</th><th scope="col">$status</th><th scope="col">To</th><th scope="col">Prompt</th></tr></thead><tbody>${edges.map(
       (e) =>
-        html`<tr id="${e.id}" tabindex="-1"><td>${e.from}</td><td><span class="badge out">${e.status}</span></td><td>${e.to}</td><td><pre class="wrap">${e.prompt}</pre>${e.location ? html`<div class="dim">in <span class="mono">${e.location}</span></div>` : ""}</td></tr>`,
+        html`<tr id="${e.id}" tabindex="-1"><td>${e.from}</td><td><span class="badge out">${e.status}</span></td><td>${e.to}${e.fanout ? html` <span class="dim">(join)</span>` : ""}</td><td>${e.fanout ? html`<div class="dim">fan-out: ${fanoutSummary(e.fanout)}</div>` : ""}<pre class="wrap">${e.prompt}</pre>${e.location ? html`<div class="dim">in <span class="mono">${e.location}</span></div>` : ""}</td></tr>`,
     )}</tbody></table></div></section>
 <section aria-labelledby="roles-h"><h2 id="roles-h">Roles</h2>${Object.entries(payload.roles).map(
       ([role, def]) =>
