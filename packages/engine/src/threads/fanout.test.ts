@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type FanoutFailureRule,
@@ -275,6 +275,18 @@ describe("fan-out", () => {
     );
     expect(stepThreads.size).toBe(4);
     expect(await fanoutChildren(engineWith(), await store.threads.get(parent))).toBeNull();
+    // The children's log lines name their parent (`thread watch <parent>` follows them).
+    const logs = readdirSync(join(temp.home, "logs")).map((f) =>
+      readFileSync(join(temp.home, "logs", f), "utf8"),
+    );
+    const childDone = logs
+      .join("")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.event === "step.done" && line.thread !== parent);
+    expect(childDone).toHaveLength(3);
+    for (const line of childDone) expect(line.parent).toBe(parent);
   });
 
   it("runs at most `concurrency` children at once, and that many together", async () => {

@@ -15,6 +15,7 @@ import {
   errorMessage,
   hashBytes,
   isUwfError,
+  type Logger,
   newUlid,
   sanitizeTerminalText,
   UwfError,
@@ -346,8 +347,12 @@ async function runChild(
   agentFlag: string | undefined,
   retryFailed: boolean,
 ): Promise<Pick<Child, "outcome" | "role" | "reason">> {
-  // One engine per child: an engine remembers the head it verified last.
-  const childEngine = new Engine(engine.ctx);
+  // One engine per child: an engine remembers the head it verified last. Its log lines name
+  // the parent, so `thread watch <parent>` follows the children too.
+  const childEngine = new Engine({
+    ...engine.ctx,
+    logger: withFields(engine.ctx.logger, { parent: parent.thread }),
+  });
   let lease: Lease;
   try {
     lease = await takeThread(
@@ -627,6 +632,15 @@ function report(role: string, children: Child[]): FanoutReport {
     completed: children.filter((c) => c.outcome === "completed").length,
     failed: children.filter((c) => c.outcome === "failed").length,
     waiting: children.filter((c) => c.outcome === "waiting" || c.outcome === "pending").length,
+  };
+}
+
+function withFields(logger: Logger, extra: Record<string, unknown>): Logger {
+  return {
+    log: (level, event, fields) => logger.log(level, event, { ...fields, ...extra }),
+    info: (event, fields) => logger.info(event, { ...fields, ...extra }),
+    warn: (event, fields) => logger.warn(event, { ...fields, ...extra }),
+    error: (event, fields) => logger.error(event, { ...fields, ...extra }),
   };
 }
 
