@@ -216,7 +216,8 @@ export class ProgressView {
       case "fanout.child": {
         // Each child's steps have their own lines; only one that did not complete is said.
         if (this.options.mode === "quiet" || event.status === "completed") break;
-        const why = event.reason ? `: ${event.reason}` : "";
+        // A failure's reason was on the child's own ✗ line; a wait's is new.
+        const why = event.reason && event.status !== "failed" ? `: ${event.reason}` : "";
         const line = `  child ${shortThread(event.child)}… (item ${event.index}) ${event.status}${why}`;
         permanent.push(
           this.options.mode === "lines"

@@ -259,7 +259,7 @@ export async function runFanout(
       kind: "suspended",
       pointer: waiting,
       failed: children.some((c) => c.outcome === "failed"),
-      message: `thread waits for its fan-out to role "${transition.role}": ${reason}`,
+      message: reason,
       report: summary,
     };
   }

@@ -131,6 +131,10 @@ function renderShow(d: ThreadShowDocument): string {
     // The reason is the question and the `uwf thread answer` lines.
     lines.push(`waiting   for a human to answer role ${d.suspended.role}:`);
     for (const line of d.suspended.reason.split("\n")) lines.push(`          ${line}`.trimEnd());
+  } else if (d.suspended?.kind === "fanout") {
+    // The reason names each child that failed or waits, then what to do.
+    lines.push(`waiting   for its fan-out's children before joining ${d.suspended.role}:`);
+    for (const line of d.suspended.reason.split("\n")) lines.push(`          ${line}`.trimEnd());
   } else if (d.suspended) {
     const { kind, role, reason } = d.suspended;
     // A budget or a guard stops a run before a role starts; the others stop after one ran.
