@@ -55,6 +55,15 @@ function object(
   return { type: "object", required: required ?? Object.keys(properties), properties };
 }
 
+/** `base` with more properties, each optional (documents only some commands' runs carry). */
+function withOptional<
+  const P extends Properties,
+  const R extends readonly (keyof P & string)[],
+  const E extends Properties,
+>(base: ObjectSchema<P, R>, extra: E): ObjectSchema<P & E, R> {
+  return { ...base, properties: { ...base.properties, ...extra } };
+}
+
 /** A schema for a list of `items`. */
 function list<const I extends object>(items: I) {
   return { type: "array", items } as const;
@@ -425,8 +434,8 @@ export const DOCUMENT_SCHEMAS = {
 
   "thread start": object({ thread: threadId, workflow: str, head: hash, status: threadStatus }),
   "thread exec": threadExec,
-  "thread show": object(
-    {
+  "thread show": withOptional(
+    object({
       thread: threadId,
       workflow: str,
       workflowHash: hash,
@@ -468,30 +477,13 @@ export const DOCUMENT_SCHEMAS = {
           object({ path: str, branch: str, repo: str, base: str, present: bool }),
         ],
       },
+    }),
+    {
       // A fan-out's child: the parent thread, its step that fanned out, and the item's index.
       parent: object({ thread: threadId, step: hash, index: int }),
       // While the thread's fan-out is pending or suspended: each child, in item order.
       children: list(fanoutChild),
     },
-    [
-      "thread",
-      "workflow",
-      "workflowHash",
-      "head",
-      "status",
-      "currentRole",
-      "nextRole",
-      "suspended",
-      "steps",
-      "usage",
-      "cwd",
-      "agent",
-      "createdAt",
-      "updatedAt",
-      "lockHolder",
-      "inputs",
-      "worktree",
-    ],
   ),
   "thread list": object({ threads: list(threadListEntry), total: int }),
   "thread read": object({
