@@ -162,6 +162,10 @@ describe("fan-out definitions", () => {
     const publish = shown.graph.collect?.done?.fanout?.workflow as string;
     expect((await json<Shown>(["workflow", "show", publish])).name).toBe("publish");
 
+    // The children are reached through the parent: garbage collection keeps them.
+    const gc = await json<{ unreachable: string[] }>(["cas", "gc", "--keep-recent", "0"]);
+    expect(gc.unreachable).toEqual([]);
+
     const start = await uwf(["thread", "start", "review-all.yaml", "-p", "Review the repo"]);
     expect(start.code).toBe(0);
     const thread = start.stdout.trim();
