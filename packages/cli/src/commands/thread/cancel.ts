@@ -6,6 +6,8 @@ import { openEngine } from "./shared.js";
 export default defineCommand({
   path: ["thread", "cancel"],
   summary: "stop any running exec and archive the thread as cancelled",
+  description:
+    "The unfinished children of a fan-out the thread waits on are cancelled with it; children that completed stay as they are.",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
