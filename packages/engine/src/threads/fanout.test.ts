@@ -345,6 +345,33 @@ describe("fan-out", () => {
     expect(await store.threads.get(failedChild)).toMatchObject({ status: "completed", steps: 1 });
   });
 
+  it("spends the parent run's budget on the children, and resume runs those it stopped", async () => {
+    const dir = temp.home;
+    const parent = await parentThread({
+      items: ["a", "b", "c", "d"],
+      child: await reviewWorkflow(dir),
+      concurrency: 1,
+    });
+    // plan, then two children: the third child's first step finds the run's 3 steps spent.
+    const summary = await exec(parent, { limits: () => ({ maxSteps: 3 }) });
+    expect(summary.stoppedBecause).toBe("suspended");
+    expect(runsOf(dir)).toEqual([0, 1]);
+    expect(summary.fanouts![0]!.children.map((c) => c.status)).toEqual([
+      "completed",
+      "completed",
+      "waiting",
+      "waiting",
+    ]);
+    const pointer = await store.threads.get(parent);
+    expect(pointer.suspended?.reason).toContain("budget: this run reached its step limit (3 of 3)");
+    expect(pointer.suspended?.reason).toContain(
+      `uwf thread resume ${parent} runs the children this run's budget stopped, with a new budget`,
+    );
+    const resumed = await exec(parent, resumeFirst(pointer));
+    expect(resumed.stoppedBecause).toBe("completed");
+    expect(runsOf(dir)).toEqual([0, 1, 2, 3]);
+  });
+
   it("under `continue`, joins as partial with each failure's reason", async () => {
     const dir = temp.home;
     writeFileSync(join(dir, "fail-0"), "");

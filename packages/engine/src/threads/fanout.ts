@@ -24,7 +24,7 @@ import type { FanoutTransition } from "../moderator/evaluate.js";
 import { outputProblems, storeDirectStep } from "./direct-step.js";
 import { Engine, type PlannedStep, prevOf } from "./engine.js";
 import { takeThread } from "./lease.js";
-import { runSteps } from "./run-steps.js";
+import { type RunBudget, type RunOptions, runSteps } from "./run-steps.js";
 
 /** The `agent` recorded on a join step: uwf wrote it from the children's results. */
 export const JOIN_AGENT = "join";
@@ -130,14 +130,23 @@ interface Child {
   item: unknown;
   thread: string;
   outcome: ChildOutcome;
+  /** Why a waiting child waits: its suspend kind. */
+  kind?: string;
   role?: string;
   reason?: string;
 }
 
 export interface FanoutOptions {
   agentFlag?: string | undefined;
-  /** `thread resume` of the parent: children that failed run their failed step again. */
+  /**
+   * `thread resume` of the parent: children that failed run their failed step again, and
+   * those a budget stopped run the step it stopped before.
+   */
   retryFailed: boolean;
+  /** The parent run's limits (`--max-cost`, `--max-steps`, config), held by every child. */
+  limits?: RunOptions["limits"];
+  /** What the parent's run has spent; the children's steps add to it. */
+  budget?: RunBudget;
 }
 
 /**
@@ -215,7 +224,7 @@ export async function runFanout(
   const worker = async (): Promise<void> => {
     for (let child = queue.shift(); child !== undefined; child = queue.shift()) {
       if (stopLaunching()) return;
-      Object.assign(child, await runChild(engine, pointer, child, agentFlag, options.retryFailed));
+      Object.assign(child, await runChild(engine, pointer, child, agentFlag, options));
       engine.ctx.logger.info("fanout.child", {
         thread: pointer.thread,
         child: child.thread,
@@ -296,7 +305,12 @@ function fanoutWaitReason(parent: string, role: string, children: Child[], why: 
   if (children.some((c) => c.outcome === "failed")) {
     how.push(`uwf thread resume ${parent} re-runs the failed children's failed steps and goes on`);
   }
-  if (children.some((c) => c.outcome === "waiting")) {
+  if (children.some((c) => c.kind === "budget")) {
+    how.push(
+      `uwf thread resume ${parent} runs the children this run's budget stopped, with a new budget`,
+    );
+  }
+  if (children.some((c) => c.outcome === "waiting" && c.kind !== "budget")) {
     how.push(
       `answer or resume a waiting child on its own (uwf thread show <child> says how), then uwf thread exec ${parent}`,
     );
@@ -312,7 +326,7 @@ function fanoutWaitReason(parent: string, role: string, children: Child[], why: 
 function standing(
   child: ThreadPointer,
   retryFailed: boolean,
-): Pick<Child, "outcome" | "role" | "reason"> {
+): Pick<Child, "outcome" | "role" | "reason" | "kind"> {
   const info = child.suspended;
   switch (child.status) {
     case "completed":
@@ -324,11 +338,16 @@ function standing(
     default: {
       if (!info) return { outcome: "pending" };
       const failedKind = info.kind === "failure" || info.kind === "retry";
-      if (failedKind && retryFailed) return { outcome: "pending" };
+      if ((failedKind || info.kind === "budget") && retryFailed) return { outcome: "pending" };
       if (failedKind) return { outcome: "failed", role: info.role, reason: info.reason };
       // A nested fan-out goes on like the parent's own.
       if (info.kind === "fanout") return { outcome: "pending" };
-      return { outcome: "waiting", role: info.role, reason: waitingWhy(info.kind, info.reason) };
+      return {
+        outcome: "waiting",
+        kind: info.kind,
+        role: info.role,
+        reason: waitingWhy(info.kind, info.reason),
+      };
     }
   }
 }
@@ -345,8 +364,8 @@ async function runChild(
   parent: ThreadPointer,
   child: Child,
   agentFlag: string | undefined,
-  retryFailed: boolean,
-): Promise<Pick<Child, "outcome" | "role" | "reason">> {
+  options: FanoutOptions,
+): Promise<Pick<Child, "outcome" | "role" | "reason" | "kind">> {
   // One engine per child: an engine remembers the head it verified last. Its log lines name
   // the parent, so `thread watch <parent>` follows the children too.
   const childEngine = new Engine({
@@ -368,12 +387,14 @@ async function runChild(
   }
   try {
     const before = await engine.store.threads.get(child.thread);
-    const first = retryFailed ? retryPlan(before) : null;
+    const first = options.retryFailed ? retryPlan(before) : null;
     const summary = await runSteps(childEngine, child.thread, {
       count: CHILD_STEP_LIMIT,
       agentFlag,
       lease,
       ...(first === null ? {} : { first: () => first }),
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+      ...(options.budget === undefined ? {} : { budget: options.budget }),
     });
     if (summary.stoppedBecause === "stopped") {
       return { outcome: "waiting", reason: "interrupted" };
@@ -398,7 +419,7 @@ async function runChild(
 function retryPlan(child: ThreadPointer): PlannedStep | null {
   const info = child.suspended;
   if (child.status !== "suspended" || !info) return null;
-  if (info.kind !== "failure" && info.kind !== "retry") return null;
+  if (info.kind !== "failure" && info.kind !== "retry" && info.kind !== "budget") return null;
   // A routing failure after a good step has nothing to re-run: the thread stays as it is.
   if (info.prompt === undefined) return null;
   return {

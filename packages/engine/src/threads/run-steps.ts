@@ -23,6 +23,16 @@ export interface RunOptions {
    * lifts that guard (the human who resumes decided to go past it) for the run, not for later.
    */
   liftedGuard?: LiftedGuard;
+  /**
+   * What this run has spent so far, shared with the runs it starts: a fan-out's children
+   * spend from their parent's run, so one `--max-cost` holds for all of them.
+   */
+  budget?: RunBudget;
+}
+
+/** The usage a run (and the fan-out children it runs) spent; its limits are checked on it. */
+export interface RunBudget {
+  spent: UsageTotal;
 }
 
 /** A guard a resumed run goes past: `maxSteps`, or the `maxVisits` of one role. */
@@ -42,7 +52,7 @@ export async function runSteps(
 ): Promise<ExecSummary> {
   let pointer = await engine.store.threads.get(threadId);
   const steps: ExecStepResult[] = [];
-  let spent = emptyTotal();
+  const budget: RunBudget = options.budget ?? { spent: emptyTotal() };
   let limits: RunLimits | undefined;
   const fanouts: FanoutReport[] = [];
   const stop = (stoppedBecause: ExecSummary["stoppedBecause"], message: string): ExecSummary => ({
@@ -99,9 +109,11 @@ export async function runSteps(
         `thread is suspended before role "${plan.role}": ${guard.reason}. To go past it: uwf thread resume ${threadId}`,
       );
     }
-    // Nothing is spent before the first step, so no limit can be reached there.
-    if (i > 0 && limits === undefined) limits = (await options.limits?.()) ?? {};
-    const overBudget = i > 0 ? budgetReached(limits!, spent) : null;
+    // Nothing is spent before the first step, so no limit can be reached there (a fan-out
+    // child's first step may find its parent's run has spent it all).
+    const spentSome = budget.spent.steps > 0;
+    if (spentSome && limits === undefined) limits = (await options.limits?.()) ?? {};
+    const overBudget = spentSome ? budgetReached(limits!, budget.spent) : null;
     if (overBudget !== null) {
       pointer = await engine.suspendForBudget(pointer, plan, overBudget);
       return stop(
@@ -115,6 +127,8 @@ export async function runSteps(
       const outcome = await runFanout(engine, pointer, fanout, {
         agentFlag: options.agentFlag,
         retryFailed: custom !== undefined,
+        ...(options.limits === undefined ? {} : { limits: options.limits }),
+        budget,
       });
       pointer = outcome.pointer;
       fanouts.push(outcome.report);
@@ -143,7 +157,7 @@ export async function runSteps(
       return { ...stop("failed", result.failure.message), failure: result.failure };
     }
     if (result.step) steps.push(result.step);
-    if (result.usage) spent = addToTotal(spent, result.usage);
+    if (result.usage) budget.spent = addToTotal(budget.spent, result.usage);
     // The step was good but routing from it failed (e.g. its edge prompt renders blank): the
     // thread waits for a fix like after any failure, and the exit code says so.
     if (pointer.status === "suspended" && pointer.suspended?.kind === "failure") {
