@@ -16,10 +16,11 @@ import { createLogger, ulidTime } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Engine } from "./engine.js";
 import type { EngineEvent } from "./events.js";
-import { childThreadId, fanoutChildren } from "./fanout.js";
+import { childThreadId, fanoutChildren, fanoutLeaseCommand } from "./fanout.js";
 import { answerThread } from "./human-answer.js";
 import { takeThread } from "./lease.js";
 import { type RunOptions, runSteps } from "./run-steps.js";
+import { stopHolder } from "./stop-holder.js";
 
 let temp: TempHome;
 let store: Store;
@@ -455,6 +456,28 @@ describe("fan-out", () => {
     const joined = await exec(parent);
     expect(joined.stoppedBecause).toBe("completed");
     expect(await headOutput(parent)).toMatchObject({ $status: "done", completed: 1 });
+  });
+
+  it("refuses to stop a child its parent's exec runs, naming the parent to stop", async () => {
+    const { thread } = await seedThread(store, {
+      workflow: {
+        name: "one",
+        roles: { r: { frontmatter: { type: "object" } } },
+        graph: { $START: { new: { role: "r", prompt: "Go." } } },
+      },
+      prompt: "x",
+      cwd: temp.home,
+    });
+    const parent = "01M86337EAME88ZGSKK442FHN7";
+    const lease = await takeThread(store, thread, fanoutLeaseCommand(parent));
+    try {
+      const error = await stopHolder(store, thread).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "THREAD_BUSY" });
+      expect((error as Error).message).toContain(`run by the fan-out of its parent ${parent}`);
+      expect((error as { hint: string }).hint).toContain(`uwf thread stop ${parent}`);
+    } finally {
+      await lease.release();
+    }
   });
 
   it("joins an empty list with zero results", async () => {

@@ -36,6 +36,20 @@ export const DEFAULT_CONCURRENCY = 4;
  */
 export const CHILD_STEP_LIMIT = 100;
 
+/** The command a child's lease names while its parent's exec runs it. */
+export function fanoutLeaseCommand(parent: string): string {
+  return `${FANOUT_LEASE_PREFIX}${parent})`;
+}
+
+/** The parent a child's lease command names, or null when an exec of its own holds it. */
+export function fanoutParentOf(command: string): string | null {
+  return command.startsWith(FANOUT_LEASE_PREFIX)
+    ? command.slice(FANOUT_LEASE_PREFIX.length, -1)
+    : null;
+}
+
+const FANOUT_LEASE_PREFIX = "uwf thread exec (fan-out of ";
+
 /** Where a child stands for its fan-out. */
 export type ChildOutcome = "completed" | "failed" | "waiting" | "pending";
 
@@ -374,11 +388,7 @@ async function runChild(
   });
   let lease: Lease;
   try {
-    lease = await takeThread(
-      engine.store,
-      child.thread,
-      `uwf thread exec (fan-out of ${parent.thread})`,
-    );
+    lease = await takeThread(engine.store, child.thread, fanoutLeaseCommand(parent.thread));
   } catch (error) {
     if (isUwfError(error) && error.code === "THREAD_BUSY") {
       return { outcome: "waiting", reason: "another process is running it" };
