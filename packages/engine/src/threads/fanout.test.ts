@@ -480,6 +480,32 @@ describe("fan-out", () => {
     }
   });
 
+  it("fans out from $START (a sub-workflow of one), its child's id from the StartNode's time", async () => {
+    const child = await reviewWorkflow(temp.home);
+    const createdAtMs = Date.UTC(2026, 0, 2, 3, 4, 5);
+    const { thread, start } = await seedThread(store, {
+      workflow: {
+        name: "wrapper",
+        roles: { collect: { join: true, frontmatter: JOIN_SCHEMA } },
+        graph: {
+          $START: {
+            new: { role: "collect", prompt: "item 0 the whole repo", fanout: { workflow: child } },
+          },
+          collect: { done: { role: "$END", prompt: "Done." } },
+        },
+      },
+      prompt: "Wrap",
+      cwd: temp.home,
+      createdAtMs,
+    });
+    const summary = await exec(thread);
+    expect(summary.stoppedBecause).toBe("completed");
+    const output = await headOutput(thread);
+    const [only] = output.results as { thread: string; item: unknown; output: { task: string } }[];
+    expect(only).toMatchObject({ item: null, output: { task: "item 0 the whole repo" } });
+    expect(only!.thread).toBe(childThreadId(thread, start, 0, createdAtMs));
+  });
+
   it("joins an empty list with zero results", async () => {
     const parent = await parentThread({ items: [], child: await reviewWorkflow(temp.home) });
     const summary = await exec(parent);
