@@ -76,12 +76,14 @@ async function putWorkflow(
   name: string,
   roles: Record<string, RoleFixture>,
   graph: WorkflowPayload["graph"],
+  inputs?: JsonSchema,
 ): Promise<string> {
   const stored: Record<string, RolePayload> = {};
   for (const [role, def] of Object.entries(roles)) {
     stored[role] = { ...def, frontmatter: await store.cas.putSchema(def.frontmatter) };
   }
   const payload: WorkflowPayload = { name, roles: stored, graph };
+  if (inputs !== undefined) payload.inputs = await store.cas.putSchema(inputs);
   return store.cas.put(store.cas.builtin(workflowNodeKind(payload)), payload);
 }
 
@@ -504,6 +506,38 @@ describe("fan-out", () => {
     const [only] = output.results as { thread: string; item: unknown; output: { task: string } }[];
     expect(only).toMatchObject({ item: null, output: { task: "item 0 the whole repo" } });
     expect(only!.thread).toBe(childThreadId(thread, start, 0, createdAtMs));
+  });
+
+  it("gives each item to a child workflow that declares inputs as its inputs, and refuses a bad one", async () => {
+    const dir = temp.home;
+    const child = await putWorkflow(
+      "file-review",
+      { review: childRole(dir) },
+      {
+        $START: { new: { role: "review", prompt: "Review {{{inputs.path}}}." } },
+        review: { done: { role: "$END", prompt: "Done." } },
+      },
+      {
+        type: "object",
+        required: ["path"],
+        additionalProperties: false,
+        properties: { path: { type: "string" } },
+      },
+    );
+    const good = await parentThread({ items: [{ path: "a.ts" }, { path: "b.ts" }], child });
+    expect((await exec(good)).stoppedBecause).toBe("completed");
+    const results = (await headOutput(good)).results as { thread: string }[];
+    const second = await store.threads.get(results[1]!.thread);
+    const start = await store.cas.getPayload<{ inputs?: unknown }>(second.start, "start");
+    expect(start.inputs).toEqual({ path: "b.ts" });
+
+    const bad = await parentThread({ items: [{ path: "a.ts" }, { file: "b.ts" }], child });
+    const summary = await exec(bad);
+    expect(summary.stoppedBecause).toBe("failed");
+    const pointer = await store.threads.get(bad);
+    expect(pointer.suspended).toMatchObject({ kind: "failure", role: "collect" });
+    expect(pointer.suspended!.reason).toContain("item 1 of the fan-out");
+    expect(pointer.suspended!.reason).toContain('missing required input "path"');
   });
 
   it("joins an empty list with zero results", async () => {
