@@ -238,7 +238,14 @@ export async function runFanout(
   const worker = async (): Promise<void> => {
     for (let child = queue.shift(); child !== undefined; child = queue.shift()) {
       if (stopLaunching()) return;
-      Object.assign(child, await runChild(engine, pointer, child, agentFlag, options));
+      // Never throws: a worker that threw would leave the others running after exec returned.
+      let ended: Awaited<ReturnType<typeof runChild>>;
+      try {
+        ended = await runChild(engine, pointer, child, agentFlag, options);
+      } catch (error) {
+        ended = { outcome: "failed", reason: errorMessage(error) };
+      }
+      Object.assign(child, ended);
       engine.ctx.logger.info("fanout.child", {
         thread: pointer.thread,
         child: child.thread,
