@@ -540,6 +540,38 @@ describe("fan-out", () => {
     expect(pointer.suspended!.reason).toContain('missing required input "path"');
   });
 
+  it("fails a parent whose child's own fan-out failed, and resume retries the grandchild", async () => {
+    const dir = temp.home;
+    writeFileSync(join(dir, "fail-0"), "");
+    const mid = await putWorkflow(
+      "mid",
+      { gather: { join: true, frontmatter: JOIN_SCHEMA } },
+      {
+        $START: {
+          new: {
+            role: "gather",
+            prompt: "item {{{index}}} nested",
+            fanout: { workflow: await reviewWorkflow(dir) },
+          },
+        },
+        gather: { done: { role: "$END", prompt: "Gathered." } },
+      },
+    );
+    const parent = await parentThread({ items: ["a"], child: mid });
+    const summary = await exec(parent);
+    expect(summary.stoppedBecause).toBe("failed");
+    const [child] = summary.fanouts![0]!.children;
+    expect(child).toMatchObject({ status: "failed", role: "gather" });
+    expect((await store.threads.get(child!.thread)).suspended?.kind).toBe("fanout");
+
+    rmSync(join(dir, "fail-0"));
+    const resumed = await exec(parent, resumeFirst(await store.threads.get(parent)));
+    expect(resumed.stoppedBecause).toBe("completed");
+    expect(runsOf(dir)).toEqual([0, 0]);
+    const [result] = (await headOutput(parent)).results as { output: { results: unknown[] } }[];
+    expect(result!.output.results).toHaveLength(1);
+  });
+
   it("joins an empty list with zero results", async () => {
     const parent = await parentThread({ items: [], child: await reviewWorkflow(temp.home) });
     const summary = await exec(parent);

@@ -416,6 +416,16 @@ async function runChild(
     if (summary.stoppedBecause === "stopped") {
       return { outcome: "waiting", reason: "interrupted" };
     }
+    const info = summary.pointer.suspended;
+    if (summary.pointer.status === "suspended" && info?.kind === "fanout") {
+      // A nested fan-out that cannot join: failed when one of its children failed.
+      return {
+        outcome: summary.stoppedBecause === "failed" ? "failed" : "waiting",
+        kind: "fanout",
+        role: info.role,
+        reason: info.reason,
+      };
+    }
     const after = standing(summary.pointer, false);
     if (after.outcome === "pending") {
       return {
@@ -436,7 +446,9 @@ async function runChild(
 function retryPlan(child: ThreadPointer): PlannedStep | null {
   const info = child.suspended;
   if (child.status !== "suspended" || !info) return null;
-  if (info.kind !== "failure" && info.kind !== "retry" && info.kind !== "budget") return null;
+  // A nested fan-out resumed runs its own failed children again.
+  const again = ["failure", "retry", "budget", "fanout"];
+  if (!again.includes(info.kind)) return null;
   // A routing failure after a good step has nothing to re-run: the thread stays as it is.
   if (info.prompt === undefined) return null;
   return {
