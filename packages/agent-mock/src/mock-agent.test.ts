@@ -126,6 +126,29 @@ describe("uwf-mock", () => {
     );
   });
 
+  it("answers a fan-out child's role from `children` when `steps` scripts another role there", async () => {
+    const scenario = join(temp.home, "fanout.yaml");
+    writeFileSync(
+      scenario,
+      [
+        "steps:",
+        "  - { role: writer, output: { $status: done, title: Parent } }",
+        "children:",
+        "  - { role: reviewer, output: { $status: approved } }",
+        "",
+      ].join("\n"),
+    );
+    expect(JSON.parse((await mock("reviewer", { scenario })).stdout)).toMatchObject({
+      role: "reviewer",
+      status: "approved",
+    });
+    // The thread's own entry wins for its role.
+    expect(JSON.parse((await mock("writer", { scenario })).stdout)).toMatchObject({
+      role: "writer",
+      status: "done",
+    });
+  });
+
   it("errors clearly when the scenario has no step for this index", async () => {
     const scenario = writeScenario(temp.home, [
       { role: "writer", output: { $status: "done", title: "t" } },

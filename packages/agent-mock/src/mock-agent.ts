@@ -38,7 +38,11 @@ export const mockAgent = createAgent({
     const file = scenarioPath(ctx);
     const scenario = loadScenario(file);
     const index = ctx.stepIndex;
-    const step = scenario.steps[index];
+    const own = scenario.steps[index];
+    // A fan-out's child thread (its step is not the parent's) answers from `children`.
+    const child =
+      own?.role === ctx.role ? undefined : scenario.children?.find((c) => c.role === ctx.role);
+    const step = child ?? own;
     if (!step) {
       const count = `${scenario.steps.length} step${scenario.steps.length === 1 ? "" : "s"}`;
       throw new AgentExit(

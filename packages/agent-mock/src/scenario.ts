@@ -33,6 +33,11 @@ export interface MockStep {
 
 export interface MockScenario {
   steps: MockStep[];
+  /**
+   * Answers for a fan-out's child threads, one entry per child role: used for a step whose
+   * own entry in `steps` is for another role (or missing), as a child's first step is.
+   */
+  children?: MockStep[];
 }
 
 const STEP_KEYS = new Set([
@@ -69,64 +74,69 @@ export function loadScenario(path: string): MockScenario {
   if (!isRecord(data) || !Array.isArray(data.steps))
     throw invalid(path, 'it must be a mapping with a "steps" list');
   const problems: string[] = [];
-  data.steps.forEach((step, index) => {
-    const where = `steps[${index}]`;
-    if (!isRecord(step)) {
-      problems.push(`${where} must be a mapping`);
-      return;
-    }
-    for (const key of Object.keys(step))
-      if (!STEP_KEYS.has(key)) problems.push(`${where} has unknown key "${key}"`);
-    if (typeof step.role !== "string" || step.role === "")
-      problems.push(`${where}.role must be a role name`);
-    if (step.output !== undefined && !isRecord(step.output) && typeof step.output !== "string")
-      problems.push(`${where}.output must be a mapping or the raw reply text`);
-    if (step.body !== undefined && typeof step.body !== "string")
-      problems.push(`${where}.body must be a string`);
-    if (step.body !== undefined && typeof step.output === "string")
-      problems.push(`${where}.body goes with a mapping output; a raw output holds its own body`);
-    if (step.stdout !== undefined && typeof step.stdout !== "string")
-      problems.push(`${where}.stdout must be a string`);
-    if (step.stderr !== undefined && typeof step.stderr !== "string")
-      problems.push(`${where}.stderr must be a string`);
-    if (step.exit !== undefined && !(Number.isInteger(step.exit) && (step.exit as number) >= 0)) {
-      problems.push(`${where}.exit must be an exit code`);
-    }
-    if (step.delay_ms !== undefined && !(typeof step.delay_ms === "number" && step.delay_ms >= 0)) {
-      problems.push(`${where}.delay_ms must be a number of milliseconds`);
-    }
-    if (step.wait_for !== undefined && !(typeof step.wait_for === "string" && step.wait_for !== ""))
-      problems.push(`${where}.wait_for must be a file path`);
-    if (step.attempts !== undefined) {
-      const ok =
-        Array.isArray(step.attempts) &&
-        step.attempts.length > 0 &&
-        step.attempts.every((a) => typeof a === "string" || isRecord(a));
-      if (!ok) problems.push(`${where}.attempts must be a non-empty list of strings or mappings`);
-    }
-    if (
-      step.transient !== undefined &&
-      !(Number.isInteger(step.transient) && (step.transient as number) >= 1)
-    ) {
-      problems.push(`${where}.transient must be a number of failed tries, at least 1`);
-    }
-    if (
-      step.retry_after !== undefined &&
-      !(typeof step.retry_after === "number" && step.retry_after >= 0)
-    ) {
-      problems.push(`${where}.retry_after must be a number of seconds`);
-    }
-    if (step.retry_after !== undefined && step.transient === undefined)
-      problems.push(`${where}.retry_after goes with "transient"`);
-    if (step.usage !== undefined && !isRecord(step.usage))
-      problems.push(`${where}.usage must be a mapping`);
-    const acts = step.output !== undefined || step.attempts !== undefined;
-    if (!acts && step.exit === undefined && step.stdout === undefined) {
-      problems.push(`${where} needs "output", "attempts", "stdout" or "exit"`);
-    }
-  });
+  for (const [index, step] of data.steps.entries()) stepProblems(step, `steps[${index}]`, problems);
+  if (data.children !== undefined && !Array.isArray(data.children))
+    problems.push('"children" must be a list of steps');
+  else if (Array.isArray(data.children))
+    for (const [i, step] of data.children.entries()) stepProblems(step, `children[${i}]`, problems);
   if (problems.length > 0) throw invalid(path, problems.join("; "));
   return data as unknown as MockScenario;
+}
+
+function stepProblems(step: unknown, where: string, problems: string[]): void {
+  if (!isRecord(step)) {
+    problems.push(`${where} must be a mapping`);
+    return;
+  }
+  for (const key of Object.keys(step))
+    if (!STEP_KEYS.has(key)) problems.push(`${where} has unknown key "${key}"`);
+  if (typeof step.role !== "string" || step.role === "")
+    problems.push(`${where}.role must be a role name`);
+  if (step.output !== undefined && !isRecord(step.output) && typeof step.output !== "string")
+    problems.push(`${where}.output must be a mapping or the raw reply text`);
+  if (step.body !== undefined && typeof step.body !== "string")
+    problems.push(`${where}.body must be a string`);
+  if (step.body !== undefined && typeof step.output === "string")
+    problems.push(`${where}.body goes with a mapping output; a raw output holds its own body`);
+  if (step.stdout !== undefined && typeof step.stdout !== "string")
+    problems.push(`${where}.stdout must be a string`);
+  if (step.stderr !== undefined && typeof step.stderr !== "string")
+    problems.push(`${where}.stderr must be a string`);
+  if (step.exit !== undefined && !(Number.isInteger(step.exit) && (step.exit as number) >= 0)) {
+    problems.push(`${where}.exit must be an exit code`);
+  }
+  if (step.delay_ms !== undefined && !(typeof step.delay_ms === "number" && step.delay_ms >= 0)) {
+    problems.push(`${where}.delay_ms must be a number of milliseconds`);
+  }
+  if (step.wait_for !== undefined && !(typeof step.wait_for === "string" && step.wait_for !== ""))
+    problems.push(`${where}.wait_for must be a file path`);
+  if (step.attempts !== undefined) {
+    const ok =
+      Array.isArray(step.attempts) &&
+      step.attempts.length > 0 &&
+      step.attempts.every((a) => typeof a === "string" || isRecord(a));
+    if (!ok) problems.push(`${where}.attempts must be a non-empty list of strings or mappings`);
+  }
+  if (
+    step.transient !== undefined &&
+    !(Number.isInteger(step.transient) && (step.transient as number) >= 1)
+  ) {
+    problems.push(`${where}.transient must be a number of failed tries, at least 1`);
+  }
+  if (
+    step.retry_after !== undefined &&
+    !(typeof step.retry_after === "number" && step.retry_after >= 0)
+  ) {
+    problems.push(`${where}.retry_after must be a number of seconds`);
+  }
+  if (step.retry_after !== undefined && step.transient === undefined)
+    problems.push(`${where}.retry_after goes with "transient"`);
+  if (step.usage !== undefined && !isRecord(step.usage))
+    problems.push(`${where}.usage must be a mapping`);
+  const acts = step.output !== undefined || step.attempts !== undefined;
+  if (!acts && step.exit === undefined && step.stdout === undefined) {
+    problems.push(`${where} needs "output", "attempts", "stdout" or "exit"`);
+  }
 }
 
 function invalid(path: string, problem: string): UwfError {

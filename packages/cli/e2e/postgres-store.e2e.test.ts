@@ -135,4 +135,25 @@ describe("uwf on a PostgreSQL store", () => {
     const steps = JSON.parse(await uwf(home, ["step", "list", run, "--format", "json"], env));
     expect(steps.steps).toMatchObject([{ role: "probe", status: "passed", agent: "script" }]);
   });
+
+  it("runs a fan-out: children, their parent and the join are rows like any thread", async () => {
+    const env = { UWF_STORE: await server.createDatabase() };
+    const home = machine();
+    const review = join(REPO_ROOT, "examples/fan-out-review.yaml");
+    const agent = `uwf-mock --scenario ${join(REPO_ROOT, "examples/scenarios/fan-out-review.yaml")}`;
+    const id = await uwf(home, ["thread", "start", review, "-p", "Review src/"], env);
+    const exec = ["thread", "exec", id, "-c", "5", "--agent", agent, "--format", "json"];
+    expect(JSON.parse(await uwf(home, exec, env))).toMatchObject({
+      status: "completed",
+      steps: [{ role: "planner" }, { role: "collect", agent: "join" }, { role: "summariser" }],
+    });
+    const list = JSON.parse(await uwf(home, ["thread", "list", "--format", "json"], env));
+    expect(list.total).toBe(4);
+    const child = list.threads.find((t: { thread: string }) => t.thread !== id);
+    const shown = JSON.parse(
+      await uwf(home, ["thread", "show", child.thread, "--format", "json"], env),
+    );
+    expect(shown).toMatchObject({ status: "completed", parent: { thread: id } });
+    await uwf(home, ["thread", "verify", "--all"], env);
+  });
 });

@@ -24,6 +24,15 @@ export {
 } from "./threads/engine.js";
 export type { EngineEvent, EngineListener } from "./threads/events.js";
 export {
+  CHILD_STEP_LIMIT,
+  childThreadId,
+  DEFAULT_CONCURRENCY,
+  type FanoutChildReport,
+  type FanoutReport,
+  fanoutChildren,
+  JOIN_AGENT,
+} from "./threads/fanout.js";
+export {
   GREP_SCOPES,
   type GrepOptions,
   type GrepResult,
@@ -66,6 +75,7 @@ export {
   type RunOptions,
   runSteps,
   terminalReason,
+  waitsOnFanout,
 } from "./threads/run-steps.js";
 export { parseResult, scriptArgv } from "./threads/script-step.js";
 export { findExecutable, killRunningAdapters, runAdapter } from "./threads/spawn-adapter.js";

@@ -55,6 +55,15 @@ function object(
   return { type: "object", required: required ?? Object.keys(properties), properties };
 }
 
+/** `base` with more properties, each optional (documents only some commands' runs carry). */
+function withOptional<
+  const P extends Properties,
+  const R extends readonly (keyof P & string)[],
+  const E extends Properties,
+>(base: ObjectSchema<P, R>, extra: E): ObjectSchema<P & E, R> {
+  return { ...base, properties: { ...base.properties, ...extra } };
+}
+
 /** A schema for a list of `items`. */
 function list<const I extends object>(items: I) {
   return { type: "array", items } as const;
@@ -145,6 +154,15 @@ const stoppedBecause = {
 
 const execStep = object({ hash, role: str, status: str, agent: str, durationMs: int });
 
+// A fan-out's child as exec and show report it: its id, its item's index and where it stands
+// (exec: completed | failed | waiting | pending; show: the child thread's status, or pending
+// while it is not made yet), with the role and reason when it failed or waits.
+const fanoutChild = object({ thread: threadId, index: int, status: str, role: str, reason: str }, [
+  "thread",
+  "index",
+  "status",
+]);
+
 const threadExec = object(
   {
     thread: threadId,
@@ -156,6 +174,13 @@ const threadExec = object(
     pid: int,
     // Only when the thread completed: the rendered prompt of the `$END` edge it took.
     endMessage: str,
+    // Only when the run ran a fan-out: per fan-out, its join role and where each child stands.
+    fanouts: list(
+      object(
+        { role: str, children: list(fanoutChild), completed: int, failed: int, waiting: int },
+        ["role", "children", "completed", "failed", "waiting"],
+      ),
+    ),
   },
   ["thread", "status", "stoppedBecause", "message", "steps"],
 );
@@ -409,49 +434,57 @@ export const DOCUMENT_SCHEMAS = {
 
   "thread start": object({ thread: threadId, workflow: str, head: hash, status: threadStatus }),
   "thread exec": threadExec,
-  "thread show": object({
-    thread: threadId,
-    workflow: str,
-    workflowHash: hash,
-    head: hash,
-    status: threadStatus,
-    currentRole: nullableStr,
-    nextRole: nullableStr,
-    suspended: {
-      anyOf: [
-        { type: "null" },
-        object(
-          {
-            role: str,
-            reason: str,
-            kind: suspendInfoSchema.properties.kind,
-            // `retry`: when the step may run again; `guard`: which guard stopped the thread.
-            retryAfter: str,
-            guard: suspendInfoSchema.properties.guard,
-          },
-          ["role", "reason", "kind"],
-        ),
-      ],
+  "thread show": withOptional(
+    object({
+      thread: threadId,
+      workflow: str,
+      workflowHash: hash,
+      head: hash,
+      status: threadStatus,
+      currentRole: nullableStr,
+      nextRole: nullableStr,
+      suspended: {
+        anyOf: [
+          { type: "null" },
+          object(
+            {
+              role: str,
+              reason: str,
+              kind: suspendInfoSchema.properties.kind,
+              // `retry`: when the step may run again; `guard`: which guard stopped the thread.
+              retryAfter: str,
+              guard: suspendInfoSchema.properties.guard,
+            },
+            ["role", "reason", "kind"],
+          ),
+        ],
+      },
+      steps: int,
+      usage,
+      cwd: str,
+      // The agent remembered from the last --agent; null when config.yaml decides.
+      agent: nullableStr,
+      createdAt: isoTime,
+      updatedAt: isoTime,
+      lockHolder: { anyOf: [{ type: "null" }, object({ pid: int, since: str })] },
+      // The thread's typed inputs (its StartNode's); null when the workflow declares none.
+      inputs: { anyOf: [{ type: "null" }, anyObject] },
+      // The thread's own git worktree and branch; null when it runs in its cwd as it is.
+      worktree: {
+        anyOf: [
+          { type: "null" },
+          // `present`: the folder still exists (`thread cancel` or `cleanup` may have removed it).
+          object({ path: str, branch: str, repo: str, base: str, present: bool }),
+        ],
+      },
+    }),
+    {
+      // A fan-out's child: the parent thread, its step that fanned out, and the item's index.
+      parent: object({ thread: threadId, step: hash, index: int }),
+      // While the thread's fan-out is pending or suspended: each child, in item order.
+      children: list(fanoutChild),
     },
-    steps: int,
-    usage,
-    cwd: str,
-    // The agent remembered from the last --agent; null when config.yaml decides.
-    agent: nullableStr,
-    createdAt: isoTime,
-    updatedAt: isoTime,
-    lockHolder: { anyOf: [{ type: "null" }, object({ pid: int, since: str })] },
-    // The thread's typed inputs (its StartNode's); null when the workflow declares none.
-    inputs: { anyOf: [{ type: "null" }, anyObject] },
-    // The thread's own git worktree and branch; null when it runs in its cwd as it is.
-    worktree: {
-      anyOf: [
-        { type: "null" },
-        // `present`: the folder still exists (`thread cancel` or `cleanup` may have removed it).
-        object({ path: str, branch: str, repo: str, base: str, present: bool }),
-      ],
-    },
-  }),
+  ),
   "thread list": object({ threads: list(threadListEntry), total: int }),
   "thread read": object({
     thread: threadId,
@@ -491,6 +524,8 @@ export const DOCUMENT_SCHEMAS = {
       status: threadStatus,
       // What became of the thread's git worktree (absent when it has none).
       worktree: worktreeRemoval,
+      // The children of its pending fan-out that were cancelled with it (absent when none).
+      children: list(threadId),
     },
     ["thread", "status"],
   ),

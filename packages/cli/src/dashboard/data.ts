@@ -168,7 +168,7 @@ export async function threadView(
   if (row.status === "idle") {
     try {
       const next = await engine.route(pointer);
-      nextRole = next.kind === "next" ? next.role : null;
+      nextRole = next.kind === "next" || next.kind === "fanout" ? next.role : null;
     } catch {
       nextRole = null;
     }

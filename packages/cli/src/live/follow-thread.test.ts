@@ -13,6 +13,41 @@ const log = (event: string, fields: Record<string, unknown>): LogEvent => ({
   ...fields,
 });
 
+describe("progressFromLog of a fan-out", () => {
+  it("reads the fan-out's start, a child that stopped, and the join", () => {
+    const at = Date.parse("2026-11-24T03:09:24.000Z");
+    expect(
+      progressFromLog(
+        log("fanout.started", { role: "collect", children: 20, concurrency: 4, failure: "all" }),
+      ),
+    ).toEqual({
+      type: "fanout.started",
+      thread: THREAD,
+      role: "collect",
+      children: 20,
+      concurrency: 4,
+      atMs: at,
+    });
+    expect(
+      progressFromLog(
+        log("fanout.child", { child: "01M86337P7QDTBZZRNPEPR6Z8B", index: 2, status: "failed" }),
+      ),
+    ).toEqual({
+      type: "fanout.child",
+      thread: THREAD,
+      child: "01M86337P7QDTBZZRNPEPR6Z8B",
+      index: 2,
+      status: "failed",
+      atMs: at,
+    });
+    expect(
+      progressFromLog(log("fanout.joined", { role: "collect", completed: 19, failed: 1 })),
+    ).toMatchObject({ type: "fanout.joined", completed: 19, failed: 1 });
+    // A line missing what progress needs is skipped, never trusted.
+    expect(progressFromLog(log("fanout.joined", { role: "collect", completed: "x" }))).toBeNull();
+  });
+});
+
 describe("progressFromLog", () => {
   it("reads what exec logs into what progress shows, keeping the time it happened", () => {
     expect(

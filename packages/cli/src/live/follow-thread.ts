@@ -18,7 +18,8 @@ export interface FollowThreadOptions {
  * Show another process's run of `thread` as exec shows its own: what it is doing now (the step
  * that started and has not ended yet, with the agent's last line), then every event as it is
  * logged, until the run ends. Everything comes from the process log, where every exec,
- * foreground or background, logs its events with the thread id.
+ * foreground or background, logs its events with the thread id (and a fan-out's children with
+ * their parent's).
  */
 export async function followThread(options: FollowThreadOptions): Promise<void> {
   const { progress, thread } = options;
@@ -40,7 +41,8 @@ export async function followThread(options: FollowThreadOptions): Promise<void> 
       },
     },
     (line) => {
-      if (line.thread !== thread) return;
+      // A fan-out's children log their parent: watching it shows them too.
+      if (line.thread !== thread && line.parent !== thread) return;
       const event = progressFromLog(line);
       if (event === null) return;
       if (live) progress.handle(event);

@@ -26,6 +26,15 @@ export function progressFromEngine(event: EngineEvent, atMs: number): ProgressEv
         usage: event.usage,
         atMs,
       };
+    case "fanout.started":
+      return {
+        type: "fanout.started",
+        thread: event.thread,
+        role: event.role,
+        children: event.children.length,
+        concurrency: event.concurrency,
+        atMs,
+      };
     default:
       return { ...event, atMs };
   }
@@ -101,6 +110,32 @@ export function progressFromLog(event: LogEvent): ProgressEvent | null {
     }
     case "thread.completed":
       return { type: "completed", thread, message: text(event.message), atMs };
+    case "fanout.started": {
+      const { children, concurrency } = event;
+      if (role === null || typeof children !== "number" || typeof concurrency !== "number")
+        return null;
+      return { type: "fanout.started", thread, role, children, concurrency, atMs };
+    }
+    case "fanout.child": {
+      const child = text(event.child);
+      const status = text(event.status);
+      if (child === null || status === null || typeof event.index !== "number") return null;
+      const reason = text(event.reason);
+      return {
+        type: "fanout.child",
+        thread,
+        child,
+        index: event.index,
+        status,
+        ...(reason === null ? {} : { reason }),
+        atMs,
+      };
+    }
+    case "fanout.joined": {
+      const { completed, failed } = event;
+      if (role === null || typeof completed !== "number" || typeof failed !== "number") return null;
+      return { type: "fanout.joined", thread, role, completed, failed, atMs };
+    }
     default:
       return null;
   }

@@ -333,3 +333,59 @@ describe("a step retried after a transient failure", () => {
     expect(quiet.all()).not.toContain("⏸");
   });
 });
+
+describe("a fan-out", () => {
+  const CHILD_A = "01M86337P7QDTBZZRNPEPR6Z8B";
+  const CHILD_B = "01M86337P7R9JEW9ZW702GGTM0";
+  const childStarted = (thread: string): ProgressEvent => ({ ...started, thread, stepNumber: 1 });
+
+  it("shows one live line per running child, and says when the fan-out starts and joins", () => {
+    const v = view("live");
+    v.progress.handle({
+      type: "fanout.started",
+      thread: THREAD,
+      role: "collect",
+      children: 20,
+      concurrency: 4,
+      atMs: T0,
+    });
+    v.progress.handle(childStarted(CHILD_A));
+    v.progress.handle(childStarted(CHILD_B));
+    const screen = v.writes.at(-1)!;
+    expect(v.all()).toContain("01M85RF4Z6 fans out: 20 children, 4 at a time, then collect");
+    expect(screen).toContain(`${CHILD_A.slice(0, 10)} #1 greeter`);
+    expect(screen).toContain(`${CHILD_B.slice(0, 10)} #1 greeter`);
+    v.progress.handle({
+      type: "fanout.child",
+      thread: THREAD,
+      child: CHILD_B,
+      index: 3,
+      status: "failed",
+      reason: "exited with code 9",
+      atMs: T0,
+    });
+    v.progress.handle({
+      type: "fanout.joined",
+      thread: THREAD,
+      role: "collect",
+      completed: 19,
+      failed: 1,
+      atMs: T0,
+    });
+    expect(v.all()).toContain(`child ${CHILD_B.slice(0, 10)}… (item 3) failed\n`);
+    expect(v.all()).toContain("01M85RF4Z6 joined collect: 19 completed, 1 failed");
+  });
+
+  it("says nothing of a fan-out in quiet mode", () => {
+    const v = view("quiet");
+    v.progress.handle({
+      type: "fanout.joined",
+      thread: THREAD,
+      role: "collect",
+      completed: 1,
+      failed: 0,
+      atMs: T0,
+    });
+    expect(v.all()).toBe("");
+  });
+});

@@ -49,7 +49,32 @@ export type ProgressEvent =
     }
   | { type: "completed"; thread: string; message: string | null; atMs: number }
   /** A (background) exec --wait waits for the retry time of a step that failed transiently. */
-  | { type: "waiting"; thread: string; role: string; until: string; atMs: number };
+  | { type: "waiting"; thread: string; role: string; until: string; atMs: number }
+  | {
+      type: "fanout.started";
+      thread: string;
+      role: string;
+      children: number;
+      concurrency: number;
+      atMs: number;
+    }
+  | {
+      type: "fanout.child";
+      thread: string;
+      child: string;
+      index: number;
+      status: string;
+      reason?: string;
+      atMs: number;
+    }
+  | {
+      type: "fanout.joined";
+      thread: string;
+      role: string;
+      completed: number;
+      failed: number;
+      atMs: number;
+    };
 
 export interface ProgressOptions {
   mode: ProgressMode;
@@ -186,6 +211,35 @@ export class ProgressView {
       }
       case "completed":
         break;
+      case "fanout.started": {
+        if (this.options.mode === "quiet") break;
+        const children =
+          event.children === 1
+            ? "1 child"
+            : `${event.children} children, ${Math.min(event.concurrency, event.children)} at a time`;
+        const line = `⇉ ${shortThread(event.thread)} fans out: ${children}, then ${event.role}`;
+        permanent.push(this.options.mode === "lines" ? this.stamp(event.atMs, line) : line);
+        break;
+      }
+      case "fanout.child": {
+        // Each child's steps have their own lines; only one that did not complete is said.
+        if (this.options.mode === "quiet" || event.status === "completed") break;
+        // A failure's reason was on the child's own ✗ line; a wait's is new.
+        const why = event.reason && event.status !== "failed" ? `: ${event.reason}` : "";
+        const line = `  child ${shortThread(event.child)}… (item ${event.index}) ${event.status}${why}`;
+        permanent.push(
+          this.options.mode === "lines"
+            ? this.stamp(event.atMs, line)
+            : this.paint([[line, "yellow"]], Number.POSITIVE_INFINITY),
+        );
+        break;
+      }
+      case "fanout.joined": {
+        if (this.options.mode === "quiet") break;
+        const line = `⇇ ${shortThread(event.thread)} joined ${event.role}: ${event.completed} completed, ${event.failed} failed`;
+        permanent.push(this.options.mode === "lines" ? this.stamp(event.atMs, line) : line);
+        break;
+      }
     }
     this.render(permanent);
   }

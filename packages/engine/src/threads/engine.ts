@@ -37,6 +37,7 @@ import { readHomeDotenv } from "../env/dotenv.js";
 import { evaluate, startOutput, type Transition } from "../moderator/evaluate.js";
 import { adapterArgv } from "./adapter-argv.js";
 import type { EngineEvent } from "./events.js";
+import type { FanoutReport } from "./fanout.js";
 import { guardReached } from "./guards.js";
 import { humanSuspension, isHumanRole } from "./human-answer.js";
 import { runScriptStep } from "./script-step.js";
@@ -170,6 +171,13 @@ export class Engine {
       throw new UwfError(
         "WORKFLOW_INVALID",
         `workflow "${workflow.name}" has no role "${plan.role}"`,
+      );
+    }
+    if (role.join === true) {
+      throw new UwfError(
+        "THREAD_STATE",
+        `role "${plan.role}" is a join: uwf writes its step when the fan-out's children have ended`,
+        { hint: `Run the fan-out with: uwf thread exec ${from.thread}` },
       );
     }
     if (isHumanRole(role) && plan.replaceHead) {
@@ -510,7 +518,7 @@ export class Engine {
   }
 
   /** Tell listeners, and the process log, when a step left the thread waiting or finished. */
-  private async announce(pointer: ThreadPointer): Promise<void> {
+  async announce(pointer: ThreadPointer): Promise<void> {
     if (pointer.status === "completed") {
       const message = await this.endMessage(pointer);
       this.ctx.logger.info("thread.completed", { thread: pointer.thread, message });
@@ -726,6 +734,8 @@ export interface ExecSummary {
   stoppedBecause: StoppedBecause;
   message: string;
   failure: UwfError | null;
+  /** The fan-outs this run ran, with where each child stands. */
+  fanouts?: FanoutReport[];
 }
 
 /** The exec document of a run, with a failure's hint and how to retry it in the message. */
@@ -736,6 +746,7 @@ export function execDocument(summary: ExecSummary, status: ThreadStatus): Thread
     stoppedBecause: summary.stoppedBecause,
     message: summary.failure ? failureMessage(summary, summary.failure) : summary.message,
     steps: summary.steps,
+    ...(summary.fanouts === undefined ? {} : { fanouts: summary.fanouts }),
   };
 }
 

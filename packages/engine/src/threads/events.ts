@@ -1,4 +1,9 @@
-import type { ExecStepResult, SuspendKind, Usage } from "@united-workforce/protocol";
+import type {
+  ExecStepResult,
+  FanoutFailureRule,
+  SuspendKind,
+  Usage,
+} from "@united-workforce/protocol";
 
 /**
  * What the engine tells its listeners while a thread runs. The CLI's progress lines, the process
@@ -37,6 +42,33 @@ export type EngineEvent =
       reason: string;
     }
   | { type: "suspended"; thread: string; role: string; reason: string; kind: SuspendKind }
+  | {
+      /** A thread's route fanned out: its children (ids in item order) run now. */
+      type: "fanout.started";
+      thread: string;
+      /** The join role written once the children have ended. */
+      role: string;
+      children: string[];
+      concurrency: number;
+      failure: FanoutFailureRule;
+    }
+  | {
+      /** One child of a fan-out stopped running in this exec (`thread` is the parent). */
+      type: "fanout.child";
+      thread: string;
+      child: string;
+      index: number;
+      status: "completed" | "failed" | "waiting" | "pending";
+      reason?: string;
+    }
+  | {
+      /** Every child ended as the failure rule allows: the join step was written. */
+      type: "fanout.joined";
+      thread: string;
+      role: string;
+      completed: number;
+      failed: number;
+    }
   | {
       type: "completed";
       thread: string;

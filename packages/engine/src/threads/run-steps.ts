@@ -1,7 +1,10 @@
 import type { ExecStepResult, ThreadPointer, UsageTotal } from "@united-workforce/protocol";
 import type { Lease, RunLimits } from "@united-workforce/store";
+import { UwfError } from "@united-workforce/util";
+import type { FanoutTransition } from "../moderator/evaluate.js";
 import { addToTotal, emptyTotal } from "../usage/total.js";
 import { type Engine, type ExecSummary, type PlannedStep, prevOf } from "./engine.js";
+import { type FanoutReport, runFanout } from "./fanout.js";
 import { guardReached } from "./guards.js";
 
 export interface RunOptions {
@@ -20,6 +23,16 @@ export interface RunOptions {
    * lifts that guard (the human who resumes decided to go past it) for the run, not for later.
    */
   liftedGuard?: LiftedGuard;
+  /**
+   * What this run has spent so far, shared with the runs it starts: a fan-out's children
+   * spend from their parent's run, so one `--max-cost` holds for all of them.
+   */
+  budget?: RunBudget;
+}
+
+/** The usage a run (and the fan-out children it runs) spent; its limits are checked on it. */
+export interface RunBudget {
+  spent: UsageTotal;
 }
 
 /** A guard a resumed run goes past: `maxSteps`, or the `maxVisits` of one role. */
@@ -39,39 +52,54 @@ export async function runSteps(
 ): Promise<ExecSummary> {
   let pointer = await engine.store.threads.get(threadId);
   const steps: ExecStepResult[] = [];
-  let spent = emptyTotal();
+  const budget: RunBudget = options.budget ?? { spent: emptyTotal() };
   let limits: RunLimits | undefined;
+  const fanouts: FanoutReport[] = [];
   const stop = (stoppedBecause: ExecSummary["stoppedBecause"], message: string): ExecSummary => ({
     pointer,
     steps,
     stoppedBecause,
     message,
     failure: null,
+    ...(fanouts.length > 0 ? { fanouts } : {}),
   });
 
   for (let i = 0; i < options.count; i++) {
     const custom = i === 0 ? options.first : undefined;
-    if (!custom) {
+    // A parent waiting on its fan-out goes on: its children may have ended meanwhile.
+    if (!custom && !waitsOnFanout(pointer)) {
       const terminal = terminalReason(pointer);
       if (terminal) return stop(terminal.because, terminal.message);
     }
     let plan: PlannedStep;
+    let fanout: FanoutTransition | null = null;
     if (custom) {
       plan = await custom(pointer);
+      fanout = await fanoutInto(engine, pointer, plan.role);
     } else {
       const next = await engine.route(pointer);
-      if (next.kind !== "next") {
+      if (next.kind === "fanout") {
+        fanout = next;
+        plan = {
+          role: next.role,
+          prompt: next.template,
+          location: null,
+          prev: prevOf(pointer),
+          replaceHead: false,
+        };
+      } else if (next.kind !== "next") {
         pointer = await engine.settle(pointer);
         const terminal = terminalReason(pointer);
         return stop(terminal?.because ?? "count", terminal?.message ?? "");
+      } else {
+        plan = {
+          role: next.role,
+          prompt: next.prompt,
+          location: next.location,
+          prev: prevOf(pointer),
+          replaceHead: false,
+        };
       }
-      plan = {
-        role: next.role,
-        prompt: next.prompt,
-        location: next.location,
-        prev: prevOf(pointer),
-        replaceHead: false,
-      };
     }
     const guard = await guardReached(engine, pointer, plan, options.liftedGuard);
     if (guard !== null) {
@@ -81,9 +109,11 @@ export async function runSteps(
         `thread is suspended before role "${plan.role}": ${guard.reason}. To go past it: uwf thread resume ${threadId}`,
       );
     }
-    // Nothing is spent before the first step, so no limit can be reached there.
-    if (i > 0 && limits === undefined) limits = (await options.limits?.()) ?? {};
-    const overBudget = i > 0 ? budgetReached(limits!, spent) : null;
+    // Nothing is spent before the first step, so no limit can be reached there (a fan-out
+    // child's first step may find its parent's run has spent it all).
+    const spentSome = budget.spent.steps > 0;
+    if (spentSome && limits === undefined) limits = (await options.limits?.()) ?? {};
+    const overBudget = spentSome ? budgetReached(limits!, budget.spent) : null;
     if (overBudget !== null) {
       pointer = await engine.suspendForBudget(pointer, plan, overBudget);
       return stop(
@@ -92,6 +122,30 @@ export async function runSteps(
       );
     }
     if (engine.ctx.signal.aborted) return stop("stopped", "interrupted before the step started");
+    if (fanout !== null) {
+      // `thread resume` of the parent (a custom first step) re-runs failed children.
+      const outcome = await runFanout(engine, pointer, fanout, {
+        agentFlag: options.agentFlag,
+        retryFailed: custom !== undefined,
+        ...(options.limits === undefined ? {} : { limits: options.limits }),
+        budget,
+      });
+      pointer = outcome.pointer;
+      fanouts.push(outcome.report);
+      if (outcome.kind === "stopped") return stop("stopped", outcome.message);
+      if (outcome.kind === "suspended") {
+        return stop(outcome.failed ? "failed" : "suspended", outcome.message);
+      }
+      steps.push(outcome.step);
+      if (pointer.status === "suspended" && pointer.suspended?.kind === "failure") {
+        return stop("failed", pointer.suspended.reason);
+      }
+      if (pointer.status === "completed" || pointer.status === "suspended") {
+        const terminal = terminalReason(pointer)!;
+        return stop(terminal.because, terminal.message);
+      }
+      continue;
+    }
     const result = await engine.runStep(pointer, plan, {
       agentFlag: options.agentFlag,
       lease: options.lease,
@@ -100,26 +154,14 @@ export async function runSteps(
     if (result.aborted)
       return stop("stopped", `interrupted while role "${plan.role}" ran; the head did not move`);
     if (result.failure) {
-      return {
-        pointer,
-        steps,
-        stoppedBecause: "failed",
-        message: result.failure.message,
-        failure: result.failure,
-      };
+      return { ...stop("failed", result.failure.message), failure: result.failure };
     }
     if (result.step) steps.push(result.step);
-    if (result.usage) spent = addToTotal(spent, result.usage);
+    if (result.usage) budget.spent = addToTotal(budget.spent, result.usage);
     // The step was good but routing from it failed (e.g. its edge prompt renders blank): the
     // thread waits for a fix like after any failure, and the exit code says so.
     if (pointer.status === "suspended" && pointer.suspended?.kind === "failure") {
-      return {
-        pointer,
-        steps,
-        stoppedBecause: "failed",
-        message: pointer.suspended.reason,
-        failure: null,
-      };
+      return stop("failed", pointer.suspended.reason);
     }
     if (pointer.status === "completed" || pointer.status === "suspended") {
       const terminal = terminalReason(pointer)!;
@@ -130,6 +172,33 @@ export async function runSteps(
     "count",
     `ran ${steps.length} step${steps.length === 1 ? "" : "s"}; run \`uwf thread exec ${threadId}\` to continue`,
   );
+}
+
+/** A parent suspended until its fan-out's children end: exec looks at them again. */
+export function waitsOnFanout(pointer: ThreadPointer): boolean {
+  return pointer.status === "suspended" && pointer.suspended?.kind === "fanout";
+}
+
+/**
+ * The fan-out a chosen first step (resume) runs when its role is a join: the one the head
+ * routes to. Null for any other role.
+ */
+async function fanoutInto(
+  engine: Engine,
+  pointer: ThreadPointer,
+  role: string,
+): Promise<FanoutTransition | null> {
+  const workflow = await engine.workflow(pointer.workflowHash);
+  if (workflow.roles[role]?.join !== true) return null;
+  const next = await engine.route(pointer);
+  if (next.kind !== "fanout" || next.role !== role) {
+    throw new UwfError(
+      "THREAD_STATE",
+      `role "${role}" is a join, and thread ${pointer.thread}'s head does not fan out into it`,
+      { hint: `See where the thread stands with: uwf thread show ${pointer.thread}` },
+    );
+  }
+  return next;
 }
 
 /**
@@ -172,6 +241,9 @@ export function terminalReason(
       };
     case "suspended": {
       const info = pointer.suspended;
+      if (info?.kind === "fanout") {
+        return { because: "suspended", message: `thread waits for its fan-out: ${info.reason}` };
+      }
       if (info?.kind === "human") {
         return {
           because: "suspended",

@@ -1,4 +1,9 @@
-import { type RolePayload, STATUS_FIELD, type ThreadPointer } from "@united-workforce/protocol";
+import {
+  type RolePayload,
+  STATUS_FIELD,
+  type StartPayload,
+  type ThreadPointer,
+} from "@united-workforce/protocol";
 import { type Lease, processIdentity } from "@united-workforce/store";
 import { isUwfError, sanitizeTerminalText, shellQuote, UwfError } from "@united-workforce/util";
 import { parse as parseYaml } from "yaml";
@@ -63,6 +68,8 @@ export async function runScriptStep(
     UWF_THREAD: pointer.thread,
     UWF_ROLE: plan.role,
     UWF_PROMPT: plan.prompt,
+    // The thread's task: a fan-out child's item is there (its edge prompt is a fixed text).
+    UWF_TASK: (await engine.store.cas.getPayload<StartPayload>(pointer.start, "start")).prompt,
   };
   if (findExecutable(command, env.PATH ?? "", options.cwd) === null) {
     return failed(

@@ -1,5 +1,6 @@
 import { isAlive, type LeaseInfo, type Store } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
+import { fanoutParentOf } from "./fanout.js";
 import { delay, signalGroup, stopChildGroup } from "./processes.js";
 
 const POLL_MS = 50;
@@ -30,6 +31,18 @@ export async function stopHolder(
       return { pid: holder.pid };
     }
     return null;
+  }
+  // A fan-out child runs inside its parent's exec: signalling it would stop every child.
+  const parent = fanoutParentOf(lease.info.command);
+  if (parent !== null) {
+    throw new UwfError(
+      "THREAD_BUSY",
+      `thread ${thread} is run by the fan-out of its parent ${parent} (pid ${holder.pid}); stopping it alone would stop every child of that run`,
+      {
+        hint: `stop the parent's run with \`uwf thread stop ${parent}\` (children that completed are kept), then act on this child`,
+        details: { pid: holder.pid, parent },
+      },
+    );
   }
   if (!isLocal(store, lease.info)) {
     throw new UwfError(

@@ -173,7 +173,7 @@ function expectedRole(
 ): { role: string | null; why: string } {
   if (previous === null) {
     const first = evaluate(graph, START, startOutput("new"), inputs);
-    return first.kind === "next"
+    return first.kind === "next" || first.kind === "fanout"
       ? { role: first.role, why: `$START.new leads to "${first.role}"` }
       : { role: null, why: "" };
   }
@@ -185,7 +185,8 @@ function expectedRole(
   } catch {
     return { role: previous.role, why: `"${previous.role}" could not be routed, so it re-runs` };
   }
-  if (next.kind === "next") {
+  // A fan-out's join step follows the step that fanned out, like any next role's.
+  if (next.kind === "next" || next.kind === "fanout") {
     return {
       role: next.role,
       why: `"${previous.role}" answered ${status}, which leads to "${next.role}"`,

@@ -286,6 +286,27 @@ export function describeThreadConformance(context: ConformanceContext): void {
       expect(page.items.map((item) => item.problem)).toEqual([null, null]);
     });
 
+    it("keeps a fan-out's parent waiting on its children and a child naming its parent readable", async () => {
+      const { threads } = context.store;
+      const parent = pointer({
+        status: "suspended",
+        suspended: {
+          role: "collect",
+          reason: "child 01J… of role review failed",
+          kind: "fanout",
+          prompt: "Review {{{item}}}",
+          location: null,
+        },
+      });
+      const child = pointer({ parent: { thread: parent.thread, step: "0000000000009", index: 3 } });
+      for (const p of [parent, child]) {
+        await threads.create(p);
+        expect(await threads.get(p.thread)).toEqual({ ...p, rev: 1 });
+      }
+      const page = await threads.list();
+      expect(page.items.map((item) => item.problem)).toEqual([null, null]);
+    });
+
     it.skipIf(!hooks.corruptPointer)("places a corrupt thread in time by its id", async () => {
       const { threads } = context.store;
       const p = pointer({}, JAN_1 + 5 * DAY_MS);

@@ -279,6 +279,63 @@ $$;
 update uwf_threads set pointer = pointer;
 `,
   },
+  {
+    version: 4,
+    name: "fan-out suspensions and child threads",
+    sql: `
+-- A parent waiting for its fan-out's children (kind 'fanout') and a child naming its parent
+-- (\`parent\`: thread, step, index) are readable pointers, not corrupt ones. Mirrors
+-- pointer-check.ts.
+create or replace function uwf_pointer_ok(p jsonb, id text) returns boolean language sql immutable as $$
+  select coalesce(
+    jsonb_typeof(p) = 'object'
+    and p -> 'thread' = to_jsonb(id)
+    and jsonb_typeof(p -> 'workflow') = 'string'
+    and jsonb_typeof(p -> 'cwd') = 'string'
+    and jsonb_typeof(p -> 'createdAt') = 'string'
+    and jsonb_typeof(p -> 'updatedAt') = 'string'
+    and uwf_is_hash(p -> 'workflowHash')
+    and uwf_is_hash(p -> 'start')
+    and uwf_is_hash(p -> 'head')
+    and (not p ? 'forkedFrom' or uwf_is_hash(p -> 'forkedFrom'))
+    and jsonb_typeof(p -> 'status') = 'string'
+    and p ->> 'status' in ('idle', 'suspended', 'completed', 'cancelled')
+    and jsonb_typeof(p -> 'currentRole') in ('string', 'null')
+    and uwf_is_count(p -> 'steps')
+    and (not p ? 'rev' or uwf_is_count(p -> 'rev'))
+    and (
+      not p ? 'parent'
+      or (
+        jsonb_typeof(p -> 'parent') = 'object'
+        and jsonb_typeof(p -> 'parent' -> 'thread') = 'string'
+        and (p -> 'parent' ->> 'thread') ~ '${THREAD_ID_RE}'
+        and uwf_is_hash(p -> 'parent' -> 'step')
+        and uwf_is_count(p -> 'parent' -> 'index')
+      )
+    )
+    and (
+      jsonb_typeof(p -> 'suspended') = 'null'
+      or (
+        jsonb_typeof(p -> 'suspended') = 'object'
+        and jsonb_typeof(p -> 'suspended' -> 'role') = 'string'
+        and jsonb_typeof(p -> 'suspended' -> 'reason') = 'string'
+        and jsonb_typeof(p -> 'suspended' -> 'kind') = 'string'
+        and p -> 'suspended' ->> 'kind' in ('question', 'failure', 'budget', 'human', 'guard', 'retry', 'fanout')
+        and (not (p -> 'suspended') ? 'prompt'
+             or jsonb_typeof(p -> 'suspended' -> 'prompt') = 'string')
+        and (not (p -> 'suspended') ? 'retryAfter'
+             or jsonb_typeof(p -> 'suspended' -> 'retryAfter') = 'string')
+        and (not (p -> 'suspended') ? 'guard'
+             or p -> 'suspended' ->> 'guard' in ('maxSteps', 'maxVisits'))
+      )
+    ),
+    false)
+$$;
+
+-- Re-judge the rows already there.
+update uwf_threads set pointer = pointer;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

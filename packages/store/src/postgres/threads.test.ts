@@ -50,6 +50,10 @@ describe("PostgreSQL threads", () => {
       { suspended: { role: "r", reason: "?", kind: "other" } },
       { currentRole: 3 },
       { thread: "01ARZ3NDEKTSV4RRFFQ69G5FAV" },
+      { parent: { thread: "not-an-id", step: "0000000000009", index: 0 } },
+      { parent: { thread: p.thread, step: "short", index: 0 } },
+      { parent: { thread: p.thread, step: "0000000000009", index: -1 } },
+      { parent: null },
     ];
     for (const override of bad) {
       const id = pointer().thread;

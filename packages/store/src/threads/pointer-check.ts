@@ -1,7 +1,15 @@
-import { isHash, type ThreadPointer } from "@united-workforce/protocol";
+import { isHash, isThreadId, type ThreadPointer } from "@united-workforce/protocol";
 
 const STORED_STATUSES = new Set(["idle", "suspended", "completed", "cancelled"]);
-const SUSPEND_KINDS = new Set(["question", "failure", "budget", "human", "guard", "retry"]);
+const SUSPEND_KINDS = new Set([
+  "question",
+  "failure",
+  "budget",
+  "human",
+  "guard",
+  "retry",
+  "fanout",
+]);
 const GUARDS = new Set(["maxSteps", "maxVisits"]);
 
 /**
@@ -46,6 +54,18 @@ function pointerProblem(value: unknown, id: string): string | null {
   if (value.rev !== undefined && !(Number.isInteger(value.rev) && (value.rev as number) >= 0)) {
     return "`rev` is not a non-negative integer";
   }
+  if (value.parent !== undefined) {
+    const parent = value.parent;
+    if (
+      !isRecord(parent) ||
+      !isThreadId(parent.thread) ||
+      !isHash(parent.step) ||
+      !Number.isInteger(parent.index) ||
+      (parent.index as number) < 0
+    ) {
+      return "`parent` is not { thread: <thread id>, step: <CAS hash>, index: <non-negative integer> }";
+    }
+  }
   return suspendedProblem(value.suspended);
 }
 
@@ -58,7 +78,7 @@ function suspendedProblem(suspended: unknown): string | null {
     !SUSPEND_KINDS.has(suspended.kind as string) ||
     (suspended.prompt !== undefined && typeof suspended.prompt !== "string")
   ) {
-    return "`suspended` is not null or { role, reason, kind: question|failure|budget|human|guard|retry, prompt? }";
+    return "`suspended` is not null or { role, reason, kind: question|failure|budget|human|guard|retry|fanout, prompt? }";
   }
   if (suspended.retryAfter !== undefined && Number.isNaN(Date.parse(String(suspended.retryAfter))))
     return "`suspended.retryAfter` is not a time";

@@ -6,6 +6,8 @@ import { openEngine } from "./shared.js";
 export default defineCommand({
   path: ["thread", "cancel"],
   summary: "stop any running exec and archive the thread as cancelled",
+  description:
+    "The unfinished children of a fan-out the thread waits on are cancelled with it; children that completed stay as they are.",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
@@ -20,7 +22,7 @@ export default defineCommand({
     "uwf thread cancel <thread> --keep-worktree",
   ],
   async run(ctx, [thread], options) {
-    const { stopHolder, takeThread } = await import("@united-workforce/engine");
+    const { fanoutChildren, stopHolder, takeThread } = await import("@united-workforce/engine");
     const engine = await openEngine(ctx);
     const { store } = engine;
     const before = await store.threads.get(thread!);
@@ -36,6 +38,25 @@ export default defineCommand({
           : await engine.write({ ...pointer, status: "cancelled" });
       ctx.logger.info("thread.cancel", { thread });
       const doc: ThreadCancelDocument = { thread: thread!, status: cancelled.status };
+      // The children of a fan-out not joined yet end with it; finished ones stay as they are.
+      const fanout = await fanoutChildren(engine, pointer);
+      const ended: string[] = [];
+      for (const child of fanout?.children ?? []) {
+        if (child.pointer === null) continue;
+        if (child.pointer.status === "completed" || child.pointer.status === "cancelled") continue;
+        await stopHolder(store, child.thread);
+        const childLease = await takeThread(store, child.thread, "uwf thread cancel");
+        try {
+          const current = await store.threads.get(child.thread);
+          if (current.status === "completed" || current.status === "cancelled") continue;
+          await engine.write({ ...current, status: "cancelled" });
+        } finally {
+          await childLease.release();
+        }
+        ctx.logger.info("thread.cancel", { thread: child.thread, parent: thread });
+        ended.push(child.thread);
+      }
+      if (ended.length > 0) doc.children = ended;
       if (cancelled.worktree !== undefined) {
         doc.worktree = await cleanUpWorktree(
           cancelled.worktree,
@@ -45,9 +66,13 @@ export default defineCommand({
         ctx.logger.info("thread.worktree", { thread, ...doc.worktree });
       }
       return result(doc, (d) =>
-        d.worktree === undefined
-          ? `${d.thread}: cancelled`
-          : `${d.thread}: cancelled\n${d.worktree.note}`,
+        [
+          `${d.thread}: cancelled`,
+          ...(d.children === undefined
+            ? []
+            : [`cancelled with it: ${d.children.length} unfinished fan-out children`]),
+          ...(d.worktree === undefined ? [] : [d.worktree.note]),
+        ].join("\n"),
       );
     } finally {
       await lease.release();

@@ -18,7 +18,7 @@ export default defineCommand({
   interruptible: true,
   summary: "run the next step(s) of a thread, then exit",
   description:
-    "Stops early when the thread completes, suspends (a question or a failed agent) or is stopped, and says why. A second exec on the same thread fails at once with exit 5. A thread suspended after transient agent failures (kind retry) runs again with --wait, once its retry-after time has come.",
+    "Stops early when the thread completes, suspends (a question or a failed agent) or is stopped, and says why. A second exec on the same thread fails at once with exit 5. A thread suspended after transient agent failures (kind retry) runs again with --wait, once its retry-after time has come. A fan-out counts as one step: its children run (concurrency at a time) until each completes or stops, then uwf writes the join step; a parent waiting on its children (kind fanout) looks at them again.",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
@@ -63,7 +63,9 @@ export default defineCommand({
     "uwf thread exec 01JD… -c 20 --wait",
   ],
   async run(ctx, [thread], options) {
-    const { runSteps, takeThread, terminalReason } = await import("@united-workforce/engine");
+    const { runSteps, takeThread, terminalReason, waitsOnFanout } = await import(
+      "@united-workforce/engine"
+    );
     const count = options.count;
     const worker = options.worker as string | undefined;
     // A background worker has no terminal: a follower reads its events from the process log.
@@ -80,7 +82,8 @@ export default defineCommand({
     if (options.background && !worker) {
       // Nothing would run: say so now rather than start a worker that does nothing.
       const pointer = await store.threads.get(thread!);
-      const terminal = waitFor === null ? terminalReason(pointer) : null;
+      // A parent waiting on its fan-out looks at its children again.
+      const terminal = waitFor === null && !waitsOnFanout(pointer) ? terminalReason(pointer) : null;
       if (!terminal) return startBackground(ctx, thread!, count, options, lease);
       await lease.release();
       const doc: ThreadExecDocument = {

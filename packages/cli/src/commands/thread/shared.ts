@@ -69,7 +69,10 @@ export async function execResult(
     doc,
     (d) => {
       const lines = options.quiet ? d.steps.map(stepLine) : [];
-      if (d.stoppedBecause === "failed") {
+      if (summary.fanouts !== undefined && summary.pointer.suspended?.kind === "fanout") {
+        // Which children failed or wait, and what to do: progress said only that they stopped.
+        lines.push(`${d.thread}: ${d.status} — ${d.message}`);
+      } else if (d.stoppedBecause === "failed") {
         const what = summary.failure
           ? "the agent failed"
           : "the step's outcome could not be routed";

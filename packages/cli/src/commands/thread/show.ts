@@ -9,7 +9,7 @@ export default defineCommand({
   summary: "show a thread's status, head, next role and usage",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
-    const { deriveStatus, liveHolder } = await import("@united-workforce/engine");
+    const { deriveStatus, fanoutChildren, liveHolder } = await import("@united-workforce/engine");
     const engine = await openEngine(ctx);
     const pointer = await engine.store.threads.get(thread!);
     const holder = await liveHolder(engine.store, thread!);
@@ -22,7 +22,7 @@ export default defineCommand({
     if (pointer.status === "idle") {
       try {
         const next = await engine.route(pointer);
-        nextRole = next.kind === "next" ? next.role : null;
+        nextRole = next.kind === "next" || next.kind === "fanout" ? next.role : null;
       } catch (error) {
         ctx.progress(`warning: cannot route this thread: ${errorMessage(error)}`);
       }
@@ -58,9 +58,26 @@ export default defineCommand({
         ? { ...pointer.worktree, present: existsSync(pointer.worktree.path) }
         : null,
     };
+    if (pointer.parent !== undefined) doc.parent = pointer.parent;
+    // A fan-out not joined yet (to run, running, or waiting on children): where each child is.
+    const pending = pointer.status === "idle" || pointer.status === "suspended";
+    const fanout = pending ? await fanoutChildren(engine, pointer) : null;
+    if (fanout !== null) {
+      doc.children = [];
+      for (const child of fanout.children) {
+        const status =
+          child.pointer === null
+            ? "pending"
+            : deriveStatus(child.pointer, await liveHolder(engine.store, child.thread));
+        doc.children.push({ thread: child.thread, index: child.index, status });
+      }
+    }
     return result(doc, renderShow);
   },
 });
+
+/** The text lists this many children; the document lists every one. */
+const SHOWN_CHILDREN = 20;
 
 function renderShow(d: ThreadShowDocument): string {
   const lines = [
@@ -78,6 +95,23 @@ function renderShow(d: ThreadShowDocument): string {
     `agent     ${d.agent === null ? "from config.yaml (no --agent given yet)" : `${d.agent} (from --agent)`}`,
     `created   ${d.createdAt}, updated ${d.updatedAt}`,
   ];
+  if (d.parent !== undefined) {
+    lines.push(`parent    ${d.parent.thread} (item ${d.parent.index} of its fan-out)`);
+  }
+  if (d.children !== undefined) {
+    const counts = new Map<string, number>();
+    for (const child of d.children) counts.set(child.status, (counts.get(child.status) ?? 0) + 1);
+    const summary = [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
+    lines.push(`children  ${d.children.length} (${summary || "none"})`);
+    for (const child of d.children.slice(0, SHOWN_CHILDREN)) {
+      lines.push(`          ${String(child.index).padStart(3)} ${child.thread} ${child.status}`);
+    }
+    if (d.children.length > SHOWN_CHILDREN) {
+      lines.push(
+        `          … and ${d.children.length - SHOWN_CHILDREN} more (--format json lists all)`,
+      );
+    }
+  }
   if (d.inputs !== null) {
     const entries = Object.entries(d.inputs);
     if (entries.length === 0) lines.push("inputs    none given");
@@ -96,6 +130,10 @@ function renderShow(d: ThreadShowDocument): string {
   if (d.suspended?.kind === "human") {
     // The reason is the question and the `uwf thread answer` lines.
     lines.push(`waiting   for a human to answer role ${d.suspended.role}:`);
+    for (const line of d.suspended.reason.split("\n")) lines.push(`          ${line}`.trimEnd());
+  } else if (d.suspended?.kind === "fanout") {
+    // The reason names each child that failed or waits, then what to do.
+    lines.push(`waiting   for its fan-out's children before joining ${d.suspended.role}:`);
     for (const line of d.suspended.reason.split("\n")) lines.push(`          ${line}`.trimEnd());
   } else if (d.suspended) {
     const { kind, role, reason } = d.suspended;

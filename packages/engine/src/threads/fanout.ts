@@ -1,0 +1,703 @@
+import {
+  type ExecStepResult,
+  type FanoutFailureRule,
+  type JsonSchema,
+  type JsonValue,
+  STATUS_FIELD,
+  type StartPayload,
+  type StepPayload,
+  startNodeKind,
+  type ThreadPointer,
+  type WorkflowPayload,
+} from "@united-workforce/protocol";
+import type { Lease } from "@united-workforce/store";
+import {
+  errorMessage,
+  hashBytes,
+  isUwfError,
+  type Logger,
+  newUlid,
+  sanitizeTerminalText,
+  UwfError,
+} from "@united-workforce/util";
+import type { FanoutTransition } from "../moderator/evaluate.js";
+import { outputProblems, storeDirectStep } from "./direct-step.js";
+import { Engine, type PlannedStep, prevOf } from "./engine.js";
+import { takeThread } from "./lease.js";
+import { type RunBudget, type RunOptions, runSteps } from "./run-steps.js";
+
+/** The `agent` recorded on a join step: uwf wrote it from the children's results. */
+export const JOIN_AGENT = "join";
+/** How many children run at once when the fan-out does not say. */
+export const DEFAULT_CONCURRENCY = 4;
+/**
+ * At most this many steps per child per exec of the parent: a child that loops is left idle
+ * (and reported as waiting) instead of running for ever inside one exec.
+ */
+export const CHILD_STEP_LIMIT = 100;
+
+/** The command a child's lease names while its parent's exec runs it. */
+export function fanoutLeaseCommand(parent: string): string {
+  return `${FANOUT_LEASE_PREFIX}${parent})`;
+}
+
+/** The parent a child's lease command names, or null when an exec of its own holds it. */
+export function fanoutParentOf(command: string): string | null {
+  return command.startsWith(FANOUT_LEASE_PREFIX)
+    ? command.slice(FANOUT_LEASE_PREFIX.length, -1)
+    : null;
+}
+
+const FANOUT_LEASE_PREFIX = "uwf thread exec (fan-out of ";
+
+/** Where a child stands for its fan-out. */
+export type ChildOutcome = "completed" | "failed" | "waiting" | "pending";
+
+/** One child of a fan-out, as the exec document and the parent's suspension report it. */
+export interface FanoutChildReport {
+  index: number;
+  thread: string;
+  status: ChildOutcome;
+  /** The child's role the reason is about, when it failed or waits. */
+  role?: string;
+  /** Why it failed or waits. */
+  reason?: string;
+}
+
+/** What one fan-out did: its children as they stand now, and the join role. */
+export interface FanoutReport {
+  role: string;
+  children: FanoutChildReport[];
+  completed: number;
+  failed: number;
+  waiting: number;
+}
+
+export type FanoutOutcome =
+  | {
+      kind: "joined";
+      pointer: ThreadPointer;
+      step: ExecStepResult;
+      report: FanoutReport;
+    }
+  | {
+      /** The parent waits (kind `fanout`), or its join was refused (kind `failure`). */
+      kind: "suspended";
+      pointer: ThreadPointer;
+      /** A child failed, or the join failed: the exit code is a failed step's. */
+      failed: boolean;
+      message: string;
+      report: FanoutReport;
+    }
+  | { kind: "stopped"; pointer: ThreadPointer; message: string; report: FanoutReport };
+
+/**
+ * A child's thread id, derived (never random) from the parent, the parent's step whose route
+ * fanned out and the item's index, so a re-run after a crash finds the children it made. A
+ * valid ULID: its time part is `timeMs` (when that step completed), its 80-bit rest a hash.
+ */
+export function childThreadId(parent: string, step: string, index: number, timeMs: number): string {
+  const key = `${parent}/${step}/${index}`;
+  return `${newUlid(timeMs).slice(0, 10)}${hashBytes(key).slice(-8)}${hashBytes(`${key}/2`).slice(-8)}`;
+}
+
+/** The step a fan-out hangs off (the head) and its time, from which children ids derive. */
+async function origin(engine: Engine, pointer: ThreadPointer): Promise<{ timeMs: number }> {
+  const head = await engine.headStep(pointer);
+  if (head !== null) return { timeMs: head.completedAtMs };
+  const start = await engine.store.cas.getPayload<StartPayload>(pointer.start, "start");
+  return { timeMs: start.createdAtMs };
+}
+
+/**
+ * The children of the fan-out the thread's head leads to (created or not yet), or null when
+ * its head does not fan out. For `thread show` and `thread cancel`.
+ */
+export async function fanoutChildren(
+  engine: Engine,
+  pointer: ThreadPointer,
+): Promise<{
+  role: string;
+  children: { index: number; thread: string; pointer: ThreadPointer | null }[];
+} | null> {
+  let next: Awaited<ReturnType<Engine["route"]>>;
+  try {
+    next = await engine.route(pointer);
+  } catch {
+    return null;
+  }
+  if (next.kind !== "fanout") return null;
+  const { timeMs } = await origin(engine, pointer);
+  const children = [];
+  for (let index = 0; index < next.items.length; index++) {
+    const thread = childThreadId(pointer.thread, pointer.head, index, timeMs);
+    const child = (await engine.store.threads.exists(thread))
+      ? await engine.store.threads.get(thread)
+      : null;
+    children.push({ index, thread, pointer: child });
+  }
+  return { role: next.role, children };
+}
+
+interface Child {
+  index: number;
+  item: unknown;
+  thread: string;
+  outcome: ChildOutcome;
+  /** Why a waiting child waits: its suspend kind. */
+  kind?: string;
+  role?: string;
+  reason?: string;
+}
+
+export interface FanoutOptions {
+  agentFlag?: string | undefined;
+  /**
+   * `thread resume` of the parent: children that failed run their failed step again, and
+   * those a budget stopped run the step it stopped before.
+   */
+  retryFailed: boolean;
+  /** The parent run's limits (`--max-cost`, `--max-steps`, config), held by every child. */
+  limits?: RunOptions["limits"];
+  /** What the parent's run has spent; the children's steps add to it. */
+  budget?: RunBudget;
+}
+
+/**
+ * Run a fan-out: make each item's child thread (if it is not there yet), run the children that
+ * can run, at most `concurrency` at once, each under its own lease until it completes or stops,
+ * then either write the join step (every child ended as the failure rule allows) or suspend the
+ * parent saying which children failed or wait. The caller holds the parent's lease.
+ */
+export async function runFanout(
+  engine: Engine,
+  pointer: ThreadPointer,
+  transition: FanoutTransition,
+  options: FanoutOptions,
+): Promise<FanoutOutcome> {
+  const workflow = await engine.workflow(pointer.workflowHash);
+  const joinRole = workflow.roles[transition.role];
+  if (joinRole?.join !== true) {
+    throw new UwfError(
+      "WORKFLOW_INVALID",
+      `workflow "${workflow.name}" fans out into role "${transition.role}", which is not a join role`,
+      { hint: "A fan-out edge's role must be declared with `join: true`." },
+    );
+  }
+  const childWorkflow = await engine.workflow(transition.fanout.workflow);
+  const failure: FanoutFailureRule = transition.fanout.failure ?? "all";
+  const concurrency = transition.fanout.concurrency ?? DEFAULT_CONCURRENCY;
+  const { timeMs } = await origin(engine, pointer);
+  const emptyReport = (): FanoutReport => report(transition.role, []);
+
+  let inputs: (Record<string, JsonValue> | undefined)[];
+  try {
+    inputs = await childInputs(engine, childWorkflow, transition);
+  } catch (error) {
+    return suspendFailure(engine, pointer, transition, errorMessage(error), emptyReport());
+  }
+
+  const children: Child[] = [];
+  for (const [index, item] of transition.items.entries()) {
+    const thread = childThreadId(pointer.thread, pointer.head, index, timeMs);
+    const child = await ensureChild(engine, pointer, {
+      thread,
+      index,
+      workflow: childWorkflow,
+      workflowHash: transition.fanout.workflow,
+      prompt: item.prompt,
+      cwd: engine.cwdOf(pointer, item.location),
+      inputs: inputs[index],
+      timeMs,
+    });
+    children.push({ index, item: item.item, thread, ...standing(child, options.retryFailed) });
+  }
+
+  engine.ctx.logger.info("fanout.started", {
+    thread: pointer.thread,
+    role: transition.role,
+    children: children.length,
+    concurrency,
+    failure,
+  });
+  engine.emit({
+    type: "fanout.started",
+    thread: pointer.thread,
+    role: transition.role,
+    children: children.map((c) => c.thread),
+    concurrency,
+    failure,
+  });
+
+  // The agent the parent runs with runs its children (a child remembers it like an --agent).
+  const agentFlag = options.agentFlag ?? (pointer.agent as string | undefined);
+  const queue = children.filter((c) => c.outcome === "pending");
+  const stopLaunching = () =>
+    engine.ctx.signal.aborted ||
+    (failure === "all" && children.some((c) => c.outcome === "failed"));
+  const worker = async (): Promise<void> => {
+    for (let child = queue.shift(); child !== undefined; child = queue.shift()) {
+      if (stopLaunching()) return;
+      // Never throws: a worker that threw would leave the others running after exec returned.
+      let ended: Awaited<ReturnType<typeof runChild>>;
+      try {
+        ended = await runChild(engine, pointer, child, agentFlag, options);
+      } catch (error) {
+        ended = { outcome: "failed", reason: errorMessage(error) };
+      }
+      Object.assign(child, ended);
+      engine.ctx.logger.info("fanout.child", {
+        thread: pointer.thread,
+        child: child.thread,
+        index: child.index,
+        status: child.outcome,
+        ...(child.reason === undefined ? {} : { reason: firstLine(child.reason) }),
+      });
+      engine.emit({
+        type: "fanout.child",
+        thread: pointer.thread,
+        child: child.thread,
+        index: child.index,
+        status: child.outcome,
+        ...(child.reason === undefined ? {} : { reason: firstLine(child.reason) }),
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, () => worker()));
+
+  const summary = report(transition.role, children);
+  if (engine.ctx.signal.aborted) {
+    return {
+      kind: "stopped",
+      pointer,
+      message: `interrupted while the fan-out to role "${transition.role}" ran; run \`uwf thread exec ${pointer.thread}\` to go on (children that completed are kept)`,
+      report: summary,
+    };
+  }
+  const blocking = blockingChildren(children, failure);
+  if (blocking !== null) {
+    const reason = fanoutWaitReason(pointer.thread, transition.role, children, blocking);
+    const waiting = await engine.suspend(pointer, {
+      role: transition.role,
+      reason,
+      kind: "fanout",
+      prompt: transition.template,
+      location: null,
+    });
+    await engine.announce(waiting);
+    return {
+      kind: "suspended",
+      pointer: waiting,
+      failed: children.some((c) => c.outcome === "failed"),
+      message: reason,
+      report: summary,
+    };
+  }
+  return join(engine, pointer, transition, children, summary);
+}
+
+/** Why the join cannot be written yet, or null when it can. */
+function blockingChildren(children: Child[], failure: FanoutFailureRule): string | null {
+  const waiting = children.filter((c) => c.outcome === "waiting" || c.outcome === "pending");
+  const failed = children.filter((c) => c.outcome === "failed");
+  const completed = children.filter((c) => c.outcome === "completed");
+  if (failure === "all" && failed.length > 0) {
+    return `${count(failed.length, "child")} failed (failure: all needs every child to complete)`;
+  }
+  if (waiting.length > 0) return `${count(waiting.length, "child")} did not end yet`;
+  if (failure === "any" && children.length > 0 && completed.length === 0) {
+    return "no child completed (failure: any needs one to)";
+  }
+  return null;
+}
+
+function fanoutWaitReason(parent: string, role: string, children: Child[], why: string): string {
+  const shown = children.filter((c) => c.outcome !== "completed");
+  const lines = [`the fan-out to role "${role}" cannot join: ${why}.`];
+  for (const c of shown.slice(0, 10)) {
+    const what =
+      c.outcome === "pending"
+        ? "not run yet"
+        : `${c.outcome}${c.role ? ` at role "${c.role}"` : ""}: ${firstLine(c.reason ?? "")}`;
+    lines.push(`  child ${c.thread} (item ${c.index}) ${what}`);
+  }
+  if (shown.length > 10) lines.push(`  … and ${shown.length - 10} more`);
+  const how: string[] = [];
+  if (children.some((c) => c.outcome === "failed")) {
+    how.push(`uwf thread resume ${parent} re-runs the failed children's failed steps and goes on`);
+  }
+  if (children.some((c) => c.kind === "budget")) {
+    how.push(
+      `uwf thread resume ${parent} runs the children this run's budget stopped, with a new budget`,
+    );
+  }
+  if (children.some((c) => c.outcome === "waiting" && c.kind !== "budget")) {
+    how.push(
+      `answer or resume a waiting child on its own (uwf thread show <child> says how), then uwf thread exec ${parent}`,
+    );
+  }
+  if (children.some((c) => c.outcome === "pending") && how.length === 0) {
+    how.push(`uwf thread exec ${parent} runs them`);
+  }
+  lines.push(`To continue: ${how.join("; or ")}.`);
+  return lines.join("\n");
+}
+
+/** A child's standing before this exec runs it: ended, or to run (`pending`). */
+function standing(
+  child: ThreadPointer,
+  retryFailed: boolean,
+): Pick<Child, "outcome" | "role" | "reason" | "kind"> {
+  const info = child.suspended;
+  switch (child.status) {
+    case "completed":
+      return { outcome: "completed" };
+    case "cancelled":
+      return { outcome: "failed", reason: "the child thread was cancelled" };
+    case "idle":
+      return { outcome: "pending" };
+    default: {
+      if (!info) return { outcome: "pending" };
+      const failedKind = info.kind === "failure" || info.kind === "retry";
+      if ((failedKind || info.kind === "budget") && retryFailed) return { outcome: "pending" };
+      if (failedKind) return { outcome: "failed", role: info.role, reason: info.reason };
+      // A nested fan-out goes on like the parent's own.
+      if (info.kind === "fanout") return { outcome: "pending" };
+      return {
+        outcome: "waiting",
+        kind: info.kind,
+        role: info.role,
+        reason: waitingWhy(info.kind, info.reason),
+      };
+    }
+  }
+}
+
+function waitingWhy(kind: string, reason: string): string {
+  if (kind === "human") return "waits for a human's answer";
+  if (kind === "question") return `asks: ${reason}`;
+  return `${kind}: ${reason}`;
+}
+
+/** Run one child under its own lease until it completes or stops; say where it ended. */
+async function runChild(
+  engine: Engine,
+  parent: ThreadPointer,
+  child: Child,
+  agentFlag: string | undefined,
+  options: FanoutOptions,
+): Promise<Pick<Child, "outcome" | "role" | "reason" | "kind">> {
+  // One engine per child: an engine remembers the head it verified last. Its log lines name
+  // the parent, so `thread watch <parent>` follows the children too.
+  const childEngine = new Engine({
+    ...engine.ctx,
+    logger: withFields(engine.ctx.logger, { parent: parent.thread }),
+  });
+  let lease: Lease;
+  try {
+    lease = await takeThread(engine.store, child.thread, fanoutLeaseCommand(parent.thread));
+  } catch (error) {
+    if (isUwfError(error) && error.code === "THREAD_BUSY") {
+      return { outcome: "waiting", reason: "another process is running it" };
+    }
+    throw error;
+  }
+  try {
+    const before = await engine.store.threads.get(child.thread);
+    const first = options.retryFailed ? retryPlan(before) : null;
+    const summary = await runSteps(childEngine, child.thread, {
+      count: CHILD_STEP_LIMIT,
+      agentFlag,
+      lease,
+      ...(first === null ? {} : { first: () => first }),
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+      ...(options.budget === undefined ? {} : { budget: options.budget }),
+    });
+    if (summary.stoppedBecause === "stopped") {
+      return { outcome: "waiting", reason: "interrupted" };
+    }
+    const info = summary.pointer.suspended;
+    if (summary.pointer.status === "suspended" && info?.kind === "fanout") {
+      // A nested fan-out that cannot join: failed when one of its children failed.
+      return {
+        outcome: summary.stoppedBecause === "failed" ? "failed" : "waiting",
+        kind: "fanout",
+        role: info.role,
+        reason: info.reason,
+      };
+    }
+    const after = standing(summary.pointer, false);
+    if (after.outcome === "pending") {
+      return {
+        outcome: "waiting",
+        reason: `ran ${CHILD_STEP_LIMIT} steps in this exec without ending; uwf thread exec ${parent.thread} runs it on`,
+      };
+    }
+    return after;
+  } catch (error) {
+    // E.g. no agent configured: the child did not move; it counts as failed for this exec.
+    return { outcome: "failed", reason: errorMessage(error) };
+  } finally {
+    await lease.release();
+  }
+}
+
+/** The failed step a child suspended on, to run again; null when it did not fail. */
+function retryPlan(child: ThreadPointer): PlannedStep | null {
+  const info = child.suspended;
+  if (child.status !== "suspended" || !info) return null;
+  // A nested fan-out resumed runs its own failed children again.
+  const again = ["failure", "retry", "budget", "fanout"];
+  if (!again.includes(info.kind)) return null;
+  // A routing failure after a good step has nothing to re-run: the thread stays as it is.
+  if (info.prompt === undefined) return null;
+  return {
+    role: info.role,
+    prompt: info.prompt,
+    location: info.location ?? null,
+    prev: prevOf(child),
+    replaceHead: false,
+  };
+}
+
+/** Each child's inputs when the child workflow declares some (the item, validated). */
+async function childInputs(
+  engine: Engine,
+  childWorkflow: WorkflowPayload,
+  transition: FanoutTransition,
+): Promise<(Record<string, JsonValue> | undefined)[]> {
+  if (childWorkflow.inputs === undefined) return transition.items.map(() => undefined);
+  const schema = (await engine.store.cas.get(childWorkflow.inputs)).payload as JsonSchema;
+  const validate = engine.store.cas.schemaValidator(schema).validate;
+  const { checkThreadInputs } = await import("./inputs.js");
+  return transition.items.map(({ item }, index) => {
+    if (item === null || typeof item !== "object" || Array.isArray(item)) {
+      throw new UwfError(
+        "INPUT_INVALID",
+        `item ${index} of the fan-out is ${JSON.stringify(item)}, but workflow "${childWorkflow.name}" declares inputs: each item must be a mapping of them`,
+      );
+    }
+    const values = item as Record<string, JsonValue>;
+    try {
+      checkThreadInputs(childWorkflow.name, schema as never, values, validate);
+    } catch (error) {
+      throw new UwfError("INPUT_INVALID", `item ${index} of the fan-out: ${errorMessage(error)}`);
+    }
+    return values;
+  });
+}
+
+/** The child's pointer: found by its derived id, else made now (create-if-absent). */
+async function ensureChild(
+  engine: Engine,
+  parent: ThreadPointer,
+  spec: {
+    thread: string;
+    index: number;
+    workflow: WorkflowPayload;
+    workflowHash: string;
+    prompt: string;
+    cwd: string;
+    inputs: Record<string, JsonValue> | undefined;
+    timeMs: number;
+  },
+): Promise<ThreadPointer> {
+  const { store } = engine;
+  if (await store.threads.exists(spec.thread)) return store.threads.get(spec.thread);
+  // Deterministic: a StartNode written again after a crash has the same hash.
+  const startPayload: StartPayload = {
+    workflow: spec.workflowHash,
+    prompt: spec.prompt,
+    cwd: spec.cwd,
+    createdAtMs: spec.timeMs,
+  };
+  if (spec.inputs !== undefined) startPayload.inputs = spec.inputs;
+  const start = await store.cas.put(store.cas.builtin(startNodeKind(startPayload)), startPayload);
+  const at = new Date(spec.timeMs).toISOString();
+  const pointer: ThreadPointer = {
+    thread: spec.thread,
+    workflow: spec.workflow.name,
+    workflowHash: spec.workflowHash,
+    start,
+    head: start,
+    status: "idle",
+    currentRole: null,
+    suspended: null,
+    steps: 0,
+    cwd: spec.cwd,
+    createdAt: at,
+    updatedAt: new Date().toISOString(),
+    parent: { thread: parent.thread, step: parent.head, index: spec.index },
+  };
+  try {
+    const created = await store.threads.create(pointer);
+    engine.ctx.logger.info("thread.start", {
+      thread: spec.thread,
+      workflow: spec.workflow.name,
+      parent: parent.thread,
+      index: spec.index,
+    });
+    return created;
+  } catch (error) {
+    if (isUwfError(error) && error.code === "THREAD_EXISTS") return store.threads.get(spec.thread);
+    throw error;
+  }
+}
+
+/** Write the join step from the children's results, then route on from it. */
+async function join(
+  engine: Engine,
+  pointer: ThreadPointer,
+  transition: FanoutTransition,
+  children: Child[],
+  summary: FanoutReport,
+): Promise<FanoutOutcome> {
+  const started = Date.now();
+  const results = [];
+  for (const c of children) {
+    const output = c.outcome === "completed" ? await lastOutput(engine, c.thread) : null;
+    results.push({
+      index: c.index,
+      item: c.item,
+      thread: c.thread,
+      status: c.outcome === "completed" ? "completed" : "failed",
+      output,
+      ...(c.outcome === "completed" ? {} : { reason: c.reason ?? "failed" }),
+    });
+  }
+  const completed = results.filter((r) => r.status === "completed").length;
+  const output: Record<string, unknown> = {
+    [STATUS_FIELD]: completed === results.length ? "done" : "partial",
+    results,
+    completed,
+    failed: results.length - completed,
+  };
+  const workflow = await engine.workflow(pointer.workflowHash);
+  const role = workflow.roles[transition.role]!;
+  const problems = await outputProblems(engine.store.cas, role.frontmatter, output);
+  if (problems.length > 0) {
+    return suspendFailure(
+      engine,
+      pointer,
+      transition,
+      `the join output uwf wrote from the children's results does not match role "${transition.role}"'s frontmatter schema: ${problems.join("; ")}. The join output is { $status: done|partial, results: [{ index, item, thread, status, output, reason? }], completed, failed }; declare those fields (or fewer, without additionalProperties: false) in the join role's schema.`,
+      summary,
+    );
+  }
+  const plan: PlannedStep = {
+    role: transition.role,
+    prompt: transition.template,
+    location: null,
+    prev: prevOf(pointer),
+    replaceHead: false,
+  };
+  const verified = await storeDirectStep(engine.store.cas, pointer, plan, role.frontmatter, {
+    agent: JOIN_AGENT,
+    output,
+    body: joinBody(transition.role, results),
+    assembledPrompt: transition.template,
+    cwd: pointer.cwd,
+    detail: { adapter: JOIN_AGENT, children: children.map((c) => c.thread) },
+    startedAtMs: started,
+  });
+  const done = await engine.commitStep(pointer, verified, plan, JOIN_AGENT, started);
+  engine.ctx.logger.info("fanout.joined", {
+    thread: pointer.thread,
+    role: transition.role,
+    step: verified.hash,
+    completed,
+    failed: results.length - completed,
+  });
+  engine.emit({
+    type: "fanout.joined",
+    thread: pointer.thread,
+    role: transition.role,
+    completed,
+    failed: results.length - completed,
+  });
+  return { kind: "joined", pointer: done.pointer, step: done.step, report: summary };
+}
+
+async function lastOutput(engine: Engine, thread: string): Promise<unknown> {
+  const child = await engine.store.threads.get(thread);
+  if (child.head === child.start) return null;
+  const head = await engine.store.cas.getPayload<StepPayload>(child.head, "step");
+  return engine.store.cas.getPayload<unknown>(head.output);
+}
+
+function joinBody(
+  role: string,
+  results: { index: number; thread: string; status: string; output: unknown; reason?: string }[],
+): string {
+  const lines = [
+    `Role "${role}" joined ${count(results.length, "child")}.`,
+    "",
+    "| # | thread | status | $status or reason |",
+    "|---|--------|--------|-------------------|",
+  ];
+  for (const r of results) {
+    const status =
+      r.status === "completed"
+        ? String((r.output as Record<string, unknown> | null)?.[STATUS_FIELD] ?? "")
+        : firstLine(r.reason ?? "");
+    lines.push(`| ${r.index} | ${r.thread} | ${r.status} | ${status.replaceAll("|", "\\|")} |`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+async function suspendFailure(
+  engine: Engine,
+  pointer: ThreadPointer,
+  transition: FanoutTransition,
+  reason: string,
+  summary: FanoutReport,
+): Promise<FanoutOutcome> {
+  engine.ctx.logger.error("step.failed", {
+    thread: pointer.thread,
+    role: transition.role,
+    reason,
+  });
+  engine.emit({ type: "step.failed", thread: pointer.thread, role: transition.role, reason });
+  const waiting = await engine.suspend(pointer, {
+    role: transition.role,
+    reason,
+    kind: "failure",
+    prompt: transition.template,
+    location: null,
+  });
+  await engine.announce(waiting);
+  return { kind: "suspended", pointer: waiting, failed: true, message: reason, report: summary };
+}
+
+function report(role: string, children: Child[]): FanoutReport {
+  return {
+    role,
+    children: children.map((c) => ({
+      index: c.index,
+      thread: c.thread,
+      status: c.outcome,
+      ...(c.role === undefined ? {} : { role: c.role }),
+      ...(c.reason === undefined ? {} : { reason: firstLine(c.reason) }),
+    })),
+    completed: children.filter((c) => c.outcome === "completed").length,
+    failed: children.filter((c) => c.outcome === "failed").length,
+    waiting: children.filter((c) => c.outcome === "waiting" || c.outcome === "pending").length,
+  };
+}
+
+function withFields(logger: Logger, extra: Record<string, unknown>): Logger {
+  return {
+    log: (level, event, fields) => logger.log(level, event, { ...fields, ...extra }),
+    info: (event, fields) => logger.info(event, { ...fields, ...extra }),
+    warn: (event, fields) => logger.warn(event, { ...fields, ...extra }),
+    error: (event, fields) => logger.error(event, { ...fields, ...extra }),
+  };
+}
+
+function firstLine(text: string): string {
+  return sanitizeTerminalText(text.split("\n")[0] ?? "").trim();
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : noun === "child" ? "ren" : "s"}`;
+}
