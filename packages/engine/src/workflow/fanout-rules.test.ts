@@ -353,7 +353,7 @@ describe("fan-out validation", () => {
       const all = withFanout('{ over: "{{{files}}}", role: review }');
       expect(errorsOf(all)).toEqual([]);
       expect(warningsOf(all)).toEqual([
-        'role "collect" declares "partial", which never happens here: every fan-out into it has failure "all", so the join runs only when every child completed',
+        'role "collect" declares "partial", which never happens here: every fan-out into it has failure "all", so the join runs only when every child completed; remove "partial" from its "$status" (or set failure any|continue on a fan-out into it)',
       ]);
     });
 

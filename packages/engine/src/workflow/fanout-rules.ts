@@ -238,7 +238,7 @@ function checkJoinRole(
   }
   if (incoming.length > 0 && lenient.length === 0 && exits.statuses.includes("partial")) {
     warnings.push(
-      `${where} declares "partial", which never happens here: every fan-out into it has failure "all", so the join runs only when every child completed`,
+      `${where} declares "partial", which never happens here: every fan-out into it has failure "all", so the join runs only when every child completed; remove "partial" from its "$status" (or set failure any|continue on a fan-out into it)`,
     );
   }
   for (const [status, output] of exits.outputs) {
