@@ -301,7 +301,7 @@ describe("guards on a human role (examples/approval-gate.yaml with maxVisits)", 
     // The third draft would bring the approver a third time: the guard stops it first.
     const run = await json("thread", "exec", thread, ...mock);
     expect(run.code).toBe(0);
-    expect(run.doc).toMatchObject({ status: "suspended", stoppedBecause: "suspended" });
+    expect(run.doc).toMatchObject({ status: "suspended", stoppedBecause: "guard" });
     expect(run.doc.message).toContain(
       'guard, before role "approver": role "approver" has reached its maxVisits of 2 steps in this thread',
     );

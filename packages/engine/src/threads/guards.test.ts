@@ -191,9 +191,9 @@ describe("guards on a human role", () => {
     await answerThread(engine, thread, { status: "again", by: "test" });
 
     // The second visit would pass maxVisits 1: a guard, not a question. The guard is found as
-    // the worker's step settles, so the run stops on a suspended thread.
+    // the worker's step settles, and the run says it stopped on the guard.
     const summary = await run(engineWith([]), thread, agent);
-    expect(summary.stoppedBecause).toBe("suspended");
+    expect(summary.stoppedBecause).toBe("guard");
     expect(summary.message).toContain('guard, before role "reviewer"');
     expect(summary.steps.map((s) => s.role)).toEqual(["worker"]);
     pointer = await store.threads.get(thread);
@@ -235,7 +235,7 @@ describe("guards on a human role", () => {
     });
     const events: EngineEvent[] = [];
     const summary = await run(engineWith(events), thread, mock(worked(1)));
-    expect(summary.stoppedBecause).toBe("suspended");
+    expect(summary.stoppedBecause).toBe("guard");
     expect(events.at(-1)).toMatchObject({ type: "suspended", kind: "guard", role: "reviewer" });
     expect(summary.steps.map((s) => s.role)).toEqual(["worker"]);
     const pointer = await store.threads.get(thread);

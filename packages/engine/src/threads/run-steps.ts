@@ -141,7 +141,7 @@ export async function runSteps(
         return stop("failed", pointer.suspended.reason);
       }
       if (pointer.status === "completed" || pointer.status === "suspended") {
-        const terminal = terminalReason(pointer)!;
+        const terminal = afterStep(pointer);
         return stop(terminal.because, terminal.message);
       }
       continue;
@@ -164,7 +164,7 @@ export async function runSteps(
       return stop("failed", pointer.suspended.reason);
     }
     if (pointer.status === "completed" || pointer.status === "suspended") {
-      const terminal = terminalReason(pointer)!;
+      const terminal = afterStep(pointer);
       return stop(terminal.because, terminal.message);
     }
   }
@@ -223,6 +223,16 @@ export function budgetReached(limits: RunLimits, spent: UsageTotal): string | nu
 
 function formatUsd(value: number): string {
   return `$${value < 1 ? value.toFixed(4) : value.toFixed(2)}`;
+}
+
+/**
+ * Why a run stops after its step left the thread completed or waiting. A guard reached by the
+ * next role (a human role is asked at once, so its guard is checked when the step is stored)
+ * says `guard`, as when the run reaches one before an agent's step.
+ */
+function afterStep(pointer: ThreadPointer): NonNullable<ReturnType<typeof terminalReason>> {
+  const terminal = terminalReason(pointer)!;
+  return pointer.suspended?.kind === "guard" ? { ...terminal, because: "guard" } : terminal;
 }
 
 export function terminalReason(
