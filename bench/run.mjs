@@ -215,6 +215,35 @@ try {
     );
   }
 
+  // Most users have a config.yaml (`uwf setup` writes one), which every store-opening process
+  // reads: the same two reads with one.
+  const configFile = join(home, "config.yaml");
+  writeFileSync(
+    configFile,
+    [
+      "providers:",
+      "  anthropic: { baseUrl: https://api.anthropic.com, apiKeyEnv: ANTHROPIC_API_KEY }",
+      "models:",
+      "  sonnet: { provider: anthropic, name: claude-sonnet-4-5 }",
+      "agents:",
+      "  claude: { command: uwf-claude-code, model: sonnet }",
+      `  mock: { command: ${JSON.stringify(mockAgent)} }`,
+      "defaultAgent: claude",
+      "",
+    ].join("\n"),
+  );
+  report(
+    "uwf cas get, with a config.yaml",
+    time(() => [uwfBin, "cas", "get", text]),
+    n0,
+  );
+  report(
+    "uwf thread show, with a config.yaml",
+    time(() => [uwfBin, "thread", "show", fresh[0]]),
+    n0,
+  );
+  rmSync(configFile);
+
   // step list reads the whole chain: a 200-step thread.
   const loopHash = JSON.parse(uwf("workflow", "add", "bench/loop.yaml", "--format", "json")).hash;
   const listStore = await openStore({ home });
