@@ -5,6 +5,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -78,6 +79,11 @@ describe("the parsed-workflow cache", () => {
     const first = loadWorkflowFile(file, { cacheDir });
     // One entry per YAML file read (the top level and schema.yaml); JSON is not cached.
     expect(entries(cacheDir)).toHaveLength(2);
+    // Private, like the rest of the home: workflows may hold prompts worth keeping to oneself.
+    expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+    for (const name of entries(cacheDir)) {
+      expect(statSync(join(cacheDir, name)).mode & 0o777).toBe(0o600);
+    }
     const second = loadWorkflowFile(file, { cacheDir });
     expect(first).toEqual(uncached);
     expect(second).toEqual(uncached);
