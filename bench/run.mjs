@@ -205,6 +205,7 @@ try {
     ["uwf-claude-code", "agent-claude-code/bin/uwf-claude-code.cjs"],
     ["uwf-codex", "agent-codex/bin/uwf-codex.cjs"],
     ["uwf-acp", "agent-acp/bin/uwf-acp.cjs"],
+    ["uwf-hermes", "agent-acp/bin/uwf-hermes.cjs"],
     ["uwf-builtin", "agent-builtin/bin/uwf-builtin.cjs"],
   ]) {
     report(
