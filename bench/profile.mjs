@@ -33,12 +33,14 @@ if (home) env.UWF_HOME = home;
 function profile(args) {
   const dir = mkdtempSync(join(tmpdir(), "uwf-profile-"));
   // One run first, unprofiled, so that the code cache exists.
-  spawnSync(process.execPath, args, { env, stdio: "ignore" });
+  spawnSync(process.execPath, args, { env, stdio: ["ignore", "pipe", "ignore"] });
   for (let i = 0; i < runs; i++) {
     const run = spawnSync(
       process.execPath,
       ["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "20", ...args],
-      { env, stdio: ["ignore", "ignore", "pipe"] },
+      // stdout a pipe, as in `pnpm bench`: /dev/null is a character device, for which uwf
+      // asks the terminal's width and so creates process.stdout (net, tty, the streams).
+      { env, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 },
     );
     if (run.status !== 0) {
       console.error(`exit ${run.status}: ${run.stderr}`);

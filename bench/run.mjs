@@ -205,6 +205,7 @@ try {
     ["uwf-claude-code", "agent-claude-code/bin/uwf-claude-code.cjs"],
     ["uwf-codex", "agent-codex/bin/uwf-codex.cjs"],
     ["uwf-acp", "agent-acp/bin/uwf-acp.cjs"],
+    ["uwf-hermes", "agent-acp/bin/uwf-hermes.cjs"],
     ["uwf-builtin", "agent-builtin/bin/uwf-builtin.cjs"],
   ]) {
     report(
@@ -214,6 +215,35 @@ try {
       1.5,
     );
   }
+
+  // Most users have a config.yaml (`uwf setup` writes one), which every store-opening process
+  // reads: the same two reads with one.
+  const configFile = join(home, "config.yaml");
+  writeFileSync(
+    configFile,
+    [
+      "providers:",
+      "  anthropic: { baseUrl: https://api.anthropic.com, apiKeyEnv: ANTHROPIC_API_KEY }",
+      "models:",
+      "  sonnet: { provider: anthropic, name: claude-sonnet-4-5 }",
+      "agents:",
+      "  claude: { command: uwf-claude-code, model: sonnet }",
+      `  mock: { command: ${JSON.stringify(mockAgent)} }`,
+      "defaultAgent: claude",
+      "",
+    ].join("\n"),
+  );
+  report(
+    "uwf cas get, with a config.yaml",
+    time(() => [uwfBin, "cas", "get", text]),
+    n0,
+  );
+  report(
+    "uwf thread show, with a config.yaml",
+    time(() => [uwfBin, "thread", "show", fresh[0]]),
+    n0,
+  );
+  rmSync(configFile);
 
   // step list reads the whole chain: a 200-step thread.
   const loopHash = JSON.parse(uwf("workflow", "add", "bench/loop.yaml", "--format", "json")).hash;

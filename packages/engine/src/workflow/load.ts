@@ -13,6 +13,7 @@ import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path"
 import { UwfError } from "@united-workforce/util";
 import { LineCounter, parseDocument, type ScalarTag } from "yaml";
 import { workflowInvalidError } from "./invalid.js";
+import { readParsedWorkflow, writeParsedWorkflow } from "./parse-cache.js";
 
 /** A workflow file read from disk with every `!include` replaced by what it names. */
 export interface LoadedWorkflowFile {
@@ -53,8 +54,14 @@ const includeTag: ScalarTag = {
   resolve: (value) => new IncludeDirective(value),
 };
 
+/** How to load: `cacheDir` keeps parsed files between processes (see parse-cache.ts). */
+export interface LoadWorkflowOptions {
+  cacheDir?: string | undefined;
+}
+
 interface LoadState {
   root: string;
+  cacheDir: string | undefined;
   errors: string[];
   includes: string[];
   /** A file's value before its includes are expanded (null when it failed), read once. */
@@ -77,7 +84,10 @@ class ExpansionTooLarge extends Error {
  * else becomes a string. Every include must resolve, after symlinks, inside the folder of the
  * top-level file. All problems are collected and thrown as one WORKFLOW_INVALID error.
  */
-export function loadWorkflowFile(file: string): LoadedWorkflowFile {
+export function loadWorkflowFile(
+  file: string,
+  options: LoadWorkflowOptions = {},
+): LoadedWorkflowFile {
   const absolute = resolve(file);
   if (!existsSync(absolute)) {
     throw new UwfError("WORKFLOW_NOT_FOUND", `workflow file "${file}" does not exist`, {
@@ -96,6 +106,7 @@ export function loadWorkflowFile(file: string): LoadedWorkflowFile {
   }
   const state: LoadState = {
     root: dirname(real),
+    cacheDir: options.cacheDir,
     errors: [],
     includes: [],
     parsed: new Map(),
@@ -146,6 +157,16 @@ function parseYamlFile(real: string, state: LoadState): unknown {
   const name = displayName(real, state);
   const source = readText(real, state);
   if (source === null) return null;
+  const { cacheDir } = state;
+  if (cacheDir !== undefined) {
+    const cached = readParsedWorkflow(
+      cacheDir,
+      real,
+      source,
+      (target) => new IncludeDirective(target),
+    );
+    if (cached !== undefined) return cached;
+  }
 
   const lineCounter = new LineCounter();
   const doc = parseDocument(source, {
@@ -171,6 +192,11 @@ function parseYamlFile(real: string, state: LoadState): unknown {
       `${name}: refused to expand YAML aliases (${reason}); a workflow may dereference at most ${MAX_ALIAS_COUNT} aliases`,
     );
     return null;
+  }
+  if (cacheDir !== undefined) {
+    writeParsedWorkflow(cacheDir, real, source, value, (item) =>
+      item instanceof IncludeDirective ? item.target : null,
+    );
   }
   return value;
 }

@@ -15,6 +15,7 @@ import { inputsSchemaProblem } from "./inputs.js";
 import { workflowInvalidError } from "./invalid.js";
 import { loadWorkflowFile } from "./load.js";
 import { materialiseWorkflow, toWorkflowPayload } from "./materialise.js";
+import { parsedWorkflowCacheDir } from "./parse-cache.js";
 import { discardingCas, schemaProblems } from "./schema-check.js";
 import { shadowWarning } from "./shadow.js";
 import { validateWorkflow, type WorkflowDefinition, type WorkflowValidation } from "./validate.js";
@@ -210,7 +211,9 @@ export async function loadAndValidate(
 ): Promise<LoadedWorkflow> {
   let loaded: ReturnType<typeof loadWorkflowFile>;
   try {
-    loaded = loadWorkflowFile(workflowFileAt(resolve(path)) ?? path);
+    loaded = loadWorkflowFile(workflowFileAt(resolve(path)) ?? path, {
+      cacheDir: parsedWorkflowCacheDir(options.validatorCacheDir),
+    });
   } catch (error) {
     if (isUwfError(error) && error.code === "WORKFLOW_INVALID") {
       const errors = (error.details?.errors as string[] | undefined) ?? [error.message];

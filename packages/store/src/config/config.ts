@@ -9,6 +9,7 @@ import {
 import { docsUrl, errorMessage, UwfError, writeFileAtomic } from "@united-workforce/util";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { checkConfig } from "./check.js";
+import { forgetParsedConfig, readParsedConfig, writeParsedConfig } from "./parsed-cache.js";
 import { type SchemaLike, schemaProblems } from "./schema-check.js";
 
 export interface ProviderConfig {
@@ -122,7 +123,7 @@ export function readConfig(home: string): UwfConfig {
  */
 export function loadConfig(home: string): LoadedConfig {
   const file = configPath(home);
-  const data = readConfigData(file);
+  const data = readConfigData(file, home);
   if (data === null) return { file, config: {}, warnings: [] };
   const { errors, warnings } = checkConfig(data);
   if (errors.length > 0) throw configInvalid(file, errors);
@@ -136,7 +137,7 @@ export function loadConfig(home: string): LoadedConfig {
  */
 export function readStoreConfig(home: string): UwfConfig {
   const file = configPath(home);
-  const data = readConfigData(file);
+  const data = readConfigData(file, home);
   if (data === null) return {};
   const schema = { type: "object", properties: STORE_CONFIG_PROPERTIES } as unknown as SchemaLike;
   const problems = schemaProblems(schema, data);
@@ -149,16 +150,27 @@ export function readStoreConfig(home: string): UwfConfig {
   return picked;
 }
 
-/** The parsed mapping in `file`, or null when there is none (no file, or an empty one). */
-export function readConfigData(file: string): Record<string, unknown> | null {
+/**
+ * The parsed mapping in `file`, or null when there is none (no file, or an empty one). With
+ * `home` (whose config.yaml `file` is), the value is kept in `<home>/cache/config.json` for
+ * the next process while the file's text stays the same (parsed-cache.ts).
+ */
+export function readConfigData(file: string, home?: string): Record<string, unknown> | null {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      if (home !== undefined) forgetParsedConfig(home);
+      return null;
+    }
     throw new UwfError("CONFIG_INVALID", `cannot read ${file}: ${errorMessage(error)}`, {
       hint: "Check the file's permissions (it should be yours, mode 0600).",
     });
+  }
+  if (home !== undefined) {
+    const cached = readParsedConfig(home, text);
+    if (cached !== undefined) return cached;
   }
   let data: unknown;
   try {
@@ -174,6 +186,7 @@ export function readConfigData(file: string): Record<string, unknown> | null {
       hint: `Fix the file by hand; ${docsUrl("config.md")} shows the keys.`,
     });
   }
+  if (home !== undefined) writeParsedConfig(home, text, data as Record<string, unknown>);
   return data as Record<string, unknown>;
 }
 
