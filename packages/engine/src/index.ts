@@ -139,6 +139,7 @@ export {
 } from "./workflow/validate.js";
 export {
   createThreadWorktree,
+  ensureChildWorktree,
   forkThreadWorktree,
   isInside,
   removeThreadWorktree,

@@ -526,6 +526,8 @@ export const DOCUMENT_SCHEMAS = {
       worktree: worktreeRemoval,
       // The children of its pending fan-out that were cancelled with it (absent when none).
       children: list(threadId),
+      // What became of those children's own git worktrees (absent when none had one).
+      childWorktrees: list(worktreeRemoval),
     },
     ["thread", "status"],
   ),

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type FanoutFailureRule,
@@ -14,6 +15,7 @@ import { openStore, type Store } from "@united-workforce/store";
 import { seedThread, type TempHome, tempHome } from "@united-workforce/test-utils";
 import { createLogger, ulidTime } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ensureChildWorktree } from "../worktrees/git-worktree.js";
 import { Engine } from "./engine.js";
 import type { EngineEvent } from "./events.js";
 import { childThreadId, fanoutChildren, fanoutLeaseCommand } from "./fanout.js";
@@ -506,6 +508,53 @@ describe("fan-out", () => {
     const [only] = output.results as { thread: string; item: unknown; output: { task: string } }[];
     expect(only).toMatchObject({ item: null, output: { task: "item 0 the whole repo" } });
     expect(only!.thread).toBe(childThreadId(thread, start, 0, createdAtMs));
+  });
+
+  it("reuses a child's worktree a crash left before the child's pointer, making no second one", async () => {
+    const repo = join(temp.home, "repo");
+    mkdirSync(repo);
+    const git = (...args: string[]) =>
+      execFileSync("git", args, { cwd: repo, encoding: "utf8", env: { PATH: process.env.PATH } });
+    git("init", "--quiet");
+    git("-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "a");
+    const review = childRole(temp.home);
+    const payload: WorkflowPayload = {
+      name: "parent/review",
+      worktree: true,
+      roles: { review: { ...review, frontmatter: await store.cas.putSchema(review.frontmatter) } },
+      graph: {
+        $START: { new: { role: "review", prompt: "Carry out the task given to this thread." } },
+        review: { done: { role: "$END", prompt: "Done." } },
+      },
+    };
+    const child = await store.cas.put(store.cas.builtin(workflowNodeKind(payload)), payload);
+    const createdAtMs = Date.UTC(2026, 0, 2, 3, 4, 5);
+    const { thread, start } = await seedThread(store, {
+      workflow: {
+        name: "wrapper",
+        roles: { collect: { join: true, frontmatter: JOIN_SCHEMA } },
+        graph: {
+          $START: { new: { role: "collect", prompt: "item 0", fanout: { workflow: child } } },
+          collect: { done: { role: "$END", prompt: "Done." } },
+        },
+      },
+      prompt: "Wrap",
+      cwd: repo,
+      createdAtMs,
+    });
+    // The crash: the child's worktree was made, its pointer not written.
+    const id = childThreadId(thread, start, 0, createdAtMs);
+    const env = { PATH: process.env.PATH };
+    const crashed = ensureChildWorktree({ home: temp.home, env }, { cwd: repo }, repo, id);
+    expect(await store.threads.exists(id)).toBe(false);
+
+    const summary = await exec(thread);
+    expect(summary.stoppedBecause).toBe("completed");
+    const made = await store.threads.get(id);
+    expect(made.worktree).toEqual(crashed.worktree);
+    expect(made.cwd).toBe(crashed.cwd);
+    const listed = git("worktree", "list", "--porcelain").match(/^worktree /gm) ?? [];
+    expect(listed).toHaveLength(2);
   });
 
   it("gives each item to a child workflow that declares inputs as its inputs, and refuses a bad one", async () => {

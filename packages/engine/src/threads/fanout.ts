@@ -21,6 +21,7 @@ import {
   UwfError,
 } from "@united-workforce/util";
 import type { FanoutTransition } from "../moderator/evaluate.js";
+import { ensureChildWorktree, type WorktreePlace } from "../worktrees/git-worktree.js";
 import { outputProblems, storeDirectStep } from "./direct-step.js";
 import { Engine, type PlannedStep, prevOf } from "./engine.js";
 import { takeThread } from "./lease.js";
@@ -198,18 +199,33 @@ export async function runFanout(
   }
 
   const children: Child[] = [];
+  const place = childWorkflow.worktree === true ? await worktreePlace(engine) : null;
   for (const [index, item] of transition.items.entries()) {
     const thread = childThreadId(pointer.thread, pointer.head, index, timeMs);
-    const child = await ensureChild(engine, pointer, {
-      thread,
-      index,
-      workflow: childWorkflow,
-      workflowHash: transition.fanout.workflow,
-      prompt: item.prompt,
-      cwd: engine.cwdOf(pointer, item.location),
-      inputs: inputs[index],
-      timeMs,
-    });
+    let child: ThreadPointer;
+    try {
+      child = await ensureChild(engine, pointer, {
+        thread,
+        index,
+        workflow: childWorkflow,
+        workflowHash: transition.fanout.workflow,
+        prompt: item.prompt,
+        cwd: engine.cwdOf(pointer, item.location),
+        inputs: inputs[index],
+        timeMs,
+        place,
+      });
+    } catch (error) {
+      if (!isUwfError(error) || error.code !== "WORKTREE_FAILED") throw error;
+      const hint = error.hint === null ? "" : ` ${error.hint}`;
+      return suspendFailure(
+        engine,
+        pointer,
+        transition,
+        `child ${index} of the fan-out to role "${transition.role}" gets its own git worktree (workflow "${childWorkflow.name}" says worktree: true), which could not be made: ${error.message}.${hint} Then run \`uwf thread resume ${pointer.thread}\`.`,
+        report(transition.role, children),
+      );
+    }
     children.push({ index, item: item.item, thread, ...standing(child, options.retryFailed) });
   }
 
@@ -500,15 +516,21 @@ async function ensureChild(
     cwd: string;
     inputs: Record<string, JsonValue> | undefined;
     timeMs: number;
+    /** Where the child's own git worktree goes, when its workflow says `worktree: true`. */
+    place: WorktreePlace | null;
   },
 ): Promise<ThreadPointer> {
   const { store } = engine;
   if (await store.threads.exists(spec.thread)) return store.threads.get(spec.thread);
+  // The worktree first, found again (not made twice) when a crash came before the pointer.
+  const made =
+    spec.place === null ? null : ensureChildWorktree(spec.place, parent, spec.cwd, spec.thread);
+  const cwd = made?.cwd ?? spec.cwd;
   // Deterministic: a StartNode written again after a crash has the same hash.
   const startPayload: StartPayload = {
     workflow: spec.workflowHash,
     prompt: spec.prompt,
-    cwd: spec.cwd,
+    cwd,
     createdAtMs: spec.timeMs,
   };
   if (spec.inputs !== undefined) startPayload.inputs = spec.inputs;
@@ -524,11 +546,12 @@ async function ensureChild(
     currentRole: null,
     suspended: null,
     steps: 0,
-    cwd: spec.cwd,
+    cwd,
     createdAt: at,
     updatedAt: new Date().toISOString(),
     parent: { thread: parent.thread, step: parent.head, index: spec.index },
   };
+  if (made !== null) pointer.worktree = made.worktree;
   try {
     const created = await store.threads.create(pointer);
     engine.ctx.logger.info("thread.start", {
@@ -536,6 +559,7 @@ async function ensureChild(
       workflow: spec.workflow.name,
       parent: parent.thread,
       index: spec.index,
+      ...(made && { worktree: made.worktree.path, branch: made.worktree.branch }),
     });
     return created;
   } catch (error) {
@@ -683,6 +707,14 @@ function report(role: string, children: Child[]): FanoutReport {
     failed: children.filter((c) => c.outcome === "failed").length,
     waiting: children.filter((c) => c.outcome === "waiting" || c.outcome === "pending").length,
   };
+}
+
+/** Where this machine puts worktrees: config.yaml's `worktrees.dir`, or UWF_HOME. */
+async function worktreePlace(engine: Engine): Promise<WorktreePlace> {
+  const dir = (await engine.ctx.config()).worktrees?.dir;
+  const place: WorktreePlace = { home: engine.store.home, env: engine.ctx.env };
+  if (typeof dir === "string") place.dir = dir;
+  return place;
 }
 
 function withFields(logger: Logger, extra: Record<string, unknown>): Logger {

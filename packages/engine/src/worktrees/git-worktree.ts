@@ -5,7 +5,7 @@
  * another thread's. git runs without a shell, one argv per call.
  */
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
-import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import type { ThreadWorktree } from "@united-workforce/protocol";
 import { nodeChildProcess, UwfError } from "@united-workforce/util";
 
@@ -97,6 +97,110 @@ export function forkThreadWorktree(
     thread,
     subdir: inside ? subdir : "",
   });
+}
+
+/**
+ * A fan-out child's worktree (its workflow says `worktree: true`): branch `uwf/<child>` from
+ * the HEAD commit of the checkout holding the parent's cwd (the parent's own worktree when it
+ * has one), with the child's cwd (`childCwd`: the parent's cwd joined with the item's
+ * `location`) at the same place inside it. Create-if-absent, as the child's pointer is: a
+ * crash after the worktree was made and before the child's pointer was written left a worktree
+ * (or a branch) nothing ran in yet, which is found by its derived path and branch and reused.
+ */
+export function ensureChildWorktree(
+  place: WorktreePlace,
+  parent: { cwd: string; worktree?: ThreadWorktree | undefined },
+  childCwd: string,
+  thread: string,
+): { worktree: ThreadWorktree; cwd: string } {
+  let top: string;
+  let repo: string;
+  let parentSubdir: string;
+  const own = parent.worktree;
+  if (own !== undefined && isInside(own.path, parent.cwd)) {
+    // Children of a thread with a worktree branch from its branch; their worktrees belong to the
+    // main repository, so they outlive the parent's worktree.
+    top = own.path;
+    repo = own.repo;
+    parentSubdir = relative(own.path, parent.cwd);
+  } else {
+    const found = repositoryOf(parent.cwd, place.env);
+    top = found.top;
+    repo = found.top;
+    parentSubdir = found.subdir;
+  }
+  const subdir = normalize(join(parentSubdir, relative(parent.cwd, childCwd)));
+  if (subdir === ".." || subdir.startsWith(`..${sep}`) || isAbsolute(subdir)) {
+    throw new UwfError(
+      "WORKTREE_FAILED",
+      `the child's folder "${childCwd}" lies outside the repository "${top}" its worktree is made from`,
+      {
+        hint: "A child with its own worktree runs inside it: make the fan-out's `location` a folder inside the repository.",
+      },
+    );
+  }
+  const inWorktree = subdir === "." ? "" : subdir;
+  const path = worktreePath(place, repo, thread);
+  const branch = worktreeBranch(thread);
+  const branchHead = (): string | null => {
+    try {
+      return git(
+        ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`],
+        repo,
+        place.env,
+      );
+    } catch (error) {
+      if (error instanceof UwfError && error.message.startsWith("git was not found")) throw error;
+      return null;
+    }
+  };
+  if (!existsSync(path)) {
+    const head = branchHead();
+    if (head === null) {
+      const base = git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], top, place.env, {
+        failure: () =>
+          new UwfError("WORKTREE_FAILED", `the repository "${top}" has no commit yet`, {
+            hint: "A worktree starts from a commit: commit once (git commit --allow-empty -m init), then run the fan-out again.",
+          }),
+      });
+      return addWorktree(place, { repo, base, thread, subdir: inWorktree });
+    }
+    // The branch was made, its folder not (or removed by hand): check the branch out again.
+    git(["worktree", "prune"], repo, place.env);
+    git(["worktree", "add", "--quiet", path, branch], repo, place.env);
+    return reused(path, branch, repo, head, inWorktree);
+  }
+  let checkedOut = "";
+  try {
+    checkedOut = git(["rev-parse", "--abbrev-ref", "HEAD"], path, place.env);
+  } catch {
+    checkedOut = "";
+  }
+  const head = branchHead();
+  if (checkedOut !== branch || head === null) {
+    throw new UwfError(
+      "WORKTREE_FAILED",
+      `the worktree folder "${path}" already exists and is not the worktree of branch ${branch}`,
+      {
+        hint: "Remove it or choose another folder with `uwf config set worktrees.dir <dir>`, then run the fan-out again.",
+      },
+    );
+  }
+  // Nothing ran in it yet: finish a checkout a crash may have cut short.
+  git(["reset", "--hard", "--quiet"], path, place.env);
+  return reused(path, branch, repo, head, inWorktree);
+}
+
+function reused(
+  path: string,
+  branch: string,
+  repo: string,
+  base: string,
+  subdir: string,
+): { worktree: ThreadWorktree; cwd: string } {
+  const cwd = subdir === "" ? path : join(path, subdir);
+  mkdirSync(cwd, { recursive: true });
+  return { worktree: { path, branch, repo, base }, cwd };
 }
 
 function addWorktree(

@@ -41,6 +41,7 @@ export default defineCommand({
       // The children of a fan-out not joined yet end with it; finished ones stay as they are.
       const fanout = await fanoutChildren(engine, pointer);
       const ended: string[] = [];
+      const childWorktrees: NonNullable<ThreadCancelDocument["childWorktrees"]> = [];
       for (const child of fanout?.children ?? []) {
         if (child.pointer === null) continue;
         if (child.pointer.status === "completed" || child.pointer.status === "cancelled") continue;
@@ -50,6 +51,16 @@ export default defineCommand({
           const current = await store.threads.get(child.thread);
           if (current.status === "completed" || current.status === "cancelled") continue;
           await engine.write({ ...current, status: "cancelled" });
+          // A child's own worktree (its workflow says `worktree: true`) goes as the parent's does.
+          if (current.worktree !== undefined) {
+            const removal = await cleanUpWorktree(
+              current.worktree,
+              ctx.env,
+              options.keepWorktree === true,
+            );
+            ctx.logger.info("thread.worktree", { thread: child.thread, ...removal });
+            childWorktrees.push(removal);
+          }
         } finally {
           await childLease.release();
         }
@@ -57,6 +68,7 @@ export default defineCommand({
         ended.push(child.thread);
       }
       if (ended.length > 0) doc.children = ended;
+      if (childWorktrees.length > 0) doc.childWorktrees = childWorktrees;
       if (cancelled.worktree !== undefined) {
         doc.worktree = await cleanUpWorktree(
           cancelled.worktree,
@@ -72,6 +84,7 @@ export default defineCommand({
             ? []
             : [`cancelled with it: ${d.children.length} unfinished fan-out children`]),
           ...(d.worktree === undefined ? [] : [d.worktree.note]),
+          ...(d.childWorktrees ?? []).map((w) => w.note),
         ].join("\n"),
       );
     } finally {
