@@ -10,6 +10,7 @@ export {
   type ImportReport,
   importBundle,
   openBundle,
+  withFanoutChildren,
 } from "./threads/bundle.js";
 export { readStep, walkBack } from "./threads/chain.js";
 export {

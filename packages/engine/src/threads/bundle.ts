@@ -3,6 +3,7 @@ import {
   SCHEMA_TYPE,
   type ThreadPointer,
   type ThreadVerifyReport,
+  type WorkflowPayload,
 } from "@united-workforce/protocol";
 import {
   Cas,
@@ -74,6 +75,44 @@ export async function* exportBundle(
   };
   yield JSON.stringify(header);
   yield* lines;
+}
+
+/**
+ * `ids` followed by every fan-out child of theirs, and the children's children, each once:
+ * what `thread export` bundles so that a parent arrives with the threads its join steps and
+ * pending fan-outs name. Children are the threads whose pointer names a parent among them
+ * (joined, waiting, failed or cancelled alike). The store's pointers are read once, and only
+ * when one of the threads' workflows fans out.
+ */
+export async function withFanoutChildren(store: Store, ids: readonly string[]): Promise<string[]> {
+  const family = [...ids];
+  const included = new Set(ids);
+  const fansOut = async (id: string): Promise<boolean> => {
+    const { workflowHash } = await store.threads.get(id);
+    const workflow = await store.cas.getPayload<WorkflowPayload>(workflowHash, "workflow");
+    return Object.values(workflow.graph).some((edges) =>
+      Object.values(edges ?? {}).some((edge) => edge?.fanout !== undefined),
+    );
+  };
+  let anyFansOut = false;
+  for (const id of ids) anyFansOut ||= await fansOut(id);
+  if (!anyFansOut) return family;
+  const byParent = new Map<string, string[]>();
+  for await (const item of store.threads.all()) {
+    const parent = item.pointer?.parent?.thread;
+    if (parent === undefined) continue;
+    const children = byParent.get(parent) ?? [];
+    children.push(item.id);
+    byParent.set(parent, children);
+  }
+  for (let i = 0; i < family.length; i++) {
+    for (const child of byParent.get(family[i]!) ?? []) {
+      if (included.has(child)) continue;
+      included.add(child);
+      family.push(child);
+    }
+  }
+  return family;
 }
 
 export interface ImportReport {

@@ -6,9 +6,9 @@ import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
   path: ["thread", "export"],
-  summary: "write a thread (and its forks) to one self-contained bundle file",
+  summary: "write a thread (its fan-out children, and its forks) to one self-contained bundle file",
   description:
-    "The bundle holds the thread's pointer and every node it reaches: the chain, outputs, bodies, details, prompts, the workflow and its schemas. `uwf thread import` verifies it before it writes anything, in any store (filesystem or PostgreSQL). It may hold prompts and outputs: it is written for the owner only.",
+    "The bundle holds the thread's pointer and every node it reaches: the chain, outputs, bodies, details, prompts, the workflow and its schemas. The threads its fan-outs made (and theirs, at every depth) come with it, joined or not, so the parent arrives with its children. `uwf thread import` verifies it before it writes anything, in any store (filesystem or PostgreSQL). It may hold prompts and outputs: it is written for the owner only.",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
@@ -19,13 +19,14 @@ export default defineCommand({
     {
       flags: "--forks",
       type: "boolean",
-      description: "also the threads that share its StartNode (made by `uwf step fork`)",
+      description:
+        "also the threads that share its StartNode (made by `uwf step fork`), with their fan-out children",
     },
     { flags: "--force", type: "boolean", description: "replace an existing file" },
   ],
   examples: ["uwf thread export 01JD… -o run.uwf-bundle", "uwf thread export 01JD… --forks"],
   async run(ctx, [thread], options) {
-    const { exportBundle } = await import("@united-workforce/engine");
+    const { exportBundle, withFanoutChildren } = await import("@united-workforce/engine");
     const store = await ctx.store();
     const file = resolve(ctx.cwd, options.output ?? `${thread}.uwf-bundle`);
     if (existsSync(file) && !options.force) {
@@ -33,13 +34,14 @@ export default defineCommand({
         hint: "choose another file with -o, or pass --force to replace it",
       });
     }
-    const ids = [thread!];
+    const chosen = [thread!];
     if (options.forks) {
       const { start } = await store.threads.get(thread!);
       for await (const item of store.threads.all()) {
-        if (item.id !== thread && item.pointer?.start === start) ids.push(item.id);
+        if (item.id !== thread && item.pointer?.start === start) chosen.push(item.id);
       }
     }
+    const ids = await withFanoutChildren(store, chosen);
     const lines: string[] = [];
     for await (const line of exportBundle(store, ids)) lines.push(line);
     const text = `${lines.join("\n")}\n`;

@@ -1,0 +1,203 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runUwf, type TempHome, tempHome } from "@united-workforce/test-utils";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+/**
+ * `thread export <parent>` carries its fan-out children, and theirs: a parent fans out to two
+ * children of workflow `mid`, each of which fans out to one grandchild (script steps only).
+ */
+
+const node = JSON.stringify(process.execPath);
+const PLAN = `console.log(JSON.stringify({ $status: "ready", items: ["a", "b"] }));`;
+const LEAF = `console.log(JSON.stringify({ $status: "done", task: process.env.UWF_TASK }));`;
+
+function writeWorkflows(dir: string): string {
+  writeFileSync(join(dir, "plan.cjs"), PLAN);
+  writeFileSync(join(dir, "leaf.cjs"), LEAF);
+  writeFileSync(
+    join(dir, "mid.yaml"),
+    `name: mid
+roles:
+  leaf:
+    run: [${node}, ${JSON.stringify(join(dir, "leaf.cjs"))}]
+    frontmatter:
+      type: object
+      required: [$status, task]
+      properties: { $status: { const: done }, task: { type: string } }
+  gather:
+    join: true
+    frontmatter:
+      type: object
+      required: [$status, results]
+      properties: { $status: { const: done }, results: { type: array } }
+graph:
+  $START:
+    new: { role: gather, prompt: "Leaf work.", fanout: { role: leaf } }
+    resume: { role: gather, prompt: "Leaf work again.", fanout: { role: leaf } }
+  gather:
+    done: { role: $END, prompt: "Done." }
+`,
+  );
+  const top = join(dir, "top.yaml");
+  writeFileSync(
+    top,
+    `name: top
+roles:
+  plan:
+    run: [${node}, ${JSON.stringify(join(dir, "plan.cjs"))}]
+    frontmatter:
+      type: object
+      required: [$status, items]
+      properties:
+        $status: { const: ready }
+        items: { type: array, items: { type: string } }
+  collect:
+    join: true
+    frontmatter:
+      type: object
+      required: [$status, results]
+      properties: { $status: { const: done }, results: { type: array } }
+graph:
+  $START:
+    new: { role: plan, prompt: "Plan." }
+    resume: { role: plan, prompt: "Plan again." }
+  plan:
+    ready:
+      role: collect
+      prompt: "item {{{item}}}"
+      fanout: { over: "{{{items}}}", workflow: mid.yaml }
+  collect:
+    done: { role: $END, prompt: "All done." }
+`,
+  );
+  return top;
+}
+
+interface Pointer {
+  thread: string;
+  start: string;
+  head: string;
+  parent?: { thread: string; index: number };
+}
+
+let source: TempHome;
+let target: TempHome;
+beforeEach(() => {
+  source = tempHome();
+  target = tempHome();
+});
+afterEach(() => {
+  source.cleanup();
+  target.cleanup();
+});
+
+const inHome =
+  (home: string) =>
+  (...args: string[]) =>
+    runUwf(args, { home, cwd: home });
+
+async function json<T>(uwf: ReturnType<typeof inHome>, ...args: string[]): Promise<T> {
+  const run = await uwf(...args, "--format", "json");
+  if (run.code !== 0) throw new Error(`uwf ${args.join(" ")}: ${run.code}\n${run.stderr}`);
+  return JSON.parse(run.stdout) as T;
+}
+
+/** A completed parent with 2 children and 2 grandchildren, and an unrelated thread beside it. */
+async function family(uwf: ReturnType<typeof inHome>, home: string) {
+  const top = writeWorkflows(home);
+  const { thread } = await json<{ thread: string }>(uwf, "thread", "start", top, "-p", "Go");
+  const exec = await json<{ status: string }>(uwf, "thread", "exec", thread, "-c", "3");
+  expect(exec.status).toBe("completed");
+  const other = await json<{ thread: string }>(uwf, "thread", "start", top, "-p", "Other");
+  const file = join(home, "family.uwf-bundle");
+  const exported = await json<{ threads: string[] }>(uwf, "thread", "export", thread, "-o", file);
+  const header = JSON.parse(readFileSync(file, "utf8").split("\n")[0]!) as {
+    threads: Pointer[];
+  };
+  return { thread, other: other.thread, file, exported, header };
+}
+
+describe("thread export of a fan-out parent", () => {
+  it("bundles its children and grandchildren, and they import, show and verify on the other side", async () => {
+    const from = inHome(source.home);
+    const to = inHome(target.home);
+    const { thread, other, file, exported, header } = await family(from, source.home);
+
+    // The parent first, then its 2 children, then their 2 children; nothing unrelated.
+    expect(exported.threads).toHaveLength(5);
+    expect(exported.threads[0]).toBe(thread);
+    expect(exported.threads).not.toContain(other);
+    const children = header.threads.filter((p) => p.parent?.thread === thread);
+    expect(children.map((c) => c.parent!.index).sort()).toEqual([0, 1]);
+    for (const child of children) {
+      expect(header.threads.filter((p) => p.parent?.thread === child.thread)).toHaveLength(1);
+    }
+
+    const imported = await json<{ threads: { thread: string; status: string }[] }>(
+      to,
+      "thread",
+      "import",
+      file,
+    );
+    expect(imported.threads.map((t) => [t.thread, t.status])).toEqual(
+      exported.threads.map((id) => [id, "imported"]),
+    );
+    const verify = await to("thread", "verify", "--all");
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+    for (const id of exported.threads) {
+      const there = await json<Record<string, unknown>>(to, "thread", "show", id);
+      const here = await json<Record<string, unknown>>(from, "thread", "show", id);
+      for (const key of ["status", "head", "steps", "parent", "workflow"]) {
+        expect(there[key], `${id} ${key}`).toEqual(here[key]);
+      }
+    }
+    // The join step names the children, which are here now.
+    const parent = await json<{ head: string }>(to, "thread", "show", thread);
+    const join_ = await json<{ outputValue: { results: { thread: string }[] } }>(
+      to,
+      "step",
+      "show",
+      parent.head,
+    );
+    expect(join_.outputValue.results.map((r) => r.thread).sort()).toEqual(
+      children.map((c) => c.thread).sort(),
+    );
+    // Importing again changes nothing.
+    const again = await json<{ threads: { status: string }[] }>(to, "thread", "import", file);
+    expect(new Set(again.threads.map((t) => t.status))).toEqual(new Set(["unchanged"]));
+  });
+
+  it("refuses the whole bundle when a child's or a grandchild's nodes were altered, and writes nothing", async () => {
+    const from = inHome(source.home);
+    const to = inHome(target.home);
+    const { thread, file, header } = await family(from, source.home);
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    const child = header.threads.find((p) => p.parent?.thread === thread)!;
+    const grandchild = header.threads.find((p) => p.parent?.thread === child.thread)!;
+
+    // A grandchild's step with one byte changed: its line no longer hashes to its name.
+    const flipped = lines.map((line) =>
+      line.startsWith(`${grandchild.head} `)
+        ? line.replace('"role":"leaf"', '"role":"lief"')
+        : line,
+    );
+    expect(flipped).not.toEqual(lines);
+    writeFileSync(join(target.home, "flipped.uwf-bundle"), `${flipped.join("\n")}\n`);
+    const bad = await to("thread", "import", join(target.home, "flipped.uwf-bundle"));
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(`claims node "${grandchild.head}"`);
+
+    // A child's StartNode left out: the parent verifies alone, but the child does not.
+    const dropped = lines.filter((line) => !line.startsWith(`${child.start} `));
+    expect(dropped).toHaveLength(lines.length - 1);
+    writeFileSync(join(target.home, "dropped.uwf-bundle"), `${dropped.join("\n")}\n`);
+    const missing = await to("thread", "import", join(target.home, "dropped.uwf-bundle"));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`thread ${child.thread} in the bundle does not verify`);
+    expect(missing.stderr).toContain("nothing was imported");
+
+    const list = await json<{ threads: unknown[] }>(to, "thread", "list");
+    expect(list.threads).toHaveLength(0);
+  });
+});
