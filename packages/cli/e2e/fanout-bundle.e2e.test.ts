@@ -201,3 +201,40 @@ describe("thread export of a fan-out parent", () => {
     expect(list.threads).toHaveLength(0);
   });
 });
+
+describe("thread list of a fan-out", () => {
+  it("marks each child with its parent, and --hide-children leaves them out, paging what is left", async () => {
+    const uwf = inHome(source.home);
+    const { thread, other, header } = await family(uwf, source.home);
+    type List = { threads: { thread: string; parent?: string }[]; total: number };
+    const all = await json<List>(uwf, "thread", "list");
+    expect(all.total).toBe(6);
+    const parents = Object.fromEntries(all.threads.map((t) => [t.thread, t.parent ?? null]));
+    for (const pointer of header.threads) {
+      expect(parents[pointer.thread]).toBe(pointer.parent?.thread ?? null);
+    }
+    expect(parents[other]).toBeNull();
+    const text = (await uwf("thread", "list")).stdout.split("\n");
+    const child = header.threads.find((p) => p.parent?.thread === thread)!;
+    expect(text.find((line) => line.startsWith(child.thread))).toContain(`fan-out of ${thread}`);
+    expect(text.find((line) => line.startsWith(thread))).not.toContain("fan-out of");
+
+    const top = await json<List>(uwf, "thread", "list", "--hide-children");
+    expect(top).toEqual({
+      threads: [expect.objectContaining({ thread: other }), expect.objectContaining({ thread })],
+      total: 2,
+    });
+    const second = await json<List>(
+      uwf,
+      "thread",
+      "list",
+      "--hide-children",
+      "--limit",
+      "1",
+      "--offset",
+      "1",
+    );
+    expect(second.threads.map((t) => t.thread)).toEqual([thread]);
+    expect(second.total).toBe(2);
+  });
+});

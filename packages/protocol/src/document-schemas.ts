@@ -197,6 +197,8 @@ const threadListEntry = object(
     steps: int,
     // Why a corrupt pointer cannot be read.
     problem: str,
+    // The thread whose fan-out made this one (absent for a thread started by hand or forked).
+    parent: threadId,
   },
   ["thread", "workflow", "status", "currentRole", "createdAt", "updatedAt", "steps"],
 );

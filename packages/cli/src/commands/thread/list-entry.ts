@@ -18,7 +18,7 @@ export function threadListEntry(item: ThreadListItem): ThreadListEntry {
       problem: oneLine(problem ?? "unreadable"),
     };
   }
-  return {
+  const entry: ThreadListEntry = {
     thread: pointer.thread,
     workflow: pointer.workflow,
     status: item.running ? "running" : pointer.status,
@@ -27,6 +27,8 @@ export function threadListEntry(item: ThreadListItem): ThreadListEntry {
     updatedAt: pointer.updatedAt,
     steps: pointer.steps,
   };
+  if (pointer.parent !== undefined) entry.parent = pointer.parent.thread;
+  return entry;
 }
 
 /** A problem is shown in one row of the listing, so its line breaks must not split it. */

@@ -24,6 +24,12 @@ export default defineCommand({
     { flags: "--before <time>", type: "time", description: "created before this time" },
     { flags: "--limit <n>", type: "integer", min: 0, description: "show at most n", default: "50" },
     {
+      flags: "--hide-children",
+      type: "boolean",
+      description:
+        "leave out the threads fan-outs made (listed by default, marked with their parent); reads every thread",
+    },
+    {
       flags: "--offset <n>",
       type: "integer",
       min: 0,
@@ -34,6 +40,7 @@ export default defineCommand({
   examples: [
     "uwf thread list --status active",
     "uwf thread list --workflow solve-issue --after 7d",
+    "uwf thread list --hide-children",
   ],
   async run(ctx, _args, options) {
     const after = options.after ?? null;
@@ -43,17 +50,23 @@ export default defineCommand({
     const status = options.status;
     const workflow = options.workflow as string | undefined;
 
-    const query: ThreadQuery = { limit, offset };
+    // Children are left out after the store's filters, so the page is cut here.
+    const noChildren = options.hideChildren === true;
+    const query: ThreadQuery = noChildren ? {} : { limit, offset };
     if (status === "active") query.statuses = [...ACTIVE];
     else if (status !== "all") query.statuses = [status];
     if (workflow !== undefined) query.workflow = workflow;
     if (after !== null) query.createdAfterMs = after;
     if (before !== null) query.createdBeforeMs = before;
     const page = await (await ctx.store()).threads.list(query);
-    const doc: ThreadListDocument = {
-      threads: page.items.map(threadListEntry),
-      total: page.total,
-    };
+    let entries = page.items.map(threadListEntry);
+    let total = page.total;
+    if (noChildren) {
+      entries = entries.filter((entry) => entry.parent === undefined);
+      total = entries.length;
+      entries = entries.slice(offset, offset + limit);
+    }
+    const doc: ThreadListDocument = { threads: entries, total };
     return result(doc, renderList);
   },
 });
@@ -67,6 +80,7 @@ function renderList(d: ThreadListDocument, view: TextView): string {
       : [];
   if (view.tty) {
     const problems = d.threads.some((t) => t.problem !== undefined);
+    const children = d.threads.some((t) => t.parent !== undefined);
     const columns: Column[] = [
       { header: "thread" },
       { header: "status" },
@@ -74,6 +88,7 @@ function renderList(d: ThreadListDocument, view: TextView): string {
       { header: "role" },
       { header: "steps", align: "right" },
       { header: "updated" },
+      ...(children ? [{ header: "fan-out of" }] : []),
       ...(problems ? [{ header: "problem" }] : []),
     ];
     const rows = d.threads.map((t) => [
@@ -83,6 +98,7 @@ function renderList(d: ThreadListDocument, view: TextView): string {
       t.currentRole ?? "—",
       String(t.steps),
       relativeTime(t.updatedAt || t.createdAt, view.now),
+      ...(children ? [t.parent ?? ""] : []),
       ...(problems ? [t.problem ?? ""] : []),
     ]);
     return [renderTable(columns, rows), ...more].join("\n");
@@ -95,6 +111,7 @@ function renderList(d: ThreadListDocument, view: TextView): string {
       t.currentRole ?? "—",
       `${t.steps} steps`,
       t.updatedAt,
+      t.parent === undefined ? "" : `fan-out of ${t.parent}`,
       t.problem ?? "",
     ]
       .join("  ")
