@@ -195,6 +195,27 @@ graph:
     expect(cleanup.worktree).toMatchObject({ removed: true, branchRemoved: false });
     expect(existsSync(join(temp.home, "worktrees", "project", first))).toBe(false);
     expect(git(repo, "branch", "--list", `uwf/${first}`)).toContain(`uwf/${first}`);
+    // The parent's cleanup takes the rest of its children's worktrees (it has none of its own).
+    const rest = await json<{
+      worktree?: unknown;
+      children: { thread: string; worktree: { removed: boolean; branchRemoved: boolean } }[];
+    }>(["thread", "cleanup", thread]);
+    expect(rest.worktree).toBeUndefined();
+    const byId = (a: { thread: string }, b: { thread: string }) => (a.thread < b.thread ? -1 : 1);
+    expect(rest.children.sort(byId)).toEqual(
+      [...results.slice(1)].sort(byId).map((r) => ({
+        thread: r.thread,
+        worktree: expect.objectContaining({ removed: true, branchRemoved: false }),
+      })),
+    );
+    for (const r of results) {
+      expect(existsSync(join(temp.home, "worktrees", "project", r.thread))).toBe(false);
+    }
+    const nothing = await uwf(["thread", "cleanup", thread]);
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toContain(
+      `thread ${thread} has no git worktree, and none of its fan-out children that ended has one left`,
+    );
     const verify = await uwf(["thread", "verify", "--all"]);
     expect(verify.code, verify.stderr).toBe(0);
   });

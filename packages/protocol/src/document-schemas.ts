@@ -533,7 +533,16 @@ export const DOCUMENT_SCHEMAS = {
     },
     ["thread", "status"],
   ),
-  "thread cleanup": object({ thread: threadId, worktree: worktreeRemoval }),
+  "thread cleanup": object(
+    {
+      thread: threadId,
+      // What became of the thread's own worktree (absent when it has none).
+      worktree: worktreeRemoval,
+      // Its fan-out children's (and theirs) that had ended with a worktree still there.
+      children: list(object({ thread: threadId, worktree: worktreeRemoval })),
+    },
+    ["thread"],
+  ),
   "thread join": object({
     thread: threadId,
     status: threadStatus,
