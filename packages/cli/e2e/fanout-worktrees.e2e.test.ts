@@ -250,7 +250,7 @@ graph:
     for (const tree of trees.slice(1)) expect(existsSync(tree.path)).toBe(true);
   });
 
-  it("a parent outside any repository suspends naming the child, and makes nothing", async () => {
+  it("a parent outside any repository suspends naming the child, makes nothing, and resume goes on once it is one", async () => {
     const outside = join(temp.home, "plain");
     mkdirSync(join(outside, "src"), { recursive: true });
     const run = (args: string[]) => runUwf(args, { home: temp.home, cwd: outside });
@@ -276,5 +276,35 @@ graph:
     expect(doc.suspended.reason).toContain("is not inside a git repository");
     const list = await run(["thread", "list", "--format", "json"]);
     expect((JSON.parse(list.stdout) as { threads: unknown[] }).threads).toHaveLength(1);
+
+    // Made a repository: resume makes the children, each in its own worktree, and joins.
+    git(outside, "init", "--quiet");
+    git(outside, "config", "user.name", "uwf test");
+    git(outside, "config", "user.email", "test@example.com");
+    git(
+      outside,
+      "-c",
+      "user.name=t",
+      "-c",
+      "user.email=t@e",
+      "commit",
+      "-q",
+      "--allow-empty",
+      "-m",
+      "a",
+    );
+    const resume = await run(["thread", "resume", thread, "--format", "json"]);
+    expect(resume.code, resume.stderr).toBe(0);
+    expect((JSON.parse(resume.stdout) as { status: string }).status).toBe("completed");
+    const after = await run(["thread", "list", "--format", "json"]);
+    const threads = (JSON.parse(after.stdout) as { threads: { thread: string }[] }).threads;
+    expect(threads).toHaveLength(1 + ITEMS.length);
+    for (const { thread: id } of threads) {
+      if (id === thread) continue;
+      const child = JSON.parse(
+        (await run(["thread", "show", id, "--format", "json"])).stdout,
+      ) as Show;
+      expect(child.worktree?.branch).toBe(`uwf/${id}`);
+    }
   });
 });
