@@ -238,3 +238,42 @@ describe("thread list of a fan-out", () => {
     expect(second.total).toBe(2);
   });
 });
+
+describe("thread tree of a fan-out", () => {
+  it("shows the children under the parent, and the grandchildren under them, by item", async () => {
+    const uwf = inHome(source.home);
+    const { thread, other, header } = await family(uwf, source.home);
+    const doc = await json<{
+      threads: { thread: string }[];
+      children: { thread: string; parent: string; index: number; status: string }[];
+    }>(uwf, "thread", "tree", thread);
+    expect(doc.threads.map((t) => t.thread)).toEqual([thread]);
+    expect(doc.children).toHaveLength(4);
+    for (const child of doc.children) {
+      const pointer = header.threads.find((p) => p.thread === child.thread)!;
+      expect([child.parent, child.index, child.status]).toEqual([
+        pointer.parent!.thread,
+        pointer.parent!.index,
+        "completed",
+      ]);
+    }
+    const text = (await uwf("thread", "tree", thread)).stdout.trimEnd().split("\n");
+    const [a, b] = [0, 1].map(
+      (i) => header.threads.find((p) => p.parent?.thread === thread && p.parent.index === i)!,
+    );
+    const grand = (of: Pointer) => header.threads.find((p) => p.parent?.thread === of.thread)!;
+    expect(text).toHaveLength(5);
+    expect(text[0]).toContain(`${thread}  completed`);
+    expect(text[1]).toMatch(new RegExp(`^├⇉ item 0: ${a!.thread}  completed  1 step  mid$`));
+    expect(text[2]).toMatch(
+      new RegExp(`^│  └⇉ item 0: ${grand(a!).thread}  completed  1 step  mid/leaf$`),
+    );
+    expect(text[3]).toMatch(new RegExp(`^└⇉ item 1: ${b!.thread}  completed  1 step  mid$`));
+    expect(text[4]).toMatch(
+      new RegExp(`^   └⇉ item 0: ${grand(b!).thread}  completed  1 step  mid/leaf$`),
+    );
+    // A thread without fan-out shows as before, with no children.
+    const plain = await json<{ children?: unknown }>(uwf, "thread", "tree", other);
+    expect(plain.children).toBeUndefined();
+  });
+});

@@ -495,12 +495,27 @@ export const DOCUMENT_SCHEMAS = {
     // The oldest step shown, to page back with `--before`; null when reading from the start.
     oldestShown: nullableHash,
   }),
-  "thread tree": object({
-    thread: threadId,
-    // The StartNode every thread of the family begins with.
-    start: hash,
-    threads: list(treeThread),
-  }),
+  "thread tree": object(
+    {
+      thread: threadId,
+      // The StartNode every thread of the family begins with.
+      start: hash,
+      threads: list(treeThread),
+      // The threads the family's fan-outs made, and theirs (absent when there are none).
+      children: list(
+        object({
+          thread: threadId,
+          // The thread whose fan-out made it, and the item it got.
+          parent: threadId,
+          index: int,
+          workflow: str,
+          status: threadStatus,
+          steps: int,
+        }),
+      ),
+    },
+    ["thread", "start", "threads"],
+  ),
   "thread diff": object({
     a: threadId,
     b: threadId,
