@@ -139,6 +139,82 @@ graph:
   });
   afterEach(() => temp.cleanup());
 
+  it("a role: fan-out with worktree: true gives each child its own worktree too", async () => {
+    const base = git(repo, "rev-parse", "HEAD");
+    const node = JSON.stringify(process.execPath);
+    const file = join(flows, "fan-edit-role.yaml");
+    writeFileSync(
+      file,
+      `name: fan-edit-role
+roles:
+  plan:
+    run: [${node}, ${JSON.stringify(join(flows, "plan.cjs"))}]
+    frontmatter:
+      type: object
+      required: [$status, items]
+      properties:
+        $status: { const: ready }
+        items:
+          type: array
+          items:
+            type: object
+            required: [name, dir]
+            properties: { name: { type: string }, dir: { type: string } }
+  edit:
+    run: [${node}, ${JSON.stringify(join(flows, "child.cjs"))}]
+    frontmatter:
+      type: object
+      required: [$status, item, cwd]
+      properties:
+        $status: { const: done }
+        item: { type: string }
+        cwd: { type: string }
+  collect:
+    join: true
+    frontmatter:
+      type: object
+      required: [$status, results]
+      properties:
+        $status: { const: done }
+        results: { type: array }
+graph:
+  $START:
+    new: { role: plan, prompt: "Plan." }
+    resume: { role: plan, prompt: "Plan again." }
+  plan:
+    ready:
+      role: collect
+      prompt: "edit {{{item.name}}}"
+      location: "{{{item.dir}}}"
+      fanout: { over: "{{{items}}}", role: edit, worktree: true, concurrency: 3 }
+  collect:
+    done: { role: $END, prompt: "All done." }
+`,
+    );
+    const { thread } = await json<{ thread: string }>(["thread", "start", file, "-p", "Edit all"]);
+    expect((await json<{ status: string }>(["thread", "exec", thread, "-c", "3"])).status).toBe(
+      "completed",
+    );
+    const parent = await json<Show>(["thread", "show", thread]);
+    const join_ = await json<{
+      outputValue: { results: { thread: string; output: { item: string } }[] };
+    }>(["step", "show", parent.head]);
+    const results = join_.outputValue.results;
+    expect(results.map((r) => r.output.item)).toEqual(ITEMS);
+    const paths = new Set<string>();
+    for (const [index, result] of results.entries()) {
+      const child = await json<Show>(["thread", "show", result.thread]);
+      expect(child.worktree).toMatchObject({ branch: `uwf/${result.thread}`, repo, base });
+      paths.add(child.worktree!.path);
+      expect(git(repo, "log", "-1", "--format=%s", child.worktree!.branch)).toBe(
+        `child ${ITEMS[index]}`,
+      );
+    }
+    expect(paths.size).toBe(ITEMS.length);
+    expect(git(repo, "rev-parse", "HEAD")).toBe(base);
+    expect(git(repo, "status", "--porcelain")).toBe("");
+  });
+
   it("gives each child its own worktree and branch; each commit is on its child's branch only", async () => {
     const base = git(repo, "rev-parse", "HEAD");
     const { thread } = await json<{ thread: string }>([

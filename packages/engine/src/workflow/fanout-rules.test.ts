@@ -120,7 +120,7 @@ describe("fan-out validation", () => {
           withFanout("{ over: 3, role: [review], concurrency: 0, failure: most, parallel: true }"),
         ),
       ).toEqual([
-        'graph[plan][ready].fanout: unknown key "parallel" (expected: over, role, workflow, concurrency, failure)',
+        'graph[plan][ready].fanout: unknown key "parallel" (expected: over, role, workflow, concurrency, failure, worktree)',
         "graph[plan][ready].fanout.role must be a string",
         'graph[plan][ready].fanout.over must be a string naming a list in the output, e.g. "{{{files}}}" or "plan.files"',
         "graph[plan][ready].fanout.concurrency must be a whole number, at least 1 (how many children run at once; default 4)",

@@ -25,9 +25,11 @@ export interface FanoutDefinition {
   workflow?: string;
   concurrency?: number;
   failure?: FanoutFailureRule;
+  /** `role:` children only: each runs in a git worktree of its own (a `workflow:` child's own `worktree` decides). */
+  worktree?: boolean;
 }
 
-export const FANOUT_KEYS = ["over", "role", "workflow", "concurrency", "failure"];
+export const FANOUT_KEYS = ["over", "role", "workflow", "concurrency", "failure", "worktree"];
 
 /** The key that makes a role the join of a fan-out. */
 export const JOIN_KEY = "join";
@@ -96,7 +98,7 @@ export function checkFanoutShape(
       errors.push(`${at}: unknown key "${key}" (expected: ${FANOUT_KEYS.join(", ")})`);
     }
   }
-  const { over, role, workflow, concurrency, failure } = value;
+  const { over, role, workflow, concurrency, failure, worktree } = value;
   if (role === undefined && workflow === undefined) {
     errors.push(
       `${at} must name what each child runs: "role: <a role of this workflow>" or "workflow: <name, path or hash>"`,
@@ -138,6 +140,13 @@ export function checkFanoutShape(
       `${at}.failure is ${JSON.stringify(failure)}: it must be one of ${FANOUT_FAILURE_RULES.join(", ")} (all: every child must complete; any: at least one; continue: the join runs whatever failed)`,
     );
   }
+  if (worktree !== undefined && typeof worktree !== "boolean") {
+    errors.push(`${at}.worktree must be true or false (each child in a git worktree of its own)`);
+  } else if (worktree !== undefined && workflow !== undefined) {
+    errors.push(
+      `${at}.worktree is for "role:" children: a "workflow:" child runs in a worktree when its own workflow says "worktree: true"`,
+    );
+  }
   return errors.length === before ? (value as FanoutDefinition) : null;
 }
 
@@ -175,14 +184,16 @@ export function checkJoinRoleShape(role: string, value: SchemaMap, errors: strin
 
 /**
  * The workflow a `role:` fan-out's children run: role `role` of the parent alone, started with
- * the thread's task and ended by every status it declares. Made when the parent is stored, so
- * a later change of the parent's file changes neither.
+ * the thread's task and ended by every status it declares, in a worktree of its own when the
+ * fan-out says `worktree: true`. Made when the parent is stored, so a later change of the
+ * parent's file changes neither.
  */
 export function childRoleWorkflow(
   parentName: string,
   role: string,
   payload: RolePayload,
   statuses: readonly string[],
+  worktree = false,
 ): WorkflowPayload {
   const ends = Object.fromEntries(
     statuses.map((status) => [status, { role: END, prompt: CHILD_END_PROMPT }]),
@@ -197,5 +208,6 @@ export function childRoleWorkflow(
       },
       [role]: ends,
     },
+    ...(worktree ? { worktree: true } : {}),
   };
 }

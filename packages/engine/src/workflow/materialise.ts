@@ -148,7 +148,13 @@ async function childWorkflowHash(
         `workflow "${definition.name}": fanout.role "${role}" is not a valid role (validate the workflow first)`,
       );
     }
-    const child = childRoleWorkflow(definition.name, role, payload, exits.statuses);
+    const child = childRoleWorkflow(
+      definition.name,
+      role,
+      payload,
+      exits.statuses,
+      fanout.worktree === true,
+    );
     return cas.put(cas.builtin(workflowNodeKind(child)), child);
   }
   const ref = fanout.workflow as string;
