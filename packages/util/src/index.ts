@@ -13,5 +13,5 @@ export { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, resolveHome } from
 export { createLogger, type Logger, type LogLevel, logFilePath } from "./logger.js";
 export { randomBytes, randomToken } from "./random.js";
 export { sanitizeTerminalText, shellQuote } from "./terminal-text.js";
-export { newUlid, ulidTime } from "./ulid.js";
+export { newUlid, ulidTime, ulidTimePart } from "./ulid.js";
 export { packageVersion } from "./version.js";

@@ -1,7 +1,7 @@
 import { THREAD_ID_PATTERN } from "@united-workforce/protocol";
 import { decodeTime, ulid as referenceUlid } from "ulid";
 import { describe, expect, it } from "vitest";
-import { newUlid, ulidTime } from "./ulid.js";
+import { newUlid, ulidTime, ulidTimePart } from "./ulid.js";
 
 describe("ULIDs", () => {
   it("encode their creation instant", () => {
@@ -43,5 +43,14 @@ describe("ULIDs, against the reference implementation", () => {
   it("refuses a time a ULID cannot hold", () => {
     expect(() => newUlid(-1)).toThrow(RangeError);
     expect(() => newUlid(2 ** 48)).toThrow(RangeError);
+  });
+
+  it("give a time part that depends on the time alone, whatever ids the process made", () => {
+    const then = Date.UTC(2026, 10, 24, 7, 0, 0);
+    newUlid(then + 60_000); // the process's last time is now past `then`
+    expect(ulidTimePart(then)).toBe(ulidTimePart(then));
+    expect(ulidTime(`${ulidTimePart(then)}${"0".repeat(16)}`)).toBe(then);
+    expect(ulidTimePart(then + 1)).not.toBe(ulidTimePart(then));
+    expect(() => ulidTimePart(2 ** 48)).toThrow(RangeError);
   });
 });

@@ -29,6 +29,18 @@ export function newUlid(nowMs: number = Date.now()): string {
   return encodeBase32(BigInt(lastTime), TIME_CHARS) + encodeBase32(lastRandom, RANDOM_CHARS);
 }
 
+/**
+ * The ten-character time part of a ULID for `ms`, pure: unlike `newUlid` it ignores the
+ * process's last time, so ids derived from data (fan-out children) are the same in every
+ * process and every call.
+ */
+export function ulidTimePart(ms: number): string {
+  if (!Number.isInteger(ms) || ms < 0 || ms > MAX_TIME) {
+    throw new RangeError(`ulidTimePart: ${ms} is not a time a ULID can hold`);
+  }
+  return encodeBase32(BigInt(ms), TIME_CHARS);
+}
+
 /** The creation instant (ms since epoch) encoded in a ULID. */
 export function ulidTime(id: string): number {
   if (id.length !== TIME_CHARS + RANDOM_CHARS) throw new Error(`not a ULID: ${id}`);

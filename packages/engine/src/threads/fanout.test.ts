@@ -258,7 +258,8 @@ describe("fan-out", () => {
       const id = result.thread as string;
       expect(isThreadId(id)).toBe(true);
       expect(id).toBe(childThreadId(parent, planStep, index, planned.completedAtMs));
-      expect(ulidTime(id)).toBe(planned.completedAtMs);
+      // One millisecond per item: each child's first ten characters are its own.
+      expect(ulidTime(id)).toBe(planned.completedAtMs + index);
       const child = await store.threads.get(id);
       expect(child).toMatchObject({
         status: "completed",

@@ -16,9 +16,9 @@ import {
   hashBytes,
   isUwfError,
   type Logger,
-  newUlid,
   sanitizeTerminalText,
   UwfError,
+  ulidTimePart,
 } from "@united-workforce/util";
 import type { FanoutTransition } from "../moderator/evaluate.js";
 import { ensureChildWorktree, type WorktreePlace } from "../worktrees/git-worktree.js";
@@ -95,11 +95,13 @@ export type FanoutOutcome =
 /**
  * A child's thread id, derived (never random) from the parent, the parent's step whose route
  * fanned out and the item's index, so a re-run after a crash finds the children it made. A
- * valid ULID: its time part is `timeMs` (when that step completed), its 80-bit rest a hash.
+ * valid ULID: its time part is `timeMs + index` (`timeMs`: when that step completed), its
+ * 80-bit rest a hash. One millisecond per item gives each child its own first ten characters,
+ * the part progress lines and tables show, and lists them in item order.
  */
 export function childThreadId(parent: string, step: string, index: number, timeMs: number): string {
   const key = `${parent}/${step}/${index}`;
-  return `${newUlid(timeMs).slice(0, 10)}${hashBytes(key).slice(-8)}${hashBytes(`${key}/2`).slice(-8)}`;
+  return `${ulidTimePart(timeMs + index)}${hashBytes(key).slice(-8)}${hashBytes(`${key}/2`).slice(-8)}`;
 }
 
 /** The step a fan-out hangs off (the head) and its time, from which children ids derive. */
