@@ -61,7 +61,7 @@ describe.skipIf(!existsSync(SCRIPT))("lists on a terminal", () => {
     // Off a terminal the same lists are the plain lines scripts already read.
     const piped = await uwf(sb, ["thread", "list"]);
     expect(piped.stdout).toMatch(
-      new RegExp(`^${thread}  completed  hello  greeter  1 steps  \\d{4}-\\d{2}-\\d{2}T[^ ]+Z\\n$`),
+      new RegExp(`^${thread}  completed  hello  greeter  1 step  \\d{4}-\\d{2}-\\d{2}T[^ ]+Z\\n$`),
     );
   });
 });

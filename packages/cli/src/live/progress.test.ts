@@ -336,7 +336,8 @@ describe("a step retried after a transient failure", () => {
 
 describe("a fan-out", () => {
   const CHILD_A = "01M86337P7QDTBZZRNPEPR6Z8B";
-  const CHILD_B = "01M86337P7R9JEW9ZW702GGTM0";
+  // Children's ids are one millisecond apart (the item's index): their first ten characters differ.
+  const CHILD_B = "01M86337P8R9JEW9ZW702GGTM0";
   const childStarted = (thread: string): ProgressEvent => ({ ...started, thread, stepNumber: 1 });
 
   it("shows one live line per running child, and says when the fan-out starts and joins", () => {
@@ -374,6 +375,23 @@ describe("a fan-out", () => {
     });
     expect(v.all()).toContain(`child ${CHILD_B.slice(0, 10)}… (item 3) failed\n`);
     expect(v.all()).toContain("01M85RF4Z6 joined collect: 19 completed, 1 failed");
+  });
+
+  it("off a terminal, a child's step names its thread when it ends; the exec's own does not", () => {
+    const v = view("lines");
+    v.progress.handle(started);
+    v.progress.handle(finished(null));
+    v.progress.handle(childStarted(CHILD_A));
+    v.progress.handle({ ...finished(null), thread: CHILD_A });
+    v.progress.handle(childStarted(CHILD_B));
+    v.progress.handle({ ...failed, thread: CHILD_B });
+    const lines = v.all().split("\n");
+    expect(lines.find((l) => l.includes("✓") && !l.includes(CHILD_A.slice(0, 10)))).toBeDefined();
+    expect(lines.filter((l) => l.includes("✓")).map((l) => l.split(" · thread ")[1])).toEqual([
+      undefined,
+      CHILD_A.slice(0, 10),
+    ]);
+    expect(lines.find((l) => l.includes("✗"))).toContain(` · thread ${CHILD_B.slice(0, 10)}`);
   });
 
   it("says nothing of a fan-out in quiet mode", () => {

@@ -130,6 +130,8 @@ export class ProgressView {
   private timer: ReturnType<typeof setInterval> | null = null;
   /** The last failure printed, so the suspension that follows it is not reported again. */
   private lastFailure: { thread: string; role: string } | null = null;
+  /** The thread of the first event: lines about any other (fan-out children) name theirs. */
+  private firstThread: string | null = null;
   private readonly now: () => number;
 
   constructor(private readonly options: ProgressOptions) {
@@ -138,6 +140,7 @@ export class ProgressView {
 
   handle(event: ProgressEvent): void {
     const permanent: string[] = [];
+    this.firstThread ??= event.thread;
     switch (event.type) {
       case "step.started": {
         this.running.set(event.thread, {
@@ -317,7 +320,7 @@ export class ProgressView {
     if (this.options.mode === "lines") {
       return this.stamp(
         event.atMs,
-        `✓ ${number}${event.role} → ${event.status}  ${figures} · ${event.hash}`,
+        `✓ ${number}${event.role} → ${event.status}  ${figures} · ${event.hash}${this.onThread(event.thread)}`,
       );
     }
     return this.paint(
@@ -346,7 +349,9 @@ export class ProgressView {
     // Lines mode printed the agent's output as it came; the tail would repeat it.
     const showTail = tail.trim() !== "" && !(this.options.mode === "lines" && step?.printedOutput);
     const details = showTail ? ["  agent's last output:", ...indent(tail)] : [];
-    if (this.options.mode === "lines") return [this.stamp(event.atMs, head), ...details];
+    if (this.options.mode === "lines") {
+      return [this.stamp(event.atMs, `${head}${this.onThread(event.thread)}`), ...details];
+    }
     if (this.options.mode === "quiet") return [head, ...details];
     const painted = this.paint(
       [
@@ -357,6 +362,11 @@ export class ProgressView {
       Number.POSITIVE_INFINITY,
     );
     return [painted, ...details];
+  }
+
+  /** Lines mode: a step's end names its thread when it is not the exec's own (a child's). */
+  private onThread(thread: string): string {
+    return thread === this.firstThread ? "" : ` · thread ${shortThread(thread)}`;
   }
 
   private stamp(atMs: number, text: string): string {

@@ -109,7 +109,7 @@ function renderList(d: ThreadListDocument, view: TextView): string {
       t.status.padEnd(9),
       t.workflow,
       t.currentRole ?? "—",
-      `${t.steps} steps`,
+      `${t.steps} step${t.steps === 1 ? "" : "s"}`,
       t.updatedAt,
       t.parent === undefined ? "" : `fan-out of ${t.parent}`,
       t.problem ?? "",
