@@ -4,6 +4,7 @@
 // importing anything from the package index initialises every module the index re-exports
 // (DESIGN §14). The package index re-exports this module.
 
+export { parseFlatYaml, stringifyFlatYaml } from "./prompt/flat-yaml.js";
 export { createAgent } from "./runner/agent-main.js";
 export type { AgentOptionSpec, AgentOptionValues } from "./runner/argv.js";
 export { runAgentBinary } from "./runner/binary.js";

@@ -36,7 +36,7 @@ export const mockAgent = createAgent({
       import("./render.js"),
     ]);
     const file = scenarioPath(ctx);
-    const scenario = loadScenario(file);
+    const scenario = loadScenario(file, ctx.home);
     const index = ctx.stepIndex;
     const own = scenario.steps[index];
     // A fan-out's child thread (its step is not the parent's) answers from `children`.

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Usage } from "@united-workforce/protocol";
 import { errorMessage, UwfError } from "@united-workforce/util";
 import { parse as parseYaml } from "yaml";
+import { readCachedScenario, writeCachedScenario } from "./scenario-cache.js";
 
 /** A scripted answer: raw text as is, or an output object rendered as frontmatter. */
 export type MockAnswer = string | Record<string, unknown>;
@@ -55,8 +56,11 @@ const STEP_KEYS = new Set([
   "retry_after",
 ]);
 
-/** Read a YAML or JSON scenario; every problem names the file and the step. */
-export function loadScenario(path: string): MockScenario {
+/**
+ * Read a YAML or JSON scenario; every problem names the file and the step. With `home` (uwf's
+ * home), a scenario read before with the same text comes from its parse cache (scenario-cache.ts).
+ */
+export function loadScenario(path: string, home?: string): MockScenario {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -65,11 +69,14 @@ export function loadScenario(path: string): MockScenario {
       hint: "Pass an existing file with --scenario (relative paths resolve against the working directory).",
     });
   }
-  let data: unknown;
-  try {
-    data = parseYaml(text);
-  } catch (error) {
-    throw invalid(path, `not valid YAML or JSON: ${errorMessage(error)}`);
+  let data = home === undefined ? undefined : readCachedScenario(home, path, text);
+  const cached = data !== undefined;
+  if (!cached) {
+    try {
+      data = parseYaml(text);
+    } catch (error) {
+      throw invalid(path, `not valid YAML or JSON: ${errorMessage(error)}`);
+    }
   }
   if (!isRecord(data) || !Array.isArray(data.steps))
     throw invalid(path, 'it must be a mapping with a "steps" list');
@@ -80,6 +87,7 @@ export function loadScenario(path: string): MockScenario {
   else if (Array.isArray(data.children))
     for (const [i, step] of data.children.entries()) stepProblems(step, `children[${i}]`, problems);
   if (problems.length > 0) throw invalid(path, problems.join("; "));
+  if (home !== undefined && !cached) writeCachedScenario(home, path, text, data);
   return data as unknown as MockScenario;
 }
 

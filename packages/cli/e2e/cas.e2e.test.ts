@@ -76,6 +76,18 @@ const SCHEMA = {
 };
 
 describe("uwf cas: storing and reading nodes", () => {
+  it("prints a large text whole through a pipe before it exits", async () => {
+    // Several times a pipe's buffer: uwf exits as soon as a command returns, so its output
+    // must have been written by then, not queued.
+    const text = `${"0123456789abcdef".repeat(256 * 1024)}end\n`;
+    writeFileSync(join(home.home, "big.txt"), text);
+    const hash = await ok(["cas", "put-text", "-f", "big.txt"]);
+    const got = await uwf(["cas", "get", hash]);
+    expect(got.code).toBe(0);
+    expect(got.stdout.length).toBe(text.length);
+    expect(got.stdout === text).toBe(true);
+  });
+
   it("round-trips text: put-text prints the hash, get prints the text raw", async () => {
     const text = "line one\n  «line two» with `code`\n";
     const fromStdin = await ok(["cas", "put-text"], { input: text });

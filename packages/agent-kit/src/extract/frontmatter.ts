@@ -1,4 +1,5 @@
 import { parse as parseYaml } from "yaml";
+import { parseFlatYaml } from "../prompt/flat-yaml.js";
 
 export interface FrontmatterResult {
   /** The parsed YAML mapping, or null when there is none or it did not parse. */
@@ -55,7 +56,9 @@ export function parseFrontmatter(raw: string): FrontmatterResult {
   const body = lines.slice(rest).join("\n").replace(/^\n+/, "");
   let data: unknown;
   try {
-    data = parseYaml(yamlLines.join("\n"), { maxAliasCount: 100 });
+    const yamlText = yamlLines.join("\n");
+    // A flat block of plain words and numbers is read without the yaml library (same value).
+    data = parseFlatYaml(yamlText) ?? parseYaml(yamlText, { maxAliasCount: 100 });
   } catch (error) {
     return {
       data: null,

@@ -1,19 +1,6 @@
 import { stringify as stringifyYaml } from "yaml";
 
-// A word YAML 1.2 (core schema) reads as a string when written plain: it starts with a letter,
-// `_` or `$` (so it is no number) and is none of the null and boolean words below.
-const PLAIN_WORD = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
-const NOT_STRINGS = new Set([
-  "null",
-  "Null",
-  "NULL",
-  "true",
-  "True",
-  "TRUE",
-  "false",
-  "False",
-  "FALSE",
-]);
+import { NOT_STRINGS, PLAIN_WORD } from "./flat-yaml.js";
 
 /**
  * A value as it must appear in YAML: `ready`, `"123"`, `true`. Field names and enum values are
