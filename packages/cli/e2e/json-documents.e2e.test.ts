@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DOCUMENT_SCHEMAS, type DocumentName } from "@united-workforce/protocol";
+import { type DocumentName, documentSchemas } from "@united-workforce/protocol";
 import {
   REPO_ROOT,
   runUwf,
@@ -15,6 +15,8 @@ import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../src/commands/index.js";
 import { startDashboard } from "./dashboard-fixture.js";
+
+const DOCUMENT_SCHEMAS = documentSchemas();
 
 /**
  * A schema as uwf's own output must meet it: every object that lists its properties lists all

@@ -82,629 +82,657 @@ function extend<
   };
 }
 
-// ─── workflow ───────────────────────────────────────────────────────────────────────────────
-
-/** What `workflow add` and `workflow show` both say about a workflow. */
-const workflowSummary = object(
-  { name: str, hash, description: nullableStr, roles: strings, warnings: strings, source: str },
-  ["name", "hash", "description", "roles", "warnings"],
-);
-
-const workflowHistory = object({
-  name: str,
-  current: hash,
-  history: list(object({ hash, at: isoTime })),
-});
-
-/** One recorded thread run again by `uwf workflow test`, and how its route compares. */
-const routeStep = object({ role: str, status: str });
-export const workflowTestThreadSchema = object({
-  // The recorded thread, where it came from (`thread <id>`, `<file> thread <id>`), and the
-  // thread that re-ran it in the scratch store.
-  thread: threadId,
-  origin: str,
-  replayThread: threadId,
-  result: { enum: ["same", "different", "miss", "stopped"] },
-  // 1-based: the first step that differs, missed or did not run; null when the route is the same.
-  step: { type: ["integer", "null"] },
-  // Why, in a sentence; "" when the route is the same.
-  reason: str,
-  recorded: list(routeStep),
-  replayed: list(routeStep),
-  // On a miss: the role, the prompt's text node, and the nearest recorded prompt of that role.
-  miss: {
-    anyOf: [
-      { type: "null" },
-      object({
-        role: str,
-        prompt: hash,
-        nearest: {
-          anyOf: [
-            { type: "null" },
-            object({
-              origin: str,
-              thread: threadId,
-              step: int,
-              hash,
-              differentLines: int,
-              firstDifference: object({ line: int, recorded: str, now: str }),
-            }),
-          ],
-        },
-      }),
-    ],
-  },
-});
-
-// ─── thread ─────────────────────────────────────────────────────────────────────────────────
-
-const stoppedBecause = {
-  enum: [
-    "completed",
-    "suspended",
-    "count",
-    "failed",
-    "cancelled",
-    "stopped",
-    "background",
-    "budget",
-    "guard",
-  ],
-} as const;
-
-const execStep = object({ hash, role: str, status: str, agent: str, durationMs: int });
-
-// A fan-out's child as exec and show report it: its id, its item's index and where it stands
-// (exec: completed | failed | waiting | pending; show: the child thread's status, or pending
-// while it is not made yet), with the role and reason when it failed or waits.
-const fanoutChild = object({ thread: threadId, index: int, status: str, role: str, reason: str }, [
-  "thread",
-  "index",
-  "status",
-]);
-
-const threadExec = object(
-  {
-    thread: threadId,
-    status: threadStatus,
-    stoppedBecause,
-    message: str,
-    steps: list(execStep),
-    // Only when `--background` started a worker.
-    pid: int,
-    // Only when the thread completed: the rendered prompt of the `$END` edge it took.
-    endMessage: str,
-    // Only when the run ran a fan-out: per fan-out, its join role and where each child stands.
-    fanouts: list(
-      object(
-        { role: str, children: list(fanoutChild), completed: int, failed: int, waiting: int },
-        ["role", "children", "completed", "failed", "waiting"],
-      ),
-    ),
-  },
-  ["thread", "status", "stoppedBecause", "message", "steps"],
-);
-
-const threadListEntry = object(
-  {
-    thread: threadId,
-    workflow: str,
-    status: threadStatus,
-    currentRole: nullableStr,
-    createdAt: isoTime,
-    // Empty for a corrupt pointer.
-    updatedAt: str,
-    steps: int,
-    // Why a corrupt pointer cannot be read.
-    problem: str,
-    // The thread whose fan-out made this one (absent for a thread started by hand or forked).
-    parent: threadId,
-  },
-  ["thread", "workflow", "status", "currentRole", "createdAt", "updatedAt", "steps"],
-);
-
-// ─── step ───────────────────────────────────────────────────────────────────────────────────
-
-const stepListEntry = object({
-  hash,
-  role: str,
-  // The output's `$status`.
-  status: str,
-  agent: str,
-  startedAt: isoTime,
-  durationMs: int,
-  usage,
-});
-
-// ─── forks and usage ────────────────────────────────────────────────────────────────────────
-
-/** Usage figures with how many steps did not report a cost (their cost is not in `costUsd`). */
-const usageTotal = extend(usage, { steps: int, unknownCostSteps: int });
-
-/** One thread of a fork family: where it left its parent's chain. */
-const treeThread = object({
-  thread: threadId,
-  workflow: str,
-  status: threadStatus,
-  head: hash,
-  steps: int,
-  createdAt: isoTime,
-  // The step it was forked at (null for the family's original thread) and that step's place.
-  forkedFrom: nullableHash,
-  forkStep: { type: ["integer", "null"] },
-  forkRole: nullableStr,
-  // The thread this one branched from: the family member that owns the fork step; null for a
-  // root (the original, or a fork whose parent thread is gone).
-  parent: { anyOf: [threadId, { type: "null" }] },
-});
-
-const diffStep = object({
-  number: int,
-  hash,
-  role: str,
-  // The output's `$status`.
-  status: str,
-  output: { type: "object", additionalProperties: true },
-  agent: str,
-  startedAt: isoTime,
-  durationMs: int,
-  usage,
-});
-
-const diffSide = object({
-  thread: threadId,
-  head: hash,
-  status: threadStatus,
-  steps: list(diffStep),
-  usage: usageTotal,
-});
-
 /** What `uwf usage --by` groups by. */
 export const USAGE_DIMENSIONS = ["thread", "workflow", "role", "agent", "model"] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
-const usageRow = extend(usageTotal, {
-  // The value of each `--by` dimension, in the order asked (null: unknown, e.g. no model).
-  key: { type: "object", additionalProperties: true },
-});
-
-// ─── cas ────────────────────────────────────────────────────────────────────────────────────
-
-const casPut = object({ hash, type: str });
-
-/** What the store's gc reports; `uwf cas gc` adds the threads that were running. */
-export const casGcReportSchema = object({
-  dryRun: bool,
-  roots: int,
-  reachable: int,
-  unreachable: list(hash),
-  deleted: int,
-  bytes: int,
-  // Unreachable but written within the grace period (`--keep-recent`), so kept.
-  recent: list(hash),
-});
-
-export const casVerifyReportSchema = object({
-  checked: int,
-  ok: int,
-  corrupt: list(object({ hash: str, file: str, problem: str })),
-});
-
-/** What `uwf thread verify` finds for one thread: steps and nodes checked, problems oldest first. */
-export const threadVerifyReportSchema = object({
-  thread: threadId,
-  ok: bool,
-  head: str,
-  steps: int,
-  nodes: int,
-  problems: list(
-    object({
-      // The node that is wrong: a hash as stored, which a forged link may have made malformed.
-      hash: str,
-      // 1 for the thread's first step; null for the StartNode, the workflow or the pointer.
-      step: { type: ["integer", "null"] },
-      kind: { enum: ["corrupt", "missing", "invalid", "link", "route"] },
-      reason: str,
-    }),
-  ),
-});
-
 /**
- * Where the moderator sends a thread from one step: a role, `$END` or `$SUSPEND` (`target`),
- * with the rendered edge prompt; or, when routing fails, a null target and the error.
+ * Builds every schema. It runs on first use (`documentSchemas()`), not at import: protocol is
+ * loaded by every uwf process and adapter, and only `--format json` checks and `uwf prompt
+ * usage` read these.
  */
-const routeSchema = object({ target: nullableStr, prompt: nullableStr, error: nullableStr });
+function build() {
+  // ─── workflow ───────────────────────────────────────────────────────────────────────────────
 
-/** What `uwf thread reroute` finds at one step, under the pinned and under the other workflow. */
-const rerouteStepSchema = object({
-  step: int,
-  hash,
-  role: str,
-  // The output's `$status` (null when it has none).
-  status: nullableStr,
-  // Whether the role is in the other workflow at all.
-  roleExists: bool,
-  // Whether the recorded output validates against the other workflow's role schema.
-  valid: bool,
-  errors: strings,
-  recorded: routeSchema,
-  rerouted: routeSchema,
-  same: bool,
-  // The role of the recorded step after this one (null for the head).
-  next: nullableStr,
-});
+  /** What `workflow add` and `workflow show` both say about a workflow. */
+  const workflowSummary = object(
+    { name: str, hash, description: nullableStr, roles: strings, warnings: strings, source: str },
+    ["name", "hash", "description", "roles", "warnings"],
+  );
 
-/** `uwf thread reroute`: the recorded outputs of a thread routed through another workflow. */
-export const threadRerouteReportSchema = object({
-  thread: threadId,
-  // The workflow the thread is pinned to, and the one it is rerouted through.
-  pinned: object({ name: str, hash }),
-  workflow: object({ name: str, hash }),
-  // True when every route is the same and every output still validates.
-  ok: bool,
-  routeChanged: bool,
-  invalid: int,
-  // The StartNode's `$START.new` edge under both workflows.
-  start: object({ hash, recorded: routeSchema, rerouted: routeSchema, same: bool }),
-  // The first step (0: the StartNode) from which the route differs, or null.
-  firstChange: {
-    anyOf: [
-      { type: "null" },
-      object({
-        step: int,
-        hash,
-        role: str,
-        next: nullableStr,
-        recorded: routeSchema,
-        rerouted: routeSchema,
-      }),
-    ],
-  },
-  steps: list(rerouteStepSchema),
-});
+  const workflowHistory = object({
+    name: str,
+    current: hash,
+    history: list(object({ hash, at: isoTime })),
+  });
 
-/** One step of `uwf thread grep` with lines that match, in its output, body or prompt. */
-export const grepMatchSchema = object({
-  thread: threadId,
-  step: int,
-  hash,
-  role: str,
-  in: { enum: ["output", "body", "prompt"] },
-  lines: list(object({ line: int, text: str })),
-});
-
-// ─── config, setup, doctor ──────────────────────────────────────────────────────────────────
-
-/** Any JSON value: a config value (secrets masked). */
-const anyValue = {} as const;
-
-/** One line of `uwf setup` or `uwf doctor`: what was checked, whether it passed, and why not. */
-const checkResult = object({
-  name: str,
-  ok: bool,
-  detail: str,
-  // What to do when it failed; null when it passed.
-  hint: nullableStr,
-});
-// ─── prompt ─────────────────────────────────────────────────────────────────────────────────
-
-/** A guide of `uwf prompt`: its name and its markdown. */
-const promptText = object({ name: str, text: str });
-
-// ─── the documents ──────────────────────────────────────────────────────────────────────────
-
-export const DOCUMENT_SCHEMAS = {
-  /** On stderr, for any command that fails; an error may add details next to these keys. */
-  error: object({
-    error: {
-      ...object({ code: str, message: str, hint: nullableStr, exitCode: int }),
-      additionalProperties: true,
-    },
-  }),
-
-  "workflow add": extend(workflowSummary, { changed: bool, versions: int }),
-  "workflow validate": object({
-    valid: bool,
-    name: nullableStr,
-    hash: nullableHash,
-    errors: strings,
-    warnings: strings,
-    source: str,
-  }),
-  "workflow show": extend(workflowSummary, {
-    path: nullableStr,
-    graph: anyObject,
-    roleDetails: anyObject,
-    // The JSON Schema of the thread inputs the workflow declares; null when it declares none.
-    inputs: { anyOf: [{ type: "null" }, anyObject] },
-  }),
-  "workflow list": object({
-    workflows: list(object({ name: str, hash, updatedAt: isoTime, versions: int })),
-    // Registry entries that cannot be read, listed rather than left out.
-    problems: list(object({ name: str, file: str, problem: str })),
-  }),
-  "workflow history": workflowHistory,
-  "workflow rollback": workflowHistory,
-  "workflow rm": object({ name: str, removed: bool }),
-  "workflow test": object({
-    workflow: str,
-    workflowHash: hash,
-    // Every thread re-ran with the same route: the exit code is 0 exactly then.
-    ok: bool,
-    threads: list(workflowTestThreadSchema),
-  }),
-
-  "thread start": object({ thread: threadId, workflow: str, head: hash, status: threadStatus }),
-  "thread exec": threadExec,
-  "thread show": withOptional(
-    object({
-      thread: threadId,
-      workflow: str,
-      workflowHash: hash,
-      head: hash,
-      status: threadStatus,
-      currentRole: nullableStr,
-      nextRole: nullableStr,
-      suspended: {
-        anyOf: [
-          { type: "null" },
-          object(
-            {
-              role: str,
-              reason: str,
-              kind: suspendInfoSchema.properties.kind,
-              // `retry`: when the step may run again; `guard`: which guard stopped the thread.
-              retryAfter: str,
-              guard: suspendInfoSchema.properties.guard,
-            },
-            ["role", "reason", "kind"],
-          ),
-        ],
-      },
-      steps: int,
-      usage,
-      cwd: str,
-      // The agent remembered from the last --agent; null when config.yaml decides.
-      agent: nullableStr,
-      createdAt: isoTime,
-      updatedAt: isoTime,
-      lockHolder: { anyOf: [{ type: "null" }, object({ pid: int, since: str })] },
-      // The thread's typed inputs (its StartNode's); null when the workflow declares none.
-      inputs: { anyOf: [{ type: "null" }, anyObject] },
-      // The thread's own git worktree and branch; null when it runs in its cwd as it is.
-      worktree: {
-        anyOf: [
-          { type: "null" },
-          // `present`: the folder still exists (`thread cancel` or `cleanup` may have removed it).
-          object({ path: str, branch: str, repo: str, base: str, present: bool }),
-        ],
-      },
-    }),
-    {
-      // A fan-out's child: the parent thread, its step that fanned out, and the item's index.
-      parent: object({ thread: threadId, step: hash, index: int }),
-      // While the thread's fan-out is pending or suspended: each child, in item order.
-      children: list(fanoutChild),
-    },
-  ),
-  "thread list": object({ threads: list(threadListEntry), total: int }),
-  "thread read": object({
+  /** One recorded thread run again by `uwf workflow test`, and how its route compares. */
+  const routeStep = object({ role: str, status: str });
+  const workflowTestThreadSchema = object({
+    // The recorded thread, where it came from (`thread <id>`, `<file> thread <id>`), and the
+    // thread that re-ran it in the scratch store.
     thread: threadId,
-    markdown: str,
-    more: bool,
-    // The oldest step shown, to page back with `--before`; null when reading from the start.
-    oldestShown: nullableHash,
-  }),
-  "thread tree": object(
+    origin: str,
+    replayThread: threadId,
+    result: { enum: ["same", "different", "miss", "stopped"] },
+    // 1-based: the first step that differs, missed or did not run; null when the route is the same.
+    step: { type: ["integer", "null"] },
+    // Why, in a sentence; "" when the route is the same.
+    reason: str,
+    recorded: list(routeStep),
+    replayed: list(routeStep),
+    // On a miss: the role, the prompt's text node, and the nearest recorded prompt of that role.
+    miss: {
+      anyOf: [
+        { type: "null" },
+        object({
+          role: str,
+          prompt: hash,
+          nearest: {
+            anyOf: [
+              { type: "null" },
+              object({
+                origin: str,
+                thread: threadId,
+                step: int,
+                hash,
+                differentLines: int,
+                firstDifference: object({ line: int, recorded: str, now: str }),
+              }),
+            ],
+          },
+        }),
+      ],
+    },
+  });
+
+  // ─── thread ─────────────────────────────────────────────────────────────────────────────────
+
+  const stoppedBecause = {
+    enum: [
+      "completed",
+      "suspended",
+      "count",
+      "failed",
+      "cancelled",
+      "stopped",
+      "background",
+      "budget",
+      "guard",
+    ],
+  } as const;
+
+  const execStep = object({ hash, role: str, status: str, agent: str, durationMs: int });
+
+  // A fan-out's child as exec and show report it: its id, its item's index and where it stands
+  // (exec: completed | failed | waiting | pending; show: the child thread's status, or pending
+  // while it is not made yet), with the role and reason when it failed or waits.
+  const fanoutChild = object(
+    { thread: threadId, index: int, status: str, role: str, reason: str },
+    ["thread", "index", "status"],
+  );
+
+  const threadExec = object(
     {
       thread: threadId,
-      // The StartNode every thread of the family begins with.
-      start: hash,
-      threads: list(treeThread),
-      // The threads the family's fan-outs made, and theirs (absent when there are none).
-      children: list(
-        object({
-          thread: threadId,
-          // The thread whose fan-out made it, and the item it got.
-          parent: threadId,
-          index: int,
-          workflow: str,
-          status: threadStatus,
-          steps: int,
-        }),
+      status: threadStatus,
+      stoppedBecause,
+      message: str,
+      steps: list(execStep),
+      // Only when `--background` started a worker.
+      pid: int,
+      // Only when the thread completed: the rendered prompt of the `$END` edge it took.
+      endMessage: str,
+      // Only when the run ran a fan-out: per fan-out, its join role and where each child stands.
+      fanouts: list(
+        object(
+          { role: str, children: list(fanoutChild), completed: int, failed: int, waiting: int },
+          ["role", "children", "completed", "failed", "waiting"],
+        ),
       ),
     },
-    ["thread", "start", "threads"],
-  ),
-  "thread diff": object({
-    a: threadId,
-    b: threadId,
-    // The last step both chains hold (null: they part at their first step); its step number.
-    common: nullableHash,
-    commonSteps: int,
-    sides: list(diffSide),
-  }),
-  "thread resume": threadExec,
-  "thread answer": object({
-    thread: threadId,
-    status: threadStatus,
-    // The step the answer was stored as.
-    step: execStep,
-    // What happens next: the next role, the thread completed, or another question.
-    message: str,
-  }),
-  "thread poke": threadExec,
-  "thread stop": object({ thread: threadId, stopped: bool, pid: { type: ["integer", "null"] } }),
-  "thread cancel": object(
+    ["thread", "status", "stoppedBecause", "message", "steps"],
+  );
+
+  const threadListEntry = object(
     {
       thread: threadId,
+      workflow: str,
       status: threadStatus,
-      // What became of the thread's git worktree (absent when it has none).
-      worktree: worktreeRemoval,
-      // The children of its pending fan-out that were cancelled with it (absent when none).
-      children: list(threadId),
-      // What became of those children's own git worktrees (absent when none had one).
-      childWorktrees: list(worktreeRemoval),
+      currentRole: nullableStr,
+      createdAt: isoTime,
+      // Empty for a corrupt pointer.
+      updatedAt: str,
+      steps: int,
+      // Why a corrupt pointer cannot be read.
+      problem: str,
+      // The thread whose fan-out made this one (absent for a thread started by hand or forked).
+      parent: threadId,
     },
-    ["thread", "status"],
-  ),
-  "thread cleanup": object(
-    {
-      thread: threadId,
-      // What became of the thread's own worktree (absent when it has none).
-      worktree: worktreeRemoval,
-      // Its fan-out children's (and theirs) that had ended with a worktree still there.
-      children: list(object({ thread: threadId, worktree: worktreeRemoval })),
-    },
-    ["thread"],
-  ),
-  "thread join": object({
+    ["thread", "workflow", "status", "currentRole", "createdAt", "updatedAt", "steps"],
+  );
+
+  // ─── step ───────────────────────────────────────────────────────────────────────────────────
+
+  const stepListEntry = object({
+    hash,
+    role: str,
+    // The output's `$status`.
+    status: str,
+    agent: str,
+    startedAt: isoTime,
+    durationMs: int,
+    usage,
+  });
+
+  // ─── forks and usage ────────────────────────────────────────────────────────────────────────
+
+  /** Usage figures with how many steps did not report a cost (their cost is not in `costUsd`). */
+  const usageTotal = extend(usage, { steps: int, unknownCostSteps: int });
+
+  /** One thread of a fork family: where it left its parent's chain. */
+  const treeThread = object({
     thread: threadId,
+    workflow: str,
     status: threadStatus,
     head: hash,
     steps: int,
-    suspended: { anyOf: [{ type: "null" }, suspendInfoSchema] },
-  }),
-  "thread watch": object(
-    {
+    createdAt: isoTime,
+    // The step it was forked at (null for the family's original thread) and that step's place.
+    forkedFrom: nullableHash,
+    forkStep: { type: ["integer", "null"] },
+    forkRole: nullableStr,
+    // The thread this one branched from: the family member that owns the fork step; null for a
+    // root (the original, or a fork whose parent thread is gone).
+    parent: { anyOf: [threadId, { type: "null" }] },
+  });
+
+  const diffStep = object({
+    number: int,
+    hash,
+    role: str,
+    // The output's `$status`.
+    status: str,
+    output: { type: "object", additionalProperties: true },
+    agent: str,
+    startedAt: isoTime,
+    durationMs: int,
+    usage,
+  });
+
+  const diffSide = object({
+    thread: threadId,
+    head: hash,
+    status: threadStatus,
+    steps: list(diffStep),
+    usage: usageTotal,
+  });
+
+  const usageRow = extend(usageTotal, {
+    // The value of each `--by` dimension, in the order asked (null: unknown, e.g. no model).
+    key: { type: "object", additionalProperties: true },
+  });
+
+  // ─── cas ────────────────────────────────────────────────────────────────────────────────────
+
+  const casPut = object({ hash, type: str });
+
+  /** What the store's gc reports; `uwf cas gc` adds the threads that were running. */
+  const casGcReportSchema = object({
+    dryRun: bool,
+    roots: int,
+    reachable: int,
+    unreachable: list(hash),
+    deleted: int,
+    bytes: int,
+    // Unreachable but written within the grace period (`--keep-recent`), so kept.
+    recent: list(hash),
+  });
+
+  const casVerifyReportSchema = object({
+    checked: int,
+    ok: int,
+    corrupt: list(object({ hash: str, file: str, problem: str })),
+  });
+
+  /** What `uwf thread verify` finds for one thread: steps and nodes checked, problems oldest first. */
+  const threadVerifyReportSchema = object({
+    thread: threadId,
+    ok: bool,
+    head: str,
+    steps: int,
+    nodes: int,
+    problems: list(
+      object({
+        // The node that is wrong: a hash as stored, which a forged link may have made malformed.
+        hash: str,
+        // 1 for the thread's first step; null for the StartNode, the workflow or the pointer.
+        step: { type: ["integer", "null"] },
+        kind: { enum: ["corrupt", "missing", "invalid", "link", "route"] },
+        reason: str,
+      }),
+    ),
+  });
+
+  /**
+   * Where the moderator sends a thread from one step: a role, `$END` or `$SUSPEND` (`target`),
+   * with the rendered edge prompt; or, when routing fails, a null target and the error.
+   */
+  const routeSchema = object({ target: nullableStr, prompt: nullableStr, error: nullableStr });
+
+  /** What `uwf thread reroute` finds at one step, under the pinned and under the other workflow. */
+  const rerouteStepSchema = object({
+    step: int,
+    hash,
+    role: str,
+    // The output's `$status` (null when it has none).
+    status: nullableStr,
+    // Whether the role is in the other workflow at all.
+    roleExists: bool,
+    // Whether the recorded output validates against the other workflow's role schema.
+    valid: bool,
+    errors: strings,
+    recorded: routeSchema,
+    rerouted: routeSchema,
+    same: bool,
+    // The role of the recorded step after this one (null for the head).
+    next: nullableStr,
+  });
+
+  /** `uwf thread reroute`: the recorded outputs of a thread routed through another workflow. */
+  const threadRerouteReportSchema = object({
+    thread: threadId,
+    // The workflow the thread is pinned to, and the one it is rerouted through.
+    pinned: object({ name: str, hash }),
+    workflow: object({ name: str, hash }),
+    // True when every route is the same and every output still validates.
+    ok: bool,
+    routeChanged: bool,
+    invalid: int,
+    // The StartNode's `$START.new` edge under both workflows.
+    start: object({ hash, recorded: routeSchema, rerouted: routeSchema, same: bool }),
+    // The first step (0: the StartNode) from which the route differs, or null.
+    firstChange: {
+      anyOf: [
+        { type: "null" },
+        object({
+          step: int,
+          hash,
+          role: str,
+          next: nullableStr,
+          recorded: routeSchema,
+          rerouted: routeSchema,
+        }),
+      ],
+    },
+    steps: list(rerouteStepSchema),
+  });
+
+  /** One step of `uwf thread grep` with lines that match, in its output, body or prompt. */
+  const grepMatchSchema = object({
+    thread: threadId,
+    step: int,
+    hash,
+    role: str,
+    in: { enum: ["output", "body", "prompt"] },
+    lines: list(object({ line: int, text: str })),
+  });
+
+  // ─── config, setup, doctor ──────────────────────────────────────────────────────────────────
+
+  /** Any JSON value: a config value (secrets masked). */
+  const anyValue = {} as const;
+
+  /** One line of `uwf setup` or `uwf doctor`: what was checked, whether it passed, and why not. */
+  const checkResult = object({
+    name: str,
+    ok: bool,
+    detail: str,
+    // What to do when it failed; null when it passed.
+    hint: nullableStr,
+  });
+  // ─── prompt ─────────────────────────────────────────────────────────────────────────────────
+
+  /** A guide of `uwf prompt`: its name and its markdown. */
+  const promptText = object({ name: str, text: str });
+
+  // ─── the documents ──────────────────────────────────────────────────────────────────────────
+
+  const DOCUMENT_SCHEMAS = {
+    /** On stderr, for any command that fails; an error may add details next to these keys. */
+    error: object({
+      error: {
+        ...object({ code: str, message: str, hint: nullableStr, exitCode: int }),
+        additionalProperties: true,
+      },
+    }),
+
+    "workflow add": extend(workflowSummary, { changed: bool, versions: int }),
+    "workflow validate": object({
+      valid: bool,
+      name: nullableStr,
+      hash: nullableHash,
+      errors: strings,
+      warnings: strings,
+      source: str,
+    }),
+    "workflow show": extend(workflowSummary, {
+      path: nullableStr,
+      graph: anyObject,
+      roleDetails: anyObject,
+      // The JSON Schema of the thread inputs the workflow declares; null when it declares none.
+      inputs: { anyOf: [{ type: "null" }, anyObject] },
+    }),
+    "workflow list": object({
+      workflows: list(object({ name: str, hash, updatedAt: isoTime, versions: int })),
+      // Registry entries that cannot be read, listed rather than left out.
+      problems: list(object({ name: str, file: str, problem: str })),
+    }),
+    "workflow history": workflowHistory,
+    "workflow rollback": workflowHistory,
+    "workflow rm": object({ name: str, removed: bool }),
+    "workflow test": object({
+      workflow: str,
+      workflowHash: hash,
+      // Every thread re-ran with the same route: the exit code is 0 exactly then.
+      ok: bool,
+      threads: list(workflowTestThreadSchema),
+    }),
+
+    "thread start": object({ thread: threadId, workflow: str, head: hash, status: threadStatus }),
+    "thread exec": threadExec,
+    "thread show": withOptional(
+      object({
+        thread: threadId,
+        workflow: str,
+        workflowHash: hash,
+        head: hash,
+        status: threadStatus,
+        currentRole: nullableStr,
+        nextRole: nullableStr,
+        suspended: {
+          anyOf: [
+            { type: "null" },
+            object(
+              {
+                role: str,
+                reason: str,
+                kind: suspendInfoSchema.properties.kind,
+                // `retry`: when the step may run again; `guard`: which guard stopped the thread.
+                retryAfter: str,
+                guard: suspendInfoSchema.properties.guard,
+              },
+              ["role", "reason", "kind"],
+            ),
+          ],
+        },
+        steps: int,
+        usage,
+        cwd: str,
+        // The agent remembered from the last --agent; null when config.yaml decides.
+        agent: nullableStr,
+        createdAt: isoTime,
+        updatedAt: isoTime,
+        lockHolder: { anyOf: [{ type: "null" }, object({ pid: int, since: str })] },
+        // The thread's typed inputs (its StartNode's); null when the workflow declares none.
+        inputs: { anyOf: [{ type: "null" }, anyObject] },
+        // The thread's own git worktree and branch; null when it runs in its cwd as it is.
+        worktree: {
+          anyOf: [
+            { type: "null" },
+            // `present`: the folder still exists (`thread cancel` or `cleanup` may have removed it).
+            object({ path: str, branch: str, repo: str, base: str, present: bool }),
+          ],
+        },
+      }),
+      {
+        // A fan-out's child: the parent thread, its step that fanned out, and the item's index.
+        parent: object({ thread: threadId, step: hash, index: int }),
+        // While the thread's fan-out is pending or suspended: each child, in item order.
+        children: list(fanoutChild),
+      },
+    ),
+    "thread list": object({ threads: list(threadListEntry), total: int }),
+    "thread read": object({
+      thread: threadId,
+      markdown: str,
+      more: bool,
+      // The oldest step shown, to page back with `--before`; null when reading from the start.
+      oldestShown: nullableHash,
+    }),
+    "thread tree": object(
+      {
+        thread: threadId,
+        // The StartNode every thread of the family begins with.
+        start: hash,
+        threads: list(treeThread),
+        // The threads the family's fan-outs made, and theirs (absent when there are none).
+        children: list(
+          object({
+            thread: threadId,
+            // The thread whose fan-out made it, and the item it got.
+            parent: threadId,
+            index: int,
+            workflow: str,
+            status: threadStatus,
+            steps: int,
+          }),
+        ),
+      },
+      ["thread", "start", "threads"],
+    ),
+    "thread diff": object({
+      a: threadId,
+      b: threadId,
+      // The last step both chains hold (null: they part at their first step); its step number.
+      common: nullableHash,
+      commonSteps: int,
+      sides: list(diffSide),
+    }),
+    "thread resume": threadExec,
+    "thread answer": object({
+      thread: threadId,
+      status: threadStatus,
+      // The step the answer was stored as.
+      step: execStep,
+      // What happens next: the next role, the thread completed, or another question.
+      message: str,
+    }),
+    "thread poke": threadExec,
+    "thread stop": object({ thread: threadId, stopped: bool, pid: { type: ["integer", "null"] } }),
+    "thread cancel": object(
+      {
+        thread: threadId,
+        status: threadStatus,
+        // What became of the thread's git worktree (absent when it has none).
+        worktree: worktreeRemoval,
+        // The children of its pending fan-out that were cancelled with it (absent when none).
+        children: list(threadId),
+        // What became of those children's own git worktrees (absent when none had one).
+        childWorktrees: list(worktreeRemoval),
+      },
+      ["thread", "status"],
+    ),
+    "thread cleanup": object(
+      {
+        thread: threadId,
+        // What became of the thread's own worktree (absent when it has none).
+        worktree: worktreeRemoval,
+        // Its fan-out children's (and theirs) that had ended with a worktree still there.
+        children: list(object({ thread: threadId, worktree: worktreeRemoval })),
+      },
+      ["thread"],
+    ),
+    "thread join": object({
       thread: threadId,
       status: threadStatus,
       head: hash,
       steps: int,
       suspended: { anyOf: [{ type: "null" }, suspendInfoSchema] },
-      // Whether a run was going on when the watch began (false: the state was printed at once).
-      followed: bool,
-      // Only when the thread completed: the rendered prompt of the `$END` edge it took.
-      endMessage: str,
-    },
-    ["thread", "status", "head", "steps", "suspended", "followed"],
-  ),
-
-  "thread verify": object({ ok: bool, threads: list(threadVerifyReportSchema) }),
-  "thread reroute": threadRerouteReportSchema,
-  "thread grep": object({
-    pattern: str,
-    fixedStrings: bool,
-    ignoreCase: bool,
-    // Whether the pattern ran on V8's linear-time engine (false: the backtracking one).
-    linear: bool,
-    in: list({ enum: ["outputs", "bodies", "prompts"] }),
-    // Threads and distinct steps searched, and nodes read (each once, however many share it).
-    threads: int,
-    steps: int,
-    nodes: int,
-    matches: list(grepMatchSchema),
-  }),
-  "thread export": object({ file: str, threads: list(threadId), nodes: int, bytes: int }),
-  "thread import": object({
-    threads: list(
-      object({
+    }),
+    "thread watch": object(
+      {
         thread: threadId,
+        status: threadStatus,
         head: hash,
         steps: int,
-        status: { enum: ["imported", "unchanged"] },
-      }),
+        suspended: { anyOf: [{ type: "null" }, suspendInfoSchema] },
+        // Whether a run was going on when the watch began (false: the state was printed at once).
+        followed: bool,
+        // Only when the thread completed: the rendered prompt of the `$END` edge it took.
+        endMessage: str,
+      },
+      ["thread", "status", "head", "steps", "suspended", "followed"],
     ),
-    // Nodes in the bundle, and how many this store did not have.
-    nodes: int,
-    nodesWritten: int,
-  }),
 
-  "step list": object({ thread: threadId, workflow: str, steps: list(stepListEntry) }),
-  "step show": extend(
-    { type: "object", required: stepSchema.required, properties: stepSchema.properties },
-    {
-      hash,
-      // startedAtMs and completedAtMs as ISO 8601 (DESIGN §13: times are ISO strings).
-      startedAt: str,
-      completedAt: str,
-      // The step's output node, read for convenience.
-      outputValue: { ...anyObject, additionalProperties: true },
-    },
-  ),
-  "step read": object({ hash, markdown: str }),
-  "step fork": object(
-    {
-      thread: threadId,
-      forkedFrom: hash,
-      // The fork's own git worktree, when the thread forked from has one.
-      worktree: object({ path: str, branch: str, repo: str, base: str }),
-    },
-    ["thread", "forkedFrom"],
-  ),
+    "thread verify": object({ ok: bool, threads: list(threadVerifyReportSchema) }),
+    "thread reroute": threadRerouteReportSchema,
+    "thread grep": object({
+      pattern: str,
+      fixedStrings: bool,
+      ignoreCase: bool,
+      // Whether the pattern ran on V8's linear-time engine (false: the backtracking one).
+      linear: bool,
+      in: list({ enum: ["outputs", "bodies", "prompts"] }),
+      // Threads and distinct steps searched, and nodes read (each once, however many share it).
+      threads: int,
+      steps: int,
+      nodes: int,
+      matches: list(grepMatchSchema),
+    }),
+    "thread export": object({ file: str, threads: list(threadId), nodes: int, bytes: int }),
+    "thread import": object({
+      threads: list(
+        object({
+          thread: threadId,
+          head: hash,
+          steps: int,
+          status: { enum: ["imported", "unchanged"] },
+        }),
+      ),
+      // Nodes in the bundle, and how many this store did not have.
+      nodes: int,
+      nodesWritten: int,
+    }),
 
-  "cas get": object({ hash, type: str, payload: {} }),
-  "cas put": casPut,
-  "cas put-text": object({ hash, type: hash }),
-  "cas has": object({ hash, exists: bool }),
-  "cas refs": object({ hash, refs: list(hash) }),
-  "cas walk": object({ root: hash, nodes: list(object({ hash, type: str, depth: int })) }),
-  "cas verify": casVerifyReportSchema,
-  "cas gc": extend(casGcReportSchema, {
-    // Threads whose exec held its lock: `--yes` refuses while there are any.
-    running: list(object({ thread: threadId, pid: int, command: str, since: str })),
-  }),
+    "step list": object({ thread: threadId, workflow: str, steps: list(stepListEntry) }),
+    "step show": extend(
+      { type: "object", required: stepSchema.required, properties: stepSchema.properties },
+      {
+        hash,
+        // startedAtMs and completedAtMs as ISO 8601 (DESIGN §13: times are ISO strings).
+        startedAt: str,
+        completedAt: str,
+        // The step's output node, read for convenience.
+        outputValue: { ...anyObject, additionalProperties: true },
+      },
+    ),
+    "step read": object({ hash, markdown: str }),
+    "step fork": object(
+      {
+        thread: threadId,
+        forkedFrom: hash,
+        // The fork's own git worktree, when the thread forked from has one.
+        worktree: object({ path: str, branch: str, repo: str, base: str }),
+      },
+      ["thread", "forkedFrom"],
+    ),
 
-  "store migrate": object({
-    from: str,
-    to: str,
-    /** Nodes copied (every one re-hashed on both sides), and how many were new there. */
-    nodes: int,
-    nodesWritten: int,
-    threads: int,
-    /** Threads already in the target with the same pointer. */
-    threadsSkipped: int,
-    workflows: int,
-    workflowsSkipped: int,
-  }),
+    "cas get": object({ hash, type: str, payload: {} }),
+    "cas put": casPut,
+    "cas put-text": object({ hash, type: hash }),
+    "cas has": object({ hash, exists: bool }),
+    "cas refs": object({ hash, refs: list(hash) }),
+    "cas walk": object({ root: hash, nodes: list(object({ hash, type: str, depth: int })) }),
+    "cas verify": casVerifyReportSchema,
+    "cas gc": extend(casGcReportSchema, {
+      // Threads whose exec held its lock: `--yes` refuses while there are any.
+      running: list(object({ thread: threadId, pid: int, command: str, since: str })),
+    }),
 
-  "config list": object({
-    file: str,
-    exists: bool,
-    // Every leaf value with its dotted key, in file order; secrets masked.
-    settings: list(object({ key: str, value: anyValue })),
-  }),
-  "config get": object({ file: str, key: str, value: anyValue }),
-  "config set": object({ file: str, key: str, value: anyValue }),
-  "config unset": object({ file: str, key: str, removed: bool }),
-  setup: object({
-    file: str,
-    saved: bool,
-    provider: nullableStr,
-    model: nullableStr,
-    agent: nullableStr,
-    checks: list(checkResult),
-  }),
-  doctor: object({ ok: bool, checks: list(checkResult) }),
-  // Printed when the server stops; `url` without the token (the server is gone by then).
-  dashboard: object({ url: str, port: int, requests: int }),
+    "store migrate": object({
+      from: str,
+      to: str,
+      /** Nodes copied (every one re-hashed on both sides), and how many were new there. */
+      nodes: int,
+      nodesWritten: int,
+      threads: int,
+      /** Threads already in the target with the same pointer. */
+      threadsSkipped: int,
+      workflows: int,
+      workflowsSkipped: int,
+    }),
 
-  usage: object({
-    since: { anyOf: [isoTime, { type: "null" }] },
-    until: { anyOf: [isoTime, { type: "null" }] },
-    by: list({ enum: USAGE_DIMENSIONS }),
-    rows: list(usageRow),
-    total: usageTotal,
-  }),
-  "log list": object({ files: list(object({ date: str, path: str, bytes: int })) }),
-  "log show": object(
-    {
-      // Absent when there is no log yet.
+    "config list": object({
       file: str,
-      events: list({ ...anyObject, additionalProperties: true }),
-      // Lines that were not JSON.
-      skipped: int,
-    },
-    ["events", "skipped"],
-  ),
-  "log clean": object({ deleted: strings }),
+      exists: bool,
+      // Every leaf value with its dotted key, in file order; secrets masked.
+      settings: list(object({ key: str, value: anyValue })),
+    }),
+    "config get": object({ file: str, key: str, value: anyValue }),
+    "config set": object({ file: str, key: str, value: anyValue }),
+    "config unset": object({ file: str, key: str, removed: bool }),
+    setup: object({
+      file: str,
+      saved: bool,
+      provider: nullableStr,
+      model: nullableStr,
+      agent: nullableStr,
+      checks: list(checkResult),
+    }),
+    doctor: object({ ok: bool, checks: list(checkResult) }),
+    // Printed when the server stops; `url` without the token (the server is gone by then).
+    dashboard: object({ url: str, port: int, requests: int }),
 
-  "prompt list": object({ prompts: list(object({ name: str, summary: str })) }),
-  completion: object({ shell: str, script: str }),
-  "prompt usage": promptText,
-  "prompt workflow-authoring": promptText,
-  "prompt adapter-developing": promptText,
-  "prompt bootstrap": promptText,
-} as const;
+    usage: object({
+      since: { anyOf: [isoTime, { type: "null" }] },
+      until: { anyOf: [isoTime, { type: "null" }] },
+      by: list({ enum: USAGE_DIMENSIONS }),
+      rows: list(usageRow),
+      total: usageTotal,
+    }),
+    "log list": object({ files: list(object({ date: str, path: str, bytes: int })) }),
+    "log show": object(
+      {
+        // Absent when there is no log yet.
+        file: str,
+        events: list({ ...anyObject, additionalProperties: true }),
+        // Lines that were not JSON.
+        skipped: int,
+      },
+      ["events", "skipped"],
+    ),
+    "log clean": object({ deleted: strings }),
 
-export type DocumentName = keyof typeof DOCUMENT_SCHEMAS;
+    "prompt list": object({ prompts: list(object({ name: str, summary: str })) }),
+    completion: object({ shell: str, script: str }),
+    "prompt usage": promptText,
+    "prompt workflow-authoring": promptText,
+    "prompt adapter-developing": promptText,
+    "prompt bootstrap": promptText,
+  } as const;
+
+  return {
+    DOCUMENT_SCHEMAS,
+    workflowTestThreadSchema,
+    casGcReportSchema,
+    casVerifyReportSchema,
+    threadVerifyReportSchema,
+    threadRerouteReportSchema,
+    grepMatchSchema,
+  };
+}
+
+/** Every schema `build` makes, by name (types only: the values come from `documentSchemas()`). */
+export type DocumentSchemaSet = ReturnType<typeof build>;
+export type DocumentSchemas = DocumentSchemaSet["DOCUMENT_SCHEMAS"];
+
+let built: DocumentSchemaSet | undefined;
+
+/** The JSON Schema of each command's document, keyed by the command's words; built once. */
+export function documentSchemas(): DocumentSchemas {
+  built ??= build();
+  return built.DOCUMENT_SCHEMAS;
+}
+
+export type DocumentName = keyof DocumentSchemas;

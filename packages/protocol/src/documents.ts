@@ -3,21 +3,12 @@
  * Keys are stable: more may be added, none renamed. Times are ISO 8601 UTC strings, durations
  * milliseconds.
  */
-import type {
-  casGcReportSchema,
-  casVerifyReportSchema,
-  DOCUMENT_SCHEMAS,
-  DocumentName,
-  grepMatchSchema,
-  threadRerouteReportSchema,
-  threadVerifyReportSchema,
-  workflowTestThreadSchema,
-} from "./document-schemas.js";
+import type { DocumentName, DocumentSchemaSet, DocumentSchemas } from "./document-schemas.js";
 import type { FromSchema } from "./from-schema.js";
 
 /** The document each command prints with `--format json`, by the command's words. */
 export type CommandDocuments = {
-  [Name in DocumentName]: FromSchema<(typeof DOCUMENT_SCHEMAS)[Name]>;
+  [Name in DocumentName]: FromSchema<DocumentSchemas[Name]>;
 };
 
 /** The document of the command `uwf <words>`, e.g. `DocumentOf<"thread exec">`. */
@@ -33,7 +24,7 @@ export type WorkflowListDocument = DocumentOf<"workflow list">;
 export type WorkflowHistoryDocument = DocumentOf<"workflow history">;
 export type WorkflowRemoveDocument = DocumentOf<"workflow rm">;
 export type WorkflowTestDocument = DocumentOf<"workflow test">;
-export type WorkflowTestThread = FromSchema<typeof workflowTestThreadSchema>;
+export type WorkflowTestThread = FromSchema<DocumentSchemaSet["workflowTestThreadSchema"]>;
 
 export type ThreadStartDocument = DocumentOf<"thread start">;
 export type ThreadExecDocument = DocumentOf<"thread exec">;
@@ -60,15 +51,15 @@ export type ThreadVerifyDocument = DocumentOf<"thread verify">;
 export type ThreadExportDocument = DocumentOf<"thread export">;
 export type ThreadImportDocument = DocumentOf<"thread import">;
 /** What the engine's `verifyThread` returns for one thread. */
-export type ThreadVerifyReport = FromSchema<typeof threadVerifyReportSchema>;
+export type ThreadVerifyReport = FromSchema<DocumentSchemaSet["threadVerifyReportSchema"]>;
 export type ThreadProblem = ThreadVerifyReport["problems"][number];
 export type ThreadRerouteDocument = DocumentOf<"thread reroute">;
 /** What the engine's `rerouteThread` returns (the `uwf thread reroute` document). */
-export type ThreadRerouteReport = FromSchema<typeof threadRerouteReportSchema>;
+export type ThreadRerouteReport = FromSchema<DocumentSchemaSet["threadRerouteReportSchema"]>;
 export type RerouteStep = ThreadRerouteReport["steps"][number];
 export type RerouteRoute = RerouteStep["recorded"];
 export type ThreadGrepDocument = DocumentOf<"thread grep">;
-export type GrepMatch = FromSchema<typeof grepMatchSchema>;
+export type GrepMatch = FromSchema<DocumentSchemaSet["grepMatchSchema"]>;
 export type ThreadWatchDocument = DocumentOf<"thread watch">;
 
 export type StepListDocument = DocumentOf<"step list">;
@@ -83,9 +74,9 @@ export type CasHasDocument = DocumentOf<"cas has">;
 export type CasRefsDocument = DocumentOf<"cas refs">;
 export type CasWalkDocument = DocumentOf<"cas walk">;
 /** What the store's `verify` returns; it is the `uwf cas verify` document. */
-export type CasVerifyDocument = FromSchema<typeof casVerifyReportSchema>;
+export type CasVerifyDocument = FromSchema<DocumentSchemaSet["casVerifyReportSchema"]>;
 /** What the store's `gc` returns; `uwf cas gc` prints it with `running` added. */
-export type CasGcDocument = FromSchema<typeof casGcReportSchema>;
+export type CasGcDocument = FromSchema<DocumentSchemaSet["casGcReportSchema"]>;
 
 export type LogListDocument = DocumentOf<"log list">;
 export type LogShowDocument = DocumentOf<"log show">;

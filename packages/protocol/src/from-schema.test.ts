@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { DOCUMENT_SCHEMAS } from "./document-schemas.js";
+import { documentSchemas } from "./document-schemas.js";
 import { type FromSchema, unsupportedKeywords } from "./from-schema.js";
 import { BUILTIN_SCHEMAS, suspendOutputSchema } from "./nodes.js";
 import { threadPointerSchema } from "./threads.js";
@@ -44,7 +44,7 @@ describe("protocol's schemas", () => {
       ...BUILTIN_SCHEMAS,
       suspendOutputSchema,
       threadPointerSchema,
-      ...DOCUMENT_SCHEMAS,
+      ...documentSchemas(),
     };
     for (const [name, schema] of Object.entries(all))
       expect(unsupportedKeywords(schema), name).toEqual([]);

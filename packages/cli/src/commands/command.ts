@@ -185,7 +185,7 @@ type Words<Path extends readonly string[]> = Path extends readonly [infer Only e
 
 /**
  * The document a command returns: the one protocol defines for its words. A command whose
- * words have no schema in protocol's DOCUMENT_SCHEMAS can return nothing (`never`), so every
+ * words have no schema in protocol's `documentSchemas()` can return nothing (`never`), so every
  * `--format json` document has a type and a schema.
  */
 export type DocumentFor<Path extends readonly string[]> = string[] extends Path

@@ -1,4 +1,4 @@
-import { DOCUMENT_SCHEMAS, type DocumentName } from "@united-workforce/protocol";
+import { type DocumentName, documentSchemas } from "@united-workforce/protocol";
 import { argumentLabel, valueNote } from "../../../commands/option-values.js";
 import { ERRORS_SENTENCE, exitCodeRows, publicCommands } from "../../../help/reference.js";
 import { GLOBAL_OPTIONS, GROUP_SUMMARIES } from "../../../program.js";
@@ -126,7 +126,7 @@ function visibleOptions(spec: CommandSpec): OptionSpec[] {
 }
 
 function documentKeys(name: string): string {
-  const schema = DOCUMENT_SCHEMAS[name as DocumentName] as { properties?: object } | undefined;
+  const schema = documentSchemas()[name as DocumentName] as { properties?: object } | undefined;
   if (!schema?.properties) throw new Error(`no document schema for "${name}"`);
   return `\`{ ${Object.keys(schema.properties).join(", ")} }\``;
 }
