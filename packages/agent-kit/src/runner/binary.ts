@@ -10,8 +10,9 @@ export async function runAgentBinary(
      * Exit as soon as `run` has returned instead of when the event loop drains, which spares
      * Node tearing the environment and heap down piece by piece (≈ 2 ms of CPU per step for
      * uwf-mock, issue 11). Only for an adapter that leaves nothing running once its step is
-     * done: an adapter whose agent leaves descendants holding its pipes would otherwise wait
-     * for them, and still does without this.
+     * done: `spawnAgentCli` waits for the agent CLI's exit, kills what is left in its process
+     * group and closes its pipes before it returns, so the CLI adapters set it; an adapter
+     * that closes something after `run` (uwf-acp's agents) exits by itself afterwards.
      */
     exitWhenDone?: boolean;
   } = {},
