@@ -48,7 +48,8 @@ export const APP_JS = String.raw`"use strict";
     var typing = document.activeElement && document.activeElement.id === "answer" && document.activeElement.value;
     if (typing) return;
     refreshing = true;
-    fetch(location.pathname, { credentials: "same-origin" })
+    // With the query: the page's notice ("Your answer was sent") must survive the refresh.
+    fetch(location.pathname + location.search, { credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (text) {
         if (!text) return;
