@@ -6,6 +6,7 @@ export { addHomeDotenv, readHomeDotenv } from "./dotenv.js";
 export { errorMessage, isUwfError, UwfError } from "./errors.js";
 export { type AtomicWriteOptions, writeFileAtomic } from "./fs/atomic-write.js";
 export { type ErrnoError, ioError, isErrnoError } from "./fs/io-error.js";
+export { type ParseCacheEntry, readParseCache, writeParseCache } from "./fs/parse-cache.js";
 export { writeToFd } from "./fs/write-fd.js";
 export { type WriteFunction, writeFully } from "./fs/write-fully.js";
 export { HASH_LENGTH, hashBytes } from "./hash.js";

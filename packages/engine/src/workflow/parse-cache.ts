@@ -1,16 +1,12 @@
-import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { hashBytes, makePrivateDir, writeFileAtomic } from "@united-workforce/util";
+import { hashBytes, readParseCache, writeParseCache } from "@united-workforce/util";
 
 // Parsed workflow files, cached between processes (issue 11). Parsing a workflow's YAML is most
 // of what `uwf workflow validate` costs: the yaml library runs cold in a young process, ≈ 12 ms
 // for the 6.5 KB of examples/solve-issue.yaml. A file that parsed without a problem is kept as
-// JSON under `<home>/cache/workflows/`, one entry per file path (so the folder holds at most
-// one entry per workflow file ever read), with the file's whole text: an entry is used only
-// when the text is the same to the character, so no hash collision or stale entry can stand
-// in for a changed file. Files with a problem are never cached, so every message (with its
-// line and column) still comes from the parser. Any unreadable, foreign or malformed entry is
-// ignored and the file parsed again; a cache that cannot be written costs time only.
+// util's parse-cache entry (used only for the same text) under `<home>/cache/workflows/`, one
+// per file path, with the places of its include directives. Files with a problem are never
+// cached, so every message (with its line and column) still comes from the parser.
 
 /**
  * The parse cache beside the validator cache (`<home>/cache/validators`): `<home>/cache/workflows`.
@@ -22,22 +18,14 @@ export function parsedWorkflowCacheDir(validatorCacheDir: string | undefined): s
     : join(dirname(validatorCacheDir), "workflows");
 }
 
-const FORMAT = 1;
 /** A value with more nodes than this (aliases counted each time) is not cached. */
 const MAX_NODES = 200_000;
-/** Entries over this size are not written: a cache should not double a huge file on disk. */
-const MAX_ENTRY_CHARS = 1024 * 1024;
 
 /** A key on the way from the value's root to an include directive: a property or an index. */
 type Step = string | number;
 
-interface Entry {
-  format: typeof FORMAT;
-  source: string;
-  value: unknown;
-  /** Where the value holds an include directive (null in `value`) and the path it names. */
-  includes: Array<{ at: Step[]; target: string }>;
-}
+/** Where the value holds an include directive (null in `value`) and the path it names. */
+type IncludePlaces = Array<{ at: Step[]; target: string }>;
 
 /**
  * The cached value of the file at `path` whose text is `source`, with include directives
@@ -49,23 +37,10 @@ export function readParsedWorkflow(
   source: string,
   makeInclude: (target: string) => unknown,
 ): unknown {
-  let entry: Entry;
-  try {
-    entry = JSON.parse(readFileSync(entryPath(dir, path), "utf8")) as Entry;
-  } catch {
-    return undefined;
-  }
-  if (
-    entry === null ||
-    typeof entry !== "object" ||
-    entry.format !== FORMAT ||
-    entry.source !== source ||
-    !Array.isArray(entry.includes)
-  ) {
-    return undefined;
-  }
+  const entry = readParseCache(entryPath(dir, path), source);
+  if (entry === undefined || !Array.isArray(entry.includes)) return undefined;
   let value = entry.value;
-  for (const include of entry.includes) {
+  for (const include of entry.includes as unknown[] as IncludePlaces) {
     if (
       include === null ||
       typeof include !== "object" ||
@@ -92,19 +67,11 @@ export function writeParsedWorkflow(
   value: unknown,
   includeTarget: (value: unknown) => string | null,
 ): void {
-  const includes: Entry["includes"] = [];
+  const includes: IncludePlaces = [];
   const budget = { nodes: MAX_NODES };
   const plain = toPlain(value, [], [], includes, includeTarget, budget);
   if (plain === UNSUPPORTED) return;
-  const entry: Entry = { format: FORMAT, source, value: plain, includes };
-  const text = JSON.stringify(entry);
-  if (text.length > MAX_ENTRY_CHARS) return;
-  try {
-    makePrivateDir(dir);
-    writeFileAtomic(entryPath(dir, path), text);
-  } catch {
-    // A read-only or full disk: the next load parses again.
-  }
+  writeParseCache(entryPath(dir, path), { source, value: plain, includes });
 }
 
 function entryPath(dir: string, path: string): string {
@@ -118,7 +85,7 @@ function toPlain(
   value: unknown,
   at: Step[],
   ancestors: object[],
-  includes: Entry["includes"],
+  includes: IncludePlaces,
   includeTarget: (value: unknown) => string | null,
   budget: { nodes: number },
 ): unknown {
