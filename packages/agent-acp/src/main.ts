@@ -21,7 +21,4 @@ export async function runBinary(name: string, defaultPreset?: string): Promise<v
     // The agent stays up between the run and its corrections; it ends once the step is stored.
     await pool.closeAll();
   }
-  // The agents and their process groups are gone and every output went out through blocking
-  // writes: exit now rather than let Node tear the heap down piece by piece (issue 11).
-  process.exit(process.exitCode ?? 0);
 }

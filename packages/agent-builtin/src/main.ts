@@ -3,8 +3,7 @@ import { builtinAgent } from "./builtin-agent.js";
 import { builtinVersion } from "./version.js";
 
 // The uwf-builtin entry. A signal aborts the step (the model request and any running command
-// end at once); it exits once the step is stored, every command having been awaited with its
-// process group killed. The definition is light: the step's code loads only with a step, so
+// end at once). The definition is light: the step's code loads only with a step, so
 // `--version` and `--help` answer before anything heavy loads. No top-level await: the bundle
 // is CommonJS so that its compiled code can be cached (DESIGN §14).
 async function main(argv: readonly string[]): Promise<void> {
@@ -12,7 +11,7 @@ async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(`${builtinVersion()}\n`);
     return;
   }
-  await runAgentBinary(builtinAgent, { exitWhenDone: true });
+  await runAgentBinary(builtinAgent);
 }
 
 void main(process.argv.slice(2));

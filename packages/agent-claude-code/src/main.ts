@@ -2,8 +2,6 @@ import { runAgentBinary } from "@united-workforce/agent-kit/entry";
 import { claudeCodeAgent } from "./claude-agent.js";
 
 // The uwf-claude-code entry: a signal aborts the step, which ends claude's whole process group.
-// It exits once the step is stored: spawnAgentCli has then seen claude exit, killed what was
-// left in its group and closed its pipes, and the kit writes nothing asynchronously.
 // No top-level await: the bundle is CommonJS so that its compiled code can be cached.
 // `--version` (which runs `claude --version`) loads its code only when asked (DESIGN §14).
 async function main(argv: readonly string[]): Promise<void> {
@@ -11,7 +9,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const { versionText } = await import("./version.js");
     process.stdout.write(await versionText(process.env));
   } else {
-    await runAgentBinary(claudeCodeAgent, { exitWhenDone: true });
+    await runAgentBinary(claudeCodeAgent);
   }
 }
 

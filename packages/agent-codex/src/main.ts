@@ -3,8 +3,6 @@ import { ExitCode } from "@united-workforce/protocol";
 import { codexAgent } from "./codex-agent.js";
 
 // The uwf-codex entry: a signal aborts the step, which ends codex's whole process group.
-// It exits once the step is stored: spawnAgentCli has then seen codex exit, killed what was
-// left in its group and closed its pipes, and the kit writes nothing asynchronously.
 // No top-level await: the bundle is CommonJS so that its compiled code can be cached.
 // `--version` (which runs `codex --version`) loads its code only when asked (DESIGN §14).
 async function main(argv: string[]): Promise<void> {
@@ -14,7 +12,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(version.text);
     process.exitCode = version.ok ? ExitCode.ok : ExitCode.error;
   } else {
-    await runAgentBinary(codexAgent, { exitWhenDone: true });
+    await runAgentBinary(codexAgent);
   }
 }
 
