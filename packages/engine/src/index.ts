@@ -57,6 +57,7 @@ export {
   type InputSources,
 } from "./threads/inputs.js";
 export { takeThread } from "./threads/lease.js";
+export { createThread, type NewThread } from "./threads/new-thread.js";
 export { stopChildGroup } from "./threads/processes.js";
 export {
   findReplay,

@@ -6,7 +6,6 @@ import {
   STATUS_FIELD,
   type StartPayload,
   type StepPayload,
-  startNodeKind,
   type ThreadPointer,
   type WorkflowPayload,
 } from "@united-workforce/protocol";
@@ -25,6 +24,7 @@ import { ensureChildWorktree, type WorktreePlace } from "../worktrees/git-worktr
 import { outputProblems, storeDirectStep } from "./direct-step.js";
 import { Engine, type PlannedStep, prevOf } from "./engine.js";
 import { takeThread } from "./lease.js";
+import { createThread } from "./new-thread.js";
 import { type RunBudget, type RunOptions, runSteps } from "./run-steps.js";
 
 /** The `agent` recorded on a join step: uwf wrote it from the children's results. */
@@ -528,34 +528,19 @@ async function ensureChild(
   const made =
     spec.place === null ? null : ensureChildWorktree(spec.place, parent, spec.cwd, spec.thread);
   const cwd = made?.cwd ?? spec.cwd;
-  // Deterministic: a StartNode written again after a crash has the same hash.
-  const startPayload: StartPayload = {
-    workflow: spec.workflowHash,
-    prompt: spec.prompt,
-    cwd,
-    createdAtMs: spec.timeMs,
-  };
-  if (spec.inputs !== undefined) startPayload.inputs = spec.inputs;
-  const start = await store.cas.put(store.cas.builtin(startNodeKind(startPayload)), startPayload);
-  const at = new Date(spec.timeMs).toISOString();
-  const pointer: ThreadPointer = {
-    thread: spec.thread,
-    workflow: spec.workflow.name,
-    workflowHash: spec.workflowHash,
-    start,
-    head: start,
-    status: "idle",
-    currentRole: null,
-    suspended: null,
-    steps: 0,
-    cwd,
-    createdAt: at,
-    updatedAt: new Date().toISOString(),
-    parent: { thread: parent.thread, step: parent.head, index: spec.index },
-  };
-  if (made !== null) pointer.worktree = made.worktree;
   try {
-    const created = await store.threads.create(pointer);
+    // Deterministic: a StartNode written again after a crash has the same hash.
+    const created = await createThread(store, {
+      thread: spec.thread,
+      workflow: spec.workflow.name,
+      workflowHash: spec.workflowHash,
+      prompt: spec.prompt,
+      cwd,
+      createdAtMs: spec.timeMs,
+      ...(spec.inputs === undefined ? {} : { inputs: spec.inputs }),
+      ...(made === null ? {} : { worktree: made.worktree }),
+      parent: { thread: parent.thread, step: parent.head, index: spec.index },
+    });
     engine.ctx.logger.info("thread.start", {
       thread: spec.thread,
       workflow: spec.workflow.name,

@@ -1,13 +1,11 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import {
-  type JsonSchema,
-  type JsonValue,
-  type StartPayload,
-  startNodeKind,
-  type ThreadPointer,
-  type ThreadStartDocument,
-  type ThreadWorktree,
+import type {
+  JsonSchema,
+  JsonValue,
+  ThreadPointer,
+  ThreadStartDocument,
+  ThreadWorktree,
 } from "@united-workforce/protocol";
 import { newUlid, UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
@@ -86,8 +84,13 @@ export default defineCommand({
       options.inputs === undefined ? undefined : await readInputsFile(ctx.cwd, options.inputs);
     const store = await ctx.store();
     const { validatorCacheDir } = await import("@united-workforce/store");
-    const { checkThreadInputs, collectThreadInputs, materialiseWorkflow, resolveWorkflow } =
-      await import("@united-workforce/engine");
+    const {
+      checkThreadInputs,
+      collectThreadInputs,
+      createThread,
+      materialiseWorkflow,
+      resolveWorkflow,
+    } = await import("@united-workforce/engine");
     // Nothing is stored, the workflow read from a file included, until the inputs are valid.
     const workflow = await resolveWorkflow(ref!, {
       cwd: ctx.cwd,
@@ -135,32 +138,18 @@ export default defineCommand({
       await dropWorktree(worktree, ctx.env);
       throw error;
     }
-    const startPayload: StartPayload = {
-      workflow: workflow.hash,
-      prompt,
-      cwd: threadCwd,
-      createdAtMs: now,
-    };
-    if (schema !== null) startPayload.inputs = inputs as Record<string, JsonValue>;
-    const start = await store.cas.put(store.cas.builtin(startNodeKind(startPayload)), startPayload);
-    const at = new Date(now).toISOString();
-    const pointer: ThreadPointer = {
-      thread,
-      workflow: workflow.payload.name,
-      workflowHash: workflow.hash,
-      start,
-      head: start,
-      status: "idle",
-      currentRole: null,
-      suspended: null,
-      steps: 0,
-      cwd: threadCwd,
-      createdAt: at,
-      updatedAt: at,
-    };
-    if (worktree !== undefined) pointer.worktree = worktree;
+    let pointer: ThreadPointer;
     try {
-      await store.threads.create(pointer);
+      pointer = await createThread(store, {
+        thread,
+        workflow: workflow.payload.name,
+        workflowHash: workflow.hash,
+        prompt,
+        cwd: threadCwd,
+        createdAtMs: now,
+        ...(schema === null ? {} : { inputs: inputs as Record<string, JsonValue> }),
+        ...(worktree === undefined ? {} : { worktree }),
+      });
     } catch (error) {
       await dropWorktree(worktree, ctx.env);
       throw error;
@@ -173,7 +162,7 @@ export default defineCommand({
     const doc: ThreadStartDocument = {
       thread: pointer.thread,
       workflow: pointer.workflow,
-      head: start,
+      head: pointer.start,
       status: "idle",
     };
     return result(doc, (d) => d.thread);
