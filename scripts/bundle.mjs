@@ -87,34 +87,47 @@ const lazyBuiltins = {
 };
 
 /**
- * The yaml library is 250 KB whose module top level costs a start ≈ 2 ms, and most starts parse
- * no YAML (`cas get`, `thread show`, a step with no config.yaml), yet the store's config reader,
- * which every store-opening start runs, imports it. Our modules' imports of `yaml` get a
- * stand-in whose functions load the library on first call; esbuild refuses the build if code
- * imports a name the stand-in lacks.
+ * Libraries whose module top level every start would run though few starts call them. yaml:
+ * 250 KB, ≈ 2 ms, and most starts parse no YAML (`cas get`, `thread show`, a step with no
+ * config.yaml), yet the store's config reader, which every store-opening start runs, imports it.
+ * dotenv: util's `.env` reader imports it, and every uwf and adapter start runs that reader,
+ * while most homes have no `.env`. Our modules' imports of them get a stand-in whose functions
+ * load the library on first call; esbuild refuses the build if code imports a name the stand-in
+ * lacks.
  */
-const YAML_FUNCTIONS = ["parse", "stringify", "parseDocument", "isMap", "isScalar"];
+const LAZY_LIBRARIES = {
+  yaml: {
+    functions: ["parse", "stringify", "parseDocument", "isMap", "isScalar"],
+    // `new LineCounter()` returns the library's own instance.
+    extra: "export function LineCounter() { return new (load().LineCounter)(); }",
+    resolveDir: `${root}packages/store`,
+  },
+  dotenv: { functions: ["parse"], extra: "", resolveDir: `${root}packages/util` },
+};
 
-const lazyYaml = {
-  name: "uwf-lazy-yaml",
+const lazyLibraries = {
+  name: "uwf-lazy-libraries",
   setup(build) {
-    build.onResolve({ filter: /^yaml$/ }, ({ importer, namespace }) =>
-      namespace === "uwf-lazy-yaml" || /[\\/]node_modules[\\/]/.test(importer)
+    const names = Object.keys(LAZY_LIBRARIES).join("|");
+    build.onResolve({ filter: new RegExp(`^(${names})$`) }, ({ path, importer, namespace }) =>
+      namespace === "uwf-lazy-library" || /[\\/]node_modules[\\/]/.test(importer)
         ? undefined
-        : { path: "yaml", namespace: "uwf-lazy-yaml" },
+        : { path, namespace: "uwf-lazy-library" },
     );
-    build.onLoad({ filter: /.*/, namespace: "uwf-lazy-yaml" }, () => ({
-      contents: [
-        'let yaml; const load = () => (yaml ??= require("yaml"));',
-        ...YAML_FUNCTIONS.map(
-          (name) => `export function ${name}(...args) { return load().${name}(...args); }`,
-        ),
-        // `new LineCounter()` returns the library's own instance.
-        "export function LineCounter() { return new (load().LineCounter)(); }",
-      ].join("\n"),
-      loader: "js",
-      resolveDir: `${root}packages/store`,
-    }));
+    build.onLoad({ filter: /.*/, namespace: "uwf-lazy-library" }, ({ path }) => {
+      const { functions, extra, resolveDir } = LAZY_LIBRARIES[path];
+      return {
+        contents: [
+          `let library; const load = () => (library ??= require(${JSON.stringify(path)}));`,
+          ...functions.map(
+            (name) => `export function ${name}(...args) { return load().${name}(...args); }`,
+          ),
+          extra,
+        ].join("\n"),
+        loader: "js",
+        resolveDir,
+      };
+    });
   },
 };
 
@@ -236,7 +249,7 @@ for (const { entry, outdir } of targets) {
     ...COMMON,
     entryPoints: [`${root}${entry}`],
     outfile: `${root}${outdir}/main.cjs`,
-    plugins: [lazyBuiltins, lazyYaml, builtinValidators, chunks],
+    plugins: [lazyBuiltins, lazyLibraries, builtinValidators, chunks],
     banner: { js: 'var __uwfModuleUrl=require("node:url").pathToFileURL(__filename).href;' },
     define: {
       "import.meta.url": "__uwfModuleUrl",

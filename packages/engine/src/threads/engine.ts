@@ -42,7 +42,7 @@ import { guardReached } from "./guards.js";
 import { humanSuspension, isHumanRole } from "./human-answer.js";
 import { runScriptStep } from "./script-step.js";
 import { type AdapterOutcome, findExecutable, runAdapter } from "./spawn-adapter.js";
-import { StepRejected, type VerifiedStep, verifyStep } from "./verify-step.js";
+import { StepCheck, StepRejected, type VerifiedStep } from "./verify-step.js";
 
 /** The `agent` recorded on the steps of a role with `run`. */
 export const SCRIPT_AGENT = "script";
@@ -231,8 +231,15 @@ export class Engine {
     try {
       const invocation = adapterArgv(agent, pointer.thread, plan);
       const retry = retryPolicy(await this.ctx.config());
-      const spawnAdapter = () =>
-        runAdapter({
+      const check = new StepCheck(this.store.cas, {
+        prev: plan.prev,
+        start: pointer.start,
+        role: plan.role,
+        schema: role.frontmatter,
+      });
+      const spawnAdapter = () => {
+        check.forget();
+        return runAdapter({
           command: agent.command,
           args: invocation.args,
           ...(invocation.stdin !== null ? { stdin: invocation.stdin } : {}),
@@ -242,7 +249,9 @@ export class Engine {
           signal: this.ctx.signal,
           onStderr: (chunk) => this.childOutput(pointer.thread, plan.role, chunk),
           onSpawn: (pid) => options.lease.setChild({ ...processIdentity(pid), pgid: pid }),
+          onResultLine: (line) => check.begin(line),
         });
+      };
       let outcome = await spawnAdapter();
       let transient: UwfError | null = null;
       // A transient failure (adapter exit 75: rate limit, 5xx) runs the step again after a
@@ -313,12 +322,7 @@ export class Engine {
           outcome.stderrTail,
         );
       } else {
-        const verified = await verifyStep(this.store.cas, outcome.lastLine, {
-          prev: plan.prev,
-          start: pointer.start,
-          role: plan.role,
-          schema: role.frontmatter,
-        });
+        const verified = await check.result(outcome.lastLine);
         const done = await this.commitStep(pointer, verified, plan, agentLabel, started);
         return { ...done, failure: null, aborted: false };
       }

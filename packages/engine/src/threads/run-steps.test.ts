@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { StepPayload } from "@united-workforce/protocol";
 import { openStore, type Store } from "@united-workforce/store";
 import {
@@ -134,6 +136,53 @@ describe("runSteps", () => {
     expect(pointer.head).toBe(start);
     expect(pointer.status).toBe("suspended");
   });
+});
+
+describe("a result line checked while the adapter ends", () => {
+  /** uwf-mock run by a wrapper that then exits 5, or prints one more line. */
+  function wrappedMock(mode: "then-fail" | "then-more"): string {
+    const wrapper = join(temp.home, "wrap.cjs");
+    writeFileSync(
+      wrapper,
+      `const { spawnSync } = require("node:child_process");
+const [mode, ...rest] = process.argv.slice(2);
+const run = spawnSync(process.execPath, rest, { stdio: ["ignore", "pipe", "inherit"] });
+process.stdout.write(run.stdout);
+if (mode === "then-fail") process.exitCode = 5;
+else console.log("one more line");
+`,
+    );
+    const scenario = writeScenario(temp.home, [
+      { role: "writer", output: { $status: "written", text: "a line" } },
+    ]);
+    return `${process.execPath} ${wrapper} ${mode} ${UWF_MOCK_BIN} --scenario ${scenario}`;
+  }
+
+  it.each([
+    ["then-fail", "exited with code 5"],
+    ["then-more", "last stdout line is not JSON"],
+  ] as const)(
+    "does not move the head to a valid step when the adapter %s",
+    async (mode, reason) => {
+      const { thread, start } = await seedThread(store, {
+        workflow: relay,
+        prompt: "Go",
+        cwd: temp.home,
+      });
+      const events: EngineEvent[] = [];
+      const lease = await takeThread(store, thread, "test");
+      const summary = await runSteps(engineWith(events), thread, {
+        count: 1,
+        agentFlag: wrappedMock(mode),
+        lease,
+      });
+      await lease.release();
+      expect(summary.stoppedBecause).toBe("failed");
+      const failed = events.find((e) => e.type === "step.failed");
+      expect(failed && "reason" in failed ? failed.reason : "").toContain(reason);
+      expect((await store.threads.get(thread)).head).toBe(start);
+    },
+  );
 });
 
 describe("pointer writes", () => {

@@ -49,3 +49,31 @@ describe("runAdapter's stdin", () => {
     expect(outcome).toMatchObject({ exitCode: 3, timedOut: false, aborted: false });
   });
 });
+
+describe("runAdapter's early result line", () => {
+  it("reports the first JSON line once, while the adapter still runs", async () => {
+    const seen: string[] = [];
+    let pid = 0;
+    // The adapter prints its result lines, then runs until it is sent SIGTERM: the line must
+    // reach the caller while the process is still there.
+    const script = `
+      process.on("SIGTERM", () => process.exit(0));
+      setInterval(() => {}, 60_000);
+      console.log("warming up");
+      console.log(JSON.stringify({ stepHash: "first" }));
+      console.log(JSON.stringify({ stepHash: "second" }));
+    `;
+    const outcome = await runNode(script, {
+      onSpawn: (child) => {
+        pid = child;
+      },
+      onResultLine(line) {
+        seen.push(line);
+        process.kill(pid, "SIGTERM");
+      },
+    });
+    expect(seen).toEqual(['{"stepHash":"first"}']);
+    // What counts is still the last line, once the adapter has ended.
+    expect(outcome).toMatchObject({ exitCode: 0, lastLine: '{"stepHash":"second"}' });
+  });
+});

@@ -26,6 +26,12 @@ export interface AdapterInvocation {
   onSpawn(pid: number): void;
   /** Keep up to this many characters of stdout (its end) in `stdout`; a script step's result. */
   keepStdout?: number;
+  /**
+   * Called once, with the first whole stdout line that looks like a result line (a JSON object),
+   * as soon as it arrives: the adapter is still ending (≈ 4 ms for a Node process), and the caller
+   * can check the step meanwhile. What counts is still the outcome's `lastLine`, after the exit.
+   */
+  onResultLine?(line: string): void;
 }
 
 export interface AdapterOutcome {
@@ -115,6 +121,7 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
     const keep = invocation.keepStdout ?? 0;
     let stdout = "";
     let stdoutTruncated = false;
+    let resultLineSeen = false;
     let stderrTail = "";
     let timedOut = false;
     let aborted = false;
@@ -162,6 +169,13 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
       pending += text;
       const lines = pending.split("\n");
       pending = lines.pop() ?? "";
+      if (!resultLineSeen && invocation.onResultLine !== undefined) {
+        const candidate = lines.find((line) => line.trimStart().startsWith("{"));
+        if (candidate !== undefined) {
+          resultLineSeen = true;
+          invocation.onResultLine(candidate.trim().slice(0, LAST_LINE_LIMIT));
+        }
+      }
       for (let i = lines.length - 1; i >= 0; i--) {
         if (lines[i]!.trim() !== "") {
           lastLine = lines[i]!.slice(0, LAST_LINE_LIMIT);

@@ -24,6 +24,43 @@ export interface VerifiedStep {
 }
 
 /**
+ * `verifyStep` begun early: the result line arrives before the adapter has ended (a Node
+ * adapter takes ≈ 4 ms to tear down), so the step is checked meanwhile. The check is used only
+ * when that line is still the last one once the adapter has exited; otherwise the last line is
+ * checked then. Checking reads and validates only, so a check never used changes nothing.
+ */
+export class StepCheck {
+  #line: string | null = null;
+  #verified: Promise<VerifiedStep> | null = null;
+
+  constructor(
+    private readonly cas: Cas,
+    private readonly expected: ExpectedStep,
+  ) {}
+
+  /** Start checking `line`, the first result-like line the adapter printed. */
+  begin(line: string): void {
+    const verified = verifyStep(this.cas, line, this.expected);
+    // Awaited only if used; a rejected early check must not surface as unhandled.
+    verified.catch(() => {});
+    this.#line = line;
+    this.#verified = verified;
+  }
+
+  /** Drop an early check: the adapter runs again (a retry). */
+  forget(): void {
+    this.#line = null;
+    this.#verified = null;
+  }
+
+  /** The verified step named by `lastLine`, the adapter's last stdout line after its exit. */
+  result(lastLine: string): Promise<VerifiedStep> {
+    if (this.#verified !== null && this.#line === lastLine) return this.#verified;
+    return verifyStep(this.cas, lastLine, this.expected);
+  }
+}
+
+/**
  * Check the adapter's result line and the step it names before the head moves. The adapter is
  * not trusted: every link and the output are checked against what this exec expects.
  */
