@@ -237,11 +237,11 @@ function checkTarball(pkg) {
     }
   }
   // Each bin's bundle (the folder its boot.cjs is in: `dist/bundle`, uwf-replay's
-  // `dist/replay-bundle`), and the chunk boot.cjs loads for a PostgreSQL store.
+  // `dist/replay-bundle`), and the chunks boot.cjs loads (a PostgreSQL store's driver, yaml).
   for (const target of Object.values(meta.bin ?? {})) {
     const script = readFileSync(join(pkg.dir, target), "utf8");
     const folder = /\.\.\/(dist\/[\w-]+)\/boot\.cjs/.exec(script)?.[1] ?? "dist/bundle";
-    for (const file of ["main.cjs", "boot.cjs", "pg.cjs"]) {
+    for (const file of ["main.cjs", "boot.cjs", "pg.cjs", "yaml.cjs"]) {
       if (!has.has(`${folder}/${file}`)) problems.push(`has no ${folder}/${file}`);
     }
   }
