@@ -14,3 +14,16 @@ export function nodeCrypto(): typeof import("node:crypto") {
 export function nodeChildProcess(): typeof import("node:child_process") {
   return load("node:child_process") as typeof import("node:child_process");
 }
+
+/**
+ * `node:http` or `node:https`, loaded on first use: an adapter loads them only when it talks
+ * to a model (they bring the stream and socket modules with them).
+ */
+export function nodeHttp(secure: boolean): typeof import("node:http") {
+  return load(secure ? "node:https" : "node:http") as typeof import("node:http");
+}
+
+/** `node:zlib`, loaded on first use (a compressed HTTP answer). */
+export function nodeZlib(): typeof import("node:zlib") {
+  return load("node:zlib") as typeof import("node:zlib");
+}

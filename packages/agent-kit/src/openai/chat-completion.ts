@@ -2,6 +2,7 @@ import type { Usage } from "@united-workforce/protocol";
 import { errorMessage, UwfError } from "@united-workforce/util";
 import { openaiUsage } from "../cli/usage.js";
 import { hintForStatus, ModelRequestError } from "./errors.js";
+import { type HttpAnswer, httpPost } from "./http-post.js";
 import {
   abortableSleep,
   backoffDelay,
@@ -167,16 +168,13 @@ async function tryOnce(
   const onAbort = (): void => controller.abort();
   outer?.addEventListener("abort", onAbort, { once: true });
   try {
-    let response: Response;
-    let text: string;
+    let response: HttpAnswer;
     try {
-      response = await fetch(url, {
-        method: "POST",
+      response = await httpPost(url, {
         headers: options.headers,
         body: options.body,
         signal: controller.signal,
       });
-      text = await response.text();
     } catch (error) {
       if (outer?.aborted) throw interrupted(`model "${request.model}" at ${url}`);
       if (timedOut) {
@@ -188,6 +186,7 @@ async function tryOnce(
       }
       return fail({ kind: "network", detail: describe(error), retryable: true, cause: error });
     }
+    const { text } = response;
     if (!response.ok) {
       return fail({
         kind: "http",

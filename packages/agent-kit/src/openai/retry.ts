@@ -36,7 +36,10 @@ export function backoffDelay(
  * The wait a provider asks for, in ms: `retry-after-ms` (OpenAI), else `Retry-After` as
  * seconds or as an HTTP date. Null when there is none or it cannot be read.
  */
-export function requestedDelay(headers: Headers, nowMs: number): number | null {
+export function requestedDelay(
+  headers: { get(name: string): string | null },
+  nowMs: number,
+): number | null {
   const ms = headers.get("retry-after-ms");
   if (ms !== null && ms.trim() !== "") {
     const value = Number(ms);
