@@ -9,7 +9,7 @@
 // BENCH_CA=0 skips the second pass.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -214,6 +214,63 @@ try {
       n0,
       1.5,
     );
+  }
+
+  // A model-calling adapter's step: uwf-builtin alone, one answer from the fake model server
+  // (run in a child: timing blocks this process, which could not answer it).
+  const fakeServer = spawn(
+    node,
+    [
+      "--input-type=module",
+      "-e",
+      `const { startFakeLlm } = await import(${JSON.stringify(`${root}packages/test-utils/dist/index.js`)});
+       const llm = await startFakeLlm({ script: { steps: [{ text: "---\\n$status: done\\ngreeting: hi\\n---\\n" }] } });
+       process.stdout.write(llm.baseUrl + "\\n");`,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  try {
+    const [line] = await once(fakeServer.stdout, "data");
+    const builtinHome = join(home, "builtin");
+    mkdirSync(builtinHome);
+    writeFileSync(
+      join(builtinHome, "config.yaml"),
+      JSON.stringify({
+        providers: { fake: { baseUrl: line.toString().trim(), apiKey: "fake-key" } },
+        models: { fake: { provider: "fake", name: "fake-model" } },
+      }),
+    );
+    const builtinEnv = { ...env, UWF_HOME: builtinHome };
+    execFileSync(node, [uwfBin, "workflow", "add", "examples/hello.yaml"], {
+      env: builtinEnv,
+      cwd: root,
+    });
+    const asked = execFileSync(node, [uwfBin, "thread", "start", "hello", "-p", "bench"], {
+      env: builtinEnv,
+      cwd: root,
+    })
+      .toString()
+      .trim();
+    report(
+      "uwf-builtin alone, one answer from the fake model",
+      time(
+        () => [
+          join(root, "packages/agent-builtin/bin/uwf-builtin.cjs"),
+          "--model",
+          "fake",
+          "--thread",
+          asked,
+          "--role",
+          "greeter",
+          "--prompt",
+          "x",
+        ],
+        () => builtinHome,
+      ),
+      n0,
+    );
+  } finally {
+    fakeServer.kill();
   }
 
   // Most users have a config.yaml (`uwf setup` writes one), which every store-opening process
