@@ -6,7 +6,9 @@
 //   node bench/profile.mjs [--runs N] [--home DIR] -- <bin> <args…>
 //   node bench/profile.mjs -- packages/cli/bin/uwf.cjs cas get <hash>
 //
-// NODE_EXTRA_CA_CERTS is removed for the runs, as in `pnpm bench`'s headline.
+// NODE_EXTRA_CA_CERTS is removed for the runs, as in `pnpm bench`'s headline. The bundles'
+// identifiers are minified: build with `UWF_BUNDLE_PRETTY=1 pnpm build` to read uwf's functions
+// by name (the figures then shift a little: the bundle is larger).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
