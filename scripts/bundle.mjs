@@ -259,9 +259,12 @@ for (const { entry, outdir } of targets) {
     entryPoints: [`${root}${entry}`],
     outfile: `${root}${outdir}/main.cjs`,
     plugins: [lazyBuiltins, lazyLibraries, builtinValidators, chunks],
-    banner: { js: 'var __uwfModuleUrl=require("node:url").pathToFileURL(__filename).href;' },
+    // `import.meta.url` is computed when read: most starts never need a file URL.
+    banner: {
+      js: 'var __uwfMeta={get url(){return require("node:url").pathToFileURL(__filename).href}};',
+    },
     define: {
-      "import.meta.url": "__uwfModuleUrl",
+      "import.meta.url": "__uwfMeta.url",
       __UWF_VERSION__: JSON.stringify(cliVersion),
     },
   });

@@ -1,5 +1,5 @@
 import { packageVersion } from "@united-workforce/util";
 
 export function builtinVersion(): string {
-  return packageVersion(import.meta.url);
+  return packageVersion(() => import.meta.url);
 }

@@ -2,7 +2,7 @@ import { minimalEnv, spawnAgentCli } from "@united-workforce/agent-kit";
 import { packageVersion } from "@united-workforce/util";
 import { CLAUDE_LOGIN_ENV } from "./invocation.js";
 
-export const VERSION: string = packageVersion(import.meta.url);
+export const VERSION: string = packageVersion(() => import.meta.url);
 
 /** `uwf-claude-code --version`: this adapter's version, then the claude CLI's, or why not. */
 export async function versionText(env: Record<string, string | undefined>): Promise<string> {

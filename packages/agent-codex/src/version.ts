@@ -2,7 +2,7 @@ import { spawnAgentCli } from "@united-workforce/agent-kit";
 import { errorMessage, isUwfError, packageVersion } from "@united-workforce/util";
 import { CODEX_INSTALL_HINT, codexEnv } from "./command.js";
 
-export const VERSION: string = packageVersion(import.meta.url);
+export const VERSION: string = packageVersion(() => import.meta.url);
 
 /**
  * `uwf-codex --version`: the adapter's version and the codex it would run (`--codex-bin`,

@@ -1,3 +1,3 @@
 import { packageVersion } from "@united-workforce/util";
 
-export const VERSION: string = packageVersion(import.meta.url);
+export const VERSION: string = packageVersion(() => import.meta.url);

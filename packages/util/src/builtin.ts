@@ -1,9 +1,22 @@
 import { createRequire } from "node:module";
 
+/**
+ * A `require` for the module at `moduleUrl()` (its `import.meta.url`), made on first call:
+ * made at import, it cost every start a file URL and a loader object (≈ 0.8 ms for the bundle's
+ * first three, cold).
+ */
+export function lazyRequire(moduleUrl: () => string): (id: string) => unknown {
+  let required: ((id: string) => unknown) | undefined;
+  return (id) => {
+    required ??= createRequire(moduleUrl());
+    return required(id);
+  };
+}
+
 // Node built-ins that cost a start real time to load (node:crypto and node:child_process each
 // bring the stream modules with them, ≈ 2–3 ms) and that most `uwf` processes never use,
 // loaded on first call instead of by a top-level import (DESIGN §14).
-const load = createRequire(import.meta.url);
+const load = lazyRequire(() => import.meta.url);
 
 /** `node:crypto`, loaded on first use. */
 export function nodeCrypto(): typeof import("node:crypto") {

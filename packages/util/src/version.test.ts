@@ -7,6 +7,6 @@ describe("packageVersion", () => {
     const manifest = JSON.parse(
       readFileSync(new URL("../package.json", import.meta.url), "utf8"),
     ) as { version: string };
-    expect(packageVersion(import.meta.url)).toBe(manifest.version);
+    expect(packageVersion(() => import.meta.url)).toBe(manifest.version);
   });
 });

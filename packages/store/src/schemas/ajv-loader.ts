@@ -1,5 +1,5 @@
-import { createRequire } from "node:module";
 import type { JsonSchema } from "@united-workforce/protocol";
+import { lazyRequire } from "@united-workforce/util";
 import type { AnyValidateFunction } from "ajv/dist/types/index.js";
 import { FORMATS, FORMATS_MODULE } from "./formats.js";
 
@@ -9,7 +9,7 @@ type Dialect = "draft-07" | "2019-09" | "2020-12";
 // Loaded with `require` on first use: importing ajv costs ≈ 30 ms, and most `uwf` processes
 // never validate anything. A static import would make every process pay it. Processes that
 // validate a schema an earlier process compiled skip ajv too (see disk-cache.ts).
-const load = createRequire(import.meta.url);
+const load = lazyRequire(() => import.meta.url);
 const instances = new Map<Dialect, AjvInstance>();
 
 // Part of the disk cache key (CACHE_FORMAT in disk-cache.ts): change one, bump the other.

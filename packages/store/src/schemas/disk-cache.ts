@@ -1,7 +1,6 @@
 import { readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import { makePrivateDir, writeFileAtomic } from "@united-workforce/util";
+import { lazyRequire, makePrivateDir, writeFileAtomic } from "@united-workforce/util";
 import type { ErrorObject } from "ajv";
 import type { PrecompiledValidator } from "./builtin-validators.js";
 import { FORMATS, FORMATS_MODULE } from "./formats.js";
@@ -45,7 +44,7 @@ const RUNTIME_MODULES = new Set([
   "ajv/dist/runtime/validation_error",
 ]);
 
-const load = createRequire(import.meta.url);
+const load = lazyRequire(() => import.meta.url);
 const HEADER = "// uwf validator";
 
 /** `<hash>.v1-ajv8.20.0.cjs` */
