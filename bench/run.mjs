@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Times whole processes against a bare `node -e 0` (N0) measured in the same run and prints
-// ratios: absolute milliseconds depend on the machine, ratios much less. Run after
+// Times whole processes against a bare `node -e 0` (N0) and prints ratios: absolute
+// milliseconds depend on the machine, ratios much less. Each figure's N0 runs alternate with
+// its own samples, so that a machine slowing down during the bench skews no ratio. Run after
 // `pnpm build`: `pnpm bench`. Every figure is measured twice: first, the headline, with
 // NODE_EXTRA_CA_CERTS unset (most users do not set it), then with it set as on these machines,
 // where Node 20 parses the whole CA bundle at every start (~100 ms that hides uwf's own
@@ -74,16 +75,23 @@ const median = (samples) => [...samples].sort((a, b) => a - b)[Math.floor(sample
 /**
  * Median wall time of `runs` runs (after one warm-up); `argsFor(i)` gives each run's argv and
  * `homeFor(i)`, when given, its UWF_HOME; `extraEnv` adds variables. Each run must exit with
- * `status`.
+ * `status`. A `node -e 0` runs after each run: `n0` is their median, the baseline this figure's
+ * ratio is taken against, measured at the same time as it (wall time on a shared machine drifts
+ * within a bench by more than the differences it reports).
  */
 function time(argsFor, homeFor, status = 0, extraEnv = {}) {
   const samples = [];
+  const bare = [];
   for (let i = 0; i <= runs; i++) {
     const runEnv = { ...env, ...(homeFor ? { UWF_HOME: homeFor(i) } : {}), ...extraEnv };
     const ms = timeOnce(argsFor(i), runEnv, status);
-    if (i > 0) samples.push(ms);
+    const n0 = timeOnce(["-e", "0"], env, 0);
+    if (i > 0) {
+      samples.push(ms);
+      bare.push(n0);
+    }
   }
-  return median(samples);
+  return { ms: median(samples), n0: median(bare) };
 }
 
 /**
@@ -108,7 +116,8 @@ const uwf = (...args) =>
     .toString()
     .trim();
 
-function report(name, ms, n0, target) {
+/** Print a figure against the N0 measured with it; judge it against `target` in the headline. */
+function report(name, { ms, n0 }, target) {
   const ratio = ms / n0;
   let verdict = "";
   if (target !== undefined && headline) {
@@ -121,7 +130,7 @@ function report(name, ms, n0, target) {
 }
 
 try {
-  const n0 = time(() => ["-e", "0"]);
+  const n0 = time(() => ["-e", "0"]).ms;
   console.log(
     `N0 = node -e 0: ${n0.toFixed(1)} ms (NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? "set" : "unset"}); medians of ${runs} runs\n`,
   );
@@ -129,13 +138,11 @@ try {
   report(
     "uwf --version",
     time(() => [uwfBin, "--version"]),
-    n0,
     1.1,
   );
   report(
     "uwf workflow validate examples/solve-issue.yaml",
     time(() => [uwfBin, "workflow", "validate", "examples/solve-issue.yaml"]),
-    n0,
     2,
   );
   report(
@@ -144,24 +151,20 @@ try {
       () => [uwfBin, "workflow", "validate", "examples/solve-issue.yaml"],
       (i) => join(home, `cold-${i}`),
     ),
-    n0,
   );
   const text = uwf("cas", "put-text", "hello bench");
   report(
     "uwf cas put-text",
     time((i) => [uwfBin, "cas", "put-text", `hello bench ${i}`]),
-    n0,
   );
   report(
     "uwf cas get",
     time(() => [uwfBin, "cas", "get", text]),
-    n0,
     1.5,
   );
   report(
     "  the same without the code cache (UWF_CODE_CACHE=0)",
     time(() => [uwfBin, "cas", "get", text], undefined, 0, { UWF_CODE_CACHE: "0" }),
-    n0,
   );
 
   // One step with uwf-mock, each run on a fresh thread.
@@ -189,13 +192,16 @@ try {
     "--prompt",
     "x",
   ]);
-  report("uwf thread exec, one uwf-mock step (whole step)", whole, n0, 3);
-  report("  uwf-mock alone", adapter, n0, 1.5);
-  report("  engine overhead (whole step − adapter alone)", whole - adapter, n0, 1.5);
+  report("uwf thread exec, one uwf-mock step (whole step)", whole, 3);
+  report("  uwf-mock alone", adapter, 1.5);
+  report(
+    "  engine overhead (whole step − adapter alone)",
+    { ms: whole.ms - adapter.ms, n0: (whole.n0 + adapter.n0) / 2 },
+    1.5,
+  );
   report(
     "uwf thread show (a one-step thread)",
     time(() => [uwfBin, "thread", "show", fresh[0]]),
-    n0,
     1.5,
   );
 
@@ -211,7 +217,6 @@ try {
     report(
       `${name} --help (its own start)`,
       time(() => [join(root, "packages", bin), "--help"]),
-      n0,
       1.5,
     );
   }
@@ -267,7 +272,6 @@ try {
         ],
         () => builtinHome,
       ),
-      n0,
     );
   } finally {
     fakeServer.kill();
@@ -293,12 +297,10 @@ try {
   report(
     "uwf cas get, with a config.yaml",
     time(() => [uwfBin, "cas", "get", text]),
-    n0,
   );
   report(
     "uwf thread show, with a config.yaml",
     time(() => [uwfBin, "thread", "show", fresh[0]]),
-    n0,
   );
   rmSync(configFile);
 
@@ -310,7 +312,6 @@ try {
   report(
     "uwf step list of a 200-step thread",
     time(() => [uwfBin, "step", "list", twoHundred]),
-    n0,
   );
 
   // A second exec on a thread another exec holds exits 5 without waiting for the step. The
@@ -336,7 +337,6 @@ try {
     report(
       "uwf thread exec on a thread another exec holds (exit 5)",
       time(() => [uwfBin, "thread", "exec", busy, "--agent", gatedAgent], undefined, 5),
-      n0,
       2.5,
     );
   } finally {
@@ -356,8 +356,8 @@ try {
       (i) => [uwfBin, "thread", "exec", short[i], "--agent", agent],
       () => [uwfBin, "thread", "exec", longThread, "--agent", agent],
     );
-    report("thread exec on a 10-step thread (bench adapter)", shortMs, n0);
-    report("thread exec on a 10,000-step thread (bench adapter)", longMs, n0);
+    report("thread exec on a 10-step thread (bench adapter)", { ms: shortMs, n0 });
+    report("thread exec on a 10,000-step thread (bench adapter)", { ms: longMs, n0 });
     const allowed = shortMs + Math.max(shortMs * 0.05, 2);
     const flat = longMs <= allowed;
     if (!flat) failures.push("flat cost per step");
@@ -380,7 +380,6 @@ try {
       report(
         "uwf thread list over 10,000 threads",
         time(() => [uwfBin, "thread", "list"]),
-        n0,
         2.5,
       );
       env.UWF_HOME = home;
