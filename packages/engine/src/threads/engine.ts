@@ -249,7 +249,7 @@ export class Engine {
           signal: this.ctx.signal,
           onStderr: (chunk) => this.childOutput(pointer.thread, plan.role, chunk),
           onSpawn: (pid) => options.lease.setChild({ ...processIdentity(pid), pgid: pid }),
-          onResultLine: (line) => check.begin(line),
+          onResultLine: (line) => void check.begin(line),
         });
       };
       let outcome = await spawnAdapter();

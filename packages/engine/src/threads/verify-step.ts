@@ -25,9 +25,11 @@ export interface VerifiedStep {
 
 /**
  * `verifyStep` begun early: the result line arrives before the adapter has ended (a Node
- * adapter takes ≈ 4 ms to tear down), so the step is checked meanwhile. The check is used only
- * when that line is still the last one once the adapter has exited; otherwise the last line is
- * checked then. Checking reads and validates only, so a check never used changes nothing.
+ * adapter takes ≈ 4 ms to tear down), so the step is checked meanwhile. A passed check is used
+ * when that line is still the last one once the adapter has exited 0; otherwise, and when the
+ * early check failed (an adapter may print its line before its last write, against the
+ * protocol's order), the last line is checked again then. Checking reads and validates only, so
+ * a check never used changes nothing.
  */
 export class StepCheck {
   #line: string | null = null;
@@ -38,13 +40,16 @@ export class StepCheck {
     private readonly expected: ExpectedStep,
   ) {}
 
-  /** Start checking `line`, the first result-like line the adapter printed. */
-  begin(line: string): void {
+  /** Start checking `line`, the first result-like line the adapter printed. Settles with it. */
+  begin(line: string): Promise<void> {
     const verified = verifyStep(this.cas, line, this.expected);
-    // Awaited only if used; a rejected early check must not surface as unhandled.
-    verified.catch(() => {});
     this.#line = line;
     this.#verified = verified;
+    // A rejected early check must not surface as unhandled: it is checked again if it matters.
+    return verified.then(
+      () => {},
+      () => {},
+    );
   }
 
   /** Drop an early check: the adapter runs again (a retry). */
@@ -54,9 +59,12 @@ export class StepCheck {
   }
 
   /** The verified step named by `lastLine`, the adapter's last stdout line after its exit. */
-  result(lastLine: string): Promise<VerifiedStep> {
-    if (this.#verified !== null && this.#line === lastLine) return this.#verified;
-    return verifyStep(this.cas, lastLine, this.expected);
+  async result(lastLine: string): Promise<VerifiedStep> {
+    if (this.#verified !== null && this.#line === lastLine) {
+      const early = await this.#verified.catch(() => null);
+      if (early !== null) return early;
+    }
+    return await verifyStep(this.cas, lastLine, this.expected);
   }
 }
 
