@@ -57,7 +57,9 @@ function send(target: URL, post: HttpPost): Promise<IncomingMessage> {
       signal: post.signal,
     });
     request.once("response", resolve);
-    request.once("error", (error) =>
+    // `on`, not `once`: a socket can fail again after the answer began (the body's reader then
+    // sees the failure); a second error event with no listener would end the process.
+    request.on("error", (error) =>
       // The caller names the URL; the system error (ECONNREFUSED, a TLS problem) is the cause.
       reject(new Error("request failed", { cause: error })),
     );
