@@ -41,8 +41,14 @@ describe("progressFromLog of a fan-out", () => {
       atMs: at,
     });
     expect(
+      progressFromLog(
+        log("fanout.joined", { role: "collect", stepNumber: 2, completed: 19, failed: 1 }),
+      ),
+    ).toMatchObject({ type: "fanout.joined", stepNumber: 2, completed: 19, failed: 1 });
+    // A line an older uwf wrote has no step number; the join is still shown.
+    expect(
       progressFromLog(log("fanout.joined", { role: "collect", completed: 19, failed: 1 })),
-    ).toMatchObject({ type: "fanout.joined", completed: 19, failed: 1 });
+    ).not.toHaveProperty("stepNumber");
     // A line missing what progress needs is skipped, never trusted.
     expect(progressFromLog(log("fanout.joined", { role: "collect", completed: "x" }))).toBeNull();
   });

@@ -132,9 +132,17 @@ export function progressFromLog(event: LogEvent): ProgressEvent | null {
       };
     }
     case "fanout.joined": {
-      const { completed, failed } = event;
+      const { completed, failed, stepNumber } = event;
       if (role === null || typeof completed !== "number" || typeof failed !== "number") return null;
-      return { type: "fanout.joined", thread, role, completed, failed, atMs };
+      return {
+        type: "fanout.joined",
+        thread,
+        role,
+        ...(typeof stepNumber === "number" ? { stepNumber } : {}),
+        completed,
+        failed,
+        atMs,
+      };
     }
     default:
       return null;

@@ -369,12 +369,15 @@ describe("a fan-out", () => {
       type: "fanout.joined",
       thread: THREAD,
       role: "collect",
+      stepNumber: 2,
       completed: 19,
       failed: 1,
       atMs: T0,
     });
     expect(v.all()).toContain(`child ${CHILD_B.slice(0, 10)}… (item 3) failed\n`);
-    expect(v.all()).toContain("01M85RF4Z6 joined collect: 19 completed, 1 failed");
+    expect(v.all()).toContain(
+      "⇇ #2 collect joined the children of 01M85RF4Z6: 19 completed, 1 failed",
+    );
   });
 
   it("off a terminal, a child's step names its thread when it ends; the exec's own does not", () => {

@@ -71,6 +71,8 @@ export type ProgressEvent =
       type: "fanout.joined";
       thread: string;
       role: string;
+      /** Absent in a log written by an older uwf. */
+      stepNumber?: number;
       completed: number;
       failed: number;
       atMs: number;
@@ -239,7 +241,8 @@ export class ProgressView {
       }
       case "fanout.joined": {
         if (this.options.mode === "quiet") break;
-        const line = `⇇ ${shortThread(event.thread)} joined ${event.role}: ${event.completed} completed, ${event.failed} failed`;
+        const step = event.stepNumber === undefined ? "" : `#${event.stepNumber} `;
+        const line = `⇇ ${step}${event.role} joined the children of ${shortThread(event.thread)}: ${event.completed} completed, ${event.failed} failed`;
         permanent.push(this.options.mode === "lines" ? this.stamp(event.atMs, line) : line);
         break;
       }

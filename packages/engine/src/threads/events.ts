@@ -66,6 +66,8 @@ export type EngineEvent =
       type: "fanout.joined";
       thread: string;
       role: string;
+      /** The join step's number in the parent thread (its `#n`). */
+      stepNumber: number;
       completed: number;
       failed: number;
     }

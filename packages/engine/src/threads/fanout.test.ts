@@ -275,6 +275,13 @@ describe("fan-out", () => {
       "fanout.child",
       "fanout.joined",
     ]);
+    // The join is the parent's last step, and says which.
+    expect(events.find((e) => e.type === "fanout.joined")).toMatchObject({
+      role: "collect",
+      stepNumber: pointer.steps,
+      completed: 3,
+      failed: 0,
+    });
     // The children's steps are reported under their own thread ids.
     const stepThreads = new Set(
       events.filter((e) => e.type === "step.finished").map((e) => e.thread),

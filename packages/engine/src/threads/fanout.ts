@@ -616,6 +616,7 @@ async function join(
     thread: pointer.thread,
     role: transition.role,
     step: verified.hash,
+    stepNumber: done.pointer.steps,
     completed,
     failed: results.length - completed,
   });
@@ -623,6 +624,7 @@ async function join(
     type: "fanout.joined",
     thread: pointer.thread,
     role: transition.role,
+    stepNumber: done.pointer.steps,
     completed,
     failed: results.length - completed,
   });
