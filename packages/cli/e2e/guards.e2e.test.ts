@@ -17,24 +17,26 @@ const fixed = { role: "fixer", output: { $status: "fixed", summary: "a fix" } };
 const changes = { role: "reviewer", output: { $status: "changes", remarks: "not yet" } };
 const approved = { role: "reviewer", output: { $status: "approved", remarks: "good" } };
 
-describe("guards (examples/guarded-fix.yaml)", () => {
-  let temp: TempHome;
-  const uwf = (...args: string[]) => runUwf(args, { home: temp.home });
-  const json = async (...args: string[]) => {
-    const run = await uwf(...args, "--format", "json");
-    return { code: run.code, doc: JSON.parse(run.stdout || "null"), stderr: run.stderr };
-  };
-  const agent = (steps: Parameters<typeof writeScenario>[1]) => [
-    "--agent",
-    `${process.execPath} ${UWF_MOCK_BIN} --scenario ${writeScenario(temp.home, steps)}`,
-  ];
-  const start = async () =>
-    (await uwf("thread", "start", WORKFLOW, "-p", "Fix the pagination")).stdout.trim();
-  beforeEach(() => {
-    temp = tempHome();
-  });
-  afterEach(() => temp.cleanup());
+// One home per test, and the helpers every describe below uses.
+let temp: TempHome;
+beforeEach(() => {
+  temp = tempHome();
+});
+afterEach(() => temp.cleanup());
+const uwf = (...args: string[]) => runUwf(args, { home: temp.home });
+const json = async (...args: string[]) => {
+  const run = await uwf(...args, "--format", "json");
+  return { code: run.code, doc: JSON.parse(run.stdout || "null"), stderr: run.stderr };
+};
+/** `--agent` for uwf-mock playing `steps`. */
+const agent = (steps: Parameters<typeof writeScenario>[1]) => [
+  "--agent",
+  `${process.execPath} ${UWF_MOCK_BIN} --scenario ${writeScenario(temp.home, steps)}`,
+];
+const start = async () =>
+  (await uwf("thread", "start", WORKFLOW, "-p", "Fix the pagination")).stdout.trim();
 
+describe("guards (examples/guarded-fix.yaml)", () => {
   it("suspends before the fixer's fourth visit; resume goes past it once a human decides", async () => {
     const thread = await start();
     const mock = agent([fixed, changes, fixed, changes, fixed, changes, fixed, approved]);
@@ -152,18 +154,6 @@ describe("guards (examples/guarded-fix.yaml)", () => {
 });
 
 describe("thread exec --wait --background (examples/guarded-fix.yaml)", () => {
-  let temp: TempHome;
-  const uwf = (...args: string[]) => runUwf(args, { home: temp.home });
-  const json = async (...args: string[]) => {
-    const run = await uwf(...args, "--format", "json");
-    return { code: run.code, doc: JSON.parse(run.stdout || "null"), stderr: run.stderr };
-  };
-  const agent = (steps: Parameters<typeof writeScenario>[1]) => [
-    "--agent",
-    `${process.execPath} ${UWF_MOCK_BIN} --scenario ${writeScenario(temp.home, steps)}`,
-  ];
-  const start = async () =>
-    (await uwf("thread", "start", WORKFLOW, "-p", "Fix the pagination")).stdout.trim();
   /** The process log's events of one kind, from every day's file. */
   const logged = (event: string): Record<string, unknown>[] =>
     readdirSync(join(temp.home, "logs"))
@@ -171,10 +161,6 @@ describe("thread exec --wait --background (examples/guarded-fix.yaml)", () => {
       .filter((line) => line.includes(`"${event}"`))
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .filter((entry) => entry.event === event);
-  beforeEach(() => {
-    temp = tempHome();
-  });
-  afterEach(() => temp.cleanup());
 
   it("a worker runs the step at once when the retry time has passed", async () => {
     // No retry within the exec, and a retry time 50 ms on: passed by the next command.
@@ -265,17 +251,6 @@ describe("thread exec --wait --background (examples/guarded-fix.yaml)", () => {
 });
 
 describe("guards on a human role (examples/approval-gate.yaml with maxVisits)", () => {
-  let temp: TempHome;
-  const uwf = (...args: string[]) => runUwf(args, { home: temp.home });
-  const json = async (...args: string[]) => {
-    const run = await uwf(...args, "--format", "json");
-    return { code: run.code, doc: JSON.parse(run.stdout || "null"), stderr: run.stderr };
-  };
-  beforeEach(() => {
-    temp = tempHome();
-  });
-  afterEach(() => temp.cleanup());
-
   it("stops the approver's third visit at its maxVisits; resume lets the human answer once more", async () => {
     const gate = readFileSync(join(REPO_ROOT, "examples", "approval-gate.yaml"), "utf8");
     const workflow = join(temp.home, "approval-gate.yaml");
@@ -284,10 +259,7 @@ describe("guards on a human role (examples/approval-gate.yaml with maxVisits)", 
     // The mock is scripted by step number; the approver's steps are the human's answers.
     const human = { role: "approver", output: { $status: "approved" } };
     const script = [drafted, human, drafted, human, drafted, human];
-    const mock = [
-      "--agent",
-      `${process.execPath} ${UWF_MOCK_BIN} --scenario ${writeScenario(temp.home, script)}`,
-    ];
+    const mock = agent(script);
     const thread = (await uwf("thread", "start", workflow, "-p", "Announce 2.0")).stdout.trim();
     const reject = ["thread", "answer", thread, "--status", "rejected", "--set", "reason=More."];
     for (let visit = 1; visit <= 2; visit++) {
