@@ -58,6 +58,55 @@ describe("fan-out children with worktree: true", () => {
     if (run.code !== 0) throw new Error(`uwf ${args.join(" ")}: ${run.code}\n${run.stderr}`);
     return JSON.parse(run.stdout) as T;
   };
+  const node = JSON.stringify(process.execPath);
+  /** The `edit` role: child.cjs writes and commits its item's file. */
+  const editRole = () => `  edit:
+    run: [${node}, ${JSON.stringify(join(flows, "child.cjs"))}]
+    frontmatter:
+      type: object
+      required: [$status, item, cwd]
+      properties:
+        $status: { const: done }
+        item: { type: string }
+        cwd: { type: string }
+`;
+  /** plan.cjs lists ITEMS, `fanout` (a YAML flow mapping) runs them, `collect` joins them. */
+  const fanEdit = (name: string, fanout: string, roles = "") => `name: ${name}
+roles:
+  plan:
+    run: [${node}, ${JSON.stringify(join(flows, "plan.cjs"))}]
+    frontmatter:
+      type: object
+      required: [$status, items]
+      properties:
+        $status: { const: ready }
+        items:
+          type: array
+          items:
+            type: object
+            required: [name, dir]
+            properties: { name: { type: string }, dir: { type: string } }
+${roles}  collect:
+    join: true
+    frontmatter:
+      type: object
+      required: [$status, results]
+      properties:
+        $status: { const: done }
+        results: { type: array }
+graph:
+  $START:
+    new: { role: plan, prompt: "Plan." }
+    resume: { role: plan, prompt: "Plan again." }
+  plan:
+    ready:
+      role: collect
+      prompt: "edit {{{item.name}}}"
+      location: "{{{item.dir}}}"
+      fanout: ${fanout}
+  collect:
+    done: { role: $END, prompt: "All done." }
+`;
 
   beforeEach(() => {
     temp = tempHome();
@@ -74,22 +123,12 @@ describe("fan-out children with worktree: true", () => {
     mkdirSync(flows);
     writeFileSync(join(flows, "plan.cjs"), PLAN);
     writeFileSync(join(flows, "child.cjs"), CHILD.replace('"FLOWS"', JSON.stringify(flows)));
-    const node = JSON.stringify(process.execPath);
     writeFileSync(
       join(flows, "edit-one.yaml"),
       `name: edit-one
 worktree: true
 roles:
-  edit:
-    run: [${node}, ${JSON.stringify(join(flows, "child.cjs"))}]
-    frontmatter:
-      type: object
-      required: [$status, item, cwd]
-      properties:
-        $status: { const: done }
-        item: { type: string }
-        cwd: { type: string }
-graph:
+${editRole()}graph:
   $START:
     new: { role: edit, prompt: "Edit." }
     resume: { role: edit, prompt: "Edit again." }
@@ -99,97 +138,21 @@ graph:
     );
     writeFileSync(
       join(flows, "fan-edit.yaml"),
-      `name: fan-edit
-roles:
-  plan:
-    run: [${node}, ${JSON.stringify(join(flows, "plan.cjs"))}]
-    frontmatter:
-      type: object
-      required: [$status, items]
-      properties:
-        $status: { const: ready }
-        items:
-          type: array
-          items:
-            type: object
-            required: [name, dir]
-            properties: { name: { type: string }, dir: { type: string } }
-  collect:
-    join: true
-    frontmatter:
-      type: object
-      required: [$status, results]
-      properties:
-        $status: { const: done }
-        results: { type: array }
-graph:
-  $START:
-    new: { role: plan, prompt: "Plan." }
-    resume: { role: plan, prompt: "Plan again." }
-  plan:
-    ready:
-      role: collect
-      prompt: "edit {{{item.name}}}"
-      location: "{{{item.dir}}}"
-      fanout: { over: "{{{items}}}", workflow: edit-one.yaml, concurrency: 3 }
-  collect:
-    done: { role: $END, prompt: "All done." }
-`,
+      fanEdit("fan-edit", '{ over: "{{{items}}}", workflow: edit-one.yaml, concurrency: 3 }'),
     );
   });
   afterEach(() => temp.cleanup());
 
   it("a role: fan-out with worktree: true gives each child its own worktree too", async () => {
     const base = git(repo, "rev-parse", "HEAD");
-    const node = JSON.stringify(process.execPath);
     const file = join(flows, "fan-edit-role.yaml");
     writeFileSync(
       file,
-      `name: fan-edit-role
-roles:
-  plan:
-    run: [${node}, ${JSON.stringify(join(flows, "plan.cjs"))}]
-    frontmatter:
-      type: object
-      required: [$status, items]
-      properties:
-        $status: { const: ready }
-        items:
-          type: array
-          items:
-            type: object
-            required: [name, dir]
-            properties: { name: { type: string }, dir: { type: string } }
-  edit:
-    run: [${node}, ${JSON.stringify(join(flows, "child.cjs"))}]
-    frontmatter:
-      type: object
-      required: [$status, item, cwd]
-      properties:
-        $status: { const: done }
-        item: { type: string }
-        cwd: { type: string }
-  collect:
-    join: true
-    frontmatter:
-      type: object
-      required: [$status, results]
-      properties:
-        $status: { const: done }
-        results: { type: array }
-graph:
-  $START:
-    new: { role: plan, prompt: "Plan." }
-    resume: { role: plan, prompt: "Plan again." }
-  plan:
-    ready:
-      role: collect
-      prompt: "edit {{{item.name}}}"
-      location: "{{{item.dir}}}"
-      fanout: { over: "{{{items}}}", role: edit, worktree: true, concurrency: 3 }
-  collect:
-    done: { role: $END, prompt: "All done." }
-`,
+      fanEdit(
+        "fan-edit-role",
+        '{ over: "{{{items}}}", role: edit, worktree: true, concurrency: 3 }',
+        editRole(),
+      ),
     );
     const { thread } = await json<{ thread: string }>(["thread", "start", file, "-p", "Edit all"]);
     expect((await json<{ status: string }>(["thread", "exec", thread, "-c", "3"])).status).toBe(
