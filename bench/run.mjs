@@ -221,17 +221,10 @@ try {
     );
   }
 
-  // A model-calling adapter's step: uwf-builtin alone, one answer from the fake model server
-  // (run in a child: timing blocks this process, which could not answer it).
+  // A model-calling adapter's step: uwf-builtin alone, one answer from the fake model server.
   const fakeServer = spawn(
     node,
-    [
-      "--input-type=module",
-      "-e",
-      `const { startFakeLlm } = await import(${JSON.stringify(`${root}packages/test-utils/dist/index.js`)});
-       const llm = await startFakeLlm({ script: { steps: [{ text: "---\\n$status: done\\ngreeting: hi\\n---\\n" }] } });
-       process.stdout.write(llm.baseUrl + "\\n");`,
-    ],
+    [join(root, "bench/fake-model.mjs"), "---\n$status: done\ngreeting: hi\n---\n"],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   try {
