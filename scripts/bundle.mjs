@@ -6,7 +6,7 @@
 // lazily run module initialisers, so a command still runs only the code it needs.
 //
 // Each bundle's first line is `// uwf-bundle <content hash>`: boot.cjs keys its code cache on
-// it. The bundle must be ASCII (checked here) so that boot.cjs can read it as latin1. What few
+// it. The rest is the code wrapped as a CommonJS module function, which boot.cjs compiles as read. The bundle must be ASCII (checked here) so that boot.cjs can read it as latin1. What few
 // processes need sits beside it in a chunk (`pg.cjs`, the PostgreSQL driver; `yaml.cjs`), built
 // the same way and loaded by boot.cjs's `loadChunk` with a code cache of its own.
 //
@@ -202,7 +202,9 @@ function bundleText(code, name) {
     throw new Error(`${name} is not ASCII: boot.cjs reads it as latin1`);
   }
   const hash = createHash("sha256").update(BOOT).update(code).digest("hex").slice(0, 16);
-  return `// uwf-bundle ${hash}\n${code}`;
+  // Wrapped here, not by boot.cjs at every start: a wrapper added there makes V8 copy the whole
+  // text once more (the concatenation is flattened before compiling).
+  return `// uwf-bundle ${hash}\n(function (exports, require, module, __filename, __dirname) {${code}\n})`;
 }
 
 const COMMON = {

@@ -74,8 +74,12 @@ function run(path, folder, key, env) {
       // None yet: this run writes it.
     }
   }
+  // A built bundle is already wrapped as a CommonJS module function (bundle.mjs); anything else
+  // (a file without the build line) is wrapped here.
   const script = new Script(
-    `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
+    build !== null
+      ? source
+      : `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
     {
       filename: path,
       cachedData: cached,

@@ -19,6 +19,11 @@ const { commandKey } = createRequire(import.meta.url)(BOOT) as {
   commandKey(argv: string[], words: number): string;
 };
 
+/** A file as bundle.mjs writes it: the build line, then the body as a CommonJS module function. */
+function built(build: string, body: string): string {
+  return `// uwf-bundle ${build}\n(function (exports, require, module, __filename, __dirname) {${body}\n})`;
+}
+
 /** A binary laid out like a built package: bin → dist/bundle/boot.cjs → main.cjs. */
 function fakeBinary(build: string): { bin: string; bundle: string } {
   const root = mkdtempSync(join(tmpdir(), "uwf-boot-"));
@@ -28,11 +33,13 @@ function fakeBinary(build: string): { bin: string; bundle: string } {
   // Exits with the code argv asks for; prints what `require` and `module` it was given work.
   writeFileSync(
     join(bundle, "main.cjs"),
-    `// uwf-bundle ${build}\n` +
+    built(
+      build,
       'const path = require("node:path");\n' +
-      "module.exports.ran = true;\n" +
-      'process.stdout.write(path.basename(__filename) + "\\n");\n' +
-      "process.exitCode = Number(process.argv.at(-1)) || 0;\n",
+        "module.exports.ran = true;\n" +
+        'process.stdout.write(path.basename(__filename) + "\\n");\n' +
+        "process.exitCode = Number(process.argv.at(-1)) || 0;\n",
+    ),
   );
   const bin = join(root, "bin.cjs");
   writeFileSync(bin, 'require("./dist/bundle/boot.cjs").boot("fake", 2);\n');
@@ -114,14 +121,18 @@ describe("boot: the compiled-code cache", () => {
     const { bin, bundle } = fakeBinary("0000000000000a11");
     writeFileSync(
       join(bundle, "main.cjs"),
-      "// uwf-bundle 0000000000000a11\n" +
+      built(
+        "0000000000000a11",
         'const extra = require("./boot.cjs").loadChunk("extra");\n' +
-        'process.stdout.write(extra.greeting + " from " + extra.file + "\\n");\n',
+          'process.stdout.write(extra.greeting + " from " + extra.file + "\\n");\n',
+      ),
     );
     writeFileSync(
       join(bundle, "extra.cjs"),
-      "// uwf-bundle 0000000000000b22\n" +
+      built(
+        "0000000000000b22",
         'module.exports = { greeting: "hi", file: require("node:path").basename(__filename) };\n',
+      ),
     );
     const home = mkdtempSync(join(tmpdir(), "uwf-boot-home-"));
     const first = run(bin, home, ["cas", "get", "0"]);
@@ -142,7 +153,7 @@ describe("boot: the compiled-code cache", () => {
     const { bin, bundle } = fakeBinary("0000000000000c33");
     writeFileSync(
       join(bundle, "main.cjs"),
-      '// uwf-bundle 0000000000000c33\nrequire("./boot.cjs").loadChunk("../main");\n',
+      built("0000000000000c33", 'require("./boot.cjs").loadChunk("../main");\n'),
     );
     const home = mkdtempSync(join(tmpdir(), "uwf-boot-home-"));
     const failed = run(bin, home, ["cas", "get", "0"]);
