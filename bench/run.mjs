@@ -192,13 +192,22 @@ try {
     "--prompt",
     "x",
   ]);
+  // The floor: a bare Node parent spawning `node -e 0` and collecting it (bench/floor.cjs).
+  const floor = time(() => [join(root, "bench/floor.cjs")]);
+  const n0Of = (...figures) => figures.reduce((sum, f) => sum + f.n0, 0) / figures.length;
   report("uwf thread exec, one uwf-mock step (whole step)", whole, 3);
   report("  uwf-mock alone", adapter, 1.5);
   report(
     "  engine overhead (whole step − adapter alone)",
-    { ms: whole.ms - adapter.ms, n0: (whole.n0 + adapter.n0) / 2 },
+    { ms: whole.ms - adapter.ms, n0: n0Of(whole, adapter) },
     1.5,
   );
+  report("  floor: bare node spawning `node -e 0` (bench/floor.cjs)", floor);
+  report("  engine overhead at the floor (floor − N0)", { ms: floor.ms - floor.n0, n0: floor.n0 });
+  report("  engine overhead beyond the floor", {
+    ms: whole.ms - adapter.ms - (floor.ms - floor.n0),
+    n0: n0Of(whole, adapter, floor),
+  });
   report(
     "uwf thread show (a one-step thread)",
     time(() => [uwfBin, "thread", "show", fresh[0]]),
