@@ -46,11 +46,16 @@ beforeAll(async () => {
 });
 afterAll(() => temp.cleanup());
 
+/** `args` with `<node>` and `<thread>` replaced by the ones made above. */
+function named(args: string[]): string[] {
+  return args.map((arg) => (arg === "<node>" ? node : arg === "<thread>" ? thread : arg));
+}
+
 /** Run uwf with `args` (twice: the first run may write the code cache); the built-ins it loaded. */
-function loadedBy(args: string[]): string[] {
+function loadedBy(args: string[], output: "pipe" | "devnull" = "pipe"): string[] {
   let builtins: string[] = [];
   for (let run = 0; run < 2; run++) {
-    const child = builtinsLoadedBy(UWF_BIN, args, temp.home);
+    const child = builtinsLoadedBy(UWF_BIN, args, temp.home, { output });
     expect(child.code, `${args.join(" ")}: ${child.stderr}`).toBe(0);
     builtins = child.builtins;
   }
@@ -67,9 +72,18 @@ describe("a uwf start", () => {
     [["step", "list", "<thread>"]],
     [["workflow", "validate", join(REPO_ROOT, "examples/solve-issue.yaml")]],
   ])("uwf %j loads no costly built-in, its output piped", (args: string[]) => {
-    const real = args.map((arg) => (arg === "<node>" ? node : arg === "<thread>" ? thread : arg));
-    expect(loadedBy(real).filter((name) => COSTLY_BUILTINS.includes(name))).toEqual([]);
+    expect(loadedBy(named(args)).filter((name) => COSTLY_BUILTINS.includes(name))).toEqual([]);
   });
+
+  // /dev/null is a character device, as a terminal is, but has no width to ask its stream for.
+  it.each([[["cas", "get", "<node>"]], [["thread", "show", "<thread>"]], [["thread", "list"]]])(
+    "uwf %j loads no costly built-in, its output on /dev/null",
+    (args: string[]) => {
+      expect(
+        loadedBy(named(args), "devnull").filter((name) => COSTLY_BUILTINS.includes(name)),
+      ).toEqual([]);
+    },
+  );
 
   it("thread exec loads only what spawning its adapter needs: no crypto, no readline", async () => {
     const env = { home: temp.home };

@@ -36,9 +36,15 @@ export interface LoadedBuiltins {
 
 /**
  * Run `node bin …args` in `home` (its cwd, HOME and UWF_HOME) with a preload that records
- * which built-ins it loads. Stdout and stderr are pipes, as in a script.
+ * which built-ins it loads. Stdout and stderr are pipes, as in a script, or with `output:
+ * "devnull"` both go to /dev/null, as in `uwf … >/dev/null 2>&1`.
  */
-export function builtinsLoadedBy(bin: string, args: string[], home: string): LoadedBuiltins {
+export function builtinsLoadedBy(
+  bin: string,
+  args: string[],
+  home: string,
+  options: { output?: "pipe" | "devnull" } = {},
+): LoadedBuiltins {
   const reporter = join(home, "builtins-reporter.cjs");
   const report = join(home, "builtins-report.json");
   writeFileSync(reporter, REPORTER);
@@ -46,8 +52,9 @@ export function builtinsLoadedBy(bin: string, args: string[], home: string): Loa
     cwd: home,
     env: { ...process.env, UWF_HOME: home, HOME: home, LEAN_START_REPORT: report },
     encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
+    // "ignore" opens /dev/null for the descriptor.
+    stdio: options.output === "devnull" ? "ignore" : ["ignore", "pipe", "pipe"],
   });
   const builtins = JSON.parse(readFileSync(report, "utf8")) as string[];
-  return { code: child.status, stderr: child.stderr, builtins };
+  return { code: child.status, stderr: child.stderr ?? "", builtins };
 }
