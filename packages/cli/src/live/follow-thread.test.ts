@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LogEvent } from "./follow-log.js";
-import { currentStep } from "./follow-thread.js";
+import { currentStep, familyOf } from "./follow-thread.js";
 import { progressFromLog } from "./from-events.js";
 import type { ProgressEvent } from "./progress.js";
 
@@ -158,5 +158,45 @@ describe("currentStep", () => {
     };
     expect(currentStep([started(1), output("429"), waiting])).toEqual([waiting]);
     expect(currentStep([waiting, started(2)])).toEqual([started(2)]);
+  });
+});
+
+describe("familyOf", () => {
+  it("takes a thread's lines and its fan-outs' at any depth, and nothing else", () => {
+    const [child, grandchild, other, othersChild] = [
+      "01M86KF5RZ6TEH72KAAXXXKPG1",
+      "01M86KF5RZ6TEH72KAAXXXKPG2",
+      "01M86KF5RZ6TEH72KAAXXXKPG3",
+      "01M86KF5RZ6TEH72KAAXXXKPG4",
+    ];
+    const inFamily = familyOf(THREAD);
+    const lines = [
+      log("fanout.started", { role: "collect" }),
+      log("thread.start", { thread: child, parent: THREAD }),
+      log("step.start", { thread: child, parent: THREAD, role: "gather" }),
+      log("thread.start", { thread: grandchild, parent: child }),
+      log("step.start", { thread: grandchild, parent: child, role: "leaf" }),
+      log("step.start", { thread: other, role: "plan" }),
+      log("step.start", { thread: othersChild, parent: other, role: "leaf" }),
+      log("command.start", { thread: undefined }),
+      log("step.done", { thread: grandchild, parent: child, role: "leaf" }),
+    ];
+    expect(lines.filter(inFamily).map((line) => `${line.event} ${line.thread}`)).toEqual([
+      `fanout.started ${THREAD}`,
+      `thread.start ${child}`,
+      `step.start ${child}`,
+      `thread.start ${grandchild}`,
+      `step.start ${grandchild}`,
+      `step.done ${grandchild}`,
+    ]);
+    // Watching the middle thread takes its own child, not its parent or its sibling's.
+    const inMiddle = familyOf(child);
+    expect(lines.filter(inMiddle).map((line) => line.thread)).toEqual([
+      child,
+      child,
+      grandchild,
+      grandchild,
+      grandchild,
+    ]);
   });
 });

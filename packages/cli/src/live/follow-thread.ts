@@ -1,4 +1,4 @@
-import { followLog } from "./follow-log.js";
+import { followLog, type LogEvent } from "./follow-log.js";
 import { progressFromLog } from "./from-events.js";
 import type { ProgressEvent, ProgressView } from "./progress.js";
 
@@ -27,6 +27,7 @@ export async function followThread(options: FollowThreadOptions): Promise<void> 
   const stop = (): void => controller.abort();
   options.signal.addEventListener("abort", stop, { once: true });
   const history: ProgressEvent[] = [];
+  const inFamily = familyOf(thread);
   let live = false;
   const following = followLog(
     {
@@ -41,8 +42,7 @@ export async function followThread(options: FollowThreadOptions): Promise<void> 
       },
     },
     (line) => {
-      // A fan-out's children log their parent: watching it shows them too.
-      if (line.thread !== thread && line.parent !== thread) return;
+      if (!inFamily(line)) return;
       const event = progressFromLog(line);
       if (event === null) return;
       if (live) progress.handle(event);
@@ -60,6 +60,22 @@ export async function followThread(options: FollowThreadOptions): Promise<void> 
     // A step still running when the run ended was cut short (its exec was killed).
     progress.stop(ended ? "interrupted" : "left");
   }
+}
+
+/**
+ * Which log lines belong to `thread`'s run: its own, and those of the threads its fan-outs made,
+ * at any depth, as its exec shows them. A child's lines name its parent (`parent`), and a child's
+ * first line comes before any of its own children's, so the family grows as the log is read.
+ */
+export function familyOf(thread: string): (line: LogEvent) => boolean {
+  const family = new Set([thread]);
+  return (line) => {
+    if (typeof line.thread !== "string") return false;
+    if (family.has(line.thread)) return true;
+    if (typeof line.parent !== "string" || !family.has(line.parent)) return false;
+    family.add(line.thread);
+    return true;
+  };
 }
 
 /**

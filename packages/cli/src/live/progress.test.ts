@@ -9,11 +9,12 @@ const ESC = "\u001b";
 
 function view(
   mode: "live" | "lines" | "quiet",
-  options: { color?: boolean; columns?: number } = {},
+  options: { color?: boolean; columns?: number; thread?: string } = {},
 ) {
   const writes: string[] = [];
   let now = T0;
   const progress = new ProgressView({
+    ...(options.thread === undefined ? {} : { thread: options.thread }),
     mode,
     color: options.color ?? false,
     write: (text) => writes.push(text),
@@ -395,6 +396,17 @@ describe("a fan-out", () => {
       CHILD_A.slice(0, 10),
     ]);
     expect(lines.find((l) => l.includes("✗"))).toContain(` · thread ${CHILD_B.slice(0, 10)}`);
+  });
+
+  it("names the children of the thread it is given, though a child's event comes first", () => {
+    // `thread watch` of a parent whose child's step is the one under way.
+    const v = view("lines", { thread: THREAD });
+    v.progress.handle(childStarted(CHILD_A));
+    v.progress.handle({ ...finished(null), thread: CHILD_A });
+    v.progress.handle(started);
+    v.progress.handle(finished(null));
+    const ends = v.all().split("\n").filter((l) => l.includes("✓"));
+    expect(ends.map((l) => l.split(" · thread ")[1])).toEqual([CHILD_A.slice(0, 10), undefined]);
   });
 
   it("says nothing of a fan-out in quiet mode", () => {

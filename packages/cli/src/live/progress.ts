@@ -79,6 +79,11 @@ export type ProgressEvent =
     };
 
 export interface ProgressOptions {
+  /**
+   * The thread whose run this view shows: lines about any other (its fan-outs' children) name
+   * theirs. Without it, the thread of the first event (an exec's own first step).
+   */
+  thread?: string;
   mode: ProgressMode;
   color: boolean;
   /** Where progress goes (stderr). Every write ends with a newline. */
@@ -132,12 +137,13 @@ export class ProgressView {
   private timer: ReturnType<typeof setInterval> | null = null;
   /** The last failure printed, so the suspension that follows it is not reported again. */
   private lastFailure: { thread: string; role: string } | null = null;
-  /** The thread of the first event: lines about any other (fan-out children) name theirs. */
-  private firstThread: string | null = null;
+  /** The thread this view shows (`options.thread`, else the first event's): others are named. */
+  private firstThread: string | null;
   private readonly now: () => number;
 
   constructor(private readonly options: ProgressOptions) {
     this.now = options.now ?? Date.now;
+    this.firstThread = options.thread ?? null;
   }
 
   handle(event: ProgressEvent): void {

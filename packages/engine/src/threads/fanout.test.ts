@@ -620,6 +620,23 @@ describe("fan-out", () => {
     const [child] = summary.fanouts![0]!.children;
     expect(child).toMatchObject({ status: "failed", role: "gather" });
     expect((await store.threads.get(child!.thread)).suspended?.kind).toBe("fanout");
+    // Every line of the grandchild names its own parent, the child, not the top of the family.
+    const lines = readdirSync(join(dir, "logs")).flatMap((file) =>
+      readFileSync(join(dir, "logs", file), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { event: string; thread?: string; parent?: string }),
+    );
+    const grandchildren = lines.filter(
+      (line) => line.event === "thread.start" && line.parent === child!.thread,
+    );
+    expect(grandchildren).toHaveLength(1);
+    const ofGrandchild = lines.filter((line) => line.thread === grandchildren[0]!.thread);
+    expect(ofGrandchild.map((line) => line.event)).toContain("step.failed");
+    expect(new Set(ofGrandchild.map((line) => line.parent))).toEqual(new Set([child!.thread]));
+    expect(
+      new Set(lines.filter((line) => line.thread === child!.thread).map((line) => line.parent)),
+    ).toEqual(new Set([parent]));
 
     rmSync(join(dir, "fail-0"));
     const resumed = await exec(parent, resumeFirst(await store.threads.get(parent)));

@@ -706,12 +706,17 @@ async function worktreePlace(engine: Engine): Promise<WorktreePlace> {
   return place;
 }
 
-function withFields(logger: Logger, extra: Record<string, unknown>): Logger {
+/**
+ * `logger` adding `defaults` to every line. A line's own fields win: a grandchild's engine logs
+ * through its parent's logger, which logs through the top's, and each line must name the thread's
+ * own parent, not the top of the family.
+ */
+function withFields(logger: Logger, defaults: Record<string, unknown>): Logger {
   return {
-    log: (level, event, fields) => logger.log(level, event, { ...fields, ...extra }),
-    info: (event, fields) => logger.info(event, { ...fields, ...extra }),
-    warn: (event, fields) => logger.warn(event, { ...fields, ...extra }),
-    error: (event, fields) => logger.error(event, { ...fields, ...extra }),
+    log: (level, event, fields) => logger.log(level, event, { ...defaults, ...fields }),
+    info: (event, fields) => logger.info(event, { ...defaults, ...fields }),
+    warn: (event, fields) => logger.warn(event, { ...defaults, ...fields }),
+    error: (event, fields) => logger.error(event, { ...defaults, ...fields }),
   };
 }
 

@@ -30,7 +30,7 @@ export default defineCommand({
       await followThread({
         home: ctx.home,
         thread: thread!,
-        progress: progressView(ctx, false),
+        progress: progressView(ctx, false, thread!),
         signal: ctx.signal,
         ended: waiting,
         announce: () => {},

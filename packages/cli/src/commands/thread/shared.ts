@@ -38,9 +38,10 @@ export async function openEngine(
 }
 
 /** Progress on stderr, shown as the terminal (or the lack of one) and `--quiet` allow. */
-export function progressView(ctx: CommandContext, quiet: boolean): ProgressView {
+export function progressView(ctx: CommandContext, quiet: boolean, thread?: string): ProgressView {
   const style = progressStyle({ columns: ctx.columns(2), env: ctx.env, format: ctx.format, quiet });
   return new ProgressView({
+    ...(thread === undefined ? {} : { thread }),
     ...style,
     write: (text) => ctx.progress(text),
     columns: () => ctx.columns(2) ?? 80,

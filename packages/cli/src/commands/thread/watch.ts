@@ -7,7 +7,7 @@ export default defineCommand({
   interruptible: true,
   summary: "follow a thread's running exec (e.g. one started with --background) until it ends",
   description: [
-    "Says what the thread is doing now, then shows its steps as they run, as exec shows its own (live on a terminal, timestamped lines elsewhere), until the exec ends. A thread that is not running is described at once.",
+    "Says what the thread is doing now, then shows its steps as they run, and those of its fan-outs' children at any depth, as exec shows its own (live on a terminal, timestamped lines elsewhere), until the exec ends. A thread that is not running is described at once.",
     "Exit code: 0 when the thread is completed, idle or waiting for an answer; 4 when an agent failed (the thread is suspended until `uwf thread resume`); 130 when interrupted (the exec goes on).",
   ].join("\n"),
   args: [{ name: "thread", type: "thread", description: "thread id" }],
@@ -23,7 +23,7 @@ export default defineCommand({
     const followed = lease?.alive === true;
     if (lease?.alive) {
       const { info } = lease;
-      const progress = progressView(ctx, options.quiet);
+      const progress = progressView(ctx, options.quiet, thread!);
       await followThread({
         home: ctx.home,
         thread: thread!,
@@ -32,9 +32,12 @@ export default defineCommand({
         ended: waitForRelease(store, thread!, null, ctx.signal),
         announce: (current) => {
           if (options.quiet) return;
+          // The step under way may be a fan-out child's.
+          const where =
+            current !== null && current.thread !== thread ? ` of thread ${current.thread}` : "";
           const now =
             current?.type === "step.started"
-              ? `running step ${current.stepNumber}, role "${current.role}" (${current.agent})`
+              ? `running step ${current.stepNumber}${where}, role "${current.role}" (${current.agent})`
               : "running, no step under way yet";
           ctx.progress(
             `Watching thread ${thread}: ${now}; exec pid ${info.holder.pid} (\`${info.command}\`) since ${info.acquiredAt}. Ctrl-C stops watching, not the exec.`,
