@@ -91,5 +91,6 @@ function excerpt(line: string): string {
 
 function report(ctx: AgentContext, entry: Record<string, unknown>): void {
   const file = ctx.env.UWF_REPLAY_REPORT;
-  if (file) appendFileSync(file, `${JSON.stringify(entry)}\n`);
+  // Each line names the thread it answered: a fan-out's replays share the file.
+  if (file) appendFileSync(file, `${JSON.stringify({ thread: ctx.thread, ...entry })}\n`);
 }

@@ -108,43 +108,51 @@ function build() {
 
   /** One recorded thread run again by `uwf workflow test`, and how its route compares. */
   const routeStep = object({ role: str, status: str });
-  const workflowTestThreadSchema = object({
-    // The recorded thread, where it came from (`thread <id>`, `<file> thread <id>`), and the
-    // thread that re-ran it in the scratch store.
-    thread: threadId,
-    origin: str,
-    replayThread: threadId,
-    result: { enum: ["same", "different", "miss", "stopped"] },
-    // 1-based: the first step that differs, missed or did not run; null when the route is the same.
-    step: { type: ["integer", "null"] },
-    // Why, in a sentence; "" when the route is the same.
-    reason: str,
-    recorded: list(routeStep),
-    replayed: list(routeStep),
-    // On a miss: the role, the prompt's text node, and the nearest recorded prompt of that role.
-    miss: {
-      anyOf: [
-        { type: "null" },
-        object({
-          role: str,
-          prompt: hash,
-          nearest: {
-            anyOf: [
-              { type: "null" },
-              object({
-                origin: str,
-                thread: threadId,
-                step: int,
-                hash,
-                differentLines: int,
-                firstDifference: object({ line: int, recorded: str, now: str }),
-              }),
-            ],
-          },
-        }),
-      ],
+  const workflowTestThreadSchema = withOptional(
+    object({
+      // The recorded thread, where it came from (`thread <id>`, `<file> thread <id>`), and the
+      // thread that re-ran it in the scratch store (null: a fan-out child its parent's replay
+      // did not make).
+      thread: threadId,
+      origin: str,
+      replayThread: { anyOf: [threadId, { type: "null" }] },
+      result: { enum: ["same", "different", "miss", "stopped"] },
+      // 1-based: the first step that differs, missed or did not run; null when the route is the same.
+      step: { type: ["integer", "null"] },
+      // Why, in a sentence; "" when the route is the same.
+      reason: str,
+      recorded: list(routeStep),
+      replayed: list(routeStep),
+      // On a miss: the role, the prompt's text node, and the nearest recorded prompt of that role.
+      miss: {
+        anyOf: [
+          { type: "null" },
+          object({
+            role: str,
+            prompt: hash,
+            nearest: {
+              anyOf: [
+                { type: "null" },
+                object({
+                  origin: str,
+                  thread: threadId,
+                  step: int,
+                  hash,
+                  differentLines: int,
+                  firstDifference: object({ line: int, recorded: str, now: str }),
+                }),
+              ],
+            },
+          }),
+        ],
+      },
+    }),
+    {
+      // A fan-out child: the recorded parent and the child's item (0-based) in that fan-out.
+      // Children are listed after their parent, depth first.
+      parent: object({ thread: threadId, index: int }),
     },
-  });
+  );
 
   // ─── thread ─────────────────────────────────────────────────────────────────────────────────
 

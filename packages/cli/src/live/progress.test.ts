@@ -405,7 +405,10 @@ describe("a fan-out", () => {
     v.progress.handle({ ...finished(null), thread: CHILD_A });
     v.progress.handle(started);
     v.progress.handle(finished(null));
-    const ends = v.all().split("\n").filter((l) => l.includes("✓"));
+    const ends = v
+      .all()
+      .split("\n")
+      .filter((l) => l.includes("✓"));
     expect(ends.map((l) => l.split(" · thread ")[1])).toEqual([CHILD_A.slice(0, 10), undefined]);
   });
 

@@ -50,18 +50,23 @@ export interface WorkflowTestOptions {
  */
 export async function testWorkflow(options: WorkflowTestOptions): Promise<WorkflowTestDocument> {
   const { scratch } = options;
-  const recorded: { origin: string; thread: string }[] = [];
+  const imported: { origin: string; thread: string }[] = [];
   for (const source of options.sources) {
     const report = await importBundle(scratch, source.bundle);
     for (const { thread } of report.threads) {
       // The same thread named twice (by id and in a bundle) is tested once.
-      if (!recorded.some((r) => r.thread === thread))
-        recorded.push({ origin: source.origin, thread });
+      if (!imported.some((r) => r.thread === thread))
+        imported.push({ origin: source.origin, thread });
     }
   }
+  // Fan-out children are not tested on their own: their parent's replay makes its own children,
+  // which are compared with the recorded ones. Their steps still answer the replay.
+  const recordedChildren = await childrenByParent(scratch, new Set(imported.map((r) => r.thread)));
+  const isChild = new Set([...recordedChildren.values()].flat().map((c) => c.thread));
+  const recorded = imported.filter((r) => !isChild.has(r.thread));
   await copyReachable(options.workflowCas, scratch.cas, options.workflowHash);
   const workflow = await scratch.cas.getPayload<WorkflowPayload>(options.workflowHash, "workflow");
-  const fromArgs = recorded.map((r) => ` --from ${r.thread}`).join("");
+  const fromArgs = imported.map((r) => ` --from ${r.thread}`).join("");
   const work = join(scratch.home, "work");
   mkdirSync(work, { recursive: true });
   const threads: WorkflowTestThread[] = [];
@@ -110,9 +115,23 @@ export async function testWorkflow(options: WorkflowTestOptions): Promise<Workfl
         replayed: replayed.steps,
         replayPointer: summary.pointer,
         message: summary.message,
-        lastReport: lastLine(reportFile),
+        lastReport: lastReport(reportFile, replay),
       }),
     );
+    if (recordedChildren.has(thread)) {
+      const replayedChildren = await childrenByParent(scratch, null);
+      threads.push(
+        ...(await compareChildren(scratch, {
+          origin,
+          recorded: recording,
+          replayed,
+          recordedChildren,
+          replayedChildren,
+          reportFile,
+          message: summary.message,
+        })),
+      );
+    }
   }
   return {
     workflow: workflow.name,
@@ -120,6 +139,97 @@ export async function testWorkflow(options: WorkflowTestOptions): Promise<Workfl
     ok: threads.every((t) => t.result === "same"),
     threads,
   };
+}
+
+type Recording = Awaited<ReturnType<typeof readRecording>>;
+
+/**
+ * Fan-out children by parent: of the threads in `parents` (every thread of the store when
+ * null), each child's pointer in the order of its fan-out and item.
+ */
+async function childrenByParent(
+  store: Store,
+  parents: ReadonlySet<string> | null,
+): Promise<Map<string, ThreadPointer[]>> {
+  const byParent = new Map<string, ThreadPointer[]>();
+  for await (const item of store.threads.all()) {
+    const parent = item.pointer?.parent?.thread;
+    if (parent === undefined || (parents !== null && !parents.has(parent))) continue;
+    byParent.set(parent, [...(byParent.get(parent) ?? []), item.pointer!]);
+  }
+  return byParent;
+}
+
+interface FamilyPair {
+  origin: string;
+  recorded: Recording;
+  replayed: Recording;
+  recordedChildren: Map<string, ThreadPointer[]>;
+  replayedChildren: Map<string, ThreadPointer[]>;
+  reportFile: string;
+  /** Why the replay of the top thread stopped, for a child that did not end. */
+  message: string;
+}
+
+/**
+ * The recorded children of a parent compared with those its replay made, paired by the step
+ * of the parent they fanned out after (by its number: the replay's steps have other hashes) and
+ * their item; then their own children, depth first.
+ */
+async function compareChildren(store: Store, pair: FamilyPair): Promise<WorkflowTestThread[]> {
+  const key = (child: ThreadPointer, parent: Recording): string => {
+    const at = child.parent!.step;
+    const stepNumber =
+      at === parent.pointer.start ? 0 : parent.steps.findIndex((s) => s.hash === at) + 1;
+    return `${stepNumber}/${child.parent!.index}`;
+  };
+  const replayedByKey = new Map(
+    (pair.replayedChildren.get(pair.replayed.pointer.thread) ?? []).map((child) => [
+      key(child, pair.replayed),
+      child,
+    ]),
+  );
+  const children = [...(pair.recordedChildren.get(pair.recorded.pointer.thread) ?? [])].sort(
+    (a, b) => a.createdAt.localeCompare(b.createdAt) || a.parent!.index - b.parent!.index,
+  );
+  const results: WorkflowTestThread[] = [];
+  for (const child of children) {
+    const parent = { thread: pair.recorded.pointer.thread, index: child.parent!.index };
+    const recorded = await readRecording(store, child.thread, pair.origin);
+    const twin = replayedByKey.get(key(child, pair.recorded));
+    if (twin === undefined) {
+      results.push({
+        thread: child.thread,
+        origin: pair.origin,
+        replayThread: null,
+        parent,
+        result: "different",
+        step: 1,
+        reason: `the replay of its parent made no child for item ${child.parent!.index} of this fan-out`,
+        recorded: route(recorded.steps),
+        replayed: [],
+        miss: null,
+      });
+      continue;
+    }
+    const replayed = await readRecording(store, twin.thread, "replay");
+    results.push({
+      ...compare({
+        thread: child.thread,
+        origin: pair.origin,
+        recorded: recorded.steps,
+        recordedStatus: recorded.pointer.status,
+        replayThread: twin.thread,
+        replayed: replayed.steps,
+        replayPointer: replayed.pointer,
+        message: pair.message,
+        lastReport: lastReport(pair.reportFile, twin.thread),
+      }),
+      parent,
+    });
+    results.push(...(await compareChildren(store, { ...pair, recorded, replayed })));
+  }
+  return results;
 }
 
 /** A new thread with the recorded task, prompt, inputs and cwd, but the workflow under test. */
@@ -176,7 +286,6 @@ interface Comparison {
 
 /** Same route, a different one (the first step that differs, and why), a miss, or a stop. */
 export function compare(c: Comparison): WorkflowTestThread {
-  const route = (steps: RecordedStep[]) => steps.map((s) => ({ role: s.role, status: s.status }));
   const base = {
     thread: c.thread,
     origin: c.origin,
@@ -227,6 +336,11 @@ export function compare(c: Comparison): WorkflowTestThread {
   return { ...base, result: "same", step: null, reason: "", miss: null };
 }
 
+/** A thread's route: its roles and statuses, step by step. */
+function route(steps: RecordedStep[]): WorkflowTestThread["recorded"] {
+  return steps.map((s) => ({ role: s.role, status: s.status }));
+}
+
 /** "after `reviewer` → `rejected`," (the step before index `i`), or "from the start,". */
 function after(steps: RecordedStep[], i: number): string {
   if (i === 0) return "from the start,";
@@ -242,14 +356,22 @@ function missOf(report: Record<string, unknown>): Miss {
   return { role: String(report.role), prompt: String(report.prompt), nearest };
 }
 
-function lastLine(file: string): Record<string, unknown> | null {
+/**
+ * The last line uwf-replay reported for `thread` (UWF_REPLAY_REPORT): a family's replays share
+ * one file, and each line names the thread it answered.
+ */
+function lastReport(file: string, thread: string): Record<string, unknown> | null {
   if (!existsSync(file)) return null;
   const lines = readFileSync(file, "utf8").trim().split("\n");
-  try {
-    return JSON.parse(lines.at(-1) ?? "") as Record<string, unknown>;
-  } catch {
-    return null;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    try {
+      const line = JSON.parse(lines[i]!) as Record<string, unknown>;
+      if (line.thread === thread) return line;
+    } catch {
+      // A line cut short (a killed replay): not a report.
+    }
   }
+  return null;
 }
 
 function isDirectory(path: string): boolean {

@@ -16,7 +16,7 @@ export default defineCommand({
   summary:
     "re-run recorded threads through a workflow with uwf-replay: same route, different route or a miss (exit 1 unless every route is the same)",
   description:
-    "Each recorded thread (a thread of this store, or every thread of a bundle from `uwf thread export`) starts again with the same task, inputs and cwd under the workflow given, in a scratch store of its own (yours is not touched), and `uwf-replay` answers every agent step with the recorded step whose assembled prompt is the same: no model is called. A changed role text or history makes a miss, naming the role and the nearest recorded prompt; a changed edge makes a different route, naming the first step that differs and why. Script steps (`run:`) run for real, in the recorded cwd when it exists. Usable in CI as a regression test of workflow edits.",
+    "Each recorded thread (a thread of this store, or every thread of a bundle from `uwf thread export`) starts again with the same task, inputs and cwd under the workflow given, in a scratch store of its own (yours is not touched), and `uwf-replay` answers every agent step with the recorded step whose assembled prompt is the same: no model is called. A changed role text or history makes a miss, naming the role and the nearest recorded prompt; a changed edge makes a different route, naming the first step that differs and why. Script steps (`run:`) run for real, in the recorded cwd when it exists. A fan-out's children are replayed through their parent and compared with the recorded children item by item, at any depth. Usable in CI as a regression test of workflow edits.",
   args: [
     { name: "workflow", description: "workflow file, hash, .workflows/ name or registered name" },
   ],
@@ -137,7 +137,19 @@ function makeScratchHome(home: string): string {
 }
 
 function render(doc: WorkflowTestDocument): string {
-  const lines = doc.threads.map(renderThread);
+  const parentOf = new Map(doc.threads.map((t) => [t.thread, t.parent?.thread]));
+  const depth = (t: WorkflowTestThread): number => {
+    let n = 0;
+    for (let p = t.parent?.thread; p !== undefined; p = parentOf.get(p)) n++;
+    return n;
+  };
+  // A fan-out's children under their parent, indented by depth.
+  const lines = doc.threads.map((t) =>
+    renderThread(t)
+      .split("\n")
+      .map((line) => `${"  ".repeat(depth(t))}${line}`)
+      .join("\n"),
+  );
   const same = doc.threads.filter((t) => t.result === "same").length;
   lines.push(
     `${doc.ok ? "ok" : "FAILED"}: ${same} of ${doc.threads.length} thread${doc.threads.length === 1 ? "" : "s"} kept the same route under ${doc.workflow} (${doc.workflowHash})`,
@@ -147,7 +159,8 @@ function render(doc: WorkflowTestDocument): string {
 
 function renderThread(t: WorkflowTestThread): string {
   const steps = `${t.recorded.length} step${t.recorded.length === 1 ? "" : "s"}`;
-  const head = `${t.thread} (${t.origin}, ${steps}):`;
+  const child = t.parent === undefined ? "" : `child ${t.parent.index} of ${t.parent.thread}, `;
+  const head = `${t.parent === undefined ? "" : "↳ "}${t.thread} (${child}${t.origin}, ${steps}):`;
   if (t.result === "same") return `${head} same route (${routeText(t.replayed)})`;
   const label = { different: "different route", miss: "miss", stopped: "stopped" }[t.result];
   const lines = [`${head} ${label} at step ${t.step}: ${t.reason}`];

@@ -1,0 +1,199 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runUwf, type TempHome, tempHome, writeScenario } from "@united-workforce/test-utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * `uwf workflow test` of a recorded two-level fan-out: a script plans two items, each child
+ * (workflow `mid`) fans out to one grandchild whose `leaf` agent step uwf-mock answered. The
+ * replay makes its own children, uwf-replay answers their agent steps from the recorded ones,
+ * and each child is compared with the recorded child of the same item.
+ */
+
+const node = JSON.stringify(process.execPath);
+
+/** `mid.yaml` with its join role named `join`, and `top.yaml` fanning out to it, in `dir`. */
+function writeWorkflows(dir: string, join_: string): string {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "plan.cjs"),
+    `console.log(JSON.stringify({ $status: "ready", items: ["a", "b"] }));`,
+  );
+  writeFileSync(
+    join(dir, "mid.yaml"),
+    `name: mid
+roles:
+  leaf:
+    description: Does one leaf's work.
+    frontmatter:
+      type: object
+      required: [$status, task]
+      properties: { $status: { const: done }, task: { type: string } }
+  ${join_}:
+    join: true
+    frontmatter:
+      type: object
+      required: [$status, results]
+      properties: { $status: { const: done }, results: { type: array } }
+graph:
+  $START:
+    new: { role: ${join_}, prompt: "Leaf work.", fanout: { role: leaf } }
+    resume: { role: ${join_}, prompt: "Leaf work again.", fanout: { role: leaf } }
+  ${join_}:
+    done: { role: $END, prompt: "Done." }
+`,
+  );
+  const top = join(dir, "top.yaml");
+  writeFileSync(
+    top,
+    `name: top
+roles:
+  plan:
+    run: [${node}, plan.cjs]
+    frontmatter:
+      type: object
+      required: [$status, items]
+      properties:
+        $status: { const: ready }
+        items: { type: array, items: { type: string } }
+  collect:
+    join: true
+    frontmatter:
+      type: object
+      required: [$status, results]
+      properties: { $status: { const: done }, results: { type: array } }
+graph:
+  $START:
+    new: { role: plan, prompt: "Plan." }
+    resume: { role: plan, prompt: "Plan again." }
+  plan:
+    ready:
+      role: collect
+      prompt: "item {{{item}}}"
+      fanout: { over: "{{{items}}}", workflow: mid.yaml }
+  collect:
+    done: { role: $END, prompt: "All done." }
+`,
+  );
+  return top;
+}
+
+interface TestedThread {
+  thread: string;
+  result: string;
+  reason: string;
+  parent?: { thread: string; index: number };
+  replayThread: string | null;
+}
+
+let temp: TempHome;
+let work: string;
+let parent: string;
+let bundle: string;
+const uwf = (...args: string[]) => runUwf(args, { home: temp.home, cwd: work });
+
+beforeAll(async () => {
+  temp = tempHome();
+  work = join(temp.home, "work");
+  const top = writeWorkflows(work, "gather");
+  const scenario = writeScenario(temp.home, [
+    { role: "leaf", output: { $status: "done", task: "leaf done" } },
+  ]);
+  parent = (await uwf("thread", "start", top, "-p", "Go")).stdout.trim();
+  const run = await uwf(
+    "thread",
+    "exec",
+    parent,
+    "-c",
+    "3",
+    "--agent",
+    `uwf-mock --scenario ${scenario}`,
+  );
+  expect(run.code, run.stderr).toBe(0);
+  bundle = join(temp.home, "family.uwf-bundle");
+  expect((await uwf("thread", "export", parent, "-o", bundle)).code).toBe(0);
+});
+afterAll(() => temp.cleanup());
+
+describe("uwf workflow test of a fan-out", () => {
+  it("replays the parent, which makes its own children; each is compared with its recorded twin", async () => {
+    const run = await uwf(
+      "workflow",
+      "test",
+      join(work, "top.yaml"),
+      "--from",
+      bundle,
+      "--format",
+      "json",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const threads = JSON.parse(run.stdout).threads as TestedThread[];
+    // The parent, then each child followed by its own child: five threads, one tested alone.
+    expect(threads.map((t) => [t.result, t.parent?.index ?? null])).toEqual([
+      ["same", null],
+      ["same", 0],
+      ["same", 0],
+      ["same", 1],
+      ["same", 0],
+    ]);
+    expect(threads[0]!.thread).toBe(parent);
+    expect(threads[1]!.parent!.thread).toBe(parent);
+    expect(threads[2]!.parent!.thread).toBe(threads[1]!.thread);
+    expect(new Set(threads.map((t) => t.replayThread)).size).toBe(5);
+
+    const text = await uwf("workflow", "test", join(work, "top.yaml"), "--from", bundle);
+    expect(text.stdout).toContain(
+      `  ↳ ${threads[1]!.thread} (child 0 of ${parent}, ${bundle}, 1 step): same route (gather → done)`,
+    );
+    expect(text.stdout).toContain(
+      `    ↳ ${threads[2]!.thread} (child 0 of ${threads[1]!.thread}, ${bundle}, 1 step): same route (leaf → done)`,
+    );
+    expect(text.stdout).toContain("ok: 5 of 5 threads kept the same route under top");
+  });
+
+  it("reports a child whose workflow now routes elsewhere (exit 1), its own child still the same", async () => {
+    const top = writeWorkflows(join(temp.home, "edited"), "merge");
+    const run = await uwf("workflow", "test", top, "--from", bundle, "--format", "json");
+    expect(run.code).toBe(1);
+    const threads = JSON.parse(run.stdout).threads as TestedThread[];
+    expect(threads.map((t) => t.result)).toEqual([
+      "same",
+      "different",
+      "same",
+      "different",
+      "same",
+    ]);
+    expect(threads[1]!.reason).toBe(
+      "from the start, the workflow now routes to `merge` (recorded: `gather`)",
+    );
+    const text = await uwf("workflow", "test", top, "--from", bundle);
+    expect(text.stdout).toContain("FAILED: 3 of 5 threads kept the same route under top");
+  });
+
+  it("reports each recorded child its parent's replay no longer makes (exit 1)", async () => {
+    // The plan now ends the thread: no fan-out, so no children at all.
+    const top = join(temp.home, "no-fanout", "top.yaml");
+    writeWorkflows(join(temp.home, "no-fanout"), "gather");
+    const text = readFileSync(top, "utf8");
+    const fanout = text.slice(text.indexOf("  collect:\n    join: true"), text.indexOf("graph:"));
+    const edited = text
+      .replace(fanout, "")
+      .replace(/ {4}ready:\n[\s\S]*$/, '    ready: { role: $END, prompt: "Planned only." }\n');
+    writeFileSync(top, edited);
+    expect((await uwf("workflow", "validate", top)).code).toBe(0);
+    const run = await uwf("workflow", "test", top, "--from", bundle, "--format", "json");
+    expect(run.code).toBe(1);
+    const threads = JSON.parse(run.stdout).threads as TestedThread[];
+    expect(threads.map((t) => [t.result, t.replayThread === null])).toEqual([
+      ["different", false],
+      ["different", true],
+      ["different", true],
+    ]);
+    expect(threads[1]!.reason).toBe(
+      "the replay of its parent made no child for item 0 of this fan-out",
+    );
+    expect(threads[2]!.reason).toBe(
+      "the replay of its parent made no child for item 1 of this fan-out",
+    );
+  });
+});
