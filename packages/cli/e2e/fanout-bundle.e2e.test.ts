@@ -2,77 +2,14 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runUwf, type TempHome, tempHome } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { writeNestedFanout } from "./fixtures/fanout/nested.js";
 
 /**
  * `thread export <parent>` carries its fan-out children, and theirs: a parent fans out to two
  * children of workflow `mid`, each of which fans out to one grandchild (script steps only).
  */
 
-const node = JSON.stringify(process.execPath);
-const PLAN = `console.log(JSON.stringify({ $status: "ready", items: ["a", "b"] }));`;
 const LEAF = `console.log(JSON.stringify({ $status: "done", task: process.env.UWF_TASK }));`;
-
-function writeWorkflows(dir: string): string {
-  writeFileSync(join(dir, "plan.cjs"), PLAN);
-  writeFileSync(join(dir, "leaf.cjs"), LEAF);
-  writeFileSync(
-    join(dir, "mid.yaml"),
-    `name: mid
-roles:
-  leaf:
-    run: [${node}, ${JSON.stringify(join(dir, "leaf.cjs"))}]
-    frontmatter:
-      type: object
-      required: [$status, task]
-      properties: { $status: { const: done }, task: { type: string } }
-  gather:
-    join: true
-    frontmatter:
-      type: object
-      required: [$status, results]
-      properties: { $status: { const: done }, results: { type: array } }
-graph:
-  $START:
-    new: { role: gather, prompt: "Leaf work.", fanout: { role: leaf } }
-    resume: { role: gather, prompt: "Leaf work again.", fanout: { role: leaf } }
-  gather:
-    done: { role: $END, prompt: "Done." }
-`,
-  );
-  const top = join(dir, "top.yaml");
-  writeFileSync(
-    top,
-    `name: top
-roles:
-  plan:
-    run: [${node}, ${JSON.stringify(join(dir, "plan.cjs"))}]
-    frontmatter:
-      type: object
-      required: [$status, items]
-      properties:
-        $status: { const: ready }
-        items: { type: array, items: { type: string } }
-  collect:
-    join: true
-    frontmatter:
-      type: object
-      required: [$status, results]
-      properties: { $status: { const: done }, results: { type: array } }
-graph:
-  $START:
-    new: { role: plan, prompt: "Plan." }
-    resume: { role: plan, prompt: "Plan again." }
-  plan:
-    ready:
-      role: collect
-      prompt: "item {{{item}}}"
-      fanout: { over: "{{{items}}}", workflow: mid.yaml }
-  collect:
-    done: { role: $END, prompt: "All done." }
-`,
-  );
-  return top;
-}
 
 interface Pointer {
   thread: string;
@@ -105,7 +42,7 @@ async function json<T>(uwf: ReturnType<typeof inHome>, ...args: string[]): Promi
 
 /** A completed parent with 2 children and 2 grandchildren, and an unrelated thread beside it. */
 async function family(uwf: ReturnType<typeof inHome>, home: string) {
-  const top = writeWorkflows(home);
+  const top = writeNestedFanout(home, { leafScript: LEAF });
   const { thread } = await json<{ thread: string }>(uwf, "thread", "start", top, "-p", "Go");
   const exec = await json<{ status: string }>(uwf, "thread", "exec", thread, "-c", "3");
   expect(exec.status).toBe("completed");

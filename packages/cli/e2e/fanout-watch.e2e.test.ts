@@ -8,6 +8,7 @@ import {
   tempHome,
 } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { writeNestedFanout } from "./fixtures/fanout/nested.js";
 
 /**
  * `thread watch <parent>` follows a background exec's whole fan-out, as the exec itself shows
@@ -15,9 +16,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
  * grandchild. The grandchildren's script waits for a gate file, so they finish while the watch
  * is following.
  */
-
-const node = JSON.stringify(process.execPath);
-const PLAN = `console.log(JSON.stringify({ $status: "ready", items: ["a", "b"] }));`;
 
 /** Waits for `gate` (polling in the script, not in the test), then reports done. */
 const leaf = (gate: string) => `const { existsSync } = require("node:fs");
@@ -27,68 +25,6 @@ const timer = setInterval(() => {
   console.log(JSON.stringify({ $status: "done", task: process.env.UWF_TASK }));
 }, 10);
 `;
-
-function writeWorkflows(dir: string, gate: string): string {
-  writeFileSync(join(dir, "plan.cjs"), PLAN);
-  writeFileSync(join(dir, "leaf.cjs"), leaf(gate));
-  writeFileSync(
-    join(dir, "mid.yaml"),
-    `name: mid
-roles:
-  leaf:
-    run: [${node}, ${JSON.stringify(join(dir, "leaf.cjs"))}]
-    frontmatter:
-      type: object
-      required: [$status, task]
-      properties: { $status: { const: done }, task: { type: string } }
-  gather:
-    join: true
-    frontmatter:
-      type: object
-      required: [$status, results]
-      properties: { $status: { const: done }, results: { type: array } }
-graph:
-  $START:
-    new: { role: gather, prompt: "Leaf work.", fanout: { role: leaf } }
-    resume: { role: gather, prompt: "Leaf work again.", fanout: { role: leaf } }
-  gather:
-    done: { role: $END, prompt: "Done." }
-`,
-  );
-  const top = join(dir, "top.yaml");
-  writeFileSync(
-    top,
-    `name: top
-roles:
-  plan:
-    run: [${node}, ${JSON.stringify(join(dir, "plan.cjs"))}]
-    frontmatter:
-      type: object
-      required: [$status, items]
-      properties:
-        $status: { const: ready }
-        items: { type: array, items: { type: string } }
-  collect:
-    join: true
-    frontmatter:
-      type: object
-      required: [$status, results]
-      properties: { $status: { const: done }, results: { type: array } }
-graph:
-  $START:
-    new: { role: plan, prompt: "Plan." }
-    resume: { role: plan, prompt: "Plan again." }
-  plan:
-    ready:
-      role: collect
-      prompt: "item {{{item}}}"
-      fanout: { over: "{{{items}}}", workflow: mid.yaml }
-  collect:
-    done: { role: $END, prompt: "All done." }
-`,
-  );
-  return top;
-}
 
 /** Resolves once `process` has written `text` to stderr; rejects if it ends first. */
 function stderrShows(process: StartedProcess, text: string): Promise<void> {
@@ -115,7 +51,7 @@ describe("thread watch of a fan-out", () => {
 
   it("shows the children's and the grandchildren's steps as they end, from any level", async () => {
     const gate = join(temp.home, "gate");
-    const top = writeWorkflows(temp.home, gate);
+    const top = writeNestedFanout(temp.home, { leafScript: leaf(gate) });
     const uwf = (...args: string[]) => runUwf(args, { home: temp.home, cwd: temp.home });
     const thread = (await uwf("thread", "start", top, "-p", "Go")).stdout.trim();
     const background = await uwf("thread", "exec", thread, "-c", "3", "--background");

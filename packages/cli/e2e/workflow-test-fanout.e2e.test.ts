@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runUwf, type TempHome, tempHome, writeScenario } from "@united-workforce/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeNestedFanout } from "./fixtures/fanout/nested.js";
 
 /**
  * `uwf workflow test` of a recorded two-level fan-out: a script plans two items, each child
@@ -9,74 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * replay makes its own children, uwf-replay answers their agent steps from the recorded ones,
  * and each child is compared with the recorded child of the same item.
  */
-
-const node = JSON.stringify(process.execPath);
-
-/** `mid.yaml` with its join role named `join`, and `top.yaml` fanning out to it, in `dir`. */
-function writeWorkflows(dir: string, join_: string): string {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, "plan.cjs"),
-    `console.log(JSON.stringify({ $status: "ready", items: ["a", "b"] }));`,
-  );
-  writeFileSync(
-    join(dir, "mid.yaml"),
-    `name: mid
-roles:
-  leaf:
-    description: Does one leaf's work.
-    frontmatter:
-      type: object
-      required: [$status, task]
-      properties: { $status: { const: done }, task: { type: string } }
-  ${join_}:
-    join: true
-    frontmatter:
-      type: object
-      required: [$status, results]
-      properties: { $status: { const: done }, results: { type: array } }
-graph:
-  $START:
-    new: { role: ${join_}, prompt: "Leaf work.", fanout: { role: leaf } }
-    resume: { role: ${join_}, prompt: "Leaf work again.", fanout: { role: leaf } }
-  ${join_}:
-    done: { role: $END, prompt: "Done." }
-`,
-  );
-  const top = join(dir, "top.yaml");
-  writeFileSync(
-    top,
-    `name: top
-roles:
-  plan:
-    run: [${node}, plan.cjs]
-    frontmatter:
-      type: object
-      required: [$status, items]
-      properties:
-        $status: { const: ready }
-        items: { type: array, items: { type: string } }
-  collect:
-    join: true
-    frontmatter:
-      type: object
-      required: [$status, results]
-      properties: { $status: { const: done }, results: { type: array } }
-graph:
-  $START:
-    new: { role: plan, prompt: "Plan." }
-    resume: { role: plan, prompt: "Plan again." }
-  plan:
-    ready:
-      role: collect
-      prompt: "item {{{item}}}"
-      fanout: { over: "{{{items}}}", workflow: mid.yaml }
-  collect:
-    done: { role: $END, prompt: "All done." }
-`,
-  );
-  return top;
-}
 
 interface TestedThread {
   thread: string;
@@ -95,7 +28,7 @@ const uwf = (...args: string[]) => runUwf(args, { home: temp.home, cwd: work });
 beforeAll(async () => {
   temp = tempHome();
   work = join(temp.home, "work");
-  const top = writeWorkflows(work, "gather");
+  const top = writeNestedFanout(work);
   const scenario = writeScenario(temp.home, [
     { role: "leaf", output: { $status: "done", task: "leaf done" } },
   ]);
@@ -152,7 +85,7 @@ describe("uwf workflow test of a fan-out", () => {
   });
 
   it("reports a child whose workflow now routes elsewhere (exit 1), its own child still the same", async () => {
-    const top = writeWorkflows(join(temp.home, "edited"), "merge");
+    const top = writeNestedFanout(join(temp.home, "edited"), { join: "merge" });
     const run = await uwf("workflow", "test", top, "--from", bundle, "--format", "json");
     expect(run.code).toBe(1);
     const threads = JSON.parse(run.stdout).threads as TestedThread[];
@@ -173,7 +106,7 @@ describe("uwf workflow test of a fan-out", () => {
   it("reports each recorded child its parent's replay no longer makes (exit 1)", async () => {
     // The plan now ends the thread: no fan-out, so no children at all.
     const top = join(temp.home, "no-fanout", "top.yaml");
-    writeWorkflows(join(temp.home, "no-fanout"), "gather");
+    writeNestedFanout(join(temp.home, "no-fanout"));
     const text = readFileSync(top, "utf8");
     const fanout = text.slice(text.indexOf("  collect:\n    join: true"), text.indexOf("graph:"));
     const edited = text
