@@ -103,6 +103,36 @@ describe("uwf workflow test of a fan-out", () => {
     expect(text.stdout).toContain("FAILED: 3 of 5 threads kept the same route under top");
   });
 
+  it("reports each child the replay makes that the recording has no twin for (exit 1)", async () => {
+    // The plan now plans a third item: a third child, with nothing recorded to compare it with.
+    const top = writeNestedFanout(join(temp.home, "more"), { items: ["a", "b", "c"] });
+    const run = await uwf("workflow", "test", top, "--from", bundle, "--format", "json");
+    expect(run.code).toBe(1);
+    const threads = JSON.parse(run.stdout).threads as TestedThread[];
+    expect(threads.map((t) => [t.result, t.parent?.index ?? null])).toEqual([
+      ["same", null],
+      ["same", 0],
+      ["same", 0],
+      ["same", 1],
+      ["same", 0],
+      ["different", 2],
+    ]);
+    const extra = threads[5]!;
+    expect(extra).toMatchObject({
+      origin: "replay",
+      replayThread: extra.thread,
+      parent: { thread: parent, index: 2 },
+      reason: "the recording has no child for item 2 of this fan-out",
+    });
+    // Each test run makes new replay threads: the text names another id.
+    const text = await uwf("workflow", "test", top, "--from", bundle);
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `\n  ↳ \\w{26} \\(child 2 of ${parent}, replay, 0 steps\\): different route at step 1: the recording has no child for item 2 of this fan-out\n`,
+      ),
+    );
+  });
+
   it("reports each recorded child its parent's replay no longer makes (exit 1)", async () => {
     // The plan now ends the thread: no fan-out, so no children at all.
     const top = join(temp.home, "no-fanout", "top.yaml");

@@ -112,7 +112,8 @@ function build() {
     object({
       // The recorded thread, where it came from (`thread <id>`, `<file> thread <id>`), and the
       // thread that re-ran it in the scratch store (null: a fan-out child its parent's replay
-      // did not make).
+      // did not make). A child the replay made with no recorded twin has its own id in both,
+      // and origin `replay`.
       thread: threadId,
       origin: str,
       replayThread: { anyOf: [threadId, { type: "null" }] },

@@ -174,7 +174,8 @@ interface FamilyPair {
 /**
  * The recorded children of a parent compared with those its replay made, paired by the step
  * of the parent they fanned out after (by its number: the replay's steps have other hashes) and
- * their item; then their own children, depth first.
+ * their item; then their own children, depth first. A recorded child without a replayed twin,
+ * or a replayed one without a recorded twin, is a different route.
  */
 async function compareChildren(store: Store, pair: FamilyPair): Promise<WorkflowTestThread[]> {
   const key = (child: ThreadPointer, parent: Recording): string => {
@@ -228,6 +229,24 @@ async function compareChildren(store: Store, pair: FamilyPair): Promise<Workflow
       parent,
     });
     results.push(...(await compareChildren(store, { ...pair, recorded, replayed })));
+  }
+  // Children the replay made that have no recorded twin: the workflow now fans out over more.
+  const recordedKeys = new Set(children.map((child) => key(child, pair.recorded)));
+  for (const [childKey, extra] of replayedByKey) {
+    if (recordedKeys.has(childKey)) continue;
+    const replayed = await readRecording(store, extra.thread, "replay");
+    results.push({
+      thread: extra.thread,
+      origin: "replay",
+      replayThread: extra.thread,
+      parent: { thread: pair.recorded.pointer.thread, index: extra.parent!.index },
+      result: "different",
+      step: 1,
+      reason: `the recording has no child for item ${extra.parent!.index} of this fan-out`,
+      recorded: [],
+      replayed: route(replayed.steps),
+      miss: null,
+    });
   }
   return results;
 }
