@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LogEvent } from "./follow-log.js";
-import { currentStep, familyOf } from "./follow-thread.js";
+import { currentSteps, familyOf } from "./follow-thread.js";
 import { progressFromLog } from "./from-events.js";
 import type { ProgressEvent } from "./progress.js";
 
@@ -109,7 +109,7 @@ describe("progressFromLog", () => {
   });
 });
 
-describe("currentStep", () => {
+describe("currentSteps", () => {
   const started = (n: number): ProgressEvent => ({
     type: "step.started",
     thread: THREAD,
@@ -138,14 +138,36 @@ describe("currentStep", () => {
 
   it("is the last step that started and has not ended, with the agent's latest line", () => {
     expect(
-      currentStep([started(1), output("a"), finished, started(2), output("b"), output("c")]),
+      currentSteps([started(1), output("a"), finished, started(2), output("b"), output("c")]),
     ).toEqual([started(2), output("c")]);
-    expect(currentStep([started(1)])).toEqual([started(1)]);
+    expect(currentSteps([started(1)])).toEqual([started(1)]);
   });
 
   it("is nothing between steps or before any", () => {
-    expect(currentStep([started(1), output("a"), finished])).toEqual([]);
-    expect(currentStep([])).toEqual([]);
+    expect(currentSteps([started(1), output("a"), finished])).toEqual([]);
+    expect(currentSteps([])).toEqual([]);
+  });
+
+  it("is every thread's step under way, in the order they started: a fan-out's children", () => {
+    const child = (n: number): string => `01M86KF5RZ6TEH72KAAXXXKPG${n}`;
+    const of = (thread: string, event: ProgressEvent): ProgressEvent => ({ ...event, thread });
+    expect(
+      currentSteps([
+        started(1),
+        of(child(1), started(1)),
+        of(child(2), started(1)),
+        of(child(1), output("one")),
+        of(child(3), started(1)),
+        of(child(2), finished),
+        of(child(3), output("three")),
+      ]),
+    ).toEqual([
+      started(1),
+      of(child(1), started(1)),
+      of(child(1), output("one")),
+      of(child(3), started(1)),
+      of(child(3), output("three")),
+    ]);
   });
 
   it("is an exec's wait for a retry time, until the step it waits for starts", () => {
@@ -156,8 +178,8 @@ describe("currentStep", () => {
       until: "2026-11-24T04:00:00.000Z",
       atMs: 0,
     };
-    expect(currentStep([started(1), output("429"), waiting])).toEqual([waiting]);
-    expect(currentStep([waiting, started(2)])).toEqual([started(2)]);
+    expect(currentSteps([started(1), output("429"), waiting])).toEqual([waiting]);
+    expect(currentSteps([waiting, started(2)])).toEqual([started(2)]);
   });
 });
 

@@ -36,8 +36,9 @@ export async function followThread(options: FollowThreadOptions): Promise<void> 
       from: "start",
       onCaughtUp: () => {
         live = true;
-        const now = currentStep(history);
-        options.announce(now[0] ?? null);
+        const now = currentSteps(history);
+        // The announcement names the watched thread's own step when it has one under way.
+        options.announce(now.find((event) => event.thread === thread) ?? now[0] ?? null);
         for (const event of now) progress.handle(event);
       },
     },
@@ -79,22 +80,31 @@ export function familyOf(thread: string): (line: LogEvent) => boolean {
 }
 
 /**
- * The step running now according to the log so far: the last start that has not finished or
- * failed, with the agent's latest output line; or an exec --wait waiting for a retry time, when
- * that is the last thing logged. Empty between steps.
+ * The steps running now according to the log so far, one per thread of the family in the order
+ * they started: each thread's last start that has not finished or failed, with the agent's
+ * latest output line; or an exec --wait waiting for a retry time, when that is the last thing
+ * its thread logged. Empty between steps.
  */
-export function currentStep(history: readonly ProgressEvent[]): ProgressEvent[] {
-  let start = -1;
-  for (let i = history.length - 1; i >= 0; i--) {
-    const type = history[i]!.type;
-    if (type === "waiting") return [history[i]!];
-    if (type === "step.finished" || type === "step.failed") return [];
-    if (type === "step.started") {
-      start = i;
-      break;
+export function currentSteps(history: readonly ProgressEvent[]): ProgressEvent[] {
+  const now = new Map<string, { event: ProgressEvent; output: ProgressEvent | null }>();
+  for (const event of history) {
+    switch (event.type) {
+      case "step.started":
+      case "waiting":
+        // A thread's new state goes after the others', as it came.
+        now.delete(event.thread);
+        now.set(event.thread, { event, output: null });
+        break;
+      case "adapter.output": {
+        const step = now.get(event.thread);
+        if (step?.event.type === "step.started") step.output = event;
+        break;
+      }
+      case "step.finished":
+      case "step.failed":
+        now.delete(event.thread);
+        break;
     }
   }
-  if (start === -1) return [];
-  const output = history.slice(start + 1).findLast((event) => event.type === "adapter.output");
-  return output ? [history[start]!, output] : [history[start]!];
+  return [...now.values()].flatMap(({ event, output }) => (output ? [event, output] : [event]));
 }
