@@ -133,6 +133,22 @@ describe("uwf workflow test of a fan-out", () => {
     );
   });
 
+  it("says why a grandchild's replay stopped, from its own state (exit 1)", async () => {
+    // The leaf is now a script that fails: each grandchild stops at its first step.
+    const top = writeNestedFanout(join(temp.home, "failing"), {
+      leafScript: `console.error("no leaf today"); process.exit(1);`,
+    });
+    const run = await uwf("workflow", "test", top, "--from", bundle, "--format", "json");
+    expect(run.code).toBe(1);
+    const threads = JSON.parse(run.stdout).threads as TestedThread[];
+    const leaves = threads.filter((t) => t.parent !== undefined && t.parent.thread !== parent);
+    expect(leaves.map((t) => t.result)).toEqual(["stopped", "stopped"]);
+    for (const leaf of leaves) {
+      expect(leaf.reason).toMatch(/^the replay stopped before `leaf`: thread is suspended/);
+      expect(leaf.reason).toContain("no leaf today");
+    }
+  });
+
   it("reports each recorded child its parent's replay no longer makes (exit 1)", async () => {
     // The plan now ends the thread: no fan-out, so no children at all.
     const top = join(temp.home, "no-fanout", "top.yaml");

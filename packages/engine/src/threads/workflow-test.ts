@@ -17,7 +17,7 @@ import { Engine } from "./engine.js";
 import type { EngineEvent } from "./events.js";
 import { takeThread } from "./lease.js";
 import { type RecordedStep, readRecording } from "./recordings.js";
-import { runSteps } from "./run-steps.js";
+import { runSteps, terminalReason } from "./run-steps.js";
 
 /** A recording to test against: a bundle's text, and what to call it in the report. */
 export interface WorkflowTestSource {
@@ -167,7 +167,7 @@ interface FamilyPair {
   recordedChildren: Map<string, ThreadPointer[]>;
   replayedChildren: Map<string, ThreadPointer[]>;
   reportFile: string;
-  /** Why the replay of the top thread stopped, for a child that did not end. */
+  /** Why the replay of the top thread stopped: for a child whose own state says nothing. */
   message: string;
 }
 
@@ -223,7 +223,8 @@ async function compareChildren(store: Store, pair: FamilyPair): Promise<Workflow
         replayThread: twin.thread,
         replayed: replayed.steps,
         replayPointer: replayed.pointer,
-        message: pair.message,
+        // Why the child stopped is its own state's to say; the top's run says the rest.
+        message: terminalReason(replayed.pointer)?.message ?? pair.message,
         lastReport: lastReport(pair.reportFile, twin.thread),
       }),
       parent,
