@@ -58,6 +58,31 @@ describe("followLog", () => {
     expect(events.map((e) => e.event)).toEqual(["a", "b"]);
   });
 
+  it("with from: start and a day, replays that day's file and those after it, oldest first", async () => {
+    const logs = join(temp.home, "logs");
+    writeFileSync(join(logs, "2026-11-22.jsonl"), line("too early"));
+    writeFileSync(join(logs, "2026-11-23.jsonl"), line("before midnight"));
+    writeFileSync(join(logs, "2026-11-24.jsonl"), line("after midnight"));
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const following = followLog(
+      {
+        home: temp.home,
+        signal: controller.signal,
+        from: "start",
+        sinceDay: "2026-11-23",
+        intervalMs: 60_000,
+        onCaughtUp: () => {
+          seen.push("caught up");
+          controller.abort();
+        },
+      },
+      (event) => seen.push(event.event),
+    );
+    await following;
+    expect(seen).toEqual(["before midnight", "after midnight", "caught up"]);
+  });
+
   it("joins a line written in two parts and skips lines that are not JSON", async () => {
     const file = join(temp.home, "logs", "2026-11-24.jsonl");
     writeFileSync(file, "");

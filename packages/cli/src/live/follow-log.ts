@@ -10,6 +10,11 @@ export interface FollowLogOptions {
   signal: AbortSignal;
   /** `end` (default): only lines written from now on; `start`: the newest day file from its start. */
   from?: "end" | "start";
+  /**
+   * With `from: start`, the day (`YYYY-MM-DD`, UTC) to start from when it is older than the newest
+   * file: a run that began before midnight logged its first lines in an earlier file.
+   */
+  sinceDay?: string;
   /** How often the files are looked at. A poll costs one stat-like read; 200 ms keeps a live view within a second. */
   intervalMs?: number;
   /**
@@ -71,6 +76,17 @@ export async function followLog(
     }
   };
 
+  if (options.from === "start" && options.sinceDay !== undefined) {
+    // Earlier days' files first, whole, oldest first; then the newest as usual.
+    for (const file of listLogFiles(home)) {
+      if (file.date < options.sinceDay || file.path === current?.path) continue;
+      offset = 0;
+      partial = "";
+      drain(file.path);
+    }
+    offset = 0;
+    partial = "";
+  }
   if (current) drain(current.path);
   options.onCaughtUp?.();
   while (!signal.aborted) {

@@ -1,8 +1,11 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempHome } from "@united-workforce/test-utils";
 import { describe, expect, it } from "vitest";
 import type { LogEvent } from "./follow-log.js";
-import { currentSteps, familyOf } from "./follow-thread.js";
+import { currentSteps, familyOf, followThread } from "./follow-thread.js";
 import { progressFromLog } from "./from-events.js";
-import type { ProgressEvent } from "./progress.js";
+import { type ProgressEvent, ProgressView } from "./progress.js";
 
 const THREAD = "01M85RF4Z61GPTZ5WHXXZZW617";
 const log = (event: string, fields: Record<string, unknown>): LogEvent => ({
@@ -220,5 +223,58 @@ describe("familyOf", () => {
       grandchild,
       grandchild,
     ]);
+  });
+});
+
+describe("followThread", () => {
+  /** What the watch announces as under way in a home whose log began before midnight. */
+  async function announced(since: string | undefined): Promise<ProgressEvent | null> {
+    const temp = tempHome();
+    try {
+      const logs = join(temp.home, "logs");
+      mkdirSync(logs);
+      const start = { ...log("step.start", { role: "greeter", agent: "uwf-mock", stepNumber: 3 }) };
+      start.ts = "2026-11-23T23:59:00.000Z";
+      writeFileSync(join(logs, "2026-11-23.jsonl"), `${JSON.stringify(start)}\n`);
+      writeFileSync(
+        join(logs, "2026-11-24.jsonl"),
+        `${JSON.stringify(log("command.start", {}))}\n`,
+      );
+      let end = (_: boolean): void => {};
+      const ended = new Promise<boolean>((resolve) => {
+        end = resolve;
+      });
+      let current: ProgressEvent | null = null;
+      await followThread({
+        home: temp.home,
+        thread: THREAD,
+        progress: new ProgressView({
+          mode: "lines",
+          color: false,
+          write: () => {},
+          columns: () => 80,
+        }),
+        ended,
+        signal: new AbortController().signal,
+        announce: (now) => {
+          current = now;
+          end(true);
+        },
+        ...(since === undefined ? {} : { since }),
+      });
+      return current;
+    } finally {
+      temp.cleanup();
+    }
+  }
+
+  it("finds a step that began before midnight from the day its run began", async () => {
+    expect(await announced("2026-11-23T23:58:30.000Z")).toMatchObject({
+      type: "step.started",
+      role: "greeter",
+      stepNumber: 3,
+    });
+    // Today's file alone says nothing is under way.
+    expect(await announced(undefined)).toBeNull();
   });
 });

@@ -12,6 +12,8 @@ export interface FollowThreadOptions {
   signal: AbortSignal;
   /** Printed before anything else once the history is read: which run is followed. */
   announce(current: ProgressEvent | null): void;
+  /** When the run began (its lease's `acquiredAt`): its log is read from that day on. */
+  since?: string;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function followThread(options: FollowThreadOptions): Promise<void> 
       home: options.home,
       signal: controller.signal,
       from: "start",
+      ...(options.since === undefined ? {} : { sinceDay: options.since.slice(0, 10) }),
       onCaughtUp: () => {
         live = true;
         const now = currentSteps(history);

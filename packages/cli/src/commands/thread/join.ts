@@ -24,7 +24,8 @@ export default defineCommand({
     await store.threads.get(thread!);
     const timeout = options.timeout ?? null;
     const waiting = waitForRelease(store, thread!, timeout, ctx.signal);
-    if (!options.quiet && (await store.leases.read(thread!))?.alive) {
+    const lease = options.quiet ? null : await store.leases.read(thread!);
+    if (lease?.alive) {
       // The steps it waits on are shown as they run, as `thread watch` shows them.
       const { followThread } = await import("../../live/follow-thread.js");
       await followThread({
@@ -34,6 +35,7 @@ export default defineCommand({
         signal: ctx.signal,
         ended: waiting,
         announce: () => {},
+        since: lease.info.acquiredAt,
       });
     }
     const released = await waiting;

@@ -30,6 +30,7 @@ export default defineCommand({
         progress,
         signal: ctx.signal,
         ended: waitForRelease(store, thread!, null, ctx.signal),
+        since: info.acquiredAt,
         announce: (current) => {
           if (options.quiet) return;
           // The step under way may be a fan-out child's.
