@@ -97,22 +97,31 @@ export async function withFanoutChildren(store: Store, ids: readonly string[]): 
   let anyFansOut = false;
   for (const id of ids) anyFansOut ||= await fansOut(id);
   if (!anyFansOut) return family;
-  const byParent = new Map<string, string[]>();
-  for await (const item of store.threads.all()) {
-    const parent = item.pointer?.parent?.thread;
-    if (parent === undefined) continue;
-    const children = byParent.get(parent) ?? [];
-    children.push(item.id);
-    byParent.set(parent, children);
-  }
+  const byParent = await childrenByParent(store);
   for (let i = 0; i < family.length; i++) {
-    for (const child of byParent.get(family[i]!) ?? []) {
+    for (const { thread: child } of byParent.get(family[i]!) ?? []) {
       if (included.has(child)) continue;
       included.add(child);
       family.push(child);
     }
   }
   return family;
+}
+
+/**
+ * Every fan-out child of the store by its parent's id (one pass over the pointers): a child
+ * names its parent, a parent does not list its children until its join.
+ */
+export async function childrenByParent(store: Store): Promise<Map<string, ThreadPointer[]>> {
+  const byParent = new Map<string, ThreadPointer[]>();
+  for await (const { pointer } of store.threads.all()) {
+    const parent = pointer?.parent?.thread;
+    if (parent === undefined) continue;
+    const children = byParent.get(parent) ?? [];
+    children.push(pointer!);
+    byParent.set(parent, children);
+  }
+  return byParent;
 }
 
 export interface ImportReport {

@@ -12,7 +12,7 @@ import {
 } from "@united-workforce/protocol";
 import type { Cas, CasWrite, Store } from "@united-workforce/store";
 import { type Logger, newUlid } from "@united-workforce/util";
-import { importBundle } from "./bundle.js";
+import { childrenByParent, importBundle } from "./bundle.js";
 import { Engine } from "./engine.js";
 import type { EngineEvent } from "./events.js";
 import { takeThread } from "./lease.js";
@@ -61,15 +61,18 @@ export async function testWorkflow(options: WorkflowTestOptions): Promise<Workfl
   }
   // Fan-out children are not tested on their own: their parent's replay makes its own children,
   // which are compared with the recorded ones. Their steps still answer the replay.
-  const recordedChildren = await childrenByParent(scratch, new Set(imported.map((r) => r.thread)));
-  const isChild = new Set([...recordedChildren.values()].flat().map((c) => c.thread));
+  const recordedChildren = await childrenByParent(scratch);
+  const isChild = new Set(
+    imported.flatMap((r) => recordedChildren.get(r.thread) ?? []).map((child) => child.thread),
+  );
   const recorded = imported.filter((r) => !isChild.has(r.thread));
   await copyReachable(options.workflowCas, scratch.cas, options.workflowHash);
   const workflow = await scratch.cas.getPayload<WorkflowPayload>(options.workflowHash, "workflow");
   const fromArgs = imported.map((r) => ` --from ${r.thread}`).join("");
   const work = join(scratch.home, "work");
   mkdirSync(work, { recursive: true });
-  const threads: WorkflowTestThread[] = [];
+  // Each tested thread, and what its children are compared with once every replay has run.
+  const tested: { result: WorkflowTestThread; family: Family | null }[] = [];
   for (const [i, { origin, thread }] of recorded.entries()) {
     const recording = await readRecording(scratch, thread, origin);
     const reportFile = join(scratch.home, `replay-${i + 1}.jsonl`);
@@ -105,8 +108,9 @@ export async function testWorkflow(options: WorkflowTestOptions): Promise<Workfl
     }
     if (options.signal.aborted) break;
     const replayed = await readRecording(scratch, replay, "replay");
-    threads.push(
-      compare({
+    const reports = lastReports(reportFile);
+    tested.push({
+      result: compare({
         thread,
         origin,
         recorded: recording.steps,
@@ -115,23 +119,21 @@ export async function testWorkflow(options: WorkflowTestOptions): Promise<Workfl
         replayed: replayed.steps,
         replayPointer: summary.pointer,
         message: summary.message,
-        lastReport: lastReport(reportFile, replay),
+        lastReport: reports.get(replay) ?? null,
       }),
-    );
-    if (recordedChildren.has(thread)) {
-      const replayedChildren = await childrenByParent(scratch, null);
-      threads.push(
-        ...(await compareChildren(scratch, {
-          origin,
-          recorded: recording,
-          replayed,
-          recordedChildren,
-          replayedChildren,
-          reportFile,
-          message: summary.message,
-        })),
-      );
-    }
+      family: recordedChildren.has(thread)
+        ? { origin, recorded: recording, replayed, reports, message: summary.message }
+        : null,
+    });
+  }
+  // One pass over the scratch store finds the children every replay made.
+  const children = tested.some((t) => t.family !== null)
+    ? await childrenByParent(scratch)
+    : new Map<string, ThreadPointer[]>();
+  const threads: WorkflowTestThread[] = [];
+  for (const { result, family } of tested) {
+    threads.push(result);
+    if (family !== null) threads.push(...(await compareChildren(scratch, children, family)));
   }
   return {
     workflow: workflow.name,
@@ -143,30 +145,13 @@ export async function testWorkflow(options: WorkflowTestOptions): Promise<Workfl
 
 type Recording = Awaited<ReturnType<typeof readRecording>>;
 
-/**
- * Fan-out children by parent: of the threads in `parents` (every thread of the store when
- * null), each child's pointer in the order of its fan-out and item.
- */
-async function childrenByParent(
-  store: Store,
-  parents: ReadonlySet<string> | null,
-): Promise<Map<string, ThreadPointer[]>> {
-  const byParent = new Map<string, ThreadPointer[]>();
-  for await (const item of store.threads.all()) {
-    const parent = item.pointer?.parent?.thread;
-    if (parent === undefined || (parents !== null && !parents.has(parent))) continue;
-    byParent.set(parent, [...(byParent.get(parent) ?? []), item.pointer!]);
-  }
-  return byParent;
-}
-
-interface FamilyPair {
+/** A recorded thread and its replay, whose fan-out children are to be compared. */
+interface Family {
   origin: string;
   recorded: Recording;
   replayed: Recording;
-  recordedChildren: Map<string, ThreadPointer[]>;
-  replayedChildren: Map<string, ThreadPointer[]>;
-  reportFile: string;
+  /** uwf-replay's last report for each thread of the replayed family. */
+  reports: Map<string, Record<string, unknown>>;
   /** Why the replay of the top thread stopped: for a child whose own state says nothing. */
   message: string;
 }
@@ -177,7 +162,11 @@ interface FamilyPair {
  * their item; then their own children, depth first. A recorded child without a replayed twin,
  * or a replayed one without a recorded twin, is a different route.
  */
-async function compareChildren(store: Store, pair: FamilyPair): Promise<WorkflowTestThread[]> {
+async function compareChildren(
+  store: Store,
+  children: Map<string, ThreadPointer[]>,
+  pair: Family,
+): Promise<WorkflowTestThread[]> {
   const key = (child: ThreadPointer, parent: Recording): string => {
     const at = child.parent!.step;
     const stepNumber =
@@ -185,16 +174,16 @@ async function compareChildren(store: Store, pair: FamilyPair): Promise<Workflow
     return `${stepNumber}/${child.parent!.index}`;
   };
   const replayedByKey = new Map(
-    (pair.replayedChildren.get(pair.replayed.pointer.thread) ?? []).map((child) => [
+    (children.get(pair.replayed.pointer.thread) ?? []).map((child) => [
       key(child, pair.replayed),
       child,
     ]),
   );
-  const children = [...(pair.recordedChildren.get(pair.recorded.pointer.thread) ?? [])].sort(
+  const recordedChildren = [...(children.get(pair.recorded.pointer.thread) ?? [])].sort(
     (a, b) => a.createdAt.localeCompare(b.createdAt) || a.parent!.index - b.parent!.index,
   );
   const results: WorkflowTestThread[] = [];
-  for (const child of children) {
+  for (const child of recordedChildren) {
     const parent = { thread: pair.recorded.pointer.thread, index: child.parent!.index };
     const recorded = await readRecording(store, child.thread, pair.origin);
     const twin = replayedByKey.get(key(child, pair.recorded));
@@ -225,14 +214,14 @@ async function compareChildren(store: Store, pair: FamilyPair): Promise<Workflow
         replayPointer: replayed.pointer,
         // Why the child stopped is its own state's to say; the top's run says the rest.
         message: terminalReason(replayed.pointer)?.message ?? pair.message,
-        lastReport: lastReport(pair.reportFile, twin.thread),
+        lastReport: pair.reports.get(twin.thread) ?? null,
       }),
       parent,
     });
-    results.push(...(await compareChildren(store, { ...pair, recorded, replayed })));
+    results.push(...(await compareChildren(store, children, { ...pair, recorded, replayed })));
   }
   // Children the replay made that have no recorded twin: the workflow now fans out over more.
-  const recordedKeys = new Set(children.map((child) => key(child, pair.recorded)));
+  const recordedKeys = new Set(recordedChildren.map((child) => key(child, pair.recorded)));
   for (const [childKey, extra] of replayedByKey) {
     if (recordedKeys.has(childKey)) continue;
     const replayed = await readRecording(store, extra.thread, "replay");
@@ -377,21 +366,21 @@ function missOf(report: Record<string, unknown>): Miss {
 }
 
 /**
- * The last line uwf-replay reported for `thread` (UWF_REPLAY_REPORT): a family's replays share
- * one file, and each line names the thread it answered.
+ * The last line uwf-replay reported (UWF_REPLAY_REPORT) for each thread: a family's replays
+ * share one file, and each line names the thread it answered.
  */
-function lastReport(file: string, thread: string): Record<string, unknown> | null {
-  if (!existsSync(file)) return null;
-  const lines = readFileSync(file, "utf8").trim().split("\n");
-  for (let i = lines.length - 1; i >= 0; i--) {
+function lastReports(file: string): Map<string, Record<string, unknown>> {
+  const last = new Map<string, Record<string, unknown>>();
+  if (!existsSync(file)) return last;
+  for (const text of readFileSync(file, "utf8").split("\n")) {
     try {
-      const line = JSON.parse(lines[i]!) as Record<string, unknown>;
-      if (line.thread === thread) return line;
+      const line = JSON.parse(text) as Record<string, unknown>;
+      if (typeof line.thread === "string") last.set(line.thread, line);
     } catch {
-      // A line cut short (a killed replay): not a report.
+      // An empty line, or one cut short (a killed replay): not a report.
     }
   }
-  return null;
+  return last;
 }
 
 function isDirectory(path: string): boolean {
