@@ -138,17 +138,17 @@ export class ProgressView {
   /** The last failure printed, so the suspension that follows it is not reported again. */
   private lastFailure: { thread: string; role: string } | null = null;
   /** The thread this view shows (`options.thread`, else the first event's): others are named. */
-  private firstThread: string | null;
+  private ownThread: string | null;
   private readonly now: () => number;
 
   constructor(private readonly options: ProgressOptions) {
     this.now = options.now ?? Date.now;
-    this.firstThread = options.thread ?? null;
+    this.ownThread = options.thread ?? null;
   }
 
   handle(event: ProgressEvent): void {
     const permanent: string[] = [];
-    this.firstThread ??= event.thread;
+    this.ownThread ??= event.thread;
     switch (event.type) {
       case "step.started": {
         this.running.set(event.thread, {
@@ -375,7 +375,7 @@ export class ProgressView {
 
   /** Lines mode: a step's end names its thread when it is not the exec's own (a child's). */
   private onThread(thread: string): string {
-    return thread === this.firstThread ? "" : ` · thread ${shortThread(thread)}`;
+    return thread === this.ownThread ? "" : ` · thread ${shortThread(thread)}`;
   }
 
   private stamp(atMs: number, text: string): string {
