@@ -6,9 +6,11 @@
 // lazily run module initialisers, so a command still runs only the code it needs.
 //
 // Each bundle's first line is `// uwf-bundle <content hash>`: boot.cjs keys its code cache on
-// it. The rest is the code wrapped as a CommonJS module function, which boot.cjs compiles as read. The bundle must be ASCII (checked here) so that boot.cjs can read it as latin1. What few
-// processes need sits beside it in a chunk (`pg.cjs`, the PostgreSQL driver; `yaml.cjs`), built
-// the same way and loaded by boot.cjs's `loadChunk` with a code cache of its own.
+// it. The rest is the code wrapped as a CommonJS module function (boot.cjs's `wrap`), which
+// boot.cjs compiles as read. The bundle must be ASCII (checked here) so that boot.cjs can read it
+// as latin1. What few processes need sits beside it in a chunk (`pg.cjs`, the PostgreSQL driver;
+// `yaml.cjs`), built the same way and loaded by boot.cjs's `loadChunk` with a code cache of its
+// own.
 //
 // `dist/bundle` is updated in place, each file replaced by one rename, so a running `uwf`
 // (which read its whole bundle at start) is never disturbed by a rebuild.
@@ -26,6 +28,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -33,6 +36,7 @@ import { withLock } from "./lib/file-lock.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const BOOT = readFileSync(`${root}scripts/lib/boot.cjs`, "utf8");
+const { wrap } = createRequire(import.meta.url)("./lib/boot.cjs");
 /** Parts of the bundle in files of their own, loaded through boot.cjs's `loadChunk` on demand. */
 const CHUNKS = { pg: { from: "packages/store" }, yaml: { from: "packages/store" } };
 const KEEP = new Set(["main.cjs", "boot.cjs", ...Object.keys(CHUNKS).map((name) => `${name}.cjs`)]);
@@ -204,7 +208,7 @@ function bundleText(code, name) {
   const hash = createHash("sha256").update(BOOT).update(code).digest("hex").slice(0, 16);
   // Wrapped here, not by boot.cjs at every start: a wrapper added there makes V8 copy the whole
   // text once more (the concatenation is flattened before compiling).
-  return `// uwf-bundle ${hash}\n(function (exports, require, module, __filename, __dirname) {${code}\n})`;
+  return `// uwf-bundle ${hash}\n${wrap(code)}`;
 }
 
 const COMMON = {

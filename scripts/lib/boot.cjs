@@ -76,18 +76,13 @@ function run(path, folder, key, env) {
   }
   // A built bundle is already wrapped as a CommonJS module function (bundle.mjs); anything else
   // (a file without the build line) is wrapped here.
-  const script = new Script(
-    build !== null
-      ? source
-      : `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
-    {
-      filename: path,
-      cachedData: cached,
-      // From Node 20.12 code compiled here may `import()` like any module (bundles have no such
-      // call today: esbuild inlines every import() of bundled code); older ones would throw.
-      importModuleDynamically: constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-    },
-  );
+  const script = new Script(build !== null ? source : wrap(source), {
+    filename: path,
+    cachedData: cached,
+    // From Node 20.12 code compiled here may `import()` like any module (bundles have no such
+    // call today: esbuild inlines every import() of bundled code); older ones would throw.
+    importModuleDynamically: constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
   if (file !== null && (cached === undefined || script.cachedDataRejected)) {
     process.once("exit", (code) => {
       if (code === 0) save(file, build[1], script);
@@ -98,6 +93,14 @@ function run(path, folder, key, env) {
   // theirs would (one `createRequire` and the `node:module` it needs less per start).
   script.runInThisContext()(module.exports, require, module, path, dirname(path));
   return module.exports;
+}
+
+/**
+ * `code` as the body of a CommonJS module function, the expression a bundle compiles to.
+ * bundle.mjs writes bundles so, after their build line; boot.cjs wraps any other file itself.
+ */
+function wrap(code) {
+  return `(function (exports, require, module, __filename, __dirname) {${code}\n})`;
 }
 
 /** `thread-exec`, `cas-get-help`, `main`, `main-version`: the command words and help/version. */
@@ -156,4 +159,4 @@ function save(file, build, script) {
   }
 }
 
-module.exports = { boot, commandKey, loadChunk };
+module.exports = { boot, commandKey, loadChunk, wrap };

@@ -15,13 +15,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const BOOT = new URL("./boot.cjs", import.meta.url).pathname;
-const { commandKey } = createRequire(import.meta.url)(BOOT) as {
+const { commandKey, wrap } = createRequire(import.meta.url)(BOOT) as {
   commandKey(argv: string[], words: number): string;
+  wrap(code: string): string;
 };
 
 /** A file as bundle.mjs writes it: the build line, then the body as a CommonJS module function. */
 function built(build: string, body: string): string {
-  return `// uwf-bundle ${build}\n(function (exports, require, module, __filename, __dirname) {${body}\n})`;
+  return `// uwf-bundle ${build}\n${wrap(body)}`;
 }
 
 /** A binary laid out like a built package: bin → dist/bundle/boot.cjs → main.cjs. */
