@@ -1,5 +1,4 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type AgentHome,
@@ -8,7 +7,9 @@ import {
   answer,
   CONFORMANCE_WORKFLOW,
   type FakeLlm,
+  makeGitRepo,
   REPO_ROOT,
+  runGit,
   runUwf,
   startFakeLlm,
   type TempHome,
@@ -27,12 +28,7 @@ let fake: FakeLlm;
 let uwfHome: string;
 let repo: string;
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, HOME: temp.home },
-  }).trim();
+const git = (cwd: string, ...args: string[]) => runGit(temp.home, cwd, ...args);
 
 beforeEach(async () => {
   temp = tempHome();
@@ -46,16 +42,8 @@ beforeEach(async () => {
     },
   });
   uwfHome = join(temp.home, "uwf-home");
-  repo = join(temp.home, "repo");
   mkdirSync(uwfHome);
-  mkdirSync(repo);
-  git(repo, "init", "--quiet");
-  git(repo, "config", "user.name", "uwf test");
-  git(repo, "config", "user.email", "test@example.com");
-  writeFileSync(join(repo, "README.md"), "# repo\n");
-  git(repo, "add", "README.md");
-  git(repo, "commit", "--quiet", "-m", "init");
-  repo = realpathSync(repo);
+  repo = makeGitRepo(temp.home, join(temp.home, "repo"), { "README.md": "# repo\n" });
   writeFileSync(join(temp.home, "conformance.yaml"), CONFORMANCE_WORKFLOW);
   const config = {
     providers: { fake: { api: "anthropic", baseUrl: fake.url, apiKey: "fake-key" } },

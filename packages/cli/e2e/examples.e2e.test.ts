@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT } from "@united-workforce/test-utils";
+import { makeGitRepo, REPO_ROOT } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import {
@@ -65,17 +65,6 @@ function failsOnce(dir: string): void {
  */
 const IN_A_REPOSITORY = new Set(["in-worktree"]);
 
-function makeRepository(dir: string): void {
-  const git = (...args: string[]) =>
-    execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, HOME: dir } });
-  git("init", "--quiet");
-  git("config", "user.name", "uwf test");
-  git("config", "user.email", "test@example.com");
-  writeFileSync(join(dir, "README.md"), "# project\n");
-  git("add", "README.md");
-  git("commit", "--quiet", "-m", "init");
-}
-
 /** The task each example's header comment suggests (`-p "…"` on its second line). */
 function suggestedTask(name: string): string {
   const match = /-p "([^"]+)"/.exec(readFileSync(join(EXAMPLES, `${name}.yaml`), "utf8"));
@@ -104,7 +93,7 @@ describe("every example runs as it is, with its mock scenario", () => {
   it.each(workflows)("%s completes with its scenario", async (name) => {
     const steps = scenarioSteps(name);
     if (name === "run-tests") failsOnce(sb.work);
-    if (IN_A_REPOSITORY.has(name)) makeRepository(sb.work);
+    if (IN_A_REPOSITORY.has(name)) makeGitRepo(sb.work, sb.work, { "README.md": "# project\n" });
     await uwfJson(sb, ["workflow", "add", join(EXAMPLES, `${name}.yaml`)]);
     const { thread } = await uwfJson<{ thread: string }>(sb, [
       "thread",

@@ -1,7 +1,6 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runUwf, type TempHome, tempHome } from "@united-workforce/test-utils";
+import { makeGitRepo, runGit, runUwf, type TempHome, tempHome } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 /**
@@ -46,12 +45,7 @@ describe("fan-out children with worktree: true", () => {
   let temp: TempHome;
   let repo: string;
   let flows: string;
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync("git", args, {
-      cwd,
-      encoding: "utf8",
-      env: { ...process.env, HOME: temp.home },
-    }).trim();
+  const git = (cwd: string, ...args: string[]) => runGit(temp.home, cwd, ...args);
   const uwf = (args: string[]) => runUwf(args, { home: temp.home, cwd: repo });
   const json = async <T>(args: string[]): Promise<T> => {
     const run = await uwf([...args, "--format", "json"]);
@@ -110,15 +104,7 @@ graph:
 
   beforeEach(() => {
     temp = tempHome();
-    repo = join(temp.home, "project");
-    mkdirSync(join(repo, "src"), { recursive: true });
-    git(repo, "init", "--quiet");
-    git(repo, "config", "user.name", "uwf test");
-    git(repo, "config", "user.email", "test@example.com");
-    writeFileSync(join(repo, "src", "index.js"), "export {};\n");
-    git(repo, "add", ".");
-    git(repo, "commit", "--quiet", "-m", "init");
-    repo = realpathSync(repo);
+    repo = makeGitRepo(temp.home, join(temp.home, "project"), { "src/index.js": "export {};\n" });
     flows = join(temp.home, "flows");
     mkdirSync(flows);
     writeFileSync(join(flows, "plan.cjs"), PLAN);

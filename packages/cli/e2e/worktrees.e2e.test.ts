@@ -1,8 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  makeGitRepo,
   REPO_ROOT,
+  runGit,
   runUwf,
   type TempHome,
   tempHome,
@@ -43,12 +44,7 @@ interface Worktree {
 describe("a git worktree per thread", () => {
   let temp: TempHome;
   let repo: string;
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync("git", args, {
-      cwd,
-      encoding: "utf8",
-      env: { ...process.env, HOME: temp.home },
-    }).trim();
+  const git = (cwd: string, ...args: string[]) => runGit(temp.home, cwd, ...args);
   const uwf = (args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) =>
     runUwf(args, {
       home: temp.home,
@@ -65,15 +61,7 @@ describe("a git worktree per thread", () => {
 
   beforeEach(() => {
     temp = tempHome();
-    repo = join(temp.home, "project");
-    mkdirSync(join(repo, "src"), { recursive: true });
-    git(repo, "init", "--quiet");
-    git(repo, "config", "user.name", "uwf test");
-    git(repo, "config", "user.email", "test@example.com");
-    writeFileSync(join(repo, "src", "index.js"), "export {};\n");
-    git(repo, "add", ".");
-    git(repo, "commit", "--quiet", "-m", "init");
-    repo = realpathSync(repo);
+    repo = makeGitRepo(temp.home, join(temp.home, "project"), { "src/index.js": "export {};\n" });
     writeFileSync(join(temp.home, "where.yaml"), WHERE_WORKFLOW);
   });
   afterEach(() => temp.cleanup());

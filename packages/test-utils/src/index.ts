@@ -23,6 +23,7 @@ export {
   type FakeLlmRequest,
   startFakeLlm,
 } from "./fake-llm/server.js";
+export { makeGitRepo, runGit } from "./git.js";
 export { TEMP_PREFIX, type TempHome, tempHome } from "./home.js";
 export { normalise } from "./normalise.js";
 export { findPostgresBin, type PostgresServer, startPostgres } from "./postgres.js";
