@@ -48,19 +48,17 @@ beforeAll(async () => {
 });
 afterAll(() => temp.cleanup());
 
+/** `uwf workflow test <top> --from <the recording>` as JSON: its exit code and tested threads. */
+async function tested(top: string) {
+  const run = await uwf("workflow", "test", top, "--from", bundle, "--format", "json");
+  const threads = run.code === 0 || run.code === 1 ? JSON.parse(run.stdout).threads : [];
+  return { code: run.code, stderr: run.stderr, threads: threads as TestedThread[] };
+}
+
 describe("uwf workflow test of a fan-out", () => {
   it("replays the parent, which makes its own children; each is compared with its recorded twin", async () => {
-    const run = await uwf(
-      "workflow",
-      "test",
-      join(work, "top.yaml"),
-      "--from",
-      bundle,
-      "--format",
-      "json",
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const threads = JSON.parse(run.stdout).threads as TestedThread[];
+    const { code, stderr, threads } = await tested(join(work, "top.yaml"));
+    expect(code, stderr).toBe(0);
     // The parent, then each child followed by its own child: five threads, one tested alone.
     expect(threads.map((t) => [t.result, t.parent?.index ?? null])).toEqual([
       ["same", null],
@@ -86,9 +84,8 @@ describe("uwf workflow test of a fan-out", () => {
 
   it("reports a child whose workflow now routes elsewhere (exit 1), its own child still the same", async () => {
     const top = writeNestedFanout(join(temp.home, "edited"), { join: "merge" });
-    const run = await uwf("workflow", "test", top, "--from", bundle, "--format", "json");
-    expect(run.code).toBe(1);
-    const threads = JSON.parse(run.stdout).threads as TestedThread[];
+    const { code, threads } = await tested(top);
+    expect(code).toBe(1);
     expect(threads.map((t) => t.result)).toEqual([
       "same",
       "different",
@@ -106,9 +103,8 @@ describe("uwf workflow test of a fan-out", () => {
   it("reports each child the replay makes that the recording has no twin for (exit 1)", async () => {
     // The plan now plans a third item: a third child, with nothing recorded to compare it with.
     const top = writeNestedFanout(join(temp.home, "more"), { items: ["a", "b", "c"] });
-    const run = await uwf("workflow", "test", top, "--from", bundle, "--format", "json");
-    expect(run.code).toBe(1);
-    const threads = JSON.parse(run.stdout).threads as TestedThread[];
+    const { code, threads } = await tested(top);
+    expect(code).toBe(1);
     expect(threads.map((t) => [t.result, t.parent?.index ?? null])).toEqual([
       ["same", null],
       ["same", 0],
@@ -138,9 +134,8 @@ describe("uwf workflow test of a fan-out", () => {
     const top = writeNestedFanout(join(temp.home, "failing"), {
       leafScript: `console.error("no leaf today"); process.exit(1);`,
     });
-    const run = await uwf("workflow", "test", top, "--from", bundle, "--format", "json");
-    expect(run.code).toBe(1);
-    const threads = JSON.parse(run.stdout).threads as TestedThread[];
+    const { code, threads } = await tested(top);
+    expect(code).toBe(1);
     const leaves = threads.filter((t) => t.parent !== undefined && t.parent.thread !== parent);
     expect(leaves.map((t) => t.result)).toEqual(["stopped", "stopped"]);
     for (const leaf of leaves) {
@@ -160,9 +155,8 @@ describe("uwf workflow test of a fan-out", () => {
       .replace(/ {4}ready:\n[\s\S]*$/, '    ready: { role: $END, prompt: "Planned only." }\n');
     writeFileSync(top, edited);
     expect((await uwf("workflow", "validate", top)).code).toBe(0);
-    const run = await uwf("workflow", "test", top, "--from", bundle, "--format", "json");
-    expect(run.code).toBe(1);
-    const threads = JSON.parse(run.stdout).threads as TestedThread[];
+    const { code, threads } = await tested(top);
+    expect(code).toBe(1);
     expect(threads.map((t) => [t.result, t.replayThread === null])).toEqual([
       ["different", false],
       ["different", true],
