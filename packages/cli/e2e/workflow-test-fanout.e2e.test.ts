@@ -17,6 +17,8 @@ interface TestedThread {
   reason: string;
   parent?: { thread: string; index: number };
   replayThread: string | null;
+  recorded: { role: string; status: string }[];
+  replayed: { role: string; status: string }[];
 }
 
 let temp: TempHome;
@@ -112,6 +114,7 @@ describe("uwf workflow test of a fan-out", () => {
       ["same", 1],
       ["same", 0],
       ["different", 2],
+      ["different", 0],
     ]);
     const extra = threads[5]!;
     expect(extra).toMatchObject({
@@ -119,6 +122,14 @@ describe("uwf workflow test of a fan-out", () => {
       replayThread: extra.thread,
       parent: { thread: parent, index: 2 },
       reason: "the recording has no child for item 2 of this fan-out",
+    });
+    // The extra child fans out in turn: its own child has no recorded twin either.
+    expect(threads[6]).toMatchObject({
+      origin: "replay",
+      replayThread: threads[6]!.thread,
+      parent: { thread: extra.thread, index: 0 },
+      reason: `the recording has no twin of its parent ${extra.thread}`,
+      replayed: [{ role: "leaf", status: "done" }],
     });
     // Each test run makes new replay threads: the text names another id.
     const text = await uwf("workflow", "test", top, "--from", bundle);
@@ -157,16 +168,25 @@ describe("uwf workflow test of a fan-out", () => {
     expect((await uwf("workflow", "validate", top)).code).toBe(0);
     const { code, threads } = await tested(top);
     expect(code).toBe(1);
-    expect(threads.map((t) => [t.result, t.replayThread === null])).toEqual([
-      ["different", false],
-      ["different", true],
-      ["different", true],
+    // Each recorded child, then its own recorded child: none was replayed.
+    expect(
+      threads.map((t) => [t.result, t.replayThread === null, t.parent?.index ?? null]),
+    ).toEqual([
+      ["different", false, null],
+      ["different", true, 0],
+      ["different", true, 0],
+      ["different", true, 1],
+      ["different", true, 0],
     ]);
     expect(threads[1]!.reason).toBe(
       "the replay of its parent made no child for item 0 of this fan-out",
     );
-    expect(threads[2]!.reason).toBe(
+    expect(threads[2]!.parent!.thread).toBe(threads[1]!.thread);
+    expect(threads[2]!.reason).toBe(`the replay made no twin of its parent ${threads[1]!.thread}`);
+    expect(threads[2]!.recorded).toEqual([{ role: "leaf", status: "done" }]);
+    expect(threads[3]!.reason).toBe(
       "the replay of its parent made no child for item 1 of this fan-out",
     );
+    expect(threads[4]!.parent!.thread).toBe(threads[3]!.thread);
   });
 });

@@ -179,29 +179,18 @@ async function compareChildren(
       child,
     ]),
   );
-  const recordedChildren = [...(children.get(pair.recorded.pointer.thread) ?? [])].sort(
-    (a, b) => a.createdAt.localeCompare(b.createdAt) || a.parent!.index - b.parent!.index,
-  );
+  const recordedChildren = childrenOf(children, pair.recorded.pointer.thread);
   const results: WorkflowTestThread[] = [];
   for (const child of recordedChildren) {
     const parent = { thread: pair.recorded.pointer.thread, index: child.parent!.index };
-    const recorded = await readRecording(store, child.thread, pair.origin);
     const twin = replayedByKey.get(key(child, pair.recorded));
     if (twin === undefined) {
-      results.push({
-        thread: child.thread,
-        origin: pair.origin,
-        replayThread: null,
-        parent,
-        result: "different",
-        step: 1,
-        reason: `the replay of its parent made no child for item ${child.parent!.index} of this fan-out`,
-        recorded: route(recorded.steps),
-        replayed: [],
-        miss: null,
-      });
+      const reason = `the replay of its parent made no child for item ${child.parent!.index} of this fan-out`;
+      const side = { kind: "recorded", origin: pair.origin } as const;
+      results.push(...(await unmatched(store, children, side, child, parent, reason)));
       continue;
     }
+    const recorded = await readRecording(store, child.thread, pair.origin);
     const replayed = await readRecording(store, twin.thread, "replay");
     results.push({
       ...compare({
@@ -224,19 +213,57 @@ async function compareChildren(
   const recordedKeys = new Set(recordedChildren.map((child) => key(child, pair.recorded)));
   for (const [childKey, extra] of replayedByKey) {
     if (recordedKeys.has(childKey)) continue;
-    const replayed = await readRecording(store, extra.thread, "replay");
-    results.push({
-      thread: extra.thread,
-      origin: "replay",
-      replayThread: extra.thread,
-      parent: { thread: pair.recorded.pointer.thread, index: extra.parent!.index },
+    const parent = { thread: pair.recorded.pointer.thread, index: extra.parent!.index };
+    const reason = `the recording has no child for item ${extra.parent!.index} of this fan-out`;
+    const side = { kind: "replayed" } as const;
+    results.push(...(await unmatched(store, children, side, extra, parent, reason)));
+  }
+  return results;
+}
+
+/** A parent's children in the order they were made (by time, then item). */
+function childrenOf(children: Map<string, ThreadPointer[]>, parent: string): ThreadPointer[] {
+  return [...(children.get(parent) ?? [])].sort(
+    (a, b) => a.createdAt.localeCompare(b.createdAt) || a.parent!.index - b.parent!.index,
+  );
+}
+
+/**
+ * A child with no twin on the other side, then its own children at any depth: each is a
+ * different route, with nothing to compare it with. `side` says which side has it: a recorded
+ * child the replay never made, or a child the replay made that nothing recorded.
+ */
+async function unmatched(
+  store: Store,
+  children: Map<string, ThreadPointer[]>,
+  side: { kind: "recorded"; origin: string } | { kind: "replayed" },
+  child: ThreadPointer,
+  parent: { thread: string; index: number },
+  reason: string,
+): Promise<WorkflowTestThread[]> {
+  const replayed = side.kind === "replayed";
+  const origin = replayed ? "replay" : side.origin;
+  const steps = route((await readRecording(store, child.thread, origin)).steps);
+  const results: WorkflowTestThread[] = [
+    {
+      thread: child.thread,
+      origin,
+      replayThread: replayed ? child.thread : null,
+      parent,
       result: "different",
       step: 1,
-      reason: `the recording has no child for item ${extra.parent!.index} of this fan-out`,
-      recorded: [],
-      replayed: route(replayed.steps),
+      reason,
+      recorded: replayed ? [] : steps,
+      replayed: replayed ? steps : [],
       miss: null,
-    });
+    },
+  ];
+  const why = replayed
+    ? `the recording has no twin of its parent ${child.thread}`
+    : `the replay made no twin of its parent ${child.thread}`;
+  for (const grandchild of childrenOf(children, child.thread)) {
+    const of = { thread: child.thread, index: grandchild.parent!.index };
+    results.push(...(await unmatched(store, children, side, grandchild, of, why)));
   }
   return results;
 }
