@@ -185,4 +185,21 @@ describe("uwf workflow test", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("--from nowhere.uwf-bundle: no such file");
   });
+
+  it("refuses a replay command that is not there, saying where uwf-replay comes from (exit 2)", async () => {
+    const run = await uwf(
+      "workflow",
+      "test",
+      SOLVE,
+      "--from",
+      recorded,
+      "--replay",
+      "no-such-replay",
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      'error: --replay "no-such-replay": "no-such-replay" not found in PATH',
+    );
+    expect(run.stderr).toContain("npm i -g @united-workforce/agent-mock");
+  });
 });

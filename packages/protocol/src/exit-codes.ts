@@ -25,7 +25,8 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [ExitCode.usage]:
     "usage (bad flag or argument, unknown agent alias, thread inputs the workflow refuses)",
   [ExitCode.invalid]: "invalid workflow or invalid output",
-  [ExitCode.agentFailed]: "agent failed: the thread is suspended, the head did not move",
+  [ExitCode.agentFailed]:
+    "a step failed: the thread is suspended; a failed agent leaves the head where it was, a step whose outcome could not be routed is kept (`thread resume` runs its role again)",
   [ExitCode.threadBusy]: "thread busy: another exec holds its lock",
   [ExitCode.interrupted]:
     "interrupted: Ctrl-C, SIGTERM or SIGHUP while an exec, resume, poke or join runs, or its output was closed (the agent is stopped, the lock released, the head unchanged)",

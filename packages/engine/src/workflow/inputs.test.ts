@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { inputsSchemaProblem } from "./inputs.js";
 import { toWorkflowPayload } from "./materialise.js";
-import { discardingCas } from "./schema-check.js";
+import { discardingCas, schemaProblems } from "./schema-check.js";
 import { validateWorkflow, type WorkflowDefinition } from "./validate.js";
 
 /** A workflow reading its inputs from a $START edge and from a role's edge. */
@@ -139,12 +138,13 @@ graph:
   });
 
   it("reports an inputs schema ajv cannot compile", async () => {
-    const problem = await inputsSchemaProblem({
-      type: "object",
-      properties: { n: { type: "integer", minimum: "one" } },
+    const problems = await schemaProblems({
+      inputs: { type: "object", properties: { n: { type: "integer", minimum: "one" } } },
     });
-    expect(problem).toMatch(/^"inputs" is not a valid JSON Schema: .*minimum/);
-    expect(await inputsSchemaProblem(undefined)).toBeNull();
+    expect(problems).toEqual([
+      '"inputs" is not a valid JSON Schema: at properties.n.minimum: must be number',
+    ]);
+    expect(await schemaProblems({ roles: {} })).toEqual([]);
   });
 });
 

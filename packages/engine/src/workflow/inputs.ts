@@ -1,7 +1,4 @@
-import type { JsonSchema } from "@united-workforce/protocol";
-import { isUwfError } from "@united-workforce/util";
 import type { RoleExits } from "./role-exits.js";
-import { discardingCas } from "./schema-check.js";
 import { isMapping, propertiesOf, type SchemaMap } from "./schema-shape.js";
 
 /**
@@ -133,20 +130,3 @@ export function inputsVariableProblem(
 }
 
 /** The `inputs:` schema as ajv sees it: a message when it cannot compile, else null. */
-export async function inputsSchemaProblem(
-  inputs: SchemaMap | undefined,
-  validatorCacheDir?: string,
-): Promise<string | null> {
-  if (inputs === undefined) return null;
-  try {
-    await discardingCas(validatorCacheDir).putSchema(inputs as JsonSchema);
-    return null;
-  } catch (error) {
-    if (!isUwfError(error) || error.code !== "SCHEMA_INVALID") throw error;
-    return inputsNotCompilable(error.message);
-  }
-}
-
-export function inputsNotCompilable(reason: string): string {
-  return `"inputs" is not a valid JSON Schema: ${reason}`;
-}

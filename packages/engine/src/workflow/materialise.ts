@@ -12,9 +12,9 @@ import {
 import type { Cas } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
 import { childRoleWorkflow, type FanoutDefinition } from "./fanout.js";
-import { inputsNotCompilable } from "./inputs.js";
-import { frontmatterNotCompilable } from "./messages.js";
+import { frontmatterNotCompilable, inputsNotCompilable } from "./messages.js";
 import { readRoleExits } from "./role-exits.js";
+import { readableCompileError } from "./schema-check.js";
 import type { EdgeDefinition, WorkflowDefinition } from "./validate.js";
 
 /** The CAS calls materialising needs; `Cas` from the store provides them. */
@@ -48,7 +48,7 @@ export async function toWorkflowPayload(
       inputs = await cas.putSchema(definition.inputs as JsonSchema);
     } catch (error) {
       if (!isUwfError(error) || error.code !== "SCHEMA_INVALID") throw error;
-      problems.push(inputsNotCompilable(error.message));
+      problems.push(inputsNotCompilable(readableCompileError(error.message, definition.inputs)));
     }
   }
   for (const [name, role] of Object.entries(definition.roles)) {
@@ -57,7 +57,9 @@ export async function toWorkflowPayload(
       frontmatter = await cas.putSchema(role.frontmatter as JsonSchema);
     } catch (error) {
       if (!isUwfError(error) || error.code !== "SCHEMA_INVALID") throw error;
-      problems.push(frontmatterNotCompilable(name, error.message));
+      problems.push(
+        frontmatterNotCompilable(name, readableCompileError(error.message, role.frontmatter)),
+      );
       continue;
     }
     const payload: RolePayload = { frontmatter };

@@ -17,11 +17,42 @@ export function unreachableRole(role: string): string {
 }
 
 export function missingStatusKeys(role: string, statuses: readonly string[]): string {
-  return `role "${role}" graph is missing status keys: ${statuses.join(", ")}`;
+  return `role "${role}" graph is missing status keys: ${statusList(statuses)}${yamlKeyHint(statuses)}`;
 }
 
 export function undeclaredStatusKeys(role: string, statuses: readonly string[]): string {
-  return `role "${role}" graph has status keys its frontmatter does not declare in "$status": ${statuses.join(", ")}`;
+  return `role "${role}" graph has status keys its frontmatter does not declare in "$status": ${statusList(statuses)}`;
+}
+
+/** Plain words as they are; anything else (an empty key, a space) quoted, so it shows. */
+function statusList(statuses: readonly string[]): string {
+  return statuses.map((s) => (/^[\w.$-]+$/.test(s) ? s : JSON.stringify(s))).join(", ");
+}
+
+/**
+ * The mapping key an unquoted word becomes under YAML 1.2's core schema: a null is "", a
+ * boolean or a number its JavaScript spelling (`1.0` → "1", `0x10` → "16", `True` → "true").
+ */
+function unquotedKey(word: string): string {
+  if (/^(?:null|Null|NULL|~)$/.test(word)) return "";
+  if (/^(?:true|True|TRUE|false|False|FALSE)$/.test(word)) return word.toLowerCase();
+  if (/^[-+]?\.(?:inf|Inf|INF)$/.test(word)) return word.startsWith("-") ? "-Infinity" : "Infinity";
+  if (/^\.(?:nan|NaN|NAN)$/.test(word)) return "NaN";
+  if (/^0x[\da-fA-F]+$/.test(word)) return String(Number.parseInt(word.slice(2), 16));
+  if (/^0o[0-7]+$/.test(word)) return String(Number.parseInt(word.slice(2), 8));
+  if (/^[-+]?(?:\.\d+|\d+(?:\.\d*)?)(?:[eE][-+]?\d+)?$/.test(word)) return String(Number(word));
+  return word;
+}
+
+/**
+ * A declared status that an unquoted graph key cannot spell (YAML reads `null:` as a null key
+ * and `1.0:` as the number 1), so the key the author wrote never matches it.
+ */
+function yamlKeyHint(statuses: readonly string[]): string {
+  const unspellable = statuses.filter((s) => unquotedKey(s) !== s);
+  if (unspellable.length === 0) return "";
+  const example = unspellable[0]!;
+  return `; YAML reads an unquoted key ${unspellable.join(", ")} as a null, a boolean or a number, not as that word: quote it in the graph ("${example}": …)`;
 }
 
 export function templateVariableNotFound(
@@ -48,4 +79,8 @@ export function cannotReachEnd(role: string): string {
 
 export function frontmatterNotCompilable(role: string, reason: string): string {
   return `role "${role}" frontmatter is not a valid JSON Schema: ${reason}`;
+}
+
+export function inputsNotCompilable(reason: string): string {
+  return `"inputs" is not a valid JSON Schema: ${reason}`;
 }

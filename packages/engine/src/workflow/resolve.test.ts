@@ -295,7 +295,7 @@ describe("loadAndValidate", () => {
     const result = await loadAndValidate(file);
     expect(result).toMatchObject({ valid: false, definition: null });
     expect(result.errors).toEqual([
-      expect.stringMatching(/^role "greeter" frontmatter is not a valid JSON Schema: schema /),
+      'role "greeter" frontmatter is not a valid JSON Schema: at properties.greeting.type: "strng" is not a JSON Schema type (string, number, integer, boolean, object, array, null)',
     ]);
   });
 

@@ -11,7 +11,6 @@ import {
 import type { Cas, RegistryStore } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
 import { type FanoutStore, fanoutCycleError, resolveFanoutWorkflows } from "./fanout-resolve.js";
-import { inputsSchemaProblem } from "./inputs.js";
 import { workflowInvalidError } from "./invalid.js";
 import { loadWorkflowFile } from "./load.js";
 import { materialiseWorkflow, toWorkflowPayload } from "./materialise.js";
@@ -230,15 +229,11 @@ export async function loadAndValidate(
     throw error;
   }
   const validation = validateWorkflow(loaded.definition, { fileName: loaded.path });
-  const problems: string[] = [];
-  if (validation.definition !== null) {
-    const inputsProblem = await inputsSchemaProblem(
-      validation.definition.inputs,
-      options.validatorCacheDir,
-    );
-    if (inputsProblem !== null) problems.push(inputsProblem);
-    problems.push(...(await schemaProblems(validation.definition, options.validatorCacheDir)));
-  }
+  // Schemas are compiled whatever else is wrong: every problem is listed at once.
+  const problems = [
+    ...validation.errors,
+    ...(await schemaProblems(loaded.definition, options.validatorCacheDir, validation.errors)),
+  ];
   if (validation.definition !== null && problems.length === 0) {
     const children = await resolveFanoutWorkflows(validation.definition, loaded.path, {
       chain: options.chain ?? [],

@@ -1,8 +1,8 @@
 import type { JsonSchema } from "@united-workforce/protocol";
 import { Cas, type CasBackend } from "@united-workforce/store";
 import { isUwfError } from "@united-workforce/util";
-import { frontmatterNotCompilable } from "./messages.js";
-import type { WorkflowDefinition } from "./validate.js";
+import { frontmatterNotCompilable, inputsNotCompilable } from "./messages.js";
+import { isMapping } from "./schema-shape.js";
 
 /** A store that keeps nothing: compiling schemas through it writes no file. */
 const discard: CasBackend = {
@@ -21,24 +21,90 @@ export function discardingCas(validatorCacheDir?: string): Cas {
 }
 
 /**
- * Every role whose frontmatter ajv cannot compile, as validation errors. Checked before anything
- * is stored, so `validate` and `add` agree and a refused `add` leaves no schema node behind.
+ * Every JSON Schema of a parsed workflow that ajv cannot compile (each role's frontmatter, the
+ * inputs), as validation errors. It reads the raw definition, whatever else is wrong with it, so
+ * `validate` lists these with every other problem at once; a schema that is not a mapping is the
+ * shape check's to report. Checked before anything is stored, so `validate` and `add` agree and
+ * a refused `add` leaves no schema node behind.
  */
 export async function schemaProblems(
-  definition: WorkflowDefinition,
+  definition: unknown,
   validatorCacheDir?: string,
+  /** Errors already found: a schema one of them is about is not compiled (one message each). */
+  known: readonly string[] = [],
 ): Promise<string[]> {
+  if (!isMapping(definition)) return [];
   // Compiled validators may still be cached: they are a cache, not stored state, and they spare
   // the next validate of an unchanged schema the compiler's start-up.
   const cas = discardingCas(validatorCacheDir);
   const problems: string[] = [];
-  for (const [role, { frontmatter }] of Object.entries(definition.roles)) {
+  const compile = async (schema: unknown, problem: (reason: string) => string) => {
+    if (!isMapping(schema)) return;
     try {
-      await cas.putSchema(frontmatter as JsonSchema);
+      await cas.putSchema(schema as JsonSchema);
     } catch (error) {
       if (!isUwfError(error) || error.code !== "SCHEMA_INVALID") throw error;
-      problems.push(frontmatterNotCompilable(role, error.message));
+      problems.push(problem(readableCompileError(error.message, schema)));
+    }
+  };
+  // The shape checks name the schema they are about at the start of their message.
+  const reported = (prefix: string) => known.some((error) => error.startsWith(prefix));
+  if (!reported('"inputs') && !reported("inputs")) {
+    await compile(definition.inputs, inputsNotCompilable);
+  }
+  if (isMapping(definition.roles)) {
+    for (const [role, spec] of Object.entries(definition.roles)) {
+      if (!isMapping(spec) || reported(`role "${role}" frontmatter`)) continue;
+      if (reported(`role "${role}": "frontmatter"`)) continue;
+      await compile(spec.frontmatter, (reason) => frontmatterNotCompilable(role, reason));
     }
   }
   return problems;
+}
+
+const JSON_TYPES = ["string", "number", "integer", "boolean", "object", "array", "null"];
+const DIALECTS = "draft-07 (the default), 2019-09 and 2020-12";
+
+/**
+ * ajv's reason, as a user can act on it: the schema's own hash (a name the user never wrote)
+ * dropped, its meta-schema errors one per place in the schema (ajv lists every branch of the
+ * meta-schema that failed), a misspelt `type` named with the types there are, an unsupported
+ * `$schema` with the dialects uwf reads.
+ */
+export function readableCompileError(message: string, schema: unknown): string {
+  const reason = message.replace(/^schema \S+ cannot be compiled: /, "");
+  const declared = isMapping(schema) ? schema.$schema : undefined;
+  if (/^no schema with key or ref "[^"]*"$/.test(reason) && typeof declared === "string") {
+    return `$schema "${declared}" is not a dialect uwf reads: use ${DIALECTS}`;
+  }
+  const invalid = /^schema is invalid: ([\s\S]*)$/.exec(reason);
+  if (invalid === null) return reason;
+  const byPlace = new Map<string, string>();
+  for (const part of invalid[1]!.split(/, (?=data[/ ])/)) {
+    const found = /^data(\/\S*)? ([\s\S]*)$/.exec(part);
+    if (found === null) continue;
+    const place = found[1] ?? "";
+    if (!byPlace.has(place)) byPlace.set(place, found[2]!);
+  }
+  if (byPlace.size === 0) return reason;
+  return [...byPlace]
+    .map(([place, problem]) => {
+      const segments = place.split("/").slice(1);
+      const at = segments.length === 0 ? "at the top" : `at ${segments.join(".")}`;
+      const value = valueAt(schema, segments);
+      if (segments.at(-1) === "type" && typeof value === "string") {
+        return `${at}: "${value}" is not a JSON Schema type (${JSON_TYPES.join(", ")})`;
+      }
+      return `${at}: ${problem}`;
+    })
+    .join("; ");
+}
+
+function valueAt(schema: unknown, segments: string[]): unknown {
+  let value = schema;
+  for (const segment of segments) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<string, unknown>)[segment.replaceAll("~1", "/").replaceAll("~0", "~")];
+  }
+  return value;
 }

@@ -208,6 +208,22 @@ describe("validateWorkflow", () => {
       ]);
     });
 
+    test("status keys YAML reads as a null or a number: quoted in the message, with a hint", () => {
+      const result = check(
+        variant(
+          ["$status: { const: done }", '$status: { enum: ["200", "true", "null", "1.0"] }'],
+          [
+            '    done: { role: reviewer, prompt: "Review {{{branch}}} at {{meta.commit.sha}}.", location: "{{{branch}}}" }\n',
+            '    200: { role: reviewer, prompt: "a" }\n    true: { role: reviewer, prompt: "b" }\n    null: { role: reviewer, prompt: "c" }\n    1.0: { role: reviewer, prompt: "d" }\n',
+          ],
+        ),
+      );
+      expect(result.errors).toEqual([
+        'role "developer" graph is missing status keys: null, 1.0; YAML reads an unquoted key null, 1.0 as a null, a boolean or a number, not as that word: quote it in the graph ("null": …)',
+        'role "developer" graph has status keys its frontmatter does not declare in "$status": 1, ""',
+      ]);
+    });
+
     test("a role without $status, a const that is not a string, const with enum", () => {
       const result = validateWorkflow(
         parse(

@@ -172,8 +172,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     command: "uwf-hermes",
     args: [],
     cli: "hermes",
-    install:
-      "npm i -g @united-workforce/agent-acp, and Hermes Agent: pip install 'hermes-agent[acp]'",
+    install: "npm i -g @united-workforce/agent-acp && pip install 'hermes-agent[acp]'",
     apis: ["openai-chat", "anthropic"],
   },
   {

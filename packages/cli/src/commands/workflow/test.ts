@@ -54,6 +54,17 @@ export default defineCommand({
     }
     const engine = await import("@united-workforce/engine");
     const storeLib = await import("@united-workforce/store");
+    // Checked before any replay starts: each replay would otherwise fail at its first agent step.
+    const replay = options.replay as string;
+    const replayCommand = storeLib.splitCommand(replay)[0] ?? "";
+    if (engine.findExecutable(replayCommand, ctx.env.PATH ?? "", ctx.cwd) === null) {
+      const missing = replayCommand.includes("/")
+        ? "not found or not executable"
+        : "not found in PATH";
+      throw new UwfError("USAGE", `--replay "${replay}": "${replayCommand}" ${missing}`, {
+        hint: "uwf-replay comes with the mock adapter: npm i -g @united-workforce/agent-mock (or pass --replay <path to uwf-replay>).",
+      });
+    }
     const store = await ctx.store();
     const sources: { origin: string; bundle: string }[] = [];
     for (const value of from) {
@@ -95,7 +106,7 @@ export default defineCommand({
         workflowCas: workflow.unstored === null ? store.cas : scratch.cas,
         workflowHash,
         sources,
-        replayCommand: options.replay as string,
+        replayCommand: replay,
         cwd: ctx.cwd,
         env: ctx.env,
         logger: ctx.logger,
