@@ -159,6 +159,13 @@ describe("other option types", () => {
     expect(refusal(() => parseOptionValue(thread, "../x", NOW)).hint).toBe(
       "`uwf thread list` shows the thread ids.",
     );
+    // Four characters, but no ULID starts with 8, 9 or a letter.
+    expect(refusal(() => parseOptionValue(thread, "8ABC", NOW)).hint).toBe(
+      "A thread id starts with a digit from 0 to 7 (its time part); `uwf thread list` shows the thread ids.",
+    );
+    expect(refusal(() => parseOptionValue(thread, "A6R5S823P5QTB", NOW)).hint).toBe(
+      "That looks like a step or node hash, not a thread id: `uwf step show <hash>` shows a step, `uwf thread list` the thread ids.",
+    );
   });
 
   it("make booleans false unless given, and refuse a blank required string", () => {

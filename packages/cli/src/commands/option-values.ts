@@ -1,4 +1,5 @@
 import {
+  isHash,
   isHashPrefix,
   isThreadIdPrefix,
   MIN_PREFIX_LENGTH,
@@ -239,7 +240,13 @@ function hashHint(value: string): string {
 }
 
 function threadHint(value: string): string {
-  return normalizeId(value).length < MIN_PREFIX_LENGTH && /^[0-9a-z]+$/i.test(value.trim())
-    ? `Give at least ${MIN_PREFIX_LENGTH} characters of the thread id.`
-    : "`uwf thread list` shows the thread ids.";
+  const id = normalizeId(value);
+  if (id.length < MIN_PREFIX_LENGTH && /^[0-9a-z]+$/i.test(value.trim()))
+    return `Give at least ${MIN_PREFIX_LENGTH} characters of the thread id.`;
+  // A step hash is the other id users copy from uwf's output; it is 13 characters long.
+  if (isHash(id))
+    return "That looks like a step or node hash, not a thread id: `uwf step show <hash>` shows a step, `uwf thread list` the thread ids.";
+  if (/^[8-9A-Z]/.test(id) && id.length <= 26)
+    return "A thread id starts with a digit from 0 to 7 (its time part); `uwf thread list` shows the thread ids.";
+  return "`uwf thread list` shows the thread ids.";
 }
