@@ -1,5 +1,5 @@
 import {
-  isHash,
+  HASH_PATTERN,
   isHashPrefix,
   isThreadIdPrefix,
   MIN_PREFIX_LENGTH,
@@ -244,7 +244,7 @@ function threadHint(value: string): string {
   if (id.length < MIN_PREFIX_LENGTH && /^[0-9a-z]+$/i.test(value.trim()))
     return `Give at least ${MIN_PREFIX_LENGTH} characters of the thread id.`;
   // A step hash is the other id users copy from uwf's output; it is 13 characters long.
-  if (isHash(id))
+  if (HASH_PATTERN.test(id))
     return "That looks like a step or node hash, not a thread id: `uwf step show <hash>` shows a step, `uwf thread list` the thread ids.";
   if (/^[8-9A-Z]/.test(id) && id.length <= 26)
     return "A thread id starts with a digit from 0 to 7 (its time part); `uwf thread list` shows the thread ids.";

@@ -352,6 +352,16 @@ describe("validateWorkflow", () => {
       ]);
     });
 
+    test("a JSON Schema keyword ajv does not know is a warning with a suggestion", () => {
+      const result = check(
+        variant(["branch: { type: string }", "branch: { type: string, minLenght: 3 }"]),
+      );
+      expect(result.valid).toBe(true);
+      expect(result.warnings).toEqual([
+        'role "developer" frontmatter: unknown JSON Schema keyword "minLenght" at properties.branch (did you mean "minLength"?); ajv ignores it',
+      ]);
+    });
+
     test("$START as a target, and location on an edge to $END", () => {
       const result = check(
         variant(

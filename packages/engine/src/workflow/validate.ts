@@ -41,6 +41,7 @@ import {
   unreachableRole,
 } from "./messages.js";
 import { type RoleExits, readRoleExits } from "./role-exits.js";
+import { schemaKeywordWarnings } from "./schema-lint.js";
 import { isMapping, type SchemaMap } from "./schema-shape.js";
 import {
   checkStepRoleSemantics,
@@ -169,7 +170,15 @@ export function validateWorkflow(
   const shape = checkShape(definition, shapeErrors);
   const semanticErrors: string[] = [];
   const warnings: string[] = [];
-  if (shape !== null) checkSemantics(shape, options, semanticErrors, warnings);
+  if (shape !== null) {
+    checkSemantics(shape, options, semanticErrors, warnings);
+    // ajv ignores a keyword it does not know: a misspelt `required` would go unnoticed.
+    for (const [role, frontmatter] of shape.roles) {
+      if (frontmatter !== null)
+        warnings.push(...schemaKeywordWarnings(frontmatter, `role "${role}" frontmatter`));
+    }
+    if (shape.inputs !== null) warnings.push(...schemaKeywordWarnings(shape.inputs, '"inputs"'));
+  }
 
   const errors = unique([...shapeErrors, ...semanticErrors]);
   const valid = errors.length === 0;

@@ -4,7 +4,8 @@ import { defineCommand, result } from "../command.js";
 export default defineCommand({
   path: ["workflow", "rollback"],
   summary: "point a workflow name back at an earlier version (default: the previous one)",
-  description: "Threads already running keep the version they started with.",
+  description:
+    "Without --to, the previous version is the one current before this one, so a second rollback returns to the version the first left (each rollback is recorded in the history, as `helm rollback` does); pass --to <hash> to go further back. Threads already running keep the version they started with.",
   args: [{ name: "name", description: "registered workflow name" }],
   options: [
     {
