@@ -1,7 +1,7 @@
 import type { JsonSchema } from "@united-workforce/protocol";
 import { lazyRequire } from "@united-workforce/util";
 import type { AnyValidateFunction } from "ajv/dist/types/index.js";
-import { FORMATS, FORMATS_MODULE } from "./formats.js";
+import { FORMATS_MODULE, validatorFormats } from "./formats.js";
 
 type AjvInstance = InstanceType<typeof import("ajv/dist/core.js").default>;
 type Dialect = "draft-07" | "2019-09" | "2020-12";
@@ -13,7 +13,10 @@ const load = lazyRequire(() => import.meta.url);
 const instances = new Map<Dialect, AjvInstance>();
 
 // Part of the disk cache key (CACHE_FORMAT in disk-cache.ts): change one, bump the other.
-const OPTIONS = { strict: false, allErrors: true, logger: false } as const;
+// `strictSchema: "log"` sends strict mode's complaints (unknown keywords and the like) to the
+// logger, which is off, as `strict: false` alone did; but ajv ignores an unknown format only when
+// strictSchema is `false`, so a misspelt `format` fails the compile rather than checking nothing.
+const OPTIONS = { strict: false, strictSchema: "log", allErrors: true, logger: false } as const;
 
 function dialectOf(schema: JsonSchema): Dialect {
   const declared = schema.$schema;
@@ -41,7 +44,7 @@ function create(dialect: Dialect): AjvInstance {
     const { default: Ajv } = load("ajv") as typeof import("ajv");
     ajv = new Ajv(options);
   }
-  for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, format);
+  for (const [name, format] of Object.entries(validatorFormats())) ajv.addFormat(name, format);
   return ajv;
 }
 

@@ -199,6 +199,50 @@ describe("validators cached on disk across processes", () => {
     expect(counts).toEqual({ compiled: 0, fromDisk: 1 });
   });
 
+  it("checks standard formats and cas-ref from the disk cache as when compiled", async () => {
+    const schema: JsonSchema = {
+      type: "object",
+      properties: {
+        to: { type: "string", format: "email" },
+        at: { type: "string", format: "date-time" },
+        count: { type: "integer", format: "int32" },
+        ref: { type: "string", format: "cas-ref" },
+      },
+    };
+    const type = await (await openCas()).putSchema(schema);
+    const payloads = [
+      { to: "ada@example.com", at: "2024-02-29T12:30:00Z", count: 1, ref: "7MSKT4YB69AED" },
+      { to: "not-an-email", at: "yesterday", count: 2 ** 31, ref: "not a hash" },
+    ];
+    validatorCacheInternals.forget();
+    const fresh = validatorFor(type, schema);
+    const expected = payloads.map((payload) => runValidator(fresh, payload));
+    expect(expected).toEqual([
+      { valid: true, errors: [] },
+      {
+        valid: false,
+        errors: [
+          '/at: must match format "date-time"',
+          '/count: must match format "int32"',
+          '/ref: must match format "cas-ref"',
+          '/to: must match format "email"',
+        ],
+      },
+    ]);
+
+    const cas = await newProcessCas();
+    const counts = await counting(async () => {
+      expect(await Promise.all(payloads.map((payload) => cas.validate(type, payload)))).toEqual(
+        expected,
+      );
+    });
+    expect(counts).toEqual({ compiled: 0, fromDisk: 1 });
+    // Formats are reached through the require shim by name, not copied into the cached code.
+    const code = readFileSync(join(cacheDir, cacheFileName(type)), "utf8");
+    expect(code).toContain('require("uwf:validator-formats").email');
+    expect(code).not.toContain("[a-z0-9!#$%&'*+/=?^_`{|}~-]");
+  });
+
   it("recompiles in place of a damaged cache file, with the same result", async () => {
     const type = await (await openCas()).putSchema(richSchema);
     const file = join(cacheDir, cacheFileName(type));
@@ -268,13 +312,17 @@ describe("validators cached on disk across processes", () => {
 
   it("writes nothing for a schema that does not compile", async () => {
     const cas = await openCas();
-    const error = await cas
-      .putSchema({ type: "object", properties: { a: { type: "no-such-type" } } })
-      .then(
+    const schemas: JsonSchema[] = [
+      { type: "object", properties: { a: { type: "no-such-type" } } },
+      { type: "object", properties: { a: { type: "string", format: "emial" } } },
+    ];
+    for (const schema of schemas) {
+      const error = await cas.putSchema(schema).then(
         () => null,
         (caught: unknown) => caught,
       );
-    expect(isUwfError(error) && error.code).toBe("SCHEMA_INVALID");
+      expect(isUwfError(error) && error.code).toBe("SCHEMA_INVALID");
+    }
     expect(existsSync(cacheDir) ? readdirSync(cacheDir) : []).toEqual([]);
   });
 
@@ -304,6 +352,6 @@ describe("validators cached on disk across processes", () => {
     const installed = (createRequire(import.meta.url)("ajv/package.json") as { version: string })
       .version;
     expect(AJV_VERSION).toBe(installed);
-    expect(cacheFileName("7MSKT4YB69AED")).toBe(`7MSKT4YB69AED.v2-ajv${installed}.cjs`);
+    expect(cacheFileName("7MSKT4YB69AED")).toBe(`7MSKT4YB69AED.v3-ajv${installed}.cjs`);
   });
 });

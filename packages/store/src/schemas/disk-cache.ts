@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { lazyRequire, makePrivateDir, writeFileAtomic } from "@united-workforce/util";
 import type { ErrorObject } from "ajv";
 import type { PrecompiledValidator } from "./builtin-validators.js";
-import { FORMATS, FORMATS_MODULE } from "./formats.js";
+import { FORMATS_MODULE, validatorFormats } from "./formats.js";
 
 /**
  * Compiled validators shared across processes: `<home>/cache/validators/<file>` holds the
@@ -23,8 +23,8 @@ export interface CompiledValidator {
   errors?: ErrorObject[] | null;
 }
 
-/** Bump when what shapes the generated code changes: ajv-loader.ts options, FORMATS, the shim. */
-export const CACHE_FORMAT = "v2";
+/** Bump when what shapes generated code changes: ajv-loader.ts options, formats.ts, the shim. */
+export const CACHE_FORMAT = "v3";
 
 /**
  * The ajv version cached files are looked up for, fixed here so that a hit reads nothing of ajv.
@@ -47,7 +47,7 @@ const RUNTIME_MODULES = new Set([
 const load = lazyRequire(() => import.meta.url);
 const HEADER = "// uwf validator";
 
-/** `<hash>.v1-ajv8.20.0.cjs` */
+/** `<hash>.v3-ajv8.20.0.cjs` */
 export function cacheFileName(schemaHash: string, ajvVersion: string = AJV_VERSION): string {
   return `${schemaHash}.${CACHE_FORMAT}-ajv${ajvVersion}.cjs`;
 }
@@ -115,7 +115,7 @@ export function runModule(run: PrecompiledValidator): CompiledValidator | null {
 }
 
 function shimRequire(id: string): unknown {
-  if (id === FORMATS_MODULE) return FORMATS;
+  if (id === FORMATS_MODULE) return validatorFormats();
   if (RUNTIME_MODULES.has(id)) return load(id);
   throw new Error(`cached validator code may not require ${JSON.stringify(id)}`);
 }
