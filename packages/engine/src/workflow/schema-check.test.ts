@@ -35,6 +35,15 @@ describe("schemaProblems: JSON Schemas ajv cannot compile, as a user can fix the
     expect(problem).not.toMatch(/[0-9A-Z]{13}/);
   });
 
+  it("names an unknown format at its place, with the formats there are", async () => {
+    const [problem] = await schemaProblems(
+      role({ type: "object", properties: { to: { type: "string", format: "emial" } } }),
+    );
+    expect(problem).toMatch(
+      /^role "r" frontmatter is not a valid JSON Schema: at properties\.to\.format: unknown format "emial" \(known formats: .*\bemail\b.*\)$/,
+    );
+  });
+
   it("leaves schemas that are not mappings to the shape check", async () => {
     expect(await schemaProblems(role("a string"))).toEqual([]);
     expect(await schemaProblems(null)).toEqual([]);

@@ -77,6 +77,12 @@ export function readableCompileError(message: string, schema: unknown): string {
   if (/^no schema with key or ref "[^"]*"$/.test(reason) && typeof declared === "string") {
     return `$schema "${declared}" is not a dialect uwf reads: use ${DIALECTS}`;
   }
+  const unknownFormat = /^(unknown format "[^"]*") at \/?(\S*); ([\s\S]*)$/.exec(reason);
+  if (unknownFormat !== null) {
+    const at =
+      unknownFormat[2] === "" ? "at the top" : `at ${unknownFormat[2]!.replaceAll("/", ".")}`;
+    return `${at}: ${unknownFormat[1]} (${unknownFormat[3]})`;
+  }
   const invalid = /^schema is invalid: ([\s\S]*)$/.exec(reason);
   if (invalid === null) return reason;
   const byPlace = new Map<string, string>();
