@@ -2,10 +2,8 @@ import {
   BUILTIN_SCHEMA_HASHES,
   type BuiltinNodeKind,
   type CasNode,
-  END,
   editionsOf,
   type Graph,
-  START,
   type StartPayload,
   type StepPayload,
   type ThreadProblem,
@@ -14,7 +12,7 @@ import {
 } from "@united-workforce/protocol";
 import type { Cas, ThreadsStore } from "@united-workforce/store";
 import { errorMessage, isUwfError } from "@united-workforce/util";
-import { evaluate, startOutput } from "../moderator/evaluate.js";
+import { expectedRole } from "../moderator/expected-role.js";
 
 /**
  * Why a node is bad. Kinds: `corrupt` (its bytes do not hash to its name or do not decode),
@@ -159,45 +157,6 @@ export async function verifyThread(
 /** The schema hashes of every edition of a built-in kind: a thread may use any of them. */
 function editionHashes(kind: BuiltinNodeKind): string[] {
   return editionsOf(kind).map((edition) => BUILTIN_SCHEMA_HASHES[edition]);
-}
-
-/**
- * The role the moderator sends the thread to after `previous` (null: the StartNode), and why.
- * A step that suspended (a `$SUSPEND` edge or a routing error) is followed by the same role,
- * re-run by `thread resume`; one that reached `$END` by `$START.resume`'s role.
- */
-function expectedRole(
-  graph: Graph,
-  previous: Walked | null,
-  inputs: Record<string, unknown> | undefined,
-): { role: string | null; why: string } {
-  if (previous === null) {
-    const first = evaluate(graph, START, startOutput("new"), inputs);
-    return first.kind === "next" || first.kind === "fanout"
-      ? { role: first.role, why: `$START.new leads to "${first.role}"` }
-      : { role: null, why: "" };
-  }
-  if (previous.output === null) return { role: null, why: "" };
-  const status = JSON.stringify(previous.output.$status);
-  let next: ReturnType<typeof evaluate>;
-  try {
-    next = evaluate(graph, previous.role, previous.output, inputs);
-  } catch {
-    return { role: previous.role, why: `"${previous.role}" could not be routed, so it re-runs` };
-  }
-  // A fan-out's join step follows the step that fanned out, like any next role's.
-  if (next.kind === "next" || next.kind === "fanout") {
-    return {
-      role: next.role,
-      why: `"${previous.role}" answered ${status}, which leads to "${next.role}"`,
-    };
-  }
-  if (next.kind === "suspend") {
-    return { role: previous.role, why: `"${previous.role}" suspended, and a resume re-runs it` };
-  }
-  const restart = evaluate(graph, START, startOutput("resume"), inputs);
-  const role = restart.kind === "next" ? restart.role : null;
-  return { role, why: `"${previous.role}" reached ${END}, and $START.resume leads to "${role}"` };
 }
 
 /**
