@@ -58,6 +58,12 @@ export {
 } from "./threads/inputs.js";
 export { takeThread } from "./threads/lease.js";
 export { createThread, type NewThread } from "./threads/new-thread.js";
+export {
+  type PendingStep,
+  pendingStep,
+  replacesHead,
+  rerunStep,
+} from "./threads/pending-step.js";
 export { stopChildGroup } from "./threads/processes.js";
 export {
   findReplay,

@@ -40,6 +40,9 @@ export const suspendInfoSchema = {
     retryAfter: { type: "string" },
     // `guard`: which guard stopped the thread (`maxSteps`, or `maxVisits` of `role`).
     guard: { enum: ["maxSteps", "maxVisits"] },
+    // The step to run again is a poke's: it replaces the head, as the poke would have. Absent
+    // (pointers from before it was recorded, and every other step): it follows the head.
+    replaceHead: { type: "boolean" },
   },
 } as const;
 export type SuspendInfo = FromSchema<typeof suspendInfoSchema>;

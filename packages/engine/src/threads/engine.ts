@@ -35,6 +35,7 @@ import {
 } from "@united-workforce/util";
 import { readHomeDotenv } from "../env/dotenv.js";
 import { evaluate, startOutput, type Transition } from "../moderator/evaluate.js";
+import { expectedRole, type RoutedFrom } from "../moderator/expected-role.js";
 import { adapterArgv } from "./adapter-argv.js";
 import type { EngineEvent } from "./events.js";
 import type { FanoutReport } from "./fanout.js";
@@ -139,6 +140,30 @@ export class Engine {
         ? this.knownHead.output
         : await this.store.cas.getPayload<Record<string, unknown>>(head.output);
     return evaluate(workflow.graph, head.role, output, inputs);
+  }
+
+  /**
+   * Why the moderator would not send the thread to `plan.role` after `plan.prev` (the route
+   * problem `thread verify` would report for that step: `"b" answered "again", which leads to
+   * "a"`), or null when it would. Reads `prev`'s step and output, never the chain.
+   */
+  async routeProblem(
+    pointer: ThreadPointer,
+    plan: Pick<PlannedStep, "role" | "prev">,
+  ): Promise<string | null> {
+    const workflow = await this.workflow(pointer.workflowHash);
+    const inputs = await this.threadInputs(pointer, workflow);
+    let previous: RoutedFrom | null = null;
+    if (plan.prev !== null) {
+      const known = plan.prev === this.knownHead?.hash ? this.knownHead : null;
+      const step = known?.step ?? (await this.store.cas.getPayload<StepPayload>(plan.prev, "step"));
+      const output =
+        known?.output ?? (await this.store.cas.getPayload<Record<string, unknown>>(step.output));
+      previous = { role: step.role, output };
+    }
+    const expected = expectedRole(workflow.graph, previous, inputs);
+    if (expected.role === null || expected.role === plan.role) return null;
+    return expected.why;
   }
 
   /** The thread's inputs when its workflow declares some (`{}` from a StartNode without). */
@@ -454,8 +479,7 @@ export class Engine {
       role: plan.role,
       reason: failure.message,
       kind: "failure",
-      prompt: plan.prompt,
-      location: plan.location,
+      ...rerun(plan),
       ...retrying,
     });
     await this.announce(waiting);
@@ -637,8 +661,7 @@ export class Engine {
       role: plan.role,
       reason,
       kind: guard === undefined ? "budget" : "guard",
-      prompt: plan.prompt,
-      location: plan.location,
+      ...rerun(plan),
       ...(guard === undefined ? {} : { guard }),
     });
     this.ctx.logger.warn(guard === undefined ? "exec.budget" : "exec.guard", {
@@ -673,6 +696,19 @@ export class Engine {
 
 function suspended(pointer: ThreadPointer, info: SuspendInfo): ThreadPointer {
   return { ...pointer, status: "suspended", suspended: info };
+}
+
+/**
+ * What a suspension keeps of the step it stopped, so `thread resume` runs that step again:
+ * its prompt and place, and, for a poke's, that it replaces the head (the head's status leads
+ * elsewhere: following the head would break the route).
+ */
+function rerun(plan: PlannedStep): Pick<SuspendInfo, "prompt" | "location" | "replaceHead"> {
+  return {
+    prompt: plan.prompt,
+    location: plan.location,
+    ...(plan.replaceHead ? { replaceHead: true } : {}),
+  };
 }
 
 const INTERPRETERS = new Set(["node", "bun", "deno", "python", "python3", "sh", "bash"]);

@@ -25,6 +25,7 @@ import { outputProblems, storeDirectStep } from "./direct-step.js";
 import { Engine, type PlannedStep, prevOf } from "./engine.js";
 import { takeThread } from "./lease.js";
 import { createThread } from "./new-thread.js";
+import { rerunStep } from "./pending-step.js";
 import { type RunBudget, type RunOptions, runSteps } from "./run-steps.js";
 
 /** The `agent` recorded on a join step: uwf wrote it from the children's results. */
@@ -422,7 +423,7 @@ async function runChild(
   }
   try {
     const before = await engine.store.threads.get(child.thread);
-    const first = options.retryFailed ? retryPlan(before) : null;
+    const first = options.retryFailed ? await retryPlan(childEngine, before) : null;
     const summary = await runSteps(childEngine, child.thread, {
       count: CHILD_STEP_LIMIT,
       agentFlag,
@@ -461,7 +462,7 @@ async function runChild(
 }
 
 /** The failed step a child suspended on, to run again; null when it did not fail. */
-function retryPlan(child: ThreadPointer): PlannedStep | null {
+async function retryPlan(engine: Engine, child: ThreadPointer): Promise<PlannedStep | null> {
   const info = child.suspended;
   if (child.status !== "suspended" || !info) return null;
   // A nested fan-out resumed runs its own failed children again.
@@ -469,13 +470,8 @@ function retryPlan(child: ThreadPointer): PlannedStep | null {
   if (!again.includes(info.kind)) return null;
   // A routing failure after a good step has nothing to re-run: the thread stays as it is.
   if (info.prompt === undefined) return null;
-  return {
-    role: info.role,
-    prompt: info.prompt,
-    location: info.location ?? null,
-    prev: prevOf(child),
-    replaceHead: false,
-  };
+  // A child's failed poke replaces the child's head again.
+  return rerunStep(engine, child, info, info.prompt);
 }
 
 /** Each child's inputs when the child workflow declares some (the item, validated). */

@@ -75,6 +75,7 @@ export async function runSteps(
     let fanout: FanoutTransition | null = null;
     if (custom) {
       plan = await custom(pointer);
+      await refuseOffRoute(engine, pointer, plan);
       fanout = await fanoutInto(engine, pointer, plan.role);
     } else {
       const next = await engine.route(pointer);
@@ -177,6 +178,28 @@ export async function runSteps(
 /** A parent suspended until its fan-out's children end: exec looks at them again. */
 export function waitsOnFanout(pointer: ThreadPointer): boolean {
   return pointer.status === "suspended" && pointer.suspended?.kind === "fanout";
+}
+
+/**
+ * A chosen first step (resume, poke, a fan-out's retried child) must be one the moderator could
+ * have routed to from the step it follows: a step off the route would make the thread's history
+ * one `thread verify` rejects. Nothing runs and nothing is written when it is not.
+ */
+async function refuseOffRoute(
+  engine: Engine,
+  pointer: ThreadPointer,
+  plan: PlannedStep,
+): Promise<void> {
+  const problem = await engine.routeProblem(pointer, plan);
+  if (problem === null) return;
+  const after = plan.prev === null ? "the thread's start" : `step ${plan.prev}`;
+  throw new UwfError(
+    "THREAD_STATE",
+    `thread ${pointer.thread} cannot run role "${plan.role}" after ${after}: ${problem}; nothing was run or written`,
+    {
+      hint: `See where it stands with: uwf thread show ${pointer.thread}. To run the head's role again in its place: uwf thread poke ${pointer.thread} -p "<instructions>"`,
+    },
+  );
 }
 
 /**

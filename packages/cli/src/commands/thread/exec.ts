@@ -1,4 +1,4 @@
-import type { PlannedStep } from "@united-workforce/engine";
+import type { Engine, PlannedStep } from "@united-workforce/engine";
 import type { ThreadExecDocument, ThreadPointer } from "@united-workforce/protocol";
 import type { Lease } from "@united-workforce/store";
 import { nodeChildProcess } from "@united-workforce/util";
@@ -78,7 +78,7 @@ export default defineCommand({
     const lease = worker
       ? await store.leases.adopt(thread!, worker)
       : await takeThread(store, thread!, "uwf thread exec");
-    const waitFor = options.wait ? retryWait(await store.threads.get(thread!)) : null;
+    const waitFor = options.wait ? await retryWait(engine, await store.threads.get(thread!)) : null;
     if (options.background && !worker) {
       // Nothing would run: say so now rather than start a worker that does nothing.
       const pointer = await store.threads.get(thread!);
@@ -135,20 +135,16 @@ export default defineCommand({
  * The step a thread suspended after transient agent failures runs again, and from when; null
  * for a thread in any other state (exec then runs as without --wait).
  */
-function retryWait(pointer: ThreadPointer): { retryAfter: string; plan: PlannedStep } | null {
+async function retryWait(
+  engine: Engine,
+  pointer: ThreadPointer,
+): Promise<{ retryAfter: string; plan: PlannedStep } | null> {
   const info = pointer.suspended;
   if (pointer.status !== "suspended" || info?.kind !== "retry") return null;
+  const { rerunStep } = await import("@united-workforce/engine");
   const retryAfter = info.retryAfter ?? new Date(0).toISOString();
-  return {
-    retryAfter,
-    plan: {
-      role: info.role,
-      prompt: info.prompt ?? info.reason,
-      location: info.location ?? null,
-      prev: pointer.head === pointer.start ? null : pointer.head,
-      replaceHead: false,
-    },
-  };
+  // A poke that failed transiently replaces the head when it runs again.
+  return { retryAfter, plan: await rerunStep(engine, pointer, info, info.prompt ?? info.reason) };
 }
 
 /** Wait `ms` (nothing when not positive), or until the command is interrupted. */

@@ -10,7 +10,7 @@ export default defineCommand({
   interruptible: true,
   summary: "answer a suspended thread (or restart a completed one) and run its next step",
   description:
-    "A thread suspended by a question re-runs the role that asked, with the question and your answer. One suspended by a failed agent retries the failed step; one suspended by a budget runs the step it stopped before, and the resumed run has a budget of its own (config.yaml's limits, or --max-cost / --max-steps). One suspended by a workflow guard (maxSteps, a role's maxVisits) runs the step it stopped before, and that guard is not checked again for the rest of this run (later runs check it). One suspended after transient agent failures retries the step now. One waiting on its fan-out (kind fanout) re-runs its failed children's failed steps, runs the children not run yet, and joins once every child has ended. A completed thread restarts through $START.resume.",
+    "A thread suspended by a question re-runs the role that asked, with the question and your answer. One suspended by a failed agent retries the failed step (a failed poke's step replaces the head, as the poke would have); one suspended by a budget runs the step it stopped before, and the resumed run has a budget of its own (config.yaml's limits, or --max-cost / --max-steps). One suspended by a workflow guard (maxSteps, a role's maxVisits) runs the step it stopped before, and that guard is not checked again for the rest of this run (later runs check it). One suspended after transient agent failures retries the step now. One waiting on its fan-out (kind fanout) re-runs its failed children's failed steps, runs the children not run yet, and joins once every child has ended. A completed thread restarts through $START.resume.",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
@@ -81,7 +81,7 @@ async function planResume(
   pointer: ThreadPointer,
   answer: string | null,
 ): Promise<PlannedStep> {
-  const { prevOf } = await import("@united-workforce/engine");
+  const { prevOf, rerunStep } = await import("@united-workforce/engine");
   const id = pointer.thread;
   switch (pointer.status) {
     case "cancelled":
@@ -146,13 +146,9 @@ async function planResume(
         });
       }
       if (info.kind === "question") return planAnswer(engine, pointer, info, answer);
-      return {
-        role: info.role,
-        prompt: withNote(info.prompt ?? info.reason, answer, "Note from a human"),
-        location: info.location ?? null,
-        prev: prevOf(pointer),
-        replaceHead: false,
-      };
+      // The step that failed or was stopped runs again; a failed poke's replaces the head.
+      const prompt = withNote(info.prompt ?? info.reason, answer, "Note from a human");
+      return rerunStep(engine, pointer, info, prompt);
     }
   }
 }
