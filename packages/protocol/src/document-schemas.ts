@@ -470,6 +470,9 @@ function build() {
                 // `retry`: when the step may run again; `guard`: which guard stopped the thread.
                 retryAfter: str,
                 guard: suspendInfoSchema.properties.guard,
+                // Only when true: the step `thread resume` runs again is a failed poke's, and
+                // replaces the head as the poke would have.
+                replaceHead: suspendInfoSchema.properties.replaceHead,
               },
               ["role", "reason", "kind"],
             ),

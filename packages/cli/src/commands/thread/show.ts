@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import type { PendingStep } from "@united-workforce/engine";
 import { emptyUsage, type StartPayload, type ThreadShowDocument } from "@united-workforce/protocol";
 import { errorMessage, sanitizeTerminalText } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
@@ -7,25 +8,23 @@ import { openEngine } from "./shared.js";
 export default defineCommand({
   path: ["thread", "show"],
   summary: "show a thread's status, head, next role and usage",
+  description:
+    "The next role is the one `uwf thread exec` runs on an idle thread; on a suspended thread, the one `uwf thread resume` (or `uwf thread answer`) runs, marked when its step replaces the head (a failed poke's retry).",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
-    const { deriveStatus, fanoutChildren, liveHolder } = await import("@united-workforce/engine");
+    const { deriveStatus, fanoutChildren, liveHolder, pendingStep } = await import(
+      "@united-workforce/engine"
+    );
     const engine = await openEngine(ctx);
     const pointer = await engine.store.threads.get(thread!);
     const holder = await liveHolder(engine.store, thread!);
     const start = await engine.store.cas.getPayload<StartPayload>(pointer.start, "start");
-    // A thread waiting for a human waits on the role that runs next.
-    let nextRole: string | null =
-      pointer.status === "suspended" && pointer.suspended?.kind === "human"
-        ? pointer.suspended.role
-        : null;
-    if (pointer.status === "idle") {
-      try {
-        const next = await engine.route(pointer);
-        nextRole = next.kind === "next" || next.kind === "fanout" ? next.role : null;
-      } catch (error) {
-        ctx.progress(`warning: cannot route this thread: ${errorMessage(error)}`);
-      }
+    // The role exec runs next, or, on a suspended thread, the one resume (or answer) runs.
+    let next: PendingStep | null = null;
+    try {
+      next = await pendingStep(engine, pointer);
+    } catch (error) {
+      ctx.progress(`warning: cannot route this thread: ${errorMessage(error)}`);
     }
     const doc: ThreadShowDocument = {
       thread: pointer.thread,
@@ -34,7 +33,7 @@ export default defineCommand({
       head: pointer.head,
       status: deriveStatus(pointer, holder),
       currentRole: pointer.currentRole,
-      nextRole,
+      nextRole: next?.role ?? null,
       suspended: pointer.suspended
         ? {
             role: pointer.suspended.role,
@@ -44,6 +43,7 @@ export default defineCommand({
               ? {}
               : { retryAfter: pointer.suspended.retryAfter }),
             ...(pointer.suspended.guard === undefined ? {} : { guard: pointer.suspended.guard }),
+            ...(next?.replaceHead ? { replaceHead: true } : {}),
           }
         : null,
       steps: pointer.steps,
@@ -85,7 +85,7 @@ function renderShow(d: ThreadShowDocument): string {
     `workflow  ${d.workflow} (${d.workflowHash})`,
     `status    ${d.status}${d.lockHolder ? ` (pid ${d.lockHolder.pid} since ${d.lockHolder.since})` : ""}`,
     `steps     ${d.steps}, head ${d.head}`,
-    `role      last: ${d.currentRole ?? "—"}, next: ${d.nextRole ?? "—"}`,
+    `role      last: ${d.currentRole ?? "—"}, next: ${d.nextRole ?? "—"}${d.suspended?.replaceHead ? " (replacing the head, as the failed poke would have)" : ""}`,
     `cwd       ${d.cwd}`,
     ...(d.worktree
       ? [
