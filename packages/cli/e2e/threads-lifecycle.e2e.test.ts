@@ -546,6 +546,54 @@ describe("suspend, resume and cancel rules", () => {
     expect(step.edgePrompt).toContain("Yes, one.");
   });
 
+  it("shows, as the next role, the one resume runs again after an agent failed", async () => {
+    const crash = scenario(sb, "crash", [
+      { role: "greeter", exit: 1, stderr: "boom" },
+      { role: "greeter", exit: 1, stderr: "boom" },
+    ]);
+    const good = scenario(sb, "good", [
+      { role: "greeter", output: { $status: "done", greeting: "Hi" } },
+      { role: "greeter", output: { $status: "done", greeting: "Hi again" } },
+    ]);
+    const { thread } = await startThread(sb, HELLO, "Greet Ada");
+
+    // The first step's agent crashed: resume runs the greeter, where $START.new leads.
+    const first = await uwf(sb, ["thread", "exec", thread, "--agent", mockAgent(crash)]);
+    expect(first.code).toBe(4);
+    expect(await showThread(sb, thread)).toMatchObject({
+      status: "suspended",
+      currentRole: null,
+      nextRole: "greeter",
+      suspended: { role: "greeter", kind: "failure" },
+    });
+    expect((await uwf(sb, ["thread", "show", thread])).stdout).toContain(
+      "role      last: —, next: greeter\n",
+    );
+    await uwfJson(sb, ["thread", "resume", thread, "--agent", mockAgent(good)]);
+
+    // A completed thread's restart crashed: resume runs $START.resume's greeter again.
+    const restart = await uwf(sb, ["thread", "resume", thread, "--agent", mockAgent(crash)]);
+    expect(restart.code).toBe(4);
+    const waiting = await showThread(sb, thread);
+    expect(waiting).toMatchObject({
+      status: "suspended",
+      currentRole: "greeter",
+      nextRole: "greeter",
+      suspended: { role: "greeter", kind: "failure" },
+    });
+    expect(waiting.suspended).not.toHaveProperty("replaceHead");
+    const again = await uwfJson<ExecDoc>(sb, [
+      "thread",
+      "resume",
+      thread,
+      "--agent",
+      mockAgent(good),
+    ]);
+    expect(again).toMatchObject({ status: "completed", steps: [{ role: "greeter" }] });
+    expect(await showThread(sb, thread)).toMatchObject({ nextRole: null, steps: 2 });
+    expect((await uwf(sb, ["thread", "verify", thread])).code).toBe(0);
+  });
+
   it("refuses to cancel a completed thread", async () => {
     const file = scenario(sb, "hello", [
       { role: "greeter", output: { $status: "done", greeting: "Hi" } },
@@ -646,6 +694,77 @@ describe("thread poke", () => {
 
     const has = await uwf(sb, ["cas", "has", oldHead]);
     expect([has.code, has.stdout.trim()]).toEqual([0, "yes"]);
+  });
+
+  it("that failed is retried by resume in the head's place, keeping the route whole", async () => {
+    const first = scenario(sb, "first", [
+      { role: "writer", output: { $status: "drafted", title: "Draft" } },
+      { role: "reviewer", output: { $status: "changes", notes: "Too long." } },
+    ]);
+    const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note");
+    const run = await uwfJson<ExecDoc>(sb, [
+      "thread",
+      "exec",
+      thread,
+      "-c",
+      "2",
+      "--agent",
+      mockAgent(first),
+    ]);
+    const [draft, oldHead] = run.steps.map((s) => s.hash) as [string, string];
+
+    // The poked reviewer's agent crashes: the thread waits, the head unmoved.
+    const crash = scenario(sb, "crash", [
+      { role: "writer", output: { $status: "drafted", title: "unused" } },
+      { role: "reviewer", exit: 1, stderr: "boom" },
+    ]);
+    const text = "Judge only the tone.";
+    const poke = await uwf(sb, ["thread", "poke", thread, "-p", text, "--agent", mockAgent(crash)]);
+    expect(poke.code).toBe(4);
+
+    // show names the role resume runs, and that it replaces the head (the head's "changes"
+    // leads to the writer, so a reviewer after it would be off the route).
+    expect(await showThread(sb, thread)).toMatchObject({
+      status: "suspended",
+      head: oldHead,
+      steps: 2,
+      currentRole: "reviewer",
+      nextRole: "reviewer",
+      suspended: { role: "reviewer", kind: "failure", replaceHead: true },
+    });
+    const shown = await uwf(sb, ["thread", "show", thread]);
+    expect(shown.stdout).toContain(
+      "role      last: reviewer, next: reviewer (replacing the head, as the failed poke would have)",
+    );
+
+    const approve = scenario(sb, "approve", [
+      { role: "writer", output: { $status: "drafted", title: "unused" } },
+      { role: "reviewer", output: { $status: "approved" } },
+    ]);
+    const resumed = await uwfJson<ExecDoc>(sb, [
+      "thread",
+      "resume",
+      thread,
+      "--agent",
+      mockAgent(approve),
+    ]);
+    expect(resumed.steps.map((s) => `${s.role}:${s.status}`)).toEqual(["reviewer:approved"]);
+    const newHead = resumed.steps[0]!.hash;
+    expect(await showThread(sb, thread)).toMatchObject({
+      status: "completed",
+      head: newHead,
+      steps: 2,
+      suspended: null,
+    });
+    expect(await stepHashes(sb, thread)).toEqual([draft, newHead]);
+    const step = await showStep(sb, newHead);
+    expect(step.prev).toBe(draft);
+    expect(step.edgePrompt).toContain("Review the draft Draft.");
+    expect(step.edgePrompt).toContain(text);
+    expect(step.cwd).toBe(join(sb.work, "review"));
+
+    const verify = await uwf(sb, ["thread", "verify", thread]);
+    expect(verify.code, verify.stdout).toBe(0);
   });
 
   it("refuses a thread with no step yet, and requires -p", async () => {
