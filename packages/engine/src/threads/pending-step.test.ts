@@ -1,5 +1,5 @@
 import type { StepPayload, SuspendInfo } from "@united-workforce/protocol";
-import { openStore, type Store } from "@united-workforce/store";
+import { openStore, type Store, type UwfConfig } from "@united-workforce/store";
 import {
   appendStep,
   seedThread,
@@ -27,11 +27,11 @@ afterEach(async () => {
   temp.cleanup();
 });
 
-function engine(): Engine {
+function engine(config: UwfConfig = {}): Engine {
   return new Engine({
     store,
     cwd: temp.home,
-    config: () => ({}),
+    config: () => config,
     env: { PATH: process.env.PATH, UWF_ADAPTER_WATCH_PARENT: "0" },
     logger: createLogger(temp.home, { command: "test" }),
     signal: new AbortController().signal,
@@ -125,6 +125,31 @@ describe("a failed poke", () => {
     expect(after).toMatchObject({ status: "completed", steps: 2, suspended: null });
     const head = await store.cas.getPayload<StepPayload>(after.head, "step");
     expect(head).toMatchObject({ role: "reviewer", prev: draft });
+  });
+
+  it("is retried in the head's place after transient failures too", async () => {
+    const { thread, draft, review } = await sentBack();
+    const busy = mockAgent(
+      [
+        { role: "writer", output: { $status: "written", text: "unused" } },
+        { role: "reviewer", transient: 1, output: { $status: "approved" } },
+      ],
+      "busy",
+    );
+    const plan = await pokePlan(review);
+    const lease = await takeThread(store, thread, "test");
+    // No retry within the run: the thread waits for its retry time at once.
+    const noRetries = engine({ retry: { maxRetries: 0 } });
+    await runSteps(noRetries, thread, { count: 1, agentFlag: busy, lease, first: () => plan });
+    await lease.release();
+    const suspended = await store.threads.get(thread);
+    expect(suspended.suspended).toMatchObject({ kind: "retry", replaceHead: true });
+    // What `thread exec --wait` runs once the retry time has come.
+    expect(await rerunStep(engine(), suspended, suspended.suspended!, "p")).toMatchObject({
+      role: "reviewer",
+      prev: draft,
+      replaceHead: true,
+    });
   });
 });
 
