@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { UwfError } from "@united-workforce/util";
 import { afterEach, describe, expect, test } from "vitest";
 import { loadWorkflowFile, MAX_EXPANDED_VALUES } from "./load.js";
+import { MAX_NESTING_DEPTH } from "./parse-source.js";
 import { validateWorkflow } from "./validate.js";
 
 const FIXTURES = fileURLToPath(new URL("./__fixtures__/", import.meta.url));
@@ -16,7 +17,7 @@ afterEach(() => {
 });
 
 /** Write files (path → content) under a fresh temp folder; returns the folder's real path. */
-function tree(files: Record<string, string>): string {
+function tree(files: Record<string, string | Buffer>): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "uwf-load-")));
   temps.push(root);
   for (const [path, content] of Object.entries(files)) {
@@ -168,8 +169,8 @@ describe("loadWorkflowFile", () => {
       "w.yaml": "name: w\na: !include /etc/hostname\nb: !include nope.yaml\nc: !incldue x.yaml\n",
     });
     const { message, errors } = loadError(join(root, "w.yaml"));
-    expect(errors).toEqual(["w.yaml:4:4: Unresolved tag: !incldue"]);
-    expect(message).toContain("w.yaml:4:4: Unresolved tag: !incldue");
+    expect(errors).toEqual(["w.yaml:4:4: unknown tag !incldue: did you mean !include?"]);
+    expect(message).toContain("w.yaml:4:4: unknown tag !incldue: did you mean !include?");
 
     const fixed = tree({ "w.yaml": "name: w\na: !include /etc/hostname\nb: !include nope.yaml\n" });
     const second = loadError(join(fixed, "w.yaml"));
@@ -189,8 +190,10 @@ describe("loadWorkflowFile", () => {
       "x.json": "",
     });
     expect(loadError(join(root, "w.yaml")).errors[0]).toMatch(/^roles\.yaml:2:1: /);
-    const json = tree({ "w.yaml": "name: w\ngraph: !include g.json\n", "g.json": "{ nope }" });
-    expect(loadError(join(json, "w.yaml")).errors[0]).toMatch(/^g\.json: invalid JSON: /);
+    const json = tree({ "w.yaml": "name: w\ngraph: !include g.json\n", "g.json": "{\n  nope }" });
+    expect(loadError(join(json, "w.yaml")).errors).toEqual([
+      "g.json:2:3: invalid JSON: Expected property name or '}' in JSON at position 4",
+    ]);
   });
 
   test("a missing file is WORKFLOW_NOT_FOUND", () => {
@@ -270,6 +273,144 @@ describe("loadWorkflowFile", () => {
     execFileSync("mkfifo", [join(root, "w.yaml")]);
     expect(loadError(join(root, "w.yaml")).errors).toEqual([
       `"${join(root, "w.yaml")}" is a named pipe (FIFO): a workflow must be a regular file`,
+    ]);
+  });
+});
+
+describe("loadWorkflowFile: text that is not what it seems", () => {
+  test("a file that is not UTF-8 is refused with its byte offset, also when included", () => {
+    const root = tree({
+      "w.yaml": Buffer.from("name: w\ndescription: caf\xe9\n", "latin1"),
+      "i.yaml": "name: i\ngoal: !include goal.md\n",
+      "goal.md": Buffer.from("Write the caf\xe9 menu.\n", "latin1"),
+    });
+    expect(loadError(join(root, "w.yaml")).errors).toEqual([
+      "w.yaml:2:17: the file is not valid UTF-8: byte 0xE9 at offset 24 (Latin-1 or Windows-1252 text?): save the file as UTF-8",
+    ]);
+    expect(loadError(join(root, "i.yaml")).errors).toEqual([
+      "goal.md:1:14: the file is not valid UTF-8: byte 0xE9 at offset 13 (Latin-1 or Windows-1252 text?): save the file as UTF-8",
+    ]);
+  });
+
+  test("a UTF-16 or UTF-32 file is refused by its byte order mark", () => {
+    const text = "name: w\n";
+    const root = tree({
+      "le.yaml": Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]),
+      "be.yaml": Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, "utf16le").swap16()]),
+      "w32.yaml": Buffer.from([0xff, 0xfe, 0x00, 0x00, 0x6e, 0x00, 0x00, 0x00]),
+    });
+    const utf16 =
+      "the file is UTF-16 (it starts with a UTF-16 byte order mark): save the file as UTF-8";
+    expect(loadError(join(root, "le.yaml")).errors).toEqual([`le.yaml: ${utf16}`]);
+    expect(loadError(join(root, "be.yaml")).errors).toEqual([`be.yaml: ${utf16}`]);
+    expect(loadError(join(root, "w32.yaml")).errors).toEqual([
+      "w32.yaml: the file is UTF-32 (it starts with a UTF-32 byte order mark): save the file as UTF-8",
+    ]);
+  });
+
+  test("a UTF-8 byte order mark is dropped from YAML, JSON and text files", () => {
+    const bom = "\ufeff";
+    const root = tree({
+      "w.yaml": `${bom}name: w\ngoal: !include goal.md\nschema: !include s.json\n`,
+      "goal.md": `${bom}Café.`,
+      "s.json": `${bom}{"type": "string"}`,
+    });
+    expect(loadWorkflowFile(join(root, "w.yaml")).definition).toEqual({
+      name: "w",
+      goal: "Café.",
+      schema: { type: "string" },
+    });
+  });
+
+  test("a duplicate key is named, with where its second use is", () => {
+    const root = tree({
+      "dup.yaml": "name: w\ngraph:\n  writer:\n    done: { role: $END }\n    done: { role: x }\n",
+      "flow.yaml": "name: w\nx: { a: 1, b: 2, a: 3 }\n",
+      // 1 and "1" are different YAML keys but the same property: one would replace the other.
+      "number.yaml": 'name: w\nx:\n  1: a\n  "1": b\n',
+    });
+    expect(loadError(join(root, "dup.yaml")).errors).toEqual([
+      'dup.yaml:5:5: key "done" appears twice in this mapping; keep one',
+    ]);
+    expect(loadError(join(root, "flow.yaml")).errors).toEqual([
+      'flow.yaml:2:18: key "a" appears twice in this mapping; keep one',
+    ]);
+    expect(loadError(join(root, "number.yaml")).errors).toEqual([
+      'number.yaml:4:3: key "1" appears twice in this mapping; keep one',
+    ]);
+  });
+
+  test("a second YAML document in the file is refused", () => {
+    const root = tree({ "w.yaml": "name: w\nroles: {}\n---\nname: v\n" });
+    expect(loadError(join(root, "w.yaml")).errors).toEqual([
+      'w.yaml:3:1: a workflow file holds one YAML document; this one has a second after "---": remove it or split the file',
+    ]);
+    const leading = tree({ "w.yaml": "---\nname: w\n" });
+    expect(loadWorkflowFile(join(leading, "w.yaml")).definition).toEqual({ name: "w" });
+  });
+
+  test("!include on a list or mapping, and unknown tags near and far from !include", () => {
+    const root = tree({
+      "w.yaml":
+        "name: w\na: !include [a.yaml]\nb: !include { x: 1 }\nc: !inlcude c.yaml\nd: !env HOME\n",
+    });
+    expect(loadError(join(root, "w.yaml")).errors).toEqual([
+      'w.yaml:2:4: !include takes one file path (a plain string), e.g. "roles: !include roles.yaml"',
+      'w.yaml:3:4: !include takes one file path (a plain string), e.g. "roles: !include roles.yaml"',
+      "w.yaml:4:4: unknown tag !inlcude: did you mean !include?",
+      "w.yaml:5:4: unknown tag !env: uwf knows only !include",
+    ]);
+  });
+});
+
+describe("loadWorkflowFile: nesting depth", () => {
+  /** A value nested `depth` lists deep: depth 1 is `[x]`. */
+  const nested = (depth: number) => `${"[".repeat(depth)}x${"]".repeat(depth)}`;
+
+  test("thousands of unclosed brackets are refused where the limit is passed", () => {
+    const root = tree({ "w.yaml": `name: w\ndescription: ${"[".repeat(20_000)}\n` });
+    expect(loadError(join(root, "w.yaml")).errors).toEqual([
+      `w.yaml:2:${13 + MAX_NESTING_DEPTH + 1}: nesting is too deep (over ${MAX_NESTING_DEPTH} levels); a workflow never needs that many: flatten the structure`,
+    ]);
+  });
+
+  test("nesting up to the limit loads; one level more is refused", () => {
+    // The top-level mapping is the first level.
+    const root = tree({
+      "at.yaml": `name: w\nx: ${nested(MAX_NESTING_DEPTH - 1)}\n`,
+      "over.yaml": `name: w\nx: ${nested(MAX_NESTING_DEPTH)}\n`,
+    });
+    expect(loadWorkflowFile(join(root, "at.yaml")).definition.x).toBeInstanceOf(Array);
+    expect(loadError(join(root, "over.yaml")).errors).toEqual([
+      `nesting is too deep (over ${MAX_NESTING_DEPTH} levels, counting YAML aliases and every !include); stopped while expanding over.yaml: a workflow never needs that many, flatten the structure`,
+    ]);
+  });
+
+  test("levels built from aliases, includes and JSON count toward the limit", () => {
+    const half = Math.ceil(MAX_NESTING_DEPTH / 2);
+    const root = tree({
+      "alias.yaml": `name: w\na: &a ${nested(half)}\nb: &b ${nested(half).replace("x", "*a")}\n`,
+      "include.yaml": `name: w\nx: !include inner.yaml\n`,
+      "inner.yaml": `y: ${nested(half).replace("x", "!include deep.json")}\n`,
+      "deep.json": nested(half).replace("x", '"x"'),
+    });
+    expect(loadError(join(root, "alias.yaml")).errors).toEqual([
+      `nesting is too deep (over ${MAX_NESTING_DEPTH} levels, counting YAML aliases and every !include); stopped while expanding alias.yaml: a workflow never needs that many, flatten the structure`,
+    ]);
+    expect(loadError(join(root, "include.yaml")).errors).toEqual([
+      `nesting is too deep (over ${MAX_NESTING_DEPTH} levels, counting YAML aliases and every !include); stopped while expanding include.yaml → inner.yaml → deep.json: a workflow never needs that many, flatten the structure`,
+    ]);
+  });
+});
+
+describe("loadWorkflowFile: JSON includes", () => {
+  test("a duplicate key in an included JSON file is refused like one in YAML", () => {
+    const root = tree({
+      "w.yaml": "name: w\nroles: !include roles.json\n",
+      "roles.json": '{\n  "writer": { "goal": "a" },\n  "writer": { "goal": "b" }\n}\n',
+    });
+    expect(loadError(join(root, "w.yaml")).errors).toEqual([
+      'roles.json:3:3: key "writer" appears twice in this object; keep one',
     ]);
   });
 });

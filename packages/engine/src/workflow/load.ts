@@ -11,9 +11,10 @@ import {
 } from "node:fs";
 import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
 import { UwfError } from "@united-workforce/util";
-import { LineCounter, parseDocument, type ScalarTag } from "yaml";
+import type { ScalarTag } from "yaml";
 import { workflowInvalidError } from "./invalid.js";
 import { readParsedWorkflow, writeParsedWorkflow } from "./parse-cache.js";
+import { decodeUtf8, MAX_NESTING_DEPTH, parseJsonSource, parseYamlSource } from "./parse-source.js";
 
 /** A workflow file read from disk with every `!include` replaced by what it names. */
 export interface LoadedWorkflowFile {
@@ -81,8 +82,9 @@ class ExpansionTooLarge extends Error {
 /**
  * Read a workflow file: YAML with `!include <relative path>` anywhere. Included `.yaml`, `.yml`
  * and `.json` files are parsed (includes inside them resolve relative to that file), anything
- * else becomes a string. Every include must resolve, after symlinks, inside the folder of the
- * top-level file. All problems are collected and thrown as one WORKFLOW_INVALID error.
+ * else becomes a string; every file must be UTF-8. Every include must resolve, after symlinks,
+ * inside the folder of the top-level file. All problems are collected and thrown as one
+ * WORKFLOW_INVALID error.
  */
 export function loadWorkflowFile(
   file: string,
@@ -115,7 +117,7 @@ export function loadWorkflowFile(
   };
   let value: unknown;
   try {
-    value = expandFile(real, [real], state);
+    value = expandFile(real, [real], state, []);
   } catch (error) {
     if (!(error instanceof ExpansionTooLarge)) throw error;
     throw workflowInvalidError(file, [...state.errors, error.problem]);
@@ -148,9 +150,9 @@ function rootShapeProblem(value: unknown): string | null {
 }
 
 /** A YAML file's value with its includes expanded; the file is parsed once however often used. */
-function expandFile(real: string, chain: string[], state: LoadState): unknown {
+function expandFile(real: string, chain: string[], state: LoadState, ancestors: object[]): unknown {
   if (!state.parsed.has(real)) state.parsed.set(real, parseYamlFile(real, state));
-  return expand(state.parsed.get(real), real, chain, state, []);
+  return expand(state.parsed.get(real), real, chain, state, ancestors);
 }
 
 function parseYamlFile(real: string, state: LoadState): unknown {
@@ -168,20 +170,8 @@ function parseYamlFile(real: string, state: LoadState): unknown {
     if (cached !== undefined) return cached;
   }
 
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(source, {
-    customTags: [includeTag],
-    lineCounter,
-    prettyErrors: false,
-  });
-  // Warnings are errors here: an unknown tag (a mistyped `!incldue`) would otherwise silently
-  // become a plain string.
-  const problems = [...doc.errors, ...doc.warnings];
-  for (const problem of problems) {
-    const { line, col } = lineCounter.linePos(problem.pos[0]);
-    state.errors.push(`${name}:${line}:${col}: ${problem.message}`);
-  }
-  if (problems.length > 0) return null;
+  const doc = parseYamlSource(source, name, [includeTag], state.errors);
+  if (doc === null) return null;
 
   let value: unknown;
   try {
@@ -201,7 +191,11 @@ function parseYamlFile(real: string, state: LoadState): unknown {
   return value;
 }
 
-/** Replace include directives, depth first, refusing self-containing alias structures. */
+/**
+ * Replace include directives, depth first, refusing self-containing alias structures.
+ * `ancestors` are the collections around `value`, through the files that include it: aliases
+ * and includes stack levels no parser saw, and every later walk of the value recurses too.
+ */
 function expand(
   value: unknown,
   file: string,
@@ -209,7 +203,9 @@ function expand(
   state: LoadState,
   ancestors: object[],
 ): unknown {
-  if (value instanceof IncludeDirective) return include(value.target, file, chain, state);
+  if (value instanceof IncludeDirective) {
+    return include(value.target, file, chain, state, ancestors);
+  }
   charge(state, chain, typeof value === "string" ? value.length : 0);
   if (value === null || typeof value !== "object") return value;
   if (ancestors.includes(value)) {
@@ -219,6 +215,11 @@ function expand(
     return null;
   }
   const inside = [...ancestors, value];
+  if (inside.length > MAX_NESTING_DEPTH) {
+    throw new ExpansionTooLarge(
+      `nesting is too deep (over ${MAX_NESTING_DEPTH} levels, counting YAML aliases and every !include); stopped while expanding ${chainNames(chain, state)}: a workflow never needs that many, flatten the structure`,
+    );
+  }
   if (Array.isArray(value)) return value.map((item) => expand(item, file, chain, state, inside));
   // fromEntries defines own properties, so a "__proto__" key stays data, never a prototype.
   return Object.fromEntries(
@@ -239,11 +240,21 @@ function charge(state: LoadState, chain: string[], chars: number): void {
       ? `more than ${MAX_EXPANDED_VALUES} values`
       : `more than ${MAX_EXPANDED_CHARS / (1024 * 1024)} MiB of text`;
   throw new ExpansionTooLarge(
-    `the workflow expands to ${what} (the limit is ${MAX_EXPANDED_VALUES} values and ${MAX_EXPANDED_CHARS / (1024 * 1024)} MiB of text, counting every !include each time it is used); stopped while expanding ${chain.map((p) => displayName(p, state)).join(" → ")}`,
+    `the workflow expands to ${what} (the limit is ${MAX_EXPANDED_VALUES} values and ${MAX_EXPANDED_CHARS / (1024 * 1024)} MiB of text, counting every !include each time it is used); stopped while expanding ${chainNames(chain, state)}`,
   );
 }
 
-function include(target: string, from: string, chain: string[], state: LoadState): unknown {
+function chainNames(chain: string[], state: LoadState): string {
+  return chain.map((p) => displayName(p, state)).join(" → ");
+}
+
+function include(
+  target: string,
+  from: string,
+  chain: string[],
+  state: LoadState,
+  ancestors: object[],
+): unknown {
   const where = `${displayName(from, state)}: !include "${target}"`;
   if (target.trim() === "") {
     state.errors.push(`${where}: the include path is empty`);
@@ -283,48 +294,46 @@ function include(target: string, from: string, chain: string[], state: LoadState
 
   const extension = extname(real).toLowerCase();
   const inner = [...chain, real];
-  if (extension === ".yaml" || extension === ".yml") return expandFile(real, inner, state);
+  if (extension === ".yaml" || extension === ".yml") {
+    return expandFile(real, inner, state, ancestors);
+  }
   if (!state.parsed.has(real)) {
     state.parsed.set(
       real,
       PARSED_EXTENSIONS.has(extension) ? parseJsonFile(real, state) : readText(real, state),
     );
   }
-  return expand(state.parsed.get(real), real, inner, state, []);
+  return expand(state.parsed.get(real), real, inner, state, ancestors);
 }
 
 function parseJsonFile(real: string, state: LoadState): unknown {
   const source = readText(real, state);
   if (source === null) return null;
-  try {
-    return JSON.parse(source);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    state.errors.push(`${displayName(real, state)}: invalid JSON: ${reason}`);
-    return null;
-  }
+  return parseJsonSource(source, displayName(real, state), state.errors);
 }
 
 function readText(real: string, state: LoadState): string | null {
+  let bytes: Buffer;
   try {
-    return readRegularFile(real);
+    bytes = readRegularFile(real);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     state.errors.push(`${displayName(real, state)}: cannot read the file: ${reason}`);
     return null;
   }
+  return decodeUtf8(bytes, displayName(real, state), state.errors);
 }
 
 /**
  * Read a file that must be regular. The check is made again on the open descriptor (opened
  * without blocking), so a file swapped for a FIFO after the stat cannot hang the load.
  */
-function readRegularFile(path: string): string {
+function readRegularFile(path: string): Buffer {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const kind = fileKind(fstatSync(fd));
     if (kind !== null) throw new Error(`it is ${kind}, not a regular file`);
-    return readFileSync(fd, "utf8");
+    return readFileSync(fd);
   } finally {
     closeSync(fd);
   }
