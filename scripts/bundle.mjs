@@ -102,8 +102,10 @@ const lazyBuiltins = {
 const LAZY_LIBRARIES = {
   yaml: {
     functions: ["parse", "stringify", "parseDocument", "isMap", "isScalar"],
-    // `new LineCounter()` returns the library's own instance.
-    extra: "export function LineCounter() { return new (load().LineCounter)(); }",
+    // `new LineCounter()` (and the other classes) returns the library's own instance.
+    extra: ["LineCounter", "Lexer", "Parser", "Composer"]
+      .map((name) => `export function ${name}(...args) { return new (load().${name})(...args); }`)
+      .join("\n"),
     resolveDir: `${root}packages/store`,
   },
   dotenv: { functions: ["parse"], extra: "", resolveDir: `${root}packages/util` },
