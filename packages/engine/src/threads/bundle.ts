@@ -52,9 +52,9 @@ export async function* exportBundle(
     pointers.push(pointer);
   }
   const lines: string[] = [];
-  const seen = new Set<string>();
-  const queue = pointers.flatMap((p) => [p.head, p.start, p.workflowHash]);
-  for (const hash of queue) seen.add(hash);
+  // A thread with no steps has its StartNode for head, and forks share theirs: each once.
+  const seen = new Set(pointers.flatMap((p) => [p.head, p.start, p.workflowHash]));
+  const queue = [...seen];
   while (queue.length > 0) {
     const hash = queue.pop()!;
     const { node, bytes } = await store.cas.read(hash);
