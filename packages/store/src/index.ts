@@ -11,3 +11,4 @@ export {
   processIdentity,
 } from "./locks/process-identity.js";
 export { maskUrl, openStore, storeOptionsFrom, validatorCacheDir } from "./open-store.js";
+export { pointerProblem } from "./threads/pointer-check.js";

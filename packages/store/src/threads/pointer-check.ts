@@ -31,7 +31,11 @@ export function parsePointer(
   return problem === null ? { pointer: value as ThreadPointer } : { problem };
 }
 
-function pointerProblem(value: unknown, id: string): string | null {
+/**
+ * What is wrong with a pointer's value (null: nothing), by the rules a pointer file is read
+ * with: `thread import` checks a bundle's pointers with it before it writes one.
+ */
+export function pointerProblem(value: unknown, id: string): string | null {
   if (!isRecord(value)) return "not a JSON object";
   if (value.thread !== id) return `it names thread ${JSON.stringify(value.thread)}, not ${id}`;
   for (const key of ["workflow", "cwd", "createdAt", "updatedAt"]) {
