@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type PostgresServer,
@@ -69,7 +69,7 @@ describe("uwf thread export / import", () => {
     expect((await to("thread", "resume", thread, "--agent", MOCK)).code).toBe(0);
   });
 
-  it("imports twice harmlessly, and never overwrites a thread that went on here", async () => {
+  it("imports twice harmlessly, and never rolls back a thread that went on here", async () => {
     const from = inHome(source.home);
     const to = inHome(target.home);
     const { thread, file } = await exported(from, source.home);
@@ -81,12 +81,134 @@ describe("uwf thread export / import", () => {
     // The copy here moves on; the old bundle must not roll it back.
     expect((await to("thread", "resume", thread, "--agent", MOCK)).code).toBe(0);
     const head = JSON.parse((await to("thread", "show", thread, "--format", "json")).stdout).head;
-    const refused = await to("thread", "import", file);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`thread ${thread} exists here with another history`);
+    const behind = await to("thread", "import", file);
+    expect(behind.code, behind.stderr).toBe(0);
+    expect(behind.stdout).toContain(
+      `${thread}: this store's thread is 1 step ahead of the bundle; nothing to import`,
+    );
     expect(JSON.parse((await to("thread", "show", thread, "--format", "json")).stdout).head).toBe(
       head,
     );
+  });
+
+  it("fast-forwards a thread the bundle took further, and refuses another history, saying where they part", async () => {
+    const from = inHome(source.home);
+    const { thread, file: ff1 } = await exported(from, source.home);
+    expect((await from("thread", "resume", thread, "--agent", MOCK)).code).toBe(0);
+    const ff2 = join(source.home, "ff2.uwf-bundle");
+    expect((await from("thread", "export", thread, "-o", ff2)).code).toBe(0);
+    const show = async (uwf: ReturnType<typeof inHome>) =>
+      JSON.parse((await uwf("thread", "show", thread, "--format", "json")).stdout);
+
+    const to = inHome(target.home);
+    expect((await to("thread", "import", ff1)).code).toBe(0);
+    const first = (await show(to)).head;
+    const forward = await to("thread", "import", ff2);
+    expect(forward.code, forward.stderr).toBe(0);
+    expect(forward.stdout).toContain(
+      `${thread}: fast-forwarded by 1 step (head ${first} → ${(await show(from)).head}, 2 steps)`,
+    );
+    expect(await show(to)).toMatchObject({ head: (await show(from)).head, steps: 2 });
+    expect((await to("thread", "verify", thread)).code).toBe(0);
+    const behind = await to("thread", "import", ff1, "--format", "json");
+    expect(JSON.parse(behind.stdout).threads[0]).toMatchObject({ status: "ahead", by: 1 });
+
+    // A third store went on from step 1 its own way: the two histories part after it.
+    const third = tempHome();
+    try {
+      const other = inHome(third.home);
+      expect((await other("thread", "import", ff1)).code).toBe(0);
+      expect((await other("thread", "resume", thread, "--agent", MOCK)).code).toBe(0);
+      const ours = (await show(other)).head;
+      const refused = await other("thread", "import", ff2);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`thread ${thread} exists here with another history`);
+      expect(refused.stderr).toContain(`both have its first step (${first})`);
+      expect(refused.stderr).toContain(`this store's has 1 step of its own (head ${ours})`);
+      expect(refused.stderr).toContain("nothing was imported");
+      expect((await show(other)).head).toBe(ours);
+    } finally {
+      third.cleanup();
+    }
+  });
+
+  it("never runs the agent a bundle remembers, nor in the bundle's cwd", async () => {
+    const from = inHome(source.home);
+    await from("workflow", "add", HELLO);
+    const thread = (await from("thread", "start", "hello", "-p", "Greet Ada")).stdout.trim();
+    const file = join(source.home, "fresh.uwf-bundle");
+    const exported = await from("thread", "export", thread, "-o", file, "--format", "json");
+    const marker = join(target.home, "PWNED");
+    const [header, ...nodes] = readFileSync(file, "utf8").split("\n");
+    const doc = JSON.parse(header!);
+    doc.threads[0].agent = `/bin/sh -c "touch ${marker}"`;
+    doc.threads[0].cwd = "/";
+    writeFileSync(file, [JSON.stringify(doc), ...nodes].join("\n"));
+
+    const work = join(target.home, "work");
+    mkdirSync(work);
+    const to = (...args: string[]) => runUwf(args, { home: target.home, cwd: work });
+    const imported = await to("thread", "import", file, "--format", "json");
+    expect(imported.code, imported.stderr).toBe(0);
+    const report = JSON.parse(imported.stdout);
+    // Each node once: a thread with no steps has its StartNode for head.
+    expect(report.nodes).toBe(JSON.parse(exported.stdout).nodes);
+    expect(report.threads[0]).toMatchObject({
+      status: "imported",
+      cwd: work,
+      dropped: { agent: `/bin/sh -c "touch ${marker}"`, cwd: "/" },
+    });
+    const text = await to("thread", "import", file);
+    expect(text.stdout).toContain(`${thread}: already here, unchanged`);
+    expect(
+      JSON.parse((await to("thread", "show", thread, "--format", "json")).stdout),
+    ).toMatchObject({ agent: null, cwd: work });
+
+    // No agent of this store's own is configured: exec says so, and runs nothing.
+    const exec = await to("thread", "exec", thread);
+    expect(exec.code).toBe(2);
+    expect(exec.stderr).toContain("no agent is configured");
+    expect(existsSync(marker)).toBe(false);
+    expect((await to("thread", "exec", thread, "--agent", MOCK)).code).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("refuses a pointer its chain contradicts, writes nothing, and then takes the sound bundle", async () => {
+    const from = inHome(source.home);
+    const to = inHome(target.home);
+    const { thread, file } = await exported(from, source.home);
+    const text = readFileSync(file, "utf8");
+    const edits: [(p: Record<string, unknown>) => void, string][] = [
+      [
+        (p) => (p.status = "running"),
+        '`status` "running" is not idle, suspended, completed or cancelled',
+      ],
+      [(p) => (p.workflow = "../evil"), 'its pointer names workflow "../evil"'],
+      [
+        (p) => {
+          p.status = "suspended";
+          p.suspended = { role: "zzz", reason: "r", kind: "question" };
+        },
+        'its suspension names role "zzz", which is not in workflow "hello"',
+      ],
+    ];
+    const bad = join(target.home, "bad.uwf-bundle");
+    for (const [edit, words] of edits) {
+      const [header, ...nodes] = text.split("\n");
+      const doc = JSON.parse(header!);
+      edit(doc.threads[0]);
+      writeFileSync(bad, [JSON.stringify(doc), ...nodes].join("\n"));
+      const run = await to("thread", "import", bad);
+      expect(run.code, words).toBe(1);
+      expect(run.stderr).toContain(`thread ${thread} in the bundle: `);
+      expect(run.stderr).toContain(words);
+      expect(run.stderr).toContain("nothing was imported");
+      const list = JSON.parse((await to("thread", "list", "--format", "json")).stdout);
+      expect(list.total).toBe(0);
+    }
+    const good = await to("thread", "import", file);
+    expect(good.code, good.stderr).toBe(0);
+    expect((await to("thread", "verify", thread)).code).toBe(0);
   });
 
   it("refuses an altered bundle and writes nothing: a flipped byte, a dropped node, a foreign line", async () => {

@@ -7,8 +7,6 @@ export {
   BUNDLE_FORMAT,
   type BundleHeader,
   exportBundle,
-  type ImportReport,
-  importBundle,
   openBundle,
   withFanoutChildren,
 } from "./threads/bundle.js";
@@ -51,6 +49,13 @@ export {
   isHumanRole,
   parseAnswerFile,
 } from "./threads/human-answer.js";
+export {
+  type DroppedFields,
+  type ImportedThread,
+  type ImportOptions,
+  type ImportReport,
+  importBundle,
+} from "./threads/import-bundle.js";
 export {
   checkThreadInputs,
   collectThreadInputs,

@@ -615,13 +615,32 @@ function build() {
     "thread export": object({ file: str, threads: list(threadId), nodes: int, bytes: int }),
     "thread import": object({
       threads: list(
-        object({
-          thread: threadId,
-          head: hash,
-          steps: int,
-          status: { enum: ["imported", "unchanged"] },
-        }),
+        object(
+          {
+            thread: threadId,
+            // The thread's head and step count here after the import.
+            head: hash,
+            steps: int,
+            // imported: new here; fast-forwarded: the bundle's chain went on from this store's;
+            // unchanged: at the same step already; ahead: this store's went further.
+            status: { enum: ["imported", "unchanged", "fast-forwarded", "ahead"] },
+            // Where the thread runs here (the bundle's cwd is another machine's).
+            cwd: str,
+            // fast-forwarded: the head this store had.
+            from: hash,
+            // fast-forwarded: steps taken; ahead: steps this store has beyond the bundle.
+            by: int,
+            // unchanged: the bundle's status when it is not this store's (which is kept).
+            bundleStatus: { enum: ["idle", "suspended", "completed", "cancelled"] },
+            // What of the bundle's pointer was not taken: its remembered agent command, its
+            // cwd, its git worktree, a suspension's location outside the thread's cwd.
+            dropped: object({ agent: str, cwd: str, worktree: str, location: str }, []),
+          },
+          ["thread", "head", "steps", "status", "cwd"],
+        ),
       ),
+      // Workflows of the threads taken whose roles run commands of their own (`run:`).
+      scripts: list(object({ workflow: str, hash, roles: strings })),
       // Nodes in the bundle, and how many this store did not have.
       nodes: int,
       nodesWritten: int,

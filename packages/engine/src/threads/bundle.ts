@@ -1,19 +1,6 @@
-import {
-  type CasNode,
-  SCHEMA_TYPE,
-  type ThreadPointer,
-  type ThreadVerifyReport,
-  type WorkflowPayload,
-} from "@united-workforce/protocol";
-import {
-  Cas,
-  type CasBackend,
-  type CasWrite,
-  type Store,
-  validatorCacheDir,
-} from "@united-workforce/store";
-import { canonicalJson, hashBytes, isUwfError, UwfError } from "@united-workforce/util";
-import { verifyThread } from "./verify-thread.js";
+import type { ThreadPointer, WorkflowPayload } from "@united-workforce/protocol";
+import { Cas, type CasBackend, type Store } from "@united-workforce/store";
+import { hashBytes, UwfError } from "@united-workforce/util";
 
 /**
  * A thread bundle: one text file that carries threads to another store or machine. Line 1 is
@@ -32,9 +19,6 @@ export interface BundleHeader {
   threads: ThreadPointer[];
   nodes: number;
 }
-
-/** Nodes are written in batches: one round trip per batch on a networked store. */
-const BATCH = 500;
 
 /**
  * The bundle of `ids` (a thread and, when asked, its forks): every node their pointers reach
@@ -124,71 +108,6 @@ export async function childrenByParent(store: Store): Promise<Map<string, Thread
   return byParent;
 }
 
-export interface ImportReport {
-  threads: { thread: string; head: string; steps: number; status: "imported" | "unchanged" }[];
-  nodes: number;
-  nodesWritten: number;
-}
-
-/**
- * Bring a bundle's threads into `store`, all or nothing. Before anything is written: every
- * line must hash to its name, and each thread must verify (`verifyThread`) against the
- * bundle's nodes alone (every node reached, every link, schema and route), and no thread may
- * exist here with a different pointer. Then its nodes are written and its pointers created. A
- * thread already here unchanged is left alone, so importing twice is harmless.
- */
-export async function importBundle(store: Store, text: string): Promise<ImportReport> {
-  const { header, nodes } = parseBundle(text);
-  const bundled = new Cas(memoryBackend(nodes), {
-    validatorCacheDir: validatorCacheDir(store.home),
-  });
-  const source = {
-    cas: bundled,
-    threads: { get: async (id: string) => header.threads.find((t) => t.thread === id)! },
-  };
-  const reports: ImportReport["threads"] = [];
-  for (const pointer of header.threads) {
-    const verified = await verifyThread(source, pointer.thread);
-    if (!verified.ok) throw refusal(verified);
-    const here = await existing(store, pointer.thread);
-    if (here !== null && !samePointer(here, pointer)) {
-      throw new UwfError(
-        "THREAD_EXISTS",
-        `thread ${pointer.thread} exists here with another history (head ${here.head}; the bundle's is ${pointer.head}); nothing was imported`,
-        {
-          hint: `compare them with \`uwf thread show ${pointer.thread}\`; fork what you need, or import into another store`,
-          details: { thread: pointer.thread },
-        },
-      );
-    }
-    reports.push({
-      thread: pointer.thread,
-      head: pointer.head,
-      steps: verified.steps,
-      status: here === null ? "imported" : "unchanged",
-    });
-  }
-
-  let nodesWritten = 0;
-  let batch: CasWrite[] = [];
-  for (const [hash, bytes] of nodes) {
-    const node = await bundled.get(hash);
-    const refs = node.type === SCHEMA_TYPE ? [] : await bundled.refsOf(node as CasNode);
-    batch.push({ hash, bytes, type: node.type, refs });
-    if (batch.length >= BATCH) {
-      nodesWritten += (await store.cas.backend.write(batch)).size;
-      batch = [];
-    }
-  }
-  if (batch.length > 0) nodesWritten += (await store.cas.backend.write(batch)).size;
-  for (const pointer of header.threads) {
-    if (reports.find((r) => r.thread === pointer.thread)?.status === "imported") {
-      await store.threads.create(pointer);
-    }
-  }
-  return { threads: reports, nodes: nodes.size, nodesWritten };
-}
-
 /**
  * A bundle read in memory, without writing anything: its header and a read-only CAS over its
  * nodes (each re-hashed), with a `threads.get` for its pointers. `uwf-replay --from <file>`
@@ -201,12 +120,14 @@ export function openBundle(
   header: BundleHeader;
   cas: Cas;
   threads: { get(id: string): Promise<ThreadPointer> };
+  /** Each node's exact bytes by hash, as the file holds them. */
+  nodes: ReadonlyMap<string, Uint8Array>;
 } {
   const { header, nodes } = parseBundle(text);
   const cas = new Cas(memoryBackend(nodes), { validatorCacheDir: validatorCacheDirectory });
   const threads = {
     get: async (id: string): Promise<ThreadPointer> => {
-      const pointer = header.threads.find((t) => t.thread === id);
+      const pointer = header.threads.find((t) => t?.thread === id);
       if (!pointer) {
         throw new UwfError("THREAD_NOT_FOUND", `the bundle has no thread ${id}`, {
           hint: "list its threads with `head -1 <file>`",
@@ -215,7 +136,7 @@ export function openBundle(
       return pointer;
     },
   };
-  return { header, cas, threads };
+  return { header, cas, threads, nodes };
 }
 
 /** The header and the nodes of a bundle, each node's bytes checked against its name. */
@@ -266,34 +187,6 @@ function notABundle(why: string): UwfError {
   return new UwfError("BUNDLE_INVALID", `not a bundle made by \`uwf thread export\`: ${why}`, {
     hint: "make one with `uwf thread export <thread> -o <file>`",
   });
-}
-
-function refusal(report: ThreadVerifyReport): UwfError {
-  const first = report.problems[0]!;
-  const where = first.step === null ? "" : ` (step ${first.step})`;
-  return new UwfError(
-    "BUNDLE_INVALID",
-    `thread ${report.thread} in the bundle does not verify: node ${first.hash}${where}: ${first.reason}; nothing was imported`,
-    {
-      hint: "export the thread again from a store where `uwf thread verify` passes",
-      details: { thread: report.thread, problems: report.problems },
-    },
-  );
-}
-
-async function existing(store: Store, id: string): Promise<ThreadPointer | null> {
-  try {
-    return await store.threads.get(id);
-  } catch (error) {
-    if (isUwfError(error) && error.code === "THREAD_NOT_FOUND") return null;
-    throw error;
-  }
-}
-
-/** The same thread state, whatever revision and write time each store gave it. */
-function samePointer(a: ThreadPointer, b: ThreadPointer): boolean {
-  const strip = ({ rev: _r, updatedAt: _u, ...rest }: ThreadPointer) => canonicalJson(rest);
-  return strip(a) === strip(b);
 }
 
 /** A read-only CAS backend over a bundle's nodes. */

@@ -12,9 +12,10 @@ import {
 } from "@united-workforce/protocol";
 import type { Cas, CasWrite, Store } from "@united-workforce/store";
 import { type Logger, newUlid } from "@united-workforce/util";
-import { childrenByParent, importBundle } from "./bundle.js";
+import { childrenByParent } from "./bundle.js";
 import { Engine } from "./engine.js";
 import type { EngineEvent } from "./events.js";
+import { importBundle } from "./import-bundle.js";
 import { takeThread } from "./lease.js";
 import { type RecordedStep, readRecording } from "./recordings.js";
 import { runSteps, terminalReason } from "./run-steps.js";
@@ -52,7 +53,8 @@ export async function testWorkflow(options: WorkflowTestOptions): Promise<Workfl
   const { scratch } = options;
   const imported: { origin: string; thread: string }[] = [];
   for (const source of options.sources) {
-    const report = await importBundle(scratch, source.bundle);
+    // The scratch copies never run (replays are new threads, in the recorded cwd): any cwd does.
+    const report = await importBundle(scratch, source.bundle, { cwd: options.cwd });
     for (const { thread } of report.threads) {
       // The same thread named twice (by id and in a bundle) is tested once.
       if (!imported.some((r) => r.thread === thread))

@@ -1,27 +1,104 @@
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import type { ThreadImportDocument } from "@united-workforce/protocol";
+import { UwfError } from "@united-workforce/util";
 import { readInput } from "../cas/read-input.js";
 import { defineCommand, result } from "../command.js";
+
+type Entry = ThreadImportDocument["threads"][number];
 
 export default defineCommand({
   path: ["thread", "import"],
   summary: "bring threads from a bundle into this store, verified before anything is written",
   description:
-    "Every node of the bundle must hash to its name and every thread must pass `uwf thread verify` against the bundle alone; a thread that exists here with another history is refused. Otherwise nothing is written. Importing a thread that is already here unchanged does nothing.",
+    "Every node of the bundle must hash to its name, every thread must pass `uwf thread verify` against the bundle alone, and each pointer must agree with its chain (workflow, last role, status, suspension); otherwise nothing is written. A thread already here stays as it is when it is at the same step or further on, and is fast-forwarded when the bundle's chain goes on from it (not while it runs); another history is refused, naming where the two part. Only the chain's state is taken: an imported thread runs in --cwd with this store's agents. The output lists what the bundle remembered and was not taken (its agent, cwd and git worktree are another machine's), and names the workflows whose roles run commands of their own, to read before `uwf thread exec`.",
   args: [{ name: "file", description: 'the bundle ("-": stdin)' }],
-  examples: ["uwf thread import run.uwf-bundle"],
-  async run(ctx, [file]) {
+  options: [
+    {
+      flags: "--cwd <dir>",
+      type: "string",
+      description:
+        "where the imported threads run from now on (default: the current directory; a fan-out child in a subfolder of its parent's cwd keeps that subfolder)",
+    },
+  ],
+  examples: ["uwf thread import run.uwf-bundle", "uwf thread import run.uwf-bundle --cwd /src/app"],
+  async run(ctx, [file], options) {
+    const cwd = resolve(ctx.cwd, (options.cwd as string | undefined) ?? ".");
+    if (!isDirectory(cwd)) {
+      throw new UwfError("USAGE", `--cwd "${cwd}" is not an existing directory`, {
+        hint: "Create the directory first or pass another one.",
+      });
+    }
     const { importBundle } = await import("@united-workforce/engine");
     const store = await ctx.store();
-    const report = await importBundle(store, readInput(ctx.cwd, file));
-    const doc: ThreadImportDocument = report;
+    const doc: ThreadImportDocument = await importBundle(store, readInput(ctx.cwd, file), { cwd });
+    for (const t of doc.threads) {
+      if (t.status === "imported" || t.status === "fast-forwarded") {
+        ctx.logger.info("thread.import", {
+          thread: t.thread,
+          status: t.status,
+          head: t.head,
+          ...(t.from && { from: t.from }),
+          ...(t.dropped && { dropped: Object.keys(t.dropped) }),
+        });
+      }
+    }
     return result(doc, (d) =>
       [
-        ...d.threads.map(
-          (t) =>
-            `${t.thread}: ${t.status === "imported" ? "imported" : "already here, unchanged"} (${t.steps} step${t.steps === 1 ? "" : "s"}, head ${t.head})`,
+        ...d.threads.flatMap((t) => [`${t.thread}: ${outcome(t)}`, ...droppedLines(t)]),
+        ...d.scripts.map(
+          (s) =>
+            `note: workflow "${s.workflow}" (${s.hash}) runs commands of its own in role${s.roles.length === 1 ? "" : "s"} ${s.roles.join(", ")}: read them with \`uwf workflow show ${s.hash}\` before \`uwf thread exec\``,
         ),
         `${d.nodes} nodes in the bundle, ${d.nodesWritten} new here`,
       ].join("\n"),
     );
   },
 });
+
+function outcome(t: Entry): string {
+  const steps = `${t.steps} step${t.steps === 1 ? "" : "s"}`;
+  switch (t.status) {
+    case "imported":
+      return `imported (${steps}, head ${t.head}), runs in ${t.cwd}`;
+    case "fast-forwarded":
+      return `fast-forwarded by ${t.by} step${t.by === 1 ? "" : "s"} (head ${t.from} → ${t.head}, ${steps})`;
+    case "ahead":
+      return `this store's thread is ${t.by} step${t.by === 1 ? "" : "s"} ahead of the bundle; nothing to import (head ${t.head}, ${steps})`;
+    default:
+      return t.bundleStatus === undefined
+        ? `already here, unchanged (${steps}, head ${t.head})`
+        : `already here, unchanged (${steps}, head ${t.head}); it is ${t.bundleStatus} in the bundle, and this store's status is kept`;
+  }
+}
+
+/** What of the bundle's pointer was not taken, one line each, under the thread's line. */
+function droppedLines(t: Entry): string[] {
+  const dropped = t.dropped ?? {};
+  const lines: string[] = [];
+  if (dropped.agent !== undefined) {
+    lines.push(
+      `  not taken: the agent it remembered, ${JSON.stringify(dropped.agent)} (exec uses this store's config, or --agent)`,
+    );
+  }
+  if (dropped.cwd !== undefined) {
+    lines.push(`  not taken: its cwd ${dropped.cwd} (it runs in ${t.cwd})`);
+  }
+  if (dropped.worktree !== undefined) {
+    lines.push(`  not taken: its git worktree ${dropped.worktree} (the other machine's)`);
+  }
+  if (dropped.location !== undefined) {
+    lines.push(
+      `  not taken: its suspension's location ${dropped.location} (a retry runs in ${t.cwd})`,
+    );
+  }
+  return lines;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,302 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Store } from "@united-workforce/store";
+import { appendStep, openHomeStore, seedThread } from "@united-workforce/test-utils";
+import { isUwfError, newUlid } from "@united-workforce/util";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { relay } from "../__fixtures__/workflows.js";
+import { exportBundle } from "./bundle.js";
+import { importBundle } from "./import-bundle.js";
+
+/** Two stores: the thread's own (`there`) and the one it is imported into (`here`). */
+let root: string;
+let there: Store;
+let here: Store;
+/** The importer's cwd. */
+let cwd: string;
+beforeEach(async () => {
+  root = mkdtempSync(join(tmpdir(), "uwf-import-"));
+  there = await openHomeStore(join(root, "there"));
+  here = await openHomeStore(join(root, "here"));
+  cwd = join(root, "work");
+  mkdirSync(cwd);
+});
+afterEach(async () => {
+  await there.close();
+  await here.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function bundleOf(ids: string[]): Promise<string> {
+  const lines: string[] = [];
+  for await (const line of exportBundle(there, ids)) lines.push(line);
+  return `${lines.join("\n")}\n`;
+}
+
+/** The bundle with its header's pointers changed by `edit`. */
+function edited(bundle: string, edit: (pointer: Record<string, unknown>, i: number) => void) {
+  const [first, ...rest] = bundle.split("\n");
+  const header = JSON.parse(first!);
+  header.threads.forEach(edit);
+  return [JSON.stringify(header), ...rest].join("\n");
+}
+
+async function refusal(run: Promise<unknown>): Promise<{ code: string; message: string }> {
+  const error = await run.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (!isUwfError(error)) throw new Error(`expected a UwfError, got ${String(error)}`);
+  return { code: error.code, message: error.message };
+}
+
+const writer = { role: "writer", output: { $status: "written", text: "hi" } };
+const reviewer = { role: "reviewer", output: { $status: "asks", question: "why?" } };
+
+/** A relay thread of `there` with the writer's step, run in /elsewhere/app. */
+async function written(): Promise<string> {
+  const { thread } = await seedThread(there, {
+    workflow: relay,
+    prompt: "p",
+    cwd: "/elsewhere/app",
+  });
+  await appendStep(there, thread, writer);
+  return thread;
+}
+
+async function nothingHere(): Promise<void> {
+  expect((await here.threads.list()).total).toBe(0);
+  const nodes: string[] = [];
+  for await (const hash of here.cas.backend.list()) nodes.push(hash);
+  expect(nodes).toEqual([]);
+}
+
+describe("importBundle: what of a pointer is taken", () => {
+  it("drops the remembered agent and the worktree, and runs the thread in the importer's cwd", async () => {
+    const thread = await written();
+    const bundle = edited(await bundleOf([thread]), (p) => {
+      p.agent = '/bin/sh -c "touch /tmp/PWNED"';
+      p.worktree = { path: "/elsewhere/wt", branch: "uwf/x", repo: "/elsewhere", base: "abc" };
+      p.unknownField = "kept nowhere";
+    });
+    const report = await importBundle(here, bundle, { cwd });
+    expect(report.threads).toEqual([
+      {
+        thread,
+        head: expect.any(String),
+        steps: 1,
+        status: "imported",
+        cwd,
+        dropped: {
+          agent: '/bin/sh -c "touch /tmp/PWNED"',
+          worktree: "/elsewhere/wt",
+          cwd: "/elsewhere/app",
+        },
+      },
+    ]);
+    const pointer = await here.threads.get(thread);
+    expect(pointer.agent).toBeUndefined();
+    expect(pointer.worktree).toBeUndefined();
+    expect(pointer.cwd).toBe(cwd);
+    expect(pointer).not.toHaveProperty("unknownField");
+  });
+
+  it("keeps a thread's subfolder under the exported thread's cwd, and nothing outside it", async () => {
+    const thread = await written();
+    const child = newUlid();
+    const grandchild = newUlid();
+    const pointer = await there.threads.get(thread);
+    const { rev: _rev, ...rest } = pointer;
+    await there.threads.create({ ...rest, thread: child, cwd: "/elsewhere/app/packages/a" });
+    await there.threads.create({ ...rest, thread: grandchild, cwd: "/elsewhere/other" });
+    const report = await importBundle(here, await bundleOf([thread, child, grandchild]), { cwd });
+    expect(report.threads.map((t) => t.cwd)).toEqual([cwd, join(cwd, "packages/a"), cwd]);
+  });
+
+  it("keeps a suspension's relative location, and drops one that leaves the thread's cwd", async () => {
+    const thread = await written();
+    const suspend = (location: string) => (p: Record<string, unknown>) => {
+      p.status = "suspended";
+      p.suspended = { role: "reviewer", reason: "agent failed", kind: "failure", location };
+    };
+    const bundle = await bundleOf([thread]);
+    await importBundle(here, edited(bundle, suspend("sub/dir")), { cwd });
+    expect((await here.threads.get(thread)).suspended?.location).toBe("sub/dir");
+
+    const other = await openHomeStore(join(root, "other"));
+    try {
+      const report = await importBundle(other, edited(bundle, suspend("../../etc")), { cwd });
+      expect(report.threads[0]!.dropped).toMatchObject({ location: "../../etc" });
+      expect((await other.threads.get(thread)).suspended?.location).toBeNull();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("names the workflows that run commands of their own", async () => {
+    const scripted = structuredClone(relay);
+    scripted.roles.writer!.run = ["echo", "hi"];
+    const { thread } = await seedThread(there, { workflow: scripted, prompt: "p", cwd: "/x" });
+    const report = await importBundle(here, await bundleOf([thread]), { cwd });
+    expect(report.scripts).toEqual([
+      {
+        workflow: "relay",
+        hash: (await there.threads.get(thread)).workflowHash,
+        roles: ["writer"],
+      },
+    ]);
+  });
+});
+
+describe("importBundle: a pointer must say what its chain says", () => {
+  const cases: [string, (p: Record<string, unknown>) => void, string][] = [
+    ["a status that is derived, never stored", (p) => (p.status = "running"), '`status` "running"'],
+    [
+      "a workflow name that is not its workflow's",
+      (p) => (p.workflow = "../evil"),
+      `names workflow "../evil", but the workflow it is pinned to`,
+    ],
+    [
+      "a suspension naming a role the workflow lacks",
+      (p) => {
+        p.status = "suspended";
+        p.suspended = { role: "zzz", reason: "r", kind: "question" };
+      },
+      `its suspension names role "zzz", which is not in workflow "relay"`,
+    ],
+    [
+      "a malformed suspension",
+      (p) => {
+        p.status = "suspended";
+        p.suspended = { role: "zzz" };
+      },
+      "`suspended` is not null or",
+    ],
+    [
+      "a suspended status without a suspension",
+      (p) => (p.status = "suspended"),
+      "says `suspended` but not why",
+    ],
+    [
+      "an idle status with a suspension",
+      (p) => (p.suspended = { role: "writer", reason: "r", kind: "question" }),
+      "says `idle` but holds a suspension",
+    ],
+    [
+      "a last role its head did not run",
+      (p) => (p.currentRole = "reviewer"),
+      'the last role was "reviewer", but its head step ran "writer"',
+    ],
+    ["a step count its chain does not hold", (p) => (p.steps = 3), "the thread counts 3 steps"],
+    ["a time that is not one", (p) => (p.createdAt = "yesterday"), '`createdAt` "yesterday"'],
+    ["usage that is not figures", (p) => (p.usage = { inputTokens: "lots" }), "its `usage` is not"],
+    ["a thread id that is a path", (p) => (p.thread = "../../x"), '`thread` "../../x"'],
+  ];
+  it.each(cases)("refuses %s, and writes nothing", async (_, edit, words) => {
+    const thread = await written();
+    const bad = edited(await bundleOf([thread]), edit);
+    const { code, message } = await refusal(importBundle(here, bad, { cwd }));
+    expect(code).toBe("BUNDLE_INVALID");
+    expect(message).toContain(words);
+    expect(message).toContain("nothing was imported");
+    await nothingHere();
+  });
+
+  it("refuses a thread listed twice", async () => {
+    const thread = await written();
+    const bundle = await bundleOf([thread]);
+    const [first, ...rest] = bundle.split("\n");
+    const header = JSON.parse(first!);
+    header.threads.push(header.threads[0]);
+    const twice = [JSON.stringify(header), ...rest].join("\n");
+    expect((await refusal(importBundle(here, twice, { cwd }))).message).toContain("listed twice");
+    await nothingHere();
+  });
+});
+
+describe("importBundle: a thread that is here already", () => {
+  /** Bundles of one thread after 1 and after 2 steps. */
+  async function twoExports(): Promise<{ thread: string; ff1: string; ff2: string }> {
+    const thread = await written();
+    const ff1 = await bundleOf([thread]);
+    await appendStep(there, thread, reviewer);
+    return { thread, ff1, ff2: await bundleOf([thread]) };
+  }
+
+  it("fast-forwards it when the bundle's chain goes on from it", async () => {
+    const { thread, ff1, ff2 } = await twoExports();
+    await importBundle(here, ff1, { cwd });
+    const before = await here.threads.get(thread);
+    // Run from another folder: a fast-forwarded thread keeps the cwd it has here.
+    const report = await importBundle(here, ff2, { cwd: root });
+    const after = await here.threads.get(thread);
+    expect(report.threads).toEqual([
+      {
+        thread,
+        head: after.head,
+        steps: 2,
+        status: "fast-forwarded",
+        cwd,
+        from: before.head,
+        by: 1,
+        dropped: { cwd: "/elsewhere/app" },
+      },
+    ]);
+    expect(after).toMatchObject({ steps: 2, currentRole: "reviewer", cwd });
+    expect(after.head).toBe((await there.threads.get(thread)).head);
+  });
+
+  it("keeps this store's thread that went further, and says by how much", async () => {
+    const { thread, ff1, ff2 } = await twoExports();
+    await importBundle(here, ff2, { cwd });
+    const report = await importBundle(here, ff1, { cwd });
+    expect(report.threads).toEqual([
+      expect.objectContaining({ thread, status: "ahead", by: 1, steps: 2 }),
+    ]);
+    expect((await here.threads.get(thread)).steps).toBe(2);
+  });
+
+  it("leaves it as it is at the same step, noting a status of the bundle's that differs", async () => {
+    const { thread, ff1 } = await twoExports();
+    await importBundle(here, ff1, { cwd });
+    const report = await importBundle(here, ff1, { cwd });
+    expect(report.threads[0]).toEqual(expect.objectContaining({ status: "unchanged" }));
+    expect(report.threads[0]).not.toHaveProperty("bundleStatus");
+    const cancelled = edited(ff1, (p) => (p.status = "cancelled"));
+    const again = await importBundle(here, cancelled, { cwd });
+    expect(again.threads[0]).toMatchObject({ status: "unchanged", bundleStatus: "cancelled" });
+    expect((await here.threads.get(thread)).status).toBe("idle");
+  });
+
+  it("refuses another history, naming where the two part", async () => {
+    const { thread, ff1, ff2 } = await twoExports();
+    await importBundle(here, ff1, { cwd });
+    const first = (await here.threads.get(thread)).head;
+    const ours = await appendStep(here, thread, { ...reviewer, body: "ours" });
+    const before = await here.threads.get(thread);
+    const { code, message } = await refusal(importBundle(here, ff2, { cwd }));
+    expect(code).toBe("THREAD_EXISTS");
+    expect(message).toContain(`thread ${thread} exists here with another history`);
+    expect(message).toContain(`both have its first step (${first})`);
+    expect(message).toContain(`this store's has 1 step of its own (head ${ours})`);
+    expect(message).toContain("nothing was imported");
+    expect(await here.threads.get(thread)).toEqual(before);
+  });
+
+  it("refuses to fast-forward a thread that runs here, and writes nothing", async () => {
+    const { thread, ff1, ff2 } = await twoExports();
+    await importBundle(here, ff1, { cwd });
+    const before = await here.threads.get(thread);
+    const { lease } = await here.leases.acquire(thread, { command: "uwf thread exec" });
+    try {
+      const { code, message } = await refusal(importBundle(here, ff2, { cwd }));
+      expect(code).toBe("THREAD_BUSY");
+      expect(message).toContain("nothing was imported");
+    } finally {
+      await lease.release();
+    }
+    expect(await here.threads.get(thread)).toEqual(before);
+    expect((await importBundle(here, ff2, { cwd })).threads[0]!.status).toBe("fast-forwarded");
+  });
+});
