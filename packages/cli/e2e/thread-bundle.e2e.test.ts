@@ -171,6 +171,12 @@ describe("uwf thread export / import", () => {
     expect(existsSync(marker)).toBe(false);
     expect((await to("thread", "exec", thread, "--agent", MOCK)).code).toBe(0);
     expect(existsSync(marker)).toBe(false);
+
+    // A fork runs where this store runs the thread, not where its StartNode began (elsewhere).
+    const head = JSON.parse((await to("thread", "show", thread, "--format", "json")).stdout).head;
+    const fork = (await to("step", "fork", head)).stdout.trim();
+    const forked = JSON.parse((await to("thread", "show", fork, "--format", "json")).stdout);
+    expect(forked.cwd).toBe(work);
   });
 
   it("refuses a pointer its chain contradicts, writes nothing, and then takes the sound bundle", async () => {

@@ -24,6 +24,7 @@ export default defineCommand({
     const workflow = await engine.workflow(start.workflow);
     let steps = 0;
     for await (const _ of walkBack(cas, hash!)) steps++;
+    const family = await threadsOf(engine.store, step.start);
     const now = new Date();
     const pointer: ThreadPointer = {
       thread: newUlid(now.getTime()),
@@ -35,13 +36,13 @@ export default defineCommand({
       currentRole: step.role,
       suspended: null,
       steps,
-      cwd: start.cwd,
+      cwd: placeOf(family, hash!) ?? start.cwd,
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
       forkedFrom: hash!,
     };
     // A fork of a thread with a worktree gets its own, branched from that thread's branch.
-    const parent = await worktreeOwner(engine.store, step.start, step.cwd);
+    const parent = await worktreeOwner(family, step.cwd);
     if (parent !== null) {
       const { forkThreadWorktree } = await import("@united-workforce/engine");
       const made = forkThreadWorktree(
@@ -64,21 +65,35 @@ export default defineCommand({
   },
 });
 
+/** The threads of this store that share a StartNode. */
+async function threadsOf(store: Store, start: string): Promise<ThreadPointer[]> {
+  const { items } = await store.threads.list({ start });
+  return items.flatMap((item) => (item.pointer === null ? [] : [item.pointer]));
+}
+
+/**
+ * Where this store runs the step's threads: the cwd of one that shares its StartNode, without a
+ * worktree of its own (the one at this step first). The StartNode's cwd is where the thread
+ * began, which for an imported thread is another machine's path: its importer chose another.
+ */
+function placeOf(family: readonly ThreadPointer[], step: string): string | undefined {
+  const plain = family.filter((pointer) => pointer.worktree === undefined);
+  return (plain.find((pointer) => pointer.head === step) ?? plain[0])?.cwd;
+}
+
 /**
  * The thread whose worktree the step ran in: of the threads sharing the step's StartNode, the
  * one whose worktree holds the step's cwd. Null when the step ran in no thread's worktree.
  */
 async function worktreeOwner(
-  store: Store,
-  start: string,
+  family: readonly ThreadPointer[],
   stepCwd: string,
 ): Promise<{ worktree: ThreadWorktree; cwd: string } | null> {
   const { isInside } = await import("@united-workforce/engine");
-  const { items } = await store.threads.list({ start });
-  for (const item of items) {
-    const worktree = item.pointer?.worktree;
+  for (const pointer of family) {
+    const worktree = pointer.worktree;
     if (worktree !== undefined && isInside(worktree.path, stepCwd)) {
-      return { worktree, cwd: item.pointer!.cwd };
+      return { worktree, cwd: pointer.cwd };
     }
   }
   return null;
