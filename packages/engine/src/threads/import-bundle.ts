@@ -262,7 +262,10 @@ function portable(
 ): { pointer: ThreadPointer; dropped: DroppedFields } {
   const dropped: DroppedFields = {};
   if (pointer.agent !== undefined) dropped.agent = String(pointer.agent);
-  if (pointer.worktree !== undefined) dropped.worktree = String(pointer.worktree?.path);
+  if (pointer.worktree !== undefined) {
+    const path = (pointer.worktree as { path?: unknown } | null)?.path;
+    dropped.worktree = typeof path === "string" ? path : JSON.stringify(pointer.worktree);
+  }
   if (pointer.cwd !== cwd) dropped.cwd = pointer.cwd;
   let suspended: SuspendInfo | null = pointer.suspended;
   const location = suspended?.location;
