@@ -3,6 +3,7 @@ export { lazyRequire, nodeChildProcess, nodeCrypto, nodeHttp, nodeZlib } from ".
 export { canonicalJson } from "./canonical-json.js";
 export { DOCS_BASE_URL, docsUrl } from "./docs-url.js";
 export { addHomeDotenv, readHomeDotenv } from "./dotenv.js";
+export { editDistance } from "./edit-distance.js";
 export { errorMessage, isUwfError, UwfError } from "./errors.js";
 export { type AtomicWriteOptions, writeFileAtomic } from "./fs/atomic-write.js";
 export { type ErrnoError, ioError, isErrnoError } from "./fs/io-error.js";

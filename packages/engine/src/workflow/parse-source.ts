@@ -1,4 +1,5 @@
 import { isUtf8 } from "node:buffer";
+import { editDistance } from "@united-workforce/util";
 import {
   Composer,
   type CST,
@@ -227,29 +228,6 @@ function describe(
       : `unknown tag ${tag}: uwf knows only !include`;
   }
   return problem.message;
-}
-
-/** Edit distance counting a swap of two neighbours as one edit (`!incldue` is one from `!include`). */
-function editDistance(a: string, b: string): number {
-  let before: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      let distance = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + Number(a[i - 1] !== b[j - 1]),
-      );
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        distance = Math.min(distance, before[j - 2]! + 1);
-      }
-      current.push(distance);
-    }
-    before = previous;
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { editDistance } from "@united-workforce/util";
 import { isMapping, type SchemaMap } from "./schema-shape.js";
 
 /**
@@ -195,31 +196,4 @@ function nearestKeyword(word: string): string | undefined {
     }
   }
   return best;
-}
-
-/**
- * Edit distance counting a swap of two neighbours as one edit, as typists make them: with plain
- * Levenshtein `tyep` is as far from `then` as from `type`.
- */
-function editDistance(a: string, b: string): number {
-  let before: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = Number(a[i - 1] !== b[j - 1]);
-      let distance = Math.min(
-        (previous[j] ?? 0) + 1,
-        (current[j - 1] ?? 0) + 1,
-        (previous[j - 1] ?? 0) + cost,
-      );
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        distance = Math.min(distance, (before[j - 2] ?? 0) + 1);
-      }
-      current.push(distance);
-    }
-    before = previous;
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

@@ -1,5 +1,5 @@
 import { CONFIG_SCHEMA } from "@united-workforce/protocol";
-import { docsUrl, UwfError } from "@united-workforce/util";
+import { docsUrl, editDistance, UwfError } from "@united-workforce/util";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 
 /**
@@ -98,21 +98,6 @@ export function unknownKeyHint(path: readonly string[]): string {
   ]
     .filter(Boolean)
     .join(" ");
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      const substitution = diagonal + Number(a[i - 1] !== b[j - 1]);
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, substitution);
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
 }
 
 /**
