@@ -10,6 +10,7 @@ export {
   openBundle,
   withFanoutChildren,
 } from "./threads/bundle.js";
+export { cancelledHint } from "./threads/cancelled-hint.js";
 export { readStep, walkBack } from "./threads/chain.js";
 export {
   commandLabel,

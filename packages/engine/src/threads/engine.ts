@@ -37,6 +37,7 @@ import { readHomeDotenv } from "../env/dotenv.js";
 import { evaluate, startOutput, type Transition } from "../moderator/evaluate.js";
 import { expectedRole, type RoutedFrom } from "../moderator/expected-role.js";
 import { adapterArgv } from "./adapter-argv.js";
+import { cancelledHint } from "./cancelled-hint.js";
 import type { EngineEvent } from "./events.js";
 import type { FanoutReport } from "./fanout.js";
 import { guardReached } from "./guards.js";
@@ -324,7 +325,7 @@ export class Engine {
       if (outcome.aborted) {
         this.ctx.logger.warn("step.aborted", { thread: pointer.thread, role: plan.role });
         return {
-          pointer: remember ? await this.write(pointer) : pointer,
+          pointer: remember ? await this.writeUnlessChanged(pointer) : pointer,
           step: null,
           usage: null,
           failure: null,
@@ -681,6 +682,14 @@ export class Engine {
     const updated = { ...pointer, updatedAt: new Date().toISOString() };
     const stored = await this.store.threads.swap(updated, pointer.rev ?? 0);
     if (stored === null) {
+      const now = await this.store.threads.get(pointer.thread).catch(() => null);
+      if (now?.status === "cancelled") {
+        throw new UwfError(
+          "THREAD_CONFLICT",
+          `thread ${pointer.thread} was cancelled while this exec ran; nothing more was written to it`,
+          { hint: cancelledHint(now), details: { thread: pointer.thread } },
+        );
+      }
       throw new UwfError(
         "THREAD_CONFLICT",
         `thread ${pointer.thread} was changed by another process`,
@@ -691,6 +700,19 @@ export class Engine {
       );
     }
     return stored;
+  }
+
+  /**
+   * Store a change that may be dropped (the agent an interrupted step was run with): when
+   * another process changed the pointer meanwhile (`thread cancel`), its version stands.
+   */
+  private async writeUnlessChanged(pointer: ThreadPointer): Promise<ThreadPointer> {
+    try {
+      return await this.write(pointer);
+    } catch (error) {
+      if (isUwfError(error) && error.code === "THREAD_CONFLICT") return pointer;
+      throw error;
+    }
   }
 }
 

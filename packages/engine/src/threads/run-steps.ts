@@ -3,6 +3,7 @@ import type { Lease, RunLimits } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
 import type { FanoutTransition } from "../moderator/evaluate.js";
 import { addToTotal, emptyTotal } from "../usage/total.js";
+import { cancelledHint } from "./cancelled-hint.js";
 import { type Engine, type ExecSummary, type PlannedStep, prevOf } from "./engine.js";
 import { type FanoutReport, runFanout } from "./fanout.js";
 import { guardReached } from "./guards.js";
@@ -63,6 +64,14 @@ export async function runSteps(
     failure: null,
     ...(fanouts.length > 0 ? { fanouts } : {}),
   });
+  // An interrupted run says what interrupted it when the store knows: `thread cancel` marks the
+  // thread cancelled before it stops the exec, so the exec's last word names the cancel.
+  const interrupted = async (message: string, during: string): Promise<ExecSummary> => {
+    const now = await engine.store.threads.get(threadId).catch(() => null);
+    if (now?.status !== "cancelled") return stop("stopped", message);
+    pointer = now;
+    return stop("stopped", `thread was cancelled ${during}. ${cancelledHint(now)}`);
+  };
 
   for (let i = 0; i < options.count; i++) {
     const custom = i === 0 ? options.first : undefined;
@@ -122,7 +131,9 @@ export async function runSteps(
         `thread is suspended before role "${plan.role}": ${overBudget}. To continue: uwf thread resume ${threadId}`,
       );
     }
-    if (engine.ctx.signal.aborted) return stop("stopped", "interrupted before the step started");
+    if (engine.ctx.signal.aborted) {
+      return interrupted("interrupted before the step started", "before the step started");
+    }
     if (fanout !== null) {
       // `thread resume` of the parent (a custom first step) re-runs failed children.
       const outcome = await runFanout(engine, pointer, fanout, {
@@ -133,7 +144,9 @@ export async function runSteps(
       });
       pointer = outcome.pointer;
       fanouts.push(outcome.report);
-      if (outcome.kind === "stopped") return stop("stopped", outcome.message);
+      if (outcome.kind === "stopped") {
+        return interrupted(outcome.message, `while the fan-out to role "${plan.role}" ran`);
+      }
       if (outcome.kind === "suspended") {
         return stop(outcome.failed ? "failed" : "suspended", outcome.message);
       }
@@ -152,8 +165,12 @@ export async function runSteps(
       lease: options.lease,
     });
     pointer = result.pointer;
-    if (result.aborted)
-      return stop("stopped", `interrupted while role "${plan.role}" ran; the head did not move`);
+    if (result.aborted) {
+      return interrupted(
+        `interrupted while role "${plan.role}" ran; the head did not move`,
+        `while role "${plan.role}" ran; the head did not move`,
+      );
+    }
     if (result.failure) {
       return { ...stop("failed", result.failure.message), failure: result.failure };
     }
@@ -270,7 +287,7 @@ export function terminalReason(
     case "cancelled":
       return {
         because: "cancelled",
-        message: "thread is cancelled; nothing runs on it. Fork a step to continue its work.",
+        message: `thread is cancelled; nothing runs on it. ${cancelledHint(pointer)}`,
       };
     case "suspended": {
       const info = pointer.suspended;

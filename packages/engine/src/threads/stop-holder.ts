@@ -11,13 +11,16 @@ const KILL_WAIT_MS = 5_000;
  * End whatever holds a thread's lease: the agent's whole process group and the holder. The
  * holder gets SIGTERM first so it can release its lease; SIGKILL follows after a grace period.
  * Every wait is bounded: a holder that cannot be signalled (another user's process) or does not
- * die is an error that says so, never a hang.
+ * die is an error that says so, never a hang. `beforeSignal` runs once a live holder is known to
+ * be stoppable from here, just before it is signalled (`thread cancel` records the cancel there,
+ * so the exec it stops can say why it stopped).
  */
 export async function stopHolder(
   store: Store,
   thread: string,
-  graceMs = 5000,
+  options: { graceMs?: number; beforeSignal?: () => Promise<void> } = {},
 ): Promise<{ pid: number } | null> {
+  const graceMs = options.graceMs ?? 5000;
   const lease = await store.leases.read(thread);
   if (!lease) return null;
   const { holder, child } = lease.info;
@@ -54,6 +57,7 @@ export async function stopHolder(
       },
     );
   }
+  await options.beforeSignal?.();
   // The holder first: its SIGTERM is then pending before the agent can die of its own, so the
   // holder sees an interrupt rather than a failed agent (which would suspend the thread).
   signalProcess(holder.pid, "SIGTERM", thread);

@@ -1,5 +1,6 @@
+import type { Engine } from "@united-workforce/engine";
 import type { ThreadCancelDocument, ThreadWorktree } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
+import { isUwfError, UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "./shared.js";
 
@@ -27,7 +28,9 @@ export default defineCommand({
     const { store } = engine;
     const before = await store.threads.get(thread!);
     refuseCompleted(before.status, thread!);
-    await stopHolder(store, thread!);
+    // Recorded before a running exec is stopped, so that exec ends saying the thread was
+    // cancelled rather than that it was interrupted (its own writes from then on are refused).
+    await stopHolder(store, thread!, { beforeSignal: () => markCancelled(engine, thread!) });
     const lease = await takeThread(store, thread!, "uwf thread cancel");
     try {
       const pointer = await store.threads.get(thread!);
@@ -92,6 +95,24 @@ export default defineCommand({
     }
   },
 });
+
+/**
+ * Mark the thread cancelled while another exec still holds its lease: a compare-and-swap, tried
+ * again when that exec wrote the pointer meanwhile (it writes at most once per step).
+ */
+async function markCancelled(engine: Engine, thread: string): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    const pointer = await engine.store.threads.get(thread);
+    refuseCompleted(pointer.status, thread);
+    if (pointer.status === "cancelled") return;
+    try {
+      await engine.write({ ...pointer, status: "cancelled" });
+      return;
+    } catch (error) {
+      if (tries >= 5 || !isUwfError(error) || error.code !== "THREAD_CONFLICT") throw error;
+    }
+  }
+}
 
 function refuseCompleted(status: string, thread: string): void {
   if (status === "completed") {

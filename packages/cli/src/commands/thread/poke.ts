@@ -26,7 +26,7 @@ export default defineCommand({
   ],
   examples: ['uwf thread poke 01JD… -p "Keep the public API unchanged."'],
   async run(ctx, [thread], options) {
-    const { runSteps, takeThread } = await import("@united-workforce/engine");
+    const { cancelledHint, runSteps, takeThread } = await import("@united-workforce/engine");
     const text = options.prompt;
     const progress = progressView(ctx, options.quiet);
     const engine = await openEngine(ctx, { progress });
@@ -38,9 +38,7 @@ export default defineCommand({
         throw new UwfError(
           "THREAD_STATE",
           `thread ${pointer.thread} is cancelled; nothing runs on it`,
-          {
-            hint: "Fork one of its steps to continue its work.",
-          },
+          { hint: cancelledHint(pointer) },
         );
       }
       const head = await engine.headStep(pointer);

@@ -81,12 +81,12 @@ async function planResume(
   pointer: ThreadPointer,
   answer: string | null,
 ): Promise<PlannedStep> {
-  const { prevOf, rerunStep } = await import("@united-workforce/engine");
+  const { cancelledHint, prevOf, rerunStep } = await import("@united-workforce/engine");
   const id = pointer.thread;
   switch (pointer.status) {
     case "cancelled":
       throw new UwfError("THREAD_STATE", `thread ${id} is cancelled and cannot be resumed`, {
-        hint: `Fork one of its steps to continue its work: uwf step list ${id}, then uwf step fork <step>.`,
+        hint: cancelledHint(pointer),
       });
     case "idle":
       throw new UwfError(
