@@ -85,6 +85,28 @@ const CASES: Record<string, () => Promise<number | null>> = {
     const { thread } = await startThread(sb, HELLO, "Greet Ada.");
     return whileHeld(thread, async () => (await uwf(sb, ["thread", "exec", thread])).code);
   },
+  "thread exec: 4": async () => {
+    // A failed agent suspended the thread; the next exec runs nothing and says so again.
+    const { thread } = await startThread(sb, HELLO, "Greet Ada.");
+    const crash = mockAgent(scenario(sb, "crash", [{ role: "greeter", exit: 1 }]));
+    const failed = await uwf(sb, ["thread", "exec", thread, "--agent", crash]);
+    if (failed.code !== 4) throw new Error(`the agent did not fail: ${failed.stderr}`);
+    return (await uwf(sb, ["thread", "exec", thread])).code;
+  },
+  "thread exec: 0": async () => {
+    // The thread waits for a human's answer: exec runs nothing, and that is not a failure.
+    const { thread } = await startThread(sb, HELLO, "Greet Ada.");
+    const asks = [{ role: "greeter", output: { $status: "$SUSPEND", reason: "Which Ada?" } }];
+    const asked = await uwf(sb, [
+      "thread",
+      "exec",
+      thread,
+      "--agent",
+      mockAgent(scenario(sb, "asks", asks)),
+    ]);
+    if (asked.code !== 0) throw new Error(`the agent did not ask: ${asked.stderr}`);
+    return (await uwf(sb, ["thread", "exec", thread])).code;
+  },
   "thread join: 5": async () => {
     const { thread } = await startThread(sb, HELLO, "Greet Ada.");
     return whileHeld(

@@ -88,6 +88,7 @@ export {
   type LiftedGuard,
   type RunOptions,
   runSteps,
+  suspendedByFailure,
   terminalReason,
   waitsOnFanout,
 } from "./threads/run-steps.js";

@@ -192,6 +192,15 @@ export async function runSteps(
   );
 }
 
+/**
+ * A thread suspended because its agent failed (for good, or after transient failures): the
+ * exit code of a run that stops on it is 4, as when the agent failed in that run.
+ */
+export function suspendedByFailure(pointer: ThreadPointer): boolean {
+  const kind = pointer.suspended?.kind;
+  return pointer.status === "suspended" && (kind === "failure" || kind === "retry");
+}
+
 /** A parent suspended until its fan-out's children end: exec looks at them again. */
 export function waitsOnFanout(pointer: ThreadPointer): boolean {
   return pointer.status === "suspended" && pointer.suspended?.kind === "fanout";
@@ -275,6 +284,11 @@ function afterStep(pointer: ThreadPointer): NonNullable<ReturnType<typeof termin
   return pointer.suspended?.kind === "guard" ? { ...terminal, because: "guard" } : terminal;
 }
 
+/**
+ * Why no step may run on a thread in this state, or null when one may: `failed` (exit 4) for a
+ * thread its agent's failure suspended, `suspended` for one that waits on a human, a budget or
+ * a guard, `completed`, `cancelled`.
+ */
 export function terminalReason(
   pointer: ThreadPointer,
 ): { because: ExecSummary["stoppedBecause"]; message: string } | null {
@@ -293,6 +307,14 @@ export function terminalReason(
       const info = pointer.suspended;
       if (info?.kind === "fanout") {
         return { because: "suspended", message: `thread waits for its fan-out: ${info.reason}` };
+      }
+      // Its agent failed in an earlier run, and nothing ran since: the exit code says so again
+      // (a script that retries exec must not take the thread for one that moved on).
+      if (info?.kind === "failure") {
+        return {
+          because: "failed",
+          message: `thread is suspended: role "${info.role}" failed: ${info.reason}\nThe head did not move. To retry the step: uwf thread resume ${pointer.thread}`,
+        };
       }
       if (info?.kind === "human") {
         return {
@@ -314,7 +336,7 @@ export function terminalReason(
             ? `uwf thread exec ${pointer.thread} --wait (waits until then), or uwf thread resume ${pointer.thread} (now)`
             : `uwf thread resume ${pointer.thread}`;
       return {
-        because: "suspended",
+        because: info?.kind === "retry" ? "failed" : "suspended",
         message: `thread is suspended (${reason}). To continue: ${how}`,
       };
     }

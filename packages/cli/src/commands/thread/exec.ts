@@ -17,8 +17,10 @@ export default defineCommand({
   path: ["thread", "exec"],
   interruptible: true,
   summary: "run the next step(s) of a thread, then exit",
-  description:
+  description: [
     "Stops early when the thread completes, suspends (a question or a failed agent) or is stopped, and says why. A second exec on the same thread fails at once with exit 5. A thread suspended after transient agent failures (kind retry) runs again with --wait, once its retry-after time has come. A fan-out counts as one step: its children run (concurrency at a time) until each completes or stops, then uwf writes the join step; a parent waiting on its children (kind fanout) looks at them again.",
+    "On a thread that a failed agent left suspended, exec runs nothing and exits 4 again with the reason (`uwf thread resume` retries the step); on one waiting for an answer, a budget or a guard it exits 0 and says how to go on.",
+  ].join("\n"),
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {

@@ -73,6 +73,9 @@ export async function execResult(
       if (summary.fanouts !== undefined && summary.pointer.suspended?.kind === "fanout") {
         // Which children failed or wait, and what to do: progress said only that they stopped.
         lines.push(`${d.thread}: ${d.status} — ${d.message}`);
+      } else if (d.stoppedBecause === "failed" && !summary.failure && d.steps.length === 0) {
+        // No step ran: the failure is an earlier run's (or routing found it), not shown yet.
+        lines.push(`${d.thread}: ${d.status} — ${d.message}`);
       } else if (d.stoppedBecause === "failed") {
         const what = summary.failure
           ? "the agent failed"
