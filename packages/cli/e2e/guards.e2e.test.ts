@@ -242,7 +242,8 @@ describe("thread exec --wait --background (examples/guarded-fix.yaml)", () => {
 
     const stopped = await json("thread", "stop", thread);
     expect(stopped.doc).toMatchObject({ stopped: true, pid: started.doc.pid });
-    expect(await followerExited).toBe(0);
+    // The exec it waited on was stopped: join exits as that exec would have, interrupted.
+    expect(await followerExited).toBe(130);
     const joined = { doc: JSON.parse(joinedOut) };
     // Nothing ran: the thread still waits for the same retry time.
     expect(joined.doc).toMatchObject({ status: "suspended", steps: 0 });

@@ -85,6 +85,7 @@ export {
 export { type RerouteSource, type RerouteWorkflow, rerouteThread } from "./threads/reroute.js";
 export {
   budgetReached,
+  checkFirstStep,
   type LiftedGuard,
   type RunOptions,
   runSteps,

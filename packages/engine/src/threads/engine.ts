@@ -522,6 +522,19 @@ export class Engine {
     return agent;
   }
 
+  /**
+   * Resolve the agent `role` would run with, as a step does, and throw what the step would
+   * (an unknown agent, none configured); nothing for a role no agent runs (a human's, a
+   * command's, a join).
+   */
+  async checkAgent(pointer: ThreadPointer, role: string, flag: string | undefined): Promise<void> {
+    const payload = (await this.workflow(pointer.workflowHash)).roles[role];
+    if (!payload || payload.join === true || isHumanRole(payload) || payload.run !== undefined) {
+      return;
+    }
+    await this.chooseAgent(pointer, role, flag);
+  }
+
   /** uwf's environment over `.env`, then the agent's own `env:` from config.yaml. */
   private adapterEnv(agent: ResolvedAgent): Record<string, string | undefined> {
     return {

@@ -193,6 +193,27 @@ export async function runSteps(
 }
 
 /**
+ * What a run would stop on before its first step, checked without running or writing anything:
+ * the route from the head, and the agent the next role needs (config.yaml, `--agent`). A
+ * background exec checks this before it detaches, so that what a foreground exec reports at
+ * once (an unknown agent, none configured) is reported at once, with the same exit code.
+ */
+export async function checkFirstStep(
+  engine: Engine,
+  pointer: ThreadPointer,
+  options: { agentFlag?: string | undefined; first?: PlannedStep },
+): Promise<void> {
+  let role = options.first?.role;
+  if (role === undefined) {
+    const next = await engine.route(pointer);
+    // Settling (`$END`, a question) needs no agent; a fan-out's children choose their own.
+    if (next.kind !== "next") return;
+    role = next.role;
+  }
+  await engine.checkAgent(pointer, role, options.agentFlag);
+}
+
+/**
  * A thread suspended because its agent failed (for good, or after transient failures): the
  * exit code of a run that stops on it is 4, as when the agent failed in that run.
  */

@@ -1,8 +1,19 @@
 import type { Engine, PlannedStep } from "@united-workforce/engine";
-import type { ThreadExecDocument, ThreadPointer } from "@united-workforce/protocol";
+import {
+  ExitCode,
+  exitCodeFor,
+  type ThreadExecDocument,
+  type ThreadPointer,
+} from "@united-workforce/protocol";
 import type { Lease } from "@united-workforce/store";
-import { nodeChildProcess } from "@united-workforce/util";
-import { type CommandContext, defineCommand, result } from "../command.js";
+import {
+  errorMessage,
+  ioError,
+  isErrnoError,
+  isUwfError,
+  nodeChildProcess,
+} from "@united-workforce/util";
+import { type CommandContext, type CommandResult, defineCommand, result } from "../command.js";
 import { LIMIT_OPTIONS, limitFlags, runLimits } from "./limits.js";
 import {
   execExitCode,
@@ -20,6 +31,7 @@ export default defineCommand({
   description: [
     "Stops early when the thread completes, suspends (a question or a failed agent) or is stopped, and says why. A second exec on the same thread fails at once with exit 5. A thread suspended after transient agent failures (kind retry) runs again with --wait, once its retry-after time has come. A fan-out counts as one step: its children run (concurrency at a time) until each completes or stops, then uwf writes the join step; a parent waiting on its children (kind fanout) looks at them again.",
     "On a thread that a failed agent left suspended, exec runs nothing and exits 4 again with the reason (`uwf thread resume` retries the step); on one waiting for an answer, a budget or a guard it exits 0 and says how to go on.",
+    "With --background, what would stop a foreground exec before its first step (the thread's state, an unknown agent or none configured, a config.yaml it cannot read) is reported at once, with the same exit code. The worker logs how its run ended in the process log, where `uwf thread join` and `uwf thread watch` find it and exit as the exec would have.",
   ].join("\n"),
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
@@ -65,73 +77,159 @@ export default defineCommand({
     "uwf thread exec 01JD… -c 20 --wait",
   ],
   async run(ctx, [thread], options) {
-    const { runSteps, takeThread, terminalReason, waitsOnFanout } = await import(
-      "@united-workforce/engine"
-    );
-    const count = options.count;
-    const worker = options.worker as string | undefined;
-    // A background worker has no terminal: a follower reads its events from the process log.
-    const progress = worker || options.background ? null : progressView(ctx, options.quiet);
-    const engine = await openEngine(ctx, { progress });
-    const { store } = engine;
-    const { workflow } = await store.threads.get(thread!);
-    // Checked now (a bad --max-cost is a usage error before anything runs); config read later.
-    const flags = limitFlags(options);
-    const lease = worker
-      ? await store.leases.adopt(thread!, worker)
-      : await takeThread(store, thread!, "uwf thread exec");
-    const waitFor = options.wait ? await retryWait(engine, await store.threads.get(thread!)) : null;
-    if (options.background && !worker) {
-      // Nothing would run: say so now rather than start a worker that does nothing.
-      const pointer = await store.threads.get(thread!);
-      // A parent waiting on its fan-out looks at its children again.
-      const terminal = waitFor === null && !waitsOnFanout(pointer) ? terminalReason(pointer) : null;
-      if (!terminal) return startBackground(ctx, thread!, count, options, lease);
-      await lease.release();
-      const doc: ThreadExecDocument = {
-        thread: pointer.thread,
-        status: pointer.status,
-        stoppedBecause: terminal.because,
-        message: terminal.message,
-        steps: [],
-      };
-      return result(doc, renderExec, execExitCode(doc));
-    }
+    if (options.worker === undefined) return execThread(ctx, thread!, options, null);
+    // A background worker has no terminal: how its run ended goes to the process log, where
+    // `thread join` and `thread watch` read it, before the worker lets its lease go or exits.
+    const report = workerReport(ctx, thread!);
     try {
-      let first: PlannedStep | undefined;
-      if (waitFor !== null) {
-        const ms = Date.parse(waitFor.retryAfter) - Date.now();
-        if (ms > 0) {
-          // In the process log too: a background worker has no terminal, and `thread stop`
-          // ends its wait.
-          ctx.logger.info("exec.wait", {
-            thread,
-            role: waitFor.plan.role,
-            retryAfter: waitFor.retryAfter,
-          });
-          if (!options.quiet) {
-            ctx.progress(
-              `waiting until ${waitFor.retryAfter} to retry role "${waitFor.plan.role}" (Ctrl-C stops waiting)\n`,
-            );
-          }
-        }
-        await sleepUntil(ms, ctx.signal);
-        first = waitFor.plan;
-      }
-      const summary = await runSteps(engine, thread!, {
-        count,
-        agentFlag: options.agent as string | undefined,
-        lease,
-        limits: () => runLimits(ctx, workflow, flags),
-        ...(first === undefined ? {} : { first: () => first }),
-      });
-      return await execResult(engine, summary, { quiet: options.quiet });
-    } finally {
-      progress?.stop();
-      await lease.release();
+      return await execThread(ctx, thread!, options, report);
+    } catch (error) {
+      report.failed(error);
+      throw error;
     }
   },
 });
+
+interface ExecOptions {
+  count: number;
+  quiet: boolean;
+  agent?: string | undefined;
+  background?: boolean | undefined;
+  wait?: boolean | undefined;
+  worker?: string | undefined;
+  maxCost?: string | undefined;
+  maxSteps?: number | undefined;
+}
+
+async function execThread(
+  ctx: CommandContext,
+  thread: string,
+  options: ExecOptions,
+  report: WorkerReport | null,
+): Promise<CommandResult<ThreadExecDocument>> {
+  const { checkFirstStep, runSteps, takeThread, terminalReason, waitsOnFanout } = await import(
+    "@united-workforce/engine"
+  );
+  const count = options.count;
+  const { worker } = options;
+  // A background worker has no terminal: a follower reads its events from the process log.
+  const progress = worker || options.background ? null : progressView(ctx, options.quiet);
+  const engine = await openEngine(ctx, { progress });
+  const { store } = engine;
+  const { workflow } = await store.threads.get(thread);
+  // Checked now (a bad --max-cost is a usage error before anything runs); config read later.
+  const flags = limitFlags(options);
+  const lease = worker
+    ? await store.leases.adopt(thread, worker)
+    : await takeThread(store, thread, "uwf thread exec");
+  const waitFor = options.wait ? await retryWait(engine, await store.threads.get(thread)) : null;
+  if (options.background && !worker) {
+    try {
+      const pointer = await store.threads.get(thread);
+      // A parent waiting on its fan-out looks at its children again.
+      const terminal = waitFor === null && !waitsOnFanout(pointer) ? terminalReason(pointer) : null;
+      if (terminal) {
+        // Nothing would run: say so now rather than start a worker that does nothing.
+        await lease.release();
+        const doc: ThreadExecDocument = {
+          thread: pointer.thread,
+          status: pointer.status,
+          stoppedBecause: terminal.because,
+          message: terminal.message,
+          steps: [],
+        };
+        return result(doc, renderExec, execExitCode(doc));
+      }
+      // What a foreground exec would refuse before its first step is refused here too, with
+      // the same error and exit code: a worker has no terminal to say it on.
+      await checkFirstStep(engine, pointer, {
+        agentFlag: options.agent,
+        ...(waitFor === null ? {} : { first: waitFor.plan }),
+      });
+      await runLimits(ctx, workflow, flags);
+    } catch (error) {
+      await lease.release();
+      throw error;
+    }
+    return startBackground(ctx, thread, count, options, lease);
+  }
+  try {
+    let first: PlannedStep | undefined;
+    if (waitFor !== null) {
+      const ms = Date.parse(waitFor.retryAfter) - Date.now();
+      if (ms > 0) {
+        // In the process log too: a background worker has no terminal, and `thread stop`
+        // ends its wait.
+        ctx.logger.info("exec.wait", {
+          thread,
+          role: waitFor.plan.role,
+          retryAfter: waitFor.retryAfter,
+        });
+        if (!options.quiet) {
+          ctx.progress(
+            `waiting until ${waitFor.retryAfter} to retry role "${waitFor.plan.role}" (Ctrl-C stops waiting)\n`,
+          );
+        }
+      }
+      await sleepUntil(ms, ctx.signal);
+      first = waitFor.plan;
+    }
+    const summary = await runSteps(engine, thread, {
+      count,
+      agentFlag: options.agent,
+      lease,
+      limits: () => runLimits(ctx, workflow, flags),
+      ...(first === undefined ? {} : { first: () => first }),
+    });
+    const outcome = await execResult(engine, summary, { quiet: options.quiet });
+    report?.ended(outcome);
+    return outcome;
+  } catch (error) {
+    report?.failed(error);
+    throw error;
+  } finally {
+    progress?.stop();
+    await lease.release();
+  }
+}
+
+/** How a background worker's run ended, logged once: `exec.end`, or `exec.error` when it threw. */
+interface WorkerReport {
+  ended(outcome: CommandResult<ThreadExecDocument>): void;
+  failed(error: unknown): void;
+}
+
+function workerReport(ctx: CommandContext, thread: string): WorkerReport {
+  let reported = false;
+  return {
+    ended({ document: doc, exitCode }) {
+      if (reported) return;
+      reported = true;
+      ctx.logger.info("exec.end", {
+        thread,
+        status: doc.status,
+        stoppedBecause: doc.stoppedBecause,
+        steps: doc.steps.length,
+        message: doc.message,
+        exitCode: exitCode ?? ExitCode.ok,
+      });
+    },
+    failed(thrown) {
+      if (reported) return;
+      reported = true;
+      // As the entry would print it: a failed system call is an I/O error, anything else a bug.
+      const error = isUwfError(thrown) || !isErrnoError(thrown) ? thrown : ioError(thrown);
+      const code = isUwfError(error) ? error.code : "INTERNAL";
+      ctx.logger.error("exec.error", {
+        thread,
+        code,
+        message: errorMessage(error),
+        hint: isUwfError(error) ? error.hint : null,
+        exitCode: exitCodeFor(code),
+      });
+    },
+  };
+}
 
 /**
  * The step a thread suspended after transient agent failures runs again, and from when; null
@@ -171,7 +269,7 @@ async function startBackground(
   ctx: CommandContext,
   thread: string,
   count: number,
-  options: Record<string, unknown>,
+  options: ExecOptions,
   lease: Lease,
 ) {
   const args = [

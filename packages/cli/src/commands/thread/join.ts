@@ -1,3 +1,4 @@
+import { ExitCode } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { progressView, QUIET_OPTION } from "./shared.js";
@@ -6,8 +7,10 @@ export default defineCommand({
   path: ["thread", "join"],
   interruptible: true,
   summary: "wait for a running exec (e.g. --background) to finish, then show the status",
-  description:
+  description: [
     "Shows the steps it waits on as they run (on stderr, as exec shows its own) unless --quiet.",
+    "Exit code: the exec's own, as if it had run in the foreground: 0 when it completed, ran its count or left the thread waiting for an answer, a budget or a guard; 4 when an agent failed (the thread is suspended until `uwf thread resume`); 130 when the exec was stopped or the thread cancelled; a background exec that failed before its first step prints its error with that error's code (2 for an unknown agent). A thread that is not running is judged by its last background exec when nothing changed the thread since, else by its state (4 when a failed agent suspended it). 5 when --timeout runs out, 130 when join itself is interrupted (the exec goes on).",
+  ].join("\n"),
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
@@ -19,7 +22,9 @@ export default defineCommand({
     QUIET_OPTION,
   ],
   async run(ctx, [thread], options) {
-    const { deriveStatus, waitForRelease } = await import("@united-workforce/engine");
+    const { deriveStatus, suspendedByFailure, waitForRelease } = await import(
+      "@united-workforce/engine"
+    );
     const store = await ctx.store();
     await store.threads.get(thread!);
     const timeout = options.timeout ?? null;
@@ -49,6 +54,11 @@ export default defineCommand({
       );
     }
     const pointer = await store.threads.get(thread!);
+    // The exit code is the exec's own, as if it had run in the foreground: a background worker
+    // logged how it ended; for any other run the thread's state tells.
+    const { lastWorkerOutcome, workerError } = await import("../../live/run-outcome.js");
+    const outcome = lastWorkerOutcome(ctx.home, thread!, pointer.updatedAt);
+    if (outcome?.kind === "error") throw workerError(thread!, outcome);
     const doc = {
       thread: pointer.thread,
       status: deriveStatus(pointer, null),
@@ -56,10 +66,19 @@ export default defineCommand({
       steps: pointer.steps,
       suspended: pointer.suspended,
     };
+    const failed = suspendedByFailure(pointer);
+    // An interrupted or cancelled run: its own words say how (the thread's state does not).
+    const stopped = outcome?.stoppedBecause === "stopped" ? outcome.message : null;
     return result(
       doc,
-      (d) =>
-        `${d.thread}: ${d.status} after ${d.steps} step${d.steps === 1 ? "" : "s"}${d.suspended ? ` — ${d.suspended.reason}` : ""}`,
+      (d) => {
+        const lead = `${d.thread}: ${d.status} after ${d.steps} step${d.steps === 1 ? "" : "s"}`;
+        if (stopped !== null) return `${lead} — ${stopped}`;
+        if (!d.suspended) return lead;
+        const retry = failed ? `\nTo retry the step: uwf thread resume ${d.thread}` : "";
+        return `${lead} — ${d.suspended.reason}${retry}`;
+      },
+      outcome?.exitCode ?? (failed ? ExitCode.agentFailed : ExitCode.ok),
     );
   },
 });

@@ -1,4 +1,4 @@
-import { ExitCode, type ThreadPointer, type ThreadWatchDocument } from "@united-workforce/protocol";
+import { ExitCode, type ThreadWatchDocument } from "@united-workforce/protocol";
 import { defineCommand, result } from "../command.js";
 import { openEngine, progressView, QUIET_OPTION } from "./shared.js";
 
@@ -8,14 +8,16 @@ export default defineCommand({
   summary: "follow a thread's running exec (e.g. one started with --background) until it ends",
   description: [
     "Says what the thread is doing now, then shows its steps as they run, and those of its fan-outs' children at any depth, as exec shows its own (live on a terminal, timestamped lines elsewhere), until the exec ends. A thread that is not running is described at once.",
-    "Exit code: 0 when the thread is completed, idle or waiting for an answer; 4 when an agent failed (the thread is suspended until `uwf thread resume`); 130 when interrupted (the exec goes on).",
+    "Exit code: as `uwf thread join`'s, the exec's own as if it had run in the foreground: 0 when the thread is completed, idle or waiting for an answer; 4 when an agent failed (the thread is suspended until `uwf thread resume`); 130 when the exec was stopped or the thread cancelled; a background exec's error (e.g. 2 for an unknown agent). 130 too when the watch itself is interrupted (the exec goes on).",
   ].join("\n"),
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [QUIET_OPTION],
   examples: ["uwf thread exec 01JD… -c 10 --background && uwf thread watch 01JD…"],
   async run(ctx, [thread], options) {
     const { followThread } = await import("../../live/follow-thread.js");
-    const { terminalReason, waitForRelease } = await import("@united-workforce/engine");
+    const { suspendedByFailure, terminalReason, waitForRelease } = await import(
+      "@united-workforce/engine"
+    );
     const engine = await openEngine(ctx);
     const { store } = engine;
     await store.threads.get(thread!);
@@ -47,6 +49,14 @@ export default defineCommand({
       });
     }
     const pointer = await store.threads.get(thread!);
+    // How the run ended, as `thread join` reports it: a background worker logged it.
+    const { lastWorkerOutcome, workerError } = await import("../../live/run-outcome.js");
+    const outcome = ctx.signal.aborted
+      ? null
+      : lastWorkerOutcome(ctx.home, thread!, pointer.updatedAt);
+    if (outcome?.kind === "error") throw workerError(thread!, outcome);
+    // An interrupted or cancelled run: its own words say how (the thread's state does not).
+    const stopped = outcome?.stoppedBecause === "stopped" ? outcome.message : null;
     const doc: ThreadWatchDocument = {
       thread: pointer.thread,
       status: pointer.status,
@@ -70,6 +80,7 @@ export default defineCommand({
           : `${d.thread} is not running: ${d.status}`;
         const steps = `${d.steps} step${d.steps === 1 ? "" : "s"}`;
         if (ctx.signal.aborted) return `${lead} — stopped watching; the exec goes on`;
+        if (stopped !== null) return `${lead} after ${steps} — ${stopped}`;
         if (d.endMessage !== undefined) return `${lead} after ${steps} — ${d.endMessage}`;
         // The failure was shown as it happened; the result only says what to do.
         if (d.followed && d.suspended?.kind === "failure")
@@ -77,15 +88,11 @@ export default defineCommand({
         if (next !== null) return `${lead} after ${steps} — ${next}`;
         return `${lead} after ${steps}. Run its next step with: uwf thread exec ${d.thread}`;
       },
-      watchExitCode(pointer, ctx.signal.aborted),
+      // 130 when the watch itself was interrupted; else the exec's own exit code, as if it had
+      // run in the foreground; for a run that logged none, 4 when its agent failed, else 0.
+      ctx.signal.aborted
+        ? ExitCode.interrupted
+        : (outcome?.exitCode ?? (suspendedByFailure(pointer) ? ExitCode.agentFailed : ExitCode.ok)),
     );
   },
 });
-
-/** 4 when the run ended on an agent's failure, 130 when the watch was interrupted, else 0. */
-function watchExitCode(pointer: ThreadPointer, interrupted: boolean): ExitCode {
-  if (interrupted) return ExitCode.interrupted;
-  if (pointer.status === "suspended" && pointer.suspended?.kind === "failure")
-    return ExitCode.agentFailed;
-  return ExitCode.ok;
-}

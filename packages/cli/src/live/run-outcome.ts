@@ -1,0 +1,95 @@
+import { readFileSync } from "node:fs";
+import { type ErrorCode, ExitCode } from "@united-workforce/protocol";
+import { UwfError } from "@united-workforce/util";
+import { listLogFiles } from "../commands/log/files.js";
+
+/**
+ * How a background exec ended, as its worker logged it: `exec.end` with the exit code the exec
+ * would have had in the foreground, or `exec.error` with the error it would have printed.
+ */
+export type WorkerOutcome =
+  | {
+      kind: "ended";
+      at: string;
+      pid: number;
+      exitCode: ExitCode;
+      stoppedBecause: string;
+      message: string;
+    }
+  | {
+      kind: "error";
+      at: string;
+      pid: number;
+      exitCode: ExitCode;
+      code: string;
+      message: string;
+      hint: string | null;
+    };
+
+/**
+ * The outcome the last background exec of `thread` logged, when it came after the thread's last
+ * change (`since`: the pointer's `updatedAt`), so it still describes the thread; else null. A run
+ * that changed the thread logs its outcome after its last write, and one that did not ran after
+ * the last change, so the log is read from that day on and nothing older can matter.
+ */
+export function lastWorkerOutcome(
+  home: string,
+  thread: string,
+  since: string,
+): WorkerOutcome | null {
+  const threadField = `"thread":${JSON.stringify(thread)}`;
+  let last: WorkerOutcome | null = null;
+  for (const file of listLogFiles(home)) {
+    if (file.date < since.slice(0, 10)) continue;
+    let text: string;
+    try {
+      text = readFileSync(file.path, "utf8");
+    } catch {
+      continue; // Removed by `log clean` meanwhile.
+    }
+    for (const line of text.split("\n")) {
+      // Most lines are another thread's or an agent's output: skipped before any parse.
+      if (!line.includes(threadField)) continue;
+      if (!line.includes('"event":"exec.end"') && !line.includes('"event":"exec.error"')) continue;
+      const outcome = parseOutcome(line, thread);
+      if (outcome !== null && outcome.at >= since) last = outcome;
+    }
+  }
+  return last;
+}
+
+/** The error a worker logged, as `join` and `watch` report it: same code, so same exit code. */
+export function workerError(thread: string, outcome: WorkerOutcome & { kind: "error" }): UwfError {
+  return new UwfError(
+    outcome.code as ErrorCode,
+    `the background exec of thread ${thread} (pid ${outcome.pid}) failed: ${outcome.message}`,
+    {
+      hint: outcome.hint ?? `See its log: uwf log show --thread ${thread}`,
+      details: { pid: outcome.pid },
+    },
+  );
+}
+
+function parseOutcome(line: string, thread: string): WorkerOutcome | null {
+  let event: Record<string, unknown>;
+  try {
+    event = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return null; // A torn write.
+  }
+  const { ts, pid, exitCode, message } = event;
+  if (event.thread !== thread || typeof ts !== "string" || typeof pid !== "number") return null;
+  if (!isExitCode(exitCode) || typeof message !== "string") return null;
+  if (event.event === "exec.end" && typeof event.stoppedBecause === "string") {
+    return { kind: "ended", at: ts, pid, exitCode, stoppedBecause: event.stoppedBecause, message };
+  }
+  if (event.event === "exec.error" && typeof event.code === "string") {
+    const hint = typeof event.hint === "string" ? event.hint : null;
+    return { kind: "error", at: ts, pid, exitCode, code: event.code, message, hint };
+  }
+  return null;
+}
+
+function isExitCode(value: unknown): value is ExitCode {
+  return (Object.values(ExitCode) as unknown[]).includes(value);
+}
