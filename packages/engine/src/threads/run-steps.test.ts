@@ -17,7 +17,7 @@ import { relay } from "../__fixtures__/workflows.js";
 import { Engine } from "./engine.js";
 import type { EngineEvent } from "./events.js";
 import { takeThread } from "./lease.js";
-import { runSteps } from "./run-steps.js";
+import { checkFirstStep, runSteps, terminalReason } from "./run-steps.js";
 
 let temp: TempHome;
 let store: Store;
@@ -30,14 +30,14 @@ afterEach(async () => {
   temp.cleanup();
 });
 
-function engineWith(events: EngineEvent[]): Engine {
+function engineWith(events: EngineEvent[], signal = new AbortController().signal): Engine {
   return new Engine({
     store,
     cwd: temp.home,
     config: () => ({}),
     env: { PATH: process.env.PATH, UWF_ADAPTER_WATCH_PARENT: "0" },
     logger: createLogger(temp.home, { command: "test" }),
-    signal: new AbortController().signal,
+    signal,
     onEvent: (event) => events.push(event),
   });
 }
@@ -290,5 +290,100 @@ describe("takeThread", () => {
     expect(await waitUntilGone(agent.pid!, 10_000)).toBe(true);
     expect((await store.leases.read(thread))?.info.token).toBe(lease.token);
     await lease.release();
+  });
+});
+
+describe("a run on a thread an earlier failure suspended", () => {
+  it("runs nothing and stops as failed, with the reason and how to retry", async () => {
+    const { thread, start } = await seedThread(store, {
+      workflow: relay,
+      prompt: "Go",
+      cwd: temp.home,
+    });
+    const agent = mockAgent([{ role: "writer", exit: 3, stderr: "model quota exhausted" }]);
+    let lease = await takeThread(store, thread, "test");
+    await runSteps(engineWith([]), thread, { count: 1, agentFlag: agent, lease });
+    await lease.release();
+
+    const events: EngineEvent[] = [];
+    lease = await takeThread(store, thread, "test");
+    const again = await runSteps(engineWith(events), thread, { count: 1, agentFlag: agent, lease });
+    await lease.release();
+    expect(events).toEqual([]);
+    expect(again).toMatchObject({ stoppedBecause: "failed", steps: [], failure: null });
+    expect(again.message).toContain('thread is suspended: role "writer" failed: agent "uwf-mock"');
+    expect(again.message).toContain("model quota exhausted");
+    expect(again.message).toContain(`To retry the step: uwf thread resume ${thread}`);
+    expect((await store.threads.get(thread)).head).toBe(start);
+  });
+
+  it("tells a failure (kind failure or retry) from a thread that waits for a human", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
+    const pointer = await store.threads.get(thread);
+    const suspendedBy = (kind: "failure" | "retry" | "question" | "budget") =>
+      terminalReason({
+        ...pointer,
+        status: "suspended",
+        suspended: { role: "writer", reason: "why", kind, retryAfter: "2030-01-01T00:00:00.000Z" },
+      })?.because;
+    expect(suspendedBy("failure")).toBe("failed");
+    expect(suspendedBy("retry")).toBe("failed");
+    expect(suspendedBy("question")).toBe("suspended");
+    expect(suspendedBy("budget")).toBe("suspended");
+  });
+});
+
+describe("a run interrupted because the thread was cancelled", () => {
+  it("says the thread was cancelled, with the pointer as the cancel left it", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
+    const agent = mockAgent([
+      { role: "writer", delay_ms: 600_000, output: { $status: "written", text: "x" } },
+    ]);
+    const controller = new AbortController();
+    // What `thread cancel` does to a running exec: mark the thread, then stop the exec.
+    const cancel = async (): Promise<void> => {
+      const now = await store.threads.get(thread);
+      await store.threads.swap({ ...now, status: "cancelled" }, now.rev ?? 0);
+      controller.abort("SIGTERM");
+    };
+    const events: EngineEvent[] = [];
+    const engine = new Engine({
+      ...engineWith(events, controller.signal).ctx,
+      onEvent: (event) => {
+        if (event.type === "step.started") void cancel();
+      },
+    });
+    const lease = await takeThread(store, thread, "test");
+    const summary = await runSteps(engine, thread, { count: 1, agentFlag: agent, lease });
+    await lease.release();
+    expect(summary.stoppedBecause).toBe("stopped");
+    expect(summary.pointer.status).toBe("cancelled");
+    expect(summary.message).toMatch(
+      /^thread was cancelled while role "writer" ran; the head did not move\. It has no step to fork; to do its work, start a new thread of the same workflow: uwf thread start [0-9A-Z]{13} -p "<task>" --cwd /,
+    );
+    // The agent it was run with is not remembered over the cancel.
+    expect(await store.threads.get(thread)).toMatchObject({ status: "cancelled" });
+    expect((await store.threads.get(thread)).agent).toBeUndefined();
+  });
+});
+
+describe("checkFirstStep", () => {
+  it("throws what the first step would: no agent configured for its role", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
+    const engine = engineWith([]);
+    const pointer = await store.threads.get(thread);
+    await expect(checkFirstStep(engine, pointer, {})).rejects.toMatchObject({
+      code: "AGENT_UNKNOWN",
+      message: 'no agent is configured for role "writer"',
+    });
+    await expect(
+      checkFirstStep(engine, pointer, { agentFlag: "no-such-agent-command" }),
+    ).rejects.toMatchObject({
+      code: "AGENT_UNKNOWN",
+      message: expect.stringContaining("unknown agent"),
+    });
+    await checkFirstStep(engine, pointer, { agentFlag: mockAgent([]) });
+    // Nothing was run or written.
+    expect(await store.threads.get(thread)).toEqual(pointer);
   });
 });
