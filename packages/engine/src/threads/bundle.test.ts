@@ -6,7 +6,7 @@ import { appendStep, openHomeStore, seedThread } from "@united-workforce/test-ut
 import { newUlid } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { relay } from "../__fixtures__/workflows.js";
-import { exportBundle } from "./bundle.js";
+import { exportBundle, parseBundle } from "./bundle.js";
 
 let home: string;
 let store: Store;
@@ -51,5 +51,15 @@ describe("exportBundle", () => {
     const hashes = hashesOf(await bundleOf(store, [thread, fork]));
     expect(hashes.filter((h) => h === start)).toHaveLength(1);
     expect(new Set(hashes).size).toBe(hashes.length);
+  });
+});
+
+describe("parseBundle", () => {
+  it("says an empty file is empty, and another file's first line is not JSON", () => {
+    expect(() => parseBundle("")).toThrowError(
+      "not a bundle made by `uwf thread export`: the file is empty",
+    );
+    expect(() => parseBundle("\n  \n")).toThrowError("the file is empty");
+    expect(() => parseBundle("hello\n")).toThrowError("its first line is not JSON");
   });
 });

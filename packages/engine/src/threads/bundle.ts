@@ -144,6 +144,7 @@ export function parseBundle(text: string): {
   header: BundleHeader;
   nodes: Map<string, Uint8Array>;
 } {
+  if (text.trim() === "") throw notABundle("the file is empty");
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   let header: BundleHeader;
