@@ -21,7 +21,9 @@ type Scope =
 export type TemplateProblem =
   | { kind: "syntax"; message: string }
   | { kind: "partial"; name: string }
-  | { kind: "missing"; variable: string };
+  | { kind: "missing"; variable: string }
+  /** `{{.}}` where the value is an object with fields: it renders as "[object Object]". */
+  | { kind: "object" };
 
 /**
  * Every variable a mustache template reads that the given output fields do not provide.
@@ -49,7 +51,9 @@ function walk(tokens: unknown[], stack: Scope[], problems: TemplateProblem[]): v
     switch (type) {
       case "name":
       case "&": {
-        if (lookup(name, stack) === undefined) report(problems, name);
+        if (name === "." && stack.at(-1)?.kind === "fields") {
+          if (!problems.some((p) => p.kind === "object")) problems.push({ kind: "object" });
+        } else if (lookup(name, stack) === undefined) report(problems, name);
         break;
       }
       case "#": {

@@ -408,12 +408,24 @@ describe("validateWorkflow", () => {
 
     test("sections push their value: array items, inverted sections, the current item", () => {
       const ok = check(
-        variant([
-          "{{#comments}} {{{file}}}{{/comments}}",
-          "{{#comments}} {{{file}}} {{.}}{{/comments}}{{^comments}}none{{/comments}}",
-        ]),
+        variant(
+          [
+            "{{#comments}} {{{file}}}{{/comments}}",
+            "{{#comments}} {{{file}}}{{/comments}}{{^comments}}none{{/comments}}{{#tags}} {{.}}{{/tags}}",
+          ],
+          [
+            "summary: { type: string }",
+            "summary: { type: string }\n        tags: { type: array, items: { type: string } }",
+          ],
+        ),
       );
       expect(ok.errors).toEqual([]);
+      // The current item of a list of objects, or the output itself, renders "[object Object]".
+      for (const template of ["{{#comments}} {{.}}{{/comments}}", "All: {{.}}"]) {
+        expect(check(variant(["{{#comments}} {{{file}}}{{/comments}}", template])).errors).toEqual([
+          'graph[reviewer][rejected]: prompt reads {{.}} where the value is an object, which renders as "[object Object]": name a field instead, e.g. {{{summary}}}',
+        ]);
+      }
       const bad = check(
         variant([
           "{{#comments}} {{{file}}}{{/comments}}",

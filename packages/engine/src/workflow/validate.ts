@@ -49,7 +49,7 @@ import {
   STEP_ROLE_KEYS,
   type StepRoleSpec,
 } from "./step-roles.js";
-import { findTemplateProblems } from "./template-variables.js";
+import { findTemplateProblems, type TemplateProblem } from "./template-variables.js";
 
 /** A role as written in YAML: its frontmatter is the JSON Schema itself, not yet a hash. */
 export interface RoleDefinition {
@@ -542,12 +542,8 @@ function checkEdge(
     const item = fanoutTemplateFields(target.fanout, view);
     const fields = { ...view, ...item?.fields };
     for (const problem of findTemplateProblems(template, fields)) {
-      if (problem.kind === "syntax") {
-        errors.push(`${where}: ${field} is not a valid mustache template: ${problem.message}`);
-      } else if (problem.kind === "partial") {
-        errors.push(
-          `${where}: ${field} uses the partial "{{> ${problem.name}}}"; partials are not supported`,
-        );
+      if (problem.kind !== "missing") {
+        errors.push(templateFormProblem(problem, field, where));
       } else {
         // An output field named `inputs` (in a workflow without inputs) is an ordinary field.
         const aboutInputs = Object.hasOwn(output.properties, INPUTS_FIELD)
@@ -587,12 +583,8 @@ function checkStartTemplate(
   const item = fanoutTemplateFields(fanout, view);
   const fields = { ...view, ...item?.fields };
   for (const problem of findTemplateProblems(template, fields)) {
-    if (problem.kind === "syntax") {
-      errors.push(`${where}: ${field} is not a valid mustache template: ${problem.message}`);
-    } else if (problem.kind === "partial") {
-      errors.push(
-        `${where}: ${field} uses the partial "{{> ${problem.name}}}"; partials are not supported`,
-      );
+    if (problem.kind !== "missing") {
+      errors.push(templateFormProblem(problem, field, where));
     } else {
       errors.push(
         inputsVariableProblem(problem.variable, field, where, shape.inputs) ??
@@ -600,6 +592,22 @@ function checkStartTemplate(
           `${field} variable "${problem.variable}" in ${where} not found: $START edges are rendered with no output fields`,
       );
     }
+  }
+}
+
+/** What is wrong with a template's form, whatever fields it reads. */
+function templateFormProblem(
+  problem: Exclude<TemplateProblem, { kind: "missing" }>,
+  field: "prompt" | "location",
+  where: string,
+): string {
+  switch (problem.kind) {
+    case "syntax":
+      return `${where}: ${field} is not a valid mustache template: ${problem.message}`;
+    case "partial":
+      return `${where}: ${field} uses the partial "{{> ${problem.name}}}"; partials are not supported`;
+    case "object":
+      return `${where}: ${field} reads {{.}} where the value is an object, which renders as "[object Object]": name a field instead, e.g. {{{summary}}}`;
   }
 }
 
