@@ -74,8 +74,10 @@ export function readRoleExits(
   } else {
     const declaration = readDeclaration(where, sharedDeclaration, errors);
     if (declaration.kind === "unlisted") {
+      // Routing reads the statuses from the role's own schema; a reference is not followed.
+      const ref = isMapping(sharedDeclaration) && hasOwn(sharedDeclaration, "$ref");
       errors.push(
-        `${where}: "$status" must list its values with const or enum (or use oneOf variants, each with a const "$status")`,
+        `${where}: "$status" must list its values with const or enum (or use oneOf variants, each with a const "$status")${ref ? `, written in place: its "$ref" is not followed` : ""}`,
       );
     } else if (declaration.kind === "values") {
       const statuses = declaration.values;

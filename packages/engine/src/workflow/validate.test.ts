@@ -266,6 +266,15 @@ describe("validateWorkflow", () => {
       ]);
     });
 
+    test("a $status given by $ref says the reference is not followed", () => {
+      const result = check(
+        variant(["$status: { const: done }", '$status: { $ref: "#/$defs/st" }']),
+      );
+      expect(result.errors).toContain(
+        'role "developer" frontmatter: "$status" must list its values with const or enum (or use oneOf variants, each with a const "$status"), written in place: its "$ref" is not followed',
+      );
+    });
+
     test("a flat $status that lists no values, a $status under anyOf", () => {
       const result = check(
         variant(
