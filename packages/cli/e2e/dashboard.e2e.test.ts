@@ -279,6 +279,15 @@ describe("uwf dashboard in Chromium", () => {
     expect(await page.locator("#question").textContent()).toBe(
       "Should dark mode follow the system setting, or be a toggle?",
     );
+    // The page names the role an answer resumes, as `thread show` does.
+    const shown = await runUwf(["thread", "show", threads.asking, "--format", "json"], {
+      home: temp.home,
+    });
+    const { nextRole } = JSON.parse(shown.stdout);
+    expect(nextRole).toEqual(expect.any(String));
+    expect(await page.locator("dd", { hasText: "next:" }).locator("b").textContent()).toBe(
+      nextRole,
+    );
     await page.getByLabel("Your answer").fill("Follow the system setting; no toggle.");
     await shot(page, "answer-desktop");
     await page.getByLabel("Your answer").press("Tab");

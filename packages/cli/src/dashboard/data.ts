@@ -137,7 +137,7 @@ export interface ThreadView {
   pointer: ThreadPointer;
   startPrompt: string;
   steps: StepView[];
-  /** Where the thread would go next when idle. */
+  /** The role that runs next: routed when idle, the one `thread resume` runs when suspended. */
   nextRole: string | null;
   /** Its fork family (the engine's `forkTree`): every thread sharing its StartNode. */
   tree: ThreadTreeDocument;
@@ -148,7 +148,7 @@ export async function threadView(
   id: string,
   families?: FamilyIndex,
 ): Promise<ThreadView> {
-  const { forkTree, walkBack } = await import("@united-workforce/engine");
+  const { forkTree, pendingStep, walkBack } = await import("@united-workforce/engine");
   const row = await threadStatus(engine, id);
   const pointer = await readPointer(engine, id);
   const { cas } = engine.store;
@@ -164,11 +164,12 @@ export async function threadView(
   steps.forEach((s, i) => {
     s.number = i + 1;
   });
+  // What `thread show` says runs next: the routed role when idle, the one resume runs when
+  // suspended.
   let nextRole: string | null = null;
-  if (row.status === "idle") {
+  if (row.status === "idle" || row.status === "suspended") {
     try {
-      const next = await engine.route(pointer);
-      nextRole = next.kind === "next" || next.kind === "fanout" ? next.role : null;
+      nextRole = (await pendingStep(engine, pointer))?.role ?? null;
     } catch {
       nextRole = null;
     }
