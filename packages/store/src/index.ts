@@ -11,4 +11,5 @@ export {
   processIdentity,
 } from "./locks/process-identity.js";
 export { maskUrl, openStore, storeOptionsFrom, validatorCacheDir } from "./open-store.js";
+export { knownFormatNames } from "./schemas/formats.js";
 export { pointerProblem } from "./threads/pointer-check.js";

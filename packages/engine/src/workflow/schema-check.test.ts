@@ -22,7 +22,7 @@ describe("schemaProblems: JSON Schemas ajv cannot compile, as a user can fix the
       role({ $schema: "http://json-schema.org/draft-04/schema#", type: "object" }),
     );
     expect(problems).toEqual([
-      'role "r" frontmatter is not a valid JSON Schema: $schema "http://json-schema.org/draft-04/schema#" is not a dialect uwf reads: use draft-07 (the default), 2019-09 and 2020-12',
+      'role "r" frontmatter is not a valid JSON Schema: $schema "http://json-schema.org/draft-04/schema#" is not a dialect uwf reads: use draft-07 (the default), 2019-09 or 2020-12',
     ]);
   });
 
@@ -35,13 +35,9 @@ describe("schemaProblems: JSON Schemas ajv cannot compile, as a user can fix the
     expect(problem).not.toMatch(/[0-9A-Z]{13}/);
   });
 
-  it("names an unknown format at its place, with the formats there are", async () => {
-    const [problem] = await schemaProblems(
-      role({ type: "object", properties: { to: { type: "string", format: "emial" } } }),
-    );
-    expect(problem).toMatch(
-      /^role "r" frontmatter is not a valid JSON Schema: at properties\.to\.format: unknown format "emial" \(known formats: .*\bemail\b.*\)$/,
-    );
+  it("compiles a schema with a format it does not know: validate warns about it instead", async () => {
+    const schema = { type: "object", properties: { to: { type: "string", format: "emial" } } };
+    expect(await schemaProblems(role(schema))).toEqual([]);
   });
 
   it("leaves schemas that are not mappings to the shape check", async () => {

@@ -63,7 +63,7 @@ export async function schemaProblems(
 }
 
 const JSON_TYPES = ["string", "number", "integer", "boolean", "object", "array", "null"];
-const DIALECTS = "draft-07 (the default), 2019-09 and 2020-12";
+const DIALECTS = "draft-07 (the default), 2019-09 or 2020-12";
 
 /**
  * ajv's reason, as a user can act on it: the schema's own hash (a name the user never wrote)
@@ -76,12 +76,6 @@ export function readableCompileError(message: string, schema: unknown): string {
   const declared = isMapping(schema) ? schema.$schema : undefined;
   if (/^no schema with key or ref "[^"]*"$/.test(reason) && typeof declared === "string") {
     return `$schema "${declared}" is not a dialect uwf reads: use ${DIALECTS}`;
-  }
-  const unknownFormat = /^(unknown format "[^"]*") at \/?(\S*); ([\s\S]*)$/.exec(reason);
-  if (unknownFormat !== null) {
-    const at =
-      unknownFormat[2] === "" ? "at the top" : `at ${unknownFormat[2]!.replaceAll("/", ".")}`;
-    return `${at}: ${unknownFormat[1]} (${unknownFormat[3]})`;
   }
   const invalid = /^schema is invalid: ([\s\S]*)$/.exec(reason);
   if (invalid === null) return reason;

@@ -80,7 +80,7 @@ properties:
   a: { enum: [{ requird: 1 }, tyep] }
   b: { const: { minLenght: 3 } }
   c: { default: { tyep: x }, examples: [{ requird: [] }] }
-  d: { type: string, pattern: "^requird$", format: tyep }
+  d: { type: string, pattern: "^requird$", format: date }
 required: [a, requird]
 dependentRequired: { a: [tyep] }
 dependencies: { b: [requird] }
@@ -198,5 +198,18 @@ x-ui: { order: [summary] }
     const looped = parse("&a { requird: [x], items: *a }");
     expect(looped.items).toBe(looped);
     expect(found("&a { requird: [x], items: *a }")).toEqual(["requird at the top"]);
+  });
+
+  it("warns about a format it does not check, with a suggestion when one is near", () => {
+    expect(
+      schemaKeywordWarnings(
+        { properties: { to: { format: "emial" }, notes: { format: "markdown" } } },
+        'role "r" frontmatter',
+      ),
+    ).toEqual([
+      'role "r" frontmatter: unknown format "emial" at properties.to (did you mean "email"?); values are not checked against it',
+      'role "r" frontmatter: unknown format "markdown" at properties.notes; values are not checked against it',
+    ]);
+    expect(schemaKeywordWarnings({ format: "cas-ref" }, "w")).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { knownFormatNames } from "@united-workforce/store";
 import { editDistance } from "@united-workforce/util";
 import { isMapping, type SchemaMap } from "./schema-shape.js";
 
@@ -132,6 +133,9 @@ export function schemaKeywordWarnings(schema: unknown, where: string): string[] 
           warnings.push(unknownKeyword(where, keyword, path));
         }
       }
+      if (typeof node.format === "string" && !formatNames().includes(node.format)) {
+        warnings.push(unknownFormat(where, node.format, path));
+      }
       // Reversed so they come off the stack in document order; pushed one by one, since a
       // spread of a very long `allOf` would exceed the engine's argument limit.
       for (const child of subschemasOf(node, path).reverse()) pending.push(child);
@@ -145,10 +149,20 @@ export function schemaKeywordWarnings(schema: unknown, where: string): string[] 
 
 function unknownKeyword(where: string, keyword: string, path: string): string {
   const at = path === "" ? "at the top" : `at ${path}`;
-  const near = nearestKeyword(keyword);
+  const near = nearest(keyword, KEYWORDS);
   return near === undefined
     ? `${where}: unknown JSON Schema keyword ${JSON.stringify(keyword)} ${at}; ajv ignores it (prefix it with "x-" if it is an annotation of yours)`
     : `${where}: unknown JSON Schema keyword ${JSON.stringify(keyword)} ${at} (did you mean "${near}"?); ajv ignores it`;
+}
+
+let formats: string[] | undefined;
+const formatNames = (): string[] => (formats ??= knownFormatNames());
+
+/** A format ajv does not know is ignored, like a keyword: the value is then not checked. */
+function unknownFormat(where: string, format: string, path: string): string {
+  const at = path === "" ? "at the top" : `at ${path}`;
+  const near = nearest(format, formatNames());
+  return `${where}: unknown format ${JSON.stringify(format)} ${at}${near === undefined ? "" : ` (did you mean "${near}"?)`}; values are not checked against it`;
 }
 
 /** The schemas directly inside `node`, in the order their keywords appear. */
@@ -180,18 +194,18 @@ function joinPath(path: string, name: string): string {
   return segment.startsWith("[") ? `${path}${segment}` : `${path}.${segment}`;
 }
 
-/** The keyword `word` most likely misspells: ignoring case, at most two edits away. */
-function nearestKeyword(word: string): string | undefined {
+/** The word of `candidates` that `word` most likely misspells: ignoring case, at most two edits. */
+function nearest(word: string, candidates: readonly string[]): string | undefined {
   const lower = word.toLowerCase();
   let best: string | undefined;
   // Shorter than the word itself, so `ab` is not "corrected" to `if`.
   let bestDistance = Math.min(3, word.length);
-  for (const keyword of KEYWORDS) {
+  for (const candidate of candidates) {
     // Lengths apart by more than the limit cannot be near; this also keeps a huge key cheap.
-    if (Math.abs(keyword.length - lower.length) >= bestDistance) continue;
-    const distance = editDistance(lower, keyword.toLowerCase());
+    if (Math.abs(candidate.length - lower.length) >= bestDistance) continue;
+    const distance = editDistance(lower, candidate.toLowerCase());
     if (distance < bestDistance) {
-      best = keyword;
+      best = candidate;
       bestDistance = distance;
     }
   }

@@ -13,10 +13,10 @@ const load = lazyRequire(() => import.meta.url);
 const instances = new Map<Dialect, AjvInstance>();
 
 // Part of the disk cache key (CACHE_FORMAT in disk-cache.ts): change one, bump the other.
-// `strictSchema: "log"` sends strict mode's complaints (unknown keywords and the like) to the
-// logger, which is off, as `strict: false` alone did; but ajv ignores an unknown format only when
-// strictSchema is `false`, so a misspelt `format` fails the compile rather than checking nothing.
-const OPTIONS = { strict: false, strictSchema: "log", allErrors: true, logger: false } as const;
+// Strict mode off: ajv ignores a keyword or a `format` it does not know, as JSON Schema says an
+// annotation may be. A stored workflow's schema must keep compiling whatever uwf learns later;
+// `workflow validate` warns about both instead (engine `schema-lint.ts`).
+const OPTIONS = { strict: false, allErrors: true, logger: false } as const;
 
 function dialectOf(schema: JsonSchema): Dialect {
   const declared = schema.$schema;

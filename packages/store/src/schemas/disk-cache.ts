@@ -24,7 +24,7 @@ export interface CompiledValidator {
 }
 
 /** Bump when what shapes generated code changes: ajv-loader.ts options, formats.ts, the shim. */
-export const CACHE_FORMAT = "v3";
+export const CACHE_FORMAT = "v4";
 
 /**
  * The ajv version cached files are looked up for, fixed here so that a hit reads nothing of ajv.
@@ -47,7 +47,7 @@ const RUNTIME_MODULES = new Set([
 const load = lazyRequire(() => import.meta.url);
 const HEADER = "// uwf validator";
 
-/** `<hash>.v3-ajv8.20.0.cjs` */
+/** `<hash>.v4-ajv8.20.0.cjs` */
 export function cacheFileName(schemaHash: string, ajvVersion: string = AJV_VERSION): string {
   return `${schemaHash}.${CACHE_FORMAT}-ajv${ajvVersion}.cjs`;
 }

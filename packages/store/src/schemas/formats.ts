@@ -91,14 +91,7 @@ export function validatorFormats(): Readonly<Record<string, FormatDefinition>> {
 /** The module id generated code requires to get `validatorFormats()`; no real package has it. */
 export const FORMATS_MODULE = "uwf:validator-formats";
 
-/**
- * ajv's error for a format it does not know (`unknown format "emial" ignored in schema at path
- * "#/properties/to"`, thrown although it says "ignored"), as the user can act on it: the
- * keyword's JSON pointer, and the formats there are. Any other message is returned as it is.
- */
-export function explainUnknownFormat(message: string): string {
-  const unknown = /^unknown format "(.*)" ignored in schema at path "#?(.*)"$/s.exec(message);
-  if (unknown === null) return message;
-  const known = Object.keys(validatorFormats()).join(", ");
-  return `unknown format "${unknown[1]}" at ${unknown[2]}/format; known formats: ${known}`;
+/** The name of every format uwf checks, for messages (no format is loaded). */
+export function knownFormatNames(): string[] {
+  return [...Object.keys(STANDARD_FORMATS), CAS_REF_FORMAT];
 }

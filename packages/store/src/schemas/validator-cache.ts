@@ -11,7 +11,6 @@ import {
   runModule,
   writeCachedValidator,
 } from "./disk-cache.js";
-import { explainUnknownFormat } from "./formats.js";
 
 export type { CompiledValidator } from "./disk-cache.js";
 
@@ -101,7 +100,7 @@ function compileSchema(
     } catch (error) {
       throw new UwfError(
         "SCHEMA_INVALID",
-        `schema ${schemaHash} cannot be compiled: ${explainUnknownFormat(errorMessage(error))}`,
+        `schema ${schemaHash} cannot be compiled: ${errorMessage(error)}`,
         {
           hint: "fix the JSON Schema (draft-07 unless it declares $schema 2019-09 or 2020-12)",
           cause: error,
