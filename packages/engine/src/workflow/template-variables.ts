@@ -16,14 +16,14 @@ type Scope =
   /** A value with no named fields (a string, a number, an array element of scalar type). */
   | { kind: "scalar" }
   /** A value whose fields the schema leaves open; anything may be read from it. */
-  | { kind: "open" };
+  | { kind: "open"; object?: boolean };
 
 export type TemplateProblem =
   | { kind: "syntax"; message: string }
   | { kind: "partial"; name: string }
   | { kind: "missing"; variable: string }
-  /** `{{.}}` where the value is an object with fields: it renders as "[object Object]". */
-  | { kind: "object" };
+  /** `{{.}}` or `{{{name}}}` where the value is an object: it renders as "[object Object]". */
+  | { kind: "object"; variable: string };
 
 /**
  * Every variable a mustache template reads that the given output fields do not provide.
@@ -51,9 +51,13 @@ function walk(tokens: unknown[], stack: Scope[], problems: TemplateProblem[]): v
     switch (type) {
       case "name":
       case "&": {
-        if (name === "." && stack.at(-1)?.kind === "fields") {
-          if (!problems.some((p) => p.kind === "object")) problems.push({ kind: "object" });
-        } else if (lookup(name, stack) === undefined) report(problems, name);
+        const scope = stack.at(-1);
+        const found = lookup(name, stack);
+        if (found === undefined) report(problems, name);
+        else if (name === "." ? isObjectScope(scope) : rendersAsObject(found)) {
+          if (!problems.some((p) => p.kind === "object" && p.variable === name))
+            problems.push({ kind: "object", variable: name });
+        }
         break;
       }
       case "#": {
@@ -155,5 +159,22 @@ function valueScope(schema: SchemaMap): Scope {
   const declared = declaredProperties(schema);
   if (declared !== null && !isOpen(schema)) return { kind: "fields", properties: declared };
   if (isFieldless(schema)) return { kind: "scalar" };
-  return { kind: "open" };
+  return { kind: "open", object: isObjectSchema(schema) };
+}
+
+function isObjectScope(scope: Scope | undefined): boolean {
+  return scope?.kind === "fields" || (scope?.kind === "open" && scope.object === true);
+}
+
+/** An object, or a list of objects: mustache prints either as "[object Object]". */
+function rendersAsObject(schema: unknown): boolean {
+  if (!isMapping(schema)) return false;
+  if (isArraySchema(schema)) return isMapping(schema.items) && isObjectSchema(schema.items);
+  return isObjectSchema(schema);
+}
+
+/** A schema whose value is surely an object: `type: object`, or properties with no type. */
+function isObjectSchema(schema: SchemaMap): boolean {
+  if (schema.type === "object") return true;
+  return schema.type === undefined && declaredProperties(schema) !== null && !isFieldless(schema);
 }

@@ -429,6 +429,24 @@ describe("validateWorkflow", () => {
         ),
       );
       expect(ok.errors).toEqual([]);
+      // An object or a list of objects printed whole, with or without declared properties.
+      const printed = check(
+        variant(
+          [
+            "summary: { type: string }",
+            "summary: { type: string }\n        obj: { type: object }\n        list: { type: array, items: { type: object } }",
+          ],
+          [
+            "{{#comments}} {{{file}}}{{/comments}}",
+            "{{{obj}}} {{#list}}{{.}}{{/list}} {{{comments}}} {{#obj}}{{.}}{{/obj}}",
+          ],
+        ),
+      );
+      expect(printed.errors).toEqual([
+        'graph[reviewer][rejected]: prompt reads {{{obj}}}, an object (or a list of objects), which renders as "[object Object]": read its fields, e.g. {{#obj}}{{{name}}}{{/obj}}',
+        'graph[reviewer][rejected]: prompt reads {{.}} where the value is an object, which renders as "[object Object]": name a field instead, e.g. {{{summary}}}',
+        'graph[reviewer][rejected]: prompt reads {{{comments}}}, an object (or a list of objects), which renders as "[object Object]": read its fields, e.g. {{#comments}}{{{name}}}{{/comments}}',
+      ]);
       // The current item of a list of objects, or the output itself, renders "[object Object]".
       for (const template of ["{{#comments}} {{.}}{{/comments}}", "All: {{.}}"]) {
         expect(check(variant(["{{#comments}} {{{file}}}{{/comments}}", template])).errors).toEqual([

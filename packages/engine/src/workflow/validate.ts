@@ -607,7 +607,9 @@ function templateFormProblem(
     case "partial":
       return `${where}: ${field} uses the partial "{{> ${problem.name}}}"; partials are not supported`;
     case "object":
-      return `${where}: ${field} reads {{.}} where the value is an object, which renders as "[object Object]": name a field instead, e.g. {{{summary}}}`;
+      return problem.variable === "."
+        ? `${where}: ${field} reads {{.}} where the value is an object, which renders as "[object Object]": name a field instead, e.g. {{{summary}}}`
+        : `${where}: ${field} reads {{{${problem.variable}}}}, an object (or a list of objects), which renders as "[object Object]": read its fields, e.g. {{#${problem.variable}}}{{{name}}}{{/${problem.variable}}}`;
   }
 }
 
