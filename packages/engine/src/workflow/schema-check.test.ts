@@ -40,6 +40,23 @@ describe("schemaProblems: JSON Schemas ajv cannot compile, as a user can fix the
     expect(await schemaProblems(role(schema))).toEqual([]);
   });
 
+  it("names a bad entry of a type list, and a pattern that is not a regular expression", async () => {
+    expect(
+      await schemaProblems(
+        role({ type: "object", properties: { m: { type: ["string", "numbr"] } } }),
+      ),
+    ).toEqual([
+      'role "r" frontmatter is not a valid JSON Schema: at properties.m.type.1: "numbr" is not a JSON Schema type (string, number, integer, boolean, object, array, null)',
+    ]);
+    expect(
+      await schemaProblems(
+        role({ type: "object", properties: { p: { type: "string", pattern: "([" } } }),
+      ),
+    ).toEqual([
+      'role "r" frontmatter is not a valid JSON Schema: at properties.p.pattern: "([" is not a regular expression (Unterminated character class)',
+    ]);
+  });
+
   it("leaves schemas that are not mappings to the shape check", async () => {
     expect(await schemaProblems(role("a string"))).toEqual([]);
     expect(await schemaProblems(null)).toEqual([]);

@@ -77,6 +77,8 @@ export function readableCompileError(message: string, schema: unknown): string {
   if (/^no schema with key or ref "[^"]*"$/.test(reason) && typeof declared === "string") {
     return `$schema "${declared}" is not a dialect uwf reads: use ${DIALECTS}`;
   }
+  const badPattern = /^Invalid regular expression: \/[\s\S]*\/\w*: ([\s\S]*)$/.exec(reason);
+  if (badPattern !== null) return patternProblem(schema, badPattern[1]!) ?? reason;
   const invalid = /^schema is invalid: ([\s\S]*)$/.exec(reason);
   if (invalid === null) return reason;
   const byPlace = new Map<string, string>();
@@ -87,17 +89,59 @@ export function readableCompileError(message: string, schema: unknown): string {
     if (!byPlace.has(place)) byPlace.set(place, found[2]!);
   }
   if (byPlace.size === 0) return reason;
-  return [...byPlace]
+  // A place with a more precise one under it (a `type` list and its bad entry) adds nothing.
+  const places = [...byPlace].filter(
+    ([place]) => ![...byPlace.keys()].some((other) => other.startsWith(`${place}/`)),
+  );
+  return places
     .map(([place, problem]) => {
       const segments = place.split("/").slice(1);
       const at = segments.length === 0 ? "at the top" : `at ${segments.join(".")}`;
       const value = valueAt(schema, segments);
-      if (segments.at(-1) === "type" && typeof value === "string") {
+      const inType = segments.at(-1) === "type" || segments.at(-2) === "type";
+      if (inType && typeof value === "string") {
         return `${at}: "${value}" is not a JSON Schema type (${JSON_TYPES.join(", ")})`;
       }
       return `${at}: ${problem}`;
     })
     .join("; ");
+}
+
+/**
+ * ajv names no place for a `pattern` that is not a regular expression; the first one in the
+ * schema that does not compile (as ajv compiles them, with the `u` flag) is the one.
+ */
+function patternProblem(schema: unknown, why: string): string | null {
+  const pending: { node: unknown; path: string[] }[] = [{ node: schema, path: [] }];
+  for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
+    const { node, path } = next;
+    if (typeof node !== "object" || node === null) continue;
+    for (const [key, value] of Object.entries(node)) {
+      const place = [...path, key];
+      if (key === "pattern" && typeof value === "string" && !compiles(value)) {
+        return `at ${place.join(".")}: ${JSON.stringify(value)} is not a regular expression (${why})`;
+      }
+      if (key === "patternProperties" && isMapping(value)) {
+        const bad = Object.keys(value).find((name) => !compiles(name));
+        if (bad !== undefined) {
+          return `at ${place.join(".")}: ${JSON.stringify(bad)} is not a regular expression (${why})`;
+        }
+      }
+      if (key !== "enum" && key !== "const" && key !== "default" && key !== "examples") {
+        pending.push({ node: value, path: place });
+      }
+    }
+  }
+  return null;
+}
+
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern, "u");
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function valueAt(schema: unknown, segments: string[]): unknown {
