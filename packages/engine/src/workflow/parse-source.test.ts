@@ -53,6 +53,13 @@ describe("parseYamlSource", () => {
     ]);
   });
 
+  test("a duplicate key YAML reads as another value is named as written", () => {
+    expect(yaml("s:\n  null: a\n  ~: b\n  x: 1\n  1.0: c\n  1: d\n").problems).toEqual([
+      "w.yaml:3:3: key ~ (which YAML reads as a null; quote it to mean the word) appears twice in this mapping; keep one",
+      'w.yaml:6:3: key "1" appears twice in this mapping; keep one',
+    ]);
+  });
+
   test("a second document after an end marker is refused too", () => {
     expect(yaml("a: 1\n...\nb: 2\n").problems).toEqual([
       "w.yaml:3:1: a workflow file holds one YAML document; this one has a second: remove it or split the file",

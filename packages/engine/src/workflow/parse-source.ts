@@ -155,7 +155,7 @@ export function parseYamlSource(
         typeof a.value === "string" && typeof b.value === "string"
           ? a.value === b.value
           : propertyName(a) !== undefined && propertyName(a) === propertyName(b);
-      if (same) duplicateKeys.push(propertyName(b)!);
+      if (same) duplicateKeys.push(duplicateName(b));
       return same;
     },
   });
@@ -205,6 +205,20 @@ function propertyName(key: Scalar): string | undefined {
   return typeof key.value === "object" ? undefined : String(key.value);
 }
 
+/**
+ * A duplicate key as the author wrote it; when YAML reads it as something else (`null:` and `~:`
+ * are both a null key, `1.0:` is 1), what it was read as, and that quoting means the word.
+ */
+function duplicateName(key: Scalar): string {
+  const name = propertyName(key)!;
+  const written = typeof key.source === "string" ? key.source : name;
+  if (written === name || key.type === "QUOTE_DOUBLE" || key.type === "QUOTE_SINGLE") {
+    return JSON.stringify(name);
+  }
+  const read = name === "" ? "a null" : `"${name}"`;
+  return `${written} (which YAML reads as ${read}; quote it to mean the word)`;
+}
+
 const UNRESOLVED_TAG = "Unresolved tag: ";
 
 function describe(
@@ -213,7 +227,7 @@ function describe(
   source: string,
 ): string {
   if (problem.code === "DUPLICATE_KEY" && duplicateKey !== undefined) {
-    return `key ${JSON.stringify(duplicateKey)} appears twice in this mapping; keep one`;
+    return `key ${duplicateKey} appears twice in this mapping; keep one`;
   }
   if (problem.code === "TAG_RESOLVE_FAILED" && problem.message.startsWith(UNRESOLVED_TAG)) {
     // The tag as written (`!!x` is reported by its resolved name, tag:yaml.org,2002:x).
