@@ -197,6 +197,8 @@ describe("uwf thread export / import", () => {
         },
         'its suspension names role "zzz", which is not in workflow "hello"',
       ],
+      // The greeting led to $END: the thread ended, and nothing is left for an exec to run.
+      [(p) => (p.status = "idle"), "its pointer says `idle`, but its head step's role"],
     ];
     const bad = join(target.home, "bad.uwf-bundle");
     for (const [edit, words] of edits) {

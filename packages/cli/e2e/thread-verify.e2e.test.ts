@@ -116,6 +116,25 @@ describe("uwf thread verify", () => {
     expect(text.stdout).toContain(`first bad node: step 1 ${first.output} (corrupt)`);
   });
 
+  it("catches a thread marked completed whose head leads to another role", async () => {
+    const { thread, steps } = await relayThread();
+    // Back to a's step (which leads to b), one step, still "completed": b would never run.
+    const file = join(temp.home, "threads", `${thread}.json`);
+    const pointer = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(file, JSON.stringify({ ...pointer, head: steps[0], steps: 1, currentRole: "a" }));
+    const { code, doc } = await verify(thread);
+    expect(code).toBe(1);
+    expect(doc.threads[0]!.problems).toEqual([
+      {
+        hash: steps[0],
+        step: 1,
+        kind: "route",
+        reason:
+          'the thread says "completed", but "a" answered "done", which leads to "b", not to $END',
+      },
+    ]);
+  });
+
   it("catches a node swapped for another one's file", async () => {
     const { thread, steps } = await relayThread();
     writeFileSync(nodeFile(steps[0]!), readFileSync(nodeFile(steps[1]!)));

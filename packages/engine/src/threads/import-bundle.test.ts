@@ -203,6 +203,35 @@ describe("importBundle: a pointer must say what its chain says", () => {
     await nothingHere();
   });
 
+  it("refuses `completed` when the head leads to another role, and writes nothing", async () => {
+    const thread = await written();
+    const bad = edited(await bundleOf([thread]), (p) => (p.status = "completed"));
+    const { code, message } = await refusal(importBundle(here, bad, { cwd }));
+    expect(code).toBe("BUNDLE_INVALID");
+    expect(message).toContain(
+      `the thread says "completed", but "writer" answered "written", which leads to "reviewer", not to $END`,
+    );
+    await nothingHere();
+  });
+
+  it("refuses `idle` when the head reached $END, and takes the same thread completed", async () => {
+    const thread = await written();
+    await appendStep(there, thread, { role: "reviewer", output: { $status: "approved" } });
+    const bundle = await bundleOf([thread]);
+    const { code, message } = await refusal(importBundle(here, bundle, { cwd }));
+    expect(code).toBe("BUNDLE_INVALID");
+    expect(message).toContain(
+      'its pointer says `idle`, but its head step\'s role "reviewer" answered "approved", which leads to $END: the thread ended',
+    );
+    await nothingHere();
+    await importBundle(
+      here,
+      edited(bundle, (p) => (p.status = "completed")),
+      { cwd },
+    );
+    expect((await here.threads.get(thread)).status).toBe("completed");
+  });
+
   it("refuses a thread listed twice", async () => {
     const thread = await written();
     const bundle = await bundleOf([thread]);

@@ -1,9 +1,11 @@
 import { isAbsolute, join, normalize, relative, sep } from "node:path";
 import {
   type CasNode,
+  END,
   isThreadId,
   SCHEMA_TYPE,
   START,
+  type StartPayload,
   type StepPayload,
   type SuspendInfo,
   type ThreadPointer,
@@ -23,7 +25,7 @@ import {
 import { isUwfError, UwfError } from "@united-workforce/util";
 import { openBundle } from "./bundle.js";
 import { takeThread } from "./lease.js";
-import { verifyThread } from "./verify-thread.js";
+import { notAtEnd, verifyThread } from "./verify-thread.js";
 
 /** Nodes are written in batches: one round trip per batch on a networked store. */
 const BATCH = 500;
@@ -186,10 +188,9 @@ async function checkAgainstChain(cas: Cas, pointer: ThreadPointer): Promise<void
       `its pointer names workflow ${JSON.stringify(pointer.workflow)}, but the workflow it is pinned to (${pointer.workflowHash}) is ${JSON.stringify(workflow.name)}`,
     );
   }
-  const lastRole =
-    pointer.head === pointer.start
-      ? null
-      : (await cas.getPayload<StepPayload>(pointer.head, "step")).role;
+  const head =
+    pointer.head === pointer.start ? null : await cas.getPayload<StepPayload>(pointer.head, "step");
+  const lastRole = head?.role ?? null;
   if (pointer.currentRole !== lastRole) {
     throw fail(
       `its pointer says the last role was ${JSON.stringify(pointer.currentRole)}, but its head ${lastRole === null ? "is the StartNode" : `step ran ${JSON.stringify(lastRole)}`}`,
@@ -201,6 +202,20 @@ async function checkAgainstChain(cas: Cas, pointer: ThreadPointer): Promise<void
   }
   if ((status === "idle" || status === "completed") && suspended !== null) {
     throw fail(`its pointer says \`${status}\` but holds a suspension (role "${suspended.role}")`);
+  }
+  if (status === "idle") {
+    // uwf settles a step that reaches $END in the same write that moves the head to it.
+    const start = await cas.getPayload<StartPayload>(pointer.start, "start");
+    const inputs = workflow.inputs === undefined ? undefined : (start.inputs ?? {});
+    const from =
+      head === null
+        ? null
+        : { role: head.role, output: await cas.getPayload<Record<string, unknown>>(head.output) };
+    if (notAtEnd(workflow.graph, from, inputs) === null) {
+      throw fail(
+        `its pointer says \`idle\`, but ${from === null ? "$START.new" : `its head step's role "${from.role}" answered ${JSON.stringify(from.output.$status)}, which`} leads to ${END}: the thread ended, which uwf records as \`completed\``,
+      );
+    }
   }
   if (suspended !== null) {
     if (suspended.role !== START && workflow.roles[suspended.role] === undefined) {

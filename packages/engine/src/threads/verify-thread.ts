@@ -2,17 +2,21 @@ import {
   BUILTIN_SCHEMA_HASHES,
   type BuiltinNodeKind,
   type CasNode,
+  END,
   editionsOf,
   type Graph,
+  START,
   type StartPayload,
   type StepPayload,
+  SUSPEND,
   type ThreadProblem,
   type ThreadVerifyReport,
   type WorkflowPayload,
 } from "@united-workforce/protocol";
 import type { Cas, ThreadsStore } from "@united-workforce/store";
 import { errorMessage, isUwfError } from "@united-workforce/util";
-import { expectedRole } from "../moderator/expected-role.js";
+import { evaluate, startOutput } from "../moderator/evaluate.js";
+import { expectedRole, type RoutedFrom } from "../moderator/expected-role.js";
 
 /**
  * Why a node is bad. Kinds: `corrupt` (its bytes do not hash to its name or do not decode),
@@ -46,7 +50,8 @@ interface Walked {
  * each step reaches (output, body, detail and its turns, prompt, schemas), validate each against
  * its type's schema, check the links (`prev`, `start`, the output's schema is its role's) and
  * that each step's role is the one the moderator routes to from the step before, under the
- * workflow the thread is pinned to. One pass from the head: each step is checked against the
+ * workflow the thread is pinned to, and, for a thread that says it completed, that its head
+ * reaches `$END`. One pass from the head: each step is checked against the
  * older one when that is read, so memory stays flat however long the thread. Reads each node
  * once; writes nothing.
  */
@@ -87,6 +92,8 @@ export async function verifyThread(
 
   const walked = new Set<string>();
   let newer: { walked: Walked; depth: number } | null = null;
+  // The head as the walk read it: a completed thread's head must reach $END.
+  let headStep: Walked | null = null;
   let hash: string | null = pointer.head === pointer.start ? null : pointer.head;
   let depth = 0;
   for (; hash !== null; depth++) {
@@ -103,6 +110,7 @@ export async function verifyThread(
       break;
     }
     const current: Walked = { hash, role: step.role, output: null };
+    if (depth === 0) headStep = current;
     const fail = (error: unknown) => report(current.hash, depth, error);
     if (step.start !== pointer.start) {
       fail(link(`its start is ${step.start}, the thread's StartNode is ${pointer.start}`));
@@ -135,6 +143,16 @@ export async function verifyThread(
     );
   }
 
+  // A sound chain's head must reach $END when the thread says it completed (a problem in the
+  // chain is reported alone: what the head leads to rests on it).
+  if (pointer.status === "completed" && problems.length === 0 && workflow) {
+    const why = notAtEnd(workflow.graph, headStep, inputs);
+    if (why !== null) {
+      const at = headStep === null ? null : 0;
+      report(pointer.head, at, new NodeFault("route", `the thread says "completed", but ${why}`));
+    }
+  }
+
   function checkRoute(graph: Graph, older: Walked | null, step: Walked, at: number): void {
     const expected = expectedRole(graph, older, inputs);
     if (expected.role !== null && expected.role !== step.role) {
@@ -152,6 +170,35 @@ export async function verifyThread(
     nodes: checker.count,
     problems,
   };
+}
+
+/**
+ * Why the moderator would not end a thread at its head (null when it would): the route from the
+ * head step (null: the StartNode), read as the engine reads it when it settles a step.
+ */
+export function notAtEnd(
+  graph: Graph,
+  head: RoutedFrom | null,
+  inputs: Record<string, unknown> | undefined,
+): string | null {
+  // An output that cannot be read is reported as such; there is no route to compare.
+  if (head !== null && head.output === null) return null;
+  const from =
+    head === null
+      ? "$START.new"
+      : `"${head.role}" answered ${JSON.stringify(head.output!.$status)}, which`;
+  let next: ReturnType<typeof evaluate>;
+  try {
+    next =
+      head === null
+        ? evaluate(graph, START, startOutput("new"), inputs)
+        : evaluate(graph, head.role, head.output!, inputs);
+  } catch (error) {
+    return `its head cannot be routed: ${errorMessage(error)}`;
+  }
+  if (next.kind === "end") return null;
+  const to = next.kind === "suspend" ? SUSPEND : `"${next.role}"`;
+  return `${from} leads to ${to}, not to ${END}`;
 }
 
 /** The schema hashes of every edition of a built-in kind: a thread may use any of them. */
