@@ -15,7 +15,7 @@ interface Pointer {
   thread: string;
   start: string;
   head: string;
-  parent?: { thread: string; index: number };
+  parent?: { thread: string; step: string; index: number };
 }
 
 let source: TempHome;
@@ -136,6 +136,50 @@ describe("thread export of a fan-out parent", () => {
 
     const list = await json<{ threads: unknown[] }>(to, "thread", "list");
     expect(list.threads).toHaveLength(0);
+  });
+});
+
+describe("thread import of a fan-out child", () => {
+  it("refuses a child its parent's fan-out did not make, inside the bundle or under a parent here", async () => {
+    const from = inHome(source.home);
+    const to = inHome(target.home);
+    const { thread, other, file, header } = await family(from, source.home);
+    const text = readFileSync(file, "utf8");
+    const child = header.threads.find((p) => p.parent?.thread === thread)!;
+    const bad = join(target.home, "bad.uwf-bundle");
+    const withHeader = (bundleText: string, edit: (threads: Pointer[]) => void) => {
+      const [first, ...rest] = bundleText.split("\n");
+      const doc = JSON.parse(first!) as { threads: Pointer[] };
+      edit(doc.threads);
+      writeFileSync(bad, [JSON.stringify(doc), ...rest].join("\n"));
+    };
+
+    // Inside the bundle: a child claiming an item the fan-out does not have.
+    withHeader(text, (threads) => {
+      threads.find((p) => p.thread === child.thread)!.parent!.index = 7;
+    });
+    const beyond = await to("thread", "import", bad);
+    expect(beyond.code).toBe(1);
+    expect(beyond.stderr).toContain(`thread ${child.thread} in the bundle: its fan-out parent`);
+    expect(beyond.stderr).toContain("there is no item 7");
+    expect(beyond.stderr).toContain("nothing was imported");
+    expect((await json<{ total: number }>(to, "thread", "list")).total).toBe(0);
+
+    // Under a parent only here: an unrelated thread dressed as the parent's child for item 0.
+    expect((await to("thread", "import", file)).code).toBe(0);
+    const tree = await to("thread", "tree", thread);
+    const stray = join(source.home, "other.uwf-bundle");
+    expect((await from("thread", "export", other, "-o", stray)).code).toBe(0);
+    withHeader(readFileSync(stray, "utf8"), ([pointer]) => {
+      pointer!.parent = { ...child.parent!, index: 0 };
+    });
+    const forged = await to("thread", "import", bad);
+    expect(forged.code).toBe(1);
+    expect(forged.stderr).toContain(`its fan-out parent ${thread} (in this store) makes thread`);
+    expect(forged.stderr).toContain("nothing was imported");
+    expect((await to("thread", "tree", thread)).stdout).toBe(tree.stdout);
+    const list = await json<{ threads: { thread: string }[] }>(to, "thread", "list");
+    expect(list.threads.map((t) => t.thread)).not.toContain(other);
   });
 });
 

@@ -22,8 +22,9 @@ export interface BundleHeader {
 
 /**
  * The bundle of `ids` (a thread and, when asked, its forks): every node their pointers reach
- * (the chain, outputs, bodies, details, prompts, the StartNode, the workflow, every schema),
- * each once, re-hashed as it is read. Yields the file's lines, header first.
+ * (the chain, outputs, bodies, details, prompts, the StartNode, the workflow, every schema, and
+ * the step of a bundled parent that each bundled fan-out child hangs off), each once, re-hashed
+ * as it is read. Yields the file's lines, header first.
  */
 export async function* exportBundle(
   store: Store,
@@ -38,6 +39,14 @@ export async function* exportBundle(
   const lines: string[] = [];
   // A thread with no steps has its StartNode for head, and forks share theirs: each once.
   const seen = new Set(pointers.flatMap((p) => [p.head, p.start, p.workflowHash]));
+  // The step each fan-out of the bundle followed, which the import checks its children
+  // against: in the parent's chain already, unless a poke replaced it there since.
+  const bundled = new Set(ids);
+  for (const { parent } of pointers) {
+    if (parent === undefined || !bundled.has(parent.thread)) continue;
+    // A replaced step no pointer reaches may be gone (`cas gc`): the import then says so.
+    if (await store.cas.has(parent.step)) seen.add(parent.step);
+  }
   const queue = [...seen];
   while (queue.length > 0) {
     const hash = queue.pop()!;

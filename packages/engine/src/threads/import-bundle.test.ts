@@ -1,13 +1,21 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  type StepPayload,
+  type WorkflowPayload,
+  workflowNodeKind,
+} from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
 import { appendStep, openHomeStore, seedThread } from "@united-workforce/test-utils";
 import { isUwfError, newUlid } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { relay } from "../__fixtures__/workflows.js";
+import { evaluate } from "../moderator/evaluate.js";
 import { exportBundle } from "./bundle.js";
+import { childThreadId } from "./fanout.js";
 import { importBundle } from "./import-bundle.js";
+import { createThread } from "./new-thread.js";
 
 /** Two stores: the thread's own (`there`) and the one it is imported into (`here`). */
 let root: string;
@@ -327,5 +335,224 @@ describe("importBundle: a thread that is here already", () => {
     }
     expect(await here.threads.get(thread)).toEqual(before);
     expect((await importBundle(here, ff2, { cwd })).threads[0]!.status).toBe("fast-forwarded");
+  });
+});
+
+describe("importBundle: a fan-out child must be the one its parent's fan-out makes", () => {
+  /**
+   * A parent of `there` whose plan lists two files, with the two children its fan-out makes
+   * (made as the engine makes them: derived ids, the item's task, the step's time), not run.
+   */
+  async function family(): Promise<{ parent: string; step: string; children: string[] }> {
+    const childRole = {
+      frontmatter: await there.cas.putSchema({
+        type: "object",
+        required: ["$status"],
+        properties: { $status: { const: "done" } },
+      }),
+    };
+    const childWorkflow: WorkflowPayload = {
+      name: "parent/review",
+      roles: { review: childRole },
+      graph: {
+        $START: { new: { role: "review", prompt: "Review." } },
+        review: { done: { role: "$END", prompt: "Done." } },
+      },
+    };
+    const childHash = await there.cas.put(
+      there.cas.builtin(workflowNodeKind(childWorkflow)),
+      childWorkflow,
+    );
+    const { thread: parent } = await seedThread(there, {
+      workflow: {
+        name: "parent",
+        roles: {
+          plan: {
+            frontmatter: {
+              type: "object",
+              required: ["$status", "files"],
+              properties: { $status: { const: "ready" }, files: { type: "array" } },
+            },
+          },
+          collect: {
+            join: true,
+            frontmatter: {
+              type: "object",
+              required: ["$status"],
+              properties: { $status: { const: "done" } },
+            },
+          },
+        },
+        graph: {
+          $START: { new: { role: "plan", prompt: "Plan." } },
+          plan: {
+            ready: {
+              role: "collect",
+              prompt: "item {{{index}}} {{{item}}}",
+              fanout: { workflow: childHash, over: "{{{files}}}" },
+            },
+          },
+          collect: { done: { role: "$END", prompt: "Done." } },
+        },
+      },
+      prompt: "Review the repo",
+      cwd: "/elsewhere/app",
+    });
+    const step = await appendStep(there, parent, {
+      role: "plan",
+      output: { $status: "ready", files: ["a.ts", "b.ts"] },
+    });
+    return { parent, step, children: await childrenOf(parent, step) };
+  }
+
+  /** The children the fan-out after `step` makes (as `runFanout` makes them). */
+  async function childrenOf(parent: string, step: string): Promise<string[]> {
+    const pointer = await there.threads.get(parent);
+    const workflow = await there.cas.getPayload<WorkflowPayload>(pointer.workflowHash);
+    const payload = await there.cas.getPayload<StepPayload>(step, "step");
+    const output = await there.cas.getPayload<Record<string, unknown>>(payload.output);
+    const next = evaluate(workflow.graph, payload.role, output);
+    if (next.kind !== "fanout") throw new Error("the fixture does not fan out");
+    const children: string[] = [];
+    for (const [index, item] of next.items.entries()) {
+      const thread = childThreadId(parent, step, index, payload.completedAtMs);
+      await createThread(there, {
+        thread,
+        workflow: "parent/review",
+        workflowHash: next.fanout.workflow,
+        prompt: item.prompt,
+        cwd: "/elsewhere/app",
+        createdAtMs: payload.completedAtMs,
+        parent: { thread: parent, step, index },
+      });
+      children.push(thread);
+    }
+    return children;
+  }
+
+  it("imports a parent with its children, also those of a fan-out a poke replaced", async () => {
+    const { parent, step, children } = await family();
+    // A poke: the head step replaced by one of the same role and prev, which fans out again.
+    const pointer = await there.threads.get(parent);
+    const old = await there.cas.getPayload<StepPayload>(step, "step");
+    const poked = await there.cas.put(there.cas.builtin("step"), {
+      ...old,
+      output: await there.cas.put((await there.cas.get(old.output)).type, {
+        $status: "ready",
+        files: ["c.ts"],
+      }),
+      completedAtMs: old.completedAtMs + 10,
+    });
+    const { rev, ...rest } = pointer;
+    await there.threads.swap({ ...rest, head: poked }, rev ?? 0);
+    const again = await childrenOf(parent, poked);
+    const ids = [parent, ...children, ...again];
+    const report = await importBundle(here, await bundleOf(ids), { cwd });
+    expect(report.threads.map((t) => [t.thread, t.status])).toEqual(
+      ids.map((id) => [id, "imported"]),
+    );
+    expect((await here.threads.get(children[1]!)).parent).toEqual({
+      thread: parent,
+      step,
+      index: 1,
+    });
+  });
+
+  type Parent = { thread: string; step: string; index: number };
+  const cases: [string, (p: Record<string, unknown>[], stranger: string) => void, string][] = [
+    [
+      "a thread that is its own parent",
+      ([, first]) => {
+        (first!.parent as Parent).thread = first!.thread as string;
+      },
+      "its fan-out parent is the thread itself",
+    ],
+    [
+      "two children naming each other",
+      ([, first, second]) => {
+        (first!.parent as Parent).thread = second!.thread as string;
+        (second!.parent as Parent).thread = first!.thread as string;
+      },
+      "its fan-out parents go round in a loop",
+    ],
+    [
+      "a child naming its sibling",
+      ([, first, second]) => {
+        Object.assign(second!.parent as Parent, { thread: first!.thread, step: first!.start });
+      },
+      "does not fan out after $START.new",
+    ],
+    [
+      "an item the fan-out does not have",
+      ([, , second]) => {
+        (second!.parent as Parent).index = 2;
+      },
+      "fans out into 2 items at step",
+    ],
+    [
+      "an item another child is",
+      ([, , second]) => {
+        (second!.parent as Parent).index = 0;
+      },
+      "for item 0 of its fan-out at step",
+    ],
+    [
+      "a step that is not the fan-out's",
+      ([parent, , second]) => {
+        (second!.parent as Parent).step = parent!.start as string;
+      },
+      "does not fan out after $START.new",
+    ],
+    [
+      "a step of no chain",
+      ([, first, second]) => {
+        (second!.parent as Parent).step = first!.start as string;
+      },
+      "has no step",
+    ],
+    [
+      "a parent that is nowhere",
+      ([, first], stranger) => {
+        (first!.parent as Parent).thread = stranger;
+      },
+      "is neither in the bundle nor in this store",
+    ],
+  ];
+
+  it.each(cases)("refuses %s, and writes nothing", async (_, edit, words) => {
+    const { parent, children } = await family();
+    const bundle = await bundleOf([parent, ...children]);
+    const [first, ...rest] = bundle.split("\n");
+    const header = JSON.parse(first!);
+    edit(header.threads, newUlid());
+    const bad = [JSON.stringify(header), ...rest].join("\n");
+    const { code, message } = await refusal(importBundle(here, bad, { cwd }));
+    expect(code).toBe("BUNDLE_INVALID");
+    expect(message).toContain(words);
+    expect(message).toContain("nothing was imported");
+    await nothingHere();
+  });
+
+  it("takes a child under a parent only here when it is that parent's, and no other thread", async () => {
+    const { parent, children } = await family();
+    await importBundle(here, await bundleOf([parent]), { cwd });
+    const before = await here.threads.list();
+
+    // Another thread dressed as the parent's child for item 0: refused, nothing written.
+    const stranger = await written();
+    const item0 = (await there.threads.get(children[0]!)).parent!;
+    const forged = edited(await bundleOf([stranger]), (p) => {
+      p.parent = { ...item0 };
+    });
+    const { code, message } = await refusal(importBundle(here, forged, { cwd }));
+    expect(code).toBe("BUNDLE_INVALID");
+    expect(message).toContain(
+      `its fan-out parent ${parent} (in this store) makes thread ${children[0]} for item 0`,
+    );
+    expect(await here.threads.list()).toEqual(before);
+
+    // The child that fan-out makes, exported alone: it is the parent's.
+    const report = await importBundle(here, await bundleOf([children[0]!]), { cwd });
+    expect(report.threads.map((t) => [t.thread, t.status])).toEqual([[children[0], "imported"]]);
   });
 });

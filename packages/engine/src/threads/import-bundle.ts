@@ -24,6 +24,7 @@ import {
 } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
 import { openBundle } from "./bundle.js";
+import { checkFanoutParents } from "./import-parents.js";
 import { takeThread } from "./lease.js";
 import { notAtEnd, verifyThread } from "./verify-thread.js";
 
@@ -130,6 +131,7 @@ export async function importBundle(
     const wanted = portable(pointer, here?.cwd ?? placeIn(options.cwd, rootCwd, pointer.cwd));
     plans.push(await relate(store.cas, bundle.cas, here, wanted));
   }
+  await checkFanoutParents(pointers, bundle.cas, store);
 
   const leases = await takeFastForwards(store, plans);
   try {
