@@ -639,23 +639,29 @@ describe("suspend, resume and cancel rules", () => {
   });
 });
 
+/** A draft-review thread after two steps: the writer's draft, then the reviewer's "changes". */
+async function draftedAndReviewed(): Promise<{ thread: string; draft: string; oldHead: string }> {
+  const first = scenario(sb, "first", [
+    { role: "writer", output: { $status: "drafted", title: "Draft" } },
+    { role: "reviewer", output: { $status: "changes", notes: "Too long." } },
+  ]);
+  const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note");
+  const run = await uwfJson<ExecDoc>(sb, [
+    "thread",
+    "exec",
+    thread,
+    "-c",
+    "2",
+    "--agent",
+    mockAgent(first),
+  ]);
+  const [draft, oldHead] = run.steps.map((s) => s.hash) as [string, string];
+  return { thread, draft, oldHead };
+}
+
 describe("thread poke", () => {
   it("re-runs the head's role with the new text and replaces the head step", async () => {
-    const first = scenario(sb, "first", [
-      { role: "writer", output: { $status: "drafted", title: "Draft" } },
-      { role: "reviewer", output: { $status: "changes", notes: "Too long." } },
-    ]);
-    const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note");
-    const run = await uwfJson<ExecDoc>(sb, [
-      "thread",
-      "exec",
-      thread,
-      "-c",
-      "2",
-      "--agent",
-      mockAgent(first),
-    ]);
-    const [draft, oldHead] = run.steps.map((s) => s.hash) as [string, string];
+    const { thread, draft, oldHead } = await draftedAndReviewed();
     const before = await showThread(sb, thread);
     expect(before).toMatchObject({ head: oldHead, steps: 2 });
 
@@ -697,21 +703,7 @@ describe("thread poke", () => {
   });
 
   it("that failed is retried by resume in the head's place, keeping the route whole", async () => {
-    const first = scenario(sb, "first", [
-      { role: "writer", output: { $status: "drafted", title: "Draft" } },
-      { role: "reviewer", output: { $status: "changes", notes: "Too long." } },
-    ]);
-    const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note");
-    const run = await uwfJson<ExecDoc>(sb, [
-      "thread",
-      "exec",
-      thread,
-      "-c",
-      "2",
-      "--agent",
-      mockAgent(first),
-    ]);
-    const [draft, oldHead] = run.steps.map((s) => s.hash) as [string, string];
+    const { thread, draft, oldHead } = await draftedAndReviewed();
 
     // The poked reviewer's agent crashes: the thread waits, the head unmoved.
     const crash = scenario(sb, "crash", [

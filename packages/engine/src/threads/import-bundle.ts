@@ -24,7 +24,7 @@ import {
 } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
 import { openBundle } from "./bundle.js";
-import { checkFanoutParents } from "./import-parents.js";
+import { checkFanoutParents, existing } from "./import-parents.js";
 import { takeThread } from "./lease.js";
 import { notAtEnd, verifyThread } from "./verify-thread.js";
 
@@ -564,13 +564,4 @@ function changedMeanwhile(thread: string, what: string): UwfError {
     hint: `${what}: the import takes what is still missing, and compares again`,
     details: { thread },
   });
-}
-
-async function existing(store: Store, id: string): Promise<ThreadPointer | null> {
-  try {
-    return await store.threads.get(id);
-  } catch (error) {
-    if (isUwfError(error) && error.code === "THREAD_NOT_FOUND") return null;
-    throw error;
-  }
 }

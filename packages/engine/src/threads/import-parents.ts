@@ -189,7 +189,8 @@ function invalidParent(thread: string, problem: string, hint?: string): UwfError
   );
 }
 
-async function existing(store: Store, id: string): Promise<ThreadPointer | null> {
+/** A thread's pointer in this store, or null when it has none. */
+export async function existing(store: Store, id: string): Promise<ThreadPointer | null> {
   try {
     return await store.threads.get(id);
   } catch (error) {
