@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { type ErrorCode, ExitCode } from "@united-workforce/protocol";
+import { type ErrorCode, ExitCode, type ThreadPointer } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { listLogFiles } from "../commands/log/files.js";
 
@@ -56,6 +56,26 @@ export function lastWorkerOutcome(
     }
   }
   return last;
+}
+
+/**
+ * How the last run of a thread ended, as `join` and `watch` report it: the exit code the exec
+ * would have had in the foreground, and its own words when it was stopped or cancelled (the
+ * thread's state does not say so). A background worker logged both; for any other run the
+ * thread's state tells: 4 when a failed agent suspended it (`failed`), else 0. A worker that
+ * failed with an error throws that error, with its code and so its exit code.
+ */
+export function runEnd(
+  home: string,
+  pointer: ThreadPointer,
+  failed: boolean,
+): { exitCode: ExitCode; stopped: string | null } {
+  const outcome = lastWorkerOutcome(home, pointer.thread, pointer.updatedAt);
+  if (outcome?.kind === "error") throw workerError(pointer.thread, outcome);
+  return {
+    exitCode: outcome?.exitCode ?? (failed ? ExitCode.agentFailed : ExitCode.ok),
+    stopped: outcome?.stoppedBecause === "stopped" ? outcome.message : null,
+  };
 }
 
 /** The error a worker logged, as `join` and `watch` report it: same code, so same exit code. */

@@ -1,4 +1,3 @@
-import { ExitCode } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { progressView, QUIET_OPTION } from "./shared.js";
@@ -54,11 +53,10 @@ export default defineCommand({
       );
     }
     const pointer = await store.threads.get(thread!);
-    // The exit code is the exec's own, as if it had run in the foreground: a background worker
-    // logged how it ended; for any other run the thread's state tells.
-    const { lastWorkerOutcome, workerError } = await import("../../live/run-outcome.js");
-    const outcome = lastWorkerOutcome(ctx.home, thread!, pointer.updatedAt);
-    if (outcome?.kind === "error") throw workerError(thread!, outcome);
+    // The exit code is the exec's own, as if it had run in the foreground.
+    const { runEnd } = await import("../../live/run-outcome.js");
+    const failed = suspendedByFailure(pointer);
+    const { exitCode, stopped } = runEnd(ctx.home, pointer, failed);
     const doc = {
       thread: pointer.thread,
       status: deriveStatus(pointer, null),
@@ -66,9 +64,6 @@ export default defineCommand({
       steps: pointer.steps,
       suspended: pointer.suspended,
     };
-    const failed = suspendedByFailure(pointer);
-    // An interrupted or cancelled run: its own words say how (the thread's state does not).
-    const stopped = outcome?.stoppedBecause === "stopped" ? outcome.message : null;
     return result(
       doc,
       (d) => {
@@ -78,7 +73,7 @@ export default defineCommand({
         const retry = failed ? `\nTo retry the step: uwf thread resume ${d.thread}` : "";
         return `${lead} — ${d.suspended.reason}${retry}`;
       },
-      outcome?.exitCode ?? (failed ? ExitCode.agentFailed : ExitCode.ok),
+      exitCode,
     );
   },
 });

@@ -49,14 +49,12 @@ export default defineCommand({
       });
     }
     const pointer = await store.threads.get(thread!);
-    // How the run ended, as `thread join` reports it: a background worker logged it.
-    const { lastWorkerOutcome, workerError } = await import("../../live/run-outcome.js");
-    const outcome = ctx.signal.aborted
-      ? null
-      : lastWorkerOutcome(ctx.home, thread!, pointer.updatedAt);
-    if (outcome?.kind === "error") throw workerError(thread!, outcome);
-    // An interrupted or cancelled run: its own words say how (the thread's state does not).
-    const stopped = outcome?.stoppedBecause === "stopped" ? outcome.message : null;
+    // How the run ended, as `thread join` reports it; an interrupted watch says only that.
+    const { runEnd } = await import("../../live/run-outcome.js");
+    const end = ctx.signal.aborted
+      ? { exitCode: ExitCode.interrupted, stopped: null }
+      : runEnd(ctx.home, pointer, suspendedByFailure(pointer));
+    const { stopped } = end;
     const doc: ThreadWatchDocument = {
       thread: pointer.thread,
       status: pointer.status,
@@ -88,11 +86,7 @@ export default defineCommand({
         if (next !== null) return `${lead} after ${steps} — ${next}`;
         return `${lead} after ${steps}. Run its next step with: uwf thread exec ${d.thread}`;
       },
-      // 130 when the watch itself was interrupted; else the exec's own exit code, as if it had
-      // run in the foreground; for a run that logged none, 4 when its agent failed, else 0.
-      ctx.signal.aborted
-        ? ExitCode.interrupted
-        : (outcome?.exitCode ?? (suspendedByFailure(pointer) ? ExitCode.agentFailed : ExitCode.ok)),
+      end.exitCode,
     );
   },
 });
