@@ -12,21 +12,38 @@ export interface RenderedError {
  * document (DESIGN §13) in that format, with the process's exit code beside the stable code.
  */
 export function renderError(thrown: unknown, format: OutputFormat): RenderedError {
-  const error = asExpected(thrown);
-  const code = isUwfError(error) ? error.code : "INTERNAL";
-  const message = errorMessage(error);
-  const hint = isUwfError(error)
-    ? error.hint
-    : "This is a bug in uwf. Please report it with the command you ran and the log under $UWF_HOME/logs.";
-  const exitCode = exitCodeFor(code);
+  const { code, message, hint, exitCode, details } = errorFields(thrown);
   if (format !== "text") {
-    const details = isUwfError(error) ? error.details : undefined;
     const doc: ErrorDocument = { error: { code, message, hint, exitCode, ...details } };
     return { text: format === "json" ? `${JSON.stringify(doc)}\n` : yamlOf(doc.error), exitCode };
   }
   const lines = [`error: ${message}`];
   if (hint) lines.push(`hint: ${hint}`);
   return { text: `${lines.join("\n")}\n`, exitCode };
+}
+
+/**
+ * What a command's failure is to a user or a script: its stable code, message, hint and exit
+ * code. A background worker logs these, so `join` reports the error the exec would have printed.
+ */
+export function errorFields(thrown: unknown): {
+  code: string;
+  message: string;
+  hint: string | null;
+  exitCode: number;
+  details: Record<string, unknown> | undefined;
+} {
+  const error = asExpected(thrown);
+  const code = isUwfError(error) ? error.code : "INTERNAL";
+  return {
+    code,
+    message: errorMessage(error),
+    hint: isUwfError(error)
+      ? error.hint
+      : "This is a bug in uwf. Please report it with the command you ran and the log under $UWF_HOME/logs.",
+    exitCode: exitCodeFor(code),
+    details: isUwfError(error) ? error.details : undefined,
+  };
 }
 
 /**

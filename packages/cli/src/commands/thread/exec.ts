@@ -1,18 +1,8 @@
 import type { Engine, PlannedStep } from "@united-workforce/engine";
-import {
-  ExitCode,
-  exitCodeFor,
-  type ThreadExecDocument,
-  type ThreadPointer,
-} from "@united-workforce/protocol";
+import { ExitCode, type ThreadExecDocument, type ThreadPointer } from "@united-workforce/protocol";
 import type { Lease } from "@united-workforce/store";
-import {
-  errorMessage,
-  ioError,
-  isErrnoError,
-  isUwfError,
-  nodeChildProcess,
-} from "@united-workforce/util";
+import { nodeChildProcess } from "@united-workforce/util";
+import { errorFields } from "../../output/errors.js";
 import { type CommandContext, type CommandResult, defineCommand, result } from "../command.js";
 import { LIMIT_OPTIONS, limitFlags, runLimits } from "./limits.js";
 import {
@@ -217,16 +207,9 @@ function workerReport(ctx: CommandContext, thread: string): WorkerReport {
     failed(thrown) {
       if (reported) return;
       reported = true;
-      // As the entry would print it: a failed system call is an I/O error, anything else a bug.
-      const error = isUwfError(thrown) || !isErrnoError(thrown) ? thrown : ioError(thrown);
-      const code = isUwfError(error) ? error.code : "INTERNAL";
-      ctx.logger.error("exec.error", {
-        thread,
-        code,
-        message: errorMessage(error),
-        hint: isUwfError(error) ? error.hint : null,
-        exitCode: exitCodeFor(code),
-      });
+      // As the entry would print it, so `thread join` can report the same error.
+      const { code, message, hint, exitCode } = errorFields(thrown);
+      ctx.logger.error("exec.error", { thread, code, message, hint, exitCode });
     },
   };
 }
