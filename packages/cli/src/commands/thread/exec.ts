@@ -112,10 +112,13 @@ async function execThread(
   const lease = worker
     ? await store.leases.adopt(thread, worker)
     : await takeThread(store, thread, "uwf thread exec");
-  const waitFor = options.wait ? await retryWait(engine, await store.threads.get(thread)) : null;
-  if (options.background && !worker) {
+  // Read again under the lease: what runs now follows from this pointer.
+  const background = options.background === true && !worker;
+  const held = options.wait || background ? await store.threads.get(thread) : null;
+  const waitFor = options.wait ? await retryWait(engine, held!) : null;
+  if (background) {
+    const pointer = held!;
     try {
-      const pointer = await store.threads.get(thread);
       // A parent waiting on its fan-out looks at its children again.
       const terminal = waitFor === null && !waitsOnFanout(pointer) ? terminalReason(pointer) : null;
       if (terminal) {
