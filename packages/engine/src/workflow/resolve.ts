@@ -57,7 +57,7 @@ export interface ResolveContext {
 }
 
 /** A workflow file, loaded and validated; `path` is its real path. */
-export interface LoadedWorkflow extends WorkflowValidation {
+export interface LoadedWorkflow extends Omit<WorkflowValidation, "faultySchemas"> {
   path: string;
   includes: string[];
 }
@@ -228,11 +228,13 @@ export async function loadAndValidate(
     }
     throw error;
   }
-  const validation = validateWorkflow(loaded.definition, { fileName: loaded.path });
+  const { faultySchemas, ...validation } = validateWorkflow(loaded.definition, {
+    fileName: loaded.path,
+  });
   // Schemas are compiled whatever else is wrong: every problem is listed at once.
   const problems = [
     ...validation.errors,
-    ...(await schemaProblems(loaded.definition, options.validatorCacheDir, validation.errors)),
+    ...(await schemaProblems(loaded.definition, options.validatorCacheDir, faultySchemas)),
   ];
   if (validation.definition !== null && problems.length === 0) {
     const children = await resolveFanoutWorkflows(validation.definition, loaded.path, {

@@ -30,8 +30,8 @@ export function discardingCas(validatorCacheDir?: string): Cas {
 export async function schemaProblems(
   definition: unknown,
   validatorCacheDir?: string,
-  /** Errors already found: a schema one of them is about is not compiled (one message each). */
-  known: readonly string[] = [],
+  /** Schemas the shape checks already found wrong: not compiled, so each mistake is told once. */
+  faulty: { roles: readonly string[]; inputs: boolean } = { roles: [], inputs: false },
 ): Promise<string[]> {
   if (!isMapping(definition)) return [];
   // Compiled validators may still be cached: they are a cache, not stored state, and they spare
@@ -47,15 +47,10 @@ export async function schemaProblems(
       problems.push(problem(readableCompileError(error.message, schema)));
     }
   };
-  // The shape checks name the schema they are about at the start of their message.
-  const reported = (prefix: string) => known.some((error) => error.startsWith(prefix));
-  if (!reported('"inputs') && !reported("inputs")) {
-    await compile(definition.inputs, inputsNotCompilable);
-  }
+  if (!faulty.inputs) await compile(definition.inputs, inputsNotCompilable);
   if (isMapping(definition.roles)) {
     for (const [role, spec] of Object.entries(definition.roles)) {
-      if (!isMapping(spec) || reported(`role "${role}" frontmatter`)) continue;
-      if (reported(`role "${role}": "frontmatter"`)) continue;
+      if (!isMapping(spec) || faulty.roles.includes(role)) continue;
       await compile(spec.frontmatter, (reason) => frontmatterNotCompilable(role, reason));
     }
   }

@@ -103,6 +103,11 @@ export interface WorkflowValidation {
   warnings: string[];
   /** The definition, typed, only when valid. */
   definition: WorkflowDefinition | null;
+  /**
+   * The JSON Schemas these checks already found wrong (a role's frontmatter, the inputs): their
+   * errors are given, so compiling them would only say the same again in ajv's words.
+   */
+  faultySchemas: { roles: string[]; inputs: boolean };
 }
 
 export interface ValidateOptions {
@@ -170,8 +175,11 @@ export function validateWorkflow(
   const shape = checkShape(definition, shapeErrors);
   const semanticErrors: string[] = [];
   const warnings: string[] = [];
+  const faultySchemas = { roles: [] as string[], inputs: false };
   if (shape !== null) {
-    checkSemantics(shape, options, semanticErrors, warnings);
+    const exits = checkSemantics(shape, options, semanticErrors, warnings);
+    faultySchemas.roles = [...exits].filter(([, role]) => role === null).map(([name]) => name);
+    faultySchemas.inputs = shape.inputsDeclared && shape.inputs === null;
     // ajv ignores a keyword it does not know: a misspelt `required` would go unnoticed.
     for (const [role, frontmatter] of shape.roles) {
       if (frontmatter !== null)
@@ -188,6 +196,7 @@ export function validateWorkflow(
     errors,
     warnings: unique(warnings),
     definition: valid ? (definition as WorkflowDefinition) : null,
+    faultySchemas,
   };
 }
 
@@ -418,7 +427,7 @@ function checkSemantics(
   options: ValidateOptions,
   errors: string[],
   warnings: string[],
-): void {
+): Map<string, RoleExits | null> {
   const exits = new Map<string, RoleExits | null>();
   for (const [role, frontmatter] of shape.roles) {
     exits.set(role, frontmatter === null ? null : readRoleExits(role, frontmatter, errors));
@@ -441,6 +450,7 @@ function checkSemantics(
     const mismatch = checkFileName(options.fileName, shape.name);
     if (mismatch !== null) errors.push(mismatch);
   }
+  return exits;
 }
 
 function checkGraphKeys(
