@@ -30,16 +30,11 @@ export const relay: WorkflowFixture = {
   },
 };
 
-/** A writer drafts; a reviewer approves (`$END`) or sends it back to the writer (a loop). */
+/** relay whose reviewer approves (`$END`) or sends the text back to the writer (a loop). */
 export const loop: WorkflowFixture = {
   name: "loop",
   roles: {
-    writer: {
-      frontmatter: {
-        properties: { $status: { const: "written" }, text: { type: "string" } },
-        required: ["$status", "text"],
-      },
-    },
+    ...relay.roles,
     reviewer: {
       frontmatter: {
         properties: { $status: { enum: ["approved", "changes"] }, notes: { type: "string" } },
@@ -48,11 +43,7 @@ export const loop: WorkflowFixture = {
     },
   },
   graph: {
-    $START: {
-      new: { role: "writer", prompt: "Write a line." },
-      resume: { role: "writer", prompt: "Again." },
-    },
-    writer: { written: { role: "reviewer", prompt: "Review: {{{text}}}" } },
+    ...relay.graph,
     reviewer: {
       approved: { role: "$END", prompt: "Done." },
       changes: { role: "writer", prompt: "Revise: {{{notes}}}" },
