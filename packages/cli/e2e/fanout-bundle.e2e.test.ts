@@ -140,6 +140,26 @@ describe("thread export of a fan-out parent", () => {
 });
 
 describe("thread import of a fan-out child", () => {
+  it("says when a child's subfolder does not exist here", async () => {
+    const from = inHome(source.home);
+    const to = inHome(target.home);
+    const { thread, file, header } = await family(from, source.home);
+    const child = header.threads.find((p) => p.parent?.thread === thread)!;
+    const [first, ...rest] = readFileSync(file, "utf8").split("\n");
+    const doc = JSON.parse(first!) as { threads: (Pointer & { cwd: string })[] };
+    doc.threads.find((p) => p.thread === child.thread)!.cwd = join(source.home, "packages", "a");
+    writeFileSync(file, [JSON.stringify(doc), ...rest].join("\n"));
+
+    const imported = await to("thread", "import", file);
+    expect(imported.code, imported.stderr).toBe(0);
+    const lines = imported.stdout.split("\n");
+    const at = lines.findIndex((line) => line.startsWith(`${child.thread}: imported`));
+    expect(lines.slice(at + 1)).toContain(
+      `  note: it runs in ${join(target.home, "packages", "a")}, which does not exist here: create it before \`uwf thread exec\``,
+    );
+    expect(lines.filter((line) => line.includes("does not exist here"))).toHaveLength(1);
+  });
+
   it("refuses a child its parent's fan-out did not make, inside the bundle or under a parent here", async () => {
     const from = inHome(source.home);
     const to = inHome(target.home);

@@ -74,9 +74,17 @@ describe("uwf thread export / import", () => {
     const to = inHome(target.home);
     const { thread, file } = await exported(from, source.home);
     expect((await to("thread", "import", file)).code).toBe(0);
-    const twice = await to("thread", "import", file);
+    const elsewhere = join(target.home, "elsewhere");
+    mkdirSync(elsewhere);
+    const twice = await to("thread", "import", file, "--cwd", elsewhere);
     expect(twice.code).toBe(0);
     expect(twice.stdout).toContain(`${thread}: already here, unchanged`);
+    // The thread keeps its place: the --cwd is said not to be taken.
+    const { cwd } = JSON.parse((await to("thread", "show", thread, "--format", "json")).stdout);
+    expect(cwd).not.toBe(elsewhere);
+    expect(twice.stdout).toContain(
+      `  --cwd not used: the thread was already here, and runs in ${cwd} as before`,
+    );
 
     // The copy here moves on; the old bundle must not roll it back.
     expect((await to("thread", "resume", thread, "--agent", MOCK)).code).toBe(0);

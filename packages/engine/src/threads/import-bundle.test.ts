@@ -110,6 +110,26 @@ describe("importBundle: what of a pointer is taken", () => {
     expect(pointer).not.toHaveProperty("unknownField");
   });
 
+  it("reports a remembered agent of null as nothing, and one of another type as JSON", async () => {
+    const thread = await written();
+    let stores = 0;
+    const droppedAgent = async (agent: unknown) => {
+      stores += 1;
+      const store = await openHomeStore(join(root, `here-${stores}`));
+      try {
+        const bundle = edited(await bundleOf([thread]), (p) => {
+          p.agent = agent;
+          p.cwd = cwd;
+        });
+        return (await importBundle(store, bundle, { cwd })).threads[0]!.dropped;
+      } finally {
+        await store.close();
+      }
+    };
+    expect(await droppedAgent(null)).toBeUndefined();
+    expect(await droppedAgent({ cmd: "x" })).toEqual({ agent: '{"cmd":"x"}' });
+  });
+
   it("keeps a thread's subfolder under the exported thread's cwd, and nothing outside it", async () => {
     const thread = await written();
     const child = newUlid();

@@ -278,7 +278,11 @@ function portable(
   cwd: string,
 ): { pointer: ThreadPointer; dropped: DroppedFields } {
   const dropped: DroppedFields = {};
-  if (pointer.agent !== undefined) dropped.agent = String(pointer.agent);
+  // null: config.yaml chose the agent there, so there is nothing remembered to drop.
+  const agent: unknown = pointer.agent;
+  if (agent !== undefined && agent !== null) {
+    dropped.agent = typeof agent === "string" ? agent : JSON.stringify(agent);
+  }
   if (pointer.worktree !== undefined) {
     const path = (pointer.worktree as { path?: unknown } | null)?.path;
     dropped.worktree = typeof path === "string" ? path : JSON.stringify(pointer.worktree);

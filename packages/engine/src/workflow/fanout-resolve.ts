@@ -112,7 +112,9 @@ export async function resolveFanoutWorkflows(
       } else if (error.code === "WORKFLOW_NOT_FOUND") {
         const tried = (error.details?.tried as string[] | undefined) ?? [];
         errors.push(
-          `${at} was not found (looked for it relative to ${dirname(path)}: ${tried.join("; ")})`,
+          tried.length > 0
+            ? `${at} was not found (looked for it relative to ${dirname(path)}: ${tried.join("; ")})`
+            : `${at}: ${error.message}`,
         );
       } else if (error.code === "ID_AMBIGUOUS") {
         errors.push(`${at}: ${error.message}`);

@@ -202,6 +202,26 @@ describe("loadWorkflowFile", () => {
     );
   });
 
+  test("a path missing its extension is answered with the file that has one", () => {
+    const root = tree({ "hello.yaml": "name: hello\n" });
+    expect(() => loadWorkflowFile(join(root, "hello"))).toThrowError(
+      expect.objectContaining({
+        code: "WORKFLOW_NOT_FOUND",
+        hint: `Did you mean "${join(root, "hello")}.yaml"?`,
+      }),
+    );
+  });
+
+  test("a folder without index.yaml is not found, not an invalid workflow", () => {
+    const root = tree({ "notes.txt": "" });
+    expect(() => loadWorkflowFile(root)).toThrowError(
+      expect.objectContaining({
+        code: "WORKFLOW_NOT_FOUND",
+        message: `"${root}" is a directory without index.yaml or index.yml`,
+      }),
+    );
+  });
+
   test("a __proto__ key stays an ordinary key", () => {
     const root = tree({ "w.yaml": "name: w\n__proto__: { polluted: 1 }\n" });
     const { definition } = loadWorkflowFile(join(root, "w.yaml"));

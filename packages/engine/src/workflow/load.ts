@@ -93,15 +93,18 @@ export function loadWorkflowFile(
   const absolute = resolve(file);
   if (!existsSync(absolute)) {
     throw new UwfError("WORKFLOW_NOT_FOUND", `workflow file "${file}" does not exist`, {
-      hint: "Check the path, or run `uwf workflow list` to see registered workflows.",
+      hint: missingFileHint(file, absolute),
     });
   }
   const real = realpathSync(absolute);
   const kind = fileKind(statSync(real));
   if (kind === "a directory") {
-    throw workflowInvalidError(file, [
-      `"${file}" is a directory: pass a workflow YAML file (or a folder holding index.yaml)`,
-    ]);
+    // Nothing to read rather than something wrong in it: the same exit as a missing file.
+    throw new UwfError(
+      "WORKFLOW_NOT_FOUND",
+      `"${file}" is a directory without index.yaml or index.yml`,
+      { hint: "Pass a workflow YAML file, or a folder holding index.yaml." },
+    );
   }
   if (kind !== null) {
     throw workflowInvalidError(file, [`"${file}" is ${kind}: a workflow must be a regular file`]);
@@ -134,6 +137,17 @@ export function loadWorkflowFile(
     root: state.root,
     includes: state.includes,
   };
+}
+
+/**
+ * What to try when a workflow file is missing: the same path with a YAML extension when one
+ * exists (`validate examples/hello`), else the path or a registered workflow's commands.
+ */
+function missingFileHint(file: string, absolute: string): string {
+  for (const extension of [".yaml", ".yml"]) {
+    if (existsSync(absolute + extension)) return `Did you mean "${file}${extension}"?`;
+  }
+  return "Check the path. This command reads a file; a registered workflow is shown by `uwf workflow show <name>` (`uwf workflow list` lists them).";
 }
 
 function rootShapeProblem(value: unknown): string | null {

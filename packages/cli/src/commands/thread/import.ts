@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { resolve } from "node:path";
+import { resolve, sep } from "node:path";
 import type { ThreadImportDocument } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { readInput } from "../cas/read-input.js";
@@ -23,6 +23,7 @@ export default defineCommand({
   ],
   examples: ["uwf thread import run.uwf-bundle", "uwf thread import run.uwf-bundle --cwd /src/app"],
   async run(ctx, [file], options) {
+    const cwdGiven = options.cwd !== undefined;
     const cwd = resolve(ctx.cwd, (options.cwd as string | undefined) ?? ".");
     if (!isDirectory(cwd)) {
       throw new UwfError("USAGE", `--cwd "${cwd}" is not an existing directory`, {
@@ -45,7 +46,11 @@ export default defineCommand({
     }
     return result(doc, (d) =>
       [
-        ...d.threads.flatMap((t) => [`${t.thread}: ${outcome(t)}`, ...droppedLines(t)]),
+        ...d.threads.flatMap((t) => [
+          `${t.thread}: ${outcome(t)}`,
+          ...droppedLines(t),
+          ...placeLines(t, cwdGiven ? cwd : null),
+        ]),
         ...d.scripts.map(
           (s) =>
             `note: workflow "${s.workflow}" (${s.hash}) runs commands of its own in role${s.roles.length === 1 ? "" : "s"} ${s.roles.join(", ")}: read them with \`uwf workflow show ${s.hash}\` before \`uwf thread exec\``,
@@ -93,6 +98,24 @@ function droppedLines(t: Entry): string[] {
     );
   }
   return lines;
+}
+
+/**
+ * Where the thread runs, when it is not where the importer may think: a folder that does not
+ * exist here (a fan-out child's subfolder), or a --cwd that a thread already here does not take.
+ */
+function placeLines(t: Entry, cwdGiven: string | null): string[] {
+  if (t.status !== "imported") {
+    const taken = cwdGiven === null || t.cwd === cwdGiven || t.cwd.startsWith(`${cwdGiven}${sep}`);
+    return taken
+      ? []
+      : [`  --cwd not used: the thread was already here, and runs in ${t.cwd} as before`];
+  }
+  return isDirectory(t.cwd)
+    ? []
+    : [
+        `  note: it runs in ${t.cwd}, which does not exist here: create it before \`uwf thread exec\``,
+      ];
 }
 
 function isDirectory(path: string): boolean {
