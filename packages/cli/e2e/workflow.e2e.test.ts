@@ -346,10 +346,21 @@ describe("uwf workflow validate", () => {
     expect(result.stderr).toBe(
       [
         `error: workflow file "${join(work.home, "nope.yaml")}" does not exist`,
-        "hint: Check the path, or run `uwf workflow list` to see registered workflows.",
+        "hint: Check the path. This command reads a file; a registered workflow is shown by `uwf workflow show <name>` (`uwf workflow list` lists them).",
         "",
       ].join("\n"),
     );
+  });
+
+  it("suggests the .yaml a path lacks, and calls a folder without index.yaml not found (exit 1)", async () => {
+    writeFileSync(join(work.home, "flow.yaml"), "name: flow\n");
+    const bare = await uwf(["workflow", "validate", "flow"]);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toContain(`hint: Did you mean "${join(work.home, "flow")}.yaml"?`);
+    mkdirSync(join(work.home, "flows"));
+    const folder = await uwf(["workflow", "add", "flows"]);
+    expect(folder.code).toBe(1);
+    expect(folder.stderr).toContain("is a directory without index.yaml or index.yml");
   });
 });
 
@@ -443,7 +454,7 @@ const INVALID: InvalidCase[] = [
     title: "an include escaping the folder through ../",
     file: fixture("escape/inner/escape-dotdot.yaml"),
     errors: [
-      `escape-dotdot.yaml: !include "../outside-role.yaml" resolves to "${join(FIXTURES, "escape/outside-role.yaml")}", outside the workflow folder "${join(FIXTURES, "escape/inner")}"; includes must stay inside the folder of the workflow file`,
+      `escape-dotdot.yaml:3:11: !include "../outside-role.yaml" resolves to "${join(FIXTURES, "escape/outside-role.yaml")}", outside the workflow folder "${join(FIXTURES, "escape/inner")}"; includes must stay inside the folder of the workflow file`,
     ],
   },
   {
@@ -464,7 +475,7 @@ const INVALID: InvalidCase[] = [
       return file;
     },
     errors: [
-      /^escape-symlink\.yaml: !include "role\.yaml" resolves through a symlink to ".*\/outside-role\.yaml", outside the workflow folder ".*\/wf"; includes must stay inside the folder of the workflow file$/,
+      /^escape-symlink\.yaml:3:11: !include "role\.yaml" resolves through a symlink to ".*\/outside-role\.yaml", outside the workflow folder ".*\/wf"; includes must stay inside the folder of the workflow file$/,
     ],
   },
   {

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UwfError } from "@united-workforce/util";
 import { afterEach, describe, expect, test } from "vitest";
-import { loadWorkflowFile, MAX_EXPANDED_VALUES } from "./load.js";
+import { type LoadWorkflowOptions, loadWorkflowFile, MAX_EXPANDED_VALUES } from "./load.js";
 import { MAX_NESTING_DEPTH } from "./parse-source.js";
 import { validateWorkflow } from "./validate.js";
 
@@ -28,9 +28,12 @@ function tree(files: Record<string, string | Buffer>): string {
 }
 
 /** The WORKFLOW_INVALID error loading `file` throws, with its listed errors. */
-function loadError(file: string): { message: string; errors: string[] } {
+function loadError(
+  file: string,
+  options: LoadWorkflowOptions = {},
+): { message: string; errors: string[] } {
   try {
-    loadWorkflowFile(file);
+    loadWorkflowFile(file, options);
   } catch (error) {
     expect(error).toBeInstanceOf(UwfError);
     const uwf = error as UwfError;
@@ -126,7 +129,7 @@ describe("loadWorkflowFile", () => {
       "wf/w.yaml": "name: w\ngoal: !include ../outside.txt\n",
     });
     expect(loadError(join(root, "wf", "w.yaml")).errors).toEqual([
-      `w.yaml: !include "../outside.txt" resolves to "${join(root, "outside.txt")}", outside the workflow folder "${join(root, "wf")}"; includes must stay inside the folder of the workflow file`,
+      `w.yaml:2:7: !include "../outside.txt" resolves to "${join(root, "outside.txt")}", outside the workflow folder "${join(root, "wf")}"; includes must stay inside the folder of the workflow file`,
     ]);
   });
 
@@ -137,7 +140,7 @@ describe("loadWorkflowFile", () => {
     });
     symlinkSync(join(root, "outside.txt"), join(root, "wf", "link.txt"));
     expect(loadError(join(root, "wf", "w.yaml")).errors).toEqual([
-      `w.yaml: !include "link.txt" resolves through a symlink to "${join(root, "outside.txt")}", outside the workflow folder "${join(root, "wf")}"; includes must stay inside the folder of the workflow file`,
+      `w.yaml:2:7: !include "link.txt" resolves through a symlink to "${join(root, "outside.txt")}", outside the workflow folder "${join(root, "wf")}"; includes must stay inside the folder of the workflow file`,
     ]);
   });
 
@@ -175,11 +178,11 @@ describe("loadWorkflowFile", () => {
     const fixed = tree({ "w.yaml": "name: w\na: !include /etc/hostname\nb: !include nope.yaml\n" });
     const second = loadError(join(fixed, "w.yaml"));
     expect(second.errors).toEqual([
-      'w.yaml: !include "/etc/hostname": the include path must be relative to the including file',
-      `w.yaml: !include "nope.yaml": file not found (${join(fixed, "nope.yaml")})`,
+      'w.yaml:2:4: !include "/etc/hostname": the include path must be relative to the including file',
+      `w.yaml:3:4: !include "nope.yaml": file not found (${join(fixed, "nope.yaml")})`,
     ]);
     expect(second.message).toMatch(
-      /^invalid workflow ".*w\.yaml" \(2 errors\):\n {2}- w\.yaml: !include/,
+      /^invalid workflow ".*w\.yaml" \(2 errors\):\n {2}- w\.yaml:2:4: !include/,
     );
   });
 
@@ -273,6 +276,17 @@ describe("loadWorkflowFile", () => {
     });
   });
 
+  test("a failed include is placed at its tag, once per path, also when parsed from the cache", () => {
+    const root = tree({
+      "w.yaml":
+        "name: w\nroles:\n  a: { goal: !include gone.md }\n  b:\n    goal: !include gone.md\n",
+    });
+    const cacheDir = join(root, "cache");
+    const expected = [`w.yaml:3:14: !include "gone.md": file not found (${join(root, "gone.md")})`];
+    expect(loadError(join(root, "w.yaml"), { cacheDir }).errors).toEqual(expected);
+    expect(loadError(join(root, "w.yaml"), { cacheDir }).errors).toEqual(expected);
+  });
+
   test("including a FIFO, a device or a folder is refused without opening it", () => {
     const root = tree({
       "w.yaml": "name: w\na: !include pipe.md\nb: !include null.md\nc: !include dir\n",
@@ -281,10 +295,10 @@ describe("loadWorkflowFile", () => {
     execFileSync("mkfifo", [join(root, "pipe.md")]);
     symlinkSync("/dev/null", join(root, "null.md"));
     expect(loadError(join(root, "w.yaml")).errors).toEqual([
-      'w.yaml: !include "pipe.md": is a named pipe (FIFO), not a regular file; only regular files can be included',
+      'w.yaml:2:4: !include "pipe.md": is a named pipe (FIFO), not a regular file; only regular files can be included',
       // /dev/null is outside the folder, which is checked first.
-      `w.yaml: !include "null.md" resolves through a symlink to "/dev/null", outside the workflow folder "${root}"; includes must stay inside the folder of the workflow file`,
-      'w.yaml: !include "dir": is a directory, not a regular file; only regular files can be included',
+      `w.yaml:3:4: !include "null.md" resolves through a symlink to "/dev/null", outside the workflow folder "${root}"; includes must stay inside the folder of the workflow file`,
+      'w.yaml:4:4: !include "dir": is a directory, not a regular file; only regular files can be included',
     ]);
   });
 

@@ -269,35 +269,29 @@ function include(
   state: LoadState,
   ancestors: object[],
 ): unknown {
-  const where = `${displayName(from, state)}: !include "${target}"`;
-  if (target.trim() === "") {
-    state.errors.push(`${where}: the include path is empty`);
+  // Where the directive is written is looked up only for a message (a parse from the cache
+  // carries no positions), and said once however often the file includes the same path.
+  const refuse = (problem: string): null => {
+    const message = `${includeAt(from, target, state)}: !include "${target}"${problem}`;
+    if (!state.errors.includes(message)) state.errors.push(message);
     return null;
-  }
-  if (isAbsolute(target)) {
-    state.errors.push(`${where}: the include path must be relative to the including file`);
-    return null;
-  }
+  };
+  if (target.trim() === "") return refuse(": the include path is empty");
+  if (isAbsolute(target))
+    return refuse(": the include path must be relative to the including file");
   const candidate = resolve(dirname(from), target);
-  if (!existsSync(candidate)) {
-    state.errors.push(`${where}: file not found (${candidate})`);
-    return null;
-  }
+  if (!existsSync(candidate)) return refuse(`: file not found (${candidate})`);
   const real = realpathSync(candidate);
   if (!isInside(state.root, real)) {
     const how = isInside(state.root, candidate) ? " through a symlink" : "";
-    state.errors.push(
-      `${where} resolves${how} to "${real}", outside the workflow folder "${state.root}"; includes must stay inside the folder of the workflow file`,
+    return refuse(
+      ` resolves${how} to "${real}", outside the workflow folder "${state.root}"; includes must stay inside the folder of the workflow file`,
     );
-    return null;
   }
   // Only regular files: reading a FIFO would wait for a writer forever, a device never ends.
   const kind = fileKind(statSync(real));
   if (kind !== null) {
-    state.errors.push(
-      `${where}: is ${kind}, not a regular file; only regular files can be included`,
-    );
-    return null;
+    return refuse(`: is ${kind}, not a regular file; only regular files can be included`);
   }
   if (chain.includes(real)) {
     const cycle = [...chain.slice(chain.indexOf(real)), real].map((p) => displayName(p, state));
@@ -318,6 +312,49 @@ function include(
     );
   }
   return expand(state.parsed.get(real), real, inner, state, ancestors);
+}
+
+/**
+ * `file:line:col` of the first `!include <target>` in a YAML file (the file name alone when it
+ * cannot be found again), for messages: the file is parsed once more, on this error path only.
+ */
+function includeAt(from: string, target: string, state: LoadState): string {
+  const name = displayName(from, state);
+  let source: string | null;
+  try {
+    source = decodeUtf8(readRegularFile(from), name, []);
+  } catch {
+    return name;
+  }
+  if (source === null) return name;
+  const doc = parseYamlSource(source, name, [includeTag], []);
+  const value = doc === null ? undefined : firstInclude(doc.contents, target);
+  if (value === undefined) return name;
+  // The node starts at its value; the message points at the tag before it, as the parser does.
+  const offset = Math.max(0, source.lastIndexOf("!include", value));
+  const before = source.slice(0, offset);
+  const line = before.split("\n").length;
+  return `${name}:${line}:${offset - before.lastIndexOf("\n")}`;
+}
+
+/** The source offset of the first scalar tagged `!include <target>` under `node`. */
+function firstInclude(node: unknown, target: string): number | undefined {
+  if (node === null || typeof node !== "object") return undefined;
+  const item = node as { tag?: unknown; value?: unknown; range?: number[]; items?: unknown[] };
+  if (item.value instanceof IncludeDirective && item.value.target === target)
+    return item.range?.[0];
+  if (Array.isArray(item.items)) {
+    for (const child of item.items) {
+      // A mapping's items are pairs: look in the key, then the value.
+      const pair = child as { key?: unknown; value?: unknown };
+      const found =
+        pair !== null && typeof pair === "object" && "key" in pair
+          ? (firstInclude(pair.key, target) ?? firstInclude(pair.value, target))
+          : firstInclude(child, target);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 function parseJsonFile(real: string, state: LoadState): unknown {
