@@ -11,5 +11,11 @@ export {
   processIdentity,
 } from "./locks/process-identity.js";
 export { maskUrl, openStore, storeOptionsFrom, validatorCacheDir } from "./open-store.js";
+export {
+  DIALECT_URIS,
+  dialectsApplying,
+  type SchemaDialect,
+  schemaDialect,
+} from "./schemas/dialects.js";
 export { knownFormatNames } from "./schemas/formats.js";
 export { pointerProblem } from "./threads/pointer-check.js";

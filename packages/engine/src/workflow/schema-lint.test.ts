@@ -8,9 +8,10 @@ function warnings(yaml: string): string[] {
   return schemaKeywordWarnings(parse(yaml), WHERE);
 }
 
-/** Only the keyword and path of each warning, for tests about where the walk goes. */
+/** Only the keyword and path of each unknown keyword, for tests about where the walk goes. */
 function found(yaml: string): string[] {
-  return warnings(yaml).map((message) => {
+  const unknown = warnings(yaml).filter((message) => message.includes("unknown JSON Schema"));
+  return unknown.map((message) => {
     const [, keyword, path] = /keyword "(.*)" at (.*?)(?: \(did you mean|;)/.exec(message) ?? [];
     return `${keyword} at ${path}`;
   });
@@ -75,6 +76,7 @@ required: [requird]
   it("does not read values as schemas", () => {
     expect(
       warnings(`
+$schema: https://json-schema.org/draft/2019-09/schema
 type: object
 properties:
   a: { enum: [{ requird: 1 }, tyep] }
@@ -198,6 +200,36 @@ x-ui: { order: [summary] }
     const looped = parse("&a { requird: [x], items: *a }");
     expect(looped.items).toBe(looped);
     expect(found("&a { requird: [x], items: *a }")).toEqual(["requird at the top"]);
+  });
+
+  it("warns about a keyword the schema's dialect does not have, and says which one does", () => {
+    expect(
+      warnings(`
+type: object
+properties:
+  tags: { type: array, prefixItems: [{ type: string }] }
+unevaluatedProperties: false
+`),
+    ).toEqual([
+      'role "r" frontmatter: JSON Schema keyword "unevaluatedProperties" at the top is not part of draft-07, the dialect of a schema without "$schema"; ajv ignores it (it needs "$schema: https://json-schema.org/draft/2020-12/schema")',
+      'role "r" frontmatter: JSON Schema keyword "prefixItems" at properties.tags is not part of draft-07, the dialect of a schema without "$schema"; ajv ignores it (it needs "$schema: https://json-schema.org/draft/2020-12/schema")',
+    ]);
+    expect(
+      warnings(`
+$schema: https://json-schema.org/draft/2020-12/schema
+type: array
+items: { type: string }
+additionalItems: false
+unevaluatedItems: false
+`),
+    ).toEqual([
+      'role "r" frontmatter: JSON Schema keyword "additionalItems" at the top is not part of 2020-12, the dialect this schema declares; ajv ignores it (in 2020-12, "items" next to "prefixItems" does its job)',
+    ]);
+    expect(
+      warnings("{ $schema: 'https://json-schema.org/draft/2019-09/schema', prefixItems: [] }"),
+    ).toEqual([
+      'role "r" frontmatter: JSON Schema keyword "prefixItems" at the top is not part of 2019-09, the dialect this schema declares; ajv ignores it (it needs "$schema: https://json-schema.org/draft/2020-12/schema")',
+    ]);
   });
 
   it("warns about a format it does not check, with a suggestion when one is near", () => {

@@ -1,4 +1,10 @@
-import { knownFormatNames } from "@united-workforce/store";
+import {
+  DIALECT_URIS,
+  dialectsApplying,
+  knownFormatNames,
+  type SchemaDialect,
+  schemaDialect,
+} from "@united-workforce/store";
 import { editDistance } from "@united-workforce/util";
 import { isMapping, type SchemaMap } from "./schema-shape.js";
 
@@ -79,6 +85,11 @@ const KEYWORDS = [
 
 const KNOWN = new Set(KEYWORDS);
 
+/** What 2020-12 has instead of a keyword it dropped. */
+const REPLACED_IN_2020_12: Record<string, string> = {
+  additionalItems: 'in 2020-12, "items" next to "prefixItems" does its job',
+};
+
 /** Keywords whose value is one schema (`items` also comes as a list, below). */
 const SCHEMA_VALUED = new Set([
   "items",
@@ -119,6 +130,7 @@ interface Pending {
  */
 export function schemaKeywordWarnings(schema: unknown, where: string): string[] {
   const warnings: string[] = [];
+  const dialect = isMapping(schema) ? schemaDialect(schema) : "draft-07";
   // YAML aliases can share or even nest a node within itself; each node is read once.
   const seen = new Set<SchemaMap>();
   // A stack, not recursion: a deeply nested schema must not overflow the call stack.
@@ -129,8 +141,13 @@ export function schemaKeywordWarnings(schema: unknown, where: string): string[] 
       if (!isMapping(node) || seen.has(node)) continue;
       seen.add(node);
       for (const keyword of Object.keys(node)) {
-        if (!KNOWN.has(keyword) && !keyword.startsWith("x-")) {
-          warnings.push(unknownKeyword(where, keyword, path));
+        if (!KNOWN.has(keyword)) {
+          if (!keyword.startsWith("x-")) warnings.push(unknownKeyword(where, keyword, path));
+        } else {
+          const applied = dialectsApplying(keyword);
+          if (applied !== undefined && !applied.includes(dialect)) {
+            warnings.push(otherDialectKeyword(where, keyword, path, dialect, applied, schema));
+          }
         }
       }
       if (typeof node.format === "string" && !formatNames().includes(node.format)) {
@@ -153,6 +170,27 @@ function unknownKeyword(where: string, keyword: string, path: string): string {
   return near === undefined
     ? `${where}: unknown JSON Schema keyword ${JSON.stringify(keyword)} ${at}; ajv ignores it (prefix it with "x-" if it is an annotation of yours)`
     : `${where}: unknown JSON Schema keyword ${JSON.stringify(keyword)} ${at} (did you mean "${near}"?); ajv ignores it`;
+}
+
+function otherDialectKeyword(
+  where: string,
+  keyword: string,
+  path: string,
+  dialect: SchemaDialect,
+  applied: readonly SchemaDialect[],
+  schema: unknown,
+): string {
+  const at = path === "" ? "at the top" : `at ${path}`;
+  const declared = isMapping(schema) && typeof schema.$schema === "string";
+  const which = declared
+    ? `${dialect}, the dialect this schema declares`
+    : `${dialect}, the dialect of a schema without "$schema"`;
+  const instead = REPLACED_IN_2020_12[keyword];
+  const fix =
+    dialect === "2020-12" && instead !== undefined
+      ? instead
+      : `it needs "$schema: ${DIALECT_URIS[applied[applied.length - 1]!]}"`;
+  return `${where}: JSON Schema keyword ${JSON.stringify(keyword)} ${at} is not part of ${which}; ajv ignores it (${fix})`;
 }
 
 let formats: string[] | undefined;

@@ -1,16 +1,16 @@
 import type { JsonSchema } from "@united-workforce/protocol";
 import { lazyRequire } from "@united-workforce/util";
 import type { AnyValidateFunction } from "ajv/dist/types/index.js";
+import { type SchemaDialect, schemaDialect } from "./dialects.js";
 import { FORMATS_MODULE, validatorFormats } from "./formats.js";
 
 type AjvInstance = InstanceType<typeof import("ajv/dist/core.js").default>;
-type Dialect = "draft-07" | "2019-09" | "2020-12";
 
 // Loaded with `require` on first use: importing ajv costs ≈ 30 ms, and most `uwf` processes
 // never validate anything. A static import would make every process pay it. Processes that
 // validate a schema an earlier process compiled skip ajv too (see disk-cache.ts).
 const load = lazyRequire(() => import.meta.url);
-const instances = new Map<Dialect, AjvInstance>();
+const instances = new Map<SchemaDialect, AjvInstance>();
 
 // Part of the disk cache key (CACHE_FORMAT in disk-cache.ts): change one, bump the other.
 // Strict mode off: ajv ignores a keyword or a `format` it does not know, as JSON Schema says an
@@ -18,15 +18,7 @@ const instances = new Map<Dialect, AjvInstance>();
 // `workflow validate` warns about both instead (engine `schema-lint.ts`).
 const OPTIONS = { strict: false, allErrors: true, logger: false } as const;
 
-function dialectOf(schema: JsonSchema): Dialect {
-  const declared = schema.$schema;
-  if (typeof declared !== "string") return "draft-07";
-  if (declared.includes("2020-12")) return "2020-12";
-  if (declared.includes("2019-09")) return "2019-09";
-  return "draft-07";
-}
-
-function create(dialect: Dialect): AjvInstance {
+function create(dialect: SchemaDialect): AjvInstance {
   const { _ } = load(
     "ajv/dist/compile/codegen",
   ) as typeof import("ajv/dist/compile/codegen/index.js");
@@ -50,7 +42,7 @@ function create(dialect: Dialect): AjvInstance {
 
 /** The Ajv instance for the JSON Schema dialect the schema declares (draft-07 by default). */
 export function ajvFor(schema: JsonSchema): AjvInstance {
-  const dialect = dialectOf(schema);
+  const dialect = schemaDialect(schema);
   let ajv = instances.get(dialect);
   if (ajv === undefined) {
     ajv = create(dialect);
