@@ -88,6 +88,9 @@ try {
       "--no-update-notifier",
       "--prefer-offline",
       "--fetch-retries=0",
+      // Each package gets its own dependencies under it, nothing hoisted: a bundle that needs a
+      // module its package does not declare fails here, as under pnpm or a global install.
+      "--install-strategy=nested",
       `--${SCOPE}:registry=${NOWHERE}`,
     ],
     { cwd: prefix },
@@ -269,8 +272,9 @@ function checkTarball(pkg) {
 /** Every @united-workforce/* package came from our tarballs, once, at the packed version. */
 function checkInstalled(prefix, packages) {
   const lock = JSON.parse(readFileSync(join(prefix, "package-lock.json"), "utf8"));
+  // Our packages wherever they sit (not the third-party ones nested under them).
   const ours = Object.entries(lock.packages ?? {}).filter(([path]) =>
-    path.includes(`node_modules/${SCOPE}/`),
+    /(^|\/)node_modules\/@united-workforce\/[^/]+$/.test(path),
   );
   const problems = [];
   for (const [path, entry] of ours) {
