@@ -96,6 +96,51 @@ describe("uwf thread verify", () => {
     expect(text.stdout).toContain(`${thread}: ok (2 steps`);
   });
 
+  it("proves a thread whose agent asked a human, before and after the resume", async () => {
+    writeFileSync(join(temp.home, "relay.yaml"), RELAY);
+    expect((await uwf("workflow", "add", join(temp.home, "relay.yaml"))).code).toBe(0);
+    const thread = (await uwf("thread", "start", "relay", "-p", "go")).stdout.trim();
+    const scenario = writeScenario(temp.home, [
+      { role: "a", output: { $status: "$SUSPEND", reason: "Which note?" } },
+      { role: "a", output: { $status: "done", note: "n1" } },
+      { role: "b", output: { $status: "done" } },
+    ]);
+    const agent = `${process.execPath} ${UWF_MOCK_BIN} --scenario ${scenario}`;
+    expect((await uwf("thread", "exec", thread, "--agent", agent)).code).toBe(0);
+    let { code, doc } = await verify(thread);
+    expect(doc.threads[0]!.problems).toEqual([]);
+    expect(code).toBe(0);
+
+    const answer = ["-p", "The first one."];
+    const resumed = await uwf("thread", "resume", thread, ...answer, "-c", "2", "--agent", agent);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    ({ code, doc } = await verify(thread));
+    expect(doc.threads[0]).toMatchObject({ ok: true, steps: 3, problems: [] });
+    expect(code).toBe(0);
+  });
+
+  it("refuses an output typed by another role's schema", async () => {
+    const { thread, steps } = await relayThread();
+    const store = await openStore({ home: temp.home });
+    const first = await store.cas.getPayload<StepPayload>(steps[0]!, "step");
+    const second = await store.cas.getPayload<StepPayload>(steps[1]!, "step");
+    // b's step, but with a's output: a "done" with a note, typed by a's schema.
+    const swapped = await store.cas.put(store.cas.builtin("step"), {
+      ...second,
+      output: first.output,
+    });
+    moveHead(thread, swapped);
+    const { code, doc } = await verify(thread);
+    await store.close();
+    expect(code).toBe(1);
+    expect(doc.threads[0]!.problems[0]).toMatchObject({
+      hash: first.output,
+      step: 2,
+      kind: "link",
+    });
+    expect(doc.threads[0]!.problems[0]!.reason).toContain(`(role "b"'s frontmatter schema)`);
+  });
+
   it("names a flipped byte in a step's output as corrupt, at its step", async () => {
     const { thread, steps } = await relayThread();
     const store = await openStore({ home: temp.home });

@@ -5,10 +5,12 @@ import {
   END,
   editionsOf,
   type Graph,
+  type JsonSchema,
   START,
   type StartPayload,
   type StepPayload,
   SUSPEND,
+  suspendOutputSchema,
   type ThreadProblem,
   type ThreadVerifyReport,
   type WorkflowPayload,
@@ -90,6 +92,10 @@ export async function verifyThread(
     );
   }
 
+  let suspendSchema: string | undefined;
+  const suspendType = (): string =>
+    (suspendSchema ??= store.cas.prepareSchema(suspendOutputSchema as unknown as JsonSchema).hash);
+
   const walked = new Set<string>();
   let newer: { walked: Walked; depth: number } | null = null;
   // The head as the walk read it: a completed thread's head must reach $END.
@@ -120,7 +126,14 @@ export async function verifyThread(
       fail(link(`role "${step.role}" is not in the thread's workflow "${workflow.name}"`));
     }
     try {
-      current.output = await checker.payload(step.output, role?.frontmatter);
+      const output = await checker.node(step.output);
+      // An agent's `$SUSPEND` answer is typed by the suspend schema, valid for every role.
+      if (role && output.type !== role.frontmatter && output.type !== suspendType()) {
+        throw link(
+          `node ${step.output} has type ${output.type}, expected ${role.frontmatter} (role "${step.role}"'s frontmatter schema) or the $SUSPEND output's`,
+        );
+      }
+      current.output = output.payload as Record<string, unknown>;
     } catch (error) {
       report(step.output, depth, error);
     }
