@@ -1,6 +1,14 @@
+import { existsSync } from "node:fs";
 import { ExitCode } from "@united-workforce/protocol";
 import type { Store, UwfConfig } from "@united-workforce/store";
-import { createLogger, makePrivateDir, resolveHome, UwfError } from "@united-workforce/util";
+import {
+  createLogger,
+  errorMessage,
+  logFilePath,
+  makePrivateDir,
+  resolveHome,
+  UwfError,
+} from "@united-workforce/util";
 import { Command, CommanderError, Option } from "commander";
 import type { CommandContext, CommandSpec, OutputFormat } from "./commands/command.js";
 import {
@@ -12,7 +20,7 @@ import {
 import { resolveIds } from "./commands/resolve-ids.js";
 import { COMMAND_TABLE } from "./commands/table.js";
 import { configWarning } from "./output/config-warning.js";
-import { renderError } from "./output/errors.js";
+import { isInternal, renderError } from "./output/errors.js";
 import { PLAIN_VIEW } from "./output/table.js";
 import { formatResult } from "./output/write.js";
 import { VERSION } from "./version.js";
@@ -81,9 +89,29 @@ export async function runCli(givenArgv: readonly string[], io: CliIo): Promise<n
       io.stderr(rendered.text);
       return rendered.exitCode;
     }
-    const rendered = renderError(error, format);
+    const rendered = renderError(error, format, logInternal(error, argv, io));
     io.stderr(rendered.text);
     return rendered.exitCode;
+  }
+}
+
+/**
+ * Log an error uwf did not expect, with its stack, and say where: the hint asks for that log.
+ * Only the command's words are logged, not its arguments, which may hold a secret.
+ */
+function logInternal(error: unknown, argv: readonly string[], io: CliIo): string | undefined {
+  if (!isInternal(error)) return undefined;
+  try {
+    const home = resolveHome(io.env);
+    createLogger(home).error("command.crashed", {
+      command: commandWords(argv).slice(0, 2).join(" "),
+      message: errorMessage(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+    const file = logFilePath(home);
+    return existsSync(file) ? file : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -11,8 +11,12 @@ export interface RenderedError {
  * Errors go to stderr: a message and what to do next, or under `--format json|yaml` the error
  * document (DESIGN §13) in that format, with the process's exit code beside the stable code.
  */
-export function renderError(thrown: unknown, format: OutputFormat): RenderedError {
-  const { code, message, hint, exitCode, details } = errorFields(thrown);
+export function renderError(
+  thrown: unknown,
+  format: OutputFormat,
+  logFile?: string,
+): RenderedError {
+  const { code, message, hint, exitCode, details } = errorFields(thrown, logFile);
   if (format !== "text") {
     const doc: ErrorDocument = { error: { code, message, hint, exitCode, ...details } };
     return { text: format === "json" ? `${JSON.stringify(doc)}\n` : yamlOf(doc.error), exitCode };
@@ -26,7 +30,16 @@ export function renderError(thrown: unknown, format: OutputFormat): RenderedErro
  * What a command's failure is to a user or a script: its stable code, message, hint and exit
  * code. A background worker logs these, so `join` reports the error the exec would have printed.
  */
-export function errorFields(thrown: unknown): {
+/** Whether an error is one uwf did not expect: a bug, reported with its stack in the log. */
+export function isInternal(thrown: unknown): boolean {
+  return !isUwfError(asExpected(thrown));
+}
+
+export function errorFields(
+  thrown: unknown,
+  /** Where an unexpected error was logged, with its stack, for the report the hint asks for. */
+  logFile?: string,
+): {
   code: string;
   message: string;
   hint: string | null;
@@ -40,7 +53,7 @@ export function errorFields(thrown: unknown): {
     message: errorMessage(error),
     hint: isUwfError(error)
       ? error.hint
-      : "This is a bug in uwf. Please report it with the command you ran and the log under $UWF_HOME/logs.",
+      : `This is a bug in uwf. Please report it with the command you ran and ${logFile === undefined ? "the log under $UWF_HOME/logs" : `the log ${logFile}`}.`,
     exitCode: exitCodeFor(code),
     details: isUwfError(error) ? error.details : undefined,
   };
