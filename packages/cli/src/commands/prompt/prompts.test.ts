@@ -178,6 +178,15 @@ describe("uwf prompt guides", () => {
     }
   });
 
+  it("usage heads each group with its name and, when it has one, its summary", () => {
+    const headings = renderUsage()
+      .split("\n")
+      .filter((line) => line.startsWith("### uwf "));
+    expect(headings).toContain("### uwf setup");
+    expect(headings).toContain("### uwf config: read and change config.yaml");
+    expect(headings.filter((line) => /:\s*$/.test(line))).toEqual([]);
+  });
+
   it("adapter-developing names every flag agent-kit adapters accept", () => {
     // `uwf-mock --help` prints agent-kit's flags plus the mock's own.
     const mockOnly = ["--scenario", "-h", "--help"];

@@ -94,7 +94,9 @@ function commandReference(): string[] {
     const [first] = spec.path;
     if (first !== group) {
       group = first!;
-      out.push("", `### uwf ${group}: ${GROUP_SUMMARIES[group] ?? ""}`, "");
+      // A command of one word (`uwf setup`) is its own group, with no summary of its own.
+      const summary = GROUP_SUMMARIES[group];
+      out.push("", summary === undefined ? `### uwf ${group}` : `### uwf ${group}: ${summary}`, "");
     }
     out.push(`- \`${synopsis(spec)}\`: ${spec.summary}`);
     for (const option of visibleOptions(spec)) {

@@ -226,5 +226,13 @@ export function renderWorkflowAuthoring(): string {
     "The thread goes writer → reviewer → writer → reviewer and completes. A workflow is looked",
     "up as a hash, a file, `.workflows/<name>.yaml` in the nearest folder up to the repository",
     "root, or a registered name; a running thread keeps the version it started with.",
+    "",
+    "A scenario answers the steps in order, one entry each: `role` (the role uwf asks for),",
+    "`output` (the frontmatter) and `body` (markdown). An output of `$status: $SUSPEND` with a",
+    "`reason` asks a human: the thread suspends until `uwf thread resume <thread> -p",
+    '"<answer>"`, which runs the same role again with the next entry. `exit: 4` scripts a failed',
+    "agent, and `attempts:` a list of answers that need repair. A relative `--scenario` path is",
+    "read from the thread's cwd, where the agent runs (the folder `uwf thread start` ran in, or",
+    "its `--cwd`). The whole format is in the `@united-workforce/agent-mock` package's README.",
   ].join("\n");
 }
