@@ -206,7 +206,7 @@ describe("an exec on a thread cancelled while it ran", () => {
     );
     const { workflowHash } = await showThread(sb, thread);
     // No step to fork (a StartNode cannot be): a new thread of the same workflow does the work.
-    const startAgain = `uwf thread start ${workflowHash} -p "<task>" --cwd ${sb.work} (its task: uwf thread read ${thread})`;
+    const startAgain = `uwf thread start ${workflowHash} -p "<task>" --cwd ${sb.work}, with its task and any inputs (--input name=value), which uwf thread read ${thread} shows.`;
     expect(exec.stdout).toContain(startAgain);
     const again = await uwf(sb, ["thread", "exec", thread]);
     expect(again.stdout).toContain(startAgain);

@@ -26,14 +26,14 @@ describe("cancelledHint", () => {
 
   it("sends a thread without steps to a new thread of the same workflow version and cwd", () => {
     expect(cancelledHint(pointer)).toBe(
-      `It has no step to fork; to do its work, start a new thread of the same workflow: uwf thread start A08BG6RREZ30Y -p "<task>" --cwd '/work/my app' (its task: uwf thread read 01JD0000000000000000000000).`,
+      `It has no step to fork; to do its work, start a new thread of the same workflow: uwf thread start A08BG6RREZ30Y -p "<task>" --cwd '/work/my app', with its task and any inputs (--input name=value), which uwf thread read 01JD0000000000000000000000 shows.`,
     );
   });
 
   it("starts the new thread from the repository when the cancelled one had its own worktree", () => {
     const worktree = { path: "/wt/01JD", branch: "uwf/01JD", repo: "/src/app", base: "abc" };
     expect(cancelledHint({ ...pointer, cwd: "/wt/01JD/pkg", worktree })).toContain(
-      "--cwd /src/app/pkg --worktree (its task",
+      "--cwd /src/app/pkg --worktree, with its task",
     );
   });
 });

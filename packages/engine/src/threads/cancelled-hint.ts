@@ -16,5 +16,7 @@ export function cancelledHint(pointer: ThreadPointer): string {
   const where = worktree
     ? `--cwd ${shellQuote(join(worktree.repo, relative(worktree.path, pointer.cwd)))} --worktree`
     : `--cwd ${shellQuote(pointer.cwd)}`;
-  return `It has no step to fork; to do its work, start a new thread of the same workflow: uwf thread start ${pointer.workflowHash} -p "<task>" ${where} (its task: uwf thread read ${id}).`;
+  // The pointer does not hold the task and inputs (the StartNode does): name where they are
+  // shown rather than read them on every path that gives this hint.
+  return `It has no step to fork; to do its work, start a new thread of the same workflow: uwf thread start ${pointer.workflowHash} -p "<task>" ${where}, with its task and any inputs (--input name=value), which uwf thread read ${id} shows.`;
 }
