@@ -400,6 +400,18 @@ describe("step fork", () => {
     expect((await showThread(sb, forked.thread)).head).toBe(original.hashes[3]);
   });
 
+  it("runs a fork with the agent its thread was run with", async () => {
+    const original = await finishedThread();
+    const { agent } = await showThread(sb, original.thread);
+    expect(agent).toEqual(expect.any(String));
+    const forked = await uwfJson<{ thread: string }>(sb, ["step", "fork", original.hashes[1]!]);
+    expect((await showThread(sb, forked.thread)).agent).toBe(agent);
+    // No --agent: the original scenario answers steps 3 and 4 again, and the fork completes.
+    const run = await uwfJson<ExecDoc>(sb, ["thread", "exec", forked.thread, "-c", "9"]);
+    expect(run.steps.map((s) => s.status)).toEqual(["drafted", "approved"]);
+    expect(run.stoppedBecause).toBe("completed");
+  });
+
   it("refuses a hash that is not a step", async () => {
     const { head } = await startThread(sb, HELLO, "Greet");
     const result = await uwf(sb, ["step", "fork", head]);

@@ -12,7 +12,8 @@ import { worktreePlace } from "../thread/worktrees.js";
 
 export default defineCommand({
   path: ["step", "fork"],
-  summary: "make a new thread whose head is this step (nothing is copied)",
+  summary:
+    "make a new thread whose head is this step (nothing is copied; it remembers the agent its thread was run with)",
   args: [{ name: "step", type: "hash", description: "step hash" }],
   examples: ["uwf step fork 0K4Q8Z3M1XH2C && uwf thread exec <new thread>"],
   async run(ctx, [hash]) {
@@ -41,6 +42,13 @@ export default defineCommand({
       updatedAt: now.toISOString(),
       forkedFrom: hash!,
     };
+    const agent = rememberedAgent(family);
+    if (agent !== undefined) {
+      pointer.agent = agent;
+      ctx.progress(
+        `agent ${agent} (the one its thread was run with; --agent on exec overrides it)`,
+      );
+    }
     // A fork of a thread with a worktree gets its own, branched from that thread's branch.
     const parent = await worktreeOwner(family, step.cwd);
     if (parent !== null) {
@@ -79,6 +87,15 @@ async function threadsOf(store: Store, start: string): Promise<ThreadPointer[]> 
 function placeOf(family: readonly ThreadPointer[], step: string): string | undefined {
   const plain = family.filter((pointer) => pointer.worktree === undefined);
   return (plain.find((pointer) => pointer.head === step) ?? plain[0])?.cwd;
+}
+
+/**
+ * The agent the step's threads were run with, when they remember one and agree, so the fork
+ * runs on as they did; with none or several, config.yaml decides, as for a new thread.
+ */
+function rememberedAgent(family: readonly ThreadPointer[]): string | undefined {
+  const agents = new Set(family.flatMap((pointer) => pointer.agent ?? []));
+  return agents.size === 1 ? [...agents][0] : undefined;
 }
 
 /**
