@@ -1,13 +1,18 @@
 import { UwfError } from "@united-workforce/util";
 import type { LeaseInfo } from "../api.js";
 
-export function busyError(thread: string, holder: LeaseInfo): UwfError {
+/** `here`: this store's host; `thread stop` signals the holder, so it works only on its host. */
+export function busyError(thread: string, holder: LeaseInfo, here: string): UwfError {
   const { host, pid } = holder.holder;
+  const stop =
+    host === here
+      ? `stop it with \`uwf thread stop ${thread}\``
+      : `stop it on ${host}, where it runs, with \`uwf thread stop ${thread}\``;
   return new UwfError(
     "THREAD_BUSY",
     `thread ${thread} is busy: pid ${pid} on ${host} holds its lease (${holder.command}, since ${holder.acquiredAt})`,
     {
-      hint: `wait for it with \`uwf thread join ${thread}\` or stop it with \`uwf thread stop ${thread}\``,
+      hint: `wait for it with \`uwf thread join ${thread}\` or ${stop}`,
       details: { pid, host, command: holder.command, since: holder.acquiredAt },
     },
   );

@@ -113,8 +113,11 @@ describe("lease files", () => {
       child: null,
     };
     writeFileSync(path, JSON.stringify(remote));
-    expect((await caught(() => store.leases.acquire(thread, { command: "c" }))).code).toBe(
-      "THREAD_BUSY",
+    const busy = await caught(() => store.leases.acquire(thread, { command: "c" }));
+    expect(busy.code).toBe("THREAD_BUSY");
+    // `thread stop` signals the holder's process, which it can only do on that host.
+    expect(busy.hint).toBe(
+      `wait for it with \`uwf thread join ${thread}\` or stop it on other-host, where it runs, with \`uwf thread stop ${thread}\``,
     );
     writeFileSync(path, JSON.stringify({ ...remote, expiresAt: new Date(0).toISOString() }));
     const { replaced } = await store.leases.acquire(thread, { command: "c" });

@@ -91,13 +91,13 @@ export class FsLeaseStore implements LeaseStore {
     for (;;) {
       if (this.#create(path, info)) return { lease: this.#handle(path, info), replaced: null };
       const state = this.#inspect(path);
-      if (state.kind === "alive") throw busyError(thread, state.info);
+      if (state.kind === "alive") throw busyError(thread, state.info, this.#host);
       if (state.kind === "stale") {
         const outcome = this.#takeOver(path, info);
         if (outcome.kind === "won") {
           return { lease: this.#handle(path, info), replaced: outcome.replaced };
         }
-        if (outcome.kind === "alive") throw busyError(thread, outcome.info);
+        if (outcome.kind === "alive") throw busyError(thread, outcome.info, this.#host);
       }
       if (Date.now() > deadline) {
         throw new UwfError(
@@ -116,7 +116,7 @@ export class FsLeaseStore implements LeaseStore {
     const state = readLeaseFile(path, thread, this.#host);
     if (state.kind !== "valid" || state.info.token !== token) {
       if (state.kind === "valid" && holderAlive(state.info, this.#host)) {
-        throw busyError(thread, state.info);
+        throw busyError(thread, state.info, this.#host);
       }
       throw lostError(thread, "the lease this worker was started with is gone");
     }

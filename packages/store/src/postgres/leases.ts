@@ -79,7 +79,7 @@ export function createPostgresLeases(db: Database, options: PostgresLeaseOptions
         if (created !== undefined) return { lease: handle(created), replaced: null };
         const current = await readRow(thread);
         if (current === null) continue; // released in between: try to insert again
-        if (alive(current)) throw busyError(thread, infoOf(current));
+        if (alive(current)) throw busyError(thread, infoOf(current), host);
         // Stale: replace it only if it is still the lease judged stale (its token), so two
         // processes taking over at once cannot both win.
         const [taken] = await db.query<LeaseRow>(
@@ -114,7 +114,7 @@ export function createPostgresLeases(db: Database, options: PostgresLeaseOptions
       );
       if (row !== undefined) return handle(row);
       const current = await readRow(thread);
-      if (current !== null && alive(current)) throw busyError(thread, infoOf(current));
+      if (current !== null && alive(current)) throw busyError(thread, infoOf(current), host);
       throw lostError(thread, "the lease this worker was started with is gone");
     },
 

@@ -44,11 +44,14 @@ export default defineCommand({
     }
     const released = await waiting;
     if (!released) {
+      // `thread stop` signals the holder's process: it works only on the host that runs it.
+      const host = (await store.leases.read(thread!))?.info.holder.host;
+      const where = host === undefined || host === store.host ? "" : ` on ${host}, where it runs`;
       throw new UwfError(
         ctx.signal.aborted ? "INTERRUPTED" : "THREAD_BUSY",
         `thread ${thread} is still running`,
         {
-          hint: `Wait longer, or stop it with: uwf thread stop ${thread}`,
+          hint: `Wait longer, or stop it${where} with: uwf thread stop ${thread}`,
         },
       );
     }
