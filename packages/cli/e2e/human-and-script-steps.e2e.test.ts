@@ -179,7 +179,8 @@ describe("human roles and script steps", () => {
       ]);
       const failed = (await json("step", "show", first.doc.steps[1].hash)).doc;
       expect(failed).toMatchObject({ agent: "script", cwd: project });
-      expect(failed.usage).toMatchObject({ inputTokens: null, costUsd: null });
+      // No model ran: a known zero, not an unknown that a cost budget would stop on.
+      expect(failed.usage).toMatchObject({ inputTokens: 0, costUsd: 0 });
       const detail = (await json("cas", "get", failed.detail)).doc.payload;
       expect(detail).toMatchObject({ adapter: "script", command: ["node", "--test"], exitCode: 1 });
       expect(detail.stdoutTail).toContain("no --verbose flag");
@@ -193,6 +194,39 @@ describe("human roles and script steps", () => {
         { role: "developer", status: "done" },
         { role: "tests", status: "passed", agent: "script" },
       ]);
+    });
+
+    it("costs nothing under a cost budget: the run goes on after it", async () => {
+      writeFileSync(
+        join(project, "test", "flag.test.mjs"),
+        'import test from "node:test";\ntest("verbose", () => { throw new Error("no flag"); });\n',
+      );
+      const started = await uwf(
+        "thread",
+        "start",
+        join(EXAMPLES, "run-tests.yaml"),
+        "-p",
+        "Add --verbose",
+        "--cwd",
+        project,
+      );
+      const run = await json(
+        "thread",
+        "exec",
+        started.stdout.trim(),
+        "-c",
+        "3",
+        "--max-cost",
+        "1",
+        "--agent",
+        mock("run-tests.yaml"),
+      );
+      expect(run.doc.steps.map((s: { role: string }) => s.role)).toEqual([
+        "developer",
+        "tests",
+        "developer",
+      ]);
+      expect(run.doc.message).not.toContain("cost is unknown");
     });
 
     const probe = async (script: string) => {

@@ -1,8 +1,8 @@
 import {
-  emptyUsage,
   STATUS_FIELD,
   type StepPayload,
   type ThreadPointer,
+  type Usage,
 } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
 import type { PlannedStep } from "./engine.js";
@@ -35,6 +35,21 @@ export async function outputProblems(
   const check = await cas.validate(schema, output);
   return check.valid ? [] : check.errors;
 }
+
+/**
+ * What a step that ran no model used: nothing, a known zero. Unknown (null) would make a cost
+ * budget stop the run after every script, human or join step, as for an agent that reported
+ * no cost.
+ */
+const NO_MODEL_USAGE: Usage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  costUsd: 0,
+  turns: 0,
+  durationMs: null,
+};
 
 /**
  * Store a step node exactly like an adapter's (same links, output typed by the role's schema,
@@ -78,7 +93,7 @@ export async function storeDirectStep(
     cwd: step.cwd,
     startedAtMs: step.startedAtMs,
     completedAtMs,
-    usage: { ...emptyUsage(), durationMs: completedAtMs - step.startedAtMs },
+    usage: { ...NO_MODEL_USAGE, durationMs: completedAtMs - step.startedAtMs },
     attempts: 1,
   };
   const hash = await batch.put(cas.builtin("step"), payload);
