@@ -15,4 +15,10 @@ describe("docs/cli.md", () => {
       expect(text).toContain(`### \`uwf ${spec.path.join(" ")}\``);
     }
   });
+
+  it("puts no empty summary under a one-word command's heading", () => {
+    const text = renderCliReference();
+    expect(text).toContain("## uwf setup\n\n### `uwf setup`");
+    expect(text).not.toMatch(/^\.$/m);
+  });
 });

@@ -49,7 +49,13 @@ export function renderCliReference(): string {
     const [first] = spec.path;
     if (first !== group) {
       group = first!;
-      out.push(`## uwf ${group}`, "", `${capitalise(GROUP_SUMMARIES[group] ?? "")}.`, "");
+      // A one-word command (`uwf setup`) is its own group, with no summary above its own.
+      const summary = GROUP_SUMMARIES[group];
+      out.push(
+        `## uwf ${group}`,
+        "",
+        ...(summary === undefined ? [] : [`${capitalise(summary)}.`, ""]),
+      );
     }
     out.push(`### \`uwf ${spec.path.join(" ")}\``, "", `${capitalise(spec.summary)}.`, "");
     if (spec.description) out.push(spec.description, "");

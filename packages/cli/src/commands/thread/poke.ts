@@ -7,7 +7,7 @@ export default defineCommand({
   interruptible: true,
   summary: "re-run the head step's role with new instructions; the new step replaces the head",
   description:
-    "The old head stays in the CAS (reachable with `uwf step fork`), but the thread moves on from the new one. If the agent fails, the thread is suspended and `uwf thread resume` retries the poke: its step still replaces the head.",
+    "The old head stays in the CAS, reachable with `uwf step fork` until `uwf cas gc` removes what no thread reaches (fork it first to keep it), and the thread moves on from the new one. If the agent fails, the thread is suspended and `uwf thread resume` retries the poke: its step still replaces the head.",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {

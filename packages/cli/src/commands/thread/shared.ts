@@ -9,7 +9,8 @@ import { type CommandContext, type CommandResult, result } from "../command.js";
 export const QUIET_OPTION = {
   flags: "-q, --quiet",
   type: "boolean",
-  description: "no progress on stderr, only the result (and an agent's failure)",
+  description:
+    "no progress on stderr, only the result on stdout (and an agent's failure); exec, resume and poke then list each step run in the result",
 } as const;
 
 /**
