@@ -127,4 +127,21 @@ describe("thread inputs against the schema", () => {
       ]),
     );
   });
+
+  it("names unreadable, missing and unknown inputs together, an unreadable one only once", () => {
+    const error = thrown(() =>
+      collectThreadInputs(
+        "triage",
+        SCHEMA,
+        { pairs: ["issue=forty", "colour=red", "urgent=maybe"] },
+        validate,
+      ),
+    );
+    expect(error.details?.errors).toEqual([
+      '--input issue=forty: expected an integer, got "forty"',
+      '--input urgent=maybe: expected true or false, got "maybe"',
+      'missing required input "title"',
+      'unknown input "colour" (the workflow does not declare it)',
+    ]);
+  });
 });

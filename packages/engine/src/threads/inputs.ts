@@ -21,6 +21,8 @@ export function collectThreadInputs(
   workflow: string,
   schema: SchemaMap | null,
   sources: InputSources,
+  /** The compiled schema: its problems join the coercion problems in the one error. */
+  validate?: Validate,
 ): Record<string, JsonValue> {
   if (schema === null && (sources.pairs.length > 0 || sources.file !== undefined)) {
     throw new UwfError("INPUT_INVALID", `workflow "${workflow}" declares no inputs`, {
@@ -48,6 +50,8 @@ export function collectThreadInputs(
     }
   }
   const properties = propertiesOf(schema) ?? {};
+  // Inputs given but unreadable: not "missing" as well.
+  const unreadable = new Set<string>();
   for (const pair of sources.pairs) {
     const equals = pair.indexOf("=");
     if (equals <= 0) {
@@ -57,12 +61,23 @@ export function collectThreadInputs(
     const name = pair.slice(0, equals);
     const text = pair.slice(equals + 1);
     const coerced = coerce(text, typesOf(properties[name]));
-    if ("problem" in coerced) problems.push(`--input ${name}=${text}: ${coerced.problem}`);
-    else set(name, coerced.value);
+    if ("problem" in coerced) {
+      problems.push(`--input ${name}=${text}: ${coerced.problem}`);
+      unreadable.add(name);
+    } else {
+      set(name, coerced.value);
+    }
+  }
+  if (schema !== null && validate !== undefined) {
+    for (const problem of schemaProblems(values, validate)) {
+      if (!unreadable.has(problem.input ?? "")) problems.push(problem.text);
+    }
   }
   if (problems.length > 0) throw inputsInvalid(workflow, problems, schema);
   return values;
 }
+
+type Validate = (value: unknown) => { valid: boolean; errors: string[] };
 
 /**
  * Check collected inputs against the workflow's schema; `validate` is the compiled schema.
@@ -72,20 +87,33 @@ export function checkThreadInputs(
   workflow: string,
   schema: SchemaMap,
   values: Record<string, JsonValue>,
-  validate: (value: unknown) => { valid: boolean; errors: string[] },
+  validate: Validate,
 ): void {
+  const problems = schemaProblems(values, validate).map((problem) => problem.text);
+  if (problems.length > 0) throw inputsInvalid(workflow, problems, schema);
+}
+
+/** The schema's problems with the inputs, each with the input it is about when it names one. */
+function schemaProblems(
+  values: Record<string, JsonValue>,
+  validate: Validate,
+): { text: string; input?: string }[] {
   const { valid, errors } = validate(values);
-  if (valid) return;
-  const problems = errors.map((error) => {
+  if (valid) return [];
+  return errors.map((error) => {
     const missing = /^\/: must have required property '(.+)'$/.exec(error);
-    if (missing) return `missing required input "${missing[1]}"`;
+    if (missing) return { text: `missing required input "${missing[1]}"`, input: missing[1]! };
     const extra = /^\/: must NOT have additional properties \("(.+)"\)$/.exec(error);
-    if (extra) return `unknown input "${extra[1]}" (the workflow does not declare it)`;
+    if (extra) {
+      return {
+        text: `unknown input "${extra[1]}" (the workflow does not declare it)`,
+        input: extra[1]!,
+      };
+    }
     const at = /^\/([^/]+)(\/\S*)?: (.*)$/.exec(error);
-    if (at) return `input "${at[1]}${at[2] ?? ""}": ${at[3]}`;
-    return `inputs${error.slice(1)}`;
+    if (at) return { text: `input "${at[1]}${at[2] ?? ""}": ${at[3]}`, input: at[1]! };
+    return { text: `inputs${error.slice(1)}` };
   });
-  throw inputsInvalid(workflow, problems, schema);
 }
 
 function inputsInvalid(workflow: string, problems: string[], schema: SchemaMap | null): UwfError {

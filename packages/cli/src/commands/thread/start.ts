@@ -84,13 +84,8 @@ export default defineCommand({
       options.inputs === undefined ? undefined : await readInputsFile(ctx.cwd, options.inputs);
     const store = await ctx.store();
     const { validatorCacheDir } = await import("@united-workforce/store");
-    const {
-      checkThreadInputs,
-      collectThreadInputs,
-      createThread,
-      materialiseWorkflow,
-      resolveWorkflow,
-    } = await import("@united-workforce/engine");
+    const { collectThreadInputs, createThread, materialiseWorkflow, resolveWorkflow } =
+      await import("@united-workforce/engine");
     // Nothing is stored, the workflow read from a file included, until the inputs are valid.
     const workflow = await resolveWorkflow(ref!, {
       cwd: ctx.cwd,
@@ -106,18 +101,13 @@ export default defineCommand({
       (workflow.payload.inputs === undefined
         ? null
         : ((await store.cas.get(workflow.payload.inputs)).payload as Record<string, unknown>));
-    const inputs = collectThreadInputs(name, schema, {
-      pairs: options.input,
-      file: inputsFile,
-    });
-    if (schema !== null) {
-      checkThreadInputs(
-        name,
-        schema,
-        inputs,
-        store.cas.schemaValidator(schema as JsonSchema).validate,
-      );
-    }
+    // Unreadable, missing and unknown inputs are named together, in one error.
+    const inputs = collectThreadInputs(
+      name,
+      schema,
+      { pairs: options.input, file: inputsFile },
+      schema === null ? undefined : store.cas.schemaValidator(schema as JsonSchema).validate,
+    );
     const now = Date.now();
     const thread = newUlid(now);
     // `--worktree`/`--no-worktree` decide; without either, the workflow's `worktree:` does.
