@@ -288,7 +288,12 @@ describe("guards on a human role (examples/approval-gate.yaml with maxVisits)", 
     // Nobody may answer past the guard without deciding to go past it.
     const refused = await uwf(...reject);
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toContain("is not waiting for a human answer");
+    expect(refused.stderr).toContain(
+      `is not waiting for a human answer (it is suspended by a workflow guard before role "approver": `,
+    );
+    expect(refused.stderr).toContain(
+      `hint: Run the step it stopped before with: uwf thread resume ${thread}; a human role then waits for uwf thread answer`,
+    );
 
     // A resume goes past it: the approver is asked again and answers.
     const resumed = await json("thread", "resume", thread, ...mock);

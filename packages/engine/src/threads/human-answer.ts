@@ -310,19 +310,43 @@ function invalidAnswer(role: string, problems: string[]): UwfError {
 }
 
 function describeState(pointer: ThreadPointer): string {
-  if (pointer.status !== "suspended") return pointer.status;
-  return pointer.suspended?.kind === "failure"
-    ? `suspended by a failure of role "${pointer.suspended.role}"`
-    : `suspended with a question from role "${pointer.suspended?.role}"`;
+  const info = pointer.suspended;
+  if (pointer.status !== "suspended" || info === null) return pointer.status;
+  const role = `role "${info.role}"`;
+  switch (info.kind) {
+    case "failure":
+      return `suspended by a failure of ${role}`;
+    case "question":
+      return `suspended with a question from ${role}`;
+    case "budget":
+      return `suspended by its run's budget before ${role}: ${info.reason}`;
+    case "guard":
+      return `suspended by a workflow guard before ${role}: ${info.reason}`;
+    case "retry":
+      return `suspended after transient failures of ${role}`;
+    case "fanout":
+      return `waiting for its fan-out into ${role}`;
+    default:
+      return `suspended (${info.kind})`;
+  }
 }
 
 function stateHint(pointer: ThreadPointer): string {
   const id = pointer.thread;
   if (pointer.status === "idle") return `Run its next step with: uwf thread exec ${id}`;
   if (pointer.status === "suspended") {
-    return pointer.suspended?.kind === "question"
-      ? `Answer its question with: uwf thread resume ${id} -p "<your answer>"`
-      : `Retry the failed step with: uwf thread resume ${id}`;
+    switch (pointer.suspended?.kind) {
+      case "question":
+        return `Answer its question with: uwf thread resume ${id} -p "<your answer>"`;
+      case "failure":
+      case "retry":
+        return `Retry the failed step with: uwf thread resume ${id}`;
+      case "fanout":
+        return `See its children with: uwf thread tree ${id}; uwf thread resume ${id} re-runs the failed ones`;
+      default:
+        // Budget and guard: resume runs the step it stopped before; a human role then waits.
+        return `Run the step it stopped before with: uwf thread resume ${id}; a human role then waits for uwf thread answer`;
+    }
   }
   return `See where it stands with: uwf thread show ${id}`;
 }
