@@ -109,6 +109,8 @@ describe("human roles and script steps", () => {
       expect(approved.doc).toMatchObject({
         status: "completed",
         step: { role: "approver", status: "approved", agent: "human" },
+        // The `$END` edge's message, as exec gives it.
+        message: "Approved.",
       });
       const steps = (await json("step", "list", thread)).doc.steps;
       expect(steps.map((s: { role: string; status: string }) => `${s.role}→${s.status}`)).toEqual([

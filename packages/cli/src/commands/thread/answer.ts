@@ -84,7 +84,11 @@ export default defineCommand({
       thread: thread!,
       status: answered.pointer.status,
       step: answered.step,
-      message: nextMessage(answered.pointer),
+      // A completed thread says its `$END` edge's message, as `thread exec` does.
+      message:
+        (answered.pointer.status === "completed"
+          ? await engine.endMessage(answered.pointer)
+          : null) ?? nextMessage(answered.pointer),
     };
     return result(doc, renderAnswer);
   },
