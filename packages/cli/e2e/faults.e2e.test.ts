@@ -178,7 +178,7 @@ describe("malformed input and faults", () => {
     // Reported once, on stderr: its output as it came, then why it failed.
     expect(exec.stderr).toContain("exited with code 1\n");
     expect(exec.stderr.match(/giving up hidden/g)).toHaveLength(1);
-    expect(exec.stdout).toContain("the agent failed (reported above on stderr)");
+    expect(exec.stdout).toContain(`role "greeter" failed (reported above on stderr)`);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for them.
     const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
     expect(exec.stderr).not.toMatch(controls);

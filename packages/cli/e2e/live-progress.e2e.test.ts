@@ -253,7 +253,7 @@ describe("live progress", () => {
     );
     expect(result.stdout).not.toContain("no model configured");
     expect(result.stdout).toBe(
-      `${thread}: suspended — the agent failed (reported above on stderr)\nThe head did not move. To retry the step: uwf thread resume ${thread}\n`,
+      `${thread}: suspended — role "writer" failed (reported above on stderr)\nThe head did not move. To retry the step: uwf thread resume ${thread}\n`,
     );
 
     // Quiet, the failure is still reported, with the agent's last output, once.
@@ -368,7 +368,7 @@ describe("following a run from another terminal", () => {
     expect(result.stderr.match(/out of credit/g)).toHaveLength(1);
     expect(result.stderr).toContain("✗ #1 greeter failed after");
     expect(result.stdout).toBe(
-      `${thread}: suspended after 0 steps — the agent failed (reported above on stderr). To retry the step: uwf thread resume ${thread}\n`,
+      `${thread}: suspended after 0 steps — role "greeter" failed (reported above on stderr). To retry the step: uwf thread resume ${thread}\n`,
     );
   });
 

@@ -78,8 +78,12 @@ export async function execResult(
         // No step ran: the failure is an earlier run's (or routing found it), not shown yet.
         lines.push(`${d.thread}: ${d.status} — ${d.message}`);
       } else if (d.stoppedBecause === "failed") {
+        // A role's agent or its script: the stderr line above says which and why.
+        const role = summary.pointer.suspended?.role;
         const what = summary.failure
-          ? "the agent failed"
+          ? role === undefined
+            ? "the step failed"
+            : `role "${role}" failed`
           : "the step's outcome could not be routed";
         lines.push(`${d.thread}: ${d.status} — ${what} (reported above on stderr)`);
         if (next !== "") lines.push(next);

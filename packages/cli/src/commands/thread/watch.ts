@@ -82,7 +82,7 @@ export default defineCommand({
         if (d.endMessage !== undefined) return `${lead} after ${steps} — ${d.endMessage}`;
         // The failure was shown as it happened; the result only says what to do.
         if (d.followed && d.suspended?.kind === "failure")
-          return `${lead} after ${steps} — the agent failed (reported above on stderr). To retry the step: uwf thread resume ${d.thread}`;
+          return `${lead} after ${steps} — role "${d.suspended.role}" failed (reported above on stderr). To retry the step: uwf thread resume ${d.thread}`;
         if (next !== null) return `${lead} after ${steps} — ${next}`;
         return `${lead} after ${steps}. Run its next step with: uwf thread exec ${d.thread}`;
       },
