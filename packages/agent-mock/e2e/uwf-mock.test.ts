@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   openHomeStore,
@@ -70,6 +70,22 @@ describe("the uwf-mock binary", () => {
       type: schemas.solo,
       payload: { $status: "done", note: "hi" },
     });
+  });
+
+  it("prints its version for --version and -V, as every adapter does, and uwf-replay too", async () => {
+    const { version } = JSON.parse(
+      readFileSync(join(REPO_ROOT, "packages/agent-mock/package.json"), "utf8"),
+    ) as { version: string };
+    const replay = join(REPO_ROOT, "packages/agent-mock/bin/uwf-replay.cjs");
+    for (const [bin, flag] of [
+      [UWF_MOCK_BIN, "--version"],
+      [UWF_MOCK_BIN, "-V"],
+      [replay, "--version"],
+    ] as const) {
+      const result = await runBin(bin, [flag]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe(`${version}\n`);
+    }
   });
 
   it("is on PATH after install", async () => {

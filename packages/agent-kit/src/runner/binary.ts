@@ -5,7 +5,14 @@
  */
 export async function runAgentBinary(
   run: (argv: string[], io: { signal: AbortSignal }) => Promise<number>,
+  /** The adapter's version, printed for `--version` (or `-V`) alone, before anything else. */
+  version?: () => string,
 ): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (version !== undefined && argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+    process.stdout.write(`${version()}\n`);
+    return;
+  }
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
@@ -17,5 +24,5 @@ export async function runAgentBinary(
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  process.exitCode = await run(process.argv.slice(2), { signal: controller.signal });
+  process.exitCode = await run(argv, { signal: controller.signal });
 }
