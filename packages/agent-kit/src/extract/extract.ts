@@ -20,7 +20,23 @@ export type Extraction =
  * Read an agent's answer: the frontmatter (tolerating a BOM, blank lines, CRLF and a ```yaml
  * fence), reduced to the fields the role's exits declare, then validated.
  */
+/**
+ * The longest answer read as a step's output (frontmatter and body). A runaway answer would
+ * otherwise be parsed, stored several times over and printed whole; a real one is far shorter.
+ */
+export const MAX_ANSWER_CHARS = 8 * 1024 * 1024;
+
 export function extractOutput(text: string, exits: RoleExits, validate: Validator): Extraction {
+  if (text.length > MAX_ANSWER_CHARS) {
+    const mib = (text.length / (1024 * 1024)).toFixed(1);
+    return {
+      ok: false,
+      errors: [
+        `the answer is ${mib} MiB, over the ${MAX_ANSWER_CHARS / (1024 * 1024)} MiB an output may be: answer with a shorter body, and write long results to files that the body names`,
+      ],
+      body: "",
+    };
+  }
   const parsed = parseFrontmatter(text);
   if (parsed.data === null) {
     const reason =

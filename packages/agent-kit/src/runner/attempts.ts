@@ -6,6 +6,7 @@ import {
   checkCandidate,
   type Extraction,
   extractOutput,
+  MAX_ANSWER_CHARS,
   type Validator,
 } from "../extract/extract.js";
 import { parseFrontmatter } from "../extract/frontmatter.js";
@@ -82,10 +83,11 @@ export async function runAttempts(options: {
     result = await definition.continue(ctx, session, correction);
     if (result.session !== undefined) session = result.session;
   }
-  const lastRawOutput = result.text;
+  const lastRawOutput = kept(result.text);
 
   let extractUsage: Partial<Usage> | undefined;
-  if (!extraction.ok) {
+  // An answer over the size limit is not a format problem an extract model could repair.
+  if (!extraction.ok && result.text.length <= MAX_ANSWER_CHARS) {
     let model: ExtractModel | null = null;
     try {
       model = options.extractModel();
@@ -143,10 +145,17 @@ function record(
   return {
     attempt,
     kind,
-    rawOutput: result.text,
+    rawOutput: kept(result.text),
     valid: extraction.ok,
     errors: extraction.ok ? [] : extraction.errors,
     ...(correction === undefined ? {} : { correction }),
     ...(result.usage ? { usage: result.usage } : {}),
   };
+}
+
+/** What the detail keeps of an answer: all of it, or the start of one over the size limit. */
+function kept(text: string): string {
+  if (text.length <= MAX_ANSWER_CHARS) return text;
+  const head = 64 * 1024;
+  return `${text.slice(0, head)}\n… [${text.length - head} more characters not kept: the answer was over the size limit]`;
 }

@@ -270,6 +270,20 @@ describe("createAgent", () => {
     expect(detail.failure[0]).toContain('"$status" is "maybe"');
   });
 
+  it("refuses a runaway answer over the size limit, and keeps only its start", async () => {
+    const huge = `---\n$status: ready\nplan: ${"A".repeat(9 * 1024 * 1024)}\n---\n`;
+    const result = await run({ run: answer(huge) });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain("the answer is 9.0 MiB, over the 8 MiB an output may be");
+    const detailHash = /detail node ([0-9A-HJKMNP-TV-Z]{13})/.exec(result.stderr)?.[1];
+    const detail = await (await openHomeStore(temp.home)).cas.getPayload<{
+      attempts: { rawOutput: string }[];
+    }>(detailHash!, "stepDetail");
+    const kept = detail.attempts[0]!.rawOutput;
+    expect(kept.length).toBeLessThan(70 * 1024);
+    expect(kept).toContain("more characters not kept: the answer was over the size limit");
+  });
+
   it("does not repair when the adapter has no continue", async () => {
     const result = await run({ run: answer("---\n$status: ready\n---\n") });
     expect(result.code).toBe(3);
