@@ -147,23 +147,21 @@ describe("human roles and script steps", () => {
       mkdirSync(join(project, "test"), { recursive: true });
     });
 
-    it("routes on the test runner's exit code (examples/run-tests.yaml): failed back to the developer, then passed", async () => {
-      const test = join(project, "test", "flag.test.mjs");
+    const test = () => join(project, "test", "flag.test.mjs");
+    /** A run-tests thread in a project whose one test fails. */
+    const failingRunTests = async () => {
       writeFileSync(
-        test,
+        test(),
         'import test from "node:test";\ntest("verbose", () => { throw new Error("no --verbose flag"); });\n',
       );
-      const thread = (
-        await uwf(
-          "thread",
-          "start",
-          join(EXAMPLES, "run-tests.yaml"),
-          "-p",
-          "Add --verbose",
-          "--cwd",
-          project,
-        )
+      const args = ["-p", "Add --verbose", "--cwd", project];
+      return (
+        await uwf("thread", "start", join(EXAMPLES, "run-tests.yaml"), ...args)
       ).stdout.trim();
+    };
+
+    it("routes on the test runner's exit code (examples/run-tests.yaml): failed back to the developer, then passed", async () => {
+      const thread = await failingRunTests();
 
       const first = await json(
         "thread",
@@ -189,7 +187,7 @@ describe("human roles and script steps", () => {
       // The developer reads why in the step's body.
       expect((await json("cas", "get", failed.body)).doc.payload).toContain("no --verbose flag");
 
-      writeFileSync(test, 'import test from "node:test";\ntest("verbose", () => {});\n');
+      writeFileSync(test(), 'import test from "node:test";\ntest("verbose", () => {});\n');
       const second = await json("thread", "exec", thread, "-c", "5");
       expect(second.doc).toMatchObject({ status: "completed" });
       expect(second.doc.steps).toMatchObject([
@@ -199,23 +197,10 @@ describe("human roles and script steps", () => {
     });
 
     it("costs nothing under a cost budget: the run goes on after it", async () => {
-      writeFileSync(
-        join(project, "test", "flag.test.mjs"),
-        'import test from "node:test";\ntest("verbose", () => { throw new Error("no flag"); });\n',
-      );
-      const started = await uwf(
-        "thread",
-        "start",
-        join(EXAMPLES, "run-tests.yaml"),
-        "-p",
-        "Add --verbose",
-        "--cwd",
-        project,
-      );
       const run = await json(
         "thread",
         "exec",
-        started.stdout.trim(),
+        await failingRunTests(),
         "-c",
         "3",
         "--max-cost",
