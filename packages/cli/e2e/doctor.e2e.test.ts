@@ -63,17 +63,24 @@ describe("uwf doctor", () => {
     expect(lines[1]).toBe(`✓ config: ${join(temp.home, "config.yaml")} is valid`);
     // The real Claude Code CLI answers --version with its version.
     expect(lines[2]).toBe(`✓ agent claude: ${join(AGENT_CLIS, "claude")} (2.1.197 (Claude Code))`);
-    // uwf-mock has no --version: it is there, which is what counts.
-    expect(lines[3]).toBe(
-      `✓ agent mock: ${join(REPO_ROOT, "node_modules/.bin/uwf-mock")} (--version failed (exit 2))`,
+    // uwf-mock has no --version: it is there, which is what counts, but not with a tick.
+    const mock = join(REPO_ROOT, "node_modules/.bin/uwf-mock");
+    expect(lines[3]).toBe(`! agent mock: ${mock} (--version failed (exit 2))`);
+    expect(lines[4]).toBe(
+      `    It is on PATH but did not answer --version: run \`${mock} --version\` to see why.`,
     );
-    expect(lines[4]).toBe(`✓ provider local: ${fake.baseUrl} reachable (HTTP 404)`);
-    expect(lines[5]).toBe("all 5 checks passed");
+    expect(lines[5]).toBe(`✓ provider local: ${fake.baseUrl} reachable (HTTP 404)`);
+    expect(lines[6]).toBe("all 5 checks passed, 1 with a warning");
     // Reachability is a plain GET: no key is sent anywhere.
     const requests = fake.requests().slice(before);
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({ method: "GET", url: "/v1" });
     expect(JSON.stringify(requests[0]!.headers)).not.toContain("sk-never-sent");
+
+    const json = JSON.parse((await doctor("--format", "json")).stdout);
+    expect(json.ok).toBe(true);
+    expect(json.checks[3]).toMatchObject({ name: "agent mock", ok: true, warning: true });
+    expect(json.checks[2].warning).toBeUndefined();
   });
 
   it("fails with exit 1 for a missing binary and an unreachable provider, in text and json", async () => {
@@ -120,7 +127,7 @@ describe("uwf doctor", () => {
     expect(run.stdout).toContain(
       `✗ config: ${join(temp.home, "config.yaml")}: agents.a.timeoutSeconds must be a number, got "soon"`,
     );
-    expect(run.stdout).toContain("✓ agent a: ");
+    expect(run.stdout).toContain("! agent a: ");
   });
 
   it("says there is nothing configured yet without failing", async () => {

@@ -393,13 +393,17 @@ function build() {
   const anyValue = {} as const;
 
   /** One line of `uwf setup` or `uwf doctor`: what was checked, whether it passed, and why not. */
-  const checkResult = object({
-    name: str,
-    ok: bool,
-    detail: str,
-    // What to do when it failed; null when it passed.
-    hint: nullableStr,
-  });
+  const checkResult = withOptional(
+    object({
+      name: str,
+      ok: bool,
+      detail: str,
+      // What to do when it failed (or warns); null when it passed.
+      hint: nullableStr,
+    }),
+    // true on a check that passed with a doubt (ok stays true: it does not fail doctor).
+    { warning: bool },
+  );
   // ─── prompt ─────────────────────────────────────────────────────────────────────────────────
 
   /** A guide of `uwf prompt`: its name and its markdown. */

@@ -2,7 +2,7 @@ import type { CheckResult } from "@united-workforce/protocol";
 import { ExitCode } from "@united-workforce/protocol";
 import { docsUrl, errorMessage } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "./command.js";
-import { renderChecks } from "./setup/render.js";
+import { checksSummary, renderChecks } from "./setup/render.js";
 
 const MIN_NODE_MAJOR = 20;
 
@@ -10,7 +10,7 @@ export default defineCommand({
   path: ["doctor"],
   summary: "check Node, config.yaml, every agent's binary and every provider, one line each",
   description:
-    "Each configured agent's adapter (and, for adapters uwf knows, the agent CLI it drives) must be on PATH; its `--version` answer is shown (run without a shell, with only PATH and HOME). Each provider's base URL must answer HTTP (any status counts: no key is sent). Exits 1 when any check fails.",
+    "Each configured agent's adapter (and, for adapters uwf knows, the agent CLI it drives) must be on PATH; its `--version` answer is shown (run without a shell, with only PATH and HOME). Each provider's base URL must answer HTTP (any status counts: no key is sent). Exits 1 when any check fails (`✗`); a warning (`!`) is worth a look but fails nothing.",
   options: [
     {
       flags: "--timeout <duration>",
@@ -29,13 +29,7 @@ export default defineCommand({
     const failures = checks.filter((c) => !c.ok).length;
     return result(
       { ok: failures === 0, checks },
-      (d) =>
-        [
-          renderChecks(d.checks),
-          failures === 0
-            ? `all ${d.checks.length} checks passed`
-            : `${failures} of ${d.checks.length} checks failed`,
-        ].join("\n"),
+      (d) => [renderChecks(d.checks), checksSummary(d.checks)].join("\n"),
       failures === 0 ? ExitCode.ok : ExitCode.error,
     );
   },

@@ -1,5 +1,5 @@
 import type { CheckResult } from "@united-workforce/protocol";
-import { commandVersion, failed, passed } from "./checks.js";
+import { commandVersion, failed, passed, warned } from "./checks.js";
 import { presetForCommand } from "./presets.js";
 
 export interface AgentCheckOptions {
@@ -53,5 +53,13 @@ async function checkBinary(
   }
   if (!options.versions) return passed(name, `${command} found at ${path}`);
   const { version, problem } = await commandVersion(path, options.env, options.timeoutMs);
-  return passed(name, `${path}${version ? ` (${version})` : problem ? ` (${problem})` : ""}`);
+  // Found is what counts, but a binary that fails `--version` may be broken: not a plain tick.
+  if (problem !== null) {
+    return warned(
+      name,
+      `${path} (${problem})`,
+      `It is on PATH but did not answer --version: run \`${path} --version\` to see why.`,
+    );
+  }
+  return passed(name, `${path}${version ? ` (${version})` : ""}`);
 }

@@ -16,6 +16,11 @@ export function failed(name: string, detail: string, hint: string | null): Check
   return { name, ok: false, detail, hint };
 }
 
+/** Passed, but with something to look at: shown as `!`, and it does not fail the run. */
+export function warned(name: string, detail: string, hint: string): CheckResult {
+  return { name, ok: true, warning: true, detail, hint };
+}
+
 export interface ModelTarget {
   provider: string;
   api: ProviderApi;
