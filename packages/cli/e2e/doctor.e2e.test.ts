@@ -130,6 +130,15 @@ describe("uwf doctor", () => {
     expect(run.stdout).toContain("! agent a: ");
   });
 
+  it("checks many providers at once without a listener-leak warning", async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `p${i}`);
+    config(["providers:", ...names.map((name) => `  ${name}: { baseUrl: '${fake.baseUrl}' }`)]);
+    const run = await doctor();
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stdout).toContain("✓ provider p11: ");
+    expect(run.stderr).not.toContain("MaxListenersExceededWarning");
+  });
+
   it("says there is nothing configured yet without failing", async () => {
     const run = await doctor();
     expect(run.code, run.stdout).toBe(0);

@@ -1,3 +1,4 @@
+import { getMaxListeners, setMaxListeners } from "node:events";
 import type { CheckResult } from "@united-workforce/protocol";
 import { ExitCode } from "@united-workforce/protocol";
 import { docsUrl, errorMessage } from "@united-workforce/util";
@@ -126,6 +127,9 @@ async function agentAndProviderChecks(
       { env: ctx.env, cwd: ctx.cwd, versions: true, timeoutMs, findExecutable },
     ),
   );
+  // Each provider check listens on ctx.signal while all run at once: make room for them, or
+  // Node warns of a listener leak from the eleventh on.
+  setMaxListeners(getMaxListeners(ctx.signal) + providers.length, ctx.signal);
   const providerChecks = providers.map(([name, provider]) =>
     checkReachable(`provider ${name}`, provider.baseUrl, { timeoutMs, signal: ctx.signal }),
   );
