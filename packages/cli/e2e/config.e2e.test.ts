@@ -74,6 +74,22 @@ describe("uwf config", () => {
     expect(readFileSync(file, "utf8")).toContain(SECRET);
   });
 
+  it("list says when UWF_STORE overrides the store: it shows, with the password masked", async () => {
+    writeFileSync(file, "store: fs\n");
+    const list = (env: Record<string, string>) =>
+      runUwf(["config", "list"], { home: temp.home, env });
+    const overridden = await list({ UWF_STORE: "postgres://uwf:s3cret-pw@127.0.0.1:1/uwf" });
+    expect(overridden.code, overridden.stderr).toBe(0);
+    expect(overridden.stdout).toBe("store = fs\n");
+    expect(overridden.stderr).toContain(
+      "note: store: overridden by UWF_STORE=postgres://uwf:****@127.0.0.1:1/uwf",
+    );
+    expect(overridden.stderr).not.toContain("s3cret-pw");
+    // The same store either way: nothing to say.
+    expect((await list({ UWF_STORE: "fs" })).stderr).not.toContain("note:");
+    expect((await list({})).stderr).not.toContain("note:");
+  });
+
   it("reads a secret from stdin with -, keeping it out of argv", async () => {
     await uwf(["config", "set", "providers.p.baseUrl", "https://x/v1"]);
     const set = await uwf(["config", "set", "providers.p.apiKey", "-"], `${SECRET}\n`);

@@ -61,16 +61,17 @@ describe("uwf doctor", () => {
     const lines = run.stdout.trimEnd().split("\n");
     expect(lines[0]).toBe(`✓ node: v${process.versions.node}`);
     expect(lines[1]).toBe(`✓ config: ${join(temp.home, "config.yaml")} is valid`);
+    expect(lines[2]).toBe(`✓ store: fs: ${temp.home} is writable`);
     // The real Claude Code CLI answers --version with its version.
-    expect(lines[2]).toBe(`✓ agent claude: ${join(AGENT_CLIS, "claude")} (2.1.197 (Claude Code))`);
+    expect(lines[3]).toBe(`✓ agent claude: ${join(AGENT_CLIS, "claude")} (2.1.197 (Claude Code))`);
     // uwf-mock has no --version: it is there, which is what counts, but not with a tick.
     const mock = join(REPO_ROOT, "node_modules/.bin/uwf-mock");
-    expect(lines[3]).toBe(`! agent mock: ${mock} (--version failed (exit 2))`);
-    expect(lines[4]).toBe(
+    expect(lines[4]).toBe(`! agent mock: ${mock} (--version failed (exit 2))`);
+    expect(lines[5]).toBe(
       `    It is on PATH but did not answer --version: run \`${mock} --version\` to see why.`,
     );
-    expect(lines[5]).toBe(`✓ provider local: ${fake.baseUrl} reachable (HTTP 404)`);
-    expect(lines[6]).toBe("all 5 checks passed, 1 with a warning");
+    expect(lines[6]).toBe(`✓ provider local: ${fake.baseUrl} reachable (HTTP 404)`);
+    expect(lines[7]).toBe("all 6 checks passed, 1 with a warning");
     // Reachability is a plain GET: no key is sent anywhere.
     const requests = fake.requests().slice(before);
     expect(requests).toHaveLength(1);
@@ -79,8 +80,8 @@ describe("uwf doctor", () => {
 
     const json = JSON.parse((await doctor("--format", "json")).stdout);
     expect(json.ok).toBe(true);
-    expect(json.checks[3]).toMatchObject({ name: "agent mock", ok: true, warning: true });
-    expect(json.checks[2].warning).toBeUndefined();
+    expect(json.checks[4]).toMatchObject({ name: "agent mock", ok: true, warning: true });
+    expect(json.checks[3].warning).toBeUndefined();
   });
 
   it("fails with exit 1 for a missing binary and an unreachable provider, in text and json", async () => {
@@ -105,7 +106,7 @@ describe("uwf doctor", () => {
       '✗ agent cc: "uwf-claude-code" not found in PATH\n    Install it: npm i -g @united-workforce/agent-claude-code @anthropic-ai/claude-code',
     );
     expect(run.stdout).toContain(`✗ provider down: cannot reach ${gone}: ECONNREFUSED`);
-    expect(run.stdout.trimEnd().split("\n").pop()).toBe("3 of 5 checks failed");
+    expect(run.stdout.trimEnd().split("\n").pop()).toBe("3 of 6 checks failed");
 
     const json = await doctorBare("--format", "json");
     expect(json.code).toBe(1);
@@ -114,6 +115,7 @@ describe("uwf doctor", () => {
     expect(doc.checks.map((c: { name: string; ok: boolean }) => [c.name, c.ok])).toEqual([
       ["node", true],
       ["config", true],
+      ["store", true],
       ["agent codex", false],
       ["agent cc", false],
       ["provider down", false],
@@ -128,6 +130,27 @@ describe("uwf doctor", () => {
       `✗ config: ${join(temp.home, "config.yaml")}: agents.a.timeoutSeconds must be a number, got "soon"`,
     );
     expect(run.stdout).toContain("! agent a: ");
+  });
+
+  it("fails a store that does not open, from UWF_STORE or config.yaml, its password masked", async () => {
+    const port = await closedPort();
+    const down = await runUwf(["doctor"], {
+      home: temp.home,
+      env: { PATH, UWF_STORE: `postgres://uwf:s3cret-pw@127.0.0.1:${port}/uwf` },
+    });
+    expect(down.code).toBe(1);
+    expect(down.stdout).toContain(
+      `✗ store: postgres://uwf:****@127.0.0.1:${port}/uwf (from UWF_STORE): connect ECONNREFUSED 127.0.0.1:${port}\n    check that the PostgreSQL server is running`,
+    );
+    expect(down.stdout + down.stderr).not.toContain("s3cret-pw");
+    expect(down.stdout.trimEnd().split("\n").pop()).toBe("1 of 4 checks failed");
+
+    config(["store: mysql://x"]);
+    const unknown = await doctor();
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toContain(
+      '✗ store: mysql://x (from config.yaml): unknown store "mysql://x"\n    set `store:` in config.yaml (or UWF_STORE) to `fs` or a postgres://user@host/db URL',
+    );
   });
 
   it("checks many providers at once without a listener-leak warning", async () => {

@@ -112,6 +112,17 @@ describe("uwf on a PostgreSQL store", () => {
     expect(result.stderr).toContain("`store:` URL in config.yaml (or UWF_STORE)");
     expect(result.stderr).not.toContain("hunter2");
   });
+  it("doctor connects to the store config.yaml names and shows it without its password", async () => {
+    const url = (await server.createDatabase()).replace("uwf@", "uwf:s3cret@");
+    const home = machine(`store: '${url}'\n`);
+    const run = await runUwf(["doctor"], { home });
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stdout).toContain(
+      `✓ store: ${url.replace("s3cret", "****")} (from config.yaml): connected`,
+    );
+    expect(run.stdout + run.stderr).not.toContain("s3cret");
+  });
+
   it("waits for a human answer and runs a script step on it, like on files", async () => {
     const env = { UWF_STORE: await server.createDatabase() };
     const home = machine();

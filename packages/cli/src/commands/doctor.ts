@@ -1,7 +1,8 @@
 import { getMaxListeners, setMaxListeners } from "node:events";
+import { accessSync, constants } from "node:fs";
 import type { CheckResult } from "@united-workforce/protocol";
 import { ExitCode } from "@united-workforce/protocol";
-import { docsUrl, errorMessage } from "@united-workforce/util";
+import { docsUrl, errorMessage, isUwfError } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "./command.js";
 import { checksSummary, renderChecks } from "./setup/render.js";
 
@@ -9,9 +10,10 @@ const MIN_NODE_MAJOR = 20;
 
 export default defineCommand({
   path: ["doctor"],
-  summary: "check Node, config.yaml, every agent's binary and every provider, one line each",
+  summary:
+    "check Node, config.yaml, the store, every agent's binary and every provider, one line each",
   description:
-    "Each configured agent's adapter (and, for adapters uwf knows, the agent CLI it drives) must be on PATH; its `--version` answer is shown (run without a shell, with only PATH and HOME). Each provider's base URL must answer HTTP (any status counts: no key is sent). Exits 1 when any check fails (`✗`); a warning (`!`) is worth a look but fails nothing.",
+    "The store (UWF_STORE, else config.yaml's `store:`, else fs; password masked) is opened as thread commands open it: the home must be writable, a PostgreSQL store must connect. Each configured agent's adapter (and, for adapters uwf knows, the agent CLI it drives) must be on PATH; its `--version` answer is shown (run without a shell, with only PATH and HOME). Each provider's base URL must answer HTTP (any status counts: no key is sent). Exits 1 when any check fails (`✗`); a warning (`!`) is worth a look but fails nothing.",
   options: [
     {
       flags: "--timeout <duration>",
@@ -26,6 +28,7 @@ export default defineCommand({
     const checks: CheckResult[] = [nodeCheck()];
     const { data, check } = await configCheck(ctx);
     checks.push(check);
+    checks.push(await storeCheck(ctx, data, options.timeout));
     checks.push(...(await agentAndProviderChecks(ctx, data, options.timeout)));
     const failures = checks.filter((c) => !c.ok).length;
     return result(
@@ -101,6 +104,53 @@ async function configCheck(
         hint: `Fix ${file} by hand; ${docsUrl("config.md")} shows the keys.`,
       },
     };
+  }
+}
+
+/**
+ * The store every thread command opens (UWF_STORE, else config.yaml's `store:`, else fs),
+ * opened the same way: the filesystem one must be writable, a PostgreSQL one must connect
+ * (and its tables are brought up to date, as any command would), another scheme fails.
+ */
+async function storeCheck(
+  ctx: CommandContext,
+  data: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<CheckResult> {
+  const { effectiveStore } = await import("./store/effective.js");
+  const { failed, passed } = await import("./setup/checks.js");
+  let where = "store";
+  try {
+    const store = await effectiveStore(ctx.home, data, ctx.env);
+    where = store.source === "default" ? store.shown : `${store.shown} (from ${store.source})`;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${Math.round(timeoutMs / 1000)} s`)),
+        timeoutMs,
+      );
+    });
+    const opened = await Promise.race([ctx.store(), deadline]).finally(() => clearTimeout(timer));
+    if (opened.kind !== "fs") return passed("store", `${where}: connected`);
+    try {
+      accessSync(ctx.home, constants.W_OK);
+    } catch (error) {
+      return failed(
+        "store",
+        `${where}: ${errorMessage(error)}`,
+        `Make ${ctx.home} writable for this user, or point UWF_HOME at a folder that is.`,
+      );
+    }
+    return passed("store", `${where}: ${ctx.home} is writable`);
+  } catch (error) {
+    // The driver's own words (ECONNREFUSED, bad password) say more than the wrapper's.
+    const cause = isUwfError(error) && error.cause !== undefined ? errorMessage(error.cause) : "";
+    return failed(
+      "store",
+      `${where}: ${cause || errorMessage(error)}`,
+      (isUwfError(error) ? error.hint : null) ??
+        `Fix \`store:\` in config.yaml or UWF_STORE (fs, or a postgres://user@host/db URL); ${docsUrl("postgres.md")} shows how.`,
+    );
   }
 }
 

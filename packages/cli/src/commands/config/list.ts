@@ -8,13 +8,17 @@ export default defineCommand({
   path: ["config", "list"],
   summary: "show every setting in config.yaml, secrets masked",
   description:
-    "One `key = value` line per setting, keys dotted as `uwf config get` and `set` take them. API keys and other secrets (keys named like apiKey, token, secret, password; passwords in URLs) are masked; read the file itself if you must see them.",
+    "One `key = value` line per setting, keys dotted as `uwf config get` and `set` take them. API keys and other secrets (keys named like apiKey, token, secret, password; passwords in URLs) are masked; read the file itself if you must see them. When UWF_STORE overrides `store:`, a note on stderr says so.",
   examples: ["uwf config list", "uwf config list --format json"],
   async run(ctx) {
     const { configData, formatKeyPath, openConfigFile } = await import("@united-workforce/store");
     const config = openConfigFile(ctx.home);
     const data = configData(config);
     await reportConfigProblems(ctx, config.file, data);
+    // The list shows the file, but UWF_STORE decides the store: say so where it does.
+    const { storeOverrideNote } = await import("../store/effective.js");
+    const note = await storeOverrideNote(ctx.home, data, ctx.env);
+    if (note !== null) ctx.progress(`note: ${note}`);
     const settings = leaves(data).map(({ path, value }) => ({
       key: formatKeyPath(path),
       value: maskValue(path, value),
