@@ -153,6 +153,29 @@ describe("uwf doctor", () => {
     );
   });
 
+  it("warns about a provider whose key variable is set neither in the environment nor in .env", async () => {
+    config([
+      "providers:",
+      `  bare: { baseUrl: '${fake.baseUrl}', apiKeyEnv: BARE_KEY }`,
+      `  dotenv: { baseUrl: '${fake.baseUrl}', apiKeyEnv: DOTENV_KEY }`,
+      `  stored: { baseUrl: '${fake.baseUrl}', apiKey: sk-in-config-0123456789, apiKeyEnv: NONE_KEY }`,
+    ]);
+    writeFileSync(join(temp.home, ".env"), "DOTENV_KEY=sk-from-dotenv-0123456789\n");
+    const run = await runUwf(["doctor"], {
+      home: temp.home,
+      env: { PATH, BARE_KEY: undefined, DOTENV_KEY: undefined, NONE_KEY: undefined },
+    });
+    expect(run.code, run.stdout).toBe(0);
+    const dotenv = join(temp.home, ".env");
+    expect(run.stdout).toContain(
+      `! provider bare: key: $BARE_KEY is not set, nor in ${dotenv}: requests go out without a key\n    Set it (export BARE_KEY=…, or a line BARE_KEY=… in ${dotenv}), or store the key: uwf config set providers.bare.apiKey <key>.`,
+    );
+    expect(run.stdout).toContain("✓ provider dotenv: key: $DOTENV_KEY is set");
+    // A key in config.yaml is used whatever the variable says.
+    expect(run.stdout).not.toContain("provider stored: key");
+    expect(run.stdout + run.stderr).not.toContain("sk-from-dotenv");
+  });
+
   it("checks many providers at once without a listener-leak warning", async () => {
     const names = Array.from({ length: 12 }, (_, i) => `p${i}`);
     config(["providers:", ...names.map((name) => `  ${name}: { baseUrl: '${fake.baseUrl}' }`)]);

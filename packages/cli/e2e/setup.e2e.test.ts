@@ -125,6 +125,33 @@ describe("uwf setup", () => {
     expect(saved().providers.local).toEqual({ baseUrl: fake.baseUrl, apiKeyEnv: "LOCAL_KEY" });
   });
 
+  it("warns, without failing, when --api-key-env names a variable that is not set", async () => {
+    const warned = await uwf(
+      [
+        "--provider",
+        "myp",
+        "--base-url",
+        fake.baseUrl,
+        "--api-key-env",
+        "MYP_KEY",
+        "--model",
+        "fake-model",
+      ],
+      { env: { MYP_KEY: undefined } },
+    );
+    expect(warned.code, warned.stdout).toBe(0);
+    expect(warned.stdout).toContain("✓ model fake-model at myp: answered");
+    expect(warned.stdout).toContain(
+      `! provider myp: key: $MYP_KEY is not set, nor in ${join(temp.home, ".env")}: requests go out without a key`,
+    );
+    const set = await uwf(
+      ["--provider", "myp", "--api-key-env", "MYP_KEY", "--model", "fake-model"],
+      { env: { MYP_KEY: SECRET } },
+    );
+    expect(set.code, set.stdout).toBe(0);
+    expect(set.stdout).not.toContain("MYP_KEY");
+  });
+
   it("reports an unreachable provider", async () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

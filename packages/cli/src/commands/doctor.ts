@@ -1,8 +1,9 @@
 import { getMaxListeners, setMaxListeners } from "node:events";
 import { accessSync, constants } from "node:fs";
+import { join } from "node:path";
 import type { CheckResult } from "@united-workforce/protocol";
 import { ExitCode } from "@united-workforce/protocol";
-import { docsUrl, errorMessage, isUwfError } from "@united-workforce/util";
+import { addHomeDotenv, docsUrl, errorMessage, isUwfError } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "./command.js";
 import { checksSummary, renderChecks } from "./setup/render.js";
 
@@ -13,7 +14,7 @@ export default defineCommand({
   summary:
     "check Node, config.yaml, the store, every agent's binary and every provider, one line each",
   description:
-    "The store (UWF_STORE, else config.yaml's `store:`, else fs; password masked) is opened as thread commands open it: the home must be writable, a PostgreSQL store must connect. Each configured agent's adapter (and, for adapters uwf knows, the agent CLI it drives) must be on PATH; its `--version` answer is shown (run without a shell, with only PATH and HOME). Each provider's base URL must answer HTTP (any status counts: no key is sent). Exits 1 when any check fails (`✗`); a warning (`!`) is worth a look but fails nothing.",
+    "The store (UWF_STORE, else config.yaml's `store:`, else fs; password masked) is opened as thread commands open it: the home must be writable, a PostgreSQL store must connect. Each configured agent's adapter (and, for adapters uwf knows, the agent CLI it drives) must be on PATH; its `--version` answer is shown (run without a shell, with only PATH and HOME). Each provider's base URL must answer HTTP (any status counts: no key is sent), and its apiKeyEnv must be set (in the environment or UWF_HOME/.env), else a warning. Exits 1 when any check fails (`✗`); a warning (`!`) is worth a look but fails nothing.",
   options: [
     {
       flags: "--timeout <duration>",
@@ -161,15 +162,18 @@ async function agentAndProviderChecks(
 ): Promise<CheckResult[]> {
   const { findExecutable } = await import("@united-workforce/engine");
   const { checkAgent } = await import("./setup/agent-checks.js");
-  const { checkReachable } = await import("./setup/checks.js");
+  const { checkApiKeyEnv, checkReachable } = await import("./setup/checks.js");
   const agents = Object.entries(mapping(data.agents)).filter(
     (entry): entry is [string, { command: string; args?: string[] }] =>
       typeof mapping(entry[1]).command === "string",
   );
   const providers = Object.entries(mapping(data.providers)).filter(
-    (entry): entry is [string, { baseUrl: string }] =>
+    (entry): entry is [string, { baseUrl: string; apiKey?: unknown; apiKeyEnv?: unknown }] =>
       typeof mapping(entry[1]).baseUrl === "string",
   );
+  // Keys are read from the environment and the home's .env, as adapters read them.
+  const env = { ...ctx.env };
+  addHomeDotenv(ctx.home, env);
   const agentChecks = agents.map(([alias, agent]) =>
     checkAgent(
       alias,
@@ -180,12 +184,18 @@ async function agentAndProviderChecks(
   // Each provider check listens on ctx.signal while all run at once: make room for them, or
   // Node warns of a listener leak from the eleventh on.
   setMaxListeners(getMaxListeners(ctx.signal) + providers.length, ctx.signal);
-  const providerChecks = providers.map(([name, provider]) =>
-    checkReachable(`provider ${name}`, provider.baseUrl, { timeoutMs, signal: ctx.signal }),
-  );
+  const providerChecks = providers.map(async ([name, provider]) => {
+    const reachable = await checkReachable(`provider ${name}`, provider.baseUrl, {
+      timeoutMs,
+      signal: ctx.signal,
+    });
+    // A key in config.yaml wins over the variable, which then does not matter.
+    if (provider.apiKey !== undefined || typeof provider.apiKeyEnv !== "string") return [reachable];
+    return [reachable, checkApiKeyEnv(name, provider.apiKeyEnv, env, join(ctx.home, ".env"))];
+  });
   const results = [
     ...(await Promise.all(agentChecks)).flat(),
-    ...(await Promise.all(providerChecks)),
+    ...(await Promise.all(providerChecks)).flat(),
   ];
   if (agents.length === 0) {
     results.unshift({

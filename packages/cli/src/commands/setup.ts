@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { type CheckResult, ExitCode, PROVIDER_APIS } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "./command.js";
@@ -12,7 +13,7 @@ export default defineCommand({
   description: [
     "Writes providers.<provider>, models.<alias> and defaultModel, agents.<alias> and defaultAgent into config.yaml (mode 0600), keeping every other key. Then it asks the model for one token (15 s timeout) and looks for the adapter and its agent CLI on PATH, printing how to install what is missing.",
     "A preset provider fills --base-url, --api and the key's variable (--api-key-env) when they are not given: openai, anthropic, gemini, xai, openrouter, venice, dashscope, deepseek, siliconflow, volcengine, kimi, glm, stepfun, minimax, ollama (and -intl variants of the China-based ones). --agent takes claude-code, codex, builtin, gemini, opencode, claude-acp, hermes, mock, an alias already configured, or any command.",
-    "The config is saved even when a check fails (fix the cause and run `uwf doctor`); the exit status is then 1. Without flags on a terminal (or with --interactive) it asks instead. Prefer --api-key-env or the question to --api-key: a key on the command line stays in your shell history. The key is never printed.",
+    "The config is saved even when a check fails (fix the cause and run `uwf doctor`); the exit status is then 1. Without flags on a terminal (or with --interactive) it asks instead. Prefer --api-key-env or the question to --api-key: a key on the command line stays in your shell history. The key is never printed; a key variable that is not set (in the environment or UWF_HOME/.env) is warned about.",
   ].join("\n\n"),
   options: [
     { flags: "--provider <name>", type: "string", description: "a preset, or a name of your own" },
@@ -127,7 +128,7 @@ async function runSetupChecks(ctx: CommandContext, outcome: SetupOutcome): Promi
   if (outcome.modelAlias !== null) {
     const { readConfig, resolveModel } = await import("@united-workforce/store");
     const { addHomeDotenv } = await import("@united-workforce/engine");
-    const { checkModel } = await import("./setup/checks.js");
+    const { checkApiKeyEnv, checkModel } = await import("./setup/checks.js");
     const config = readConfig(ctx.home);
     const env = { ...ctx.env };
     addHomeDotenv(ctx.home, env);
@@ -136,6 +137,11 @@ async function runSetupChecks(ctx: CommandContext, outcome: SetupOutcome): Promi
     checks.push(
       await checkModel({ ...target, apiKeyEnv }, { timeoutMs: MODEL_CHECK_MS, signal: ctx.signal }),
     );
+    // Said even when the model answered: it answered without the key the user meant to give.
+    if (apiKeyEnv !== undefined && config.providers?.[target.provider]?.apiKey === undefined) {
+      const key = checkApiKeyEnv(target.provider, apiKeyEnv, env, join(ctx.home, ".env"));
+      if (key.warning) checks.push(key);
+    }
   }
   if (outcome.agent !== null) {
     const { findExecutable } = await import("@united-workforce/engine");

@@ -21,6 +21,27 @@ export function warned(name: string, detail: string, hint: string): CheckResult 
   return { name, ok: true, warning: true, detail, hint };
 }
 
+/**
+ * A provider whose key is read from a variable: is it set, in the environment or the home's
+ * `.env` (both already in `env`)? An unset one sends requests without a key, which a local
+ * server may accept, so it is a warning, not a failure.
+ */
+export function checkApiKeyEnv(
+  provider: string,
+  variable: string,
+  env: Record<string, string | undefined>,
+  dotenvFile: string,
+): CheckResult {
+  const name = `provider ${provider}: key`;
+  // An empty variable counts as unset, as it does where the key is read (resolveModel).
+  if (env[variable]) return passed(name, `$${variable} is set`);
+  return warned(
+    name,
+    `$${variable} is not set, nor in ${dotenvFile}: requests go out without a key`,
+    `Set it (export ${variable}=…, or a line ${variable}=… in ${dotenvFile}), or store the key: uwf config set providers.${provider}.apiKey <key>.`,
+  );
+}
+
 export interface ModelTarget {
   provider: string;
   api: ProviderApi;
