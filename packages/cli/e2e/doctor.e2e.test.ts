@@ -176,6 +176,29 @@ describe("uwf doctor", () => {
     expect(run.stdout + run.stderr).not.toContain("sk-from-dotenv");
   });
 
+  it("fails a built-in agent without a model, and a --model alias config.yaml lacks", async () => {
+    config([
+      "providers:",
+      `  local: { baseUrl: '${fake.baseUrl}' }`,
+      "models:",
+      "  small: { provider: local, name: fake-model }",
+      "agents:",
+      "  b: { command: uwf-builtin }",
+      "  typo: { command: uwf-builtin, args: [--model, nosuchalias] }",
+      "  ok: { command: uwf-builtin, model: small }",
+    ]);
+    const run = await doctor();
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      "✗ agent b: model: uwf-builtin needs a model, and has none: no --model in its args, no model:, no defaultModel\n    Give it one: uwf config set agents.b.model <alias> (or defaultModel).",
+    );
+    expect(run.stdout).toContain(
+      "✗ agent typo: model: --model nosuchalias in its args is not a model in config.yaml\n    Known models: small.",
+    );
+    expect(run.stdout).not.toContain("agent ok: model");
+    expect(run.stdout.trimEnd().split("\n").pop()).toMatch(/^2 of \d+ checks failed/);
+  });
+
   it("checks many providers at once without a listener-leak warning", async () => {
     const names = Array.from({ length: 12 }, (_, i) => `p${i}`);
     config(["providers:", ...names.map((name) => `  ${name}: { baseUrl: '${fake.baseUrl}' }`)]);

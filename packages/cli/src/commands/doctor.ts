@@ -14,7 +14,7 @@ export default defineCommand({
   summary:
     "check Node, config.yaml, the store, every agent's binary and every provider, one line each",
   description:
-    "The store (UWF_STORE, else config.yaml's `store:`, else fs; password masked) is opened as thread commands open it: the home must be writable, a PostgreSQL store must connect. Each configured agent's adapter (and, for adapters uwf knows, the agent CLI it drives) must be on PATH; its `--version` answer is shown (run without a shell, with only PATH and HOME). Each provider's base URL must answer HTTP (any status counts: no key is sent), and its apiKeyEnv must be set (in the environment or UWF_HOME/.env), else a warning. Exits 1 when any check fails (`✗`); a warning (`!`) is worth a look but fails nothing.",
+    "The store (UWF_STORE, else config.yaml's `store:`, else fs; password masked) is opened as thread commands open it: the home must be writable, a PostgreSQL store must connect. Each configured agent's adapter (and, for adapters uwf knows, the agent CLI it drives) must be on PATH; its `--version` answer is shown (run without a shell, with only PATH and HOME); a `--model` in its args must be a configured alias, and uwf-builtin needs a model. Each provider's base URL must answer HTTP (any status counts: no key is sent), and its apiKeyEnv must be set (in the environment or UWF_HOME/.env), else a warning. Exits 1 when any check fails (`✗`); a warning (`!`) is worth a look but fails nothing.",
   options: [
     {
       flags: "--timeout <duration>",
@@ -161,10 +161,10 @@ async function agentAndProviderChecks(
   timeoutMs: number,
 ): Promise<CheckResult[]> {
   const { findExecutable } = await import("@united-workforce/engine");
-  const { checkAgent } = await import("./setup/agent-checks.js");
+  const { checkAgent, checkAgentModel } = await import("./setup/agent-checks.js");
   const { checkApiKeyEnv, checkReachable } = await import("./setup/checks.js");
   const agents = Object.entries(mapping(data.agents)).filter(
-    (entry): entry is [string, { command: string; args?: string[] }] =>
+    (entry): entry is [string, { command: string; args?: string[]; model?: unknown }] =>
       typeof mapping(entry[1]).command === "string",
   );
   const providers = Object.entries(mapping(data.providers)).filter(
@@ -174,13 +174,16 @@ async function agentAndProviderChecks(
   // Keys are read from the environment and the home's .env, as adapters read them.
   const env = { ...ctx.env };
   addHomeDotenv(ctx.home, env);
-  const agentChecks = agents.map(([alias, agent]) =>
-    checkAgent(
+  const agentChecks = agents.map(async ([alias, agent]) => {
+    const args = Array.isArray(agent.args) ? agent.args : [];
+    const found = await checkAgent(
       alias,
-      { command: agent.command, args: Array.isArray(agent.args) ? agent.args : [] },
+      { command: agent.command, args },
       { env: ctx.env, cwd: ctx.cwd, versions: true, timeoutMs, findExecutable },
-    ),
-  );
+    );
+    const model = checkAgentModel(alias, { ...agent, args }, data);
+    return model === null ? found : [...found, model];
+  });
   // Each provider check listens on ctx.signal while all run at once: make room for them, or
   // Node warns of a listener leak from the eleventh on.
   setMaxListeners(getMaxListeners(ctx.signal) + providers.length, ctx.signal);

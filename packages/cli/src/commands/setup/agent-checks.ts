@@ -37,6 +37,55 @@ export async function checkAgent(
   return results;
 }
 
+/**
+ * Will the adapter have a model it can use? Only for adapters uwf knows: a `--model` in the
+ * agent's args that config.yaml does not define (an agent's `model:` and defaultModel are the
+ * config check's), and an adapter that needs a model given none. Null when all is well.
+ */
+export function checkAgentModel(
+  alias: string,
+  agent: { command: string; args: readonly string[]; model?: unknown },
+  config: { models?: unknown; defaultModel?: unknown },
+): CheckResult | null {
+  const preset = presetForCommand(agent.command, agent.args);
+  if (!preset?.model) return null;
+  const models = Object.keys(
+    config.models !== null && typeof config.models === "object" ? config.models : {},
+  );
+  const name = `agent ${alias}: model`;
+  const known = models.length > 0 ? `Known models: ${models.join(", ")}.` : "None is configured.";
+  // uwf appends the agent's `model:` after its args, and the last --model wins.
+  const fromArgs = typeof agent.model === "string" ? null : modelArg(agent.args);
+  if (fromArgs !== null && preset.model !== "alias-or-name" && !models.includes(fromArgs)) {
+    return failed(
+      name,
+      `--model ${fromArgs} in its args is not a model in config.yaml`,
+      `${known} Add it under models: (with its provider under providers:), or change agents.${alias}.args.`,
+    );
+  }
+  const given = fromArgs ?? agent.model ?? config.defaultModel;
+  if (preset.model === "required" && typeof given !== "string") {
+    return failed(
+      name,
+      `${preset.command} needs a model, and has none: no --model in its args, no model:, no defaultModel`,
+      `Give it one: uwf config set agents.${alias}.model <alias> (or defaultModel). ${known} uwf setup --provider <p> --model <name> --agent ${preset.alias} writes provider, model and agent.`,
+    );
+  }
+  return null;
+}
+
+/** The value of the last `--model <x>` or `--model=<x>` before a `--` (after it: the agent's). */
+function modelArg(args: readonly string[]): string | null {
+  let model: string | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") break;
+    if (arg === "--model" && i + 1 < args.length) model = args[++i]!;
+    else if (arg.startsWith("--model=")) model = arg.slice("--model=".length);
+  }
+  return model;
+}
+
 async function checkBinary(
   name: string,
   command: string,

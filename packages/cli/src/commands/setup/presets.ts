@@ -109,6 +109,12 @@ export interface AgentPreset {
   cli: string | null;
   install: string;
   apis: readonly ProviderApi[];
+  /**
+   * What the adapter's `--model` takes: a model alias from config.yaml, `required` when it
+   * cannot run without one (no login of its own; defaultModel counts), `alias-or-name` when a
+   * name that is no alias goes to the agent as its own model name; null when it takes none.
+   */
+  model: "alias" | "required" | "alias-or-name" | null;
 }
 
 export const AGENT_PRESETS: readonly AgentPreset[] = [
@@ -120,6 +126,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     cli: "claude",
     install: "npm i -g @united-workforce/agent-claude-code @anthropic-ai/claude-code",
     apis: ["anthropic"],
+    model: "alias",
   },
   {
     alias: "codex",
@@ -129,6 +136,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     cli: "codex",
     install: "npm i -g @united-workforce/agent-codex @openai/codex",
     apis: ["openai-responses", "openai-chat"],
+    model: "alias",
   },
   {
     alias: "builtin",
@@ -138,6 +146,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     cli: null,
     install: "npm i -g @united-workforce/agent-builtin",
     apis: ["openai-chat"],
+    model: "required",
   },
   {
     alias: "gemini",
@@ -147,6 +156,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     cli: "gemini",
     install: "npm i -g @united-workforce/agent-acp @google/gemini-cli",
     apis: ["gemini"],
+    model: "alias-or-name",
   },
   {
     alias: "opencode",
@@ -156,6 +166,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     cli: "opencode",
     install: "npm i -g @united-workforce/agent-acp opencode-ai",
     apis: ["openai-chat"],
+    model: "alias",
   },
   {
     alias: "claude-acp",
@@ -165,6 +176,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     cli: "claude-agent-acp",
     install: "npm i -g @united-workforce/agent-acp @agentclientprotocol/claude-agent-acp",
     apis: ["anthropic"],
+    model: "alias-or-name",
   },
   {
     alias: "hermes",
@@ -174,6 +186,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     cli: "hermes",
     install: "npm i -g @united-workforce/agent-acp && pip install 'hermes-agent[acp]'",
     apis: ["openai-chat", "anthropic"],
+    model: "alias",
   },
   {
     alias: "mock",
@@ -183,6 +196,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     cli: null,
     install: "npm i -g @united-workforce/agent-mock",
     apis: [],
+    model: null,
   },
 ];
 
