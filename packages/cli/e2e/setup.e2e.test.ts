@@ -213,6 +213,24 @@ describe("uwf setup", () => {
     expect(withCli.stdout).toContain(`✓ agent claude-code: claude: claude found at ${AGENT_CLIS}`);
   });
 
+  it("sets up the adapter for an agent CLI's name, and refuses the CLI's own command line", async () => {
+    const run = await uwf(["--agent", "claude", "--skip-checks"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      "note: claude is the agent CLI that uwf-claude-code drives: configured the adapter, claude-code.",
+    );
+    expect(saved()).toEqual({
+      agents: { "claude-code": { command: "uwf-claude-code" } },
+      defaultAgent: "claude-code",
+    });
+    const raw = await uwf(["--agent", "claude --dangerously-skip-permissions"]);
+    expect(raw.code).toBe(2);
+    expect(raw.stderr).toContain(
+      '"claude --dangerously-skip-permissions" runs claude, the agent CLI itself, which does not speak uwf\'s adapter protocol: did you mean --agent claude-code?',
+    );
+    expect(saved().agents).toEqual({ "claude-code": { command: "uwf-claude-code" } });
+  });
+
   it("refuses an unknown preset without --base-url, and no flags without a terminal", async () => {
     const unknown = await uwf(["--provider", "acme", "--model", "m"]);
     expect(unknown.code).toBe(2);

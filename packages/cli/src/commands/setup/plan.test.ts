@@ -89,6 +89,35 @@ describe("applySetup", () => {
     expect(readConfig(dir).defaultAgent).toBe("my-agent");
   });
 
+  it("takes an agent CLI's own name for the adapter that drives it, and refuses it with args", () => {
+    const claude = setUp(home(), { agent: "claude" });
+    expect(claude.config.agents).toEqual({ "claude-code": { command: "uwf-claude-code" } });
+    expect(claude.outcome.notes).toEqual([
+      "claude is the agent CLI that uwf-claude-code drives: configured the adapter, claude-code.",
+    ]);
+    expect(setUp(home(), { agent: "claude-agent-acp" }).config.agents).toEqual({
+      "claude-acp": { command: "uwf-acp", args: ["--preset", "claude"] },
+    });
+    // A name that is also a preset's alias is the preset, as before.
+    expect(setUp(home(), { agent: "codex" }).config.agents).toEqual({
+      codex: { command: "uwf-codex" },
+    });
+    const dir = home();
+    for (const [word, preset] of [
+      ["claude -p", "claude-code"],
+      ["/usr/local/bin/claude", "claude-code"],
+      ["codex exec --json", "codex"],
+      ["gemini --acp", "gemini"],
+    ] as const) {
+      expect(() => applySetup(openConfigFile(dir), { agent: word }, "/")).toThrow(
+        expect.objectContaining({
+          code: "USAGE",
+          message: expect.stringContaining(`did you mean --agent ${preset}?`),
+        }),
+      );
+    }
+  });
+
   it("notes a model on a protocol the agent does not speak", () => {
     const { outcome } = setUp(home(), { provider: "openai", model: "gpt-5", agent: "claude-code" });
     expect(outcome.notes).toEqual([

@@ -7,7 +7,7 @@ import {
   setConfigValue,
   splitCommand,
 } from "@united-workforce/store";
-import { UwfError } from "@united-workforce/util";
+import { docsUrl, UwfError } from "@united-workforce/util";
 import {
   AGENT_PRESETS,
   type AgentPreset,
@@ -72,7 +72,8 @@ export function applySetup(config: ConfigFile, request: SetupRequest, cwd: strin
     outcome.modelAlias = alias;
   }
   if (request.agent !== undefined) {
-    const { alias, preset } = setAgent(config, request.agent, request.agentAlias, cwd);
+    const { alias, preset, note } = setAgent(config, request.agent, request.agentAlias, cwd);
+    if (note !== null) outcome.notes.push(note);
     if (outcome.modelAlias !== null) {
       setConfigValue(config, ["agents", alias, "model"], outcome.modelAlias);
       const api = (getConfigValue(config, ["providers", outcome.provider!, "api"]) ??
@@ -125,23 +126,41 @@ function setProvider(config: ConfigFile, name: string, request: SetupRequest): v
 /**
  * `--agent` is a configured alias (kept as it is), a preset alias (`claude-code`), an adapter
  * command uwf knows (`uwf-claude-code`, `uwf-acp --preset gemini`), or any other command line,
- * whose relative path is made absolute against the caller's directory.
+ * whose relative path is made absolute against the caller's directory. An agent CLI a preset
+ * drives (`claude`) is no adapter: alone it means that preset, with a note; as a path or with
+ * arguments it is refused, since they would be the CLI's and not the adapter's.
  */
 function setAgent(
   config: ConfigFile,
   word: string,
   aliasFlag: string | undefined,
   cwd: string,
-): { alias: string; preset: AgentPreset | null } {
+): { alias: string; preset: AgentPreset | null; note: string | null } {
   const configured = getConfigValue(config, ["agents", word]) as { command?: string } | undefined;
   if (configured?.command !== undefined && aliasFlag === undefined) {
     const preset = presetForCommand(
       configured.command,
       (getConfigValue(config, ["agents", word, "args"]) ?? []) as string[],
     );
-    return { alias: word, preset };
+    return { alias: word, preset, note: null };
   }
-  const byAlias = AGENT_PRESETS.find((p) => p.alias === word);
+  let byAlias = AGENT_PRESETS.find((p) => p.alias === word);
+  let note: string | null = null;
+  if (!byAlias) {
+    const drives = presetDriving(word);
+    if (drives?.exact) {
+      byAlias = drives.preset;
+      note = `${word} is the agent CLI that ${drives.preset.command} drives: configured the adapter, ${drives.preset.alias}.`;
+    } else if (drives) {
+      throw new UwfError(
+        "USAGE",
+        `"${word}" runs ${drives.preset.cli}, the agent CLI itself, which does not speak uwf's adapter protocol: did you mean --agent ${drives.preset.alias}?`,
+        {
+          hint: `--agent ${drives.preset.alias} configures ${[drives.preset.command, ...drives.preset.args].join(" ")}, which drives ${drives.preset.cli}; its options go in agents.<alias>.args (${docsUrl("agents.md")} lists them).`,
+        },
+      );
+    }
+  }
   let command: string;
   let args: string[];
   let preset: AgentPreset | null;
@@ -161,7 +180,18 @@ function setAgent(
   setConfigValue(config, ["agents", alias, "command"], command);
   if (args.length > 0) setConfigValue(config, ["agents", alias, "args"], args);
   else deleteConfigValue(config, ["agents", alias, "args"]);
-  return { alias, preset };
+  return { alias, preset, note };
+}
+
+/**
+ * The preset whose agent CLI a command line runs (`claude`, `/usr/bin/claude -p`), and
+ * whether it is that bare name alone.
+ */
+function presetDriving(word: string): { preset: AgentPreset; exact: boolean } | null {
+  const parts = splitCommand(word);
+  const base = parts[0]?.split("/").pop();
+  const preset = AGENT_PRESETS.find((p) => p.cli !== null && p.cli === base);
+  return preset ? { preset, exact: parts.length === 1 && parts[0] === base } : null;
 }
 
 /** `./bin/my-agent.sh` → `my-agent`; `uwf-review` → `review`. */
