@@ -1,5 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import {
   type AgentHome,
@@ -392,6 +400,37 @@ describe("uwf-codex with the real codex CLI", () => {
     expect(correction).toBeGreaterThanOrEqual(0);
     // Both attempts add up: 10 + 10 input tokens.
     expect(steps[0]?.usage.inputTokens).toBe(20);
+  });
+
+  it("sends the provider's key to the model's server, never to the model's commands or a file", async () => {
+    configure();
+    // Codex deletes its shell snapshots when the session ends: the command copies them.
+    const cmd = 'env > envdump.txt; cat "$CODEX_HOME"/shell_snapshots/*.sh > snapshots.txt';
+    script({
+      writer: [{ tool: { exec_command: { cmd } } }, answer("$status: done\nfile: envdump.txt")],
+    });
+    const thread = await startThread();
+    const exec = await uwf(["thread", "exec", thread, "-c", "1"]);
+    expect(exec.code).toBe(0);
+
+    expect(setup.fake.requests()[0]?.headers.authorization).toBe("Bearer fake-key");
+    // The command ran with the user's environment, but not the key.
+    const dump = readFileSync(join(setup.repo, "envdump.txt"), "utf8");
+    expect(dump).toContain(`HOME=${setup.agent.home}`);
+    expect(dump).not.toContain("fake-key");
+    const snapshots = readFileSync(join(setup.repo, "snapshots.txt"), "utf8");
+    expect(snapshots).toContain("declare -x HOME=");
+    expect(snapshots).not.toContain("fake-key");
+    // Nor is it in any file codex or uwf left behind, but config.yaml and its parsed copy (0600).
+    const written = [setup.agent.home, setup.uwfHome.home].flatMap((dir) =>
+      readdirSync(dir, { recursive: true, encoding: "utf8" })
+        .map((name) => join(dir, name))
+        .filter(
+          (path) => statSync(path).isFile() && !/(config\.yaml|cache\/config\.json)$/.test(path),
+        )
+        .filter((path) => readFileSync(path, "utf8").includes("fake-key")),
+    );
+    expect(written).toEqual([]);
   });
 
   it("suspends the thread after one request on an HTTP 500, retries being off", async () => {

@@ -53,7 +53,7 @@ describe("codexArgs", () => {
 });
 
 describe("modelConfigFlags", () => {
-  it("adds a provider for the model, its key by variable name only, and the quiet settings", () => {
+  it("adds a provider for the model, its key by variable name only and hidden from commands, and the quiet settings", () => {
     const flags = modelConfigFlags(model);
     const values = flags.filter((_, i) => i % 2 === 1);
     expect(flags.filter((_, i) => i % 2 === 0).every((flag) => flag === "-c")).toBe(true);
@@ -65,6 +65,7 @@ describe("modelConfigFlags", () => {
       "features.plugins=false",
       "analytics.enabled=false",
       'otel.metrics_exporter="none"',
+      `shell_environment_policy.exclude=["${API_KEY_ENV}"]`,
     ]);
     expect(flags.join(" ")).not.toContain("sk-test");
   });

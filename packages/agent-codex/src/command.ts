@@ -86,6 +86,11 @@ export function modelConfigFlags(model: CodexModel): string[] {
     ...configFlag("features.plugins", "false"),
     ...configFlag("analytics.enabled", "false"),
     ...configFlag("otel.metrics_exporter", toml("none")),
+    // Codex gives the model's commands its whole environment, the key's variable included, and
+    // records it in its shell snapshots ($CODEX_HOME/shell_snapshots/*.sh, mode 0644): only
+    // codex's model client may read the key. (This replaces an `exclude` list in the user's
+    // config.toml; the minimal environment codex gets leaves little else to hide.)
+    ...configFlag("shell_environment_policy.exclude", `[${toml(API_KEY_ENV)}]`),
   ];
 }
 
