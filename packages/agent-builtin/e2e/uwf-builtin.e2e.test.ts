@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { StepPayload } from "@united-workforce/protocol";
 import {
@@ -345,6 +347,53 @@ describe("uwf-builtin with uwf and a model", () => {
       `model "fake-model" at ${llm.baseUrl}/chat/completions answered HTTP 400: this model does not support tools`,
     );
     expect(exec.stdout + exec.stderr).not.toContain("sk-fake-key");
+  });
+
+  it("masks the key in a provider error that echoes it, wherever the error goes", async () => {
+    const key = "sk-oai-secret-4f9c2a7b1e";
+    // A server that echoes the Authorization header: a 503 first (retried, so it is in a
+    // progress line), then a 401.
+    let requests = 0;
+    const echo = createServer((req, res) => {
+      req.resume();
+      requests++;
+      const status = requests === 1 ? 503 : 401;
+      res.writeHead(status, { "content-type": "text/plain", "retry-after-ms": "0" });
+      res.end(`bad key ${req.headers.authorization}`);
+    });
+    await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = echo.address() as AddressInfo;
+      const config = {
+        providers: { echo: { baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: key } },
+        models: { echo: { provider: "echo", name: "echo-model" } },
+        agents: { builtin: { command: BUILTIN_BIN, args: ["--model", "echo", "--retries", "2"] } },
+        defaultAgent: "builtin",
+        retry: { maxRetries: 0 },
+      };
+      writeFileSync(join(temp.home, "config.yaml"), toYaml(config), { mode: 0o600 });
+      const thread = await startThread();
+      const exec = await uwf("thread", "exec", thread);
+      expect(exec.code).toBe(4);
+      expect(requests).toBe(2);
+      expect(exec.stderr).toContain("HTTP 503: bad key Bearer ****; retrying");
+      expect(exec.stderr).toContain("answered HTTP 401: bad key Bearer ****");
+      expect(exec.stdout + exec.stderr).not.toContain(key);
+      const shown = await show(thread);
+      expect(shown.suspended!.reason).toContain("answered HTTP 401: bad key Bearer ****");
+      // Nor in the thread's pointer, the logs or the store: only config.yaml (and its parsed
+      // copy, mode 0600) holds it.
+      const holding = readdirSync(temp.home, { recursive: true, encoding: "utf8" })
+        .map((name) => join(temp.home, name))
+        .filter(
+          (path) => statSync(path).isFile() && !/(config\.yaml|cache\/config\.json)$/.test(path),
+        )
+        .filter((path) => readFileSync(path, "utf8").includes(key));
+      expect(holding).toEqual([]);
+      expect(readdirSync(join(temp.home, "logs")).length).toBeGreaterThan(0);
+    } finally {
+      await new Promise((resolve) => echo.close(resolve));
+    }
   });
 
   it("retries 500s as the provider asks, then suspends the thread until it may retry", async () => {

@@ -32,6 +32,7 @@ export {
   parseJsonLine,
   readJsonLines,
 } from "./cli/json-lines.js";
+export { maskSecret } from "./cli/secret.js";
 export {
   type AgentCliOutcome,
   type AgentCliRun,

@@ -175,6 +175,20 @@ describe("chatCompletion", () => {
     expect(failed.hint).toContain("apiKey");
   });
 
+  it("masks the key where the provider's answer echoes it, before cutting the message", async () => {
+    // The key straddles the 300 characters a message is cut to.
+    const padding = "x".repeat(290);
+    llm.setScript({
+      fail_first: { count: 1, status: 503, message: "overloaded for Bearer sk-test" },
+      steps: [{ error: { status: 401, message: `${padding} Bearer sk-test` } }],
+    });
+    const { request, notices } = setup({ retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } });
+    const failed = await failure(chatCompletion(request));
+    expect(notices.map((n) => n.reason)).toEqual(["HTTP 503: overloaded for Bearer ****"]);
+    // Cut at 300 characters: the mask's start, not the key's.
+    expect(failed.message).toContain(`answered HTTP 401: ${padding} Bearer **…`);
+  });
+
   it("fails after the last try, counting the tries", async () => {
     llm.setScript({ steps: [error(500)] });
     const { request, delays } = setup({

@@ -1,5 +1,6 @@
 import type { Usage } from "@united-workforce/protocol";
 import { errorMessage, UwfError } from "@united-workforce/util";
+import { maskSecret } from "../cli/secret.js";
 import { openaiUsage } from "../cli/usage.js";
 import { hintForStatus, ModelRequestError } from "./errors.js";
 import { type HttpAnswer, httpPost } from "./http-post.js";
@@ -184,37 +185,39 @@ async function tryOnce(
           retryable: false,
         });
       }
-      return fail({ kind: "network", detail: describe(error), retryable: true, cause: error });
+      const detail = maskSecret(describe(error), request.apiKey);
+      return fail({ kind: "network", detail, retryable: true, cause: error });
     }
     const { text } = response;
     if (!response.ok) {
       return fail({
         kind: "http",
         status: response.status,
-        detail: providerMessage(text),
+        detail: providerMessage(text, request.apiKey),
         retryable: response.status === 429 || response.status >= 500,
         requestedMs: requestedDelay(response.headers, options.now()),
       });
     }
-    return parseCompletion(text);
+    return parseCompletion(text, request.apiKey);
   } finally {
     clearTimeout(timer);
     outer?.removeEventListener("abort", onAbort);
   }
 }
 
-function parseCompletion(text: string): TryOutcome {
+function parseCompletion(text: string, apiKey: string | null): TryOutcome {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return fail({ kind: "response", detail: `not JSON: ${clip(text)}`, retryable: false });
+    const detail = `not JSON: ${clip(maskSecret(text, apiKey))}`;
+    return fail({ kind: "response", detail, retryable: false });
   }
   const root = asObject(json);
   const choice = Array.isArray(root.choices) ? asObject(root.choices[0]) : null;
   if (!choice) {
     // Some gateways answer 200 with an error object instead of choices.
-    const error = root.error === undefined ? "" : `: ${providerMessage(text)}`;
+    const error = root.error === undefined ? "" : `: ${providerMessage(text, apiKey)}`;
     return fail({ kind: "response", detail: `no choices${error}`, retryable: false });
   }
   const raw = asObject(choice.message);
@@ -314,17 +317,17 @@ function summary(failure: Failure): string {
 }
 
 /** The provider's own message: `error.message` in OpenAI's shape, else the body's start. */
-function providerMessage(text: string): string {
+function providerMessage(text: string, apiKey: string | null): string {
   try {
     const json = asObject(JSON.parse(text));
     const error = json.error;
-    if (typeof error === "string") return error;
+    if (typeof error === "string") return maskSecret(error, apiKey);
     const message = asObject(error).message ?? json.message;
-    if (typeof message === "string" && message !== "") return clip(message);
+    if (typeof message === "string" && message !== "") return clip(maskSecret(message, apiKey));
   } catch {
     // Not JSON: an HTML error page or plain text.
   }
-  return text.trim() === "" ? "(empty body)" : clip(text);
+  return text.trim() === "" ? "(empty body)" : clip(maskSecret(text, apiKey));
 }
 
 function describe(error: unknown): string {
