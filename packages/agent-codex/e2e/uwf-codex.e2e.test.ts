@@ -433,6 +433,19 @@ describe("uwf-codex with the real codex CLI", () => {
     expect(written).toEqual([]);
   });
 
+  it("masks the key in a model error that echoes it", async () => {
+    configure({}, { retry: { maxRetries: 0 } });
+    script({ writer: [{ error: { status: 401, message: "bad key Bearer fake-key" } }] });
+    const thread = await startThread();
+    const exec = await uwf(["thread", "exec", thread]);
+    expect(exec.code).toBe(4);
+    expect(exec.stderr).toContain("401 Unauthorized: bad key Bearer ****");
+    expect(exec.stderr).not.toContain("fake-key");
+    const show = await uwfJson<ThreadDoc>(["thread", "show", thread]);
+    expect(show.suspended?.reason).toContain("bad key Bearer ****");
+    expect(show.suspended?.reason).not.toContain("fake-key");
+  });
+
   it("suspends the thread after one request on an HTTP 500, retries being off", async () => {
     // uwf's own retries of a transient failure (adapter exit 75) off too.
     configure({}, { retry: { maxRetries: 0 } });

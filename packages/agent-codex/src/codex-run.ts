@@ -3,6 +3,7 @@ import {
   type AgentRunResult,
   agentFailure,
   jsonLineHandler,
+  maskSecret,
   spawnAgentCli,
 } from "@united-workforce/agent-kit";
 import {
@@ -119,7 +120,9 @@ async function runCodex(
   },
 ): Promise<AgentRunResult> {
   const { settings } = run;
-  const reader = new CodexEventReader(ctx.cwd, ctx.progress);
+  // Codex quotes the model server's error bodies, which may echo the key.
+  const mask = (text: string): string => maskSecret(text, settings.model?.apiKey);
+  const reader = new CodexEventReader(ctx.cwd, (line) => ctx.progress(mask(line)));
   const outcome = await spawnAgentCli({
     command: settings.bin,
     args: codexArgs({ sandbox: settings.sandbox, model: settings.model, resume: run.resume }),
@@ -135,9 +138,10 @@ async function runCodex(
   });
   const report = reader.report();
   if (outcome.aborted) throw new Error("interrupted: codex was stopped");
-  const failure = failureOf(report, outcome.exitCode, outcome.signal, outcome.stderrTail, () =>
+  const failed = failureOf(report, outcome.exitCode, outcome.signal, outcome.stderrTail, () =>
     failureStatus(ctx, report.threadId),
   );
+  const failure = failed === null ? null : mask(failed);
   if (failure) {
     // A rate limit, a usage limit or an overloaded model server exits 75: uwf retries the step.
     throw agentFailure(
@@ -156,8 +160,10 @@ async function runCodex(
       model: settings.model?.name ?? null,
       sessionId: threadId,
       turns: report.turns,
-      ...(report.warnings.length > 0 ? { codexWarnings: report.warnings } : {}),
-      ...(report.invalidLines.length > 0 ? { codexInvalidLines: report.invalidLines } : {}),
+      ...(report.warnings.length > 0 ? { codexWarnings: report.warnings.map(mask) } : {}),
+      ...(report.invalidLines.length > 0
+        ? { codexInvalidLines: report.invalidLines.map(mask) }
+        : {}),
     },
   };
 }
