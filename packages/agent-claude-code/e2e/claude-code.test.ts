@@ -136,6 +136,19 @@ describe("uwf-claude-code with the real claude", () => {
     });
   });
 
+  it("masks the key in a model error that echoes it", async () => {
+    configure(["--max-retries", "0"]);
+    // claude words a 401 itself; other statuses carry the server's message.
+    fake.setScript({ steps: [{ error: { status: 400, message: "upstream refused fake-key" } }] });
+    const { thread, exec } = await runFirstStep({}, "Write x.txt.");
+    expect(exec.code).toBe(4);
+    expect(exec.stderr).toContain("upstream refused ****");
+    expect(exec.stderr).not.toContain("fake-key");
+    const shown = await uwfJson<{ suspended: { reason: string } }>(["thread", "show", thread]);
+    expect(shown.suspended.reason).toContain("upstream refused ****");
+    expect(shown.suspended.reason).not.toContain("fake-key");
+  });
+
   it("with a model alias ignores Anthropic settings in the caller's environment", async () => {
     configure(["--max-retries", "0"]);
     const { exec } = await runFirstStep({

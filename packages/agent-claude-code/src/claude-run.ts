@@ -3,6 +3,7 @@ import {
   type AgentRunResult,
   agentFailure,
   jsonLineHandler,
+  maskSecret,
   spawnAgentCli,
   type ToolCallRecord,
 } from "@united-workforce/agent-kit";
@@ -29,6 +30,8 @@ export async function runClaude(
   tolerateMissingSession: boolean,
 ): Promise<AgentRunResult | null> {
   const invocation = claudeInvocation(ctx, resume);
+  // claude quotes the model server's error messages, which may echo the key.
+  const mask = (text: string): string => maskSecret(text, invocation.env.ANTHROPIC_API_KEY);
   const reader = new ClaudeStreamReader((call) => ctx.progress(describeCall(call)));
   const outcome = await spawnAgentCli({
     command: invocation.command,
@@ -41,11 +44,11 @@ export async function runClaude(
       (event) => reader.event(event),
       (invalid) => {
         reader.invalid(invalid);
-        ctx.progress(`claude printed a line that is not JSON: ${invalid.line.slice(0, 200)}`);
+        ctx.progress(`claude printed a line that is not JSON: ${mask(invalid.line).slice(0, 200)}`);
       },
     ),
     onStderrLine: (line) => {
-      if (line.trim() !== "") ctx.stderr(`claude: ${line}\n`);
+      if (line.trim() !== "") ctx.stderr(`claude: ${mask(line)}\n`);
     },
     notFoundHint: INSTALL_HINT,
   });
@@ -56,7 +59,7 @@ export async function runClaude(
   if (outcome.timedOut || outcome.exitCode !== 0 || run.result === null || run.result.isError) {
     // A rate limit, an overloaded API or a refused connection exits 75: uwf retries the step.
     throw agentFailure(
-      failureMessage(run, outcome),
+      failureMessage(run, outcome, mask),
       {
         status: run.result?.apiErrorStatus ?? null,
         text: run.result?.isError ? run.result.text : outcome.stderrTail,
@@ -89,8 +92,11 @@ export async function runClaude(
 function failureMessage(
   run: ClaudeRun,
   outcome: { exitCode: number | null; signal: string | null; stderrTail: string },
+  mask: (text: string) => string,
 ): string {
-  const said = run.result?.text.trim() || outcome.stderrTail.trim().split("\n").slice(-3).join(" ");
+  const said = mask(
+    run.result?.text.trim() || outcome.stderrTail.trim().split("\n").slice(-3).join(" "),
+  );
   const how =
     outcome.exitCode !== null ? `exited ${outcome.exitCode}` : `was ended by ${outcome.signal}`;
   const status = run.result?.apiErrorStatus ? ` (HTTP ${run.result.apiErrorStatus})` : "";
