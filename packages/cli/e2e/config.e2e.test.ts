@@ -175,6 +175,35 @@ describe("uwf config", () => {
     expect(fix.code, fix.stderr).toBe(0);
   });
 
+  it("reports a YAML syntax error by line and column without quoting the file", async () => {
+    writeFileSync(file, `providers:\n  p: {baseUrl: http://x, apiKey: ${SECRET}\nagents: [\n`);
+    const text = await uwf(["thread", "list"]);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain(`error: ${file} is not valid YAML: line 3, column 1: Flow map`);
+    const json = await uwf(["thread", "list", "--format", "json"]);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: "CONFIG_INVALID", line: 3 });
+    for (const out of [text, json, await uwf(["config", "list"])]) {
+      expect(out.stderr).not.toContain(SECRET.slice(8));
+    }
+  });
+
+  it("refuses a YAML alias bomb as a config error, not a bug", async () => {
+    const levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i <= 7; i++)
+      levels.push(`a${i}: &a${i} [${`*a${i - 1}, `.repeat(8)}*a${i - 1}]`);
+    writeFileSync(file, `${levels.join("\n")}\n`);
+    for (const args of [
+      ["config", "list"],
+      ["config", "set", "defaultAgent", "x"],
+      ["thread", "list"],
+    ]) {
+      const out = await uwf(args);
+      expect(out.code).toBe(1);
+      expect(out.stderr).toContain(`error: ${file}: refused to expand YAML aliases`);
+      expect(out.stderr).not.toContain("bug in uwf");
+    }
+  });
+
   it("warns about unknown keys once per command, naming key and file", async () => {
     const scenario = writeScenario(temp.home, [
       { role: "greeter", output: { $status: "done", greeting: "Hi" } },

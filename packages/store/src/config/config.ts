@@ -7,10 +7,11 @@ import {
   STORE_CONFIG_PROPERTIES,
 } from "@united-workforce/protocol";
 import { docsUrl, errorMessage, UwfError, writeFileAtomic } from "@united-workforce/util";
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { stringify as stringifyYaml } from "yaml";
 import { checkConfig } from "./check.js";
 import { forgetParsedConfig, readParsedConfig, writeParsedConfig } from "./parsed-cache.js";
 import { type SchemaLike, schemaProblems } from "./schema-check.js";
+import { configDocumentValue, FIX_BY_HAND_HINT, parseConfigDocument } from "./yaml.js";
 
 export interface ProviderConfig {
   /** The wire protocol; `openai-chat` when absent. */
@@ -172,18 +173,11 @@ export function readConfigData(file: string, home?: string): Record<string, unkn
     const cached = readParsedConfig(home, text);
     if (cached !== undefined) return cached;
   }
-  let data: unknown;
-  try {
-    data = parseYaml(text, { maxAliasCount: 100 });
-  } catch (error) {
-    throw new UwfError("CONFIG_INVALID", `${file} is not valid YAML: ${errorMessage(error)}`, {
-      hint: `Fix the file by hand; ${docsUrl("config.md")} shows the keys.`,
-    });
-  }
+  const data = configDocumentValue(file, parseConfigDocument(file, text));
   if (data === null || data === undefined) return null;
   if (typeof data !== "object" || Array.isArray(data)) {
     throw new UwfError("CONFIG_INVALID", `${file} must be a YAML mapping`, {
-      hint: `Fix the file by hand; ${docsUrl("config.md")} shows the keys.`,
+      hint: FIX_BY_HAND_HINT,
     });
   }
   if (home !== undefined) writeParsedConfig(home, text, data as Record<string, unknown>);

@@ -1,10 +1,11 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { docsUrl, errorMessage, UwfError, writeFileAtomic } from "@united-workforce/util";
-import { type Document, isMap, isScalar, parseDocument } from "yaml";
+import { errorMessage, UwfError, writeFileAtomic } from "@united-workforce/util";
+import { type Document, isMap, isScalar } from "yaml";
 import { checkConfig } from "./check.js";
 import { configInvalid, configPath } from "./config.js";
 import { formatKeyPath } from "./keys.js";
+import { configDocumentValue, FIX_BY_HAND_HINT, parseConfigDocument } from "./yaml.js";
 
 /**
  * config.yaml opened for editing. The YAML document is kept as parsed, so a change touches only
@@ -15,8 +16,6 @@ export interface ConfigFile {
   exists: boolean;
   document: Document;
 }
-
-const NOT_A_MAPPING_HINT = `Fix the file by hand; ${docsUrl("config.md")} shows the keys.`;
 
 export function openConfigFile(home: string): ConfigFile {
   const file = configPath(home);
@@ -32,17 +31,10 @@ export function openConfigFile(home: string): ConfigFile {
     }
     exists = false;
   }
-  const document = parseDocument(text);
-  if (document.errors.length > 0) {
-    throw new UwfError(
-      "CONFIG_INVALID",
-      `${file} is not valid YAML: ${document.errors[0]!.message}`,
-      { hint: NOT_A_MAPPING_HINT },
-    );
-  }
+  const document = parseConfigDocument(file, text);
   if (document.contents !== null && !isMap(document.contents)) {
     throw new UwfError("CONFIG_INVALID", `${file} must be a YAML mapping`, {
-      hint: NOT_A_MAPPING_HINT,
+      hint: FIX_BY_HAND_HINT,
     });
   }
   return { file, exists, document };
@@ -50,7 +42,7 @@ export function openConfigFile(home: string): ConfigFile {
 
 /** The whole config as plain data (`{}` for an empty file). */
 export function configData(config: ConfigFile): Record<string, unknown> {
-  return (config.document.toJS({ maxAliasCount: 100 }) ?? {}) as Record<string, unknown>;
+  return (configDocumentValue(config.file, config.document) ?? {}) as Record<string, unknown>;
 }
 
 /** The value at a key path, or `undefined` when it is not set. */
