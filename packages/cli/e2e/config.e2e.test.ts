@@ -90,6 +90,33 @@ describe("uwf config", () => {
     expect((await list({})).stderr).not.toContain("note:");
   });
 
+  it("masks env keys named like secrets, URL parameters, flags' values and numeric keys", async () => {
+    writeFileSync(
+      file,
+      [
+        "providers:",
+        "  p: { baseUrl: 'https://x/v1?api_key=sk-query-secret-0123', apiKey: 123456789012345678901234 }",
+        "agents:",
+        "  x:",
+        "    command: x",
+        "    args: [--api-key, sk-args-secret-0123456789, --token=sk-inline-secret]",
+        "    env: { OPENAI_KEY: sk-env-one, ANTHROPIC_KEY: sk-env-two, PASS: hunter2, MY_AUTH: Bearer sk-env-three }",
+        "store: postgres://db/uwf?password=hunter3",
+        "",
+      ].join("\n"),
+    );
+    const text = (await uwf(["config", "list"])).stdout;
+    const json = (await uwf(["config", "get", "agents", "--format", "json"])).stdout;
+    for (const out of [text, json]) {
+      for (const secret of ["sk-query", "sk-args", "sk-inline", "sk-env", "hunter", "2345678"]) {
+        expect(out).not.toContain(secret);
+      }
+    }
+    expect(text).toContain("providers.p.baseUrl = https://x/v1?api_key=****\n");
+    expect(text).toContain("providers.p.apiKey = ****\n");
+    expect(text).toContain("store = postgres://db/uwf?password=****\n");
+  });
+
   it("reads a secret from stdin with -, keeping it out of argv", async () => {
     await uwf(["config", "set", "providers.p.baseUrl", "https://x/v1"]);
     const set = await uwf(["config", "set", "providers.p.apiKey", "-"], `${SECRET}\n`);

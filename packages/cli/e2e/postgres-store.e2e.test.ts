@@ -108,7 +108,7 @@ describe("uwf on a PostgreSQL store", () => {
       env: { UWF_STORE: "postgres://ci:hunter2@127.0.0.1:1/uwf" },
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("cannot use the store at postgres://ci:***@127.0.0.1:1/uwf");
+    expect(result.stderr).toContain("cannot use the store at postgres://ci:****@127.0.0.1:1/uwf");
     expect(result.stderr).toContain("`store:` URL in config.yaml (or UWF_STORE)");
     expect(result.stderr).not.toContain("hunter2");
   });

@@ -10,7 +10,8 @@ export {
   pidExists,
   processIdentity,
 } from "./locks/process-identity.js";
-export { maskUrl, openStore, storeOptionsFrom, validatorCacheDir } from "./open-store.js";
+export { openStore, storeOptionsFrom, validatorCacheDir } from "./open-store.js";
+export { maskUrl } from "./postgres/url.js";
 export {
   DIALECT_URIS,
   dialectsApplying,

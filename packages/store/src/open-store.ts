@@ -6,6 +6,7 @@ import { createFsCasBackend } from "./cas/fs-backend.js";
 import type { UwfConfig } from "./config/config.js";
 import { FsLeaseStore } from "./leases/fs-leases.js";
 import { DEFAULT_LEASE_TTL_MS } from "./leases/liveness.js";
+import { maskUrl } from "./postgres/url.js";
 import { FsRegistryBackend } from "./registry/fs-registry.js";
 import { assembleStore } from "./store.js";
 import { FsThreadsStore } from "./threads/fs-threads.js";
@@ -66,9 +67,4 @@ export function storeOptionsFrom(
     options.leaseTtlMs = config.leaseSeconds * 1000;
   }
   return options;
-}
-
-/** A URL fit for messages: the password replaced. */
-export function maskUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, "$1***@");
 }

@@ -15,7 +15,7 @@ describe("openPostgresParts", () => {
     const parts = await openPostgresParts(url, { host: "runner-1", leaseTtlMs: 5_000 });
     try {
       expect(parts.kind).toBe("postgres");
-      expect(parts.location).toBe(url.replace("s3cret", "***"));
+      expect(parts.location).toBe(url.replace("s3cret", "****"));
       const bytes = new TextEncoder().encode('{"payload":"x","type":"schema"}');
       const hash = hashBytes(bytes);
       expect(await parts.cas.write([{ hash, bytes, type: "schema", refs: [] }])).toEqual(
@@ -63,7 +63,7 @@ describe("opening a store that cannot be used", () => {
     );
     expect(error.code).toBe("STORE_UNAVAILABLE");
     expect(error.message).toContain(
-      `cannot use the store at postgres://uwf:***@127.0.0.1:${port}/uwf:`,
+      `cannot use the store at postgres://uwf:****@127.0.0.1:${port}/uwf:`,
     );
     expect(error.message).not.toContain("s3cret");
     expect(error.hint).toContain("`store:` URL in config.yaml");

@@ -8,7 +8,7 @@ export default defineCommand({
   path: ["config", "list"],
   summary: "show every setting in config.yaml, secrets masked",
   description:
-    "One `key = value` line per setting, keys dotted as `uwf config get` and `set` take them. API keys and other secrets (keys named like apiKey, token, secret, password; passwords in URLs) are masked; read the file itself if you must see them. When UWF_STORE overrides `store:`, a note on stderr says so.",
+    "One `key = value` line per setting, keys dotted as `uwf config get` and `set` take them. API keys and other secrets (keys named like apiKey, token, secret, password, auth; passwords and secret parameters in URLs; the values of flags named like secrets) are masked; read the file itself if you must see them. When UWF_STORE overrides `store:`, a note on stderr says so.",
   examples: ["uwf config list", "uwf config list --format json"],
   async run(ctx) {
     const { configData, formatKeyPath, openConfigFile } = await import("@united-workforce/store");

@@ -3,6 +3,7 @@ import {
   isSecretKey,
   leaves,
   maskSecret,
+  maskSecretsInText,
   maskValue,
   parseConfigValue,
   schemaAt,
@@ -36,6 +37,54 @@ describe("masking", () => {
       agents: { a: { command: "x", env: { GITHUB_TOKEN: "ghp…ghij", MODE: "fast" } } },
       store: "postgres://uwf:****@db:5432/uwf",
     });
+  });
+});
+
+describe("masking what QA found in clear", () => {
+  it("knows env names ending in KEY, PASS or AUTH, but not the ones naming a variable", () => {
+    for (const name of ["OPENAI_KEY", "ANTHROPIC_KEY", "PASS", "MY_AUTH", "sessionToken"]) {
+      expect(isSecretKey(["agents", "x", "env", name]), name).toBe(true);
+    }
+    for (const name of ["MONKEY", "AUTHOR", "PASSAGE", "KEYBOARD_LAYOUT", "OPENAI_KEY_ENV"]) {
+      expect(isSecretKey(["agents", "x", "env", name]), name).toBe(false);
+    }
+  });
+
+  it("masks URL parameters named like secrets, a flag's value in args, and numeric keys", () => {
+    const config = {
+      providers: {
+        p: { baseUrl: "https://x/v1?api_key=sk-0123456789abcdef&region=eu", apiKey: 1.2345e23 },
+      },
+      agents: {
+        a: {
+          command: "x",
+          args: ["--api-key", "sk-0123456789abcdefghijkl", "--model", "m", "--token=abc123"],
+          env: { MY_AUTH: "Bearer abc", MODE: "fast" },
+        },
+      },
+      store: "postgres://db/uwf?sslmode=require&password=hunter2",
+    };
+    expect(maskValue([], config)).toEqual({
+      providers: { p: { baseUrl: "https://x/v1?api_key=****&region=eu", apiKey: "****" } },
+      agents: {
+        a: {
+          command: "x",
+          args: ["--api-key", "sk-…ijkl", "--model", "m", "--token=****"],
+          env: { MY_AUTH: "****", MODE: "fast" },
+        },
+      },
+      store: "postgres://db/uwf?sslmode=require&password=****",
+    });
+  });
+
+  it("masks secrets inside a command line, and a URL password holding an @", () => {
+    expect(maskSecretsInText("my-agent --token abc --verbose -p x")).toBe(
+      "my-agent --token **** --verbose -p x",
+    );
+    expect(maskSecretsInText("curl -H 'Authorization: Bearer abc123'")).toBe(
+      "curl -H 'Authorization: Bearer ****'",
+    );
+    expect(maskSecretsInText("postgres://u:p@ss@db/uwf")).toBe("postgres://u:****@db/uwf");
   });
 });
 

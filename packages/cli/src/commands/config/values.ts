@@ -7,33 +7,105 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
  * takes more than a string, keys checked against the config schema.
  */
 
-// `apiKeyEnv` and friends hold a variable's name, not its value, so they are not secrets.
+// A name is a secret's when it holds one of these words (`OPENAI_KEY`, `MY_AUTH`, `PASS`,
+// `sessionToken`) or one of these glued forms (`apikey`, `DBPASSWORD`). `apiKeyEnv` and friends
+// hold a variable's name, not its value, so they are not secrets.
+const SECRET_WORDS = new Set([
+  "key",
+  "token",
+  "secret",
+  "pass",
+  "password",
+  "passwd",
+  "pwd",
+  "passphrase",
+  "auth",
+  "authorization",
+  "credential",
+  "credentials",
+  "cookie",
+]);
 const SECRET_NAME = /api[-_]?key|token|secret|passw(or)?d|credential|private[-_]?key/i;
-const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*:)([^/@\s]+)(@)/i;
+const MASK = "****";
+
+/** Whether a name (a key, an env variable, a flag, a URL parameter) is a secret's. */
+export function isSecretName(name: string): boolean {
+  if (/env$/i.test(name)) return false;
+  if (SECRET_NAME.test(name)) return true;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
+  return words.some((word) => SECRET_WORDS.has(word));
+}
 
 /** Whether the value under this key path is a secret (an API key, a token, a password). */
 export function isSecretKey(path: readonly string[]): boolean {
-  const last = path[path.length - 1] ?? "";
-  return SECRET_NAME.test(last) && !/env$/i.test(last);
+  return isSecretName(path[path.length - 1] ?? "");
 }
 
 /** `sk-…abcd` for a long secret (enough to tell two keys apart), `****` for a short one. */
 export function maskSecret(value: string): string {
-  return value.length >= 20 ? `${value.slice(0, 3)}…${value.slice(-4)}` : "****";
+  return value.length >= 20 ? `${value.slice(0, 3)}…${value.slice(-4)}` : MASK;
 }
 
-/** A value with every secret in it masked, at any depth; passwords in URLs too. */
-export function maskValue(path: readonly string[], value: unknown): unknown {
-  if (typeof value === "string") {
-    if (isSecretKey(path)) return maskSecret(value);
-    return value.replace(URL_PASSWORD, "$1****$3");
+// The password of a URL's user part: everything up to the authority's last `@`.
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^/:@\s]*:)([^/\s]*)(@)/gi;
+// `?api_key=…` / `&password=…` in a URL.
+const URL_PARAMETER = /([?&;])([^=&#\s]+)=([^&#\s]*)/g;
+// `--api-key=…` or `--token …` inside a command line.
+const FLAG_VALUE = /(^|\s)(--?[A-Za-z][\w-]*)(=|\s+)("[^"]*"|'[^']*'|[^\s"']+)/g;
+const AUTH_SCHEME = /\b(Bearer|Basic)\s+[^\s"']+/gi;
+
+/** Secrets inside a longer text: URL passwords and parameters, flags' values, bearer tokens. */
+export function maskSecretsInText(text: string): string {
+  return text
+    .replace(URL_PASSWORD, `$1${MASK}$3`)
+    .replace(URL_PARAMETER, (whole, sep: string, name: string) =>
+      isSecretName(safeDecode(name)) ? `${sep}${name}=${MASK}` : whole,
+    )
+    .replace(FLAG_VALUE, (whole, space: string, flag: string, joint: string) =>
+      isSecretName(flag.replace(/^-+/, "")) ? `${space}${flag}${joint}${MASK}` : whole,
+    )
+    .replace(AUTH_SCHEME, `$1 ${MASK}`);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
   }
-  if (Array.isArray(value)) return value.map((item) => maskValue(path, item));
+}
+
+/**
+ * A value with every secret in it masked, at any depth: any scalar under a secret's name (a
+ * numeric key too), the argument after a flag named like a secret (`args: [--api-key, sk-…]`),
+ * and secrets inside text (`maskSecretsInText`).
+ */
+export function maskValue(path: readonly string[], value: unknown): unknown {
+  const secret = isSecretKey(path);
+  if (typeof value === "string") return secret ? maskSecret(value) : maskSecretsInText(value);
+  if (Array.isArray(value)) {
+    return value.map((item, index) => {
+      const before = index > 0 ? value[index - 1] : undefined;
+      const afterSecretFlag =
+        typeof before === "string" &&
+        /^--?[A-Za-z][\w-]*$/.test(before) &&
+        isSecretName(before.replace(/^-+/, ""));
+      if (afterSecretFlag && item !== null && typeof item !== "object") {
+        return typeof item === "string" ? maskSecret(item) : MASK;
+      }
+      return maskValue(path, item);
+    });
+  }
   if (value !== null && typeof value === "object") {
     return Object.fromEntries(
       Object.entries(value).map(([key, inner]) => [key, maskValue([...path, key], inner)]),
     );
   }
+  // A key written as a number (`apiKey: 123…`) is still a key; JSON would also round it.
+  if (secret && value !== null && value !== undefined) return MASK;
   return value;
 }
 
