@@ -171,6 +171,22 @@ describe("uwf config", () => {
     });
   });
 
+  it("never echoes a secret in a refusal: a URL's password, a numeric key", async () => {
+    const url = await uwf(["config", "set", "providers.p.baseUrl", "ftp://user:hunter2pass@host"]);
+    expect(url.stderr).toContain('must be an http:// or https:// URL, got "ftp://user:****@host"');
+    const key = await uwf([
+      "config",
+      "set",
+      "providers.q",
+      "{ baseUrl: 'http://x', apiKey: 123456789012345678901234 }",
+    ]);
+    expect(key.stderr).toContain("providers.q.apiKey must be a string, got a number");
+    for (const out of [url, key]) {
+      expect(out.code).not.toBe(0);
+      expect(out.stderr).not.toMatch(/hunter2pass|1\.23|e\+23/);
+    }
+  });
+
   it("get exits 1 for a key that is not set, and unset removes keys", async () => {
     const missing = await uwf(["config", "get", "defaultAgent"]);
     expect(missing.code).toBe(1);

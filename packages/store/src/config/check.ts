@@ -1,4 +1,5 @@
 import { CONFIG_SCHEMA } from "@united-workforce/protocol";
+import { maskSecret, maskSecretsInText } from "@united-workforce/util";
 import { keyPath, type SchemaLike, schemaProblems, unknownKeys } from "./schema-check.js";
 
 /** What is wrong with a config (`errors`: uwf refuses it) and what looks odd (`warnings`). */
@@ -43,13 +44,14 @@ function referenceProblems(config: Record<string, unknown>): string[] {
     const baseUrl = provider?.baseUrl as string;
     if (!/^https?:\/\/[^/\s]+/.test(baseUrl)) {
       problems.push(
-        `${at}.baseUrl must be an http:// or https:// URL, got ${JSON.stringify(baseUrl)}`,
+        `${at}.baseUrl must be an http:// or https:// URL, got ${JSON.stringify(maskSecretsInText(baseUrl))}`,
       );
     }
     const envName = provider?.apiKeyEnv as string | undefined;
     if (envName !== undefined && !ENV_NAME.test(envName)) {
+      // What is not a variable's name here is often the key itself, pasted in the wrong place.
       problems.push(
-        `${at}.apiKeyEnv must be an environment variable name (letters, digits, _), got ${JSON.stringify(envName)}`,
+        `${at}.apiKeyEnv must be an environment variable name (letters, digits, _), got ${JSON.stringify(maskSecret(envName))}`,
       );
     }
   }

@@ -137,7 +137,7 @@ describe("readConfig", () => {
     );
     expect(configErrors(dir)).toEqual([
       'providers.p.baseUrl must be an http:// or https:// URL, got "api.openai.com/v1"',
-      'providers.p.apiKeyEnv must be an environment variable name (letters, digits, _), got "my-key"',
+      'providers.p.apiKeyEnv must be an environment variable name (letters, digits, _), got "****"',
       'agents.a.env has "bad name", which is not an environment variable name (letters, digits, _)',
     ]);
   });

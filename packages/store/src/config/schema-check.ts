@@ -4,6 +4,8 @@
  * process for a file of a dozen keys; this costs nothing to load. A test checks it agrees
  * with ajv, and that the schema uses no other keyword.
  */
+import { isSecretName, maskSecret, maskSecretsInText } from "@united-workforce/util";
+
 export interface SchemaLike {
   type?: string | readonly string[];
   properties?: Readonly<Record<string, SchemaLike>>;
@@ -28,17 +30,22 @@ export const CHECKED_KEYWORDS = [
   "enum",
 ] as const;
 
-/** Every problem with `value`, each naming its key path (`agents.mock.args[1] must be …`). */
-export function schemaProblems(schema: SchemaLike, value: unknown, path = ""): string[] {
+/**
+ * Every problem with `value`, each naming its key path (`agents.mock.args[1] must be …`). The
+ * value is quoted with its secrets masked, and not at all under a secret's name (`name`, the
+ * last key on the path): these messages are printed, and config.yaml holds API keys.
+ */
+export function schemaProblems(schema: SchemaLike, value: unknown, path = "", name = ""): string[] {
   const at = path === "" ? "the config" : path;
+  const describe = (): string => describeValue(value, isSecretName(name));
   const types = schema.type === undefined ? null : ([] as string[]).concat(schema.type);
   if (types !== null && !types.some((type) => hasType(value, type))) {
     // "empty" (null) is allowed where a key may be left blank, but is not what to write.
     const wanted = types.length > 1 ? types.filter((type) => type !== "null") : types;
-    return [`${at} must be ${wanted.map(typeName).join(" or ")}, got ${describe(value)}`];
+    return [`${at} must be ${wanted.map(typeName).join(" or ")}, got ${describe()}`];
   }
   if (schema.enum && !schema.enum.some((allowed) => allowed === value)) {
-    return [`${at} must be one of ${schema.enum.join(", ")}, got ${describe(value)}`];
+    return [`${at} must be one of ${schema.enum.join(", ")}, got ${describe()}`];
   }
   const problems: string[] = [];
   if (typeof value === "string" && schema.minLength !== undefined) {
@@ -46,12 +53,12 @@ export function schemaProblems(schema: SchemaLike, value: unknown, path = ""): s
   }
   if (typeof value === "number" && schema.exclusiveMinimum !== undefined) {
     if (!(value > schema.exclusiveMinimum)) {
-      problems.push(`${at} must be greater than ${schema.exclusiveMinimum}, got ${value}`);
+      problems.push(`${at} must be greater than ${schema.exclusiveMinimum}, got ${describe()}`);
     }
   }
   if (Array.isArray(value) && schema.items) {
     value.forEach((item, index) => {
-      problems.push(...schemaProblems(schema.items!, item, `${at}[${index}]`));
+      problems.push(...schemaProblems(schema.items!, item, `${at}[${index}]`, name));
     });
   }
   if (isMapping(value)) {
@@ -67,7 +74,7 @@ export function schemaProblems(schema: SchemaLike, value: unknown, path = ""): s
       const rule = own ?? schema.additionalProperties;
       if (rule === false) problems.push(`${keyPath(path, key)} is not a known key`);
       else if (rule !== undefined && rule !== true) {
-        problems.push(...schemaProblems(rule, item, keyPath(path, key)));
+        problems.push(...schemaProblems(rule, item, keyPath(path, key), key));
       }
     }
   }
@@ -132,14 +139,17 @@ function typeName(type: string): string {
   return TYPE_NAMES[type] ?? type;
 }
 
-function describe(value: unknown): string {
+function describeValue(value: unknown, secret: boolean): string {
   if (value === null || value === undefined) return "nothing";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
   if (typeof value === "string") {
-    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    if (secret) return JSON.stringify(maskSecret(value));
+    const masked = maskSecretsInText(value);
+    const shown = masked.length > 40 ? `${masked.slice(0, 40)}…` : masked;
     return JSON.stringify(shown);
   }
+  if (secret) return `a ${typeof value}`;
   return String(value);
 }
 

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { checkConfig } from "./check.js";
+
+describe("checkConfig messages", () => {
+  it("never quote a secret: a URL's password, a numeric key, a key pasted as apiKeyEnv", () => {
+    expect(
+      checkConfig({
+        providers: {
+          p: { baseUrl: "ftp://user:hunter2pass@host" },
+          q: { baseUrl: "http://x", apiKeyEnv: "sk-proj-0123456789abcdefghij" },
+        },
+      }).errors,
+    ).toEqual([
+      'providers.p.baseUrl must be an http:// or https:// URL, got "ftp://user:****@host"',
+      'providers.q.apiKeyEnv must be an environment variable name (letters, digits, _), got "sk-…ghij"',
+    ]);
+    expect(
+      checkConfig({
+        providers: { q: { baseUrl: "http://x", apiKey: 1.2345678901234569e23 } },
+        agents: { a: { command: "x", env: { TOKEN: 12345678, PORT: 80 } } },
+      }).errors,
+    ).toEqual([
+      "providers.q.apiKey must be a string, got a number",
+      "agents.a.env.TOKEN must be a string, got a number",
+      "agents.a.env.PORT must be a string, got 80",
+    ]);
+  });
+});

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { isSecretName, maskSecret, maskSecretsInText } from "./secrets.js";
+
+describe("secrets", () => {
+  it("knows a secret's name by its words, and not a variable's name", () => {
+    for (const name of ["apiKey", "OPENAI_KEY", "PASS", "MY_AUTH", "--api-key", "DBPASSWORD"]) {
+      expect(isSecretName(name), name).toBe(true);
+    }
+    for (const name of ["apiKeyEnv", "MONKEY", "AUTHOR", "PASSAGE", "baseUrl", "model"]) {
+      expect(isSecretName(name), name).toBe(false);
+    }
+  });
+
+  it("shows a long key's ends only, a short one not at all", () => {
+    expect(maskSecret("sk-proj-0123456789abcdefghij")).toBe("sk-…ghij");
+    expect(maskSecret("short-key")).toBe("****");
+  });
+
+  it("masks secrets inside a command line, and a URL password holding an @", () => {
+    expect(maskSecretsInText("my-agent --token abc --verbose -p x")).toBe(
+      "my-agent --token **** --verbose -p x",
+    );
+    expect(maskSecretsInText("curl -H 'Authorization: Bearer abc123'")).toBe(
+      "curl -H 'Authorization: Bearer ****'",
+    );
+    expect(maskSecretsInText("postgres://u:p@ss@db/uwf")).toBe("postgres://u:****@db/uwf");
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * Telling secrets by their names, and masking them for output: `uwf config list` and `get`,
+ * and any message that quotes a value from config.yaml.
+ */
+
+// A name is a secret's when it holds one of these words (`OPENAI_KEY`, `MY_AUTH`, `PASS`,
+// `sessionToken`) or one of these glued forms (`apikey`, `DBPASSWORD`). `apiKeyEnv` and friends
+// hold a variable's name, not its value, so they are not secrets.
+const SECRET_WORDS = new Set([
+  "key",
+  "token",
+  "secret",
+  "pass",
+  "password",
+  "passwd",
+  "pwd",
+  "passphrase",
+  "auth",
+  "authorization",
+  "credential",
+  "credentials",
+  "cookie",
+]);
+const SECRET_NAME = /api[-_]?key|token|secret|passw(or)?d|credential|private[-_]?key/i;
+/** What a secret, or the secret part of a text, is shown as. */
+export const MASK = "****";
+
+/** Whether a name (a key, an env variable, a flag, a URL parameter) is a secret's. */
+export function isSecretName(name: string): boolean {
+  if (/env$/i.test(name)) return false;
+  if (SECRET_NAME.test(name)) return true;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
+  return words.some((word) => SECRET_WORDS.has(word));
+}
+
+/** `sk-…abcd` for a long secret (enough to tell two keys apart), `****` for a short one. */
+export function maskSecret(value: string): string {
+  return value.length >= 20 ? `${value.slice(0, 3)}…${value.slice(-4)}` : MASK;
+}
+
+// The password of a URL's user part: everything up to the authority's last `@`.
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^/:@\s]*:)([^/\s]*)(@)/gi;
+// `?api_key=…` / `&password=…` in a URL.
+const URL_PARAMETER = /([?&;])([^=&#\s]+)=([^&#\s]*)/g;
+// `--api-key=…` or `--token …` inside a command line.
+const FLAG_VALUE = /(^|\s)(--?[A-Za-z][\w-]*)(=|\s+)("[^"]*"|'[^']*'|[^\s"']+)/g;
+const AUTH_SCHEME = /\b(Bearer|Basic)\s+[^\s"']+/gi;
+
+/** Secrets inside a longer text: URL passwords and parameters, flags' values, bearer tokens. */
+export function maskSecretsInText(text: string): string {
+  return text
+    .replace(URL_PASSWORD, `$1${MASK}$3`)
+    .replace(URL_PARAMETER, (whole, sep: string, name: string) =>
+      isSecretName(safeDecode(name)) ? `${sep}${name}=${MASK}` : whole,
+    )
+    .replace(FLAG_VALUE, (whole, space: string, flag: string, joint: string) =>
+      isSecretName(flag.replace(/^-+/, "")) ? `${space}${flag}${joint}${MASK}` : whole,
+    )
+    .replace(AUTH_SCHEME, `$1 ${MASK}`);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
