@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { isAbsolute, join, resolve as resolvePath } from "node:path";
+import { mkdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
 import {
   CONFIG_SCHEMA,
   DEFAULT_PROVIDER_API,
@@ -201,7 +201,33 @@ function withoutEmptyKeys(data: Record<string, unknown>): UwfConfig {
 
 /** Write the config atomically with mode 0600: it may hold API keys. */
 export function writeConfig(home: string, config: UwfConfig): void {
-  writeFileAtomic(configPath(home), stringifyYaml(config), { mode: 0o600 });
+  writeConfigText(configPath(home), stringifyYaml(config));
+}
+
+/**
+ * Replace config.yaml's text atomically with mode 0600 (it may hold API keys). A config.yaml
+ * that is a symbolic link (kept with one's dotfiles) is written through: the new text goes
+ * next to the link's target and replaces it, and the link stays a link.
+ */
+export function writeConfigText(file: string, text: string): void {
+  const target = linkTarget(file);
+  mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+  writeFileAtomic(target, text, { mode: 0o600 });
+}
+
+/** The file a path names once every link on the way is followed; the path itself if none. */
+function linkTarget(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  // No file there, or a link to a file not made yet: that file is the one to create.
+  try {
+    return resolvePath(dirname(file), readlinkSync(file));
+  } catch {
+    return file;
+  }
 }
 
 /** Where a model alias is served, as an adapter or a check needs it. */

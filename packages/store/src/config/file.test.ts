@@ -1,4 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -61,6 +69,30 @@ describe("editing config.yaml", () => {
     expect(text.indexOf("web:")).toBeLessThan(text.indexOf("agents:"));
     expect(readConfig(dir).agents).toEqual({ mock: { command: "uwf-mock", timeoutSeconds: 60 } });
     expect(statSync(configPath(dir)).mode & 0o777).toBe(0o600);
+  });
+
+  it("writes through a symbolic link, keeping the link and mode 0600", () => {
+    const dir = home();
+    const dotfiles = home();
+    const target = join(dotfiles, "config.yaml");
+    writeFileSync(target, "# mine\nagents:\n  a: { command: x }\n", { mode: 0o644 });
+    symlinkSync(target, configPath(dir));
+    const config = openConfigFile(dir);
+    setConfigValue(config, ["agents", "a", "timeoutSeconds"], 30);
+    saveConfigFile(config);
+    expect(lstatSync(configPath(dir)).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, "utf8")).toBe(
+      "# mine\nagents:\n  a: { command: x, timeoutSeconds: 30 }\n",
+    );
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+
+    // A link to a file not made yet: the file is made where the link points.
+    rmSync(target);
+    const fresh = openConfigFile(dir);
+    setConfigValue(fresh, ["defaultAgent"], "b");
+    saveConfigFile(fresh);
+    expect(lstatSync(configPath(dir)).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, "utf8")).toBe("defaultAgent: b\n");
   });
 
   it("fills a top-level key left empty", () => {

@@ -1,9 +1,8 @@
-import { mkdirSync, readFileSync } from "node:fs";
-import { dirname } from "node:path";
-import { errorMessage, UwfError, writeFileAtomic } from "@united-workforce/util";
+import { readFileSync } from "node:fs";
+import { errorMessage, UwfError } from "@united-workforce/util";
 import { type Document, isMap, isScalar } from "yaml";
 import { checkConfig } from "./check.js";
-import { configInvalid, configPath } from "./config.js";
+import { configInvalid, configPath, writeConfigText } from "./config.js";
 import { formatKeyPath } from "./keys.js";
 import { configDocumentValue, FIX_BY_HAND_HINT, parseConfigDocument } from "./yaml.js";
 
@@ -82,14 +81,13 @@ export function deleteConfigValue(config: ConfigFile, path: readonly string[]): 
 }
 
 /**
- * Check the whole config as it would be written, then write it atomically with mode 0600 (it
- * may hold API keys). A config uwf would refuse to read is never written.
+ * Check the whole config as it would be written, then write it (`writeConfigText`: atomically,
+ * mode 0600, through a symbolic link). A config uwf would refuse to read is never written.
  */
 export function saveConfigFile(config: ConfigFile): { warnings: string[] } {
   const { errors, warnings } = checkConfig(configData(config));
   if (errors.length > 0) throw configInvalid(config.file, errors);
-  mkdirSync(dirname(config.file), { recursive: true, mode: 0o700 });
-  writeFileAtomic(config.file, config.document.toString(), { mode: 0o600 });
+  writeConfigText(config.file, config.document.toString());
   config.exists = true;
   return { warnings };
 }
