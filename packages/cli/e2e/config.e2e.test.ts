@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   runUwf,
@@ -185,6 +185,14 @@ describe("uwf config", () => {
       expect(out.code).not.toBe(0);
       expect(out.stderr).not.toMatch(/hunter2pass|1\.23|e\+23/);
     }
+  });
+
+  it("refuses a store no backend opens, so every command can still read the config", async () => {
+    const set = await uwf(["config", "set", "store", "mysql://x"]);
+    expect(set.code).not.toBe(0);
+    expect(set.stderr).toContain('store must be fs or a postgres:// URL, got "mysql://x"');
+    expect(existsSync(file)).toBe(false);
+    expect((await uwf(["thread", "list"])).code).toBe(0);
   });
 
   it("get exits 1 for a key that is not set, and unset removes keys", async () => {

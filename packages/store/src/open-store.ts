@@ -9,6 +9,7 @@ import { DEFAULT_LEASE_TTL_MS } from "./leases/liveness.js";
 import { maskUrl } from "./postgres/url.js";
 import { FsRegistryBackend } from "./registry/fs-registry.js";
 import { assembleStore } from "./store.js";
+import { storeKind } from "./store-kind.js";
 import { FsThreadsStore } from "./threads/fs-threads.js";
 
 /** Where compiled validators of a storage root are cached (safe to delete). */
@@ -24,8 +25,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const url = options.url ?? "fs";
   const host = options.host ?? hostname();
   const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
-  if (url === "fs") return openFsStore(options.home, { host, ttlMs });
-  if (/^postgres(ql)?:\/\//.test(url)) {
+  const kind = storeKind(url);
+  if (kind === "fs") return openFsStore(options.home, { host, ttlMs });
+  if (kind === "postgres") {
     const { openPostgresStore } = await import("./postgres/open.js");
     return openPostgresStore(url, { home: options.home, host, ttlMs });
   }

@@ -26,3 +26,14 @@ describe("checkConfig messages", () => {
     ]);
   });
 });
+
+describe("store", () => {
+  it("takes fs and postgres URLs, and refuses a scheme no backend opens", () => {
+    for (const store of ["fs", "postgres://db/uwf", "postgresql://u@db/uwf"]) {
+      expect(checkConfig({ store }).errors, store).toEqual([]);
+    }
+    expect(checkConfig({ store: "mysql://u:hunter2@x/db" }).errors).toEqual([
+      'store must be fs or a postgres:// URL, got "mysql://u:****@x/db"',
+    ]);
+  });
+});

@@ -1,5 +1,6 @@
 import { CONFIG_SCHEMA } from "@united-workforce/protocol";
 import { maskSecret, maskSecretsInText } from "@united-workforce/util";
+import { storeKind } from "../store-kind.js";
 import { keyPath, type SchemaLike, schemaProblems, unknownKeys } from "./schema-check.js";
 
 /** What is wrong with a config (`errors`: uwf refuses it) and what looks odd (`warnings`). */
@@ -78,6 +79,8 @@ function referenceProblems(config: Record<string, unknown>): string[] {
       }
     }
   }
+  const store = storeProblem(config.store);
+  if (store !== null) problems.push(store);
   const defaultModel = config.defaultModel as string | undefined;
   if (defaultModel !== undefined && defaultModel !== null && !Object.hasOwn(models, defaultModel)) {
     problems.push(
@@ -92,4 +95,10 @@ function referenceProblems(config: Record<string, unknown>): string[] {
     );
   }
   return problems;
+}
+
+/** Why a well-typed `store:` value cannot be opened (a scheme uwf has no backend for), or null. */
+export function storeProblem(store: unknown): string | null {
+  if (typeof store !== "string" || storeKind(store) !== null) return null;
+  return `store must be fs or a postgres:// URL, got ${JSON.stringify(maskSecretsInText(store))}`;
 }
