@@ -125,6 +125,18 @@ describe("uwf config", () => {
     expect(readFileSync(file, "utf8")).toContain(`apiKey: ${SECRET}\n`);
   });
 
+  it("refuses an empty API key, typed or from an empty stdin", async () => {
+    await uwf(["config", "set", "providers.p.baseUrl", "https://x/v1"]);
+    const before = readFileSync(file, "utf8");
+    const typed = await uwf(["config", "set", "providers.p.apiKey", ""]);
+    expect(typed.code).not.toBe(0);
+    expect(typed.stderr).toContain("providers.p.apiKey must not be empty");
+    const piped = await uwf(["config", "set", "providers.p.apiKey", "-"], "");
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain("error: no value on stdin for providers.p.apiKey (given as -)");
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
   it("keeps other tools' keys and comments, and warns about them once", async () => {
     writeFileSync(file, "# mine\nweb: { port: 8080 } # the dashboard's\ndefaultAgent: a\n");
     const set = await uwf(["config", "set", "defaultAgent", "b"]);

@@ -60,7 +60,8 @@ export const CONFIG_SCHEMA = {
               "the endpoint as the provider's SDK takes it, e.g. https://api.openai.com/v1, https://api.anthropic.com",
           },
           apiKey: {
-            type: "string",
+            // An empty key would win over apiKeyEnv and be sent as it is.
+            ...name,
             description: "the API key itself (prefer apiKeyEnv: the file then holds no secret)",
           },
           apiKeyEnv: {

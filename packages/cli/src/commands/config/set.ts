@@ -32,7 +32,7 @@ export default defineCommand({
     if (schema === null) {
       throw new UwfError("USAGE", `unknown config key ${key}`, { hint: unknownKeyHint(path) });
     }
-    const value = parseConfigValue(text === "-" ? readStdinValue() : text!, schema);
+    const value = parseConfigValue(text === "-" ? readStdinValue(key!) : text!, schema);
     const config = openConfigFile(ctx.home);
     setConfigValue(config, path, value);
     let warnings: string[];
@@ -64,13 +64,23 @@ function withWholeEntryHint(error: unknown, entry: string | null): unknown {
   });
 }
 
-/** The value from stdin, without the line break a shell or `echo` adds. */
-function readStdinValue(): string {
+/**
+ * The value from stdin, without the line break a shell or `echo` adds. Nothing there is a
+ * mistake (an unset variable, a closed pipe), never a value to save.
+ */
+function readStdinValue(key: string): string {
+  let value: string;
   try {
-    return readFileSync(0, "utf8").replace(/\r?\n$/, "");
+    value = readFileSync(0, "utf8").replace(/\r?\n$/, "");
   } catch (error) {
     throw new UwfError("IO", `cannot read the value from stdin: ${errorMessage(error)}`, {
       hint: 'Pipe the value in, e.g. printf %s "$KEY" | uwf config set <key> -',
     });
   }
+  if (value === "") {
+    throw new UwfError("USAGE", `no value on stdin for ${key} (given as -)`, {
+      hint: `Pipe the value in, e.g. printf %s "$KEY" | uwf config set ${key} - (check that $KEY is set); uwf config unset ${key} removes a setting.`,
+    });
+  }
+  return value;
 }
