@@ -151,7 +151,7 @@ describe("uwf config", () => {
 
   it("says how to add a new entry whose other required keys are missing", async () => {
     const partial = await uwf(["config", "set", "models.fast.provider", "p"]);
-    expect(partial.code).toBe(1);
+    expect(partial.code).toBe(2);
     expect(partial.stderr).toContain("models.fast.name is required (a string)");
     expect(partial.stderr).toContain("uwf config set 'models.fast' '{ key: value, … }'");
   });
@@ -165,11 +165,13 @@ describe("uwf config", () => {
     await uwf(["config", "set", "agents.a.command", "x"]);
     const before = readFileSync(file, "utf8");
     const wrong = await uwf(["config", "set", "agents.a.timeoutSeconds", "soon"]);
-    expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toContain(`error: ${file} is invalid:`);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(
+      `error: refused the value for agents.a.timeoutSeconds, nothing was written to ${file}: `,
+    );
     expect(wrong.stderr).toContain('agents.a.timeoutSeconds must be a number, got "soon"');
     const dangling = await uwf(["config", "set", "agents.a.model", "big"]);
-    expect(dangling.code).toBe(1);
+    expect(dangling.code).toBe(2);
     expect(dangling.stderr).toContain(
       'agent "a" names model "big", which is not configured under models (no models are configured)',
     );
@@ -177,7 +179,8 @@ describe("uwf config", () => {
 
     const json = await uwf(["config", "set", "agents.a.timeoutSeconds", "-3", "--format", "json"]);
     expect(JSON.parse(json.stderr).error).toMatchObject({
-      code: "CONFIG_INVALID",
+      code: "USAGE",
+      key: "agents.a.timeoutSeconds",
       file,
       errors: ["agents.a.timeoutSeconds must be greater than 0, got -3"],
     });
@@ -205,6 +208,25 @@ describe("uwf config", () => {
     expect(set.stderr).toContain('store must be fs or a postgres:// URL, got "mysql://x"');
     expect(existsSync(file)).toBe(false);
     expect((await uwf(["thread", "list"])).code).toBe(0);
+  });
+
+  it("says a refused value was not written, and blames the file only for its own problems", async () => {
+    writeFileSync(file, "defaultAgent: a\n");
+    const refused = await uwf(["config", "set", "leaseSeconds", "-5"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      [
+        `error: refused the value for leaseSeconds, nothing was written to ${file}: leaseSeconds must be greater than 0, got -5`,
+        "hint: Give leaseSeconds a value that fits (https://github.com/united-workforce/uwf/blob/main/docs/config.md lists each key's type and what it may name).",
+        "",
+      ].join("\n"),
+    );
+    expect(readFileSync(file, "utf8")).toBe("defaultAgent: a\n");
+
+    writeFileSync(file, "defaultAgent: 42\n");
+    const broken = await uwf(["config", "set", "leaseSeconds", "5"]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain(`error: ${file} is invalid:`);
   });
 
   it("get exits 1 for a key that is not set, and unset removes keys", async () => {

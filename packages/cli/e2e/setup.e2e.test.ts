@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { delimiter, dirname, join } from "node:path";
 import {
@@ -250,6 +250,30 @@ describe("uwf setup", () => {
       "m",
     ]);
     expect(badApi.code).toBe(2);
+  });
+
+  it("names the flag whose value the config refuses, and saves nothing", async () => {
+    const url = await uwf(["--provider", "mine", "--base-url", "ftp://x", "--model", "m"]);
+    expect(url.code).toBe(2);
+    expect(url.stderr).toContain(
+      `error: uwf setup refused --base-url, nothing was saved to ${file}: --base-url: providers.mine.baseUrl must be an http:// or https:// URL, got "ftp://x"`,
+    );
+    const env = await uwf(["--provider", "openai", "--api-key-env", "BAD NAME", "--model", "m"]);
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain("error: uwf setup refused --api-key-env, nothing was saved");
+    expect(env.stderr).toContain("--api-key-env: providers.openai.apiKeyEnv must be");
+    const json = await uwf([
+      "--provider",
+      "mine",
+      "--base-url",
+      "ftp://x",
+      "--model",
+      "m",
+      "--format",
+      "json",
+    ]);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: "USAGE", flags: ["--base-url"] });
+    expect(existsSync(file)).toBe(false);
   });
 
   it("asks with --interactive, reading answers from stdin, without echoing the key", async () => {

@@ -58,7 +58,9 @@ export default defineCommand({
   ],
   async run(ctx, _args, options) {
     const { applySetup } = await import("./setup/plan.js");
-    const { openConfigFile, saveConfigFile } = await import("@united-workforce/store");
+    const { checkConfig, configData, formatKeyPath, openConfigFile, saveConfigFile } = await import(
+      "@united-workforce/store"
+    );
     let request: SetupRequest = {
       provider: options.provider,
       baseUrl: options.baseUrl,
@@ -86,8 +88,17 @@ export default defineCommand({
     }
 
     const config = openConfigFile(ctx.home);
+    const before = checkConfig(configData(config)).errors;
     const outcome = applySetup(config, request, ctx.cwd);
-    const { warnings } = saveConfigFile(config);
+    let warnings: string[];
+    try {
+      ({ warnings } = saveConfigFile(config));
+    } catch (error) {
+      const { problemsOfChange } = await import("./config/report.js");
+      const problems = problemsOfChange(error, before);
+      if (problems === null) throw error;
+      throw refusedFlags(problems, outcome, config.file, formatKeyPath);
+    }
     ctx.logger.info("setup.saved", {
       provider: outcome.provider,
       model: outcome.modelAlias,
@@ -122,6 +133,54 @@ export default defineCommand({
     );
   },
 });
+
+/** The config keys each flag of setup writes, so a refused value is reported by its flag. */
+function flagKeys(outcome: SetupOutcome): [string[], string][] {
+  const pairs: [string[], string][] = [];
+  if (outcome.provider !== null) {
+    const provider = ["providers", outcome.provider];
+    pairs.push([[...provider, "baseUrl"], "--base-url"]);
+    pairs.push([[...provider, "apiKeyEnv"], "--api-key-env"]);
+    pairs.push([[...provider, "apiKey"], "--api-key"]);
+    pairs.push([[...provider, "api"], "--api"]);
+  }
+  if (outcome.modelAlias !== null) {
+    pairs.push([["models", outcome.modelAlias, "name"], "--model"]);
+  }
+  if (outcome.agentAlias !== null) {
+    pairs.push([["agents", outcome.agentAlias, "command"], "--agent"]);
+  }
+  return pairs;
+}
+
+/**
+ * What setup was given is wrong, not the file (nothing was saved): a usage error naming the
+ * flag behind each problem when there is one.
+ */
+function refusedFlags(
+  problems: string[],
+  outcome: SetupOutcome,
+  file: string,
+  formatKeyPath: (path: readonly string[]) => string,
+): UwfError {
+  const keys = flagKeys(outcome).map(([path, flag]) => [formatKeyPath(path), flag] as const);
+  const flags = new Set<string>();
+  const named = problems.map((problem) => {
+    const flag = keys.find(([key]) => problem.startsWith(`${key} `))?.[1];
+    if (flag === undefined) return problem;
+    flags.add(flag);
+    return `${flag}: ${problem}`;
+  });
+  const which = flags.size > 0 ? [...flags].join(", ") : "the values given";
+  return new UwfError(
+    "USAGE",
+    `uwf setup refused ${which}, nothing was saved to ${file}: ${named.join("; ")}`,
+    {
+      hint: "Fix the flag's value and run uwf setup again (uwf setup --help describes each flag).",
+      details: { file, flags: [...flags], errors: problems },
+    },
+  );
+}
 
 async function runSetupChecks(ctx: CommandContext, outcome: SetupOutcome): Promise<CheckResult[]> {
   const checks: CheckResult[] = [];

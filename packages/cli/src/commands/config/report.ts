@@ -1,3 +1,4 @@
+import { isUwfError } from "@united-workforce/util";
 import { configWarning } from "../../output/config-warning.js";
 import type { CommandContext } from "../command.js";
 
@@ -20,4 +21,16 @@ export async function reportConfigProblems(
 
 export function reportWarnings(ctx: CommandContext, file: string, warnings: string[]): void {
   for (const warning of warnings) ctx.progress(configWarning(warning, file));
+}
+
+/**
+ * The problems a refused change brought, or null when `error` is no refusal of a config or
+ * names only problems the file had `before` the change: then the file is what needs fixing,
+ * and the store's error already says so.
+ */
+export function problemsOfChange(error: unknown, before: readonly string[]): string[] | null {
+  if (!isUwfError(error) || error.code !== "CONFIG_INVALID") return null;
+  const errors = (error.details?.errors ?? []) as string[];
+  const added = errors.filter((problem) => !before.includes(problem));
+  return added.length > 0 ? added : null;
 }

@@ -1,13 +1,7 @@
 import { readFileSync } from "node:fs";
-import {
-  docsUrl,
-  errorMessage,
-  isUwfError,
-  sanitizeTerminalText,
-  UwfError,
-} from "@united-workforce/util";
+import { docsUrl, errorMessage, sanitizeTerminalText, UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { reportWarnings } from "./report.js";
+import { problemsOfChange, reportWarnings } from "./report.js";
 import { inlineText, maskValue, parseConfigValue, schemaAt, unknownKeyHint } from "./values.js";
 
 export default defineCommand({
@@ -25,8 +19,15 @@ export default defineCommand({
     'printf %s "$KEY" | uwf config set providers.openai.apiKey -',
   ],
   async run(ctx, [key, text]) {
-    const { formatKeyPath, openConfigFile, parseKeyPath, saveConfigFile, setConfigValue } =
-      await import("@united-workforce/store");
+    const {
+      checkConfig,
+      configData,
+      formatKeyPath,
+      openConfigFile,
+      parseKeyPath,
+      saveConfigFile,
+      setConfigValue,
+    } = await import("@united-workforce/store");
     const path = parseKeyPath(key!);
     const schema = schemaAt(path);
     if (schema === null) {
@@ -34,12 +35,20 @@ export default defineCommand({
     }
     const value = parseConfigValue(text === "-" ? readStdinValue(key!) : text!, schema);
     const config = openConfigFile(ctx.home);
+    const before = checkConfig(configData(config)).errors;
     setConfigValue(config, path, value);
     let warnings: string[];
     try {
       ({ warnings } = saveConfigFile(config));
     } catch (error) {
-      throw withWholeEntryHint(error, path.length < 3 ? null : formatKeyPath(path.slice(0, -1)));
+      const problems = problemsOfChange(error, before);
+      if (problems === null) throw error;
+      throw refusedValue(
+        key!,
+        config.file,
+        problems,
+        path.length < 3 ? null : formatKeyPath(path.slice(0, -1)),
+      );
     }
     reportWarnings(ctx, config.file, warnings);
     ctx.logger.info("config.set", { key });
@@ -50,18 +59,22 @@ export default defineCommand({
 });
 
 /**
- * A new entry set one key at a time is refused for the keys it still lacks: say how to set it
- * whole instead.
+ * The value given is what is wrong, not the file (which is left as it was): a usage error
+ * naming the key. A new entry set one key at a time is refused for the keys it still lacks, so
+ * the hint then says how to set it whole.
  */
-function withWholeEntryHint(error: unknown, entry: string | null): unknown {
-  const errors = (error as { details?: { errors?: string[] } }).details?.errors ?? [];
-  if (!isUwfError(error) || entry === null || !errors.some((e) => e.includes(" is required")))
-    return error;
-  return new UwfError(error.code, error.message, {
-    hint: `A new entry needs its required keys at once: uwf config set '${entry}' '{ key: value, … }' (${docsUrl("config.md")} lists each entry's keys).`,
-    details: error.details ?? {},
-    cause: error,
-  });
+function refusedValue(key: string, file: string, problems: string[], entry: string | null) {
+  const lacksKeys = entry !== null && problems.some((problem) => problem.includes(" is required"));
+  return new UwfError(
+    "USAGE",
+    `refused the value for ${key}, nothing was written to ${file}: ${problems.join("; ")}`,
+    {
+      hint: lacksKeys
+        ? `A new entry needs its required keys at once: uwf config set '${entry}' '{ key: value, … }' (${docsUrl("config.md")} lists each entry's keys).`
+        : `Give ${key} a value that fits (${docsUrl("config.md")} lists each key's type and what it may name).`,
+      details: { key, file, errors: problems },
+    },
+  );
 }
 
 /**
