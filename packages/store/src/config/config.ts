@@ -448,27 +448,62 @@ function stringEntries(env: Record<string, unknown> | undefined): Record<string,
 
 /** `line` with its first word replaced by `word`, quoted so `splitCommand` reads it back. */
 function replaceFirstWord(line: string, word: string): string {
-  const first = COMMAND_WORD.exec(line);
-  COMMAND_WORD.lastIndex = 0;
-  const rest = first ? line.slice(first.index + first[0].length) : "";
-  return `${quoteWord(word)}${rest}`;
+  const first = commandWords(line)[0];
+  return `${quoteWord(word)}${first === undefined ? "" : line.slice(first.end)}`;
 }
 
+/** `word` as one word of a command line: bare when it can be, else in single quotes. */
 function quoteWord(word: string): string {
-  if (!/[\s"']/.test(word)) return word;
-  if (!word.includes('"')) return `"${word}"`;
-  if (!word.includes("'")) return `'${word}'`;
-  throw new UwfError("USAGE", `the agent command "${word}" has both kinds of quotes in its path`, {
-    hint: "Move the agent to a path without quote characters, or configure it under `agents:`.",
-  });
+  if (word !== "" && !/[\s"'\\]/.test(word)) return word;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-/** Split a command line on whitespace, honouring simple single and double quotes. No shell. */
+/**
+ * Split a command line into words as a POSIX shell would, without running one: whitespace
+ * separates words; single quotes keep everything inside; double quotes keep everything but a
+ * backslash before `"` or `\`; outside quotes a backslash keeps the next character; quoted and
+ * bare parts join into one word (`--x="a b"` is `--x=a b`). No expansion of any kind.
+ */
 export function splitCommand(line: string): string[] {
-  const out: string[] = [];
-  for (const match of line.matchAll(COMMAND_WORDS)) out.push(match[1] ?? match[2] ?? match[3]!);
-  return out;
+  return commandWords(line).map(({ word }) => word);
 }
 
-const COMMAND_WORDS = /"([^"]*)"|'([^']*)'|(\S+)/g;
-const COMMAND_WORD = /"([^"]*)"|'([^']*)'|(\S+)/;
+function commandWords(line: string): { word: string; end: number }[] {
+  const words: { word: string; end: number }[] = [];
+  let word: string | null = null;
+  let i = 0;
+  const unclosed = (quote: string) =>
+    new UwfError("USAGE", `the command line ${JSON.stringify(line)} has an unclosed ${quote}`, {
+      hint: "Close the quote, or escape it with a backslash.",
+    });
+  while (i < line.length) {
+    const c = line[i]!;
+    if (/\s/.test(c)) {
+      if (word !== null) words.push({ word, end: i });
+      word = null;
+      i++;
+    } else if (c === "'") {
+      const close = line.indexOf("'", i + 1);
+      if (close < 0) throw unclosed("'");
+      word = (word ?? "") + line.slice(i + 1, close);
+      i = close + 1;
+    } else if (c === '"') {
+      let text = "";
+      for (i++; i < line.length && line[i] !== '"'; i++) {
+        if (line[i] === "\\" && (line[i + 1] === '"' || line[i + 1] === "\\")) i++;
+        text += line[i];
+      }
+      if (i >= line.length) throw unclosed('"');
+      word = (word ?? "") + text;
+      i++;
+    } else if (c === "\\" && i + 1 < line.length) {
+      word = (word ?? "") + line[i + 1];
+      i += 2;
+    } else {
+      word = (word ?? "") + c;
+      i++;
+    }
+  }
+  if (word !== null) words.push({ word, end: line.length });
+  return words;
+}
