@@ -55,7 +55,7 @@ describe("uwf doctor", () => {
       "models:",
       "  small: { provider: local, name: fake-model }",
       "agents:",
-      "  claude: { command: claude, model: small }",
+      "  claude: { command: uwf-claude-code, model: small }",
       "  mock: { command: uwf-mock }",
       `  broken: { command: ${noVersion} }`,
     ]);
@@ -63,14 +63,20 @@ describe("uwf doctor", () => {
     const run = await doctor();
     expect(run.code, run.stdout).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
-    expect(lines[0]).toBe(`✓ node: v${process.versions.node}`);
-    expect(lines[1]).toBe(`✓ config: ${join(temp.home, "config.yaml")} is valid`);
-    expect(lines[2]).toBe(`✓ store: fs: ${temp.home} is writable`);
-    // The real Claude Code CLI answers --version with its version.
-    expect(lines[3]).toBe(`✓ agent claude: ${join(AGENT_CLIS, "claude")} (2.1.197 (Claude Code))`);
     const { version } = JSON.parse(
       readFileSync(join(REPO_ROOT, "packages/agent-mock/package.json"), "utf8"),
     ) as { version: string };
+    expect(lines[0]).toBe(`✓ node: v${process.versions.node}`);
+    expect(lines[1]).toBe(`✓ config: ${join(temp.home, "config.yaml")} is valid`);
+    expect(lines[2]).toBe(`✓ store: fs: ${temp.home} is writable`);
+    // The adapter, then the real Claude Code CLI it drives, each with its --version.
+    const bin = join(REPO_ROOT, "node_modules/.bin");
+    expect(lines.splice(3, 1)[0]).toBe(
+      `✓ agent claude: ${join(bin, "uwf-claude-code")} (uwf-claude-code ${version})`,
+    );
+    expect(lines[3]).toBe(
+      `✓ agent claude: claude: ${join(AGENT_CLIS, "claude")} (2.1.197 (Claude Code))`,
+    );
     const mock = join(REPO_ROOT, "node_modules/.bin/uwf-mock");
     expect(lines[4]).toBe(`✓ agent mock: ${mock} (${version})`);
     // A command that fails --version is there, which is what counts, but not with a tick.
@@ -79,7 +85,7 @@ describe("uwf doctor", () => {
       `    It is on PATH but did not answer --version: run \`${noVersion} --version\` to see why.`,
     );
     expect(lines[7]).toBe(`✓ provider local: ${fake.baseUrl} reachable (HTTP 404)`);
-    expect(lines[8]).toBe("all 7 checks passed, 1 with a warning");
+    expect(lines[8]).toBe("all 8 checks passed, 1 with a warning");
     // Reachability is a plain GET: no key is sent anywhere.
     const requests = fake.requests().slice(before);
     expect(requests).toHaveLength(1);
@@ -88,8 +94,8 @@ describe("uwf doctor", () => {
 
     const json = JSON.parse((await doctor("--format", "json")).stdout);
     expect(json.ok).toBe(true);
-    expect(json.checks[5]).toMatchObject({ name: "agent broken", ok: true, warning: true });
-    expect(json.checks[4].warning).toBeUndefined();
+    expect(json.checks[6]).toMatchObject({ name: "agent broken", ok: true, warning: true });
+    expect(json.checks[5].warning).toBeUndefined();
   });
 
   it("fails with exit 1 for a missing binary and an unreachable provider, in text and json", async () => {
@@ -100,6 +106,7 @@ describe("uwf doctor", () => {
       "agents:",
       "  codex: { command: uwf-no-such-adapter }",
       "  cc: { command: uwf-claude-code }",
+      "  raw: { command: claude }",
     ]);
     // A PATH without the repository's adapters: uwf-claude-code is not installed here.
     const bare = [AGENT_CLIS, dirname(process.execPath)].join(delimiter);
@@ -113,8 +120,12 @@ describe("uwf doctor", () => {
     expect(run.stdout).toContain(
       '✗ agent cc: "uwf-claude-code" not found in PATH\n    Install it: npm i -g @united-workforce/agent-claude-code @anthropic-ai/claude-code',
     );
+    // The agent CLI itself is there and answers --version, but would fail every step.
+    expect(run.stdout).toContain(
+      "✗ agent raw: claude is the Claude Code CLI itself, which does not speak uwf's adapter protocol\n    uwf runs it through uwf-claude-code: uwf setup --agent claude-code --agent-alias raw configures that.",
+    );
     expect(run.stdout).toContain(`✗ provider down: cannot reach ${gone}: ECONNREFUSED`);
-    expect(run.stdout.trimEnd().split("\n").pop()).toBe("3 of 6 checks failed");
+    expect(run.stdout.trimEnd().split("\n").pop()).toBe("4 of 7 checks failed");
 
     const json = await doctorBare("--format", "json");
     expect(json.code).toBe(1);
@@ -126,6 +137,7 @@ describe("uwf doctor", () => {
       ["store", true],
       ["agent codex", false],
       ["agent cc", false],
+      ["agent raw", false],
       ["provider down", false],
     ]);
   });

@@ -14,7 +14,7 @@ export default defineCommand({
   summary:
     "check Node, config.yaml, the store, every agent's binary and every provider, one line each",
   description:
-    "The store (UWF_STORE, else config.yaml's `store:`, else fs; password masked) is opened as thread commands open it: the home must be writable, a PostgreSQL store must connect. Each configured agent's adapter (and, for adapters uwf knows, the agent CLI it drives) must be on PATH; its `--version` answer is shown (run without a shell, with only PATH and HOME); a `--model` in its args must be a configured alias, and uwf-builtin needs a model. Each provider's base URL must answer HTTP (any status counts: no key is sent), and its apiKeyEnv must be set (in the environment or UWF_HOME/.env), else a warning. Exits 1 when any check fails (`✗`); a warning (`!`) is worth a look but fails nothing.",
+    "The store (UWF_STORE, else config.yaml's `store:`, else fs; password masked) is opened as thread commands open it: the home must be writable, a PostgreSQL store must connect. Each configured agent's adapter (and, for adapters uwf knows, the agent CLI it drives) must be on PATH, and an agent CLI configured as the command itself (`command: claude`) fails, naming its adapter; its `--version` answer is shown (run without a shell, with only PATH and HOME); a `--model` in its args must be a configured alias, and uwf-builtin needs a model. Each provider's base URL must answer HTTP (any status counts: no key is sent), and its apiKeyEnv must be set (in the environment or UWF_HOME/.env), else a warning. Exits 1 when any check fails (`✗`); a warning (`!`) is worth a look but fails nothing.",
   options: [
     {
       flags: "--timeout <duration>",

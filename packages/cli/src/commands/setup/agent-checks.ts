@@ -1,6 +1,7 @@
+import { basename } from "node:path";
 import type { CheckResult } from "@united-workforce/protocol";
 import { commandVersion, failed, passed, warned } from "./checks.js";
-import { presetForCommand } from "./presets.js";
+import { AGENT_PRESETS, presetForCommand } from "./presets.js";
 
 export interface AgentCheckOptions {
   env: Record<string, string | undefined>;
@@ -22,6 +23,19 @@ export async function checkAgent(
   options: AgentCheckOptions,
 ): Promise<CheckResult[]> {
   const preset = presetForCommand(agent.command, agent.args ?? []);
+  // An agent CLI configured as the command: found and answering --version, yet every step
+  // would fail on the adapter options uwf passes it (`--thread`).
+  const cli = basename(agent.command);
+  const driven = preset ? undefined : AGENT_PRESETS.find((p) => p.cli !== null && p.cli === cli);
+  if (driven !== undefined) {
+    return [
+      failed(
+        `agent ${alias}`,
+        `${agent.command} is the ${driven.label} CLI itself, which does not speak uwf's adapter protocol`,
+        `uwf runs it through ${[driven.command, ...driven.args].join(" ")}: uwf setup --agent ${driven.alias} --agent-alias ${alias} configures that.`,
+      ),
+    ];
+  }
   const install = preset ? `Install it: ${preset.install}` : null;
   const results = [await checkBinary(`agent ${alias}`, agent.command, install, options)];
   if (preset?.cli && results[0]!.ok) {
