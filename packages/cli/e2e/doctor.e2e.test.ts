@@ -142,6 +142,19 @@ describe("uwf doctor", () => {
     ]);
   });
 
+  it("warns that a relative agent command is read from each thread's cwd", async () => {
+    writeFileSync(join(temp.home, "my-agent"), "#!/bin/sh\necho 1.0\n");
+    chmodSync(join(temp.home, "my-agent"), 0o755);
+    config(["agents:", "  rel: { command: ./my-agent }", "  gone: { command: ./no-agent }"]);
+    const run = await runUwf(["doctor"], { home: temp.home, cwd: temp.home, env: { PATH } });
+    expect(run.stdout).toContain(
+      `! agent rel: ./my-agent found at ${join(temp.home, "my-agent")}, from here\n    A relative command is read from each thread's cwd`,
+    );
+    expect(run.stdout).toContain(
+      `✗ agent gone: "./no-agent" not found or not executable in ${temp.home} (a relative command`,
+    );
+  });
+
   it("reports an invalid config and still looks at what it can read", async () => {
     config(["agents:", "  a: { command: uwf-mock, timeoutSeconds: soon, colour: blue }"]);
     const run = await doctor();

@@ -94,7 +94,12 @@ export {
   waitsOnFanout,
 } from "./threads/run-steps.js";
 export { parseResult, scriptArgv } from "./threads/script-step.js";
-export { findExecutable, killRunningAdapters, runAdapter } from "./threads/spawn-adapter.js";
+export {
+  commandNotFound,
+  findExecutable,
+  killRunningAdapters,
+  runAdapter,
+} from "./threads/spawn-adapter.js";
 export { stopHolder, waitForRelease } from "./threads/stop-holder.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
 export { renderStart, renderStep, renderTask } from "./threads/transcript.js";

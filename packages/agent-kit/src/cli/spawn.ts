@@ -1,8 +1,8 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { findExecutable } from "@united-workforce/engine";
-import { errorMessage, shellQuote, UwfError } from "@united-workforce/util";
+import { commandNotFound, findExecutable } from "@united-workforce/engine";
+import { errorMessage, UwfError } from "@united-workforce/util";
 
 /** How to run one agent CLI (`claude -p …`, `codex exec …`). */
 export interface AgentCliRun {
@@ -72,7 +72,7 @@ export async function spawnAgentCli(run: AgentCliRun): Promise<AgentCliOutcome> 
   if (!resolved) {
     throw new UwfError(
       "AGENT_FAILED",
-      `"${run.command}" not found in PATH. Install it or check your PATH config. Run: which ${shellQuote(run.command)}`,
+      commandNotFound(run.command, run.cwd),
       run.notFoundHint ? { hint: run.notFoundHint } : {},
     );
   }

@@ -77,3 +77,22 @@ describe("runAdapter's early result line", () => {
     expect(outcome).toMatchObject({ exitCode: 0, lastLine: '{"stepHash":"second"}' });
   });
 });
+
+describe("a command runAdapter cannot find", () => {
+  it("names PATH for a bare name, and for a relative path the directory it was read from", async () => {
+    const missing = (command: string) =>
+      runNode("", { command }).then(
+        () => "ran",
+        (error: Error) => error.message,
+      );
+    expect(await missing("uwf-no-such-agent")).toBe(
+      '"uwf-no-such-agent" not found in PATH. Install it or check your PATH config. Run: which uwf-no-such-agent',
+    );
+    expect(await missing("./my-agent")).toBe(
+      `"./my-agent" not found or not executable in ${dir} (a relative command is read from the directory it runs in; give an absolute path to run it from anywhere)`,
+    );
+    expect(await missing("/nowhere/my-agent")).toBe(
+      '"/nowhere/my-agent" not found or not executable',
+    );
+  });
+});

@@ -63,13 +63,9 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
   checkCwd(invocation.cwd);
   const resolved = findExecutable(invocation.command, invocation.env.PATH ?? "", invocation.cwd);
   if (!resolved) {
-    throw new UwfError(
-      "AGENT_FAILED",
-      `"${invocation.command}" not found in PATH. Install it or check your PATH config. Run: which ${shellQuote(invocation.command)}`,
-      {
-        hint: "Fix the agent's `command` under `agents:` in $UWF_HOME/config.yaml, or pass --agent.",
-      },
-    );
+    throw new UwfError("AGENT_FAILED", commandNotFound(invocation.command, invocation.cwd), {
+      hint: "Fix the agent's `command` under `agents:` in $UWF_HOME/config.yaml, or pass --agent.",
+    });
   }
 
   let child: ChildProcessByStdio<Writable | null, Readable, Readable>;
@@ -310,6 +306,18 @@ function checkCwd(cwd: string): void {
       },
     );
   }
+}
+
+/**
+ * Why `findExecutable` found nothing, and what to run to see: a bare name was looked up on PATH;
+ * a path names one file, a relative one from `cwd` (for an agent, the thread's cwd).
+ */
+export function commandNotFound(command: string, cwd: string): string {
+  if (!command.includes("/")) {
+    return `"${command}" not found in PATH. Install it or check your PATH config. Run: which ${shellQuote(command)}`;
+  }
+  if (isAbsolute(command)) return `"${command}" not found or not executable`;
+  return `"${command}" not found or not executable in ${cwd} (a relative command is read from the directory it runs in; give an absolute path to run it from anywhere)`;
 }
 
 /** Resolve a command the way execvp would, without a shell. */

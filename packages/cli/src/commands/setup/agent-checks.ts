@@ -1,4 +1,4 @@
-import { basename } from "node:path";
+import { basename, isAbsolute } from "node:path";
 import type { CheckResult } from "@united-workforce/protocol";
 import { commandVersion, failed, passed, warned } from "./checks.js";
 import { AGENT_PRESETS, presetForCommand } from "./presets.js";
@@ -108,10 +108,22 @@ async function checkBinary(
 ): Promise<CheckResult> {
   const path = options.findExecutable(command, options.env.PATH ?? "", options.cwd);
   if (path === null) {
+    if (command.includes("/")) {
+      // The message says where a relative one was looked for: exec looks in the thread's cwd.
+      const { commandNotFound } = await import("@united-workforce/engine");
+      return failed(name, commandNotFound(command, options.cwd), install ?? "Fix the path.");
+    }
     return failed(
       name,
       `"${command}" not found in PATH`,
       install ?? `Install it or check your PATH config. Run: which ${command}`,
+    );
+  }
+  if (command.includes("/") && !isAbsolute(command)) {
+    return warned(
+      name,
+      `${command} found at ${path}, from here`,
+      "A relative command is read from each thread's cwd, not from here: give an absolute path, unless every thread runs in this directory.",
     );
   }
   if (!options.versions) return passed(name, `${command} found at ${path}`);
