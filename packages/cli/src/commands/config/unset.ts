@@ -1,5 +1,6 @@
+import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { reportWarnings } from "./report.js";
+import { problemsOfChange, reportWarnings } from "./report.js";
 
 export default defineCommand({
   path: ["config", "unset"],
@@ -11,14 +12,32 @@ export default defineCommand({
   ],
   examples: ["uwf config unset providers.openai.apiKey", "uwf config unset agents.old"],
   async run(ctx, [key]) {
-    const { deleteConfigValue, openConfigFile, parseKeyPath, saveConfigFile } = await import(
-      "@united-workforce/store"
-    );
+    const {
+      checkConfig,
+      configData,
+      deleteConfigValue,
+      openConfigFile,
+      parseKeyPath,
+      saveConfigFile,
+    } = await import("@united-workforce/store");
     const path = parseKeyPath(key!);
     const config = openConfigFile(ctx.home);
+    const before = checkConfig(configData(config)).errors;
     const removed = deleteConfigValue(config, path);
     if (removed) {
-      const { warnings } = saveConfigFile(config);
+      let warnings: string[];
+      try {
+        ({ warnings } = saveConfigFile(config));
+      } catch (error) {
+        // What the removal would break, not the file (left as it was): a usage error.
+        const problems = problemsOfChange(error, before);
+        if (problems === null) throw error;
+        throw new UwfError(
+          "USAGE",
+          `refused to remove ${key}, nothing was written to ${config.file}: ${problems.join("; ")}`,
+          { hint: "Remove or change what needs it first, then unset it." },
+        );
+      }
       reportWarnings(ctx, config.file, warnings);
       ctx.logger.info("config.unset", { key });
     }
