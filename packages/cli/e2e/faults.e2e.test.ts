@@ -199,12 +199,12 @@ describe("malformed input and faults", () => {
     const thread = await startHello();
     writeFileSync(
       join(temp.home, "config.yaml"),
-      "agents:\n  odd: { command: 'uwf-nope; touch /tmp/x' }\ndefaultAgent: odd\n",
+      "agents:\n  odd: { command: 'uwf-nope; touch x' }\ndefaultAgent: odd\n",
     );
     const exec = await uwf("thread", "exec", thread);
     expect(exec.code).toBe(4);
     expect(exec.stderr).toContain(
-      `"uwf-nope; touch /tmp/x" not found in PATH. Install it or check your PATH config. Run: which 'uwf-nope; touch /tmp/x'`,
+      `"uwf-nope; touch x" not found in PATH. Install it or check your PATH config. Run: which 'uwf-nope; touch x'`,
     );
   });
 
