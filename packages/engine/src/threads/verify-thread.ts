@@ -5,12 +5,10 @@ import {
   END,
   editionsOf,
   type Graph,
-  type JsonSchema,
   START,
   type StartPayload,
   type StepPayload,
   SUSPEND,
-  suspendOutputSchema,
   type ThreadProblem,
   type ThreadVerifyReport,
   type WorkflowPayload,
@@ -19,6 +17,7 @@ import type { Cas, ThreadsStore } from "@united-workforce/store";
 import { errorMessage, isUwfError } from "@united-workforce/util";
 import { evaluate, startOutput } from "../moderator/evaluate.js";
 import { expectedRole, type RoutedFrom } from "../moderator/expected-role.js";
+import { suspendSchemaHash } from "./verify-step.js";
 
 /**
  * Why a node is bad. Kinds: `corrupt` (its bytes do not hash to its name or do not decode),
@@ -93,8 +92,7 @@ export async function verifyThread(
   }
 
   let suspendSchema: string | undefined;
-  const suspendType = (): string =>
-    (suspendSchema ??= store.cas.prepareSchema(suspendOutputSchema as unknown as JsonSchema).hash);
+  const suspendType = (): string => (suspendSchema ??= suspendSchemaHash(store.cas));
 
   const walked = new Set<string>();
   let newer: { walked: Walked; depth: number } | null = null;
