@@ -7,15 +7,11 @@ import { adapterVersion } from "./version.js";
  * cancelled and its process group ended.
  */
 export async function runBinary(name: string, defaultPreset?: string): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-    process.stdout.write(`${adapterVersion()}\n`);
-    return;
-  }
   const pool = new AgentPool();
   try {
     await runAgentBinary(
       createAgent(acpDefinition({ name, pool, ...(defaultPreset ? { defaultPreset } : {}) })),
+      adapterVersion,
     );
   } finally {
     // The agent stays up between the run and its corrections; it ends once the step is stored.
