@@ -58,7 +58,7 @@ export default defineCommand({
   ],
   async run(ctx, _args, options) {
     const { applySetup } = await import("./setup/plan.js");
-    const { checkConfig, configData, formatKeyPath, openConfigFile, saveConfigFile } = await import(
+    const { checkConfig, configData, formatKeyPath, openConfigFile } = await import(
       "@united-workforce/store"
     );
     let request: SetupRequest = {
@@ -90,22 +90,16 @@ export default defineCommand({
     const config = openConfigFile(ctx.home);
     const before = checkConfig(configData(config)).errors;
     const outcome = applySetup(config, request, ctx.cwd);
-    let warnings: string[];
-    try {
-      ({ warnings } = saveConfigFile(config));
-    } catch (error) {
-      const { problemsOfChange } = await import("./config/report.js");
-      const problems = problemsOfChange(error, before);
-      if (problems === null) throw error;
-      throw refusedFlags(problems, outcome, config.file, formatKeyPath);
-    }
+    const { reportWarnings, saveChange } = await import("./config/report.js");
+    const warnings = await saveChange(config, before, (problems) =>
+      refusedFlags(problems, outcome, config.file, formatKeyPath),
+    );
     ctx.logger.info("setup.saved", {
       provider: outcome.provider,
       model: outcome.modelAlias,
       agent: outcome.agentAlias,
     });
     for (const note of outcome.notes) ctx.progress(`note: ${note}`);
-    const { reportWarnings } = await import("./config/report.js");
     reportWarnings(ctx, config.file, warnings);
 
     const checks = options.skipChecks ? [] : await runSetupChecks(ctx, outcome);

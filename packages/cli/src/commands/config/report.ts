@@ -1,3 +1,4 @@
+import type { ConfigFile } from "@united-workforce/store";
 import { isUwfError } from "@united-workforce/util";
 import { configWarning } from "../../output/config-warning.js";
 import type { CommandContext } from "../command.js";
@@ -33,4 +34,25 @@ export function problemsOfChange(error: unknown, before: readonly string[]): str
   const errors = (error.details?.errors ?? []) as string[];
   const added = errors.filter((problem) => !before.includes(problem));
   return added.length > 0 ? added : null;
+}
+
+/**
+ * Save a changed config.yaml, or refuse the change and write nothing: a save that finds problems
+ * the file did not have `before` the change throws `refuse(those problems)`, the command's own
+ * error (the value, the removal or the flag is what is wrong, not the file). Returns the
+ * config's warnings.
+ */
+export async function saveChange(
+  config: ConfigFile,
+  before: readonly string[],
+  refuse: (problems: string[]) => Error,
+): Promise<string[]> {
+  const { saveConfigFile } = await import("@united-workforce/store");
+  try {
+    return saveConfigFile(config).warnings;
+  } catch (error) {
+    const problems = problemsOfChange(error, before);
+    if (problems === null) throw error;
+    throw refuse(problems);
+  }
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { docsUrl, errorMessage, sanitizeTerminalText, UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { problemsOfChange, reportWarnings } from "./report.js";
+import { reportWarnings, saveChange } from "./report.js";
 import { inlineText, maskValue, parseConfigValue, schemaAt, unknownKeyHint } from "./values.js";
 
 export default defineCommand({
@@ -19,15 +19,8 @@ export default defineCommand({
     'printf %s "$KEY" | uwf config set providers.openai.apiKey -',
   ],
   async run(ctx, [key, text]) {
-    const {
-      checkConfig,
-      configData,
-      formatKeyPath,
-      openConfigFile,
-      parseKeyPath,
-      saveConfigFile,
-      setConfigValue,
-    } = await import("@united-workforce/store");
+    const { checkConfig, configData, formatKeyPath, openConfigFile, parseKeyPath, setConfigValue } =
+      await import("@united-workforce/store");
     const path = parseKeyPath(key!);
     const schema = schemaAt(path);
     if (schema === null) {
@@ -37,19 +30,10 @@ export default defineCommand({
     const config = openConfigFile(ctx.home);
     const before = checkConfig(configData(config)).errors;
     setConfigValue(config, path, value);
-    let warnings: string[];
-    try {
-      ({ warnings } = saveConfigFile(config));
-    } catch (error) {
-      const problems = problemsOfChange(error, before);
-      if (problems === null) throw error;
-      throw refusedValue(
-        key!,
-        config.file,
-        problems,
-        path.length < 3 ? null : formatKeyPath(path.slice(0, -1)),
-      );
-    }
+    const entry = path.length < 3 ? null : formatKeyPath(path.slice(0, -1));
+    const warnings = await saveChange(config, before, (problems) =>
+      refusedValue(key!, config.file, problems, entry),
+    );
     reportWarnings(ctx, config.file, warnings);
     ctx.logger.info("config.set", { key });
     return result({ file: config.file, key: key!, value: maskValue(path, value) }, (d) =>

@@ -1,6 +1,6 @@
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { problemsOfChange, reportWarnings } from "./report.js";
+import { reportWarnings, saveChange } from "./report.js";
 
 export default defineCommand({
   path: ["config", "unset"],
@@ -12,32 +12,23 @@ export default defineCommand({
   ],
   examples: ["uwf config unset providers.openai.apiKey", "uwf config unset agents.old"],
   async run(ctx, [key]) {
-    const {
-      checkConfig,
-      configData,
-      deleteConfigValue,
-      openConfigFile,
-      parseKeyPath,
-      saveConfigFile,
-    } = await import("@united-workforce/store");
+    const { checkConfig, configData, deleteConfigValue, openConfigFile, parseKeyPath } =
+      await import("@united-workforce/store");
     const path = parseKeyPath(key!);
     const config = openConfigFile(ctx.home);
     const before = checkConfig(configData(config)).errors;
     const removed = deleteConfigValue(config, path);
     if (removed) {
-      let warnings: string[];
-      try {
-        ({ warnings } = saveConfigFile(config));
-      } catch (error) {
-        // What the removal would break, not the file (left as it was): a usage error.
-        const problems = problemsOfChange(error, before);
-        if (problems === null) throw error;
-        throw new UwfError(
-          "USAGE",
-          `refused to remove ${key}, nothing was written to ${config.file}: ${problems.join("; ")}`,
-          { hint: "Remove or change what needs it first, then unset it." },
-        );
-      }
+      const warnings = await saveChange(
+        config,
+        before,
+        (problems) =>
+          new UwfError(
+            "USAGE",
+            `refused to remove ${key}, nothing was written to ${config.file}: ${problems.join("; ")}`,
+            { hint: "Remove or change what needs it first, then unset it." },
+          ),
+      );
       reportWarnings(ctx, config.file, warnings);
       ctx.logger.info("config.unset", { key });
     }
