@@ -3,10 +3,10 @@ import {
   type AgentRunResult,
   agentFailure,
   jsonLineHandler,
-  maskSecret,
   spawnAgentCli,
   type ToolCallRecord,
 } from "@united-workforce/agent-kit";
+import { maskOccurrences } from "@united-workforce/util";
 import { INSTALL_HINT } from "./claude-agent.js";
 import { claudeInvocation } from "./invocation.js";
 import { type ClaudeRun, ClaudeStreamReader } from "./stream.js";
@@ -31,7 +31,7 @@ export async function runClaude(
 ): Promise<AgentRunResult | null> {
   const invocation = claudeInvocation(ctx, resume);
   // claude quotes the model server's error messages, which may echo the key.
-  const mask = (text: string): string => maskSecret(text, invocation.env.ANTHROPIC_API_KEY);
+  const mask = (text: string): string => maskOccurrences(text, invocation.env.ANTHROPIC_API_KEY);
   const reader = new ClaudeStreamReader((call) => ctx.progress(describeCall(call)));
   const outcome = await spawnAgentCli({
     command: invocation.command,

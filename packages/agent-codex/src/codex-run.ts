@@ -3,9 +3,9 @@ import {
   type AgentRunResult,
   agentFailure,
   jsonLineHandler,
-  maskSecret,
   spawnAgentCli,
 } from "@united-workforce/agent-kit";
+import { maskOccurrences } from "@united-workforce/util";
 import {
   CODEX_INSTALL_HINT,
   type CodexModel,
@@ -121,7 +121,7 @@ async function runCodex(
 ): Promise<AgentRunResult> {
   const { settings } = run;
   // Codex quotes the model server's error bodies, which may echo the key.
-  const mask = (text: string): string => maskSecret(text, settings.model?.apiKey);
+  const mask = (text: string): string => maskOccurrences(text, settings.model?.apiKey);
   const reader = new CodexEventReader(ctx.cwd, (line) => ctx.progress(mask(line)));
   const outcome = await spawnAgentCli({
     command: settings.bin,

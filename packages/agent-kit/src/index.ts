@@ -32,7 +32,6 @@ export {
   parseJsonLine,
   readJsonLines,
 } from "./cli/json-lines.js";
-export { maskSecret } from "./cli/secret.js";
 export {
   type AgentCliOutcome,
   type AgentCliRun,

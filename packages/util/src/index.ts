@@ -14,7 +14,13 @@ export { HASH_LENGTH, hashBytes } from "./hash.js";
 export { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, resolveHome } from "./home.js";
 export { createLogger, type Logger, type LogLevel, logFilePath } from "./logger.js";
 export { randomBytes, randomToken } from "./random.js";
-export { isSecretName, MASK, maskSecret, maskSecretsInText } from "./secrets.js";
+export {
+  isSecretName,
+  MASK,
+  maskOccurrences,
+  maskSecret,
+  maskSecretsInText,
+} from "./secrets.js";
 export { sanitizeTerminalText, shellQuote } from "./terminal-text.js";
 export { newUlid, ulidTime, ulidTimePart } from "./ulid.js";
 export { packageVersion } from "./version.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isSecretName, maskSecret, maskSecretsInText } from "./secrets.js";
+import { isSecretName, maskOccurrences, maskSecret, maskSecretsInText } from "./secrets.js";
 
 describe("secrets", () => {
   it("knows a secret's name by its words, and not a variable's name", () => {
@@ -24,5 +24,13 @@ describe("secrets", () => {
       "curl -H 'Authorization: Bearer ****'",
     );
     expect(maskSecretsInText("postgres://u:p@ss@db/uwf")).toBe("postgres://u:****@db/uwf");
+  });
+
+  it("replaces every occurrence of a known secret, and leaves text alone without one", () => {
+    expect(maskOccurrences("bad key Bearer sk-1; again sk-1", "sk-1")).toBe(
+      "bad key Bearer ****; again ****",
+    );
+    expect(maskOccurrences("no key here", null)).toBe("no key here");
+    expect(maskOccurrences("empty key", "")).toBe("empty key");
   });
 });

@@ -41,6 +41,16 @@ export function maskSecret(value: string): string {
   return value.length >= 20 ? `${value.slice(0, 3)}…${value.slice(-4)}` : MASK;
 }
 
+/**
+ * `text` with every occurrence of a known `secret` (the key an adapter sent) replaced by `****`.
+ * A model server may echo the key in an error (some repeat the `Authorization` header in a
+ * 401), and such errors reach stderr, the thread's suspension reason and the logs. Mask before
+ * cutting a message to length: a cut through the key would leave part of it.
+ */
+export function maskOccurrences(text: string, secret: string | null | undefined): string {
+  return secret ? text.split(secret).join(MASK) : text;
+}
+
 // The password of a URL's user part: everything up to the authority's last `@`.
 const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^/:@\s]*:)([^/\s]*)(@)/gi;
 // `?api_key=…` / `&password=…` in a URL.

@@ -1,6 +1,5 @@
 import type { Usage } from "@united-workforce/protocol";
-import { errorMessage, UwfError } from "@united-workforce/util";
-import { maskSecret } from "../cli/secret.js";
+import { errorMessage, maskOccurrences, UwfError } from "@united-workforce/util";
 import { openaiUsage } from "../cli/usage.js";
 import { hintForStatus, ModelRequestError } from "./errors.js";
 import { type HttpAnswer, httpPost } from "./http-post.js";
@@ -185,7 +184,7 @@ async function tryOnce(
           retryable: false,
         });
       }
-      const detail = maskSecret(describe(error), request.apiKey);
+      const detail = maskOccurrences(describe(error), request.apiKey);
       return fail({ kind: "network", detail, retryable: true, cause: error });
     }
     const { text } = response;
@@ -210,7 +209,7 @@ function parseCompletion(text: string, apiKey: string | null): TryOutcome {
   try {
     json = JSON.parse(text);
   } catch {
-    const detail = `not JSON: ${clip(maskSecret(text, apiKey))}`;
+    const detail = `not JSON: ${clip(maskOccurrences(text, apiKey))}`;
     return fail({ kind: "response", detail, retryable: false });
   }
   const root = asObject(json);
@@ -321,13 +320,14 @@ function providerMessage(text: string, apiKey: string | null): string {
   try {
     const json = asObject(JSON.parse(text));
     const error = json.error;
-    if (typeof error === "string") return maskSecret(error, apiKey);
+    if (typeof error === "string") return maskOccurrences(error, apiKey);
     const message = asObject(error).message ?? json.message;
-    if (typeof message === "string" && message !== "") return clip(maskSecret(message, apiKey));
+    if (typeof message === "string" && message !== "")
+      return clip(maskOccurrences(message, apiKey));
   } catch {
     // Not JSON: an HTML error page or plain text.
   }
-  return text.trim() === "" ? "(empty body)" : clip(maskSecret(text, apiKey));
+  return text.trim() === "" ? "(empty body)" : clip(maskOccurrences(text, apiKey));
 }
 
 function describe(error: unknown): string {

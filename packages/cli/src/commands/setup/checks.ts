@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import type { CheckResult, ProviderApi } from "@united-workforce/protocol";
-import { errorMessage, sanitizeTerminalText } from "@united-workforce/util";
+import { errorMessage, maskOccurrences, sanitizeTerminalText } from "@united-workforce/util";
 
 /**
  * The checks `uwf setup` and `uwf doctor` share. Each returns one line's worth: what was
@@ -223,7 +223,7 @@ function errorText(body: string, apiKey: string | null): string {
   } catch {
     // Not JSON: the text itself.
   }
-  if (apiKey) message = message.split(apiKey).join("****");
+  message = maskOccurrences(message, apiKey);
   message = sanitizeTerminalText(message.replace(/\s+/g, " ").trim());
   return message.length > 300 ? `${message.slice(0, 300)}…` : message || "(no message)";
 }
