@@ -47,7 +47,7 @@ function hangingAgent(): string {
 
 /** Wait until the agent of `thread`'s `role` runs: an exec interrupted now stops that step. */
 async function agentStarted(thread: string, role = "greeter"): Promise<void> {
-  const argv = `--thread\0${thread}\0--role\0${role}\0`;
+  const argv = `--thread ${thread} --role ${role} `;
   await waitFor(`the ${role} to start`, () => processesMentioning(argv).length > 0);
 }
 

@@ -1,5 +1,5 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
 import {
   REPO_ROOT,
   runUwf,
@@ -232,6 +232,69 @@ describe("human roles and script steps", () => {
       const step = (await json("step", "show", exec.doc.steps[0].hash)).doc;
       expect(step.outputValue).toEqual({ $status: "failed", count: 2 });
     });
+
+    // DESIGN §14: the bin starts a Node process before it knows the step's program, and a Node
+    // script runs in it. What the script sees must not differ from a fresh spawn (its argv, cwd,
+    // environment, an ES module as main), and `ps` shows its command line; only /proc's
+    // cmdline tells the two apart: a process title, in one piece.
+    it.runIf(process.platform === "linux")(
+      "runs a Node script in the Node process exec started early, as a fresh spawn would",
+      async () => {
+        // The role runs `node` from PATH: make it the Node these tests run on.
+        const bin = join(temp.home, "bin");
+        mkdirSync(bin);
+        symlinkSync(process.execPath, join(bin, "node"));
+        const path = `${bin}${delimiter}${process.env.PATH}`;
+        const seen = async (env: Record<string, string>) => {
+          writeFileSync(
+            join(project, "probe.mjs"),
+            [
+              'import { readFileSync } from "node:fs";',
+              'const cmdline = readFileSync("/proc/self/cmdline", "utf8").replace(/\\0+$/, "");',
+              "console.log(JSON.stringify({",
+              '  warm: !cmdline.includes("\\0"), ps: cmdline.replaceAll("\\0", " "),',
+              "  argv: process.argv.slice(1), cwd: process.cwd(), main: import.meta.filename,",
+              "  task: process.env.UWF_TASK, stray: process.env.UWF_WARM_START ?? null,",
+              "}));",
+              'console.log(JSON.stringify({ $status: "passed", count: 1 }));',
+            ].join("\n"),
+          );
+          const thread = (
+            await uwf(
+              "thread",
+              "start",
+              join(FIXTURES, "probe.yaml"),
+              "-p",
+              "Probe",
+              "--cwd",
+              project,
+            )
+          ).stdout.trim();
+          const run = await runUwf(["thread", "exec", thread, "--format", "json"], {
+            home: temp.home,
+            env: { PATH: path, ...env },
+          });
+          expect(run.code, run.stderr).toBe(0);
+          const step = (await json("step", "show", JSON.parse(run.stdout).steps[0].hash)).doc;
+          const detail = (await json("cas", "get", step.detail)).doc.payload;
+          return JSON.parse(detail.stdoutTail.split("\n")[0]);
+        };
+        const script = join(project, "probe.mjs");
+        const expected = { argv: [script], cwd: project, main: script, task: "Probe" };
+        expect(await seen({})).toEqual({
+          ...expected,
+          warm: true,
+          ps: `node ${script}`,
+          stray: null,
+        });
+        expect(await seen({ UWF_WARM_START: "0" })).toEqual({
+          ...expected,
+          warm: false,
+          ps: `${join(bin, "node")} probe.mjs`,
+          stray: "0",
+        });
+      },
+    );
 
     it("maps the exit code to $status when stdout is not a result", async () => {
       const { exec } = await probe('console.log("3 problems"); process.exit(3);');

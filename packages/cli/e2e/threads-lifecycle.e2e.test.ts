@@ -862,7 +862,7 @@ describe("background exec, join and stop", () => {
       "--agent",
       mockAgent(slow),
     ]);
-    const isAgentOfThread = () => processesMentioning(`--thread\0${thread}`).length > 0;
+    const isAgentOfThread = () => processesMentioning(`--thread ${thread}`).length > 0;
     await waitFor("the mock agent to start", isAgentOfThread);
     const holder = (await showThread(sb, thread)).lockHolder;
     expect(holder?.pid).toBe(launched.pid);
@@ -914,7 +914,7 @@ describe("thread cancel of a running exec", () => {
       "--agent",
       mockAgent(slow),
     ]);
-    const isAgentOfThread = () => processesMentioning(`--thread\0${thread}`).length > 0;
+    const isAgentOfThread = () => processesMentioning(`--thread ${thread}`).length > 0;
     await waitFor("the mock agent to start", isAgentOfThread);
 
     const cancel = await uwfJson(sb, ["thread", "cancel", thread]);

@@ -10,6 +10,7 @@ import {
   shellQuote,
   UwfError,
 } from "@united-workforce/util";
+import { takeWarmNode } from "./warm-node.js";
 
 export interface AdapterInvocation {
   command: string;
@@ -68,16 +69,28 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
     });
   }
 
+  // Names this process to the adapter, which stops by itself once it has ended (agent-kit).
+  const env: Record<string, string | undefined> = {
+    ...invocation.env,
+    UWF_ADAPTER_PARENT_PID: String(process.pid),
+  };
   let child: ChildProcessByStdio<Writable | null, Readable, Readable>;
   try {
-    child = nodeChildProcess().spawn(resolved, invocation.args, {
-      cwd: invocation.cwd,
-      // Names this process to the adapter, which stops by itself once it has ended (agent-kit).
-      env: { ...invocation.env, UWF_ADAPTER_PARENT_PID: String(process.pid) } as NodeJS.ProcessEnv,
-      detached: true,
-      shell: false,
-      stdio: [invocation.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
+    // A Node adapter with nothing on stdin runs in the Node process the bin started early.
+    const warm =
+      invocation.stdin === undefined
+        ? takeWarmNode(resolved, invocation.args, invocation.cwd, env, (command) =>
+            findExecutable(command, env.PATH ?? "", invocation.cwd),
+          )
+        : null;
+    child = (warm ??
+      nodeChildProcess().spawn(resolved, invocation.args, {
+        cwd: invocation.cwd,
+        env: env as NodeJS.ProcessEnv,
+        detached: true,
+        shell: false,
+        stdio: [invocation.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      })) as ChildProcessByStdio<Writable | null, Readable, Readable>;
   } catch (error) {
     throw startFailure(invocation, error);
   }

@@ -1,0 +1,210 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Writable } from "node:stream";
+import { REPO_ROOT } from "@united-workforce/test-utils";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type AdapterInvocation, runAdapter } from "./spawn-adapter.js";
+import { nodeScript } from "./warm-node.js";
+
+const LAUNCHER = join(REPO_ROOT, "packages/cli/bin/warm-node.cjs");
+const SLOT = Symbol.for("@united-workforce/warm-node");
+const slot = globalThis as { [SLOT]?: { child: ChildProcess; env: NodeJS.ProcessEnv } };
+
+let dir: string;
+let started: ChildProcess[];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "uwf-warm-"));
+  started = [];
+});
+afterEach(() => {
+  delete slot[SLOT];
+  for (const child of started) child.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** What bin/uwf.cjs does for `thread exec`: start the launcher and leave it in the slot. */
+function startWarmNode(env: NodeJS.ProcessEnv = process.env): ChildProcess {
+  const child = spawn(process.execPath, [LAUNCHER], {
+    detached: true,
+    env,
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
+  });
+  started.push(child);
+  slot[SLOT] = { child, env: { ...env } };
+  return child;
+}
+
+// Prints what a spawned adapter would see of itself.
+const REPORT = `
+console.log(JSON.stringify({
+  argv: process.argv.slice(1),
+  cwd: process.cwd(),
+  main: require.main === module,
+  answer: process.env.ANSWER ?? null,
+  stray: process.env.UWF_WARM_STRAY ?? null,
+  pid: process.pid,
+}));
+process.exitCode = Number(process.env.EXIT ?? 0);
+`;
+
+function invocation(extra: Partial<AdapterInvocation>): AdapterInvocation {
+  return {
+    command: process.execPath,
+    args: [],
+    cwd: dir,
+    env: { ...process.env, ANSWER: "42" },
+    timeoutMs: 60_000,
+    signal: new AbortController().signal,
+    onStderr: () => {},
+    onSpawn: () => {},
+    ...extra,
+  };
+}
+
+describe("a warm Node process", () => {
+  it("runs a Node adapter as a spawn would: argv, cwd, environment, main module, exit code", async () => {
+    const script = join(dir, "adapter.cjs");
+    writeFileSync(script, REPORT);
+    const cwd = join(dir, "work");
+    mkdirSync(cwd);
+    // Set in uwf's environment when the launcher started, absent from the adapter's.
+    const warm = startWarmNode({ ...process.env, UWF_WARM_STRAY: "from uwf" });
+    const pids: number[] = [];
+    const outcome = await runAdapter(
+      invocation({
+        args: [script, "--role", "a b"],
+        cwd,
+        env: { ...process.env, ANSWER: "42", EXIT: "3" },
+        onSpawn: (pid) => pids.push(pid),
+      }),
+    );
+    expect(outcome.exitCode).toBe(3);
+    expect(JSON.parse(outcome.lastLine)).toEqual({
+      argv: [script, "--role", "a b"],
+      cwd,
+      main: true,
+      answer: "42",
+      stray: null,
+      pid: warm.pid,
+    });
+    expect(pids).toEqual([warm.pid]);
+    expect(slot[SLOT]).toBeUndefined();
+  });
+
+  it("runs a script whose #! line is `/usr/bin/env node`, found on the adapter's PATH", async () => {
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    symlinkSync(process.execPath, join(bin, "node"));
+    const script = join(bin, "my-adapter");
+    writeFileSync(script, `#!/usr/bin/env node\n${REPORT}`);
+    chmodSync(script, 0o755);
+    const warm = startWarmNode();
+    const outcome = await runAdapter(
+      invocation({
+        command: "my-adapter",
+        args: ["x"],
+        env: { ...process.env, PATH: bin, ANSWER: "7" },
+      }),
+    );
+    expect(outcome.exitCode).toBe(0);
+    expect(JSON.parse(outcome.lastLine)).toMatchObject({
+      argv: [script, "x"],
+      answer: "7",
+      pid: warm.pid,
+    });
+  });
+
+  it("is left alone for a program that is not a Node script, which is spawned as usual", async () => {
+    const script = join(dir, "adapter.sh");
+    writeFileSync(script, `#!/bin/sh\necho '{"shell":true}'\n`);
+    chmodSync(script, 0o755);
+    const warm = startWarmNode();
+    const pids: number[] = [];
+    const outcome = await runAdapter(
+      invocation({ command: script, onSpawn: (pid) => pids.push(pid) }),
+    );
+    expect(outcome.lastLine).toBe('{"shell":true}');
+    expect(pids).not.toContain(warm.pid);
+    // Still there for the next Node adapter.
+    expect(slot[SLOT]?.child).toBe(warm);
+  });
+
+  it("is not used when Node would have started differently: another NODE_OPTIONS", async () => {
+    const script = join(dir, "adapter.cjs");
+    writeFileSync(script, REPORT);
+    const warm = startWarmNode();
+    const outcome = await runAdapter(
+      invocation({
+        args: [script],
+        env: { ...process.env, NODE_OPTIONS: "--max-old-space-size=200" },
+      }),
+    );
+    expect(outcome.exitCode).toBe(0);
+    expect(JSON.parse(outcome.lastLine).pid).not.toBe(warm.pid);
+  });
+
+  it("is not used for an adapter given text on stdin (it was started with none)", async () => {
+    const script = join(dir, "adapter.cjs");
+    writeFileSync(script, REPORT);
+    const warm = startWarmNode();
+    const outcome = await runAdapter(invocation({ args: [script], stdin: "prompt" }));
+    expect(JSON.parse(outcome.lastLine).pid).not.toBe(warm.pid);
+  });
+
+  it("ends by itself, printing nothing, when uwf closes it unused", async () => {
+    const warm = startWarmNode();
+    let output = "";
+    warm.stdout?.on("data", (chunk) => (output += chunk));
+    warm.stderr?.on("data", (chunk) => (output += chunk));
+    (warm.stdio[3] as Writable).end();
+    const [code] = await once(warm, "exit");
+    expect({ code, output }).toEqual({ code: 0, output: "" });
+  });
+
+  it("is killed with its group when the step times out", async () => {
+    const script = join(dir, "hang.cjs");
+    writeFileSync(script, "setInterval(() => {}, 1000);");
+    const warm = startWarmNode();
+    const outcome = await runAdapter(invocation({ args: [script], timeoutMs: 200 }));
+    expect(outcome).toMatchObject({ timedOut: true, signal: "SIGTERM" });
+    expect(warm.signalCode).toBe("SIGTERM");
+  });
+});
+
+describe("nodeScript", () => {
+  const which = () => process.execPath;
+
+  it("takes the script after this Node, resolved from the cwd", () => {
+    expect(nodeScript(process.execPath, ["a.cjs", "-x"], "/w", which)).toEqual({
+      file: "/w/a.cjs",
+      args: ["-x"],
+    });
+  });
+
+  it("refuses Node options before the script, and no script at all", () => {
+    expect(nodeScript(process.execPath, ["--inspect", "a.cjs"], "/w", which)).toBeNull();
+    expect(nodeScript(process.execPath, ["-e", "0"], "/w", which)).toBeNull();
+    expect(nodeScript(process.execPath, [], "/w", which)).toBeNull();
+  });
+
+  it("refuses a #! line with Node options, another interpreter, or another Node", () => {
+    const file = (name: string, text: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      return path;
+    };
+    const withFlags = file("flags", "#!/usr/bin/env -S node --no-warnings\n");
+    const shell = file("shell", "#!/bin/sh\n");
+    const other = file("other", "#!/usr/bin/env node\n");
+    const none = file("none", "console.log(1)\n");
+    expect(nodeScript(withFlags, [], dir, which)).toBeNull();
+    expect(nodeScript(shell, [], dir, which)).toBeNull();
+    expect(nodeScript(other, [], dir, () => "/bin/sh")).toBeNull();
+    expect(nodeScript(other, [], dir, () => null)).toBeNull();
+    expect(nodeScript(none, [], dir, which)).toBeNull();
+    expect(nodeScript(other, ["y"], dir, which)).toEqual({ file: other, args: ["y"] });
+  });
+});
