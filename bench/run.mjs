@@ -202,7 +202,7 @@ try {
     { ms: whole.ms - adapter.ms, n0: n0Of(whole, adapter) },
     1.5,
   );
-  report("  sequential floor: bare node, then `node -e 0` (bench/floor.cjs)", floor);
+  report("  floor, in sequence: node, then `node -e 0` (floor.cjs)", floor);
   report("  engine overhead at the floor (floor − N0)", { ms: floor.ms - floor.n0, n0: floor.n0 });
   report("  engine overhead beyond the floor", {
     ms: whole.ms - adapter.ms - (floor.ms - floor.n0),
