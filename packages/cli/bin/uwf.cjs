@@ -49,7 +49,12 @@ function startWarmNode() {
       stream?.on("error", () => {});
       stream?.unref?.();
     }
-    globalThis[Symbol.for("@united-workforce/warm-node")] = { child, env: { ...process.env } };
+    globalThis[Symbol.for("@united-workforce/warm-node")] = {
+      child,
+      env: { ...process.env },
+      // For a run of several steps: the engine starts the next one as it takes this one.
+      restart: startWarmNode,
+    };
   } catch {
     // The step's adapter is spawned as usual.
   }

@@ -254,7 +254,8 @@ describe("human roles and script steps", () => {
               "console.log(JSON.stringify({",
               '  warm: !cmdline.includes("\\0"), ps: cmdline.replaceAll("\\0", " "),',
               "  argv: process.argv.slice(1), cwd: process.cwd(), main: import.meta.filename,",
-              "  task: process.env.UWF_TASK, stray: process.env.UWF_WARM_START ?? null,",
+              "  task: process.env.UWF_TASK, role: process.env.UWF_ROLE,",
+              "  stray: process.env.UWF_WARM_START ?? null,",
               "}));",
               'console.log(JSON.stringify({ $status: "passed", count: 1 }));',
             ].join("\n"),
@@ -280,7 +281,13 @@ describe("human roles and script steps", () => {
           return JSON.parse(detail.stdoutTail.split("\n")[0]);
         };
         const script = join(project, "probe.mjs");
-        const expected = { argv: [script], cwd: project, main: script, task: "Probe" };
+        const expected = {
+          argv: [script],
+          cwd: project,
+          main: script,
+          task: "Probe",
+          role: "probe",
+        };
         expect(await seen({})).toEqual({
           ...expected,
           warm: true,
@@ -293,6 +300,35 @@ describe("human roles and script steps", () => {
           ps: `${join(bin, "node")} probe.mjs`,
           stray: "0",
         });
+
+        // A run of two steps starts the second step's Node while the first step runs.
+        const thread = (
+          await uwf(
+            "thread",
+            "start",
+            join(FIXTURES, "probe-twice.yaml"),
+            "-p",
+            "Probe",
+            "--cwd",
+            project,
+          )
+        ).stdout.trim();
+        const run = await runUwf(["thread", "exec", thread, "-c", "2", "--format", "json"], {
+          home: temp.home,
+          env: { PATH: path },
+        });
+        expect(run.code, run.stderr).toBe(0);
+        const steps: { hash: string }[] = JSON.parse(run.stdout).steps;
+        const seenBy = [];
+        for (const { hash } of steps) {
+          const step = (await json("step", "show", hash)).doc;
+          const detail = (await json("cas", "get", step.detail)).doc.payload;
+          seenBy.push(JSON.parse(detail.stdoutTail.split("\n")[0]));
+        }
+        expect(seenBy.map(({ warm, role }) => ({ warm, role }))).toEqual([
+          { warm: true, role: "first" },
+          { warm: true, role: "second" },
+        ]);
       },
     );
 

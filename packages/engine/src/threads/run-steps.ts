@@ -7,6 +7,7 @@ import { cancelledHint } from "./cancelled-hint.js";
 import { type Engine, type ExecSummary, type PlannedStep, prevOf } from "./engine.js";
 import { type FanoutReport, runFanout } from "./fanout.js";
 import { guardReached } from "./guards.js";
+import { keepWarmNode } from "./warm-node.js";
 
 export interface RunOptions {
   count: number;
@@ -160,6 +161,7 @@ export async function runSteps(
       }
       continue;
     }
+    keepWarmNode(i + 1 < options.count);
     const result = await engine.runStep(pointer, plan, {
       agentFlag: options.agentFlag,
       lease: options.lease,

@@ -7,11 +7,13 @@ import type { Writable } from "node:stream";
 import { REPO_ROOT } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AdapterInvocation, runAdapter } from "./spawn-adapter.js";
-import { nodeScript } from "./warm-node.js";
+import { keepWarmNode, nodeScript } from "./warm-node.js";
 
 const LAUNCHER = join(REPO_ROOT, "packages/cli/bin/warm-node.cjs");
 const SLOT = Symbol.for("@united-workforce/warm-node");
-const slot = globalThis as { [SLOT]?: { child: ChildProcess; env: NodeJS.ProcessEnv } };
+const slot = globalThis as {
+  [SLOT]?: { child: ChildProcess; env: NodeJS.ProcessEnv; restart(): void };
+};
 
 let dir: string;
 let started: ChildProcess[];
@@ -20,6 +22,7 @@ beforeEach(() => {
   started = [];
 });
 afterEach(() => {
+  keepWarmNode(false);
   delete slot[SLOT];
   for (const child of started) child.kill("SIGKILL");
   rmSync(dir, { recursive: true, force: true });
@@ -33,7 +36,7 @@ function startWarmNode(env: NodeJS.ProcessEnv = process.env): ChildProcess {
     stdio: ["ignore", "pipe", "pipe", "pipe"],
   });
   started.push(child);
-  slot[SLOT] = { child, env: { ...env } };
+  slot[SLOT] = { child, env: { ...env }, restart: () => startWarmNode(env) };
   return child;
 }
 
@@ -115,6 +118,26 @@ describe("a warm Node process", () => {
       answer: "7",
       pid: warm.pid,
     });
+  });
+
+  it("is started again as it is taken while the run has more steps to go, and only then", async () => {
+    const script = join(dir, "adapter.cjs");
+    writeFileSync(script, REPORT);
+    const first = startWarmNode();
+    keepWarmNode(true);
+    const one = await runAdapter(invocation({ args: [script] }));
+    const second = slot[SLOT]?.child;
+    expect(second).toBeDefined();
+    expect(second).not.toBe(first);
+    keepWarmNode(false);
+    const two = await runAdapter(invocation({ args: [script] }));
+    expect([JSON.parse(one.lastLine).pid, JSON.parse(two.lastLine).pid]).toEqual([
+      first.pid,
+      second?.pid,
+    ]);
+    // The last step of the run left none behind.
+    expect(slot[SLOT]).toBeUndefined();
+    expect(started).toHaveLength(2);
   });
 
   it("is left alone for a program that is not a Node script, which is spawned as usual", async () => {

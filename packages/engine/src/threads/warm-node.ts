@@ -12,12 +12,26 @@ export interface WarmNode {
   child: ChildProcess;
   /** The environment it was started with: what Node read as it started. */
   env: NodeJS.ProcessEnv;
+  /** Start another into the slot (the bin's own function), for the run's next step. */
+  restart?(): void;
 }
 
 /** Where the bin leaves its warm process; a global, because the bin runs before any module. */
 const SLOT = Symbol.for("@united-workforce/warm-node");
 
 type Slot = { [SLOT]?: WarmNode };
+
+/** Whether the run may spawn another program after the one that takes the warm process. */
+let moreToCome = false;
+
+/**
+ * Say whether the run may spawn another program after the next one (`runSteps`: more steps
+ * allowed). While it may, taking the warm process starts the next one, which then starts while
+ * this step's program runs instead of after it.
+ */
+export function keepWarmNode(more: boolean): void {
+  moreToCome = more;
+}
 
 /**
  * Environment variables Node reads as it starts (its `NODE_*` but the applications' NODE_ENV,
@@ -56,6 +70,7 @@ export function takeWarmNode(
   if (script === null) return null;
 
   delete slot[SLOT];
+  if (moreToCome) warm.restart?.();
   child.ref();
   for (const stream of child.stdio) (stream as { ref?(): void } | null)?.ref?.();
   // The process never writes to fd 3; read it to its end so that the pipe closes.
