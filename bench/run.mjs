@@ -95,6 +95,26 @@ function time(argsFor, homeFor, status = 0, extraEnv = {}) {
 }
 
 /**
+ * Commands run in turn, then a `node -e 0`, each round (after one warm-up round): each
+ * command's median against the rounds' N0, and every round's samples (`bare`: the N0s), so
+ * that a difference between two commands can be the median of per-round differences, which
+ * the machine drifting between two series cannot skew.
+ */
+function timeRounds(argsFors) {
+  const samples = argsFors.map(() => []);
+  const bare = [];
+  for (let i = 0; i <= runs; i++) {
+    const ms = argsFors.map((argsFor) => timeOnce(argsFor(i), env, 0));
+    const n0 = timeOnce(["-e", "0"], env, 0);
+    if (i === 0) continue;
+    ms.forEach((one, j) => samples[j].push(one));
+    bare.push(n0);
+  }
+  const n0 = median(bare);
+  return { figures: samples.map((one) => ({ ms: median(one), n0 })), samples, bare, n0 };
+}
+
+/**
  * Medians of two commands run alternately, so that a comparison between them is not skewed
  * by the machine's load drifting between two series.
  */
@@ -178,36 +198,44 @@ try {
   const fresh = Array.from({ length: runs + 1 }, () =>
     uwf("thread", "start", "hello", "-p", "bench"),
   );
-  const whole = time((i) => [uwfBin, "thread", "exec", fresh[i], "--agent", mockAgent]);
-  // The adapter alone on a thread that stays at its first step (adapters never move the head).
+  // The whole step, the adapter alone on a thread that stays at its first step (adapters never
+  // move the head), and the floor (bench/floor.cjs: a bare Node parent spawning `node -e 0`),
+  // run in turn: the overheads are medians of per-round differences.
   const still = uwf("thread", "start", "hello", "-p", "bench");
-  const adapter = time(() => [
-    mockBin,
-    "--scenario",
-    scenario,
-    "--thread",
-    still,
-    "--role",
-    "greeter",
-    "--prompt",
-    "x",
+  const step = timeRounds([
+    (i) => [uwfBin, "thread", "exec", fresh[i], "--agent", mockAgent],
+    () => [
+      mockBin,
+      "--scenario",
+      scenario,
+      "--thread",
+      still,
+      "--role",
+      "greeter",
+      "--prompt",
+      "x",
+    ],
+    () => [join(root, "bench/floor.cjs")],
   ]);
-  // The floor: a bare Node parent spawning `node -e 0` and collecting it (bench/floor.cjs).
-  const floor = time(() => [join(root, "bench/floor.cjs")]);
-  const n0Of = (...figures) => figures.reduce((sum, f) => sum + f.n0, 0) / figures.length;
+  const [whole, adapter, floor] = step.figures;
+  const [wholeRuns, adapterRuns, floorRuns] = step.samples;
+  const paired = (each) => ({ ms: median(wholeRuns.map((_, i) => each(i))), n0: step.n0 });
   report("uwf thread exec, one uwf-mock step (whole step)", whole, 3);
   report("  uwf-mock alone", adapter, 1.5);
   report(
     "  engine overhead (whole step − adapter alone)",
-    { ms: whole.ms - adapter.ms, n0: n0Of(whole, adapter) },
+    paired((i) => wholeRuns[i] - adapterRuns[i]),
     1.5,
   );
   report("  floor, in sequence: node, then `node -e 0` (floor.cjs)", floor);
-  report("  engine overhead at the floor (floor − N0)", { ms: floor.ms - floor.n0, n0: floor.n0 });
-  report("  engine overhead beyond the floor", {
-    ms: whole.ms - adapter.ms - (floor.ms - floor.n0),
-    n0: n0Of(whole, adapter, floor),
-  });
+  report(
+    "  engine overhead at the floor (floor − N0)",
+    paired((i) => floorRuns[i] - step.bare[i]),
+  );
+  report(
+    "  engine overhead beyond the floor",
+    paired((i) => wholeRuns[i] - adapterRuns[i] - (floorRuns[i] - step.bare[i])),
+  );
   report(
     "uwf thread show (a one-step thread)",
     time(() => [uwfBin, "thread", "show", fresh[0]]),
