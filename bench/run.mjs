@@ -107,7 +107,7 @@ function timeRounds(argsFors) {
     const ms = argsFors.map((argsFor) => timeOnce(argsFor(i), env, 0));
     const n0 = timeOnce(["-e", "0"], env, 0);
     if (i === 0) continue;
-    ms.forEach((one, j) => samples[j].push(one));
+    for (const [j, one] of ms.entries()) samples[j].push(one);
     bare.push(n0);
   }
   const n0 = median(bare);
