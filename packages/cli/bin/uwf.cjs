@@ -13,8 +13,9 @@ if (args.length === 1 && (args[0] === "-V" || args[0] === "--version")) {
 }
 
 /**
- * `thread exec`, `resume` and `poke` in the foreground: commands whose work is an adapter's step.
- * The command words are the first two arguments that are not options, as boot.cjs reads them.
+ * Whether this command, in the foreground, runs adapters' steps: `thread exec`, `resume` and
+ * `poke`, `workflow test`. The command words are the first two arguments that are not options,
+ * as boot.cjs reads them.
  */
 function runsAnAdapter(argv) {
   const words = [];
@@ -23,7 +24,10 @@ function runsAnAdapter(argv) {
     if (argv[i] === "--format") i++;
     else if (!argv[i].startsWith("-")) words.push(argv[i]);
   }
-  if (words[0] !== "thread" || !["exec", "resume", "poke"].includes(words[1])) return false;
+  const command = words.join(" ");
+  if (!["thread exec", "thread resume", "thread poke", "workflow test"].includes(command)) {
+    return false;
+  }
   return !argv.some((arg) => arg === "--background" || arg === "-h" || arg === "--help");
 }
 

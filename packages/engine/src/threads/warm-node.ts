@@ -5,7 +5,7 @@ import type { Duplex } from "node:stream";
 
 /**
  * A Node process started before its program was known (the `uwf` bin starts one for `thread
- * exec`, `resume` and `poke`: `bin/warm-node.cjs`), waiting on fd 3 for the script to run. Its
+ * exec`, `resume`, `poke` and `workflow test`: `bin/warm-node.cjs`), waiting on fd 3 for the script to run. Its
  * Node start then overlaps this process's own instead of following it (DESIGN §14).
  */
 export interface WarmNode {
