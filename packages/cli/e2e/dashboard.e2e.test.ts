@@ -200,6 +200,10 @@ describe("uwf dashboard in Chromium", () => {
     expect(second).toContain("1,200 in / 340 out");
     expect(second).toContain("$0.0123");
     expect(await steps.nth(0).locator(".step-meta").textContent()).toContain("unknown");
+    // Three of its steps reported no cost: the thread's sum is a lower bound, and says so.
+    expect(await page.locator("dt:text-is('Usage') + dd").textContent()).toContain(
+      "≥ $0.0194 (3 steps unknown)",
+    );
     const tree = page.locator(".tree");
     expect(await tree.locator(`a[href="/threads/${threads.fork}"]`).count()).toBe(1);
     expect(await tree.textContent()).toContain("forked at step 2 (developer)");

@@ -202,6 +202,21 @@ describe("uwf usage", () => {
     const f1 = await fork((await stepHashes(t))[1]!);
     await exec(f1, other, 1);
 
+    // `thread show` reads the pointer only, which counts the steps that reported no cost.
+    const shown = await uwfJson<ShowDoc & { unknownCostSteps: number }>(sb, ["thread", "show", t]);
+    expect(shown.unknownCostSteps).toBe(1);
+    expect(shown.usage.costUsd).toBeCloseTo(0.35);
+    expect((await uwf(sb, ["thread", "show", t])).stdout).toMatch(
+      /usage\s+300 in, 30 out, ≥ \$0\.3500 \(1 step unknown\)/,
+    );
+    expect(
+      (await uwfJson<ShowDoc & { unknownCostSteps: number }>(sb, ["thread", "show", f1]))
+        .unknownCostSteps,
+    ).toBe(0);
+    expect((await uwf(sb, ["thread", "show", f1])).stdout).toMatch(
+      /usage\s+300 in, 30 out, \$0\.3000\n/,
+    );
+
     const byThread = await uwfJson<UsageDoc>(sb, ["usage", "--by", "thread"]);
     expect(byThread.total).toMatchObject({ steps: 5, unknownCostSteps: 1, inputTokens: 600 });
     expect(byThread.total.costUsd).toBeCloseTo(0.65);

@@ -484,6 +484,9 @@ function build() {
         },
         steps: int,
         usage,
+        // Steps that reported no cost (`usage.costUsd` is then a lower bound); 0 for steps run
+        // before uwf kept the count.
+        unknownCostSteps: int,
         cwd: str,
         // The agent remembered from the last --agent; null when config.yaml decides.
         agent: nullableStr,

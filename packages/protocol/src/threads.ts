@@ -127,6 +127,9 @@ export const threadPointerSchema = {
     parent: threadParentSchema,
     // Usage summed over every step this thread ran, so `thread show` never walks the chain.
     usage: usageSchema,
+    // How many of those steps reported no cost: with any, `usage.costUsd` is a lower bound.
+    // Counted since uwf began keeping it: absent in older pointers, which read as 0.
+    unknownCostSteps: { type: "integer", minimum: 0 },
     // Revision, raised by one at every write: the compare-and-swap token of `threads.swap`.
     // Pointers written before it existed read as revision 0.
     rev: { type: "integer", minimum: 0 },

@@ -36,6 +36,7 @@ import {
 import { readHomeDotenv } from "../env/dotenv.js";
 import { evaluate, startOutput, type Transition } from "../moderator/evaluate.js";
 import { expectedRole, type RoutedFrom } from "../moderator/expected-role.js";
+import { costKnown } from "../usage/total.js";
 import { adapterArgv } from "./adapter-argv.js";
 import { cancelledHint } from "./cancelled-hint.js";
 import type { EngineEvent } from "./events.js";
@@ -586,6 +587,7 @@ export class Engine {
     const moved: ThreadPointer = {
       ...pointer,
       usage: addUsage(pointer.usage ?? emptyUsage(), usage),
+      unknownCostSteps: (pointer.unknownCostSteps ?? 0) + (costKnown(usage) ? 0 : 1),
       head: stepHash,
       steps: plan.replaceHead ? pointer.steps : pointer.steps + 1,
       currentRole: plan.role,

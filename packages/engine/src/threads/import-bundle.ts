@@ -239,6 +239,10 @@ async function checkAgainstChain(cas: Cas, pointer: ThreadPointer): Promise<void
   if (usage !== undefined && !isUsage(usage)) {
     throw fail(`its \`usage\` is not { ${USAGE_FIELDS.join(", ")} } (numbers or null)`);
   }
+  const unknown = pointer.unknownCostSteps as unknown;
+  if (unknown !== undefined && !(Number.isInteger(unknown) && (unknown as number) >= 0)) {
+    throw fail("its `unknownCostSteps` is not a count");
+  }
 }
 
 function isUsage(value: unknown): value is Partial<Usage> {
@@ -318,6 +322,7 @@ function portable(
       USAGE_FIELDS.map((key) => [key, pointer.usage?.[key] ?? null]),
     ) as Usage;
   }
+  if (pointer.unknownCostSteps !== undefined) taken.unknownCostSteps = pointer.unknownCostSteps;
   return { pointer: taken, dropped };
 }
 
@@ -355,6 +360,7 @@ async function relate(
         updatedAt: pointer.updatedAt,
       };
       if (pointer.usage !== undefined) moved.usage = pointer.usage;
+      if (pointer.unknownCostSteps !== undefined) moved.unknownCostSteps = pointer.unknownCostSteps;
       return { kind: "fast-forward", here, pointer: moved, dropped, by };
     }
   } else if (here.steps > pointer.steps) {

@@ -48,6 +48,7 @@ export default defineCommand({
         : null,
       steps: pointer.steps,
       usage: pointer.usage ?? emptyUsage(),
+      unknownCostSteps: pointer.unknownCostSteps ?? 0,
       cwd: pointer.cwd,
       agent: pointer.agent ?? null,
       createdAt: pointer.createdAt,
@@ -121,10 +122,16 @@ function renderShow(d: ThreadShowDocument): string {
     });
   }
   const u = d.usage;
+  // Steps that reported no cost make the sum a lower bound, and it says so.
+  const unknown = d.unknownCostSteps;
   const usage = [
     u.inputTokens !== null ? `${u.inputTokens} in` : null,
     u.outputTokens !== null ? `${u.outputTokens} out` : null,
-    u.costUsd !== null ? `$${u.costUsd.toFixed(4)}` : null,
+    u.costUsd === null
+      ? null
+      : unknown > 0
+        ? `≥ $${u.costUsd.toFixed(4)} (${unknown} step${unknown === 1 ? "" : "s"} unknown)`
+        : `$${u.costUsd.toFixed(4)}`,
   ].filter(Boolean);
   if (usage.length) lines.push(`usage     ${usage.join(", ")}`);
   if (d.suspended?.kind === "human") {

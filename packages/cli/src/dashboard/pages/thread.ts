@@ -15,7 +15,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
 <dl class="facts">
 <dt>Workflow</dt><dd><a href="/workflows/${encodeURIComponent(pointer.workflow)}?version=${pointer.workflowHash}">${pointer.workflow}</a> <span class="mono dim">${pointer.workflowHash}</span></dd>
 <dt>Steps</dt><dd>${view.steps.length}${view.nextRole ? html` &middot; next: <b>${view.nextRole}</b>` : ""}</dd>
-<dt>Usage</dt><dd>${usage ? html`${tokens(usage.inputTokens, usage.outputTokens)} &middot; ${costFact(usage.costUsd)}` : "none yet"}</dd>
+<dt>Usage</dt><dd>${usage ? html`${tokens(usage.inputTokens, usage.outputTokens)} &middot; ${threadCost(usage.costUsd, pointer.unknownCostSteps ?? 0)}` : "none yet"}</dd>
 <dt>Working dir</dt><dd class="mono">${pointer.cwd}</dd>
 <dt>Created</dt><dd>${when(pointer.createdAt)}</dd><dt>Updated</dt><dd>${when(pointer.updatedAt)}</dd>
 </dl>
@@ -92,4 +92,10 @@ export function stepPage(detail: StepDetail): Html {
 <section aria-labelledby="edge-h"><h2 id="edge-h">Moderator instruction</h2><pre class="wrap">${detail.edgePrompt}</pre></section>
 <section aria-labelledby="prompt-h"><h2 id="prompt-h">Prompt the agent received</h2><pre class="wrap" id="prompt">${detail.prompt}</pre></section>`,
   );
+}
+
+/** A thread's cost, a lower bound when some of its steps reported none. */
+function threadCost(usd: number | null, unknownSteps: number): string {
+  if (unknownSteps === 0 || usd === null) return costFact(usd);
+  return `≥ ${cost(usd)} (${unknownSteps} step${unknownSteps === 1 ? "" : "s"} unknown)`;
 }
