@@ -138,7 +138,10 @@ describe("uwf dashboard in Chromium", () => {
     expect(await row(threads.asking).locator(".badge").textContent()).toBe("suspended");
     expect(await row(threads.asking).textContent()).toContain("follow the system setting");
     expect(await row(threads.live).locator(".badge").textContent()).toBe("idle");
-    expect(await row(threads.shipped).locator('[data-field="cost"]').textContent()).toBe("$0.0194");
+    // Three of its steps reported no cost: a lower bound.
+    expect(await row(threads.shipped).locator('[data-field="cost"]').textContent()).toBe(
+      "≥ $0.0194",
+    );
     await shot(page, "threads-desktop");
 
     await page.keyboard.press("Tab");

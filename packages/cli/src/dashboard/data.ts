@@ -36,6 +36,8 @@ export interface ThreadRow {
   /** The question of a suspended thread, or why it failed. */
   waiting: string | null;
   costUsd: number | null;
+  /** Steps that reported no cost: with any, `costUsd` is a lower bound. */
+  unknownCostSteps: number;
   problem: string | null;
 }
 
@@ -107,6 +109,7 @@ export function toRow(item: ThreadListItem): ThreadRow {
     updatedAt: entry.updatedAt,
     waiting: pointer?.status === "suspended" ? (pointer.suspended?.reason ?? null) : null,
     costUsd: pointer?.usage?.costUsd ?? null,
+    unknownCostSteps: pointer?.unknownCostSteps ?? 0,
     problem: entry.problem ?? null,
   };
 }

@@ -29,7 +29,7 @@ export const APP_JS = String.raw`"use strict";
     var steps = field(tr, "steps");
     if (steps) steps.textContent = String(s.steps);
     var c = field(tr, "cost");
-    if (c) c.textContent = cost(s.costUsd);
+    if (c) c.textContent = (s.unknownCostSteps > 0 && s.costUsd !== null ? "\u2265 " : "") + cost(s.costUsd);
     var updated = field(tr, "updated");
     if (updated && s.updatedAt) updated.textContent = s.updatedAt.replace("T", " ").slice(0, 19);
     var waiting = field(tr, "waiting");

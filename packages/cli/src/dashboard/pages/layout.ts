@@ -39,6 +39,11 @@ export function cost(usd: number | null): string {
   return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
 }
 
+/** A thread's cost, `≥` when some of its steps reported none (a lower bound). */
+export function threadCost(usd: number | null, unknownSteps: number): string {
+  return unknownSteps > 0 && usd !== null ? `≥ ${cost(usd)}` : cost(usd);
+}
+
 /** A cost among other facts: unknown must say of what. */
 export function costFact(usd: number | null): string {
   return usd === null ? "cost unknown" : cost(usd);

@@ -1,6 +1,6 @@
 import { PAGE_SIZE, STATUS_FILTERS, type ThreadFilter, type ThreadRow } from "../data.js";
 import { type Html, html } from "../html.js";
-import { cost, page, statusBadge, when } from "./layout.js";
+import { page, statusBadge, threadCost, when } from "./layout.js";
 
 /** The thread list: filters (a plain GET form), the table, paging; rows update live. */
 export function threadsPage(
@@ -41,5 +41,5 @@ export function threadsPage(
 
 function threadRow(row: ThreadRow): Html {
   return html`<tr data-thread="${row.thread}"><td><a class="mono" href="/threads/${row.thread}">${row.thread}</a>${row.waiting ? html`<div class="question" data-field="waiting">${row.waiting}</div>` : ""}${row.problem ? html`<div class="error">${row.problem}</div>` : ""}</td>
-<td>${statusBadge(row.status)}</td><td>${row.workflow === "?" ? "?" : html`<a href="/workflows/${encodeURIComponent(row.workflow)}">${row.workflow}</a>`}</td><td data-field="role">${row.currentRole ?? "\u2014"}</td><td class="num" data-field="steps">${row.steps}</td><td class="num" data-field="cost">${cost(row.costUsd)}</td><td data-field="updated">${when(row.updatedAt)}</td></tr>`;
+<td>${statusBadge(row.status)}</td><td>${row.workflow === "?" ? "?" : html`<a href="/workflows/${encodeURIComponent(row.workflow)}">${row.workflow}</a>`}</td><td data-field="role">${row.currentRole ?? "\u2014"}</td><td class="num" data-field="steps">${row.steps}</td><td class="num" data-field="cost">${threadCost(row.costUsd, row.unknownCostSteps)}</td><td data-field="updated">${when(row.updatedAt)}</td></tr>`;
 }
