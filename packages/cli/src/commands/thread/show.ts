@@ -3,6 +3,7 @@ import type { PendingStep } from "@united-workforce/engine";
 import { emptyUsage, type StartPayload, type ThreadShowDocument } from "@united-workforce/protocol";
 import { errorMessage, sanitizeTerminalText } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
+import { costText } from "../usage-text.js";
 import { openEngine } from "./shared.js";
 
 export default defineCommand({
@@ -122,16 +123,12 @@ function renderShow(d: ThreadShowDocument): string {
     });
   }
   const u = d.usage;
-  // Steps that reported no cost make the sum a lower bound, and it says so.
-  const unknown = d.unknownCostSteps;
   const usage = [
     u.inputTokens !== null ? `${u.inputTokens} in` : null,
     u.outputTokens !== null ? `${u.outputTokens} out` : null,
     u.costUsd === null
       ? null
-      : unknown > 0
-        ? `≥ $${u.costUsd.toFixed(4)} (${unknown} step${unknown === 1 ? "" : "s"} unknown)`
-        : `$${u.costUsd.toFixed(4)}`,
+      : costText({ costUsd: u.costUsd, unknownCostSteps: d.unknownCostSteps, steps: d.steps }),
   ].filter(Boolean);
   if (usage.length) lines.push(`usage     ${usage.join(", ")}`);
   if (d.suspended?.kind === "human") {

@@ -1,7 +1,8 @@
 import type { ThreadTreeEntry } from "@united-workforce/protocol";
+import { costText } from "../../commands/usage-text.js";
 import type { StepDetail, StepView, ThreadView } from "../data.js";
 import { type Html, html } from "../html.js";
-import { cost, costFact, duration, page, statusBadge, threadCost, tokens, when } from "./layout.js";
+import { cost, costFact, duration, page, statusBadge, tokens, when } from "./layout.js";
 
 /** A thread: its status, the question it waits on, live output, the steps, its forks. */
 export function threadPage(view: ThreadView, csrf: string, notice: string | null): Html {
@@ -15,7 +16,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
 <dl class="facts">
 <dt>Workflow</dt><dd><a href="/workflows/${encodeURIComponent(pointer.workflow)}?version=${pointer.workflowHash}">${pointer.workflow}</a> <span class="mono dim">${pointer.workflowHash}</span></dd>
 <dt>Steps</dt><dd>${view.steps.length}${view.nextRole ? html` &middot; next: <b>${view.nextRole}</b>` : ""}</dd>
-<dt>Usage</dt><dd>${usage ? html`${tokens(usage.inputTokens, usage.outputTokens)} &middot; ${threadCostFact(usage.costUsd, pointer.unknownCostSteps ?? 0)}` : "none yet"}</dd>
+<dt>Usage</dt><dd>${usage ? html`${tokens(usage.inputTokens, usage.outputTokens)} &middot; ${threadCostFact(pointer)}` : "none yet"}</dd>
 <dt>Working dir</dt><dd class="mono">${pointer.cwd}</dd>
 <dt>Created</dt><dd>${when(pointer.createdAt)}</dd><dt>Updated</dt><dd>${when(pointer.updatedAt)}</dd>
 </dl>
@@ -94,8 +95,13 @@ export function stepPage(detail: StepDetail): Html {
   );
 }
 
-/** A thread's cost among its facts: a lower bound names how many steps it lacks. */
-function threadCostFact(usd: number | null, unknownSteps: number): string {
-  if (unknownSteps === 0 || usd === null) return costFact(usd);
-  return `${threadCost(usd, unknownSteps)} (${unknownSteps} step${unknownSteps === 1 ? "" : "s"} unknown)`;
+/** A thread's cost among its facts: `uwf usage`'s text, which names a lower bound. */
+function threadCostFact(pointer: ThreadView["pointer"]): string {
+  const costUsd = pointer.usage?.costUsd ?? null;
+  if (costUsd === null) return costFact(null);
+  return costText({
+    costUsd,
+    unknownCostSteps: pointer.unknownCostSteps ?? 0,
+    steps: pointer.steps,
+  });
 }
