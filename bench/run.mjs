@@ -114,23 +114,6 @@ function timeRounds(argsFors) {
   return { figures: samples.map((one) => ({ ms: median(one), n0 })), samples, bare, n0 };
 }
 
-/**
- * Medians of two commands run alternately, so that a comparison between them is not skewed
- * by the machine's load drifting between two series.
- */
-function timeAlternately(argsForA, argsForB) {
-  const a = [];
-  const b = [];
-  for (let i = 0; i <= runs; i++) {
-    const msA = timeOnce(argsForA(i), env, 0);
-    const msB = timeOnce(argsForB(i), env, 0);
-    if (i === 0) continue;
-    a.push(msA);
-    b.push(msB);
-  }
-  return [median(a), median(b)];
-}
-
 const uwf = (...args) =>
   execFileSync(node, [uwfBin, ...args], { env, cwd: root })
     .toString()
@@ -382,12 +365,15 @@ try {
     const longThread = await buildLongThread(store, loopHash, 10_000, root);
     // Alternately, so that load drifting during the series does not pass for a difference.
     // The long thread grows by one step per run: 10,000 … 10,015 steps.
-    const [shortMs, longMs] = timeAlternately(
+    const {
+      figures: [shortRun, longRun],
+    } = timeRounds([
       (i) => [uwfBin, "thread", "exec", short[i], "--agent", agent],
       () => [uwfBin, "thread", "exec", longThread, "--agent", agent],
-    );
-    report("thread exec on a 10-step thread (bench adapter)", { ms: shortMs, n0 });
-    report("thread exec on a 10,000-step thread (bench adapter)", { ms: longMs, n0 });
+    ]);
+    const [shortMs, longMs] = [shortRun.ms, longRun.ms];
+    report("thread exec on a 10-step thread (bench adapter)", shortRun);
+    report("thread exec on a 10,000-step thread (bench adapter)", longRun);
     const allowed = shortMs + Math.max(shortMs * 0.05, 2);
     const flat = longMs <= allowed;
     if (!flat) failures.push("flat cost per step");
