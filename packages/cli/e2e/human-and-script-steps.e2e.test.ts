@@ -276,6 +276,7 @@ describe("human roles and script steps", () => {
             env: { PATH: path, ...env },
           });
           expect(run.code, run.stderr).toBe(0);
+          expect(run.stderr).not.toContain("DeprecationWarning");
           const step = (await json("step", "show", JSON.parse(run.stdout).steps[0].hash)).doc;
           const detail = (await json("cas", "get", step.detail)).doc.payload;
           return JSON.parse(detail.stdoutTail.split("\n")[0]);
@@ -299,6 +300,14 @@ describe("human roles and script steps", () => {
           warm: false,
           ps: `${join(bin, "node")} probe.mjs`,
           stray: "0",
+        });
+        // Under --pending-deprecation, the bindings the bin spawns the warm process with would
+        // print a warning: uwf spawns the step's Node as usual instead.
+        expect(await seen({ NODE_PENDING_DEPRECATION: "1" })).toEqual({
+          ...expected,
+          warm: false,
+          ps: `${join(bin, "node")} probe.mjs`,
+          stray: null,
         });
 
         // A run of two steps starts the second step's Node while the first step runs.

@@ -85,20 +85,26 @@ describe("a uwf start", () => {
     },
   );
 
-  it("thread exec loads only what spawning its adapter needs: no crypto, no readline", async () => {
+  it.each([
+    ["in the Node process the bin started early", {}, "net", "child_process"],
+    ["spawned, with UWF_WARM_START=0", { UWF_WARM_START: "0" }, "child_process", undefined],
+  ])("thread exec loads only what running its adapter needs: %s", async (_, extra, needed, not) => {
     const env = { home: temp.home };
     const fresh = (await runUwf(["thread", "start", "hello", "-p", "again"], env)).stdout;
     const child = builtinsLoadedBy(
       UWF_BIN,
       ["thread", "exec", fresh.trim(), "--agent", agent],
       temp.home,
+      { env: extra },
     );
     expect(child.code, child.stderr).toBe(0);
     const loaded = child.builtins;
     expect(loaded.filter((name) => COSTLY_BUILTINS.includes(name) && !SPAWNING.has(name))).toEqual(
       [],
     );
-    expect(loaded).toContain("child_process");
+    // The warm process's pipes are read as sockets; nothing else needs child_process.
+    expect(loaded).toContain(needed);
+    if (not !== undefined) expect(loaded).not.toContain(not);
   });
 
   it("a step compiles no validator of a built-in node schema: the bundles carry them", () => {

@@ -43,14 +43,20 @@ export function builtinsLoadedBy(
   bin: string,
   args: string[],
   home: string,
-  options: { output?: "pipe" | "devnull" } = {},
+  options: { output?: "pipe" | "devnull"; env?: Record<string, string> } = {},
 ): LoadedBuiltins {
   const reporter = join(home, "builtins-reporter.cjs");
   const report = join(home, "builtins-report.json");
   writeFileSync(reporter, REPORTER);
   const child = spawnSync(process.execPath, ["-r", reporter, bin, ...args], {
     cwd: home,
-    env: { ...process.env, UWF_HOME: home, HOME: home, LEAN_START_REPORT: report },
+    env: {
+      ...process.env,
+      ...options.env,
+      UWF_HOME: home,
+      HOME: home,
+      LEAN_START_REPORT: report,
+    },
     encoding: "utf8",
     // "ignore" opens /dev/null for the descriptor.
     stdio: options.output === "devnull" ? "ignore" : ["ignore", "pipe", "pipe"],

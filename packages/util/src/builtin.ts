@@ -36,6 +36,11 @@ export function nodeHttp(secure: boolean): typeof import("node:http") {
   return load(secure ? "node:https" : "node:http") as typeof import("node:http");
 }
 
+/** `node:net`, loaded on first use (the pipes of an adapter run in a warm process). */
+export function nodeNet(): typeof import("node:net") {
+  return load("node:net") as typeof import("node:net");
+}
+
 /** `node:zlib`, loaded on first use (a compressed HTTP answer). */
 export function nodeZlib(): typeof import("node:zlib") {
   return load("node:zlib") as typeof import("node:zlib");

@@ -1,5 +1,12 @@
 export { CROCKFORD_ALPHABET, decodeBase32, encodeBase32 } from "./base32.js";
-export { lazyRequire, nodeChildProcess, nodeCrypto, nodeHttp, nodeZlib } from "./builtin.js";
+export {
+  lazyRequire,
+  nodeChildProcess,
+  nodeCrypto,
+  nodeHttp,
+  nodeNet,
+  nodeZlib,
+} from "./builtin.js";
 export { canonicalJson } from "./canonical-json.js";
 export { DOCS_BASE_URL, docsUrl } from "./docs-url.js";
 export { addHomeDotenv, readHomeDotenv } from "./dotenv.js";

@@ -1,4 +1,5 @@
 import type { ChildProcessByStdio } from "node:child_process";
+import type { EventEmitter } from "node:events";
 import { statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -11,6 +12,16 @@ import {
   UwfError,
 } from "@united-workforce/util";
 import { takeWarmNode } from "./warm-node.js";
+
+/**
+ * What `runAdapter` uses of an adapter's process: a spawned `ChildProcess`, or the warm process
+ * the bin started (`WarmChild`), which emits the same `exit` and `close`.
+ */
+type AdapterProcess = EventEmitter &
+  Pick<
+    ChildProcessByStdio<Writable | null, Readable, Readable>,
+    "pid" | "stdin" | "stdout" | "stderr"
+  >;
 
 export interface AdapterInvocation {
   command: string;
@@ -74,7 +85,7 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
     ...invocation.env,
     UWF_ADAPTER_PARENT_PID: String(process.pid),
   };
-  let child: ChildProcessByStdio<Writable | null, Readable, Readable>;
+  let child: AdapterProcess;
   try {
     // A Node adapter with nothing on stdin runs in the Node process the bin started early.
     const warm =
@@ -83,14 +94,15 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
             findExecutable(command, env.PATH ?? "", invocation.cwd),
           )
         : null;
-    child = (warm ??
-      nodeChildProcess().spawn(resolved, invocation.args, {
+    child =
+      warm ??
+      (nodeChildProcess().spawn(resolved, invocation.args, {
         cwd: invocation.cwd,
         env: env as NodeJS.ProcessEnv,
         detached: true,
         shell: false,
         stdio: [invocation.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-      })) as ChildProcessByStdio<Writable | null, Readable, Readable>;
+      }) as ChildProcessByStdio<Writable | null, Readable, Readable>);
   } catch (error) {
     throw startFailure(invocation, error);
   }
@@ -235,14 +247,14 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
         stdoutTruncated,
       });
     };
-    child.once("error", (error) => {
+    child.once("error", (error: Error) => {
       if (settled) return;
       settled = true;
       cleanup();
       killGroup("SIGKILL");
       reject(startFailure(invocation, error));
     });
-    child.once("exit", (exitCode, signal) => {
+    child.once("exit", (exitCode: number | null, signal: NodeJS.Signals | null) => {
       exited = { exitCode, signal };
       // The step ends with the adapter: children it left in its group must not outlive it, nor
       // keep its pipes open and this exec waiting.

@@ -1,22 +1,22 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Writable } from "node:stream";
 import { REPO_ROOT } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AdapterInvocation, runAdapter } from "./spawn-adapter.js";
-import { keepWarmNode, nodeScript } from "./warm-node.js";
+import { keepWarmNode, nodeScript, WarmChild, type WarmNode } from "./warm-node.js";
 
-const LAUNCHER = join(REPO_ROOT, "packages/cli/bin/warm-node.cjs");
+// What bin/uwf.cjs calls for `thread exec`: it spawns bin/warm-node.cjs and leaves it in the slot.
+const { startWarmNode: startInSlot } = createRequire(import.meta.url)(
+  join(REPO_ROOT, "packages/cli/bin/warm-start.cjs"),
+) as { startWarmNode(env?: NodeJS.ProcessEnv): WarmNode | undefined };
 const SLOT = Symbol.for("@united-workforce/warm-node");
-const slot = globalThis as {
-  [SLOT]?: { child: ChildProcess; env: NodeJS.ProcessEnv; restart(): void };
-};
+const slot = globalThis as { [SLOT]?: WarmNode };
 
 let dir: string;
-let started: ChildProcess[];
+let started: WarmNode[];
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "uwf-warm-"));
   started = [];
@@ -24,20 +24,28 @@ beforeEach(() => {
 afterEach(() => {
   keepWarmNode(false);
   delete slot[SLOT];
-  for (const child of started) child.kill("SIGKILL");
+  for (const warm of started) {
+    try {
+      process.kill(warm.process.pid, "SIGKILL");
+    } catch {
+      // Already ended.
+    }
+  }
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** What bin/uwf.cjs does for `thread exec`: start the launcher and leave it in the slot. */
-function startWarmNode(env: NodeJS.ProcessEnv = process.env): ChildProcess {
-  const child = spawn(process.execPath, [LAUNCHER], {
-    detached: true,
-    env,
-    stdio: ["ignore", "pipe", "pipe", "pipe"],
-  });
-  started.push(child);
-  slot[SLOT] = { child, env: { ...env }, restart: () => startWarmNode(env) };
-  return child;
+/** Start a warm process as the bin does, with `env` as uwf's environment. */
+function startWarmNode(env: NodeJS.ProcessEnv = process.env): { pid: number } {
+  const warm = startInSlot(env);
+  if (warm === undefined) throw new Error("no warm process was started");
+  started.push(warm);
+  const restart = warm.restart;
+  // Keep track of the ones a run starts as it takes this one.
+  warm.restart = () => {
+    restart?.();
+    if (slot[SLOT]) started.push(slot[SLOT]);
+  };
+  return { pid: warm.process.pid };
 }
 
 // Prints what a spawned adapter would see of itself.
@@ -126,9 +134,9 @@ describe("a warm Node process", () => {
     const first = startWarmNode();
     keepWarmNode(true);
     const one = await runAdapter(invocation({ args: [script] }));
-    const second = slot[SLOT]?.child;
+    const second = slot[SLOT]?.process;
     expect(second).toBeDefined();
-    expect(second).not.toBe(first);
+    expect(second?.pid).not.toBe(first.pid);
     keepWarmNode(false);
     const two = await runAdapter(invocation({ args: [script] }));
     expect([JSON.parse(one.lastLine).pid, JSON.parse(two.lastLine).pid]).toEqual([
@@ -152,7 +160,7 @@ describe("a warm Node process", () => {
     expect(outcome.lastLine).toBe('{"shell":true}');
     expect(pids).not.toContain(warm.pid);
     // Still there for the next Node adapter.
-    expect(slot[SLOT]?.child).toBe(warm);
+    expect(slot[SLOT]?.process.pid).toBe(warm.pid);
   });
 
   it("is not used when Node would have started differently: another NODE_OPTIONS", async () => {
@@ -178,22 +186,48 @@ describe("a warm Node process", () => {
   });
 
   it("ends by itself, printing nothing, when uwf closes it unused", async () => {
-    const warm = startWarmNode();
+    startWarmNode();
+    const warm = slot[SLOT];
+    if (warm === undefined) throw new Error("no warm process in the slot");
+    const child = new WarmChild(warm);
     let output = "";
-    warm.stdout?.on("data", (chunk) => (output += chunk));
-    warm.stderr?.on("data", (chunk) => (output += chunk));
-    (warm.stdio[3] as Writable).end();
-    const [code] = await once(warm, "exit");
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.stdio[3].end();
+    const [code] = await once(child, "close");
     expect({ code, output }).toEqual({ code: 0, output: "" });
+  });
+
+  it("is not taken once it has ended", async () => {
+    const script = join(dir, "adapter.cjs");
+    writeFileSync(script, REPORT);
+    const warm = startWarmNode();
+    process.kill(warm.pid, "SIGKILL");
+    // The bin's handler marks it ended; wait for that without a timer.
+    await new Promise<void>((resolve) => {
+      const entry = slot[SLOT];
+      if (entry === undefined) throw new Error("no warm process in the slot");
+      const onexit = entry.process.onexit;
+      entry.process.onexit = (code, signal) => {
+        onexit(code, signal);
+        resolve();
+      };
+    });
+    const outcome = await runAdapter(invocation({ args: [script] }));
+    expect(outcome.exitCode).toBe(0);
+    expect(JSON.parse(outcome.lastLine).pid).not.toBe(warm.pid);
   });
 
   it("is killed with its group when the step times out", async () => {
     const script = join(dir, "hang.cjs");
     writeFileSync(script, "setInterval(() => {}, 1000);");
     const warm = startWarmNode();
-    const outcome = await runAdapter(invocation({ args: [script], timeoutMs: 200 }));
+    const pids: number[] = [];
+    const outcome = await runAdapter(
+      invocation({ args: [script], timeoutMs: 200, onSpawn: (pid) => pids.push(pid) }),
+    );
     expect(outcome).toMatchObject({ timedOut: true, signal: "SIGTERM" });
-    expect(warm.signalCode).toBe("SIGTERM");
+    expect(pids).toEqual([warm.pid]);
   });
 });
 

@@ -1,19 +1,41 @@
-import type { ChildProcess } from "node:child_process";
+import { EventEmitter } from "node:events";
 import { closeSync, openSync, readSync, realpathSync } from "node:fs";
+import type { Socket } from "node:net";
 import { resolve } from "node:path";
-import type { Duplex } from "node:stream";
+import type { Readable } from "node:stream";
+import { nodeNet } from "@united-workforce/util";
 
 /**
  * A Node process started before its program was known (the `uwf` bin starts one for `thread
- * exec`, `resume`, `poke` and `workflow test`: `bin/warm-node.cjs`), waiting on fd 3 for the script to run. Its
- * Node start then overlaps this process's own instead of following it (DESIGN §14).
+ * exec`, `resume`, `poke` and `workflow test`: `bin/warm-start.cjs` spawns `bin/warm-node.cjs`),
+ * waiting on fd 3 for the script to run. Its Node start then overlaps this process's own
+ * instead of following it (DESIGN §14). The bin spawns it through Node's `process_wrap`
+ * binding, so what it leaves are that binding's handles, not a `ChildProcess`.
  */
 export interface WarmNode {
-  child: ChildProcess;
+  process: ProcessHandle;
+  /** Its stdout, its stderr, and fd 3, the channel the step is sent on: not read yet. */
+  pipes: [PipeHandle, PipeHandle, PipeHandle];
+  /** Set when it ended before anything took it. */
+  exited: boolean;
   /** The environment it was started with: what Node read as it started. */
   env: NodeJS.ProcessEnv;
   /** Start another into the slot (the bin's own function), for the run's next step. */
   restart?(): void;
+}
+
+/** What the engine uses of a `process_wrap` `Process` handle. */
+export interface ProcessHandle {
+  readonly pid: number;
+  /** Called once, when the process has ended: its exit code, or the name of its signal. */
+  onexit: (exitCode: number, signalCode: string) => void;
+  ref(): void;
+  close(): void;
+}
+
+/** What the engine uses of a `pipe_wrap` `Pipe` handle (a net.Socket takes the rest). */
+export interface PipeHandle {
+  ref(): void;
 }
 
 /** Where the bin leaves its warm process; a global, because the bin runs before any module. */
@@ -42,7 +64,7 @@ const READ_AT_START = /^(?:NODE_(?!ENV$)|UV_|OPENSSL_|SSL_CERT_|LC_)|^(?:LANG|LA
 /**
  * The warm process, now running `program args` in `cwd` with `env` as a spawn would, or null
  * when there is none or it cannot be this program: not a Node script run by this Node, an
- * environment Node would have started differently with, or a process no longer waiting. Taken
+ * environment Node would have started differently with, or a process that has ended. Taken
  * once: whatever this returns null for is spawned as usual.
  */
 export function takeWarmNode(
@@ -51,33 +73,68 @@ export function takeWarmNode(
   cwd: string,
   env: Record<string, string | undefined>,
   which: (command: string) => string | null,
-): ChildProcess | null {
+): WarmChild | null {
   const slot = globalThis as Slot;
   const warm = slot[SLOT];
-  if (warm === undefined) return null;
-  const { child } = warm;
-  const channel = child.stdio[3] as Duplex | null | undefined;
-  if (
-    child.pid === undefined ||
-    child.exitCode !== null ||
-    child.signalCode !== null ||
-    !channel?.writable ||
-    !sameStartEnvironment(warm.env, env)
-  ) {
-    return null;
-  }
+  if (warm === undefined || warm.exited || !sameStartEnvironment(warm.env, env)) return null;
   const script = nodeScript(program, args, cwd, which);
   if (script === null) return null;
 
   delete slot[SLOT];
   if (moreToCome) warm.restart?.();
-  child.ref();
-  for (const stream of child.stdio) (stream as { ref?(): void } | null)?.ref?.();
+  const child = new WarmChild(warm);
+  const channel = child.stdio[3];
   // The process never writes to fd 3; read it to its end so that the pipe closes.
   channel.on("error", () => {});
   channel.resume();
   channel.end(JSON.stringify({ file: script.file, args: script.args, cwd, env }));
   return child;
+}
+
+/**
+ * A warm process as a `ChildProcess` is seen by `runAdapter`: its pid, its stdout and stderr as
+ * streams, `exit` with the exit code or signal name, then `close` once the exit and every pipe
+ * (fd 3 too) are through. Made when taken: from then on it keeps this process alive.
+ */
+export class WarmChild extends EventEmitter {
+  readonly pid: number;
+  readonly stdin = null;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** [stdin (none), stdout, stderr, fd 3]. */
+  readonly stdio: [null, Socket, Socket, Socket];
+  exitCode: number | null = null;
+  signalCode: NodeJS.Signals | null = null;
+  #closesLeft = 4;
+
+  constructor(warm: WarmNode) {
+    super();
+    const { Socket } = nodeNet();
+    const { process: handle, pipes } = warm;
+    this.pid = handle.pid;
+    handle.ref();
+    const sockets = pipes.map((pipe) => {
+      pipe.ref();
+      // As child_process wraps a child's pipes (its `handle` option is not in Node's types).
+      const socket = new Socket({ handle: pipe, readable: true } as object);
+      socket.on("close", () => this.#closed());
+      return socket;
+    });
+    this.stdio = [null, sockets[0] as Socket, sockets[1] as Socket, sockets[2] as Socket];
+    this.stdout = this.stdio[1];
+    this.stderr = this.stdio[2];
+    handle.onexit = (exitCode, signalCode) => {
+      if (signalCode) this.signalCode = signalCode as NodeJS.Signals;
+      else this.exitCode = exitCode;
+      handle.close();
+      this.emit("exit", this.exitCode, this.signalCode);
+      this.#closed();
+    };
+  }
+
+  #closed(): void {
+    if (--this.#closesLeft === 0) this.emit("close", this.exitCode, this.signalCode);
+  }
 }
 
 function sameStartEnvironment(
