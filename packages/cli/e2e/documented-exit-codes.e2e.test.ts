@@ -107,6 +107,13 @@ const CASES: Record<string, () => Promise<number | null>> = {
     if (asked.code !== 0) throw new Error(`the agent did not ask: ${asked.stderr}`);
     return (await uwf(sb, ["thread", "exec", thread])).code;
   },
+  "thread exec: 130": async () => {
+    // A cancelled thread: exec runs nothing, and says it was interrupted, as join would.
+    const { thread } = await startThread(sb, HELLO, "Greet Ada.");
+    const cancel = await uwf(sb, ["thread", "cancel", thread]);
+    if (cancel.code !== 0) throw new Error(`the cancel failed: ${cancel.stderr}`);
+    return (await uwf(sb, ["thread", "exec", thread])).code;
+  },
   "thread join: 5": async () => {
     const { thread } = await startThread(sb, HELLO, "Greet Ada.");
     return whileHeld(

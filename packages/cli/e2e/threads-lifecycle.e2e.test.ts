@@ -631,8 +631,27 @@ describe("suspend, resume and cancel rules", () => {
     ]);
     expect(cancel).toEqual({ thread, status: "cancelled" });
 
-    const exec = await uwfJson<ExecDoc>(sb, ["thread", "exec", thread, "--agent", mockAgent(file)]);
-    expect(exec).toMatchObject({ status: "cancelled", stoppedBecause: "cancelled", steps: [] });
+    // Nothing runs, and the exit code says the thread was cancelled, as join's does.
+    for (const background of [[], ["--background"]]) {
+      const exec = await uwf(sb, [
+        "thread",
+        "exec",
+        thread,
+        "--agent",
+        mockAgent(file),
+        ...background,
+        "--format",
+        "json",
+      ]);
+      expect(exec.code, exec.stderr).toBe(130);
+      expect(JSON.parse(exec.stdout)).toMatchObject({
+        status: "cancelled",
+        stoppedBecause: "cancelled",
+        steps: [],
+      });
+    }
+    const join = await uwf(sb, ["thread", "join", thread]);
+    expect(join.code, join.stderr).toBe(130);
     expect(await showThread(sb, thread)).toMatchObject({ status: "cancelled", head, steps: 0 });
 
     const resume = await uwf(sb, [

@@ -62,8 +62,9 @@ export function lastWorkerOutcome(
  * How the last run of a thread ended, as `join` and `watch` report it: the exit code the exec
  * would have had in the foreground, and its own words when it was stopped or cancelled (the
  * thread's state does not say so). A background worker logged both; for any other run the
- * thread's state tells: 4 when a failed agent suspended it (`failed`), else 0. A worker that
- * failed with an error throws that error, with its code and so its exit code.
+ * thread's state tells: 4 when a failed agent suspended it (`failed`), 130 when it is
+ * cancelled (as an exec on it exits), else 0. A worker that failed with an error throws that
+ * error, with its code and so its exit code.
  */
 export function runEnd(
   home: string,
@@ -73,7 +74,13 @@ export function runEnd(
   const outcome = lastWorkerOutcome(home, pointer.thread, pointer.updatedAt);
   if (outcome?.kind === "error") throw workerError(pointer.thread, outcome);
   return {
-    exitCode: outcome?.exitCode ?? (failed ? ExitCode.agentFailed : ExitCode.ok),
+    exitCode:
+      outcome?.exitCode ??
+      (failed
+        ? ExitCode.agentFailed
+        : pointer.status === "cancelled"
+          ? ExitCode.interrupted
+          : ExitCode.ok),
     stopped: outcome?.stoppedBecause === "stopped" ? outcome.message : null,
   };
 }

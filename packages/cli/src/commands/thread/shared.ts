@@ -109,9 +109,15 @@ function stepLine(step: ThreadExecDocument["steps"][number]): string {
   return `✓ ${step.role} → ${step.status}  ${step.hash}  (${step.agent}, ${step.durationMs} ms)`;
 }
 
-/** Exit status of a run: a failed agent (the thread is suspended) or an interrupted run. */
+/**
+ * Exit status of a run: a failed agent (the thread is suspended), or an interrupted run, which a
+ * thread cancelled before this exec is too: `thread join` and `watch` say 130 for it, and a
+ * script looping on exec must not take it for a thread that is fine.
+ */
 export function execExitCode(doc: ThreadExecDocument): ExitCode {
   if (doc.stoppedBecause === "failed") return ExitCode.agentFailed;
-  if (doc.stoppedBecause === "stopped") return ExitCode.interrupted;
+  if (doc.stoppedBecause === "stopped" || doc.stoppedBecause === "cancelled") {
+    return ExitCode.interrupted;
+  }
   return ExitCode.ok;
 }
