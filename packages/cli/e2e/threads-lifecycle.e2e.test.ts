@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MockScenarioStep } from "@united-workforce/test-utils";
+import { shellQuote } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   configureMock,
@@ -442,7 +443,9 @@ describe("suspend, resume and cancel rules", () => {
 
     const exec = await uwf(sb, ["thread", "exec", thread, "--agent", mockAgent(file)]);
     expect(exec.code).toBe(0);
-    expect(exec.stdout).toContain(`uwf thread resume ${thread} -p`);
+    expect(exec.stdout).toContain(
+      `uwf thread resume ${thread} -p "<your answer>" --agent ${shellQuote(mockAgent(file))}`,
+    );
     expect(exec.stdout).toContain("For <whom> & why?");
     expect(await showThread(sb, thread)).toEqual(before);
     const background = await uwfJson<ExecDoc>(sb, ["thread", "exec", thread, "--background"]);
@@ -764,6 +767,15 @@ describe("thread poke", () => {
       { role: "writer", output: { $status: "drafted", title: "unused" } },
       { role: "reviewer", output: { $status: "approved" } },
     ]);
+    // exec runs nothing on it, whatever agent it is given: it says again why, and how to
+    // retry the step with that agent.
+    const exec = await uwf(sb, ["thread", "exec", thread, "--agent", mockAgent(approve)]);
+    expect(exec.code, exec.stderr).toBe(4);
+    expect(exec.stdout).toContain(
+      `To retry the step: uwf thread resume ${thread} --agent ${shellQuote(mockAgent(approve))}`,
+    );
+    expect(await showThread(sb, thread)).toMatchObject({ head: oldHead, steps: 2 });
+
     const resumed = await uwfJson<ExecDoc>(sb, [
       "thread",
       "resume",

@@ -1,6 +1,6 @@
 import type { ExecStepResult, ThreadPointer, UsageTotal } from "@united-workforce/protocol";
 import type { Lease, RunLimits } from "@united-workforce/store";
-import { UwfError } from "@united-workforce/util";
+import { shellQuote, UwfError } from "@united-workforce/util";
 import type { FanoutTransition } from "../moderator/evaluate.js";
 import { addToTotal, emptyTotal } from "../usage/total.js";
 import { cancelledHint } from "./cancelled-hint.js";
@@ -78,7 +78,7 @@ export async function runSteps(
     const custom = i === 0 ? options.first : undefined;
     // A parent waiting on its fan-out goes on: its children may have ended meanwhile.
     if (!custom && !waitsOnFanout(pointer)) {
-      const terminal = terminalReason(pointer);
+      const terminal = terminalReason(pointer, options.agentFlag);
       if (terminal) return stop(terminal.because, terminal.message);
     }
     let plan: PlannedStep;
@@ -310,16 +310,20 @@ function afterStep(pointer: ThreadPointer): NonNullable<ReturnType<typeof termin
 /**
  * Why no step may run on a thread in this state, or null when one may: `failed` (exit 4) for a
  * thread its agent's failure suspended, `suspended` for one that waits on a human, a budget or
- * a guard, `completed`, `cancelled`.
+ * a guard, `completed`, `cancelled`. The `uwf thread resume` it suggests carries `agentFlag`,
+ * the `--agent` an exec was given: exec runs nothing here, and resume is where that agent runs.
  */
 export function terminalReason(
   pointer: ThreadPointer,
+  agentFlag?: string,
 ): { because: ExecSummary["stoppedBecause"]; message: string } | null {
+  const agent = agentFlag === undefined ? "" : ` --agent ${shellQuote(agentFlag)}`;
+  const resume = `uwf thread resume ${pointer.thread}${agent}`;
   switch (pointer.status) {
     case "completed":
       return {
         because: "completed",
-        message: `thread is completed. To run it again from $START.resume: uwf thread resume ${pointer.thread}`,
+        message: `thread is completed. To run it again from $START.resume: ${resume}`,
       };
     case "cancelled":
       return {
@@ -336,7 +340,7 @@ export function terminalReason(
       if (info?.kind === "failure") {
         return {
           because: "failed",
-          message: `thread is suspended: role "${info.role}" failed: ${info.reason}\nThe head did not move. To retry the step: uwf thread resume ${pointer.thread}`,
+          message: `thread is suspended: role "${info.role}" failed: ${info.reason}\nThe head did not move. To retry the step: ${resume}`,
         };
       }
       if (info?.kind === "human") {
@@ -354,10 +358,10 @@ export function terminalReason(
             : `${info.kind} from role "${info.role}": ${info.reason}`;
       const how =
         info?.kind === "question"
-          ? `uwf thread resume ${pointer.thread} -p "<your answer>"`
+          ? `uwf thread resume ${pointer.thread} -p "<your answer>"${agent}`
           : info?.kind === "retry"
-            ? `uwf thread exec ${pointer.thread} --wait (waits until then), or uwf thread resume ${pointer.thread} (now)`
-            : `uwf thread resume ${pointer.thread}`;
+            ? `uwf thread exec ${pointer.thread}${agent} --wait (waits until then), or ${resume} (now)`
+            : resume;
       return {
         because: info?.kind === "retry" ? "failed" : "suspended",
         message: `thread is suspended (${reason}). To continue: ${how}`,

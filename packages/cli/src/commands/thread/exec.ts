@@ -20,7 +20,7 @@ export default defineCommand({
   summary: "run the next step(s) of a thread, then exit",
   description: [
     "Stops early when the thread completes, suspends (a question or a failed agent) or is stopped, and says why. A second exec on the same thread fails at once with exit 5. A thread suspended after transient agent failures (kind retry) runs again with --wait, once its retry-after time has come. A fan-out counts as one step: its children run (concurrency at a time) until each completes or stops, then uwf writes the join step; a parent waiting on its children (kind fanout) looks at them again.",
-    "On a thread that a failed agent left suspended, exec runs nothing and exits 4 again with the reason (`uwf thread resume` retries the step); on a cancelled thread it runs nothing and exits 130, as `uwf thread join` does; on one waiting for an answer, a budget or a guard it exits 0 and says how to go on.",
+    "On a thread that a failed agent left suspended, exec runs nothing and exits 4 again with the reason (`uwf thread resume` retries the step; the command it suggests carries the --agent given to exec, which runs nothing itself); on a cancelled thread it runs nothing and exits 130, as `uwf thread join` does; on one waiting for an answer, a budget or a guard it exits 0 and says how to go on.",
     "With --background, what would stop a foreground exec before its first step (the thread's state, an unknown agent or none configured, a config.yaml it cannot read) is reported at once, with the same exit code. The worker logs how its run ended in the process log, where `uwf thread join` and `uwf thread watch` find it and exit as the exec would have.",
   ].join("\n"),
   args: [{ name: "thread", type: "thread", description: "thread id" }],
@@ -120,7 +120,8 @@ async function execThread(
     const pointer = held!;
     try {
       // A parent waiting on its fan-out looks at its children again.
-      const terminal = waitFor === null && !waitsOnFanout(pointer) ? terminalReason(pointer) : null;
+      const terminal =
+        waitFor === null && !waitsOnFanout(pointer) ? terminalReason(pointer, options.agent) : null;
       if (terminal) {
         // Nothing would run: say so now rather than start a worker that does nothing.
         await lease.release();
