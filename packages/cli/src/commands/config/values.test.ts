@@ -17,6 +17,21 @@ describe("masking", () => {
     expect(isSecretKey(["agents", "a", "env", "ANTHROPIC_BASE_URL"])).toBe(false);
   });
 
+  it("leaves names the user chose alone: a role called auth, an alias called token", () => {
+    const config = {
+      agents: { token: { command: "x", env: { AUTH: "abc" } } },
+      agentOverrides: { deploy: { auth: "token", secret: "claude --api-key sk-1" } },
+      providers: { key: { baseUrl: "https://x/v1", apiKey: "sk-0123456789abcdefghijkl" } },
+    };
+    expect(maskValue([], config)).toEqual({
+      agents: { token: { command: "x", env: { AUTH: "****" } } },
+      agentOverrides: { deploy: { auth: "token", secret: "claude --api-key ****" } },
+      providers: { key: { baseUrl: "https://x/v1", apiKey: "sk-…ijkl" } },
+    });
+    expect(isSecretKey(["agentOverrides", "deploy", "auth"])).toBe(false);
+    expect(isSecretKey(["agentOverrides", "token"])).toBe(false);
+  });
+
   it("masks at any depth, and passwords inside URLs", () => {
     const config = {
       providers: { p: { baseUrl: "https://x/v1", apiKey: "sk-0123456789abcdefghijkl" } },

@@ -15,9 +15,23 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
  * takes more than a string, keys checked against the config schema.
  */
 
+/**
+ * How many keys under each of these top-level maps are names the user chose, not settings:
+ * `agents.<alias>`, `agentOverrides.<workflow>.<role>`. A role called `auth` or a provider
+ * called `token` is no secret (its value is an alias); the settings inside an alias still are.
+ */
+const CHOSEN_NAMES: Readonly<Record<string, number>> = {
+  providers: 1,
+  models: 1,
+  agents: 1,
+  agentOverrides: 2,
+};
+
 /** Whether the value under this key path is a secret (an API key, a token, a password). */
 export function isSecretKey(path: readonly string[]): boolean {
-  return isSecretName(path[path.length - 1] ?? "");
+  const last = path.length - 1;
+  if (last >= 1 && last <= (CHOSEN_NAMES[path[0] ?? ""] ?? 0)) return false;
+  return isSecretName(path[last] ?? "");
 }
 
 /**
