@@ -195,6 +195,32 @@ describe("malformed input and faults", () => {
     expect(retry.stderr).not.toMatch(controls);
   });
 
+  it("an adapter printing a secret it was given shows it to no one: terminal, reason, log", async () => {
+    const thread = await startHello();
+    const token = "ghp_e2eSecretValue0123456789";
+    const leaky = join(temp.home, "leaky-agent.mjs");
+    writeFileSync(
+      leaky,
+      "process.stderr.write(`using ${process.env.GITHUB_TOKEN}\\n`, () => process.exit(1));\n",
+    );
+    const exec = await runUwf(
+      ["thread", "exec", thread, "--agent", `${process.execPath} ${leaky}`],
+      {
+        home: temp.home,
+        env: { GITHUB_TOKEN: token },
+      },
+    );
+    expect(exec.code).toBe(4);
+    expect(exec.stderr).toContain("using ****\n");
+    const show = await uwf("thread", "show", thread, "--format", "json");
+    const log = await uwf("log", "show", "--thread", thread);
+    expect(JSON.parse(show.stdout).suspended.reason).toContain("using ****");
+    expect(log.stdout).toContain("using ****");
+    for (const text of [exec.stdout, exec.stderr, show.stdout, log.stdout]) {
+      expect(text).not.toContain(token);
+    }
+  });
+
   it("quotes a configured command in the shell command it suggests", async () => {
     const thread = await startHello();
     writeFileSync(

@@ -22,6 +22,7 @@ export { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, resolveHome } from
 export { createLogger, type Logger, type LogLevel, logFilePath } from "./logger.js";
 export { randomBytes, randomToken } from "./random.js";
 export {
+  envSecretMasker,
   isSecretName,
   MASK,
   maskOccurrences,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { isSecretName, maskOccurrences, maskSecret, maskSecretsInText } from "./secrets.js";
+import {
+  envSecretMasker,
+  isSecretName,
+  maskOccurrences,
+  maskSecret,
+  maskSecretsInText,
+} from "./secrets.js";
 
 describe("secrets", () => {
   it("knows a secret's name by its words, and not a variable's name", () => {
@@ -32,5 +38,25 @@ describe("secrets", () => {
     );
     expect(maskOccurrences("no key here", null)).toBe("no key here");
     expect(maskOccurrences("empty key", "")).toBe("empty key");
+  });
+});
+
+describe("envSecretMasker", () => {
+  it("masks the values of secret-named variables of 8 characters or more, longest first", () => {
+    const mask = envSecretMasker({
+      GITHUB_TOKEN: "ghp_abcdefgh",
+      OPENAI_API_KEY: "sk-ghp_abcdefgh-tail",
+      OPENAI_API_KEY_ENV: "MY_VARIABLE",
+      PORT_TOKEN: "8080",
+      HOME: "/home/someone-long",
+      UNSET_SECRET: undefined,
+    });
+    expect(
+      mask("a sk-ghp_abcdefgh-tail b ghp_abcdefgh c MY_VARIABLE 8080 /home/someone-long"),
+    ).toBe("a **** b **** c MY_VARIABLE 8080 /home/someone-long");
+  });
+
+  it("changes nothing when no variable holds a secret", () => {
+    expect(envSecretMasker({ PATH: "/usr/bin" })("a /usr/bin b")).toBe("a /usr/bin b");
   });
 });

@@ -51,6 +51,29 @@ export function maskOccurrences(text: string, secret: string | null | undefined)
   return secret ? text.split(secret).join(MASK) : text;
 }
 
+/** Shorter values of secret-named variables are not searched for: `1`, `true` or a port are no keys. */
+const MIN_KNOWN_SECRET = 8;
+
+/**
+ * A function that replaces in a text, with `****`, the value of every variable of `env` named
+ * like a secret (`GITHUB_TOKEN`, `OPENAI_API_KEY`; 8 characters or longer): what a process run
+ * with `env` may print of them on stderr, where uwf shows, logs and stores it.
+ */
+export function envSecretMasker(
+  env: Readonly<Record<string, string | undefined>>,
+): (text: string) => string {
+  const secrets = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && value.length >= MIN_KNOWN_SECRET && isSecretName(name)) {
+      secrets.add(value);
+    }
+  }
+  if (secrets.size === 0) return (text) => text;
+  // Longest first: one secret may contain another.
+  const ordered = [...secrets].sort((a, b) => b.length - a.length);
+  return (text) => ordered.reduce((masked, secret) => maskOccurrences(masked, secret), text);
+}
+
 // The password of a URL's user part: everything up to the authority's last `@`.
 const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^/:@\s]*:)([^/\s]*)(@)/gi;
 // `?api_key=…` / `&password=…` in a URL.

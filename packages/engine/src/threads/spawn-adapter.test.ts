@@ -96,3 +96,29 @@ describe("a command runAdapter cannot find", () => {
     );
   });
 });
+
+describe("runAdapter's stderr", () => {
+  it("masks what the adapter's secret-named variables hold, in the lines shown and the tail kept", async () => {
+    const seen: string[] = [];
+    const token = "ghp_0123456789abcdefghij";
+    // The secret is written in two pieces: lines are masked whole, so it is masked however
+    // the reads cut it.
+    const script = `
+      process.stderr.write("token: " + process.env.GITHUB_TOKEN.slice(0, 10));
+      process.stderr.write(process.env.GITHUB_TOKEN.slice(10) + " mode: " + process.env.MODE + "\\n");
+      process.stderr.write("short: " + process.env.SHORT_TOKEN + "\\n");
+    `;
+    const outcome = await runNode(script, {
+      env: {
+        PATH: process.env.PATH,
+        GITHUB_TOKEN: token,
+        MODE: "fast-and-loose",
+        SHORT_TOKEN: "1",
+      },
+      onStderr: (chunk) => seen.push(chunk),
+    });
+    expect(outcome.exitCode).toBe(0);
+    expect(seen.join("")).toBe("token: **** mode: fast-and-loose\nshort: 1\n");
+    expect(outcome.stderrTail).toBe("token: **** mode: fast-and-loose\nshort: 1\n");
+  });
+});

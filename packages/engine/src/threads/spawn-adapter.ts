@@ -5,6 +5,7 @@ import { delimiter, isAbsolute, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import {
+  envSecretMasker,
   errorMessage,
   nodeChildProcess,
   sanitizeTerminalText,
@@ -205,21 +206,25 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
       }
       if (pending.length > LAST_LINE_LIMIT) pending = pending.slice(-LAST_LINE_LIMIT);
     };
-    // Stderr is passed on in whole lines, so a read boundary never splits a line for the user;
-    // a line longer than the limit is passed on in pieces rather than held without bound.
+    // Stderr is passed on in whole lines, so a read boundary never splits a line for the user
+    // (nor a secret for the mask); a line longer than the limit is passed on in pieces rather
+    // than held without bound. What a secret-named variable of its environment holds is masked
+    // in what the user sees, the logs and the failure reason keep: it reaches no terminal.
+    const mask = envSecretMasker(invocation.env);
     let stderrLine = "";
     const takeStderr = (text: string, flush = false): void => {
-      stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
       stderrLine += text;
       const end =
         flush || stderrLine.length > LAST_LINE_LIMIT
           ? stderrLine.length
           : stderrLine.lastIndexOf("\n") + 1;
       if (end === 0) return;
+      const lines = mask(stderrLine.slice(0, end));
+      stderrLine = stderrLine.slice(end);
+      stderrTail = (stderrTail + lines).slice(-STDERR_TAIL);
       // An adapter's escape sequences must not reach the user's terminal (a forged prompt,
       // a cleared screen, a rewritten title or clipboard).
-      invocation.onStderr(sanitizeTerminalText(stderrLine.slice(0, end)));
-      stderrLine = stderrLine.slice(end);
+      invocation.onStderr(sanitizeTerminalText(lines));
     };
     // Decoders keep a multi-byte character split across two reads whole.
     child.stdout.on("data", (chunk: Buffer) => {
