@@ -230,6 +230,9 @@ describe("thread read and step read", () => {
       expect(read.code).toBe(0);
       const steps = shownSteps(read.stdout);
       expect(steps.length).toBeGreaterThan(0);
+      // Every page numbers its steps from the start, as the first does.
+      const numbers = [...read.stdout.matchAll(/^## Step (\d+) · /gm)].map((m) => Number(m[1]));
+      expect(numbers).toEqual(steps.map((hash) => hashes.indexOf(hash) + 1));
       pages.unshift(steps);
       const next = /_Earlier steps not shown: uwf (thread read \S+ --before \S+)_/.exec(
         read.stdout,

@@ -31,12 +31,26 @@ export default defineCommand({
     const start = await cas.getPayload<StartPayload>(pointer.start, "start");
     const before = options.before as string | undefined;
     let from: string | null = pointer.head === pointer.start ? null : pointer.head;
+    // The number of the newest step shown (counted from the start), when known.
+    let newest: number | null = pointer.steps;
     if (before !== undefined) {
       const step = await readStep(cas, before);
       if (step.start !== pointer.start) {
         throw new UwfError("USAGE", `step ${before} is not part of thread ${pointer.thread}`, {
           hint: `Page back with the --before value it printed; \`uwf step list ${pointer.thread}\` lists its steps.`,
         });
+      }
+      // Its page is numbered as the first is: the walk back from the head to it costs what the
+      // pages read so far cost. A step of the same start off this chain (a fork's) leaves the
+      // page unnumbered.
+      newest = null;
+      let number = pointer.steps;
+      for await (const { hash } of walkBack(cas, from)) {
+        if (hash === before) {
+          newest = number - 1;
+          break;
+        }
+        number--;
       }
       from = step.prev;
     }
@@ -66,7 +80,7 @@ export default defineCommand({
           `_${left} later step${left === 1 ? "" : "s"} not shown: raise --quota, or read the newest with uwf thread read ${pointer.thread}_\n`,
         );
     } else {
-      let number = before === undefined ? pointer.steps : null;
+      let number = newest;
       for await (const { hash, step } of walkBack(cas, from)) {
         const text = await renderStep(
           cas,
