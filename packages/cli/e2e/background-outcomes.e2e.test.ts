@@ -192,6 +192,28 @@ describe("thread join and thread watch exit as the background exec did", () => {
   });
 });
 
+describe("a foreground exec's end", () => {
+  it("is what join and watch exit with later: 130 for one that was stopped", async () => {
+    const { thread, head } = await startThread(sb, HELLO, "Greet Ada.");
+    const running = uwf(sb, ["thread", "exec", thread, "--agent", hangingAgent()]);
+    await agentStarted(thread);
+    expect((await uwf(sb, ["thread", "stop", thread])).code).toBe(0);
+    expect((await running).code).toBe(130);
+
+    // The thread is idle, as after a run that ended well: the log tells them apart.
+    expect(await showThread(sb, thread)).toMatchObject({ status: "idle", head });
+    const joined = await uwf(sb, ["thread", "join", thread]);
+    expect(joined.code).toBe(130);
+    expect(joined.stdout.trim()).toBe(
+      `${thread}: idle after 0 steps — interrupted while role "greeter" ran; the head did not move`,
+    );
+    expect((await uwf(sb, ["thread", "watch", thread])).code).toBe(130);
+    expect((await logEvents(thread)).filter((e) => e.event === "exec.end")).toMatchObject([
+      { exitCode: 130, stoppedBecause: "stopped" },
+    ]);
+  });
+});
+
 describe("an exec on a thread cancelled while it ran", () => {
   it("ends saying the thread was cancelled; later commands give a hint that works", async () => {
     const { thread } = await startThread(sb, HELLO, "Greet Ada.");

@@ -4,8 +4,9 @@ import { UwfError } from "@united-workforce/util";
 import { listLogFiles } from "../commands/log/files.js";
 
 /**
- * How a background exec ended, as its worker logged it: `exec.end` with the exit code the exec
- * would have had in the foreground, or `exec.error` with the error it would have printed.
+ * How an exec ended, as it logged it: `exec.end` with its exit code (a background worker's: the
+ * one it would have had in the foreground), or, from a worker only, `exec.error` with the error
+ * it would have printed.
  */
 export type WorkerOutcome =
   | {
@@ -27,7 +28,7 @@ export type WorkerOutcome =
     };
 
 /**
- * The outcome the last background exec of `thread` logged, when it came after the thread's last
+ * The outcome the last exec of `thread` logged, when it came after the thread's last
  * change (`since`: the pointer's `updatedAt`), so it still describes the thread; else null. A run
  * that changed the thread logs its outcome after its last write, and one that did not ran after
  * the last change, so the log is read from that day on and nothing older can matter.
@@ -61,10 +62,10 @@ export function lastWorkerOutcome(
 /**
  * How the last run of a thread ended, as `join` and `watch` report it: the exit code the exec
  * would have had in the foreground, and its own words when it was stopped or cancelled (the
- * thread's state does not say so). A background worker logged both; for any other run the
- * thread's state tells: 4 when a failed agent suspended it (`failed`), 130 when it is
- * cancelled (as an exec on it exits), else 0. A worker that failed with an error throws that
- * error, with its code and so its exit code.
+ * thread's state does not say so). Every exec logs both as it ends; for a run that did not
+ * (killed, or older than the thread's last change) the thread's state tells: 4 when a failed
+ * agent suspended it (`failed`), 130 when it is cancelled (as an exec on it exits), else 0. A
+ * worker that failed with an error throws that error, with its code and so its exit code.
  */
 export function runEnd(
   home: string,

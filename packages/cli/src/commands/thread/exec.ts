@@ -67,10 +67,15 @@ export default defineCommand({
     "uwf thread exec 01JD… -c 20 --wait",
   ],
   async run(ctx, [thread], options) {
-    if (options.worker === undefined) return execThread(ctx, thread!, options, null);
+    // How a foreground run ended goes to the process log too, so that a later `thread join` or
+    // `watch` exits as it did (130 after a Ctrl-C) instead of guessing from the thread's state.
+    // Its errors are its own to print: only a worker, which has no terminal, logs those.
+    if (options.worker === undefined) {
+      return execThread(ctx, thread!, options, runReport(ctx, thread!, { errors: false }));
+    }
     // A background worker has no terminal: how its run ended goes to the process log, where
     // `thread join` and `thread watch` read it, before the worker lets its lease go or exits.
-    const report = workerReport(ctx, thread!);
+    const report = runReport(ctx, thread!, { errors: true });
     try {
       return await execThread(ctx, thread!, options, report);
     } catch (error) {
@@ -95,7 +100,7 @@ async function execThread(
   ctx: CommandContext,
   thread: string,
   options: ExecOptions,
-  report: WorkerReport | null,
+  report: RunReport,
 ): Promise<CommandResult<ThreadExecDocument>> {
   const { checkFirstStep, runSteps, takeThread, terminalReason, waitsOnFanout } = await import(
     "@united-workforce/engine"
@@ -176,10 +181,10 @@ async function execThread(
       ...(first === undefined ? {} : { first: () => first }),
     });
     const outcome = await execResult(engine, summary, { quiet: options.quiet });
-    report?.ended(outcome);
+    report.ended(outcome);
     return outcome;
   } catch (error) {
-    report?.failed(error);
+    report.failed(error);
     throw error;
   } finally {
     progress?.stop();
@@ -187,13 +192,20 @@ async function execThread(
   }
 }
 
-/** How a background worker's run ended, logged once: `exec.end`, or `exec.error` when it threw. */
-interface WorkerReport {
+/**
+ * How a run ended, logged once: `exec.end`, or (`errors`: a background worker's) `exec.error`
+ * when it threw.
+ */
+interface RunReport {
   ended(outcome: CommandResult<ThreadExecDocument>): void;
   failed(error: unknown): void;
 }
 
-function workerReport(ctx: CommandContext, thread: string): WorkerReport {
+function runReport(
+  ctx: CommandContext,
+  thread: string,
+  { errors }: { errors: boolean },
+): RunReport {
   let reported = false;
   return {
     ended({ document: doc, exitCode }) {
@@ -209,7 +221,7 @@ function workerReport(ctx: CommandContext, thread: string): WorkerReport {
       });
     },
     failed(thrown) {
-      if (reported) return;
+      if (reported || !errors) return;
       reported = true;
       // As the entry would print it, so `thread join` can report the same error.
       const { code, message, hint, exitCode } = errorFields(thrown);

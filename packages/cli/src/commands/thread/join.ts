@@ -8,7 +8,7 @@ export default defineCommand({
   summary: "wait for a running exec (e.g. --background) to finish, then show the status",
   description: [
     "Shows the steps it waits on as they run (on stderr, as exec shows its own) unless --quiet.",
-    "Exit code: the exec's own, as if it had run in the foreground: 0 when it completed, ran its count or left the thread waiting for an answer, a budget or a guard; 4 when an agent failed (the thread is suspended until `uwf thread resume`); 130 when the exec was stopped or the thread cancelled; a background exec that failed before its first step prints its error with that error's code (2 for an unknown agent). A thread that is not running is judged by its last background exec when nothing changed the thread since, else by its state (4 when a failed agent suspended it, 130 when it is cancelled). 5 when --timeout runs out, 130 when join itself is interrupted (the exec goes on).",
+    "Exit code: the exec's own, as if it had run in the foreground: 0 when it completed, ran its count or left the thread waiting for an answer, a budget or a guard; 4 when an agent failed (the thread is suspended until `uwf thread resume`); 130 when the exec was stopped or the thread cancelled; a background exec that failed before its first step prints its error with that error's code (2 for an unknown agent). A thread that is not running is judged by how its last exec ended, in the foreground or the background, when nothing changed the thread since, else by its state (4 when a failed agent suspended it, 130 when it is cancelled). 5 when --timeout runs out, 130 when join itself is interrupted (the exec goes on).",
   ].join("\n"),
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
