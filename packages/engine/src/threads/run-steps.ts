@@ -1,4 +1,10 @@
-import type { ExecStepResult, ThreadPointer, UsageTotal } from "@united-workforce/protocol";
+import {
+  END,
+  type ExecStepResult,
+  SUSPEND,
+  type ThreadPointer,
+  type UsageTotal,
+} from "@united-workforce/protocol";
 import type { Lease, RunLimits } from "@united-workforce/store";
 import { shellQuote, UwfError } from "@united-workforce/util";
 import type { FanoutTransition } from "../moderator/evaluate.js";
@@ -161,7 +167,9 @@ export async function runSteps(
       }
       continue;
     }
-    keepWarmNode(i + 1 < options.count);
+    // The next step's Node starts while this one runs, unless no step can follow this one: a
+    // run that ends early otherwise leaves one spare process behind.
+    keepWarmNode(i + 1 < options.count && !(await endsTheRun(engine, pointer, plan.role)));
     const result = await engine.runStep(pointer, plan, {
       agentFlag: options.agentFlag,
       lease: options.lease,
@@ -370,4 +378,15 @@ export function terminalReason(
     default:
       return null;
   }
+}
+
+/**
+ * Whether every edge out of `role` leads to `$END` or `$SUSPEND`: its step ends the run,
+ * whatever it answers (a status the graph does not route suspends the thread too).
+ */
+async function endsTheRun(engine: Engine, pointer: ThreadPointer, role: string): Promise<boolean> {
+  const { graph } = await engine.workflow(pointer.workflowHash);
+  return Object.values(graph[role] ?? {}).every(
+    (edge) => edge.role === END || edge.role === SUSPEND,
+  );
 }
