@@ -17,6 +17,15 @@ describe("secrets", () => {
     }
   });
 
+  it("does not take a name for a secret's when it names where one is kept", () => {
+    for (const name of ["SSH_AUTH_SOCK", "AWS_SHARED_CREDENTIALS_FILE", "keyPath", "SECRETS_DIR"]) {
+      expect(isSecretName(name), name).toBe(false);
+    }
+    for (const name of ["API_KEY_ID", "FILE_TOKEN", "pathSecret"]) {
+      expect(isSecretName(name), name).toBe(true);
+    }
+  });
+
   it("shows a long key's ends only, a short one not at all", () => {
     expect(maskSecret("sk-proj-0123456789abcdefghij")).toBe("sk-…ghij");
     expect(maskSecret("short-key")).toBe("****");

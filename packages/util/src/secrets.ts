@@ -25,14 +25,20 @@ const SECRET_NAME = /api[-_]?key|token|secret|passw(or)?d|credential|private[-_]
 /** What a secret, or the secret part of a text, is shown as. */
 export const MASK = "****";
 
+// A name that ends in one of these names a place holding the secret, not the secret:
+// `SSH_AUTH_SOCK`, `AWS_SHARED_CREDENTIALS_FILE`, `keyPath`.
+const PLACE_WORDS = new Set(["file", "path", "dir", "sock", "socket"]);
+
 /** Whether a name (a key, an env variable, a flag, a URL parameter) is a secret's. */
 export function isSecretName(name: string): boolean {
   if (/env$/i.test(name)) return false;
-  if (SECRET_NAME.test(name)) return true;
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .toLowerCase()
-    .split(/[^a-z0-9]+/);
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== "");
+  if (PLACE_WORDS.has(words.at(-1) ?? "")) return false;
+  if (SECRET_NAME.test(name)) return true;
   return words.some((word) => SECRET_WORDS.has(word));
 }
 
