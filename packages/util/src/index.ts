@@ -28,6 +28,7 @@ export {
   maskOccurrences,
   maskSecret,
   maskSecretsInText,
+  maskUrlPasswords,
 } from "./secrets.js";
 export { sanitizeTerminalText, shellQuote } from "./terminal-text.js";
 export { newUlid, ulidTime, ulidTimePart } from "./ulid.js";

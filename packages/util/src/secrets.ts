@@ -88,10 +88,14 @@ const URL_PARAMETER = /([?&;])([^=&#\s]+)=([^&#\s]*)/g;
 const FLAG_VALUE = /(^|\s)(--?[A-Za-z][\w-]*)(=|\s+)("[^"]*"|'[^']*'|[^\s"']+)/g;
 const AUTH_SCHEME = /\b(Bearer|Basic)\s+[^\s"']+/gi;
 
+/** `text` with the password of every URL in it masked: `postgres://u:****@h/db`. */
+export function maskUrlPasswords(text: string): string {
+  return text.replace(URL_PASSWORD, `$1${MASK}$3`);
+}
+
 /** Secrets inside a longer text: URL passwords and parameters, flags' values, bearer tokens. */
 export function maskSecretsInText(text: string): string {
-  return text
-    .replace(URL_PASSWORD, `$1${MASK}$3`)
+  return maskUrlPasswords(text)
     .replace(URL_PARAMETER, (whole, sep: string, name: string) =>
       isSecretName(safeDecode(name)) ? `${sep}${name}=${MASK}` : whole,
     )

@@ -98,7 +98,7 @@ describe("a command runAdapter cannot find", () => {
 });
 
 describe("runAdapter's stderr", () => {
-  it("masks what the adapter's secret-named variables hold, in the lines shown and the tail kept", async () => {
+  it("masks what its secret-named variables hold and URL passwords, shown and kept alike", async () => {
     const seen: string[] = [];
     const token = "ghp_0123456789abcdefghij";
     // The secret is written in two pieces: lines are masked whole, so it is masked however
@@ -107,6 +107,7 @@ describe("runAdapter's stderr", () => {
       process.stderr.write("token: " + process.env.GITHUB_TOKEN.slice(0, 10));
       process.stderr.write(process.env.GITHUB_TOKEN.slice(10) + " mode: " + process.env.MODE + "\\n");
       process.stderr.write("short: " + process.env.SHORT_TOKEN + "\\n");
+      process.stderr.write("db: " + process.env.DATABASE_URL + "\\n");
     `;
     const outcome = await runNode(script, {
       env: {
@@ -114,11 +115,14 @@ describe("runAdapter's stderr", () => {
         GITHUB_TOKEN: token,
         MODE: "fast-and-loose",
         SHORT_TOKEN: "1",
+        DATABASE_URL: "postgres://uwf:hunter2@db:5432/uwf",
       },
       onStderr: (chunk) => seen.push(chunk),
     });
     expect(outcome.exitCode).toBe(0);
-    expect(seen.join("")).toBe("token: **** mode: fast-and-loose\nshort: 1\n");
-    expect(outcome.stderrTail).toBe("token: **** mode: fast-and-loose\nshort: 1\n");
+    const shown =
+      "token: **** mode: fast-and-loose\nshort: 1\ndb: postgres://uwf:****@db:5432/uwf\n";
+    expect(seen.join("")).toBe(shown);
+    expect(outcome.stderrTail).toBe(shown);
   });
 });

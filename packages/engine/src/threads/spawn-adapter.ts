@@ -7,6 +7,7 @@ import { StringDecoder } from "node:string_decoder";
 import {
   envSecretMasker,
   errorMessage,
+  maskUrlPasswords,
   nodeChildProcess,
   sanitizeTerminalText,
   shellQuote,
@@ -208,9 +209,11 @@ export async function runAdapter(invocation: AdapterInvocation): Promise<Adapter
     };
     // Stderr is passed on in whole lines, so a read boundary never splits a line for the user
     // (nor a secret for the mask); a line longer than the limit is passed on in pieces rather
-    // than held without bound. What a secret-named variable of its environment holds is masked
-    // in what the user sees, the logs and the failure reason keep: it reaches no terminal.
-    const mask = envSecretMasker(invocation.env);
+    // than held without bound. What a secret-named variable of its environment holds, and the
+    // password of any URL, is masked in what the user sees, the logs and the failure reason
+    // keep: it reaches no terminal.
+    const maskEnvSecrets = envSecretMasker(invocation.env);
+    const mask = (text: string): string => maskUrlPasswords(maskEnvSecrets(text));
     let stderrLine = "";
     const takeStderr = (text: string, flush = false): void => {
       stderrLine += text;
