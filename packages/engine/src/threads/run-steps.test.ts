@@ -1,11 +1,9 @@
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { StepPayload } from "@united-workforce/protocol";
 import { openStore, type Store } from "@united-workforce/store";
 import {
-  REPO_ROOT,
   seedThread,
   type TempHome,
   tempHome,
@@ -15,12 +13,12 @@ import {
 } from "@united-workforce/test-utils";
 import { createLogger } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WarmNodes } from "../__fixtures__/warm-nodes.js";
 import { relay } from "../__fixtures__/workflows.js";
 import { Engine } from "./engine.js";
 import type { EngineEvent } from "./events.js";
 import { takeThread } from "./lease.js";
 import { checkFirstStep, runSteps, terminalReason } from "./run-steps.js";
-import type { WarmNode } from "./warm-node.js";
 
 let temp: TempHome;
 let store: Store;
@@ -142,40 +140,15 @@ describe("runSteps", () => {
 });
 
 describe("runSteps and the warm Node process", () => {
-  const SLOT = Symbol.for("@united-workforce/warm-node");
-  const slot = globalThis as { [SLOT]?: WarmNode };
-  // What bin/uwf.cjs calls for `thread exec`: it spawns bin/warm-node.cjs and leaves it in the slot.
-  const { startWarmNode } = createRequire(import.meta.url)(
-    join(REPO_ROOT, "packages/cli/bin/warm-start.cjs"),
-  ) as { startWarmNode(env: NodeJS.ProcessEnv): WarmNode | undefined };
-  const started: WarmNode[] = [];
-  /** Put `warm` on the list, and each one a step starts as it takes it. */
-  const track = (warm: WarmNode | undefined): void => {
-    if (warm === undefined) throw new Error("no warm process was started");
-    started.push(warm);
-    const restart = warm.restart;
-    warm.restart = () => {
-      restart?.();
-      track(slot[SLOT]);
-    };
-  };
-  afterEach(() => {
-    delete slot[SLOT];
-    for (const warm of started.splice(0)) {
-      try {
-        process.kill(warm.process.pid, "SIGKILL");
-      } catch {
-        // Already ended.
-      }
-    }
-  });
+  const warmNodes = new WarmNodes();
+  afterEach(() => warmNodes.end());
 
   it("starts the next step's Node only while another step can follow", async () => {
     // relay: the writer's step leads to the reviewer; the reviewer's only to $END or $SUSPEND.
     const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
     const engine = engineWith([]);
     // Started with the adapters' environment, so that each step can run in one.
-    track(startWarmNode({ PATH: process.env.PATH, UWF_ADAPTER_WATCH_PARENT: "0" }));
+    warmNodes.start({ PATH: process.env.PATH, UWF_ADAPTER_WATCH_PARENT: "0" });
     const agent = mockAgent([
       { role: "writer", output: { $status: "written", text: "a line" } },
       { role: "reviewer", output: { $status: "approved" } },
@@ -187,8 +160,8 @@ describe("runSteps and the warm Node process", () => {
     expect(summary.stoppedBecause).toBe("completed");
     // The writer's step took the first and started the second, which the reviewer's took; the
     // reviewer's step, which ends the run, started none.
-    expect(started).toHaveLength(2);
-    expect(slot[SLOT]).toBeUndefined();
+    expect(warmNodes.started).toHaveLength(2);
+    expect(warmNodes.inSlot).toBeUndefined();
   });
 });
 

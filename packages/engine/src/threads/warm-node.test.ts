@@ -1,51 +1,29 @@
 import { once } from "node:events";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WarmNodes } from "../__fixtures__/warm-nodes.js";
 import { type AdapterInvocation, runAdapter } from "./spawn-adapter.js";
-import { keepWarmNode, nodeScript, WarmChild, type WarmNode } from "./warm-node.js";
-
-// What bin/uwf.cjs calls for `thread exec`: it spawns bin/warm-node.cjs and leaves it in the slot.
-const { startWarmNode: startInSlot } = createRequire(import.meta.url)(
-  join(REPO_ROOT, "packages/cli/bin/warm-start.cjs"),
-) as { startWarmNode(env?: NodeJS.ProcessEnv): WarmNode | undefined };
-const SLOT = Symbol.for("@united-workforce/warm-node");
-const slot = globalThis as { [SLOT]?: WarmNode };
+import { keepWarmNode, nodeScript, WarmChild } from "./warm-node.js";
 
 let dir: string;
-let started: WarmNode[];
+let warmNodes: WarmNodes;
+let started: WarmNodes["started"];
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "uwf-warm-"));
-  started = [];
+  warmNodes = new WarmNodes();
+  started = warmNodes.started;
 });
 afterEach(() => {
   keepWarmNode(false);
-  delete slot[SLOT];
-  for (const warm of started) {
-    try {
-      process.kill(warm.process.pid, "SIGKILL");
-    } catch {
-      // Already ended.
-    }
-  }
+  warmNodes.end();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** Start a warm process as the bin does, with `env` as uwf's environment. */
 function startWarmNode(env: NodeJS.ProcessEnv = process.env): { pid: number } {
-  const warm = startInSlot(env);
-  if (warm === undefined) throw new Error("no warm process was started");
-  started.push(warm);
-  const restart = warm.restart;
-  // Keep track of the ones a run starts as it takes this one.
-  warm.restart = () => {
-    restart?.();
-    if (slot[SLOT]) started.push(slot[SLOT]);
-  };
-  return { pid: warm.process.pid };
+  return { pid: warmNodes.start(env).process.pid };
 }
 
 // Prints what a spawned adapter would see of itself.
@@ -102,7 +80,7 @@ describe("a warm Node process", () => {
       pid: warm.pid,
     });
     expect(pids).toEqual([warm.pid]);
-    expect(slot[SLOT]).toBeUndefined();
+    expect(warmNodes.inSlot).toBeUndefined();
   });
 
   it("runs a script whose #! line is `/usr/bin/env node`, found on the adapter's PATH", async () => {
@@ -134,7 +112,7 @@ describe("a warm Node process", () => {
     const first = startWarmNode();
     keepWarmNode(true);
     const one = await runAdapter(invocation({ args: [script] }));
-    const second = slot[SLOT]?.process;
+    const second = warmNodes.inSlot?.process;
     expect(second).toBeDefined();
     expect(second?.pid).not.toBe(first.pid);
     keepWarmNode(false);
@@ -144,7 +122,7 @@ describe("a warm Node process", () => {
       second?.pid,
     ]);
     // The last step of the run left none behind.
-    expect(slot[SLOT]).toBeUndefined();
+    expect(warmNodes.inSlot).toBeUndefined();
     expect(started).toHaveLength(2);
   });
 
@@ -160,7 +138,7 @@ describe("a warm Node process", () => {
     expect(outcome.lastLine).toBe('{"shell":true}');
     expect(pids).not.toContain(warm.pid);
     // Still there for the next Node adapter.
-    expect(slot[SLOT]?.process.pid).toBe(warm.pid);
+    expect(warmNodes.inSlot?.process.pid).toBe(warm.pid);
   });
 
   it("is not used when Node would have started differently: another NODE_OPTIONS", async () => {
@@ -187,7 +165,7 @@ describe("a warm Node process", () => {
 
   it("ends by itself, printing nothing, when uwf closes it unused", async () => {
     startWarmNode();
-    const warm = slot[SLOT];
+    const warm = warmNodes.inSlot;
     if (warm === undefined) throw new Error("no warm process in the slot");
     const child = new WarmChild(warm);
     let output = "";
@@ -205,7 +183,7 @@ describe("a warm Node process", () => {
     process.kill(warm.pid, "SIGKILL");
     // The bin's handler marks it ended; wait for that without a timer.
     await new Promise<void>((resolve) => {
-      const entry = slot[SLOT];
+      const entry = warmNodes.inSlot;
       if (entry === undefined) throw new Error("no warm process in the slot");
       const onexit = entry.process.onexit;
       entry.process.onexit = (code, signal) => {
