@@ -2,13 +2,14 @@
 // A Node process `uwf` starts at its own start, before it knows which adapter a step runs, so
 // that the adapter's Node start overlaps uwf's own (DESIGN §14, docs/decisions.md "warm start").
 //
-// It waits for one message on fd 3: JSON `{ file, args, cwd, env }`, written by the engine's
-// `runAdapter` once it has chosen a Node adapter. It then becomes that adapter as a spawn would
-// have made it: the working directory, the whole environment and `process.argv` replaced, and
-// the script run as the main module. End of file without a message (uwf chose another program,
-// or ended) ends it quietly. It prints nothing of its own: its stdout and stderr are the
-// adapter's. Its one argument is blank: room for the adapter's command line as its title.
-const { closeSync, readSync } = require("node:fs");
+// It waits for one message on fd 3: JSON `{ file, args, cwd, env, report }`, written by the
+// engine's `runAdapter` once it has chosen a Node adapter. It then becomes that adapter as a
+// spawn would have made it: the working directory, the whole environment and `process.argv`
+// replaced, and the script run as the main module. End of file without a message (uwf chose
+// another program, or ended) ends it quietly. It prints nothing of its own but the exit report
+// (`reportExit`): its stdout and stderr are the adapter's. Its one argument is blank: room for
+// the adapter's command line as its title.
+const { closeSync, fstatSync, readSync, writeSync } = require("node:fs");
 
 const chunks = [];
 const buffer = Buffer.allocUnsafe(64 * 1024);
@@ -28,7 +29,8 @@ for (;;) {
 closeSync(3);
 
 if (chunks.length > 0) {
-  const { file, args, cwd, env } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  const { file, args, cwd, env, report } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  if (typeof report === "string" && /^[0-9a-f]{32}$/.test(report)) reportExit(report);
   process.chdir(cwd);
   for (const name of Object.keys(process.env)) {
     if (!Object.hasOwn(env, name)) delete process.env[name];
@@ -40,4 +42,58 @@ if (chunks.length > 0) {
   process.title = ["node", file, ...args].join(" ");
   // As `node <file>` runs it: `require.main` is the script, and an ES module loads as one.
   require("node:module").runMain(file);
+}
+
+/**
+ * Once the process is exiting, with every `exit` listener run and so its exit code final, write
+ * `\0uwf-exit <key> <code>\n` last on stderr and on stdout. uwf then has the exit code and all
+ * of both streams ≈ 3 ms before it could see the exit itself: Node's teardown and the kernel's
+ * come after. `key` came on fd 3, which the adapter never sees, so that nothing it starts can
+ * forge the line. Whenever the code could still change, nothing is written and uwf waits for
+ * the exit as for any process: an uncaught exception (Node prints it after the `exit` event),
+ * a listener that throws, a stdout or stderr that is no longer the pipe uwf reads.
+ */
+function reportExit(key) {
+  const pipes = [2, 1].map((fd) => [fd, inode(fd)]);
+  let fatal = false;
+  process.on("uncaughtExceptionMonitor", () => {
+    fatal = true;
+  });
+  const emit = process.emit;
+  // Wrapped rather than listened to: a listener added later would run after this one.
+  process.emit = function emitThenReport(event, ...args) {
+    const result = Reflect.apply(emit, this, [event, ...args]);
+    if (event === "exit" && !fatal) {
+      const code = process.exitCode ?? 0;
+      if (
+        Number.isInteger(code) &&
+        pipes.every(([fd, node]) => node !== null && inode(fd) === node)
+      ) {
+        const line = Buffer.from(`\0uwf-exit ${key} ${code & 0xff}\n`);
+        for (const [fd] of pipes) writeWhole(fd, line);
+      }
+    }
+    return result;
+  };
+}
+
+/** The inode of what `fd` is open on, or null. */
+function inode(fd) {
+  try {
+    return fstatSync(fd).ino;
+  } catch {
+    return null;
+  }
+}
+
+/** Write all of `bytes`; a full pipe (EAGAIN) is waited for, any other error gives up. */
+function writeWhole(fd, bytes) {
+  let at = 0;
+  while (at < bytes.length) {
+    try {
+      at += writeSync(fd, bytes, at);
+    } catch (error) {
+      if (error.code !== "EAGAIN") return;
+    }
+  }
 }

@@ -41,6 +41,11 @@ export function nodeNet(): typeof import("node:net") {
   return load("node:net") as typeof import("node:net");
 }
 
+/** `node:stream`, loaded on first use (a warm process's output streams, after `node:net`). */
+export function nodeStream(): typeof import("node:stream") {
+  return load("node:stream") as typeof import("node:stream");
+}
+
 /** `node:zlib`, loaded on first use (a compressed HTTP answer). */
 export function nodeZlib(): typeof import("node:zlib") {
   return load("node:zlib") as typeof import("node:zlib");

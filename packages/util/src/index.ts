@@ -5,6 +5,7 @@ export {
   nodeCrypto,
   nodeHttp,
   nodeNet,
+  nodeStream,
   nodeZlib,
 } from "./builtin.js";
 export { canonicalJson } from "./canonical-json.js";

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -5,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WarmNodes } from "../__fixtures__/warm-nodes.js";
 import { type AdapterInvocation, runAdapter } from "./spawn-adapter.js";
-import { keepWarmNode, nodeScript, WarmChild } from "./warm-node.js";
+import { keepWarmNode, nodeScript, splitReport, WarmChild } from "./warm-node.js";
 
 let dir: string;
 let warmNodes: WarmNodes;
@@ -167,7 +168,7 @@ describe("a warm Node process", () => {
     startWarmNode();
     const warm = warmNodes.inSlot;
     if (warm === undefined) throw new Error("no warm process in the slot");
-    const child = new WarmChild(warm);
+    const child = new WarmChild(warm, "0".repeat(32));
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
@@ -196,6 +197,72 @@ describe("a warm Node process", () => {
     expect(JSON.parse(outcome.lastLine).pid).not.toBe(warm.pid);
   });
 
+  it("reports its exit before its teardown: the final code, both streams whole, no report line", async () => {
+    // The adapter holds its teardown until something opens the FIFO for writing, which nothing
+    // here does: runAdapter can only end by the report, and then kills the group.
+    const gate = join(dir, "gate");
+    expect(spawnSync("mkfifo", [gate]).status).toBe(0);
+    const script = join(dir, "adapter.cjs");
+    writeFileSync(
+      script,
+      `const { closeSync, openSync } = require("node:fs");
+const emit = process.emit;
+process.emit = function (event, ...args) {
+  const result = Reflect.apply(emit, this, [event, ...args]);
+  if (event === "exit") closeSync(openSync(${JSON.stringify(gate)}, "r"));
+  return result;
+};
+process.on("exit", () => {
+  process.exitCode = 4;
+  process.stderr.write("last words\\n");
+});
+process.stderr.write("warning\\n");
+process.stdout.write('{"result":true}');
+process.exitCode = 3;
+`,
+    );
+    startWarmNode();
+    const outcome = await runAdapter(invocation({ args: [script], keepStdout: 1000 }));
+    expect(outcome).toMatchObject({
+      exitCode: 4,
+      signal: null,
+      lastLine: '{"result":true}',
+      stdout: '{"result":true}',
+      stderrTail: "warning\nlast words\n",
+    });
+  });
+
+  it("takes a report line with another key for output, and waits for the exit", async () => {
+    const script = join(dir, "adapter.cjs");
+    const forged = `\0uwf-exit ${"0".repeat(32)} 0\n`;
+    writeFileSync(
+      script,
+      `process.stdout.write(${JSON.stringify(`${forged}{"ok":true}\n`)});
+process.stderr.write(${JSON.stringify(forged)});
+process.exitCode = 2;`,
+    );
+    startWarmNode();
+    const lines: string[] = [];
+    const outcome = await runAdapter(
+      invocation({ args: [script], keepStdout: 1000, onStderr: (text) => lines.push(text) }),
+    );
+    expect(outcome).toMatchObject({ exitCode: 2, lastLine: '{"ok":true}' });
+    expect(outcome.stdout).toBe(`${forged}{"ok":true}\n`);
+    expect(lines.join("")).toContain(`uwf-exit ${"0".repeat(32)} 0`);
+  });
+
+  it.each([
+    ["an uncaught exception", 'setImmediate(() => { throw new Error("boom in the adapter"); });'],
+    ["an unhandled rejection", 'Promise.reject(new Error("boom in the adapter"));'],
+  ])("reports no exit for %s, whose message Node prints after the exit event", async (_, code) => {
+    const script = join(dir, "adapter.cjs");
+    writeFileSync(script, code);
+    startWarmNode();
+    const outcome = await runAdapter(invocation({ args: [script] }));
+    expect(outcome.exitCode).toBe(1);
+    expect(outcome.stderrTail).toContain("boom in the adapter");
+  });
+
   it("is killed with its group when the step times out", async () => {
     const script = join(dir, "hang.cjs");
     writeFileSync(script, "setInterval(() => {}, 1000);");
@@ -206,6 +273,35 @@ describe("a warm Node process", () => {
     );
     expect(outcome).toMatchObject({ timedOut: true, signal: "SIGTERM" });
     expect(pids).toEqual([warm.pid]);
+  });
+});
+
+describe("splitReport", () => {
+  const mark = Buffer.from(`\0uwf-exit ${"a".repeat(32)} `);
+  const split = (text: string) => {
+    const { pass, hold, code } = splitReport(Buffer.from(text, "latin1"), mark);
+    return { pass: pass.toString("latin1"), hold: hold.toString("latin1"), code };
+  };
+  const report = `\0uwf-exit ${"a".repeat(32)} `;
+
+  it("finds a whole report after the output, and drops what follows it", () => {
+    expect(split(`out\n${report}75\nafter`)).toEqual({ pass: "out\n", hold: "", code: 75 });
+  });
+
+  it("holds back what may be the report's beginning, and only that", () => {
+    expect(split(`out${report.slice(0, 5)}`)).toEqual({
+      pass: "out",
+      hold: report.slice(0, 5),
+      code: null,
+    });
+    expect(split(`out${report}1`)).toEqual({ pass: "out", hold: `${report}1`, code: null });
+  });
+
+  it("passes on NUL bytes and look-alikes that cannot be the report", () => {
+    expect(split("a\0b\0")).toEqual({ pass: "a\0b", hold: "\0", code: null });
+    expect(split("a\0x")).toEqual({ pass: "a\0x", hold: "", code: null });
+    expect(split(`${report}12x\n`)).toEqual({ pass: `${report}12x\n`, hold: "", code: null });
+    expect(split(`${report}256\n`)).toEqual({ pass: `${report}256\n`, hold: "", code: null });
   });
 });
 
