@@ -57,7 +57,7 @@ export async function loadThreadContext(
       hint: `Pass one of its roles with --role: ${known}.`,
     });
   }
-  const schema = (await cas.get(roleDefinition.frontmatter)).payload;
+  const schema: unknown = await cas.schema(roleDefinition.frontmatter);
   if (!isMapping(schema)) {
     throw new UwfError(
       "SCHEMA_INVALID",

@@ -7,7 +7,7 @@ import {
   writeToFd,
 } from "@united-workforce/util";
 import { readAgentArgs, usageText } from "./argv.js";
-import { anySignal, starterPid, watchParent } from "./parent-watch.js";
+import { starterPid, watchParent } from "./parent-watch.js";
 import { transientExitFor } from "./transient.js";
 import { type AgentDefinition, AgentExit, type AgentIo, type AgentMain } from "./types.js";
 
@@ -23,18 +23,38 @@ import { type AgentDefinition, AgentExit, type AgentIo, type AgentMain } from ".
 export function createAgent(definition: AgentDefinition): AgentMain {
   return async (argv, io) => {
     const resolved = resolveIo(io);
+    const { signal, abort } = stepSignal(io);
     // UWF_ADAPTER_WATCH_PARENT=0 turns the watch off, e.g. to test what uwf does about orphans.
     const parent = watchParent(
       starterPid(resolved.env.UWF_ADAPTER_PARENT_PID),
+      abort,
       resolved.env.UWF_ADAPTER_WATCH_PARENT === "0" ? null : undefined,
     );
-    const signal = anySignal([resolved.signal, parent.signal]);
     try {
       return await runAgent(definition, argv ?? process.argv.slice(2), { ...resolved, signal });
     } finally {
       parent.stop();
     }
   };
+}
+
+/**
+ * The step's signal and what aborts it (the parent watch): the caller's own when it gave both,
+ * as `runAgentBinary` does, else a new one that follows the caller's signal. A process's first
+ * AbortController and its first abort listener cost its start ≈ 0.15 and 0.3 ms.
+ */
+function stepSignal(io: Partial<AgentIo> = {}): {
+  signal: AbortSignal;
+  abort: (reason: Error) => void;
+} {
+  if (io.signal !== undefined && io.abort !== undefined) {
+    return { signal: io.signal, abort: io.abort };
+  }
+  const controller = new AbortController();
+  const given = io.signal;
+  if (given?.aborted) controller.abort(given.reason);
+  else given?.addEventListener("abort", () => controller.abort(given.reason), { once: true });
+  return { signal: controller.signal, abort: (reason) => controller.abort(reason) };
 }
 
 function resolveIo(io: Partial<AgentIo> = {}): AgentIo {

@@ -4,7 +4,10 @@
  * the default action, so the process ends at once and its parent sees the signal.
  */
 export async function runAgentBinary(
-  run: (argv: string[], io: { signal: AbortSignal }) => Promise<number>,
+  run: (
+    argv: string[],
+    io: { signal: AbortSignal; abort: (reason: Error) => void },
+  ) => Promise<number>,
   /** The adapter's version, printed for `--version` (or `-V`) alone, before anything else. */
   version?: () => string,
 ): Promise<void> {
@@ -14,15 +17,22 @@ export async function runAgentBinary(
     return;
   }
   const controller = new AbortController();
+  // Not `controller.signal.aborted`: the parent watch aborts the same signal, and a first
+  // SIGTERM after it still deserves the graceful stop.
+  let signalled = false;
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (controller.signal.aborted) {
+    if (signalled) {
       process.removeAllListeners(signal);
       process.kill(process.pid, signal);
       return;
     }
+    signalled = true;
     controller.abort();
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  process.exitCode = await run(argv, { signal: controller.signal });
+  process.exitCode = await run(argv, {
+    signal: controller.signal,
+    abort: (reason) => controller.abort(reason),
+  });
 }

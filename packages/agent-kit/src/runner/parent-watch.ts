@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 
 /**
- * A signal that fires when the process that started this adapter is gone. If `uwf` is killed
+ * Call `abort` when the process that started this adapter is gone. If `uwf` is killed
  * mid-step, nobody will verify this step: the agent should stop spending tokens instead of
  * running until the next exec takes the lock over.
  *
@@ -14,31 +14,27 @@ import { existsSync, readFileSync } from "node:fs";
  */
 export function watchParent(
   starter: number | undefined,
+  abort: (reason: Error) => void,
   intervalMs: number | null = 500,
-): {
-  signal: AbortSignal;
-  stop(): void;
-} {
-  const controller = new AbortController();
-  if (intervalMs === null) return { signal: controller.signal, stop: () => {} };
+): { stop(): void } {
+  if (intervalMs === null) return { stop: () => {} };
   const parent = process.ppid;
   const orphaned = (): boolean =>
     process.ppid !== parent || (starter !== undefined && hasEnded(starter));
-  const abort = (): void =>
-    controller.abort(new Error("the process that started this adapter exited"));
+  const gone = (): void => abort(new Error("the process that started this adapter exited"));
   if (orphaned()) {
-    abort();
-    return { signal: controller.signal, stop: () => {} };
+    gone();
+    return { stop: () => {} };
   }
   const timer = setInterval(() => {
     if (orphaned()) {
       clearInterval(timer);
-      abort();
+      gone();
     }
   }, intervalMs);
   // Watching must never keep an adapter alive on its own.
   timer.unref();
-  return { signal: controller.signal, stop: () => clearInterval(timer) };
+  return { stop: () => clearInterval(timer) };
 }
 
 /** The pid in `UWF_ADAPTER_PARENT_PID`, when it names a process (not init, not garbage). */
@@ -65,18 +61,4 @@ function hasEnded(pid: number): boolean {
     // Gone since kill() answered; or no /proc at all (macOS), where the answer stands.
     return (error as NodeJS.ErrnoException).code === "ENOENT" && existsSync("/proc/self/stat");
   }
-}
-
-/** A signal that fires when any of the given ones does. */
-export function anySignal(signals: readonly (AbortSignal | undefined)[]): AbortSignal {
-  const controller = new AbortController();
-  for (const signal of signals) {
-    if (!signal) continue;
-    if (signal.aborted) {
-      controller.abort(signal.reason);
-      break;
-    }
-    signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
-  }
-  return controller.signal;
 }

@@ -18,6 +18,8 @@ export interface AgentIo {
   env: Record<string, string | undefined>;
   cwd: string;
   signal?: AbortSignal;
+  /** Aborts `signal`: given with it, the step uses them rather than a signal of its own. */
+  abort?: (reason: Error) => void;
 }
 
 /** What `run` and `continue` get: the step to do, fully prepared. */

@@ -308,6 +308,14 @@ export class Cas {
     });
   }
 
+  /**
+   * The JSON Schema at `hash` (a built-in kind's own without a read), read once per Cas: the
+   * validator made for it later reads no file again.
+   */
+  schema(hash: string): Promise<JsonSchema> {
+    return this.#schema(hash);
+  }
+
   async #schema(hash: string): Promise<JsonSchema> {
     let schema = this.#schemas.get(hash);
     if (schema === undefined) {
