@@ -77,10 +77,15 @@ function reportExit(key) {
   };
 }
 
-/** The inode of what `fd` is open on, or null. */
+/**
+ * The inode of what `fd` is open on, or null. Asked with `bigint`, which fills a stat array of
+ * its own: Node 20's `realpathSync`, resolving the adapter's path for `runMain`, reads the last
+ * plain stat's file type for a folder it has cached, and stops at a socket's, so that a script
+ * reached through a symlink (`node_modules/.bin/uwf-mock`) would load from the symlink's folder.
+ */
 function inode(fd) {
   try {
-    return fstatSync(fd).ino;
+    return fstatSync(fd, { bigint: true }).ino;
   } catch {
     return null;
   }

@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { REPO_ROOT } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WarmNodes } from "../__fixtures__/warm-nodes.js";
 import { type AdapterInvocation, runAdapter } from "./spawn-adapter.js";
@@ -230,6 +231,36 @@ process.exitCode = 3;
       stdout: '{"result":true}',
       stderrTail: "warning\nlast words\n",
     });
+  });
+
+  it("runs a script reached through a symlink from its real folder, as npm's .bin links are", async () => {
+    // Beside warm-node.cjs, so that the folders Node cached resolving it lead to the link too
+    // (the case a stale stat of a pipe used to cut short: the script loaded from the link's folder).
+    const links = mkdtempSync(join(REPO_ROOT, "node_modules", ".uwf-warm-links-"));
+    try {
+      const pkg = join(dir, "pkg");
+      mkdirSync(join(pkg, "bin"), { recursive: true });
+      mkdirSync(join(pkg, "lib"));
+      writeFileSync(join(pkg, "lib", "answer.cjs"), "module.exports = 42;");
+      writeFileSync(
+        join(pkg, "bin", "adapter.cjs"),
+        '#!/usr/bin/env node\nconsole.log(JSON.stringify({ answer: require("../lib/answer.cjs") }));',
+      );
+      chmodSync(join(pkg, "bin", "adapter.cjs"), 0o755);
+      symlinkSync(join(pkg, "bin", "adapter.cjs"), join(links, "adapter"));
+      const warm = startWarmNode();
+      const pids: number[] = [];
+      const outcome = await runAdapter(
+        invocation({ args: [join(links, "adapter")], onSpawn: (pid) => pids.push(pid) }),
+      );
+      expect({ pids, exitCode: outcome.exitCode, lastLine: outcome.lastLine }).toEqual({
+        pids: [warm.pid],
+        exitCode: 0,
+        lastLine: '{"answer":42}',
+      });
+    } finally {
+      rmSync(links, { recursive: true, force: true });
+    }
   });
 
   it("takes a report line with another key for output, and waits for the exit", async () => {
