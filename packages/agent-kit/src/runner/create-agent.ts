@@ -62,7 +62,13 @@ async function runStep(
   });
   if (!outcome.extraction.ok) return await storeFailure(prepared, outcome, io, env);
   const stored = await storeStep(prepared, outcome, env.store, startedAtMs);
+  // Printed before it is logged: uwf starts checking the step on this line.
   io.stdout(`${JSON.stringify(stored)}\n`);
+  prepared.log.info("agent.step.stored", {
+    step: stored.stepHash,
+    status: stored.status,
+    attempts: stored.attempts,
+  });
   return ExitCode.ok;
 }
 
@@ -246,7 +252,6 @@ async function storeStep(
   const stepHash = await batch.put(cas.builtin("step"), step);
   await batch.flush();
   const status = String(output[STATUS_FIELD] ?? "");
-  prepared.log.info("agent.step.stored", { step: stepHash, status, attempts });
   return { stepHash, role: args.role, status, attempts };
 }
 
