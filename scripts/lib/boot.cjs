@@ -41,6 +41,16 @@ let booted = null;
  * many leading command words select a command (2 for `uwf thread exec`, 0 for an adapter).
  */
 function boot(name, words = 0, argv = process.argv.slice(2), env = process.env) {
+  // The bundles reach Node's built-ins through process.getBuiltinModule (Node 20.16): on an
+  // older Node, say so rather than fail at the first one a command needs.
+  if (typeof process.getBuiltinModule !== "function") {
+    require("node:fs").writeSync(
+      2,
+      `${name}: needs Node.js 20.16 or later, and this is ${process.version}. Install a newer Node.js (https://nodejs.org) and run it again.\n`,
+    );
+    process.exitCode = 1;
+    return {};
+  }
   booted = { name, env };
   return run(BUNDLE, name, commandKey(argv, words), env);
 }

@@ -162,6 +162,24 @@ describe("boot: the compiled-code cache", () => {
     expect(failed.stderr).toContain('not a chunk name: "../main"');
   });
 
+  it("refuses a Node without process.getBuiltinModule, saying which one it needs", () => {
+    const { bin } = fakeBinary("00000000000000ff");
+    const home = mkdtempSync(join(tmpdir(), "uwf-boot-home-"));
+    // As Node 20.15 and older are: no process.getBuiltinModule.
+    const older = join(home, "older-node.cjs");
+    writeFileSync(older, "delete process.getBuiltinModule;\n");
+    const child = spawnSync(process.execPath, ["-r", older, bin, "cas", "get", "0"], {
+      env: { PATH: process.env.PATH, UWF_HOME: home },
+      encoding: "utf8",
+    });
+    expect(child.status).toBe(1);
+    expect(child.stdout).toBe("");
+    expect(child.stderr).toBe(
+      `fake: needs Node.js 20.16 or later, and this is ${process.version}. Install a newer Node.js (https://nodejs.org) and run it again.\n`,
+    );
+    expect(cacheFiles(home)).toEqual([]);
+  });
+
   it("runs a bundle without a build line, caching nothing", () => {
     const { bin, bundle } = fakeBinary("00000000000000ff");
     writeFileSync(join(bundle, "main.cjs"), 'process.stdout.write("plain\\n");\n');

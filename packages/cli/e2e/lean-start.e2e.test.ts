@@ -28,6 +28,7 @@ let temp: TempHome;
 let node: string;
 let thread: string;
 let agent: string;
+let scenario: string;
 
 beforeAll(async () => {
   const bundle = join(REPO_ROOT, "packages/cli/dist/bundle/main.cjs");
@@ -36,7 +37,7 @@ beforeAll(async () => {
   const env = { home: temp.home };
   node = (await runUwf(["cas", "put-text", "hello"], env)).stdout.trim();
   await runUwf(["workflow", "add", join(REPO_ROOT, "examples/hello.yaml")], env);
-  const scenario = writeScenario(temp.home, [
+  scenario = writeScenario(temp.home, [
     { role: "greeter", output: { $status: "done", greeting: "hi" } },
   ]);
   agent = `${process.execPath} ${UWF_MOCK_BIN} --scenario ${scenario}`;
@@ -105,6 +106,26 @@ describe("a uwf start", () => {
     // The warm process's pipes are read as sockets; nothing else needs child_process.
     expect(loaded).toContain(needed);
     if (not !== undefined) expect(loaded).not.toContain(not);
+  });
+
+  // Cheaper ones (≈ 0.2 ms each), reached on demand: `node:os` for a host name only when a
+  // lease exists, `node:module` never (built-ins come through process.getBuiltinModule).
+  it.each([[["cas", "get", "<node>"]], [["thread", "show", "<thread>"]], [["--help"]]])(
+    "uwf %j loads neither node:os nor node:module",
+    (args: string[]) => {
+      expect(loadedBy(named(args)).filter((name) => name === "os" || name === "module")).toEqual(
+        [],
+      );
+    },
+  );
+
+  it("an adapter's step loads neither node:os nor node:module", async () => {
+    const env = { home: temp.home };
+    const fresh = (await runUwf(["thread", "start", "hello", "-p", "once more"], env)).stdout;
+    const step = ["--scenario", scenario, "--thread", fresh.trim(), "--role", "greeter"];
+    const child = builtinsLoadedBy(UWF_MOCK_BIN, [...step, "--prompt", "x"], temp.home);
+    expect(child.code, child.stderr).toBe(0);
+    expect(child.builtins.filter((name) => name === "os" || name === "module")).toEqual([]);
   });
 
   it("a step compiles no validator of a built-in node schema: the bundles carry them", () => {

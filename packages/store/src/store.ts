@@ -53,7 +53,10 @@ export function assembleStore(parts: StoreParts): Store {
     kind: parts.kind,
     location: parts.location,
     home: parts.home,
-    host: parts.host,
+    // Read when asked: a filesystem store learns its host name only if something needs it.
+    get host() {
+      return parts.host;
+    },
     cas,
     threads: parts.threads,
     registry,

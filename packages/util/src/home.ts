@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
-import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { nodeOs } from "./builtin.js";
 import { ioError } from "./fs/io-error.js";
 
 /**
@@ -17,7 +17,7 @@ export const PRIVATE_FILE_MODE = 0o600;
 export function resolveHome(env: Record<string, string | undefined>): string {
   const fromEnv = env.UWF_HOME?.trim();
   if (fromEnv) return isAbsolute(fromEnv) ? fromEnv : resolve(fromEnv);
-  return join(homedir(), ".uwf");
+  return join(nodeOs().homedir(), ".uwf");
 }
 
 /**

@@ -5,6 +5,7 @@ export {
   nodeCrypto,
   nodeHttp,
   nodeNet,
+  nodeOs,
   nodeStream,
   nodeZlib,
 } from "./builtin.js";

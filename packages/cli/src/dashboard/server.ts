@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Engine } from "@united-workforce/engine";
-import { UwfError } from "@united-workforce/util";
+import { nodeOs, UwfError } from "@united-workforce/util";
 import { checkRequest, type Guard, loginCookie } from "./auth.js";
 import { FAMILY_EVENTS, FamilyIndex } from "./family-index.js";
 import { LiveFeed } from "./live.js";
@@ -45,7 +44,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const token = randomBytes(24).toString("base64url");
   const csrf = randomBytes(24).toString("base64url");
   const stop = new AbortController();
-  const scratch = mkdtempSync(join(tmpdir(), "uwf-dashboard-"));
+  const scratch = mkdtempSync(join(nodeOs().tmpdir(), "uwf-dashboard-"));
   const families = new FamilyIndex(options.engine.store);
   const feed = new LiveFeed(options.engine, options.home, stop.signal, (event) => {
     if (FAMILY_EVENTS.has(event.event)) families.invalidate();

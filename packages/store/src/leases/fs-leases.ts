@@ -57,13 +57,18 @@ let tempCounter = 0;
  */
 export class FsLeaseStore implements LeaseStore {
   readonly #dir: string;
-  readonly #host: string;
+  readonly #options: { readonly host: string; ttlMs: number };
   readonly #ttlMs: number;
 
-  constructor(home: string, options: { host: string; ttlMs: number }) {
+  /** `options.host` is read when a lease needs it (it may be resolved on first read). */
+  constructor(home: string, options: { readonly host: string; ttlMs: number }) {
     this.#dir = join(home, "locks");
-    this.#host = options.host;
+    this.#options = options;
     this.#ttlMs = options.ttlMs;
+  }
+
+  get #host(): string {
+    return this.#options.host;
   }
 
   path(thread: string): string {
@@ -113,7 +118,7 @@ export class FsLeaseStore implements LeaseStore {
 
   async adopt(thread: string, token: string): Promise<Lease> {
     const path = this.path(thread);
-    const state = readLeaseFile(path, thread, this.#host);
+    const state = readLeaseFile(path, thread, () => this.#host);
     if (state.kind !== "valid" || state.info.token !== token) {
       if (state.kind === "valid" && holderAlive(state.info, this.#host)) {
         throw busyError(thread, state.info, this.#host);
@@ -126,7 +131,7 @@ export class FsLeaseStore implements LeaseStore {
   }
 
   async read(thread: string): Promise<{ info: LeaseInfo; alive: boolean } | null> {
-    const state = readLeaseFile(this.path(thread), thread, this.#host);
+    const state = readLeaseFile(this.path(thread), thread, () => this.#host);
     if (state.kind !== "valid") return null;
     return { info: state.info, alive: holderAlive(state.info, this.#host) };
   }
@@ -138,7 +143,7 @@ export class FsLeaseStore implements LeaseStore {
       if (!name.endsWith(".lock")) continue;
       const thread = name.slice(0, -".lock".length);
       if (!isThreadId(thread)) continue;
-      const state = readLeaseFile(join(this.#dir, name), thread, this.#host);
+      const state = readLeaseFile(join(this.#dir, name), thread, () => this.#host);
       if (state.kind === "valid" && holderAlive(state.info, this.#host, now)) live.add(thread);
     }
     return live;
@@ -177,7 +182,7 @@ export class FsLeaseStore implements LeaseStore {
 
   #inspect(path: string): Inspection {
     const thread = leaseThreadOf(path);
-    const state = readLeaseFile(path, thread, this.#host);
+    const state = readLeaseFile(path, thread, () => this.#host);
     if (state.kind === "missing") return state;
     if (state.kind === "garbage") {
       return state.ageMs < WRITING_GRACE_MS ? { kind: "writing" } : { kind: "stale", info: null };
@@ -268,12 +273,12 @@ class FsLease implements Lease {
     this.#renewal.stop();
     if (this.#released) return;
     this.#released = true;
-    const state = readLeaseFile(this.#path, this.thread, this.#host);
+    const state = readLeaseFile(this.#path, this.thread, () => this.#host);
     if (state.kind === "valid" && state.info.token === this.#info.token) unlinkQuietly(this.#path);
   }
 
   #rewrite(next: LeaseInfo): void {
-    const state = readLeaseFile(this.#path, this.thread, this.#host);
+    const state = readLeaseFile(this.#path, this.thread, () => this.#host);
     if (this.#released || state.kind !== "valid" || state.info.token !== this.#info.token) {
       this.#renewal.stop();
       throw lostError(this.thread, "another process considered this one gone and took the thread");
@@ -303,7 +308,8 @@ function leaseThreadOf(path: string): string {
   return name.slice(0, -".lock".length);
 }
 
-function readLeaseFile(path: string, thread: string, host: string): FileState {
+/** `host()` is asked only of a lease file that exists: a missing one needs no host name. */
+function readLeaseFile(path: string, thread: string, host: () => string): FileState {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -311,7 +317,7 @@ function readLeaseFile(path: string, thread: string, host: string): FileState {
     if (isMissing(error)) return { kind: "missing" };
     throw error;
   }
-  const info = parseLeaseInfo(text, thread, host);
+  const info = parseLeaseInfo(text, thread, host());
   if (info !== null) return { kind: "valid", info };
   // Only an unparsable lease needs its age; a valid one is read without a stat.
   let mtimeMs: number;

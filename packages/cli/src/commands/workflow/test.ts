@@ -1,12 +1,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
   ExitCode,
   type WorkflowTestDocument,
   type WorkflowTestThread,
 } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
+import { nodeOs, UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
@@ -133,7 +132,7 @@ export default defineCommand({
  * code and validators instead of making them again.
  */
 function makeScratchHome(home: string): string {
-  const scratch = mkdtempSync(join(tmpdir(), "uwf-workflow-test-"));
+  const scratch = mkdtempSync(join(nodeOs().tmpdir(), "uwf-workflow-test-"));
   mkdirSync(join(scratch, "cache"));
   for (const name of ["code", "validators"]) {
     try {
