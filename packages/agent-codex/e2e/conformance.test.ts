@@ -21,7 +21,10 @@ describe("uwf-codex conformance against the real codex CLI", () => {
     prepare: (sb) => mkdirSync(join(sb.agent.home, ".codex")),
     env: (sb) => ({ UWF_CODEX_BIN: codex, CODEX_HOME: join(sb.agent.home, ".codex") }),
     // Codex drops a 429's Retry-After and message; a usage limit it reports with its reset
-    // time of day ("try again at 6:05 AM"), to the minute.
+    // time of day ("try again at 6:05 AM"), to the minute. Five minutes on, so that the wait
+    // read back from a time cut to the minute stays above the case's maxDelaySeconds (30 s):
+    // 90 s, read at the end of a minute on a loaded machine, could come back as 29 s, which
+    // uwf then waits out and retries, past the case's timeout.
     transient: {
       failure: () => ({
         status: 429,
@@ -30,12 +33,12 @@ describe("uwf-codex conformance against the real codex CLI", () => {
             type: "usage_limit_reached",
             message: "The usage limit has been reached",
             plan_type: "plus",
-            resets_in_seconds: 90,
-            resets_at: Math.floor(Date.now() / 1000) + 90,
+            resets_in_seconds: 300,
+            resets_at: Math.floor(Date.now() / 1000) + 300,
           },
         },
       }),
-      waitSeconds: 90,
+      waitSeconds: 300,
       toleranceSeconds: 61,
     },
   });
