@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ThreadPointer } from "@united-workforce/protocol";
 import { openHomeStore, seedThread, type WorkflowFixture } from "@united-workforce/test-utils";
@@ -257,6 +257,31 @@ describe("thread read and step read", () => {
     ]);
     expect(doc.more).toBe(true);
     expect(doc.oldestShown).toBe(pages.at(-1)![0]);
+  });
+
+  it("pages back without reading the steps after the page: the last page told it the number", async () => {
+    const { thread, hashes } = await fourSteps();
+    // One step a page: the page before the second step prints `--before <second step>`.
+    let args = ["thread", "read", thread, "--quota", "1"];
+    const outputs = new Map<string, string>();
+    for (let page = 0; page < hashes.length; page++) {
+      const read = await uwf(sb, args);
+      expect(read.code, read.stderr).toBe(0);
+      const before = args[args.indexOf("--before") + 1];
+      if (args.includes("--before")) outputs.set(before!, read.stdout);
+      const next = /--before (\S+)_/.exec(read.stdout)?.[1];
+      if (next === undefined) break;
+      args = ["thread", "read", thread, "--before", next, "--quota", "1"];
+    }
+    const second = hashes[1]!;
+    expect(outputs.get(second)).toContain("## Step 1 · ");
+    // The third step gone from the store: a walk back from the head to the second one, to
+    // number its page, would fail on it. The page does not walk.
+    const third = hashes[2]!;
+    rmSync(join(sb.home, "cas", third.slice(0, 2), `${third}.json`));
+    const again = await uwf(sb, ["thread", "read", thread, "--before", second, "--quota", "1"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(outputs.get(second));
   });
 
   it("reads from the start with --start, and says when later steps are left out", async () => {

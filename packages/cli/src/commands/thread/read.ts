@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { StartPayload } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
+import { makePrivateDir, UwfError, writeFileAtomic } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
@@ -40,17 +42,23 @@ export default defineCommand({
           hint: `Page back with the --before value it printed; \`uwf step list ${pointer.thread}\` lists its steps.`,
         });
       }
-      // Its page is numbered as the first is: the walk back from the head to it costs what the
-      // pages read so far cost. A step of the same start off this chain (a fork's) leaves the
-      // page unnumbered.
+      // Its page is numbered as the first is. The page that printed this --before remembered
+      // its number; without that, a walk back from the head to it finds it, which costs what
+      // the pages read so far cost. A step of the same start off this chain (a fork's) leaves
+      // the page unnumbered.
       newest = null;
-      let number = pointer.steps;
-      for await (const { hash } of walkBack(cas, from)) {
-        if (hash === before) {
-          newest = number - 1;
-          break;
+      const known = rememberedNumber(ctx.home, before);
+      if (known !== null) {
+        newest = known - 1;
+      } else {
+        let number = pointer.steps;
+        for await (const { hash } of walkBack(cas, from)) {
+          if (hash === before) {
+            newest = number - 1;
+            break;
+          }
+          number--;
         }
-        number--;
       }
       from = step.prev;
     }
@@ -98,6 +106,9 @@ export default defineCommand({
         if (number !== null) number--;
       }
       parts.reverse();
+      if (more && oldestShown !== null && number !== null) {
+        rememberNumber(ctx.home, oldestShown, number + 1);
+      }
       if (more)
         parts.unshift(
           `_Earlier steps not shown: uwf thread read ${pointer.thread} --before ${oldestShown}_\n`,
@@ -110,3 +121,31 @@ export default defineCommand({
     return result(doc, (d) => d.markdown);
   },
 });
+
+/**
+ * Step numbers a page printed a `--before` for, in `<home>/cache/step-numbers/<step hash>`, so
+ * that the next page needs no walk from the head: a step's number, its place from the start,
+ * is fixed by its hash, whatever thread or fork reaches it. A cache: missing, unreadable or
+ * unwritable, the page walks as before.
+ */
+function numbersDir(home: string): string {
+  return join(home, "cache", "step-numbers");
+}
+
+function rememberedNumber(home: string, step: string): number | null {
+  try {
+    const number = Number(readFileSync(join(numbersDir(home), step), "utf8"));
+    return Number.isSafeInteger(number) && number > 0 ? number : null;
+  } catch {
+    return null;
+  }
+}
+
+function rememberNumber(home: string, step: string, number: number): void {
+  try {
+    makePrivateDir(numbersDir(home));
+    writeFileAtomic(join(numbersDir(home), step), String(number));
+  } catch {
+    // The next page walks instead.
+  }
+}
