@@ -7,7 +7,8 @@ import { addHomeDotenv, docsUrl, errorMessage, isUwfError } from "@united-workfo
 import { type CommandContext, defineCommand, result } from "./command.js";
 import { checksSummary, renderChecks } from "./setup/render.js";
 
-const MIN_NODE_MAJOR = 20;
+/** The oldest Node uwf runs on: process.getBuiltinModule came in 20.16 (boot.cjs refuses older). */
+const MIN_NODE = [20, 16] as const;
 
 export default defineCommand({
   path: ["doctor"],
@@ -26,7 +27,7 @@ export default defineCommand({
   ],
   examples: ["uwf doctor", "uwf doctor --format json"],
   async run(ctx, _args, options) {
-    const checks: CheckResult[] = [nodeCheck()];
+    const checks: CheckResult[] = [nodeCheck(process.versions.node)];
     const { data, check } = await configCheck(ctx);
     checks.push(check);
     checks.push(await storeCheck(ctx, data, options.timeout));
@@ -40,16 +41,18 @@ export default defineCommand({
   },
 });
 
-function nodeCheck(): CheckResult {
-  const version = process.versions.node;
-  const major = Number(version.split(".")[0]);
-  return major >= MIN_NODE_MAJOR
+/** Whether Node `version` (`20.20.2`) is one uwf runs on. */
+export function nodeCheck(version: string): CheckResult {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  const [minMajor, minMinor] = MIN_NODE;
+  const minimum = `${minMajor}.${minMinor}`;
+  return major > minMajor || (major === minMajor && minor >= minMinor)
     ? { name: "node", ok: true, detail: `v${version}`, hint: null }
     : {
         name: "node",
         ok: false,
-        detail: `v${version} is older than ${MIN_NODE_MAJOR}`,
-        hint: `Install Node ${MIN_NODE_MAJOR} or newer (https://nodejs.org, or nvm install ${MIN_NODE_MAJOR}).`,
+        detail: `v${version} is older than ${minimum}`,
+        hint: `Install Node ${minimum} or newer (https://nodejs.org, or nvm install --lts).`,
       };
 }
 
