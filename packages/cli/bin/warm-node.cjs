@@ -51,7 +51,10 @@ if (chunks.length > 0) {
  * come after. `key` came on fd 3, which the adapter never sees, so that nothing it starts can
  * forge the line. Whenever the code could still change, nothing is written and uwf waits for
  * the exit as for any process: an uncaught exception (Node prints it after the `exit` event),
- * a listener that throws, a stdout or stderr that is no longer the pipe uwf reads.
+ * a listener that throws, a stdout or stderr that is no longer the pipe uwf reads. So too for
+ * a code of 128 or more, an adapter ending because it was signalled (130 when interrupted):
+ * `thread stop` signals uwf before the adapter, and uwf must see its own signal first, which
+ * the real exit, coming as SIGCHLD through the same signal pipe, guarantees.
  */
 function reportExit(key) {
   const pipes = [2, 1].map((fd) => [fd, inode(fd)]);
@@ -67,6 +70,7 @@ function reportExit(key) {
       const code = process.exitCode ?? 0;
       if (
         Number.isInteger(code) &&
+        (code & 0xff) < 128 &&
         pipes.every(([fd, node]) => node !== null && inode(fd) === node)
       ) {
         const line = Buffer.from(`\0uwf-exit ${key} ${code & 0xff}\n`);

@@ -1,8 +1,9 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Writable } from "node:stream";
 import { REPO_ROOT } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WarmNodes } from "../__fixtures__/warm-nodes.js";
@@ -261,6 +262,36 @@ process.exitCode = 3;
     } finally {
       rmSync(links, { recursive: true, force: true });
     }
+  });
+
+  it.each([
+    [3, true],
+    [130, false],
+  ])("warm-node.cjs reports exit code %i on both streams: %s", async (code, reported) => {
+    const script = join(dir, "adapter.cjs");
+    writeFileSync(script, `process.stdout.write("out"); process.exitCode = ${code};`);
+    const key = "ab".repeat(16);
+    const child = spawn(
+      process.execPath,
+      [join(REPO_ROOT, "packages/cli/bin/warm-node.cjs"), " "],
+      {
+        stdio: ["ignore", "pipe", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.on("data", (chunk) => (stdout += chunk));
+    child.stderr?.on("data", (chunk) => (stderr += chunk));
+    const channel = child.stdio[3] as Writable;
+    channel.end(
+      JSON.stringify({ file: script, args: [], cwd: dir, env: process.env, report: key }),
+    );
+    const [exitCode] = await once(child, "close");
+    expect(exitCode).toBe(code);
+    const line = `\0uwf-exit ${key} ${code}\n`;
+    expect({ stdout, stderr }).toEqual(
+      reported ? { stdout: `out${line}`, stderr: line } : { stdout: "out", stderr: "" },
+    );
   });
 
   it("takes a report line with another key for output, and waits for the exit", async () => {

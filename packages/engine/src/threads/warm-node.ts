@@ -193,12 +193,18 @@ export class WarmChild extends EventEmitter {
   #reportsIn(): void {
     const code = this.#reported.get("stdout");
     if (code === undefined || this.#reported.get("stderr") !== code) return;
-    if (!this.#left.has("exit")) return;
-    this.exitCode = code;
-    // What is left of it is its teardown: nothing to wait for, nothing more to read.
-    this.#handle.unref();
-    for (const socket of this.#sockets.slice(0, 2)) socket.destroy();
-    this.#exited();
+    // One turn of the loop first. A signal to this process sent before the adapter ended
+    // (`thread stop` signals uwf, then the adapter's group) may be read in the same poll as the
+    // report, after it; it must be seen first, as it was when the exit came as SIGCHLD, through
+    // the same signal pipe, behind it. Else a stopped step reads as an agent that failed.
+    setImmediate(() => {
+      if (!this.#left.has("exit")) return;
+      this.exitCode = code;
+      // What is left of it is its teardown: nothing to wait for, nothing more to read.
+      this.#handle.unref();
+      for (const socket of this.#sockets.slice(0, 2)) socket.destroy();
+      this.#exited();
+    });
   }
 
   #exited(): void {
