@@ -95,14 +95,20 @@ function inode(fd) {
   }
 }
 
-/** Write all of `bytes`; a full pipe (EAGAIN) is waited for, any other error gives up. */
+/**
+ * Write all of `bytes`; a full pipe (EAGAIN) is waited for a millisecond at a time, any other
+ * error gives up. As util's `writeToFd` does: this file runs before any bundle, so it cannot
+ * use it.
+ */
 function writeWhole(fd, bytes) {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
   let at = 0;
   while (at < bytes.length) {
     try {
       at += writeSync(fd, bytes, at);
     } catch (error) {
       if (error.code !== "EAGAIN") return;
+      Atomics.wait(pause, 0, 0, 1);
     }
   }
 }
