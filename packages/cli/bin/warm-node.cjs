@@ -52,21 +52,23 @@ if (chunks.length > 0) {
  * forge the line. Whenever the code could still change, nothing is written and uwf waits for
  * the exit as for any process: an uncaught exception (Node prints it after the `exit` event),
  * a listener that throws, a stdout or stderr that is no longer the pipe uwf reads. So too for
- * a code of 128 or more, an adapter ending because it was signalled (130 when interrupted):
- * `thread stop` signals uwf before the adapter, and uwf must see its own signal first, which
- * the real exit, coming as SIGCHLD through the same signal pipe, guarantees.
+ * an adapter that was signalled, whatever code it then ends with (a handled signal is emitted
+ * on `process`; a code of 128 or more says so too, 130 when interrupted): `thread stop`
+ * signals uwf before the adapter, and uwf must see its own signal first, which the real exit,
+ * coming as SIGCHLD through the same signal pipe, guarantees.
  */
 function reportExit(key) {
   const pipes = [2, 1].map((fd) => [fd, inode(fd)]);
-  let fatal = false;
+  let reportable = true;
   process.on("uncaughtExceptionMonitor", () => {
-    fatal = true;
+    reportable = false;
   });
   const emit = process.emit;
   // Wrapped rather than listened to: a listener added later would run after this one.
   process.emit = function emitThenReport(event, ...args) {
+    if (typeof event === "string" && /^SIG[A-Z0-9]+$/.test(event)) reportable = false;
     const result = Reflect.apply(emit, this, [event, ...args]);
-    if (event === "exit" && !fatal) {
+    if (event === "exit" && reportable) {
       const code = process.exitCode ?? 0;
       if (
         Number.isInteger(code) &&

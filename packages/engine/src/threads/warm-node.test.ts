@@ -265,34 +265,44 @@ process.exitCode = 3;
   });
 
   it.each([
-    [3, true],
-    [130, false],
-  ])("warm-node.cjs reports exit code %i on both streams: %s", async (code, reported) => {
-    const script = join(dir, "adapter.cjs");
-    writeFileSync(script, `process.stdout.write("out"); process.exitCode = ${code};`);
-    const key = "ab".repeat(16);
-    const child = spawn(
-      process.execPath,
-      [join(REPO_ROOT, "packages/cli/bin/warm-node.cjs"), " "],
-      {
-        stdio: ["ignore", "pipe", "pipe", "pipe"],
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.on("data", (chunk) => (stdout += chunk));
-    child.stderr?.on("data", (chunk) => (stderr += chunk));
-    const channel = child.stdio[3] as Writable;
-    channel.end(
-      JSON.stringify({ file: script, args: [], cwd: dir, env: process.env, report: key }),
-    );
-    const [exitCode] = await once(child, "close");
-    expect(exitCode).toBe(code);
-    const line = `\0uwf-exit ${key} ${code}\n`;
-    expect({ stdout, stderr }).toEqual(
-      reported ? { stdout: `out${line}`, stderr: line } : { stdout: "out", stderr: "" },
-    );
-  });
+    ["ending with code 3", 3, true, ""],
+    ["ending with code 130", 130, false, ""],
+    // `thread stop` signals uwf first: uwf must see that signal before the adapter's end.
+    [
+      "ending with code 1 on a SIGTERM it handles",
+      1,
+      false,
+      'const alive = setInterval(() => {}, 1000); process.on("SIGTERM", () => clearInterval(alive)); process.kill(process.pid, "SIGTERM");',
+    ],
+  ])(
+    "warm-node.cjs, an adapter %s: code %i, reported on both streams: %s",
+    async (_, code, reported, more) => {
+      const script = join(dir, "adapter.cjs");
+      writeFileSync(script, `process.stdout.write("out"); process.exitCode = ${code}; ${more}`);
+      const key = "ab".repeat(16);
+      const child = spawn(
+        process.execPath,
+        [join(REPO_ROOT, "packages/cli/bin/warm-node.cjs"), " "],
+        {
+          stdio: ["ignore", "pipe", "pipe", "pipe"],
+        },
+      );
+      let stdout = "";
+      let stderr = "";
+      child.stdout?.on("data", (chunk) => (stdout += chunk));
+      child.stderr?.on("data", (chunk) => (stderr += chunk));
+      const channel = child.stdio[3] as Writable;
+      channel.end(
+        JSON.stringify({ file: script, args: [], cwd: dir, env: process.env, report: key }),
+      );
+      const [exitCode] = await once(child, "close");
+      expect(exitCode).toBe(code);
+      const line = `\0uwf-exit ${key} ${code}\n`;
+      expect({ stdout, stderr }).toEqual(
+        reported ? { stdout: `out${line}`, stderr: line } : { stdout: "out", stderr: "" },
+      );
+    },
+  );
 
   it("takes a report line with another key for output, and waits for the exit", async () => {
     const script = join(dir, "adapter.cjs");
