@@ -21,6 +21,7 @@ export { writeToFd } from "./fs/write-fd.js";
 export { type WriteFunction, writeFully } from "./fs/write-fully.js";
 export { HASH_LENGTH, hashBytes } from "./hash.js";
 export { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, resolveHome } from "./home.js";
+export { isoTime } from "./iso-time.js";
 export { createLogger, type Logger, type LogLevel, logFilePath } from "./logger.js";
 export { randomBytes, randomToken } from "./random.js";
 export {

@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./home.js";
+import { isoTime } from "./iso-time.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -12,8 +13,8 @@ export interface Logger {
 }
 
 /** `logs/YYYY-MM-DD.jsonl` (UTC day) under the storage root. */
-export function logFilePath(home: string, date: Date = new Date()): string {
-  return join(home, "logs", `${date.toISOString().slice(0, 10)}.jsonl`);
+export function logFilePath(home: string, ms: number = Date.now()): string {
+  return join(home, "logs", `${isoTime(ms).slice(0, 10)}.jsonl`);
 }
 
 /**
@@ -23,10 +24,10 @@ export function logFilePath(home: string, date: Date = new Date()): string {
 export function createLogger(home: string, base: Record<string, unknown> = {}): Logger {
   const log = (level: LogLevel, event: string, fields: Record<string, unknown> = {}): void => {
     try {
-      const now = new Date();
+      const now = Date.now();
       // ts, level, event and pid lead every line, and a field named like one cannot hide it.
       const record: Record<string, unknown> = {
-        ts: now.toISOString(),
+        ts: isoTime(now),
         level,
         event,
         pid: process.pid,

@@ -5,7 +5,7 @@ import {
   MIN_PREFIX_LENGTH,
   normalizeId,
 } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
+import { isoTime, UwfError } from "@united-workforce/util";
 import type { ArgumentSpec, DurationUnit, OptionSpec } from "./command.js";
 
 /**
@@ -203,7 +203,7 @@ export function timeMs(value: string, now: number): number | null {
 function isDay(value: string): boolean {
   if (!DAY.test(value)) return false;
   const time = Date.parse(`${value}T00:00:00Z`);
-  return !Number.isNaN(time) && new Date(time).toISOString().startsWith(value);
+  return !Number.isNaN(time) && isoTime(time).startsWith(value);
 }
 
 const UNIT_NAMES: Record<DurationUnit, string> = {

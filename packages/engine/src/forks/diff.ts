@@ -6,7 +6,7 @@ import type {
   ThreadPointer,
 } from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
-import { UwfError } from "@united-workforce/util";
+import { isoTime, UwfError } from "@united-workforce/util";
 import { addToTotal, emptyTotal } from "../usage/total.js";
 
 /**
@@ -90,7 +90,7 @@ async function side(
       status: typeof output.$status === "string" ? output.$status : "",
       output,
       agent: step.agent,
-      startedAt: new Date(step.startedAtMs).toISOString(),
+      startedAt: isoTime(step.startedAtMs),
       durationMs: step.completedAtMs - step.startedAtMs,
       usage: step.usage,
     });

@@ -1,6 +1,6 @@
 import type { ThreadPointer, WorkflowPayload } from "@united-workforce/protocol";
 import { Cas, type CasBackend, type Store } from "@united-workforce/store";
-import { hashBytes, UwfError } from "@united-workforce/util";
+import { hashBytes, isoTime, UwfError } from "@united-workforce/util";
 
 /**
  * A thread bundle: one text file that carries threads to another store or machine. Line 1 is
@@ -62,7 +62,7 @@ export async function* exportBundle(
   const header: BundleHeader = {
     format: BUNDLE_FORMAT,
     version: BUNDLE_VERSION,
-    exportedAt: now.toISOString(),
+    exportedAt: isoTime(now.getTime()),
     threads: pointers,
     nodes: lines.length,
   };

@@ -28,6 +28,7 @@ import {
 } from "@united-workforce/store";
 import {
   errorMessage,
+  isoTime,
   isUwfError,
   type Logger,
   sanitizeTerminalText,
@@ -288,7 +289,7 @@ export class Engine {
         const waitMs = Math.max(backoffMs(retry, retried), asked ?? 0);
         const reason = lastLine(outcome.stderrTail);
         if (retried >= retry.maxRetries || waitMs > retry.maxDelaySeconds * 1000) {
-          retryAfter = new Date(Date.now() + waitMs).toISOString();
+          retryAfter = isoTime(Date.now() + waitMs);
           const tries = retried + 1;
           transient = agentFailure(
             `agent "${agentLabel}" for role "${plan.role}" failed transiently ${tries === 1 ? "once" : `${tries} times`}; the step may run again after ${retryAfter}`,
@@ -694,7 +695,7 @@ export class Engine {
    * meanwhile by another process (it should hold the lease to) is never overwritten.
    */
   async write(pointer: ThreadPointer): Promise<ThreadPointer> {
-    const updated = { ...pointer, updatedAt: new Date().toISOString() };
+    const updated = { ...pointer, updatedAt: isoTime() };
     const stored = await this.store.threads.swap(updated, pointer.rev ?? 0);
     if (stored === null) {
       const now = await this.store.threads.get(pointer.thread).catch(() => null);

@@ -7,6 +7,7 @@ import {
   type ThreadWorktree,
 } from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
+import { isoTime } from "@united-workforce/util";
 
 /** What a new thread is made of: `thread start` and a fan-out's children both make one. */
 export interface NewThread {
@@ -48,8 +49,8 @@ export async function createThread(store: Store, spec: NewThread): Promise<Threa
     suspended: null,
     steps: 0,
     cwd: spec.cwd,
-    createdAt: new Date(spec.createdAtMs).toISOString(),
-    updatedAt: new Date().toISOString(),
+    createdAt: isoTime(spec.createdAtMs),
+    updatedAt: isoTime(),
   };
   if (spec.worktree !== undefined) pointer.worktree = spec.worktree;
   if (spec.parent !== undefined) pointer.parent = spec.parent;

@@ -1,5 +1,6 @@
 import type { StartPayload, StepPayload, Usage } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
+import { isoTime } from "@united-workforce/util";
 import { stringify as stringifyYaml } from "yaml";
 
 /**
@@ -20,7 +21,7 @@ export async function renderStep(
   const facts = [
     `step ${hash}`,
     `agent ${step.agent}`,
-    new Date(step.startedAtMs).toISOString(),
+    isoTime(step.startedAtMs),
     `${step.completedAtMs - step.startedAtMs} ms`,
     ...(step.attempts > 1 ? [`${step.attempts} attempts`] : []),
     ...usageFacts(step.usage),

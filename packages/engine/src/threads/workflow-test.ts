@@ -11,7 +11,7 @@ import {
   type WorkflowTestThread,
 } from "@united-workforce/protocol";
 import type { Cas, CasWrite, Store } from "@united-workforce/store";
-import { type Logger, newUlid } from "@united-workforce/util";
+import { isoTime, type Logger, newUlid } from "@united-workforce/util";
 import { childrenByParent } from "./bundle.js";
 import { Engine } from "./engine.js";
 import type { EngineEvent } from "./events.js";
@@ -291,7 +291,7 @@ async function startReplay(
   };
   if (start.inputs !== undefined) payload.inputs = start.inputs as Record<string, JsonValue>;
   const hash = await store.cas.put(store.cas.builtin(startNodeKind(payload)), payload);
-  const at = new Date(now).toISOString();
+  const at = isoTime(now);
   const pointer: ThreadPointer = {
     thread: newUlid(now),
     workflow: workflow.name,

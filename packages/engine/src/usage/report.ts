@@ -5,6 +5,7 @@ import type {
   UsageRow,
 } from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
+import { isoTime } from "@united-workforce/util";
 import { ChainRows } from "./chain-rows.js";
 import { addToTotal, emptyTotal } from "./total.js";
 
@@ -69,8 +70,8 @@ export async function usageReport(store: Store, query: UsageQuery = {}): Promise
   }
 
   return {
-    since: Number.isFinite(since) ? new Date(since).toISOString() : null,
-    until: Number.isFinite(until) ? new Date(until).toISOString() : null,
+    since: Number.isFinite(since) ? isoTime(since) : null,
+    until: Number.isFinite(until) ? isoTime(until) : null,
     by,
     rows: by.length === 0 ? [] : [...groups.values()].sort(byCostThenKey(by)),
     total,

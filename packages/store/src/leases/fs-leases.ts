@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, rmdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isThreadId } from "@united-workforce/protocol";
-import { randomToken, UwfError } from "@united-workforce/util";
+import { isoTime, randomToken, UwfError } from "@united-workforce/util";
 import type {
   AcquiredLease,
   ChildIdentity,
@@ -88,8 +88,8 @@ export class FsLeaseStore implements LeaseStore {
       token: randomToken(),
       holder: selfHolder(this.#host),
       command: options.command,
-      acquiredAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + this.#ttlMs).toISOString(),
+      acquiredAt: isoTime(now),
+      expiresAt: isoTime(now + this.#ttlMs),
       child: null,
     };
     const deadline = now + ACQUIRE_DEADLINE_MS;
@@ -246,7 +246,7 @@ class FsLease implements Lease {
   async renew(): Promise<void> {
     this.#rewrite({
       ...this.#info,
-      expiresAt: new Date(Date.now() + this.#ttlMs).toISOString(),
+      expiresAt: isoTime(Date.now() + this.#ttlMs),
     });
   }
 
@@ -258,7 +258,7 @@ class FsLease implements Lease {
     this.#rewrite({
       ...this.#info,
       holder: { ...holder },
-      expiresAt: new Date(Date.now() + this.#ttlMs).toISOString(),
+      expiresAt: isoTime(Date.now() + this.#ttlMs),
     });
     if (holder.host === this.#host && holder.pid === process.pid) {
       this.#renewal.start();

@@ -1,5 +1,5 @@
 import { NAME_PATTERN } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
+import { isoTime, UwfError } from "@united-workforce/util";
 import type { RegistryBackend, RegistryEntry, RegistryProblem, RegistryStore } from "../api.js";
 import { assertHash } from "../cas/hash-check.js";
 import { delay } from "../fs/files.js";
@@ -92,7 +92,11 @@ export class Registry implements RegistryStore {
   }
 
   #push(name: string, hash: string, history: RegistryEntry["history"]): RegistryEntry {
-    return { name, current: hash, history: [{ hash, at: this.#now().toISOString() }, ...history] };
+    return {
+      name,
+      current: hash,
+      history: [{ hash, at: isoTime(this.#now().getTime()) }, ...history],
+    };
   }
 
   /**

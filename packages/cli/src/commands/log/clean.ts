@@ -1,4 +1,5 @@
 import { rmSync } from "node:fs";
+import { isoTime } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { listLogFiles } from "./files.js";
 
@@ -16,7 +17,7 @@ export default defineCommand({
   ],
   async run(ctx, _args, options) {
     const days = options.olderThan;
-    const cutoff = new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+    const cutoff = isoTime(Date.now() - days * 86_400_000).slice(0, 10);
     const deleted: string[] = [];
     for (const file of listLogFiles(ctx.home)) {
       if (file.date < cutoff) {

@@ -5,7 +5,7 @@ import type {
   ThreadWorktree,
 } from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
-import { newUlid } from "@united-workforce/util";
+import { isoTime, newUlid } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { openEngine } from "../thread/shared.js";
 import { worktreePlace } from "../thread/worktrees.js";
@@ -26,9 +26,9 @@ export default defineCommand({
     let steps = 0;
     for await (const _ of walkBack(cas, hash!)) steps++;
     const family = await threadsOf(engine.store, step.start);
-    const now = new Date();
+    const now = Date.now();
     const pointer: ThreadPointer = {
-      thread: newUlid(now.getTime()),
+      thread: newUlid(now),
       workflow: workflow.name,
       workflowHash: start.workflow,
       start: step.start,
@@ -38,8 +38,8 @@ export default defineCommand({
       suspended: null,
       steps,
       cwd: placeOf(family, hash!) ?? start.cwd,
-      createdAt: now.toISOString(),
-      updatedAt: now.toISOString(),
+      createdAt: isoTime(now),
+      updatedAt: isoTime(now),
       forkedFrom: hash!,
     };
     const agent = rememberedAgent(family);

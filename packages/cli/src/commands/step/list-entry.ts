@@ -1,5 +1,6 @@
 import type { StepListEntry, StepPayload } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
+import { isoTime } from "@united-workforce/util";
 
 /** A step as `step list` (and the dashboard's timeline) shows it, with its output, read once. */
 export async function stepListEntry(
@@ -13,7 +14,7 @@ export async function stepListEntry(
     role: step.role,
     status: typeof output.$status === "string" ? output.$status : "",
     agent: step.agent,
-    startedAt: new Date(step.startedAtMs).toISOString(),
+    startedAt: isoTime(step.startedAtMs),
     durationMs: step.completedAtMs - step.startedAtMs,
     usage: step.usage,
   };

@@ -1,3 +1,4 @@
+import { isoTime } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
@@ -14,8 +15,8 @@ export default defineCommand({
     const doc = {
       hash: hash!,
       ...step,
-      startedAt: new Date(step.startedAtMs).toISOString(),
-      completedAt: new Date(step.completedAtMs).toISOString(),
+      startedAt: isoTime(step.startedAtMs),
+      completedAt: isoTime(step.completedAtMs),
       outputValue: output,
     };
     return result(doc, (d) => stringifyYaml(d).trimEnd());

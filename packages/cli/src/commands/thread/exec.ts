@@ -1,7 +1,7 @@
 import type { Engine, PlannedStep } from "@united-workforce/engine";
 import { ExitCode, type ThreadExecDocument, type ThreadPointer } from "@united-workforce/protocol";
 import type { Lease } from "@united-workforce/store";
-import { nodeChildProcess } from "@united-workforce/util";
+import { isoTime, nodeChildProcess } from "@united-workforce/util";
 import { errorFields } from "../../output/errors.js";
 import { type CommandContext, type CommandResult, defineCommand, result } from "../command.js";
 import { LIMIT_OPTIONS, limitFlags, runLimits } from "./limits.js";
@@ -241,7 +241,7 @@ async function retryWait(
   const info = pointer.suspended;
   if (pointer.status !== "suspended" || info?.kind !== "retry") return null;
   const { rerunStep } = await import("@united-workforce/engine");
-  const retryAfter = info.retryAfter ?? new Date(0).toISOString();
+  const retryAfter = info.retryAfter ?? isoTime(0);
   // A poke that failed transiently replaces the head when it runs again.
   return { retryAfter, plan: await rerunStep(engine, pointer, info, info.prompt ?? info.reason) };
 }

@@ -1,6 +1,6 @@
 import type { ThreadListEntry } from "@united-workforce/protocol";
 import type { ThreadListItem } from "@united-workforce/store";
-import { ulidTime } from "@united-workforce/util";
+import { isoTime, ulidTime } from "@united-workforce/util";
 
 /** A thread as `thread list` (and the dashboard's list) shows it; an unreadable one as corrupt. */
 export function threadListEntry(item: ThreadListItem): ThreadListEntry {
@@ -12,7 +12,7 @@ export function threadListEntry(item: ThreadListItem): ThreadListEntry {
       status: "corrupt",
       currentRole: null,
       // The id is a ULID: it still tells when the thread was made.
-      createdAt: new Date(ulidTime(id)).toISOString(),
+      createdAt: isoTime(ulidTime(id)),
       updatedAt: "",
       steps: 0,
       problem: oneLine(problem ?? "unreadable"),
