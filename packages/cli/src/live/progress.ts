@@ -1,5 +1,6 @@
 import type { SuspendKind, Usage } from "@united-workforce/protocol";
 import { sanitizeTerminalText } from "@united-workforce/util";
+import { groupDigits } from "../output/digits.js";
 import type { ProgressMode } from "./terminal.js";
 import { textWidth, truncate } from "./text-width.js";
 
@@ -449,7 +450,7 @@ export function formatUsage(usage: Usage | null): string[] {
 }
 
 function count(value: number | null): string {
-  return value === null ? "?" : value.toLocaleString("en-US");
+  return value === null ? "?" : groupDigits(value);
 }
 
 function formatCost(usd: number): string {

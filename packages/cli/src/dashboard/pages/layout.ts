@@ -1,3 +1,4 @@
+import { groupDigits } from "../../output/digits.js";
 import { type Html, html } from "../html.js";
 
 export interface PageOptions {
@@ -59,7 +60,7 @@ export function duration(ms: number): string {
 
 export function tokens(inputTokens: number | null, outputTokens: number | null): string {
   if (inputTokens === null && outputTokens === null) return "tokens unknown";
-  const part = (n: number | null) => (n === null ? "?" : n.toLocaleString("en-US"));
+  const part = (n: number | null) => (n === null ? "?" : groupDigits(n));
   return `${part(inputTokens)} in / ${part(outputTokens)} out`;
 }
 
