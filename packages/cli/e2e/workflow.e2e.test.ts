@@ -775,8 +775,23 @@ describe("the uwf program", () => {
       code: "USAGE",
       exitCode: 2,
       message: "unknown command 'lsit'\n(Did you mean list?)",
-      hint: "Run `uwf --help` (or `uwf <command> --help`) for usage.",
+      hint: "Run `uwf workflow --help` for its usage.",
     });
+  });
+
+  it("points a usage error at the help of the command it is about (exit 2)", async () => {
+    const extra = await uwf(["usage", "01K8F3XQ"]);
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toBe(
+      [
+        "error: too many arguments for 'usage'. Expected 0 arguments but got 1.",
+        "hint: Run `uwf usage --help` for its usage.",
+        "",
+      ].join("\n"),
+    );
+    const option = await uwf(["thread", "exec", "--no-such-option"]);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain("hint: Run `uwf thread exec --help` for its usage.");
   });
 
   it("refuses --format xml (exit 2)", async () => {

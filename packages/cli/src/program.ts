@@ -82,8 +82,12 @@ export async function runCli(givenArgv: readonly string[], io: CliIo): Promise<n
       // is a usage error, so a script that forgot the command does not look successful.
       if (error.code === "commander.help")
         return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+      const known = knownCommand(commandWords(argv));
       const usage = new UwfError("USAGE", error.message.replace(/^error: /, ""), {
-        hint: "Run `uwf --help` (or `uwf <command> --help`) for usage.",
+        hint:
+          known.length > 0
+            ? `Run \`uwf ${known.join(" ")} --help\` for its usage.`
+            : "Run `uwf --help` (or `uwf <command> --help`) for usage.",
       });
       const rendered = renderError(usage, format);
       io.stderr(rendered.text);
@@ -137,6 +141,20 @@ function commandWords(argv: readonly string[]): string[] {
     else if (!arg.startsWith("-")) words.push(arg);
   }
   return words;
+}
+
+/**
+ * The longest start of `words` that names a group or a command (`thread exec` of `thread exec
+ * 01K… extra`, `workflow` of `workflow lsit`): the help a usage error points to.
+ */
+function knownCommand(words: readonly string[]): string[] {
+  let known: string[] = [];
+  for (const entry of COMMAND_TABLE) {
+    let n = 0;
+    while (n < entry.path.length && words[n] === entry.path[n]) n++;
+    if (n > known.length) known = entry.path.slice(0, n);
+  }
+  return known;
 }
 
 /** `uwf help <words>` names a group or a command, or it is a usage error naming the words. */
