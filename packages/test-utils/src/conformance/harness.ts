@@ -446,12 +446,33 @@ async function withSandbox<T>(
     // suspends at once (kind retry) instead of waiting out the default backoff.
     writeConfig(sb, options, agentSettings.timeoutSeconds ?? 120, agentSettings.retry);
     options.prepare?.(sb);
-    return await body(sb);
+    const result = await body(sb);
+    checkKeyReachedModel(fake);
+    return result;
   } finally {
     await fake.close();
     agent.cleanup();
     temp.cleanup();
   }
+}
+
+/** The provider's key in config.yaml: the one every request to the model must carry. */
+const CONFORMANCE_KEY = "fake-conformance-key-R8V";
+
+/**
+ * Every request that reached the model carried the key config.yaml gives the provider, where
+ * its API puts it (`Authorization`, `x-api-key`, `x-goog-api-key`, or the URL): the adapter
+ * handed uwf's key to its agent, and no key of its own or of the environment stood in for it.
+ */
+function checkKeyReachedModel(fake: FakeLlm): void {
+  const keyless = modelRequests(fake).filter(
+    (r) => !r.url.includes(CONFORMANCE_KEY) && !JSON.stringify(r.headers).includes(CONFORMANCE_KEY),
+  );
+  assert.deepEqual(
+    keyless.map((r) => `${r.method} ${r.url}`),
+    [],
+    "requests to the model without the provider's key from config.yaml",
+  );
 }
 
 function writeConfig(
@@ -465,7 +486,7 @@ function writeConfig(
       fake: {
         api: options.provider.api,
         baseUrl: options.baseUrl?.(sb.fake) ?? sb.fake.baseUrl,
-        apiKey: "fake-conformance-key",
+        apiKey: CONFORMANCE_KEY,
       },
     },
     models: { fake: { provider: "fake", name: options.provider.model } },
