@@ -33,7 +33,13 @@ process.stdin.on("data", (d) => {
       prompts++;
       const text = m.params.prompt[0].text;
       if (text.includes("REFUSE")) { send({ id: m.id, result: { stopReason: "refusal" } }); continue; }
+      if (text.includes("USAGELIMIT")) {
+        send({ id: m.id, error: { code: -32603, message: "Internal error", data: { message: "You've hit your usage limit. Try again in 5 minutes.", codexErrorInfo: "usageLimitExceeded" } } });
+        continue;
+      }
       if (text.includes("APIERROR")) update(m.params.sessionId, '{"error":{"message":"scripted failure","code":400}}');
+      else if (text.includes("CODEX429")) update(m.params.sessionId, "exceeded retry limit, last status: 429 Too Many Requests\\n\\n");
+      else if (text.includes("CODEX401")) update(m.params.sessionId, "unexpected status 401 Unauthorized: invalid key\\n\\n");
       else update(m.params.sessionId, "answer " + prompts);
       send({ id: m.id, result: { stopReason: "end_turn" } });
     }
@@ -103,6 +109,29 @@ describe("the uwf-acp definition", () => {
       code: "AGENT_FAILED",
       message: "node answered with an API error: scripted failure",
     });
+  });
+
+  it("takes codex's failure line for an answer as a failure: transient for a rate limit", async () => {
+    await expect(definition().run(context("CODEX429"))).rejects.toMatchObject({
+      name: "TransientAgentError",
+      exitCode: 75,
+      message: expect.stringContaining(
+        "node answered with an API error: exceeded retry limit, last status: 429 Too Many Requests",
+      ),
+    });
+    await expect(definition().run(context("CODEX401"))).rejects.toMatchObject({
+      code: "AGENT_FAILED",
+      message: "node answered with an API error: unexpected status 401 Unauthorized: invalid key",
+    });
+  });
+
+  it("reads the reason an agent put in an error's data: codex-acp's usage limit is transient", async () => {
+    const failure = definition().run(context("USAGELIMIT"));
+    await expect(failure).rejects.toMatchObject({ name: "TransientAgentError", exitCode: 75 });
+    await expect(failure).rejects.toHaveProperty("retryAfterMs", 300_000);
+    await expect(failure).rejects.toThrow(
+      "Internal error (You've hit your usage limit. Try again in 5 minutes.; usageLimitExceeded)",
+    );
   });
 
   it("sets the session mode asked for, and names the offered ones for an unknown mode", async () => {

@@ -193,7 +193,8 @@ async function prompt(
   const answer = turn.answer;
   const apiError = apiErrorIn(answer);
   if (apiError) {
-    // codex-acp reports a failed model request as answer text and a normal end_turn.
+    // codex-acp reports a failed model request as answer text and a normal end_turn: a rate
+    // limit or an overloaded server is then a transient failure (exit 75), as in uwf-codex.
     throw classifiedFailure(
       `${plan.label} answered with an API error: ${clip(apiError)}`,
       { text: apiError },
@@ -274,21 +275,37 @@ function agentFailure(what: string, error: unknown, options: { transient?: boole
   });
 }
 
-/** An error response's message, with `data.details` when the agent put the real reason there. */
+/**
+ * An error response's message, with the real reason when the agent put it in `data`:
+ * claude-agent-acp as `details`, codex-acp as `message` (its text for a usage limit, with the
+ * reset) and `codexErrorInfo` (e.g. `usageLimitExceeded`).
+ */
 function rpcText(error: RpcError): string {
-  const data = error.data;
-  const details =
-    typeof data === "object" &&
-    data !== null &&
-    typeof (data as { details?: unknown }).details === "string"
-      ? (data as { details: string }).details
-      : null;
-  return details && details !== error.message ? `${error.message} (${details})` : error.message;
+  const data = (typeof error.data === "object" && error.data !== null ? error.data : {}) as Record<
+    string,
+    unknown
+  >;
+  const reasons = [data.details ?? data.message, data.codexErrorInfo].filter(
+    (reason): reason is string => typeof reason === "string" && reason !== error.message,
+  );
+  return reasons.length > 0 ? `${error.message} (${reasons.join("; ")})` : error.message;
 }
 
-/** The error in an answer that is nothing but a JSON error object, else null. */
+/**
+ * The failure lines codex prints for a model request that failed for good, which codex-acp
+ * (2.6) sends as the turn's answer with a normal `end_turn`: codex's own error texts, of which
+ * these carry the HTTP status or the kind of failure (`classifyFailure` reads both).
+ */
+const CODEX_FAILURE_LINE =
+  /^(?:exceeded retry limit, last status: \d{3}\b|unexpected status \d{3}\b|we['\u2019]re currently experiencing high demand|selected model is at capacity|you['\u2019]ve hit your usage limit|quota exceeded\b|stream disconnected before completion\b)/i;
+
+/**
+ * The error in an answer that is only an error report, else null: a JSON error object, or one
+ * of codex's failure lines. Neither can be a step's output, which starts with its frontmatter.
+ */
 function apiErrorIn(answer: string): string | null {
   const text = answer.trim();
+  if (CODEX_FAILURE_LINE.test(text)) return text;
   if (!text.startsWith("{")) return null;
   try {
     const value = JSON.parse(text) as unknown;

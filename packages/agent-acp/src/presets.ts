@@ -190,13 +190,24 @@ export const PRESETS: Record<string, Preset> = {
           `model = ${tomlString(endpoint.model)}`,
           'model_provider = "uwf"',
           "check_for_update_on_startup = false",
+          // No calls anywhere but the model: no plugin sync, analytics or metrics.
+          "[features]",
+          "plugins = false",
           "[analytics]",
           "enabled = false",
+          "[otel]",
+          'metrics_exporter = "none"',
+          // Codex gives the model's commands its whole environment: the key stays codex's own.
+          "[shell_environment_policy]",
+          'exclude = ["UWF_ACP_API_KEY"]',
           "[model_providers.uwf]",
           'name = "uwf"',
           `base_url = ${tomlString(endpoint.baseUrl)}`,
           'env_key = "UWF_ACP_API_KEY"',
           'wire_api = "responses"',
+          // A failing request fails the step at once; retrying is uwf's job (transient failures).
+          "request_max_retries = 0",
+          "stream_max_retries = 0",
           "",
         ].join("\n"),
       );

@@ -1,0 +1,102 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import {
+  agentCliPath,
+  type FakeLlm,
+  startFakeLlm,
+  type TempHome,
+  tempHome,
+} from "@united-workforce/test-utils";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type AcpHome, acpHome, requireBuilt, UWF_ACP_BIN } from "./helpers.js";
+
+// The real Codex ACP agent (@agentclientprotocol/codex-acp 2.6.0, with the codex it depends
+// on), its model replaced by the fake. The conformance cases are in conformance-codex.test.ts.
+
+const CODEX_ACP = agentCliPath("codex-acp");
+const KEY = "fake-codex-acp-key-Q4";
+
+const WORKFLOW = {
+  name: "codex-acp-demo",
+  roles: {
+    writer: {
+      goal: "Do what you are asked.",
+      frontmatter: {
+        type: "object",
+        properties: { $status: { const: "done" }, file: { type: "string" } },
+        required: ["$status", "file"],
+      },
+    },
+  },
+  graph: {
+    $START: {
+      new: { role: "writer", prompt: "Dump the environment." },
+      resume: { role: "writer", prompt: "Carry on." },
+    },
+    writer: { done: { role: "$END", prompt: "Finished." } },
+  },
+};
+
+let temp: TempHome;
+let fake: FakeLlm;
+let env: AcpHome;
+
+beforeAll(() => requireBuilt());
+beforeEach(() => {
+  temp = tempHome();
+});
+afterEach(async () => {
+  await fake?.close();
+  temp.cleanup();
+});
+
+describe("uwf-acp --preset codex against the real codex-acp", () => {
+  it("sends the provider's key to the model's server, never to the model's commands or a file", async () => {
+    // Codex deletes its shell snapshots when the session ends: the command copies them.
+    const cmd = 'env > envdump.txt; cat "$CODEX_HOME"/shell_snapshots/*.sh > snapshots.txt';
+    fake = await startFakeLlm({
+      script: {
+        steps: [
+          { tool: { exec_command: { cmd } } },
+          { text: "---\n$status: done\nfile: envdump.txt\n---\nDumped." },
+        ],
+      },
+    });
+    env = await acpHome(temp, {
+      workflow: WORKFLOW,
+      config: {
+        providers: { fake: { api: "openai-responses", baseUrl: fake.baseUrl, apiKey: KEY } },
+        models: { gpt: { provider: "fake", name: "gpt-5.5" } },
+        agents: {
+          codex: {
+            command: UWF_ACP_BIN,
+            args: ["--preset", "codex", "--bin", CODEX_ACP, "--model", "gpt"],
+            timeoutSeconds: 60,
+          },
+        },
+        defaultAgent: "codex",
+      },
+    });
+    const started = await env.uwf(["thread", "start", "codex-acp-demo", "-p", "Dump it."]);
+    expect(started.code, started.stderr).toBe(0);
+    const exec = await env.uwf(["thread", "exec", started.stdout.trim(), "-c", "1"], 120_000);
+    expect(exec.code, exec.stderr).toBe(0);
+
+    expect(fake.requests()[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    // The command ran with the user's environment, but not the key.
+    const dump = readFileSync(join(env.work, "envdump.txt"), "utf8");
+    expect(dump).toMatch(/^PATH=/m);
+    expect(dump).not.toContain(KEY);
+    const snapshots = readFileSync(join(env.work, "snapshots.txt"), "utf8");
+    expect(snapshots).toContain("declare -x PATH=");
+    expect(snapshots).not.toContain(KEY);
+    // Nor is it in any file codex or uwf left behind, but config.yaml and its parsed copy (0600).
+    const written = readdirSync(env.home, { recursive: true, encoding: "utf8" })
+      .map((name) => join(env.home, name))
+      .filter(
+        (path) => statSync(path).isFile() && !/(config\.yaml|cache\/config\.json)$/.test(path),
+      )
+      .filter((path) => readFileSync(path, "utf8").includes(KEY));
+    expect(written).toEqual([]);
+  });
+});
