@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Makes sure the real agent CLIs the adapter tests drive are installed: `npm ci` in
-// test/agent-clis (pinned claude-code, codex, gemini-cli, claude-agent-acp and codex-acp;
-// about 1.6 GB) when node_modules is missing or package-lock.json changed since the last
-// install. Up to date, it only hashes the
+// test/agent-clis (pinned claude-code, codex, gemini-cli, and the ACP agents claude-agent-acp,
+// codex-acp and opencode; about 2 GB) when node_modules is missing or package-lock.json changed
+// since the last install. Up to date, it only hashes the
 // lock file. `npm test` runs it before vitest; `npm run setup` does not, so trying uwf stays
 // quick.
 //
@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { withLock } from "./lib/file-lock.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const CLIS = ["claude", "claude-agent-acp", "codex", "codex-acp", "gemini"];
+const CLIS = ["claude", "claude-agent-acp", "codex", "codex-acp", "gemini", "opencode"];
 const say = (text) => console.log(`agent-clis: ${text}`);
 
 const override = process.env.UWF_AGENT_CLIS_DIR;
@@ -58,7 +58,7 @@ function install() {
     : existsSync(join(dir, "node_modules"))
       ? "the last install did not finish"
       : "not installed yet";
-  say(`installing the pinned agent CLIs (${why}; about 1.6 GB, 20–90 s)`);
+  say(`installing the pinned agent CLIs (${why}; about 2 GB, 20–90 s)`);
   const started = Date.now();
   rmSync(stamp, { force: true });
   const result = spawnSync(

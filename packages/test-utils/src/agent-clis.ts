@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { TEMP_PREFIX } from "./home.js";
 import { REPO_ROOT } from "./run.js";
 
-export type AgentCliName = "claude" | "claude-agent-acp" | "codex" | "codex-acp" | "gemini";
+export type AgentCliName =
+  | "claude"
+  | "claude-agent-acp"
+  | "codex"
+  | "codex-acp"
+  | "gemini"
+  | "opencode";
 
 /**
  * Where the pinned agent CLIs are: `UWF_AGENT_CLIS_DIR` (a directory holding
