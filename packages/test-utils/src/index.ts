@@ -6,6 +6,7 @@ export {
   agentHome,
 } from "./agent-clis.js";
 export { builtinsLoadedBy, COSTLY_BUILTINS, type LoadedBuiltins } from "./builtins.js";
+export { CODEX_USAGE_LIMIT, codexWriteFileTool } from "./conformance/codex.js";
 export {
   type AdapterConformanceOptions,
   adapterConformance,
