@@ -3,6 +3,7 @@ import { join } from "node:path";
 import {
   agentCliPath,
   type FakeLlm,
+  type FakeStep,
   startFakeLlm,
   type TempHome,
   tempHome,
@@ -50,36 +51,36 @@ afterEach(async () => {
   temp.cleanup();
 });
 
+/** A store whose one agent is codex-acp on the fake, as `model`; returns the exec's result. */
+async function execOneStep(steps: FakeStep[], model: string) {
+  fake = await startFakeLlm({ script: { steps } });
+  env = await acpHome(temp, {
+    workflow: WORKFLOW,
+    config: {
+      providers: { fake: { api: "openai-responses", baseUrl: fake.baseUrl, apiKey: KEY } },
+      models: { chosen: { provider: "fake", name: model } },
+      agents: {
+        codex: {
+          command: UWF_ACP_BIN,
+          args: ["--preset", "codex", "--bin", CODEX_ACP, "--model", "chosen"],
+          timeoutSeconds: 60,
+        },
+      },
+      defaultAgent: "codex",
+    },
+  });
+  const started = await env.uwf(["thread", "start", "codex-acp-demo", "-p", "Dump it."]);
+  expect(started.code, started.stderr).toBe(0);
+  return await env.uwf(["thread", "exec", started.stdout.trim(), "-c", "1"], 120_000);
+}
+
+const DONE = { text: "---\n$status: done\nfile: envdump.txt\n---\nDumped." };
+
 describe("uwf-acp --preset codex against the real codex-acp", () => {
   it("sends the provider's key to the model's server, never to the model's commands or a file", async () => {
     // Codex deletes its shell snapshots when the session ends: the command copies them.
     const cmd = 'env > envdump.txt; cat "$CODEX_HOME"/shell_snapshots/*.sh > snapshots.txt';
-    fake = await startFakeLlm({
-      script: {
-        steps: [
-          { tool: { exec_command: { cmd } } },
-          { text: "---\n$status: done\nfile: envdump.txt\n---\nDumped." },
-        ],
-      },
-    });
-    env = await acpHome(temp, {
-      workflow: WORKFLOW,
-      config: {
-        providers: { fake: { api: "openai-responses", baseUrl: fake.baseUrl, apiKey: KEY } },
-        models: { gpt: { provider: "fake", name: "gpt-5.5" } },
-        agents: {
-          codex: {
-            command: UWF_ACP_BIN,
-            args: ["--preset", "codex", "--bin", CODEX_ACP, "--model", "gpt"],
-            timeoutSeconds: 60,
-          },
-        },
-        defaultAgent: "codex",
-      },
-    });
-    const started = await env.uwf(["thread", "start", "codex-acp-demo", "-p", "Dump it."]);
-    expect(started.code, started.stderr).toBe(0);
-    const exec = await env.uwf(["thread", "exec", started.stdout.trim(), "-c", "1"], 120_000);
+    const exec = await execOneStep([{ tool: { exec_command: { cmd } } }, DONE], "gpt-5.5");
     expect(exec.code, exec.stderr).toBe(0);
 
     expect(fake.requests()[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -98,5 +99,14 @@ describe("uwf-acp --preset codex against the real codex-acp", () => {
       )
       .filter((path) => readFileSync(path, "utf8").includes(KEY));
     expect(written).toEqual([]);
+  });
+
+  it("answers with a model codex does not know: its warning is a notice, not part of the answer", async () => {
+    // codex warns "Model metadata for `qwen3-coder` not found"; as answer text, it came before
+    // the frontmatter and every step failed as invalid output.
+    const exec = await execOneStep([DONE], "qwen3-coder");
+    expect(exec.code, exec.stderr).toBe(0);
+    expect(exec.stderr).toMatch(/uwf-acp: warning: Model metadata for `qwen3-coder` not found/);
+    expect(exec.stderr).not.toContain("output invalid");
   });
 });

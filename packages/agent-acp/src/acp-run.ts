@@ -215,12 +215,18 @@ async function prompt(
         resumed: state.resumed,
         mode: plan.mode,
         permissions: [...agent.client.permissions],
+        ...(turn.notices.length > 0 ? { notices: turn.notices } : {}),
       },
     },
   };
 }
 
 function report(ctx: AgentContext, event: AcpEvent, policy: PermissionPolicy): void {
+  if (event.type === "notice") {
+    const { severity, title, description } = event.notice;
+    ctx.progress(`${severity}: ${title}${description ? ` (${description})` : ""}`);
+    return;
+  }
   if (event.type === "permission") {
     const { title, decision, optionId } = event.decision;
     const how = optionId ? optionId : "no fitting option: cancelled";

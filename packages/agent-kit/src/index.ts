@@ -22,7 +22,7 @@ export {
   type PermissionDecision,
   type PermissionPolicy,
 } from "./acp/permission.js";
-export { PromptTurn, type ToolCallEvent, tokensOf } from "./acp/prompt-turn.js";
+export { type AgentNotice, PromptTurn, type ToolCallEvent, tokensOf } from "./acp/prompt-turn.js";
 export { type AcpAgent, explainFailure, startAcpAgent } from "./acp/start.js";
 export { BASE_ENV_NAMES, type MinimalEnvOptions, minimalEnv } from "./cli/env.js";
 export {

@@ -76,7 +76,11 @@ describe("AcpClient", () => {
       method: "initialize",
       params: {
         protocolVersion: 1,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientCapabilities: {
+          fs: { readTextFile: false, writeTextFile: false },
+          terminal: false,
+          session: { notices: {} },
+        },
         clientInfo: { name: "uwf-acp" },
       },
     });
@@ -183,6 +187,19 @@ describe("AcpClient", () => {
     expect(
       events.map((e) => (e.type === "tool" ? `${e.call.title} ${e.call.status}` : "")),
     ).toEqual(["Writing to hello.txt pending", "Writing to hello.txt completed"]);
+  });
+
+  it("keeps a notice out of the answer, and reports it", async () => {
+    const { peer, client, events } = setup();
+    const { request, done } = await startPrompt(peer, client, "go");
+    const warning = "Model metadata for `qwen3-coder` not found.";
+    peer.update("s1", { sessionUpdate: "notice", severity: "warning", title: warning });
+    peer.update("s1", chunk("---\n$status: done\n---\n"));
+    peer.reply(request, { stopReason: "end_turn" });
+    const outcome = await done;
+    expect(outcome.turn.answer).toBe("---\n$status: done\n---\n");
+    expect(outcome.turn.notices).toEqual([{ severity: "warning", title: warning }]);
+    expect(events).toEqual([{ type: "notice", notice: { severity: "warning", title: warning } }]);
   });
 
   it("takes usage from the result's usage field and the cost from usage_update growth", async () => {

@@ -7,7 +7,12 @@ import {
   type PermissionOption,
   type PermissionPolicy,
 } from "./permission.js";
-import { PromptTurn, type SessionUpdate, type ToolCallEvent } from "./prompt-turn.js";
+import {
+  type AgentNotice,
+  PromptTurn,
+  type SessionUpdate,
+  type ToolCallEvent,
+} from "./prompt-turn.js";
 
 /** The ACP version this client speaks. */
 export const ACP_PROTOCOL_VERSION = 1;
@@ -30,7 +35,8 @@ export interface AcpClientOptions {
 
 export type AcpEvent =
   | { type: "tool"; call: ToolCallEvent }
-  | { type: "permission"; decision: PermissionDecision };
+  | { type: "permission"; decision: PermissionDecision }
+  | { type: "notice"; notice: AgentNotice };
 
 export interface AgentHello {
   protocolVersion: number;
@@ -102,6 +108,9 @@ export class AcpClient {
     const clientCapabilities: Record<string, unknown> = {
       fs: { readTextFile: this.fs !== null, writeTextFile: this.fs !== null },
       terminal: false,
+      // Warnings come as `notice` updates, not as text: codex-acp otherwise puts "Warning: Model
+      // metadata for `x` not found…" before the answer, and the frontmatter is no longer first.
+      session: { notices: {} },
     };
     const result = asObject(
       await this.connection.request("initialize", {
@@ -226,8 +235,10 @@ export class AcpClient {
       }
       return;
     }
-    const call = turn.add(update);
-    if (call) this.options.onEvent?.({ type: "tool", call });
+    const event = turn.add(update);
+    if (event && "notice" in event)
+      this.options.onEvent?.({ type: "notice", notice: event.notice });
+    else if (event) this.options.onEvent?.({ type: "tool", call: event });
   }
 
   private onRequest(method: string, params: unknown): unknown {

@@ -7,6 +7,13 @@ export const TOOL_OUTPUT_CHARS = 2_000;
 /** One `session/update` payload (`params.update`). */
 export type SessionUpdate = Record<string, unknown> & { sessionUpdate?: unknown };
 
+/** A `notice` update: something the agent tells the user beside its answer (a warning). */
+export interface AgentNotice {
+  severity: string;
+  title: string;
+  description?: string;
+}
+
 /** A tool call as the progress line shows it. */
 export interface ToolCallEvent {
   id: string;
@@ -22,6 +29,8 @@ export interface ToolCallEvent {
  */
 export class PromptTurn {
   readonly turns: TurnRecord[] = [];
+  /** The notices the agent sent while the prompt ran, in order. */
+  readonly notices: AgentNotice[] = [];
   private readonly callsById = new Map<string, ToolCallRecord & { status?: string }>();
   private current: TurnRecord | null = null;
   /** The session's cumulative cost (USD) before and after this prompt, when reported. */
@@ -32,8 +41,11 @@ export class PromptTurn {
     this.costBefore = costBefore;
   }
 
-  /** Record one update; returns the tool call it started or changed, for a progress line. */
-  add(update: SessionUpdate): ToolCallEvent | null {
+  /**
+   * Record one update; returns the tool call it started or changed, or the notice it brought,
+   * for a progress line.
+   */
+  add(update: SessionUpdate): ToolCallEvent | { notice: AgentNotice } | null {
     switch (update.sessionUpdate) {
       case "agent_message_chunk": {
         const text = textOf(update.content);
@@ -50,6 +62,17 @@ export class PromptTurn {
         const cost = usdCost(update.cost);
         if (cost !== null) this.costAfter = cost;
         return null;
+      }
+      case "notice": {
+        const notice: AgentNotice = {
+          severity: stringOr(update.severity, "info"),
+          title: stringOr(update.title, "notice"),
+          ...(typeof update.description === "string" && update.description !== ""
+            ? { description: update.description }
+            : {}),
+        };
+        this.notices.push(notice);
+        return { notice };
       }
       default:
         return null;
