@@ -189,4 +189,24 @@ describe("uwf-acp --preset gemini against the real gemini --acp", () => {
     }
     await store.close();
   }, 180_000);
+
+  it("keeps the provider's key out of the model's shell commands", async () => {
+    await setup({
+      script: {
+        scenarios: {
+          first: [
+            { text: "Dumping.", tool: { run_shell_command: { command: "env > envdump.txt" } } },
+            { text: answer("done", "dumped", "The environment is in envdump.txt.") },
+          ],
+        },
+      },
+    });
+    const thread = await startThread("Dump the environment.");
+    const exec = await env.uwf(["thread", "exec", thread, "-c", "1", "--agent", "gemini"], 120_000);
+    expect(exec.code, exec.stderr).toBe(0);
+    expect(fake.requests()[0]!.headers["x-goog-api-key"]).toBe("fake-gemini-key");
+    const dump = readFileSync(join(env.work, "envdump.txt"), "utf8");
+    expect(dump).toMatch(/^PATH=/m);
+    expect(dump).not.toContain("fake-gemini-key");
+  }, 120_000);
 });

@@ -77,7 +77,12 @@ export const PRESETS: Record<string, Preset> = {
       // Gemini reads its settings from $GEMINI_CLI_HOME/.gemini; sessions live there too, so the
       // directory stays from step to step and session/load finds them.
       writePrivate(join(home, ".gemini", "settings.json"), {
-        security: { auth: { selectedType: "gemini-api-key" } },
+        security: {
+          auth: { selectedType: "gemini-api-key" },
+          // Gemini gives its shell commands its whole environment: the key stays its own. On,
+          // the redaction also drops other secret-looking names from the commands' environment.
+          environmentVariableRedaction: { enabled: true, blocked: ["GEMINI_API_KEY"] },
+        },
         privacy: { usageStatisticsEnabled: false },
         telemetry: { enabled: false },
         general: { disableAutoUpdate: true, disableUpdateNag: true, maxAttempts: 1 },
