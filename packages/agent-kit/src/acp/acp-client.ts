@@ -7,12 +7,7 @@ import {
   type PermissionOption,
   type PermissionPolicy,
 } from "./permission.js";
-import {
-  type AgentNotice,
-  PromptTurn,
-  type SessionUpdate,
-  type ToolCallEvent,
-} from "./prompt-turn.js";
+import { PromptTurn, type SessionUpdate, type TurnEvent } from "./prompt-turn.js";
 
 /** The ACP version this client speaks. */
 export const ACP_PROTOCOL_VERSION = 1;
@@ -33,10 +28,7 @@ export interface AcpClientOptions {
   replayQuietMs?: number;
 }
 
-export type AcpEvent =
-  | { type: "tool"; call: ToolCallEvent }
-  | { type: "permission"; decision: PermissionDecision }
-  | { type: "notice"; notice: AgentNotice };
+export type AcpEvent = TurnEvent | { type: "permission"; decision: PermissionDecision };
 
 export interface AgentHello {
   protocolVersion: number;
@@ -236,9 +228,7 @@ export class AcpClient {
       return;
     }
     const event = turn.add(update);
-    if (event && "notice" in event)
-      this.options.onEvent?.({ type: "notice", notice: event.notice });
-    else if (event) this.options.onEvent?.({ type: "tool", call: event });
+    if (event) this.options.onEvent?.(event);
   }
 
   private onRequest(method: string, params: unknown): unknown {

@@ -22,6 +22,11 @@ export interface ToolCallEvent {
   status: string | null;
 }
 
+/** What an update brought that a progress line shows. */
+export type TurnEvent =
+  | { type: "tool"; call: ToolCallEvent }
+  | { type: "notice"; notice: AgentNotice };
+
 /**
  * What one `session/prompt` produced, built from the `session/update` notifications that arrive
  * while it runs: the agent's text split into model turns (a turn ends where tool calls follow
@@ -45,7 +50,7 @@ export class PromptTurn {
    * Record one update; returns the tool call it started or changed, or the notice it brought,
    * for a progress line.
    */
-  add(update: SessionUpdate): ToolCallEvent | { notice: AgentNotice } | null {
+  add(update: SessionUpdate): TurnEvent | null {
     switch (update.sessionUpdate) {
       case "agent_message_chunk": {
         const text = textOf(update.content);
@@ -55,9 +60,10 @@ export class PromptTurn {
         return null;
       }
       case "tool_call":
-        return this.toolCall(update, true);
-      case "tool_call_update":
-        return this.toolCall(update, false);
+      case "tool_call_update": {
+        const call = this.toolCall(update, update.sessionUpdate === "tool_call");
+        return call && { type: "tool", call };
+      }
       case "usage_update": {
         const cost = usdCost(update.cost);
         if (cost !== null) this.costAfter = cost;
@@ -72,7 +78,7 @@ export class PromptTurn {
             : {}),
         };
         this.notices.push(notice);
-        return { notice };
+        return { type: "notice", notice };
       }
       default:
         return null;
