@@ -159,11 +159,7 @@ function knownCommand(words: readonly string[]): string[] {
 
 /** `uwf help <words>` names a group or a command, or it is a usage error naming the words. */
 function checkHelpTopic(words: readonly string[]): void {
-  const known = COMMAND_TABLE.some(
-    (entry) =>
-      words.length <= entry.path.length && words.every((word, i) => entry.path[i] === word),
-  );
-  if (known) return;
+  if (knownCommand(words).length === words.length) return;
   throw new UwfError("USAGE", `no command "uwf ${words.join(" ")}"`, {
     hint: "`uwf --help` lists the commands, `uwf help <group>` a group's",
   });

@@ -23,16 +23,15 @@ export function lazyRequire(moduleUrl: () => string): (id: string) => unknown {
 // Node built-ins that cost a start real time to load (node:crypto and node:child_process each
 // bring the stream modules with them, ≈ 2–3 ms) and that most `uwf` processes never use,
 // loaded on first call instead of by a top-level import (DESIGN §14).
-const load = builtin;
 
 /** `node:crypto`, loaded on first use. */
 export function nodeCrypto(): typeof import("node:crypto") {
-  return load("node:crypto") as typeof import("node:crypto");
+  return builtin<typeof import("node:crypto")>("node:crypto");
 }
 
 /** `node:child_process`, loaded on first use. */
 export function nodeChildProcess(): typeof import("node:child_process") {
-  return load("node:child_process") as typeof import("node:child_process");
+  return builtin<typeof import("node:child_process")>("node:child_process");
 }
 
 /**
@@ -40,25 +39,25 @@ export function nodeChildProcess(): typeof import("node:child_process") {
  * to a model (they bring the stream and socket modules with them).
  */
 export function nodeHttp(secure: boolean): typeof import("node:http") {
-  return load(secure ? "node:https" : "node:http") as typeof import("node:http");
+  return builtin<typeof import("node:http")>(secure ? "node:https" : "node:http");
 }
 
 /** `node:net`, loaded on first use (the pipes of an adapter run in a warm process). */
 export function nodeNet(): typeof import("node:net") {
-  return load("node:net") as typeof import("node:net");
+  return builtin<typeof import("node:net")>("node:net");
 }
 
 /** `node:stream`, loaded on first use (a warm process's output streams, after `node:net`). */
 export function nodeStream(): typeof import("node:stream") {
-  return load("node:stream") as typeof import("node:stream");
+  return builtin<typeof import("node:stream")>("node:stream");
 }
 
 /** `node:os`, loaded on first use (≈ 0.17 ms): an adapter is given UWF_HOME and takes no lease. */
 export function nodeOs(): typeof import("node:os") {
-  return load("node:os") as typeof import("node:os");
+  return builtin<typeof import("node:os")>("node:os");
 }
 
 /** `node:zlib`, loaded on first use (a compressed HTTP answer). */
 export function nodeZlib(): typeof import("node:zlib") {
-  return load("node:zlib") as typeof import("node:zlib");
+  return builtin<typeof import("node:zlib")>("node:zlib");
 }
