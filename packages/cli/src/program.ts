@@ -2,8 +2,9 @@ import { existsSync } from "node:fs";
 import { ExitCode } from "@united-workforce/protocol";
 import type { Store, UwfConfig } from "@united-workforce/store";
 import {
-  createLogger,
+  createEventStream,
   errorMessage,
+  eventLogWriter,
   logFilePath,
   makePrivateDir,
   resolveHome,
@@ -107,10 +108,10 @@ function logInternal(error: unknown, argv: readonly string[], io: CliIo): string
   if (!isInternal(error)) return undefined;
   try {
     const home = resolveHome(io.env);
-    createLogger(home).error("command.crashed", {
+    createEventStream(eventLogWriter(home)).emit("command.crashed", {
       command: commandWords(argv).slice(0, 2).join(" "),
       message: errorMessage(error),
-      stack: error instanceof Error ? error.stack : undefined,
+      ...(error instanceof Error && error.stack !== undefined ? { stack: error.stack } : {}),
     });
     const file = logFilePath(home);
     return existsSync(file) ? file : undefined;
@@ -335,7 +336,7 @@ function addCommand(
       },
       env: io.env,
       format,
-      logger: createLogger(home, { command: spec.path.join(" ") }),
+      events: createEventStream(eventLogWriter(home, { command: spec.path.join(" ") })),
       progress: (text) => io.stderr(text.endsWith("\n") ? text : `${text}\n`),
       columns: (fd) => io.columns?.(fd),
       output: (text) => io.stdout(text),
@@ -352,7 +353,8 @@ function addCommand(
         return store;
       },
     };
-    const onAbort = () => context.logger.warn("command.interrupted", { by: io.signal.reason });
+    const onAbort = () =>
+      context.events.emit("command.interrupted", { by: String(io.signal.reason) });
     io.signal.addEventListener("abort", onAbort, { once: true });
     try {
       await resolveIds(

@@ -22,7 +22,6 @@ export {
   type PlannedStep,
   prevOf,
 } from "./threads/engine.js";
-export type { EngineEvent, EngineListener } from "./threads/events.js";
 export {
   CHILD_STEP_LIMIT,
   childThreadId,

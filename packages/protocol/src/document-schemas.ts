@@ -5,6 +5,7 @@
  * schema forbids extra keys. uwf's own test is stricter: it fails when a command prints a key
  * its schema does not list, except inside an object marked `additionalProperties: true`.
  */
+import { STOPPED_BECAUSE } from "./events.js";
 import { stepSchema, usageSchema as usage } from "./nodes.js";
 import { suspendInfoSchema, THREAD_STATUSES } from "./threads.js";
 
@@ -157,19 +158,7 @@ function build() {
 
   // ─── thread ─────────────────────────────────────────────────────────────────────────────────
 
-  const stoppedBecause = {
-    enum: [
-      "completed",
-      "suspended",
-      "count",
-      "failed",
-      "cancelled",
-      "stopped",
-      "background",
-      "budget",
-      "guard",
-    ],
-  } as const;
+  const stoppedBecause = { enum: STOPPED_BECAUSE } as const;
 
   const execStep = object({ hash, role: str, status: str, agent: str, durationMs: int });
 

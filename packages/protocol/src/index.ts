@@ -1,6 +1,7 @@
 export * from "./config-schema.js";
 export * from "./document-schemas.js";
 export * from "./documents.js";
+export * from "./events.js";
 export * from "./exit-codes.js";
 export * from "./from-schema.js";
 export * from "./nodes.js";

@@ -14,6 +14,11 @@ export { DOCS_BASE_URL, docsUrl } from "./docs-url.js";
 export { addHomeDotenv, readHomeDotenv } from "./dotenv.js";
 export { editDistance } from "./edit-distance.js";
 export { errorMessage, isUwfError, UwfError } from "./errors.js";
+export { type FollowLogOptions, followLog } from "./events/follow.js";
+export { type LogFile, listLogFiles, logFilePath } from "./events/log-files.js";
+export { eventOf, type LogRecord, parseLogLine } from "./events/log-reader.js";
+export { eventLogWriter, type LogEnvelope } from "./events/log-writer.js";
+export { createEventStream, type EventListener, type EventStream } from "./events/stream.js";
 export { type AtomicWriteOptions, writeFileAtomic } from "./fs/atomic-write.js";
 export { type ErrnoError, ioError, isErrnoError } from "./fs/io-error.js";
 export { type ParseCacheEntry, readParseCache, writeParseCache } from "./fs/parse-cache.js";
@@ -22,7 +27,6 @@ export { type WriteFunction, writeFully } from "./fs/write-fully.js";
 export { HASH_LENGTH, hashBytes } from "./hash.js";
 export { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, resolveHome } from "./home.js";
 export { isoTime } from "./iso-time.js";
-export { createLogger, type Logger, type LogLevel, logFilePath } from "./logger.js";
 export { randomBytes, randomToken } from "./random.js";
 export {
   envSecretMasker,

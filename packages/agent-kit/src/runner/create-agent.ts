@@ -9,7 +9,7 @@ import {
   type Store,
   storeOptionsFrom,
 } from "@united-workforce/store";
-import { createLogger, type Logger } from "@united-workforce/util";
+import { createEventStream, type EventStream, eventLogWriter } from "@united-workforce/util";
 import { loadThreadContext, type ThreadContext } from "../context/load-context.js";
 import type { Validator } from "../extract/extract.js";
 import { SUSPEND_OUTPUT_SCHEMA } from "../extract/suspend.js";
@@ -64,7 +64,8 @@ async function runStep(
   const stored = await storeStep(prepared, outcome, env.store, startedAtMs);
   // Printed before it is logged: uwf starts checking the step on this line.
   io.stdout(`${JSON.stringify(stored)}\n`);
-  prepared.log.info("agent.step.stored", {
+  prepared.events.emit("agent.step.stored", {
+    ...prepared.about,
     step: stored.stepHash,
     status: stored.status,
     attempts: stored.attempts,
@@ -80,7 +81,9 @@ interface PreparedStep {
   ctx: AgentContext;
   sessions: SessionMap;
   validate: Validator;
-  log: Logger;
+  /** The process log, and what every event of this step says: the thread, role and adapter. */
+  events: EventStream;
+  about: { thread: string; role: string; agent: string };
 }
 
 async function prepareStep(
@@ -150,12 +153,9 @@ async function prepareStep(
     suspend ??= cas.schemaValidator(SUSPEND_OUTPUT_SCHEMA);
     return suspend.validate(candidate);
   };
-  const log = createLogger(env.home, {
-    agent: definition.name,
-    thread: args.thread,
-    role: args.role,
-  });
-  return { definition, args, context, ctx, sessions, validate, log };
+  const events = createEventStream(eventLogWriter(env.home));
+  const about = { thread: args.thread, role: args.role, agent: definition.name };
+  return { definition, args, context, ctx, sessions, validate, events, about };
 }
 
 function draftDetail(prepared: PreparedStep, outcome: AttemptsOutcome, failure?: string[]) {
@@ -199,7 +199,7 @@ async function storeFailure(
   );
   await batch.flush();
   const attempts = outcome.records.length;
-  prepared.log.error("agent.output.invalid", { attempts, errors, detail });
+  prepared.events.emit("agent.output.invalid", { ...prepared.about, attempts, errors, detail });
   env.say(
     `error: the output for role "${prepared.args.role}" is invalid after ${attempts} attempt${attempts === 1 ? "" : "s"}:`,
   );

@@ -1,6 +1,6 @@
 import type { DocumentName, DocumentOf, ExitCode } from "@united-workforce/protocol";
 import type { Store, UwfConfig } from "@united-workforce/store";
-import type { Logger } from "@united-workforce/util";
+import type { EventStream } from "@united-workforce/util";
 import type { TextView } from "../output/table.js";
 
 export type OutputFormat = "text" | "json" | "yaml";
@@ -11,7 +11,8 @@ export interface CommandContext {
   cwd: string;
   env: Record<string, string | undefined>;
   format: OutputFormat;
-  logger: Logger;
+  /** Where the command's events go: the process log, and any listener the command adds. */
+  events: EventStream;
   /** Progress for humans (adapter stderr, notices). Never the command's result. */
   progress(text: string): void;
   /**

@@ -32,7 +32,7 @@ export default defineCommand({
       self: ctx.self,
       port: options.port,
     });
-    ctx.logger.info("dashboard.start", { port: dashboard.port });
+    ctx.events.emit("dashboard.start", { port: dashboard.port });
     ctx.progress(
       `uwf dashboard: open ${dashboard.url}\nServing on 127.0.0.1 only; Ctrl-C stops it.`,
     );

@@ -94,7 +94,7 @@ export default defineCommand({
     const warnings = await saveChange(config, before, (problems) =>
       refusedFlags(problems, outcome, config.file, formatKeyPath),
     );
-    ctx.logger.info("setup.saved", {
+    ctx.events.emit("setup.saved", {
       provider: outcome.provider,
       model: outcome.modelAlias,
       agent: outcome.agentAlias,

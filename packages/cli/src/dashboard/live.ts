@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { Engine } from "@united-workforce/engine";
-import { followLog, type LogEvent } from "../live/follow-log.js";
+import type { UwfEvent } from "@united-workforce/protocol";
+import { eventOf, followLog } from "@united-workforce/util";
 import { threadStatus } from "./data.js";
 
 /**
@@ -45,7 +46,7 @@ interface Watcher {
 export class LiveFeed {
   readonly #engine: Engine;
   readonly #watchers = new Set<Watcher>();
-  readonly #listeners = new Set<(event: LogEvent) => void>();
+  readonly #listeners = new Set<(event: UwfEvent) => void>();
   readonly #pending = new Map<string, NodeJS.Timeout>();
   /** Threads whose step ended while their exec may still hold the lease. */
   readonly #ending = new Set<string>();
@@ -58,11 +59,14 @@ export class LiveFeed {
     engine: Engine,
     home: string,
     signal: AbortSignal,
-    onLogEvent: (event: LogEvent) => void = () => {},
+    onLogEvent: (event: UwfEvent) => void = () => {},
   ) {
     this.#engine = engine;
     this.#listeners.add(onLogEvent);
-    this.#stopped = followLog({ home, signal, intervalMs: 150 }, (event) => this.#onEvent(event));
+    this.#stopped = followLog({ home, signal, intervalMs: 150 }, (record) => {
+      const event = eventOf(record);
+      if (event !== null) this.#onEvent(event);
+    });
     this.#heartbeat = setInterval(() => {
       for (const w of this.#watchers) w.res.write(": ping\n\n");
     }, HEARTBEAT_MS);
@@ -82,9 +86,9 @@ export class LiveFeed {
   }
 
   /** Resolves with the first logged event for which `test` holds; `cancel` stops waiting. */
-  next(test: (event: LogEvent) => boolean): { event: Promise<LogEvent>; cancel(): void } {
-    let listener: (event: LogEvent) => void = () => {};
-    const event = new Promise<LogEvent>((resolve) => {
+  next(test: (event: UwfEvent) => boolean): { event: Promise<UwfEvent>; cancel(): void } {
+    let listener: (event: UwfEvent) => void = () => {};
+    const event = new Promise<UwfEvent>((resolve) => {
       listener = (e) => {
         if (!test(e)) return;
         this.#listeners.delete(listener);
@@ -108,12 +112,15 @@ export class LiveFeed {
     await this.#stopped;
   }
 
-  #onEvent(event: LogEvent): void {
+  #onEvent(event: UwfEvent): void {
     for (const listener of this.#listeners) listener(event);
-    const thread = event.thread;
-    if (typeof thread !== "string") return;
+    if (!("thread" in event)) return;
+    const { thread } = event;
     const out: Record<string, unknown> = {};
-    for (const key of FIELDS) if (event[key] !== undefined) out[key] = event[key];
+    for (const key of FIELDS) {
+      const value = (event as Record<string, unknown>)[key];
+      if (value !== undefined) out[key] = value;
+    }
     this.#send(thread, out, event.event !== "adapter.output");
     if (event.event === "step.start") this.#ending.delete(thread);
     if (STEP_ENDS.has(event.event)) this.#ending.add(thread);

@@ -1,142 +1,49 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { ThreadEvent, UwfEvent } from "@united-workforce/protocol";
 import { tempHome } from "@united-workforce/test-utils";
 import { describe, expect, it } from "vitest";
-import type { LogEvent } from "./follow-log.js";
 import { currentSteps, familyOf, followThread } from "./follow-thread.js";
-import { progressFromLog } from "./from-events.js";
-import { type ProgressEvent, ProgressView } from "./progress.js";
+import { ProgressView } from "./progress.js";
 
 const THREAD = "01M85RF4Z61GPTZ5WHXXZZW617";
-const log = (event: string, fields: Record<string, unknown>): LogEvent => ({
-  ts: "2026-11-24T03:09:24.000Z",
-  level: "info",
-  event,
-  thread: THREAD,
-  ...fields,
-});
-
-describe("progressFromLog of a fan-out", () => {
-  it("reads the fan-out's start, a child that stopped, and the join", () => {
-    const at = Date.parse("2026-11-24T03:09:24.000Z");
-    expect(
-      progressFromLog(
-        log("fanout.started", { role: "collect", children: 20, concurrency: 4, failure: "all" }),
-      ),
-    ).toEqual({
-      type: "fanout.started",
-      thread: THREAD,
-      role: "collect",
-      children: 20,
-      concurrency: 4,
-      atMs: at,
-    });
-    expect(
-      progressFromLog(
-        log("fanout.child", { child: "01M86337P7QDTBZZRNPEPR6Z8B", index: 2, status: "failed" }),
-      ),
-    ).toEqual({
-      type: "fanout.child",
-      thread: THREAD,
-      child: "01M86337P7QDTBZZRNPEPR6Z8B",
-      index: 2,
-      status: "failed",
-      atMs: at,
-    });
-    expect(
-      progressFromLog(
-        log("fanout.joined", { role: "collect", stepNumber: 2, completed: 19, failed: 1 }),
-      ),
-    ).toMatchObject({ type: "fanout.joined", stepNumber: 2, completed: 19, failed: 1 });
-    // A line an older uwf wrote has no step number; the join is still shown.
-    expect(
-      progressFromLog(log("fanout.joined", { role: "collect", completed: 19, failed: 1 })),
-    ).not.toHaveProperty("stepNumber");
-    // A line missing what progress needs is skipped, never trusted.
-    expect(progressFromLog(log("fanout.joined", { role: "collect", completed: "x" }))).toBeNull();
-  });
-});
-
-describe("progressFromLog", () => {
-  it("reads what exec logs into what progress shows, keeping the time it happened", () => {
-    expect(
-      progressFromLog(log("step.start", { role: "greeter", agent: "uwf-mock", stepNumber: 1 })),
-    ).toEqual({
-      type: "step.started",
-      thread: THREAD,
-      role: "greeter",
-      agent: "uwf-mock",
-      stepNumber: 1,
-      atMs: Date.parse("2026-11-24T03:09:24.000Z"),
-    });
-    expect(
-      progressFromLog(
-        log("step.done", { role: "greeter", step: "FTD0EF5FT35BD", status: "done", durationMs: 5 }),
-      ),
-    ).toMatchObject({ type: "step.finished", hash: "FTD0EF5FT35BD", usage: null });
-    expect(progressFromLog(log("thread.completed", { message: "Bye" }))).toMatchObject({
-      type: "completed",
-      message: "Bye",
-    });
-    // A transient failure a background exec retries shows in `thread watch` too.
-    expect(
-      progressFromLog(
-        log("step.retry", {
-          role: "greeter",
-          retry: 2,
-          maxRetries: 3,
-          delayMs: 20_000,
-          reason: "rate limited",
-        }),
-      ),
-    ).toMatchObject({ type: "step.retrying", retry: 2, maxRetries: 3, delayMs: 20_000 });
-    expect(progressFromLog(log("step.retry", { role: "greeter", retry: 2 }))).toBeNull();
-    // So does a background exec --wait waiting for the retry time.
-    expect(
-      progressFromLog(
-        log("exec.wait", { role: "greeter", retryAfter: "2026-11-24T04:00:00.000Z" }),
-      ),
-    ).toMatchObject({ type: "waiting", role: "greeter", until: "2026-11-24T04:00:00.000Z" });
-    expect(progressFromLog(log("exec.wait", { role: "greeter" }))).toBeNull();
-  });
-
-  it("skips other events and lines that lack what progress needs", () => {
-    expect(progressFromLog(log("thread.start", {}))).toBeNull();
-    expect(progressFromLog(log("step.start", { role: "greeter", stepNumber: "1" }))).toBeNull();
-    expect(
-      progressFromLog(log("thread.suspended", { role: "r", reason: "x", kind: "?" })),
-    ).toBeNull();
-    expect(
-      progressFromLog({ ...log("step.failed", { role: "r", reason: "x" }), ts: "later" }),
-    ).toBeNull();
-  });
-});
+/** An event as its log line holds it (the envelope's `level` and `pid` included). */
+const log = (event: string, fields: Record<string, unknown>): UwfEvent =>
+  ({
+    ts: "2026-11-24T03:09:24.000Z",
+    level: "info",
+    event,
+    pid: 1,
+    thread: THREAD,
+    ...fields,
+  }) as unknown as UwfEvent;
 
 describe("currentSteps", () => {
-  const started = (n: number): ProgressEvent => ({
-    type: "step.started",
+  const at = (ms: number): string => new Date(ms).toISOString();
+  const started = (n: number): ThreadEvent => ({
+    event: "step.start",
+    ts: at(n),
     thread: THREAD,
     role: "greeter",
     agent: "uwf-mock",
     stepNumber: n,
-    atMs: n,
+    cwd: "/work",
   });
-  const output = (line: string): ProgressEvent => ({
-    type: "adapter.output",
+  const output = (line: string): ThreadEvent => ({
+    event: "adapter.output",
+    ts: at(0),
     thread: THREAD,
     role: "greeter",
     line,
-    atMs: 0,
   });
-  const finished: ProgressEvent = {
-    type: "step.finished",
+  const finished: ThreadEvent = {
+    event: "step.done",
+    ts: at(0),
     thread: THREAD,
     role: "greeter",
     status: "done",
-    hash: "FTD0EF5FT35BD",
+    step: "FTD0EF5FT35BD",
     durationMs: 1,
-    usage: null,
-    atMs: 0,
   };
 
   it("is the last step that started and has not ended, with the agent's latest line", () => {
@@ -153,7 +60,7 @@ describe("currentSteps", () => {
 
   it("is every thread's step under way, in the order they started: a fan-out's children", () => {
     const child = (n: number): string => `01M86KF5RZ6TEH72KAAXXXKPG${n}`;
-    const of = (thread: string, event: ProgressEvent): ProgressEvent => ({ ...event, thread });
+    const of = (thread: string, event: ThreadEvent): ThreadEvent => ({ ...event, thread });
     expect(
       currentSteps([
         started(1),
@@ -174,12 +81,12 @@ describe("currentSteps", () => {
   });
 
   it("is an exec's wait for a retry time, until the step it waits for starts", () => {
-    const waiting: ProgressEvent = {
-      type: "waiting",
+    const waiting: ThreadEvent = {
+      event: "exec.wait",
+      ts: at(0),
       thread: THREAD,
       role: "greeter",
-      until: "2026-11-24T04:00:00.000Z",
-      atMs: 0,
+      retryAfter: "2026-11-24T04:00:00.000Z",
     };
     expect(currentSteps([started(1), output("429"), waiting])).toEqual([waiting]);
     expect(currentSteps([waiting, started(2)])).toEqual([started(2)]);
@@ -203,7 +110,7 @@ describe("familyOf", () => {
       log("step.start", { thread: grandchild, parent: child, role: "leaf" }),
       log("step.start", { thread: other, role: "plan" }),
       log("step.start", { thread: othersChild, parent: other, role: "leaf" }),
-      log("command.start", { thread: undefined }),
+      log("config.set", { thread: undefined, key: "store" }),
       log("step.done", { thread: grandchild, parent: child, role: "leaf" }),
     ];
     expect(lines.filter(inFamily).map((line) => `${line.event} ${line.thread}`)).toEqual([
@@ -228,23 +135,25 @@ describe("familyOf", () => {
 
 describe("followThread", () => {
   /** What the watch announces as under way in a home whose log began before midnight. */
-  async function announced(since: string | undefined): Promise<ProgressEvent | null> {
+  async function announced(since: string | undefined): Promise<ThreadEvent | null> {
     const temp = tempHome();
     try {
       const logs = join(temp.home, "logs");
       mkdirSync(logs);
-      const start = { ...log("step.start", { role: "greeter", agent: "uwf-mock", stepNumber: 3 }) };
-      start.ts = "2026-11-23T23:59:00.000Z";
+      const start = {
+        ...log("step.start", { role: "greeter", agent: "uwf-mock", stepNumber: 3, cwd: "/w" }),
+        ts: "2026-11-23T23:59:00.000Z",
+      };
       writeFileSync(join(logs, "2026-11-23.jsonl"), `${JSON.stringify(start)}\n`);
       writeFileSync(
         join(logs, "2026-11-24.jsonl"),
-        `${JSON.stringify(log("command.start", {}))}\n`,
+        `${JSON.stringify(log("config.set", { thread: undefined, key: "store" }))}\n`,
       );
       let end = (_: boolean): void => {};
       const ended = new Promise<boolean>((resolve) => {
         end = resolve;
       });
-      let current: ProgressEvent | null = null;
+      let current: ThreadEvent | null = null;
       await followThread({
         home: temp.home,
         thread: THREAD,
@@ -270,7 +179,7 @@ describe("followThread", () => {
 
   it("finds a step that began before midnight from the day its run began", async () => {
     expect(await announced("2026-11-23T23:58:30.000Z")).toMatchObject({
-      type: "step.started",
+      event: "step.start",
       role: "greeter",
       stepNumber: 3,
     });

@@ -1,6 +1,6 @@
-import { followLog, type LogEvent } from "./follow-log.js";
-import { progressFromLog } from "./from-events.js";
-import type { ProgressEvent, ProgressView } from "./progress.js";
+import type { ThreadEvent, UwfEvent } from "@united-workforce/protocol";
+import { eventOf, followLog } from "@united-workforce/util";
+import type { ProgressView } from "./progress.js";
 
 export interface FollowThreadOptions {
   home: string;
@@ -11,7 +11,7 @@ export interface FollowThreadOptions {
   /** Ctrl-C: stop following at once. */
   signal: AbortSignal;
   /** Printed before anything else once the history is read: which run is followed. */
-  announce(current: ProgressEvent | null): void;
+  announce(current: ThreadEvent | null): void;
   /** When the run began (its lease's `acquiredAt`): its log is read from that day on. */
   since?: string;
 }
@@ -28,7 +28,7 @@ export async function followThread(options: FollowThreadOptions): Promise<void> 
   const controller = new AbortController();
   const stop = (): void => controller.abort();
   options.signal.addEventListener("abort", stop, { once: true });
-  const history: ProgressEvent[] = [];
+  const history: ThreadEvent[] = [];
   const inFamily = familyOf(thread);
   let live = false;
   const following = followLog(
@@ -45,10 +45,9 @@ export async function followThread(options: FollowThreadOptions): Promise<void> 
         for (const event of now) progress.handle(event);
       },
     },
-    (line) => {
-      if (!inFamily(line)) return;
-      const event = progressFromLog(line);
-      if (event === null) return;
+    (record) => {
+      const event = eventOf(record);
+      if (event === null || !inFamily(event)) return;
       if (live) progress.handle(event);
       else history.push(event);
     },
@@ -67,17 +66,19 @@ export async function followThread(options: FollowThreadOptions): Promise<void> 
 }
 
 /**
- * Which log lines belong to `thread`'s run: its own, and those of the threads its fan-outs made,
- * at any depth, as its exec shows them. A child's lines name its parent (`parent`), and a child's
- * first line comes before any of its own children's, so the family grows as the log is read.
+ * Which events belong to `thread`'s run: its own, and those of the threads its fan-outs made, at
+ * any depth, as its exec shows them. A child's events name its parent (`parent`), and a child's
+ * first event comes before any of its own children's, so the family grows as the log is read.
  */
-export function familyOf(thread: string): (line: LogEvent) => boolean {
+export function familyOf(thread: string): (event: UwfEvent) => event is ThreadEvent {
   const family = new Set([thread]);
-  return (line) => {
-    if (typeof line.thread !== "string") return false;
-    if (family.has(line.thread)) return true;
-    if (typeof line.parent !== "string" || !family.has(line.parent)) return false;
-    family.add(line.thread);
+  return (event): event is ThreadEvent => {
+    if (!("thread" in event)) return false;
+    if (family.has(event.thread)) return true;
+    if (!("parent" in event) || event.parent === undefined || !family.has(event.parent)) {
+      return false;
+    }
+    family.add(event.thread);
     return true;
   };
 }
@@ -88,22 +89,22 @@ export function familyOf(thread: string): (line: LogEvent) => boolean {
  * latest output line; or an exec --wait waiting for a retry time, when that is the last thing
  * its thread logged. Empty between steps.
  */
-export function currentSteps(history: readonly ProgressEvent[]): ProgressEvent[] {
-  const now = new Map<string, { event: ProgressEvent; output: ProgressEvent | null }>();
+export function currentSteps(history: readonly ThreadEvent[]): ThreadEvent[] {
+  const now = new Map<string, { event: ThreadEvent; output: ThreadEvent | null }>();
   for (const event of history) {
-    switch (event.type) {
-      case "step.started":
-      case "waiting":
+    switch (event.event) {
+      case "step.start":
+      case "exec.wait":
         // A thread's new state goes after the others', as it came.
         now.delete(event.thread);
         now.set(event.thread, { event, output: null });
         break;
       case "adapter.output": {
         const step = now.get(event.thread);
-        if (step?.event.type === "step.started") step.output = event;
+        if (step?.event.event === "step.start") step.output = event;
         break;
       }
-      case "step.finished":
+      case "step.done":
       case "step.failed":
         now.delete(event.thread);
         break;

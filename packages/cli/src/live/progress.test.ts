@@ -1,20 +1,22 @@
-import type { Usage } from "@united-workforce/protocol";
+import type { ThreadEvent, Usage } from "@united-workforce/protocol";
 import { describe, expect, it } from "vitest";
-import { formatElapsed, type ProgressEvent, ProgressView } from "./progress.js";
+import { formatElapsed, ProgressView } from "./progress.js";
 import { progressStyle } from "./terminal.js";
 
 const THREAD = "01M85RF4Z61GPTZ5WHXXZZW617";
 const T0 = Date.UTC(2026, 10, 24, 3, 9, 24);
+const at = (ms: number): string => new Date(ms).toISOString();
 const ESC = "\u001b";
 
 function view(
   mode: "live" | "lines" | "quiet",
-  options: { color?: boolean; columns?: number; thread?: string } = {},
+  options: { color?: boolean; columns?: number; thread?: string; following?: boolean } = {},
 ) {
   const writes: string[] = [];
   let now = T0;
   const progress = new ProgressView({
     ...(options.thread === undefined ? {} : { thread: options.thread }),
+    ...(options.following === undefined ? {} : { following: options.following }),
     mode,
     color: options.color ?? false,
     write: (text) => writes.push(text),
@@ -33,20 +35,21 @@ function view(
   };
 }
 
-const started: ProgressEvent = {
-  type: "step.started",
+const started: ThreadEvent = {
+  event: "step.start",
   thread: THREAD,
   role: "greeter",
   agent: "uwf-mock",
   stepNumber: 2,
-  atMs: T0,
+  cwd: "/work",
+  ts: at(T0),
 };
-const output = (line: string, atMs = T0 + 1000): ProgressEvent => ({
-  type: "adapter.output",
+const output = (line: string, atMs = T0 + 1000): ThreadEvent => ({
+  event: "adapter.output",
   thread: THREAD,
   role: "greeter",
   line,
-  atMs,
+  ts: at(atMs),
 });
 const usage: Usage = {
   inputTokens: 1200,
@@ -57,23 +60,23 @@ const usage: Usage = {
   turns: 1,
   durationMs: 4200,
 };
-const finished = (u: Usage | null): ProgressEvent => ({
-  type: "step.finished",
+const finished = (u: Usage | null): ThreadEvent => ({
+  event: "step.done",
   thread: THREAD,
   role: "greeter",
   status: "done",
-  hash: "FTD0EF5FT35BD",
+  step: "FTD0EF5FT35BD",
   durationMs: 4200,
-  usage: u,
-  atMs: T0 + 4200,
+  ...(u === null ? {} : { usage: u }),
+  ts: at(T0 + 4200),
 });
-const failed: ProgressEvent = {
-  type: "step.failed",
+const failed: ThreadEvent = {
+  event: "step.failed",
   thread: THREAD,
   role: "greeter",
   reason:
     'agent "uwf-mock" for role "greeter" exited with code 3\n--- adapter stderr (tail) ---\nworking on it\nboom: no model',
-  atMs: T0 + 1500,
+  ts: at(T0 + 1500),
 };
 
 describe("ProgressView, live (a terminal)", () => {
@@ -136,12 +139,12 @@ describe("ProgressView, live (a terminal)", () => {
     v.progress.handle(output("working on it"));
     v.progress.handle(failed);
     v.progress.handle({
-      type: "suspended",
+      event: "thread.suspended",
       thread: THREAD,
       role: "greeter",
-      reason: failed.type === "step.failed" ? failed.reason : "",
+      reason: failed.event === "step.failed" ? failed.reason : "",
       kind: "failure",
-      atMs: T0 + 1500,
+      ts: at(T0 + 1500),
     });
     expect(v.writes).toHaveLength(3);
     expect(v.writes[2]).toBe(
@@ -154,12 +157,12 @@ describe("ProgressView, live (a terminal)", () => {
     v.progress.handle(started);
     v.progress.handle(finished(usage));
     v.progress.handle({
-      type: "suspended",
+      event: "thread.suspended",
       thread: THREAD,
       role: "greeter",
       reason: "the prompt of graph[greeter][done] rendered blank",
       kind: "failure",
-      atMs: T0 + 4200,
+      ts: at(T0 + 4200),
     });
     expect(v.writes[2]).toBe(
       "✗ 01M85RF4Z6 greeter failed: the prompt of graph[greeter][done] rendered blank\n",
@@ -171,14 +174,14 @@ describe("ProgressView, live (a terminal)", () => {
     v.progress.handle(started);
     v.progress.handle(finished(usage));
     v.progress.handle({
-      type: "suspended",
+      event: "thread.suspended",
       thread: THREAD,
       role: "greeter",
       reason: "Which Ada?",
       kind: "question",
-      atMs: T0,
+      ts: at(T0),
     });
-    v.progress.handle({ type: "completed", thread: THREAD, message: "done", atMs: T0 });
+    v.progress.handle({ event: "thread.completed", thread: THREAD, message: "done", ts: at(T0) });
     expect(v.writes).toHaveLength(2);
   });
 
@@ -290,15 +293,15 @@ describe("formatElapsed", () => {
 });
 
 describe("a step retried after a transient failure", () => {
-  const retrying: ProgressEvent = {
-    type: "step.retrying",
+  const retrying: ThreadEvent = {
+    event: "step.retry",
     thread: THREAD,
     role: "greeter",
     retry: 1,
     maxRetries: 3,
     delayMs: 10_000,
     reason: "uwf-mock: rate limited (HTTP 429)",
-    atMs: T0 + 2000,
+    ts: at(T0 + 2000),
   };
 
   it("says why, which retry and how long it waits, and keeps the step running", () => {
@@ -319,16 +322,23 @@ describe("a step retried after a transient failure", () => {
   });
 
   it("says until when a waiting exec waits for the retry time", () => {
-    const waiting: ProgressEvent = {
-      type: "waiting",
+    const waiting: ThreadEvent = {
+      event: "exec.wait",
       thread: THREAD,
       role: "greeter",
-      until: "2026-11-24T04:00:00.000Z",
-      atMs: T0,
+      retryAfter: "2026-11-24T04:00:00.000Z",
+      ts: at(T0),
     };
-    const v = view("lines");
+    // `thread watch` of a background exec --wait.
+    const v = view("lines", { following: true });
     v.progress.handle(waiting);
     expect(v.all()).toContain("⏸ greeter: waiting until 2026-11-24T04:00:00.000Z to retry");
+    // The exec that waits says how to stop waiting.
+    const own = view("lines");
+    own.progress.handle(waiting);
+    expect(own.all()).toBe(
+      'waiting until 2026-11-24T04:00:00.000Z to retry role "greeter" (Ctrl-C stops waiting)\n',
+    );
     const quiet = view("quiet");
     quiet.progress.handle(waiting);
     expect(quiet.all()).not.toContain("⏸");
@@ -339,17 +349,17 @@ describe("a fan-out", () => {
   const CHILD_A = "01M86337P7QDTBZZRNPEPR6Z8B";
   // Children's ids are one millisecond apart (the item's index): their first ten characters differ.
   const CHILD_B = "01M86337P8R9JEW9ZW702GGTM0";
-  const childStarted = (thread: string): ProgressEvent => ({ ...started, thread, stepNumber: 1 });
+  const childStarted = (thread: string): ThreadEvent => ({ ...started, thread, stepNumber: 1 });
 
   it("shows one live line per running child, and says when the fan-out starts and joins", () => {
     const v = view("live");
     v.progress.handle({
-      type: "fanout.started",
+      event: "fanout.started",
       thread: THREAD,
       role: "collect",
       children: 20,
       concurrency: 4,
-      atMs: T0,
+      ts: at(T0),
     });
     v.progress.handle(childStarted(CHILD_A));
     v.progress.handle(childStarted(CHILD_B));
@@ -358,22 +368,22 @@ describe("a fan-out", () => {
     expect(screen).toContain(`${CHILD_A.slice(0, 10)} #1 greeter`);
     expect(screen).toContain(`${CHILD_B.slice(0, 10)} #1 greeter`);
     v.progress.handle({
-      type: "fanout.child",
+      event: "fanout.child",
       thread: THREAD,
       child: CHILD_B,
       index: 3,
       status: "failed",
       reason: "exited with code 9",
-      atMs: T0,
+      ts: at(T0),
     });
     v.progress.handle({
-      type: "fanout.joined",
+      event: "fanout.joined",
       thread: THREAD,
       role: "collect",
       stepNumber: 2,
       completed: 19,
       failed: 1,
-      atMs: T0,
+      ts: at(T0),
     });
     expect(v.all()).toContain(`child ${CHILD_B.slice(0, 10)}… (item 3) failed\n`);
     expect(v.all()).toContain(
@@ -415,12 +425,12 @@ describe("a fan-out", () => {
   it("says nothing of a fan-out in quiet mode", () => {
     const v = view("quiet");
     v.progress.handle({
-      type: "fanout.joined",
+      event: "fanout.joined",
       thread: THREAD,
       role: "collect",
       completed: 1,
       failed: 0,
-      atMs: T0,
+      ts: at(T0),
     });
     expect(v.all()).toBe("");
   });

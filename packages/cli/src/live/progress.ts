@@ -1,83 +1,8 @@
-import type { SuspendKind, Usage } from "@united-workforce/protocol";
+import type { ThreadEvent, Usage } from "@united-workforce/protocol";
 import { sanitizeTerminalText } from "@united-workforce/util";
 import { groupDigits } from "../output/digits.js";
 import type { ProgressMode } from "./terminal.js";
 import { textWidth, truncate } from "./text-width.js";
-
-/**
- * What progress shows, whether it comes from this process's engine or from the process log of
- * another (`thread watch`). `atMs` is when it happened.
- */
-export type ProgressEvent =
-  | {
-      type: "step.started";
-      thread: string;
-      role: string;
-      agent: string;
-      stepNumber: number;
-      atMs: number;
-    }
-  | { type: "adapter.output"; thread: string; role: string; line: string; atMs: number }
-  | {
-      type: "step.finished";
-      thread: string;
-      role: string;
-      status: string;
-      hash: string;
-      durationMs: number;
-      /** Null when the source did not say (a log line from an older uwf). */
-      usage: Usage | null;
-      atMs: number;
-    }
-  | { type: "step.failed"; thread: string; role: string; reason: string; atMs: number }
-  | {
-      type: "step.retrying";
-      thread: string;
-      role: string;
-      retry: number;
-      maxRetries: number;
-      delayMs: number;
-      reason: string;
-      atMs: number;
-    }
-  | {
-      type: "suspended";
-      thread: string;
-      role: string;
-      reason: string;
-      kind: SuspendKind;
-      atMs: number;
-    }
-  | { type: "completed"; thread: string; message: string | null; atMs: number }
-  /** A (background) exec --wait waits for the retry time of a step that failed transiently. */
-  | { type: "waiting"; thread: string; role: string; until: string; atMs: number }
-  | {
-      type: "fanout.started";
-      thread: string;
-      role: string;
-      children: number;
-      concurrency: number;
-      atMs: number;
-    }
-  | {
-      type: "fanout.child";
-      thread: string;
-      child: string;
-      index: number;
-      status: string;
-      reason?: string;
-      atMs: number;
-    }
-  | {
-      type: "fanout.joined";
-      thread: string;
-      role: string;
-      /** Absent in a log written by an older uwf. */
-      stepNumber?: number;
-      completed: number;
-      failed: number;
-      atMs: number;
-    };
 
 export interface ProgressOptions {
   /**
@@ -94,6 +19,8 @@ export interface ProgressOptions {
   now?(): number;
   /** Live mode: how often the elapsed time and the spinner move; 0 = only on events (tests). */
   tickMs?: number;
+  /** Another process runs what this view shows (`thread watch`, `join`): Ctrl-C stops watching. */
+  following?: boolean;
 }
 
 interface Running {
@@ -147,17 +74,18 @@ export class ProgressView {
     this.ownThread = options.thread ?? null;
   }
 
-  handle(event: ProgressEvent): void {
+  handle(event: ThreadEvent): void {
     const permanent: string[] = [];
     this.ownThread ??= event.thread;
-    switch (event.type) {
-      case "step.started": {
+    const atMs = Date.parse(event.ts);
+    switch (event.event) {
+      case "step.start": {
         this.running.set(event.thread, {
           thread: event.thread,
           role: event.role,
           agent: event.agent,
           stepNumber: event.stepNumber,
-          startedAtMs: event.atMs,
+          startedAtMs: atMs,
           lastLine: "",
           printedOutput: false,
         });
@@ -165,7 +93,7 @@ export class ProgressView {
         if (this.options.mode === "lines") {
           permanent.push(
             this.stamp(
-              event.atMs,
+              atMs,
               `▶ #${event.stepNumber} ${event.role} (${event.agent}) started on thread ${event.thread}`,
             ),
           );
@@ -178,51 +106,55 @@ export class ProgressView {
         if (step && line !== "") step.lastLine = line;
         if (this.options.mode === "lines" && line !== "") {
           if (step) step.printedOutput = true;
-          permanent.push(this.stamp(event.atMs, `  ${event.role} │ ${line}`));
+          permanent.push(this.stamp(atMs, `  ${event.role} │ ${line}`));
         }
         break;
       }
-      case "step.finished": {
+      case "step.done": {
         const step = this.running.get(event.thread);
         this.running.delete(event.thread);
         if (this.options.mode === "quiet") break;
-        permanent.push(this.finalLine(event, step));
+        permanent.push(this.finalLine(event, atMs, step));
         break;
       }
       case "step.failed": {
         const step = this.running.get(event.thread);
         this.running.delete(event.thread);
         this.lastFailure = { thread: event.thread, role: event.role };
-        permanent.push(...this.failureLines(event, step));
+        permanent.push(...this.failureLines(event, atMs, step));
         break;
       }
-      case "step.retrying": {
+      case "step.retry": {
         // The step runs again: it stays the running step, and the wait is said once.
         if (this.options.mode === "quiet") break;
         const why = event.reason === "" ? "failed transiently" : event.reason;
         const line = `↻ ${event.role}: ${why}; retry ${event.retry} of ${event.maxRetries} in ${formatDuration(event.delayMs)}`;
-        permanent.push(this.options.mode === "lines" ? this.stamp(event.atMs, line) : line);
+        permanent.push(this.options.mode === "lines" ? this.stamp(atMs, line) : line);
         break;
       }
-      case "suspended": {
+      case "thread.suspended": {
         // A question, like completion, is the result's to say. A failure found after a good
         // step (its edge cannot be routed) has had no ✗ line yet.
         const reported =
           this.lastFailure?.thread === event.thread && this.lastFailure.role === event.role;
         this.lastFailure = null;
         if (event.kind === "failure" && !reported) {
-          permanent.push(...this.failureLines(event, undefined));
+          permanent.push(...this.failureLines(event, atMs, undefined));
         }
         break;
       }
-      case "waiting": {
+      case "exec.wait": {
         if (this.options.mode === "quiet") break;
-        const line = `⏸ ${event.role}: waiting until ${event.until} to retry`;
-        permanent.push(this.options.mode === "lines" ? this.stamp(event.atMs, line) : line);
+        if (!this.options.following) {
+          permanent.push(
+            `waiting until ${event.retryAfter} to retry role "${event.role}" (Ctrl-C stops waiting)`,
+          );
+          break;
+        }
+        const line = `⏸ ${event.role}: waiting until ${event.retryAfter} to retry`;
+        permanent.push(this.options.mode === "lines" ? this.stamp(atMs, line) : line);
         break;
       }
-      case "completed":
-        break;
       case "fanout.started": {
         if (this.options.mode === "quiet") break;
         const children =
@@ -230,7 +162,7 @@ export class ProgressView {
             ? "1 child"
             : `${event.children} children, ${Math.min(event.concurrency, event.children)} at a time`;
         const line = `⇉ ${shortThread(event.thread)} fans out: ${children}, then ${event.role}`;
-        permanent.push(this.options.mode === "lines" ? this.stamp(event.atMs, line) : line);
+        permanent.push(this.options.mode === "lines" ? this.stamp(atMs, line) : line);
         break;
       }
       case "fanout.child": {
@@ -241,7 +173,7 @@ export class ProgressView {
         const line = `  child ${shortThread(event.child)}… (item ${event.index}) ${event.status}${why}`;
         permanent.push(
           this.options.mode === "lines"
-            ? this.stamp(event.atMs, line)
+            ? this.stamp(atMs, line)
             : this.paint([[line, "yellow"]], Number.POSITIVE_INFINITY),
         );
         break;
@@ -250,9 +182,12 @@ export class ProgressView {
         if (this.options.mode === "quiet") break;
         const step = event.stepNumber === undefined ? "" : `#${event.stepNumber} `;
         const line = `⇇ ${step}${event.role} joined the children of ${shortThread(event.thread)}: ${event.completed} completed, ${event.failed} failed`;
-        permanent.push(this.options.mode === "lines" ? this.stamp(event.atMs, line) : line);
+        permanent.push(this.options.mode === "lines" ? this.stamp(atMs, line) : line);
         break;
       }
+      default:
+        // The thread's end is the result's to say; the other events show nothing here.
+        break;
     }
     this.render(permanent);
   }
@@ -322,15 +257,18 @@ export class ProgressView {
   }
 
   private finalLine(
-    event: Extract<ProgressEvent, { type: "step.finished" }>,
+    event: Extract<ThreadEvent, { event: "step.done" }>,
+    atMs: number,
     step: Running | undefined,
   ): string {
     const number = step ? `#${step.stepNumber} ` : "";
-    const figures = [formatDuration(event.durationMs), ...formatUsage(event.usage)].join(" · ");
+    const figures = [formatDuration(event.durationMs), ...formatUsage(event.usage ?? null)].join(
+      " · ",
+    );
     if (this.options.mode === "lines") {
       return this.stamp(
-        event.atMs,
-        `✓ ${number}${event.role} → ${event.status}  ${figures} · ${event.hash}${this.onThread(event.thread)}`,
+        atMs,
+        `✓ ${number}${event.role} → ${event.status}  ${figures} · ${event.step}${this.onThread(event.thread)}`,
       );
     }
     return this.paint(
@@ -340,27 +278,28 @@ export class ProgressView {
         [`${number}${event.role} → `],
         [event.status, "bold"],
         [`  ${figures}  `],
-        [event.hash, "dim"],
+        [event.step, "dim"],
       ],
       Number.POSITIVE_INFINITY,
     );
   }
 
   private failureLines(
-    event: { thread: string; role: string; reason: string; atMs: number },
+    event: { thread: string; role: string; reason: string },
+    atMs: number,
     step: Running | undefined,
   ): string[] {
     const cut = event.reason.indexOf(TAIL_MARKER);
     const reason = cut === -1 ? event.reason : event.reason.slice(0, cut);
     const tail = cut === -1 ? "" : event.reason.slice(cut + TAIL_MARKER.length);
-    const after = step ? ` after ${formatDuration(event.atMs - step.startedAtMs)}` : "";
+    const after = step ? ` after ${formatDuration(atMs - step.startedAtMs)}` : "";
     const number = step ? `#${step.stepNumber} ` : "";
     const head = `✗ ${number}${event.role} failed${after}: ${reason}`;
     // Lines mode printed the agent's output as it came; the tail would repeat it.
     const showTail = tail.trim() !== "" && !(this.options.mode === "lines" && step?.printedOutput);
     const details = showTail ? ["  agent's last output:", ...indent(tail)] : [];
     if (this.options.mode === "lines") {
-      return [this.stamp(event.atMs, `${head}${this.onThread(event.thread)}`), ...details];
+      return [this.stamp(atMs, `${head}${this.onThread(event.thread)}`), ...details];
     }
     if (this.options.mode === "quiet") return [head, ...details];
     const painted = this.paint(

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { type ErrorCode, ExitCode, type ThreadPointer } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
-import { listLogFiles } from "../commands/log/files.js";
+import { eventOf, listLogFiles, parseLogLine, UwfError } from "@united-workforce/util";
 
 /**
  * How an exec ended, as it logged it: `exec.end` with its exit code (a background worker's: the
@@ -99,21 +98,18 @@ export function workerError(thread: string, outcome: WorkerOutcome & { kind: "er
 }
 
 function parseOutcome(line: string, thread: string): WorkerOutcome | null {
-  let event: Record<string, unknown>;
-  try {
-    event = JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return null; // A torn write.
+  const record = parseLogLine(line);
+  if (record === null || typeof record.pid !== "number") return null;
+  const event = eventOf(record);
+  if (event === null || !("thread" in event) || event.thread !== thread) return null;
+  const { pid } = record;
+  if (event.event === "exec.end" && isExitCode(event.exitCode)) {
+    const { ts: at, exitCode, stoppedBecause, message } = event;
+    return { kind: "ended", at, pid, exitCode, stoppedBecause, message };
   }
-  const { ts, pid, exitCode, message } = event;
-  if (event.thread !== thread || typeof ts !== "string" || typeof pid !== "number") return null;
-  if (!isExitCode(exitCode) || typeof message !== "string") return null;
-  if (event.event === "exec.end" && typeof event.stoppedBecause === "string") {
-    return { kind: "ended", at: ts, pid, exitCode, stoppedBecause: event.stoppedBecause, message };
-  }
-  if (event.event === "exec.error" && typeof event.code === "string") {
-    const hint = typeof event.hint === "string" ? event.hint : null;
-    return { kind: "error", at: ts, pid, exitCode, code: event.code, message, hint };
+  if (event.event === "exec.error" && isExitCode(event.exitCode)) {
+    const { ts: at, exitCode, code, message, hint } = event;
+    return { kind: "error", at, pid, exitCode, code, message, hint };
   }
   return null;
 }

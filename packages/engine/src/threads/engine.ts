@@ -27,10 +27,10 @@ import {
   type UwfConfig,
 } from "@united-workforce/store";
 import {
+  type EventStream,
   errorMessage,
   isoTime,
   isUwfError,
-  type Logger,
   sanitizeTerminalText,
   UwfError,
 } from "@united-workforce/util";
@@ -40,7 +40,6 @@ import { expectedRole, type RoutedFrom } from "../moderator/expected-role.js";
 import { costKnown } from "../usage/total.js";
 import { adapterArgv } from "./adapter-argv.js";
 import { cancelledHint } from "./cancelled-hint.js";
-import type { EngineEvent } from "./events.js";
 import type { FanoutReport } from "./fanout.js";
 import { guardReached } from "./guards.js";
 import { humanSuspension, isHumanRole } from "./human-answer.js";
@@ -72,9 +71,9 @@ export interface EngineContext {
   config(): UwfConfig | Promise<UwfConfig>;
   /** The environment adapters start with (`.env` is added under it); also gives PATH. */
   env: Record<string, string | undefined>;
-  logger: Logger;
+  /** Where the engine's events go: the process log, and whatever else the caller subscribed. */
+  events: EventStream;
   signal: AbortSignal;
-  onEvent?(event: EngineEvent): void;
   /** How the engine waits between retries (tests pass one that records and returns). */
   sleep?(ms: number, signal: AbortSignal): Promise<void>;
 }
@@ -106,10 +105,6 @@ export class Engine {
 
   constructor(readonly ctx: EngineContext) {
     this.store = ctx.store;
-  }
-
-  emit(event: EngineEvent): void {
-    this.ctx.onEvent?.(event);
   }
 
   async workflow(hash: string): Promise<WorkflowPayload> {
@@ -237,21 +232,12 @@ export class Engine {
     const cwd = this.cwdOf(pointer, plan.location);
     const started = Date.now();
     const stepNumber = plan.replaceHead ? pointer.steps : pointer.steps + 1;
-    this.ctx.logger.info("step.start", {
+    this.ctx.events.emit("step.start", {
       thread: pointer.thread,
       role: plan.role,
       agent: agentLabel,
       stepNumber,
       cwd,
-    });
-    this.emit({
-      type: "step.started",
-      thread: pointer.thread,
-      role: plan.role,
-      agent: agentLabel,
-      stepNumber,
-      cwd,
-      atMs: started,
     });
 
     let failure: UwfError;
@@ -297,16 +283,7 @@ export class Engine {
           );
           break;
         }
-        this.ctx.logger.warn("step.retry", {
-          thread: pointer.thread,
-          role: plan.role,
-          retry: retried + 1,
-          maxRetries: retry.maxRetries,
-          delayMs: waitMs,
-          reason,
-        });
-        this.emit({
-          type: "step.retrying",
+        this.ctx.events.emit("step.retry", {
           thread: pointer.thread,
           role: plan.role,
           retry: retried + 1,
@@ -325,7 +302,7 @@ export class Engine {
       // release replaces it, and every reader checks the child by identity (pid + start time)
       // before signalling it. Clearing it here cost a lease rewrite (a rename) per step.
       if (outcome.aborted) {
-        this.ctx.logger.warn("step.aborted", { thread: pointer.thread, role: plan.role });
+        this.ctx.events.emit("step.aborted", { thread: pointer.thread, role: plan.role });
         return {
           pointer: remember ? await this.writeUnlessChanged(pointer) : pointer,
           step: null,
@@ -379,13 +356,15 @@ export class Engine {
     const usage = verified.payload.usage;
     const next = await this.advance(pointer, verified.hash, plan, usage);
     const durationMs = Date.now() - started;
-    this.ctx.logger.info("step.done", {
+    this.ctx.events.emit("step.done", {
       thread: pointer.thread,
       role: plan.role,
       step: verified.hash,
       status: verified.status,
       durationMs,
       usage,
+      agent: agentLabel,
+      stepNumber: next.steps,
     });
     const step = {
       hash: verified.hash,
@@ -394,7 +373,6 @@ export class Engine {
       agent: agentLabel,
       durationMs,
     };
-    this.emit({ type: "step.finished", thread: pointer.thread, step, usage });
     await this.announce(next);
     return { pointer: next, step, usage };
   }
@@ -407,8 +385,7 @@ export class Engine {
   childOutput(thread: string, role: string, chunk: string): void {
     const text = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk;
     for (const line of text.split("\n")) {
-      this.ctx.logger.info("adapter.output", { thread, role, line });
-      this.emit({ type: "adapter.output", thread, role, line });
+      this.ctx.events.emit("adapter.output", { thread, role, line });
     }
   }
 
@@ -427,21 +404,12 @@ export class Engine {
     const started = Date.now();
     const stepNumber = plan.replaceHead ? pointer.steps : pointer.steps + 1;
     const cwd = this.cwdOf(pointer, plan.location);
-    this.ctx.logger.info("step.start", {
+    this.ctx.events.emit("step.start", {
       thread: pointer.thread,
       role: plan.role,
       agent: SCRIPT_AGENT,
       stepNumber,
       cwd,
-    });
-    this.emit({
-      type: "step.started",
-      thread: pointer.thread,
-      role: plan.role,
-      agent: SCRIPT_AGENT,
-      stepNumber,
-      cwd,
-      atMs: started,
     });
     const outcome = await runScriptStep(this, pointer, plan, role, {
       cwd,
@@ -450,7 +418,7 @@ export class Engine {
       started,
     });
     if (outcome.kind === "aborted") {
-      this.ctx.logger.warn("step.aborted", { thread: pointer.thread, role: plan.role });
+      this.ctx.events.emit("step.aborted", { thread: pointer.thread, role: plan.role });
       return { pointer, step: null, usage: null, failure: null, aborted: true };
     }
     if (outcome.kind === "done") {
@@ -467,13 +435,7 @@ export class Engine {
     failure: UwfError,
     retrying?: { kind: "retry"; retryAfter: string },
   ): Promise<{ pointer: ThreadPointer; step: null; usage: null; failure: UwfError }> {
-    this.ctx.logger.error("step.failed", {
-      thread: pointer.thread,
-      role: plan.role,
-      reason: failure.message,
-    });
-    this.emit({
-      type: "step.failed",
+    this.ctx.events.emit("step.failed", {
       thread: pointer.thread,
       role: plan.role,
       reason: failure.message,
@@ -565,13 +527,11 @@ export class Engine {
   async announce(pointer: ThreadPointer): Promise<void> {
     if (pointer.status === "completed") {
       const message = await this.endMessage(pointer);
-      this.ctx.logger.info("thread.completed", { thread: pointer.thread, message });
-      this.emit({ type: "completed", thread: pointer.thread, message });
+      this.ctx.events.emit("thread.completed", { thread: pointer.thread, message });
     }
     if (pointer.status === "suspended" && pointer.suspended) {
       const { role, reason, kind } = pointer.suspended;
-      this.ctx.logger.info("thread.suspended", { thread: pointer.thread, role, reason, kind });
-      this.emit({ type: "suspended", thread: pointer.thread, role, reason, kind });
+      this.ctx.events.emit("thread.suspended", { thread: pointer.thread, role, reason, kind });
     }
   }
 
@@ -681,7 +641,7 @@ export class Engine {
       ...rerun(plan),
       ...(guard === undefined ? {} : { guard }),
     });
-    this.ctx.logger.warn(guard === undefined ? "exec.budget" : "exec.guard", {
+    this.ctx.events.emit(guard === undefined ? "exec.budget" : "exec.guard", {
       thread: pointer.thread,
       role: plan.role,
       reason,

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { UwfEvent } from "@united-workforce/protocol";
 import {
   type FanoutFailureRule,
   isThreadId,
@@ -13,11 +14,10 @@ import {
 } from "@united-workforce/protocol";
 import { openStore, type Store } from "@united-workforce/store";
 import { seedThread, type TempHome, tempHome } from "@united-workforce/test-utils";
-import { createLogger, ulidTime } from "@united-workforce/util";
+import { createEventStream, eventLogWriter, ulidTime } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ensureChildWorktree } from "../worktrees/git-worktree.js";
 import { Engine } from "./engine.js";
-import type { EngineEvent } from "./events.js";
 import { childThreadId, fanoutChildren, fanoutLeaseCommand } from "./fanout.js";
 import { answerThread } from "./human-answer.js";
 import { takeThread } from "./lease.js";
@@ -172,22 +172,23 @@ async function parentThread(options: {
   return thread;
 }
 
-function engineWith(events: EngineEvent[] = []): Engine {
+function engineWith(events: UwfEvent[] = []): Engine {
   return new Engine({
     store,
     cwd: temp.home,
     config: () => ({}),
     env: { PATH: process.env.PATH, UWF_ADAPTER_WATCH_PARENT: "0" },
-    logger: createLogger(temp.home, { command: "test" }),
+    events: createEventStream(eventLogWriter(temp.home, { command: "test" }), (event) =>
+      events.push(event),
+    ),
     signal: new AbortController().signal,
-    onEvent: (event) => events.push(event),
   });
 }
 
 async function exec(
   thread: string,
   options: Partial<RunOptions> = {},
-  events: EngineEvent[] = [],
+  events: UwfEvent[] = [],
 ): Promise<Awaited<ReturnType<typeof runSteps>>> {
   const lease = await takeThread(store, thread, "test");
   try {
@@ -230,7 +231,7 @@ describe("fan-out", () => {
       items: ["a.ts", "b.ts", "c.ts"],
       child: await reviewWorkflow(dir),
     });
-    const events: EngineEvent[] = [];
+    const events: UwfEvent[] = [];
     const summary = await exec(parent, {}, events);
     expect(summary.stoppedBecause).toBe("completed");
     expect(summary.steps.map((s) => [s.role, s.status, s.agent])).toEqual([
@@ -268,7 +269,7 @@ describe("fan-out", () => {
         parent: { thread: parent, step: planStep, index },
       });
     }
-    expect(events.filter((e) => e.type.startsWith("fanout.")).map((e) => e.type)).toEqual([
+    expect(events.filter((e) => e.event.startsWith("fanout.")).map((e) => e.event)).toEqual([
       "fanout.started",
       "fanout.child",
       "fanout.child",
@@ -276,16 +277,14 @@ describe("fan-out", () => {
       "fanout.joined",
     ]);
     // The join is the parent's last step, and says which.
-    expect(events.find((e) => e.type === "fanout.joined")).toMatchObject({
+    expect(events.find((e) => e.event === "fanout.joined")).toMatchObject({
       role: "collect",
       stepNumber: pointer.steps,
       completed: 3,
       failed: 0,
     });
     // The children's steps are reported under their own thread ids.
-    const stepThreads = new Set(
-      events.filter((e) => e.type === "step.finished").map((e) => e.thread),
-    );
+    const stepThreads = new Set(events.filter((e) => e.event === "step.done").map((e) => e.thread));
     expect(stepThreads.size).toBe(4);
     expect(await fanoutChildren(engineWith(), await store.threads.get(parent))).toBeNull();
     // The children's log lines name their parent (`thread watch <parent>` follows them).

@@ -14,7 +14,6 @@ import {
   errorMessage,
   hashBytes,
   isUwfError,
-  type Logger,
   sanitizeTerminalText,
   UwfError,
   ulidTimePart,
@@ -232,18 +231,10 @@ export async function runFanout(
     children.push({ index, item: item.item, thread, ...standing(child, options.retryFailed) });
   }
 
-  engine.ctx.logger.info("fanout.started", {
+  engine.ctx.events.emit("fanout.started", {
     thread: pointer.thread,
     role: transition.role,
     children: children.length,
-    concurrency,
-    failure,
-  });
-  engine.emit({
-    type: "fanout.started",
-    thread: pointer.thread,
-    role: transition.role,
-    children: children.map((c) => c.thread),
     concurrency,
     failure,
   });
@@ -265,15 +256,7 @@ export async function runFanout(
         ended = { outcome: "failed", reason: errorMessage(error) };
       }
       Object.assign(child, ended);
-      engine.ctx.logger.info("fanout.child", {
-        thread: pointer.thread,
-        child: child.thread,
-        index: child.index,
-        status: child.outcome,
-        ...(child.reason === undefined ? {} : { reason: firstLine(child.reason) }),
-      });
-      engine.emit({
-        type: "fanout.child",
+      engine.ctx.events.emit("fanout.child", {
         thread: pointer.thread,
         child: child.thread,
         index: child.index,
@@ -410,7 +393,7 @@ async function runChild(
   // the parent, so `thread watch <parent>` follows the children too.
   const childEngine = new Engine({
     ...engine.ctx,
-    logger: withFields(engine.ctx.logger, { parent: parent.thread }),
+    events: engine.ctx.events.forChild(parent.thread),
   });
   let lease: Lease;
   try {
@@ -537,7 +520,7 @@ async function ensureChild(
       ...(made === null ? {} : { worktree: made.worktree }),
       parent: { thread: parent.thread, step: parent.head, index: spec.index },
     });
-    engine.ctx.logger.info("thread.start", {
+    engine.ctx.events.emit("thread.start", {
       thread: spec.thread,
       workflow: spec.workflow.name,
       parent: parent.thread,
@@ -608,18 +591,10 @@ async function join(
     startedAtMs: started,
   });
   const done = await engine.commitStep(pointer, verified, plan, JOIN_AGENT, started);
-  engine.ctx.logger.info("fanout.joined", {
+  engine.ctx.events.emit("fanout.joined", {
     thread: pointer.thread,
     role: transition.role,
     step: verified.hash,
-    stepNumber: done.pointer.steps,
-    completed,
-    failed: results.length - completed,
-  });
-  engine.emit({
-    type: "fanout.joined",
-    thread: pointer.thread,
-    role: transition.role,
     stepNumber: done.pointer.steps,
     completed,
     failed: results.length - completed,
@@ -661,12 +636,7 @@ async function suspendFailure(
   reason: string,
   summary: FanoutReport,
 ): Promise<FanoutOutcome> {
-  engine.ctx.logger.error("step.failed", {
-    thread: pointer.thread,
-    role: transition.role,
-    reason,
-  });
-  engine.emit({ type: "step.failed", thread: pointer.thread, role: transition.role, reason });
+  engine.ctx.events.emit("step.failed", { thread: pointer.thread, role: transition.role, reason });
   const waiting = await engine.suspend(pointer, {
     role: transition.role,
     reason,
@@ -700,20 +670,6 @@ async function worktreePlace(engine: Engine): Promise<WorktreePlace> {
   const place: WorktreePlace = { home: engine.store.home, env: engine.ctx.env };
   if (typeof dir === "string") place.dir = dir;
   return place;
-}
-
-/**
- * `logger` adding `defaults` to every line. A line's own fields win: a grandchild's engine logs
- * through its parent's logger, which logs through the top's, and each line must name the thread's
- * own parent, not the top of the family.
- */
-function withFields(logger: Logger, defaults: Record<string, unknown>): Logger {
-  return {
-    log: (level, event, fields) => logger.log(level, event, { ...defaults, ...fields }),
-    info: (event, fields) => logger.info(event, { ...defaults, ...fields }),
-    warn: (event, fields) => logger.warn(event, { ...defaults, ...fields }),
-    error: (event, fields) => logger.error(event, { ...defaults, ...fields }),
-  };
 }
 
 function firstLine(text: string): string {

@@ -1,3 +1,4 @@
+import type { UwfEvent } from "@united-workforce/protocol";
 import { openStore, type Store } from "@united-workforce/store";
 import {
   seedThread,
@@ -7,10 +8,9 @@ import {
   type WorkflowFixture,
   writeScenario,
 } from "@united-workforce/test-utils";
-import { createLogger } from "@united-workforce/util";
+import { createEventStream, eventLogWriter } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Engine } from "./engine.js";
-import type { EngineEvent } from "./events.js";
 import { answerThread } from "./human-answer.js";
 import { takeThread } from "./lease.js";
 import { type RunOptions, runSteps } from "./run-steps.js";
@@ -51,7 +51,7 @@ const rally = (n: number) =>
   }));
 
 function engineWith(
-  events: EngineEvent[],
+  events: UwfEvent[],
   config: Record<string, unknown> = {},
   slept: number[] = [],
 ): Engine {
@@ -60,9 +60,10 @@ function engineWith(
     cwd: temp.home,
     config: () => config,
     env: { PATH: process.env.PATH, UWF_ADAPTER_WATCH_PARENT: "0" },
-    logger: createLogger(temp.home, { command: "test" }),
+    events: createEventStream(eventLogWriter(temp.home, { command: "test" }), (event) =>
+      events.push(event),
+    ),
     signal: new AbortController().signal,
-    onEvent: (event) => events.push(event),
     // No real waiting: the delays asked for are recorded.
     sleep: async (ms) => {
       slept.push(ms);
@@ -90,7 +91,7 @@ describe("workflow guards", () => {
       cwd: temp.home,
     });
     const agent = mock(rally(6));
-    const events: EngineEvent[] = [];
+    const events: UwfEvent[] = [];
     // Two runs: the count is the thread's, not the run's.
     expect((await run(engineWith(events), thread, agent, { count: 2 })).stoppedBecause).toBe(
       "count",
@@ -102,7 +103,7 @@ describe("workflow guards", () => {
     const pointer = await store.threads.get(thread);
     expect(pointer.steps).toBe(3);
     expect(pointer.suspended).toMatchObject({ kind: "guard", guard: "maxSteps", role: "pong" });
-    expect(events.at(-1)).toMatchObject({ type: "suspended", kind: "guard", role: "pong" });
+    expect(events.at(-1)).toMatchObject({ event: "thread.suspended", kind: "guard", role: "pong" });
   });
 
   it("suspends before a role's visit past its maxVisits, and a resume lifts that guard for its run", async () => {
@@ -233,10 +234,14 @@ describe("guards on a human role", () => {
       prompt: "Go",
       cwd: temp.home,
     });
-    const events: EngineEvent[] = [];
+    const events: UwfEvent[] = [];
     const summary = await run(engineWith(events), thread, mock(worked(1)));
     expect(summary.stoppedBecause).toBe("guard");
-    expect(events.at(-1)).toMatchObject({ type: "suspended", kind: "guard", role: "reviewer" });
+    expect(events.at(-1)).toMatchObject({
+      event: "thread.suspended",
+      kind: "guard",
+      role: "reviewer",
+    });
     expect(summary.steps.map((s) => s.role)).toEqual(["worker"]);
     const pointer = await store.threads.get(thread);
     expect(pointer.suspended).toMatchObject({ kind: "guard", guard: "maxSteps", role: "reviewer" });
@@ -251,14 +256,14 @@ describe("transient agent failures", () => {
       cwd: temp.home,
     });
     const agent = mock([{ role: "ping", transient: 2, output: { $status: "hit" } }]);
-    const events: EngineEvent[] = [];
+    const events: UwfEvent[] = [];
     const slept: number[] = [];
     const config = { retry: { maxRetries: 3, delaySeconds: 2, maxDelaySeconds: 60 } };
     const summary = await run(engineWith(events, config, slept), thread, agent, { count: 1 });
     expect(summary.stoppedBecause).toBe("count");
     expect(summary.steps.map((s) => s.role)).toEqual(["ping"]);
     expect(slept).toEqual([2000, 4000]);
-    const retries = events.filter((e) => e.type === "step.retrying");
+    const retries = events.filter((e) => e.event === "step.retry");
     expect(retries).toEqual([
       expect.objectContaining({ retry: 1, maxRetries: 3, delayMs: 2000 }),
       expect.objectContaining({ retry: 2, maxRetries: 3, delayMs: 4000 }),

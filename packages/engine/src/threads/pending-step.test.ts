@@ -8,7 +8,7 @@ import {
   UWF_MOCK_BIN,
   writeScenario,
 } from "@united-workforce/test-utils";
-import { createLogger } from "@united-workforce/util";
+import { createEventStream, eventLogWriter } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loop } from "../__fixtures__/workflows.js";
 import { Engine, type PlannedStep } from "./engine.js";
@@ -33,7 +33,7 @@ function engine(config: UwfConfig = {}): Engine {
     cwd: temp.home,
     config: () => config,
     env: { PATH: process.env.PATH, UWF_ADAPTER_WATCH_PARENT: "0" },
-    logger: createLogger(temp.home, { command: "test" }),
+    events: createEventStream(eventLogWriter(temp.home, { command: "test" })),
     signal: new AbortController().signal,
   });
 }

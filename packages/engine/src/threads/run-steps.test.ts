@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { StepPayload } from "@united-workforce/protocol";
+import type { StepPayload, UwfEvent } from "@united-workforce/protocol";
 import { openStore, type Store } from "@united-workforce/store";
 import {
   seedThread,
@@ -11,12 +11,11 @@ import {
   waitUntilGone,
   writeScenario,
 } from "@united-workforce/test-utils";
-import { createLogger } from "@united-workforce/util";
+import { createEventStream, eventLogWriter } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WarmNodes } from "../__fixtures__/warm-nodes.js";
 import { relay } from "../__fixtures__/workflows.js";
 import { Engine } from "./engine.js";
-import type { EngineEvent } from "./events.js";
 import { takeThread } from "./lease.js";
 import { checkFirstStep, runSteps, terminalReason } from "./run-steps.js";
 
@@ -31,15 +30,16 @@ afterEach(async () => {
   temp.cleanup();
 });
 
-function engineWith(events: EngineEvent[], signal = new AbortController().signal): Engine {
+function engineWith(events: UwfEvent[], signal = new AbortController().signal): Engine {
   return new Engine({
     store,
     cwd: temp.home,
     config: () => ({}),
     env: { PATH: process.env.PATH, UWF_ADAPTER_WATCH_PARENT: "0" },
-    logger: createLogger(temp.home, { command: "test" }),
     signal,
-    onEvent: (event) => events.push(event),
+    events: createEventStream(eventLogWriter(temp.home, { command: "test" }), (event) =>
+      events.push(event),
+    ),
   });
 }
 
@@ -50,7 +50,7 @@ function mockAgent(steps: Parameters<typeof writeScenario>[1]): string {
 describe("runSteps", () => {
   it("reports each step as typed events, in order, and completes the thread", async () => {
     const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
-    const events: EngineEvent[] = [];
+    const events: UwfEvent[] = [];
     const engine = engineWith(events);
     const agent = mockAgent([
       { role: "writer", output: { $status: "written", text: "a line" }, stderr: "thinking" },
@@ -69,13 +69,13 @@ describe("runSteps", () => {
       ["writer", "written"],
       ["reviewer", "approved"],
     ]);
-    expect(events.map((e) => e.type)).toEqual([
-      "step.started",
+    expect(events.map((e) => e.event)).toEqual([
+      "step.start",
       "adapter.output",
-      "step.finished",
-      "step.started",
-      "step.finished",
-      "completed",
+      "step.done",
+      "step.start",
+      "step.done",
+      "thread.completed",
     ]);
     expect(events[0]).toMatchObject({ thread, role: "writer", agent: "uwf-mock", stepNumber: 1 });
     expect(events[1]).toMatchObject({ role: "writer", line: "thinking" });
@@ -84,7 +84,12 @@ describe("runSteps", () => {
     expect(events[4]).toMatchObject({
       usage: { inputTokens: 7, outputTokens: null, costUsd: 0.5 },
     });
-    expect(events[5]).toEqual({ type: "completed", thread, message: "Done." });
+    expect(events[5]).toEqual({
+      event: "thread.completed",
+      ts: expect.any(String),
+      thread,
+      message: "Done.",
+    });
     const pointer = await store.threads.get(thread);
     expect(pointer).toMatchObject({ status: "completed", steps: 2, currentRole: "reviewer" });
     expect(pointer.head).toBe(summary.steps[1]!.hash);
@@ -92,7 +97,7 @@ describe("runSteps", () => {
 
   it("announces a question as a suspended event naming the role and the question", async () => {
     const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
-    const events: EngineEvent[] = [];
+    const events: UwfEvent[] = [];
     const agent = mockAgent([
       { role: "writer", output: { $status: "written", text: "x" } },
       { role: "reviewer", output: { $status: "asks", question: "Which tone?" } },
@@ -106,7 +111,8 @@ describe("runSteps", () => {
     await lease.release();
     expect(summary.stoppedBecause).toBe("suspended");
     expect(events.at(-1)).toEqual({
-      type: "suspended",
+      event: "thread.suspended",
+      ts: expect.any(String),
       thread,
       role: "reviewer",
       reason: "Which tone?",
@@ -120,7 +126,7 @@ describe("runSteps", () => {
       prompt: "Go",
       cwd: temp.home,
     });
-    const events: EngineEvent[] = [];
+    const events: UwfEvent[] = [];
     const agent = mockAgent([{ role: "writer", exit: 3, stderr: "model quota exhausted" }]);
     const lease = await takeThread(store, thread, "test");
     const summary = await runSteps(engineWith(events), thread, {
@@ -130,7 +136,7 @@ describe("runSteps", () => {
     });
     await lease.release();
     expect(summary.stoppedBecause).toBe("failed");
-    const failed = events.find((e) => e.type === "step.failed");
+    const failed = events.find((e) => e.event === "step.failed");
     expect(failed).toMatchObject({ thread, role: "writer" });
     expect(failed && "reason" in failed ? failed.reason : "").toContain("exited with code 3");
     const pointer = await store.threads.get(thread);
@@ -196,7 +202,7 @@ else console.log("one more line");
         prompt: "Go",
         cwd: temp.home,
       });
-      const events: EngineEvent[] = [];
+      const events: UwfEvent[] = [];
       const lease = await takeThread(store, thread, "test");
       const summary = await runSteps(engineWith(events), thread, {
         count: 1,
@@ -205,7 +211,7 @@ else console.log("one more line");
       });
       await lease.release();
       expect(summary.stoppedBecause).toBe("failed");
-      const failed = events.find((e) => e.type === "step.failed");
+      const failed = events.find((e) => e.event === "step.failed");
       expect(failed && "reason" in failed ? failed.reason : "").toContain(reason);
       expect((await store.threads.get(thread)).head).toBe(start);
     },
@@ -273,7 +279,7 @@ describe("the agent a thread remembers", () => {
       { role: "writer", output: { $status: "written", text: "x" } },
       { role: "reviewer", output: { $status: "approved" } },
     ]);
-    const events: EngineEvent[] = [];
+    const events: UwfEvent[] = [];
     let lease = await takeThread(store, thread, "test");
     await runSteps(engineWith(events), thread, { count: 1, agentFlag: agent, lease });
     await lease.release();
@@ -332,7 +338,7 @@ describe("a run on a thread an earlier failure suspended", () => {
     await runSteps(engineWith([]), thread, { count: 1, agentFlag: agent, lease });
     await lease.release();
 
-    const events: EngineEvent[] = [];
+    const events: UwfEvent[] = [];
     lease = await takeThread(store, thread, "test");
     const again = await runSteps(engineWith(events), thread, { count: 1, agentFlag: agent, lease });
     await lease.release();
@@ -373,12 +379,10 @@ describe("a run interrupted because the thread was cancelled", () => {
       await store.threads.swap({ ...now, status: "cancelled" }, now.rev ?? 0);
       controller.abort("SIGTERM");
     };
-    const events: EngineEvent[] = [];
-    const engine = new Engine({
-      ...engineWith(events, controller.signal).ctx,
-      onEvent: (event) => {
-        if (event.type === "step.started") void cancel();
-      },
+    const events: UwfEvent[] = [];
+    const engine = engineWith(events, controller.signal);
+    engine.ctx.events.subscribe((event) => {
+      if (event.event === "step.start") void cancel();
     });
     const lease = await takeThread(store, thread, "test");
     const summary = await runSteps(engine, thread, { count: 1, agentFlag: agent, lease });

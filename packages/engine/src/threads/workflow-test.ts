@@ -11,10 +11,9 @@ import {
   type WorkflowTestThread,
 } from "@united-workforce/protocol";
 import type { Cas, CasWrite, Store } from "@united-workforce/store";
-import { isoTime, type Logger, newUlid } from "@united-workforce/util";
+import { type EventStream, isoTime, newUlid } from "@united-workforce/util";
 import { childrenByParent } from "./bundle.js";
 import { Engine } from "./engine.js";
-import type { EngineEvent } from "./events.js";
 import { importBundle } from "./import-bundle.js";
 import { takeThread } from "./lease.js";
 import { type RecordedStep, readRecording } from "./recordings.js";
@@ -39,9 +38,9 @@ export interface WorkflowTestOptions {
   cwd: string;
   /** The environment adapters start with; the scratch store is forced on them. */
   env: Record<string, string | undefined>;
-  logger: Logger;
+  /** Where the replays' events go (the process log, progress). */
+  events: EventStream;
   signal: AbortSignal;
-  onEvent?(event: EngineEvent): void;
 }
 
 /**
@@ -83,9 +82,8 @@ export async function testWorkflow(options: WorkflowTestOptions): Promise<Workfl
       cwd: options.cwd,
       config: () => ({}),
       env: { ...options.env, UWF_STORE: "fs", UWF_REPLAY_REPORT: reportFile },
-      logger: options.logger,
+      events: options.events,
       signal: options.signal,
-      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     });
     const replay = await startReplay(
       scratch,

@@ -35,7 +35,7 @@ export default defineCommand({
       refusedValue(key!, config.file, problems, entry),
     );
     reportWarnings(ctx, config.file, warnings);
-    ctx.logger.info("config.set", { key });
+    ctx.events.emit("config.set", { key: key! });
     return result({ file: config.file, key: key!, value: maskValue(path, value) }, (d) =>
       sanitizeTerminalText(`${d.key} = ${inlineText(d.value)} (saved to ${d.file})`),
     );

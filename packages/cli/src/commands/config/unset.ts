@@ -30,7 +30,7 @@ export default defineCommand({
           ),
       );
       reportWarnings(ctx, config.file, warnings);
-      ctx.logger.info("config.unset", { key });
+      ctx.events.emit("config.unset", { key: key! });
     }
     return result({ file: config.file, key: key!, removed }, (d) =>
       d.removed ? `removed ${d.key} from ${d.file}` : `${d.key} was not set in ${d.file}`,

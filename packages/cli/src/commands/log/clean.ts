@@ -1,7 +1,6 @@
 import { rmSync } from "node:fs";
-import { isoTime } from "@united-workforce/util";
+import { isoTime, listLogFiles } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { listLogFiles } from "./files.js";
 
 export default defineCommand({
   path: ["log", "clean"],

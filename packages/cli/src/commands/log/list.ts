@@ -1,6 +1,6 @@
+import { listLogFiles } from "@united-workforce/util";
 import { renderTable } from "../../output/table.js";
 import { defineCommand, result } from "../command.js";
-import { listLogFiles } from "./files.js";
 
 export default defineCommand({
   path: ["log", "list"],

@@ -1,8 +1,13 @@
 import { readFileSync } from "node:fs";
-import type { LogShowDocument } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
+import { isEventName, type LogShowDocument } from "@united-workforce/protocol";
+import {
+  eventOf,
+  type LogRecord,
+  listLogFiles,
+  parseLogLine,
+  UwfError,
+} from "@united-workforce/util";
 import { type CommandContext, type CommandResult, defineCommand, result } from "../command.js";
-import { listLogFiles } from "./files.js";
 
 export default defineCommand({
   path: ["log", "show"],
@@ -74,18 +79,13 @@ export default defineCommand({
         hint: "See the available days with `uwf log list`.",
       });
     }
-    const events: Record<string, unknown>[] = [];
+    const events: LogRecord[] = [];
     let skipped = 0;
     for (const line of readFileSync(file.path, "utf8").split("\n")) {
       if (line.trim() === "") continue;
-      let event: Record<string, unknown>;
-      try {
-        event = JSON.parse(line);
-      } catch {
-        skipped++;
-        continue;
-      }
-      if (matches(event)) events.push(event);
+      const record = readable(line);
+      if (record === null) skipped++;
+      else if (matches(record)) events.push(record);
     }
     const tail = options.tail ?? events.length;
     const shown = events.slice(Math.max(0, events.length - tail));
@@ -94,6 +94,17 @@ export default defineCommand({
     );
   },
 });
+
+/**
+ * A log line as it is shown: a record whose event fits its schema, or one of an event this uwf
+ * does not know (a newer uwf's, shown as it is); null for a torn or altered line.
+ */
+function readable(line: string): LogRecord | null {
+  const record = parseLogLine(line);
+  if (record === null) return null;
+  if (isEventName(record.event) && eventOf(record) === null) return null;
+  return record;
+}
 
 function eventLine(e: Record<string, unknown>): string {
   const { ts, level, event, ...rest } = e;
@@ -109,10 +120,10 @@ async function follow(
   matches: (event: Record<string, unknown>) => boolean,
   tail: number | undefined,
 ): Promise<CommandResult<LogShowDocument>> {
-  const { followLog } = await import("../../live/follow-log.js");
+  const { followLog } = await import("@united-workforce/util");
   const print = (event: Record<string, unknown>): void =>
     ctx.output(`${ctx.format === "json" ? JSON.stringify(event) : eventLine(event)}\n`);
-  const history: Record<string, unknown>[] = [];
+  const history: LogRecord[] = [];
   let live = false;
   await followLog(
     {
@@ -125,10 +136,12 @@ async function follow(
           print(event);
       },
     },
-    (event) => {
-      if (!matches(event)) return;
-      if (live) print(event);
-      else history.push(event);
+    (record) => {
+      // The same lines as without --follow: a torn or altered one is not shown.
+      if (isEventName(record.event) && eventOf(record) === null) return;
+      if (!matches(record)) return;
+      if (live) print(record);
+      else history.push(record);
     },
   );
   const file = listLogFiles(ctx.home).at(-1)?.path ?? "";

@@ -66,7 +66,7 @@ export default defineCommand({
     const created = await engine.store.threads.create(pointer);
     // A fork of a final or asking step starts out completed or suspended, like the original.
     await engine.settle(created);
-    ctx.logger.info("step.fork", { thread: pointer.thread, from: hash });
+    ctx.events.emit("step.fork", { thread: pointer.thread, from: hash! });
     const doc: StepForkDocument = { thread: pointer.thread, forkedFrom: hash! };
     if (pointer.worktree !== undefined) doc.worktree = pointer.worktree;
     return result(doc, (d) => d.thread);

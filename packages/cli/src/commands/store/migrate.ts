@@ -31,7 +31,7 @@ export default defineCommand({
     const to = await openStore(target);
     try {
       const doc: StoreMigrateDocument = await migrateStore(from, to, (line) => ctx.progress(line));
-      ctx.logger.info("store.migrate", { from: doc.from, to: doc.to, nodes: doc.nodes });
+      ctx.events.emit("store.migrate", { from: doc.from, to: doc.to, nodes: doc.nodes });
       return result(doc, (d) =>
         [
           `copied ${d.from} → ${d.to}`,

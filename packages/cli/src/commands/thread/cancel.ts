@@ -39,7 +39,7 @@ export default defineCommand({
         pointer.status === "cancelled"
           ? pointer
           : await engine.write({ ...pointer, status: "cancelled" });
-      ctx.logger.info("thread.cancel", { thread });
+      ctx.events.emit("thread.cancel", { thread: thread! });
       const doc: ThreadCancelDocument = { thread: thread!, status: cancelled.status };
       // The children of a fan-out not joined yet end with it; finished ones stay as they are.
       const fanout = await fanoutChildren(engine, pointer);
@@ -61,13 +61,13 @@ export default defineCommand({
               ctx.env,
               options.keepWorktree === true,
             );
-            ctx.logger.info("thread.worktree", { thread: child.thread, ...removal });
+            ctx.events.emit("thread.worktree", { thread: child.thread, ...removal });
             childWorktrees.push(removal);
           }
         } finally {
           await childLease.release();
         }
-        ctx.logger.info("thread.cancel", { thread: child.thread, parent: thread });
+        ctx.events.emit("thread.cancel", { thread: child.thread, parent: thread });
         ended.push(child.thread);
       }
       if (ended.length > 0) doc.children = ended;
@@ -78,7 +78,7 @@ export default defineCommand({
           ctx.env,
           options.keepWorktree === true,
         );
-        ctx.logger.info("thread.worktree", { thread, ...doc.worktree });
+        ctx.events.emit("thread.worktree", { thread: thread!, ...doc.worktree });
       }
       return result(doc, (d) =>
         [

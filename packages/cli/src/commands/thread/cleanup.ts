@@ -34,7 +34,7 @@ export default defineCommand({
           );
         }
         const removal = removeThreadWorktree(pointer.worktree, ctx.env);
-        ctx.logger.info("thread.worktree", { thread, ...removal });
+        ctx.events.emit("thread.worktree", { thread: thread!, ...removal });
         doc.worktree = removal;
       }
     } finally {
@@ -59,7 +59,7 @@ export default defineCommand({
         const current = await store.threads.get(id);
         if (current.worktree === undefined || !ended(current)) continue;
         const removal = removeThreadWorktree(current.worktree, ctx.env);
-        ctx.logger.info("thread.worktree", { thread: id, ...removal });
+        ctx.events.emit("thread.worktree", { thread: id, ...removal });
         children.push({ thread: id, worktree: removal });
       } finally {
         await childLease.release();

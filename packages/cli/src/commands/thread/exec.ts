@@ -157,18 +157,13 @@ async function execThread(
     if (waitFor !== null) {
       const ms = Date.parse(waitFor.retryAfter) - Date.now();
       if (ms > 0) {
-        // In the process log too: a background worker has no terminal, and `thread stop`
-        // ends its wait.
-        ctx.logger.info("exec.wait", {
+        // Progress says it here; the process log tells a follower of a background worker, and
+        // `thread stop` ends the wait.
+        ctx.events.emit("exec.wait", {
           thread,
           role: waitFor.plan.role,
           retryAfter: waitFor.retryAfter,
         });
-        if (!options.quiet) {
-          ctx.progress(
-            `waiting until ${waitFor.retryAfter} to retry role "${waitFor.plan.role}" (Ctrl-C stops waiting)\n`,
-          );
-        }
       }
       await sleepUntil(ms, ctx.signal);
       first = waitFor.plan;
@@ -211,7 +206,7 @@ function runReport(
     ended({ document: doc, exitCode }) {
       if (reported) return;
       reported = true;
-      ctx.logger.info("exec.end", {
+      ctx.events.emit("exec.end", {
         thread,
         status: doc.status,
         stoppedBecause: doc.stoppedBecause,
@@ -225,7 +220,7 @@ function runReport(
       reported = true;
       // As the entry would print it, so `thread join` can report the same error.
       const { code, message, hint, exitCode } = errorFields(thrown);
-      ctx.logger.error("exec.error", { thread, code, message, hint, exitCode });
+      ctx.events.emit("exec.error", { thread, code, message, hint, exitCode });
     },
   };
 }
@@ -304,7 +299,7 @@ async function startBackground(
     await lease.release();
     throw error;
   }
-  ctx.logger.info("exec.background", { thread, worker: pid, count });
+  ctx.events.emit("exec.background", { thread, worker: pid, count });
   const doc: ThreadExecDocument = {
     thread,
     status: "running",

@@ -35,7 +35,7 @@ export default defineCommand({
     const doc: ThreadImportDocument = await importBundle(store, readInput(ctx.cwd, file), { cwd });
     for (const t of doc.threads) {
       if (t.status === "imported" || t.status === "fast-forwarded") {
-        ctx.logger.info("thread.import", {
+        ctx.events.emit("thread.import", {
           thread: t.thread,
           status: t.status,
           head: t.head,

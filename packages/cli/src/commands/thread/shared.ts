@@ -1,6 +1,5 @@
 import type { Engine, ExecSummary } from "@united-workforce/engine";
 import { ExitCode, type ThreadExecDocument } from "@united-workforce/protocol";
-import { progressFromEngine } from "../../live/from-events.js";
 import { ProgressView } from "../../live/progress.js";
 import { progressStyle } from "../../live/terminal.js";
 import { type CommandContext, type CommandResult, result } from "../command.js";
@@ -25,16 +24,18 @@ export async function openEngine(
   const store = await ctx.store();
   const { Engine } = await import("@united-workforce/engine");
   const { progress } = options;
+  if (progress) {
+    ctx.events.subscribe((event) => {
+      if ("thread" in event) progress.handle(event);
+    });
+  }
   return new Engine({
     store,
     cwd: ctx.cwd,
     config: () => ctx.config(),
     env: ctx.env,
-    logger: ctx.logger,
+    events: ctx.events,
     signal: ctx.signal,
-    ...(progress
-      ? { onEvent: (event) => progress.handle(progressFromEngine(event, Date.now())) }
-      : {}),
   });
 }
 
@@ -42,7 +43,8 @@ export async function openEngine(
 export function progressView(ctx: CommandContext, quiet: boolean, thread?: string): ProgressView {
   const style = progressStyle({ columns: ctx.columns(2), env: ctx.env, format: ctx.format, quiet });
   return new ProgressView({
-    ...(thread === undefined ? {} : { thread }),
+    // A view of a named thread follows another process's run of it.
+    ...(thread === undefined ? {} : { thread, following: true }),
     ...style,
     write: (text) => ctx.progress(text),
     columns: () => ctx.columns(2) ?? 80,

@@ -144,7 +144,7 @@ export default defineCommand({
       await dropWorktree(worktree, ctx.env);
       throw error;
     }
-    ctx.logger.info("thread.start", {
+    ctx.events.emit("thread.start", {
       thread: pointer.thread,
       workflow: pointer.workflow,
       ...(worktree && { worktree: worktree.path, branch: worktree.branch }),

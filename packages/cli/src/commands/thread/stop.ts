@@ -9,7 +9,7 @@ export default defineCommand({
     const store = await ctx.store();
     await store.threads.get(thread!);
     const stopped = await stopHolder(store, thread!);
-    if (stopped) ctx.logger.info("thread.stop", { thread, holder: stopped.pid });
+    if (stopped) ctx.events.emit("thread.stop", { thread: thread!, holder: stopped.pid });
     const doc = { thread: thread!, stopped: stopped !== null, pid: stopped?.pid ?? null };
     return result(doc, (d) =>
       d.stopped ? `stopped exec pid ${d.pid}` : "no exec is running on this thread",

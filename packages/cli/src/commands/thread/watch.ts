@@ -39,7 +39,7 @@ export default defineCommand({
           const where =
             current !== null && current.thread !== thread ? ` of thread ${current.thread}` : "";
           const now =
-            current?.type === "step.started"
+            current?.event === "step.start"
               ? `running step ${current.stepNumber}${where}, role "${current.role}" (${current.agent})`
               : "running, no step under way yet";
           ctx.progress(

@@ -22,7 +22,7 @@ export default defineCommand({
     const { cas, registry } = await ctx.store();
     const hash = await materialiseWorkflow(cas, loaded.definition);
     const { entry, changed } = await registry.add(loaded.definition.name, hash);
-    ctx.logger.info("workflow.add", { workflow: entry.name, hash, changed });
+    ctx.events.emit("workflow.add", { workflow: entry.name, hash, changed });
     const payload = await cas.getPayload<WorkflowPayload>(hash, "workflow");
     const doc = {
       ...workflowDocument(hash, payload, { warnings: loaded.warnings, source: loaded.path }),

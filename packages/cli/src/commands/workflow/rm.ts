@@ -13,7 +13,7 @@ export default defineCommand({
         hint: "See the registered ones with `uwf workflow list`.",
       });
     }
-    ctx.logger.info("workflow.rm", { workflow: name });
+    ctx.events.emit("workflow.rm", { workflow: name! });
     const doc: WorkflowRemoveDocument = { name: name!, removed };
     return result(doc, (d) => `removed ${d.name}`);
   },

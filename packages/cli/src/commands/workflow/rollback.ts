@@ -19,7 +19,7 @@ export default defineCommand({
       name!,
       options.to as string | undefined,
     );
-    ctx.logger.info("workflow.rollback", { workflow: entry.name, hash: entry.current });
+    ctx.events.emit("workflow.rollback", { workflow: entry.name, hash: entry.current });
     const doc: WorkflowHistoryDocument = {
       name: entry.name,
       current: entry.current,

@@ -108,7 +108,7 @@ export default defineCommand({
         replayCommand: replay,
         cwd: ctx.cwd,
         env: ctx.env,
-        logger: ctx.logger,
+        events: ctx.events,
         signal: ctx.signal,
       });
     } finally {

@@ -1,8 +1,6 @@
 import { closeSync, openSync, readSync } from "node:fs";
-import { listLogFiles } from "../commands/log/files.js";
-
-/** One parsed line of the process log: `ts`, `level`, `event`, `pid`, then the event's fields. */
-export type LogEvent = Record<string, unknown> & { ts: string; level: string; event: string };
+import { listLogFiles } from "./log-files.js";
+import { type LogRecord, parseLogLine } from "./log-reader.js";
 
 export interface FollowLogOptions {
   home: string;
@@ -36,7 +34,7 @@ export interface FollowLogOptions {
  */
 export async function followLog(
   options: FollowLogOptions,
-  onEvent: (event: LogEvent) => void,
+  onRecord: (record: LogRecord) => void,
 ): Promise<void> {
   const { home, signal } = options;
   const interval = options.intervalMs ?? 200;
@@ -65,14 +63,8 @@ export async function followLog(
     const lines = partial.split("\n");
     partial = lines.pop() ?? "";
     for (const line of lines) {
-      if (line.trim() === "") continue;
-      let event: unknown;
-      try {
-        event = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      if (isLogEvent(event)) onEvent(event);
+      const record = parseLogLine(line);
+      if (record !== null) onRecord(record);
     }
   };
 
@@ -103,15 +95,6 @@ export async function followLog(
     await pause(interval, signal);
   }
   if (current) drain(current.path);
-}
-
-function isLogEvent(value: unknown): value is LogEvent {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as LogEvent).event === "string" &&
-    typeof (value as LogEvent).ts === "string"
-  );
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {

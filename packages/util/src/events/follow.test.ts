@@ -1,15 +1,16 @@
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type TempHome, tempHome } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { followLog, type LogEvent } from "./follow-log.js";
+import { followLog } from "./follow.js";
+import type { LogRecord as LogEvent } from "./log-reader.js";
 
-let temp: TempHome;
+let temp: { home: string };
 beforeEach(() => {
-  temp = tempHome();
+  temp = { home: mkdtempSync(join(tmpdir(), "uwf-follow-")) };
   mkdirSync(join(temp.home, "logs"));
 });
-afterEach(() => temp.cleanup());
+afterEach(() => rmSync(temp.home, { recursive: true, force: true }));
 
 const line = (event: string, fields: Record<string, unknown> = {}): string =>
   `${JSON.stringify({ ts: "2026-11-24T00:00:00.000Z", level: "info", event, pid: 1, ...fields })}\n`;

@@ -1,0 +1,307 @@
+/**
+ * The events uwf emits, one vocabulary for every reader (DESIGN §15). Each event has a JSON
+ * Schema here and its TypeScript type is derived from it. The process log
+ * (`$UWF_HOME/logs/<UTC day>.jsonl`) is one subscriber that writes exactly these events, one per
+ * line, with an envelope (`level`, `pid`, `command`) around them; it is the channel between
+ * processes, so live progress, `thread watch`, `thread join`, `log show -f` and the web view
+ * (server and browser) read the same typed stream and check what they read against these
+ * schemas.
+ *
+ * Like the documents, events may gain fields, never lose or rename one, and no schema forbids
+ * extra keys. A field added after an event was first logged is optional here, so that a log
+ * written by an earlier uwf still reads.
+ */
+import type { FromSchema } from "./from-schema.js";
+import { FANOUT_FAILURE_RULES, usageSchema } from "./nodes.js";
+import { suspendInfoSchema } from "./threads.js";
+
+const str = { type: "string" } as const;
+const nullableStr = { type: ["string", "null"] } as const;
+const int = { type: "integer" } as const;
+const bool = { type: "boolean" } as const;
+const strings = { type: "array", items: str } as const;
+const hash = { type: "string", pattern: "^[0-9A-HJKMNP-TV-Z]{13}$" } as const;
+const threadId = { type: "string", pattern: "^[0-7][0-9A-HJKMNP-TV-Z]{25}$" } as const;
+const isoTime = {
+  type: "string",
+  pattern: "^[+-]?\\d{4,6}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$",
+} as const;
+/** An event's usage: as a step records it (each figure null when the agent did not say). */
+const usage = {
+  type: "object",
+  required: usageSchema.required,
+  properties: usageSchema.properties,
+} as const;
+
+type Properties = Record<string, object>;
+
+/**
+ * An event's schema: `event` (its name) and `ts` (when, ISO 8601 UTC) lead every event, then
+ * its own fields, each required unless it is in `optional`.
+ */
+function event<
+  const N extends string,
+  const P extends Properties,
+  const O extends Properties = Record<never, never>,
+>(name: N, required: P, optional?: O) {
+  return {
+    type: "object",
+    required: ["event", "ts", ...(Object.keys(required) as (keyof P & string)[])],
+    properties: {
+      event: { const: name },
+      ts: isoTime,
+      ...required,
+      ...(optional ?? ({} as O)),
+    },
+  } as const;
+}
+
+/**
+ * What every event of a thread's run carries: the thread, and for a fan-out's child the thread
+ * that fanned out (so a reader following the parent follows the family).
+ */
+const run = { thread: threadId } as const;
+const child = { parent: threadId } as const;
+
+/** What removing a thread's git worktree did (`thread cancel`, `thread cleanup`). */
+const worktreeRemoval = {
+  path: str,
+  branch: str,
+  removed: bool,
+  branchRemoved: bool,
+  note: str,
+} as const;
+
+/** How a run ended, the same words `thread exec --format json` uses. */
+export const STOPPED_BECAUSE = [
+  "completed",
+  "suspended",
+  "count",
+  "failed",
+  "cancelled",
+  "stopped",
+  "background",
+  "budget",
+  "guard",
+] as const;
+
+function build() {
+  const schemas = {
+    // ─── a step ─────────────────────────────────────────────────────────────────────────────
+    /** A step's agent (or command) starts; `stepNumber` is 1 for the thread's first step. */
+    "step.start": event(
+      "step.start",
+      { ...run, role: str, agent: str, stepNumber: int, cwd: str },
+      child,
+    ),
+    /** One line the step's adapter (or command) wrote on stderr. */
+    "adapter.output": event("adapter.output", { ...run, role: str, line: str }, child),
+    /** The step was stored and the head moved to it (`step`); `status` is its `$status`. */
+    "step.done": event(
+      "step.done",
+      { ...run, role: str, step: hash, status: str, durationMs: int },
+      // `usage` is absent in logs of uwf before 0.1; `agent` and `stepNumber` came with the
+      // one event stream.
+      { ...child, usage, agent: str, stepNumber: int },
+    ),
+    /** The step failed: the head did not move and the thread is suspended with `reason`. */
+    "step.failed": event("step.failed", { ...run, role: str, reason: str }, child),
+    /** The agent failed transiently (adapter exit 75); the step runs again after `delayMs`. */
+    "step.retry": event(
+      "step.retry",
+      { ...run, role: str, retry: int, maxRetries: int, delayMs: int, reason: str },
+      child,
+    ),
+    /** The run was interrupted while the step ran (Ctrl-C, `thread stop`); the head did not move. */
+    "step.aborted": event("step.aborted", { ...run, role: str }, child),
+
+    // ─── where a thread stands ──────────────────────────────────────────────────────────────
+    /** A thread was made: by `thread start`, or by a fan-out (then `parent` and `index`). */
+    "thread.start": event(
+      "thread.start",
+      { ...run, workflow: str },
+      { ...child, index: int, worktree: str, branch: str },
+    ),
+    /** The thread waits: for a person, an answer, a budget, a guard, a retry or its fan-out. */
+    "thread.suspended": event(
+      "thread.suspended",
+      { ...run, role: str, reason: str, kind: suspendInfoSchema.properties.kind },
+      child,
+    ),
+    /** The thread reached `$END`; `message` is the rendered prompt of the edge it took. */
+    "thread.completed": event("thread.completed", { ...run, message: nullableStr }, child),
+    /** The thread was cancelled (a fan-out's unfinished child with its parent: `parent`). */
+    "thread.cancel": event("thread.cancel", run, child),
+    /** `thread stop` ended the exec that held the thread (`holder`: its pid). */
+    "thread.stop": event("thread.stop", { ...run, holder: int }),
+    /** A thread's git worktree was removed, or kept (`note` says why). */
+    "thread.worktree": event("thread.worktree", { ...run, ...worktreeRemoval }),
+    /** `thread import` wrote (or found) a thread of a bundle. */
+    "thread.import": event(
+      "thread.import",
+      { ...run, status: str, head: hash },
+      { from: str, dropped: strings },
+    ),
+    /** `step fork` made a thread whose head is the step `from`. */
+    "step.fork": event("step.fork", { ...run, from: hash }),
+
+    // ─── a fan-out ──────────────────────────────────────────────────────────────────────────
+    /** A route fanned out: `children` child threads run, `concurrency` at a time. */
+    "fanout.started": event(
+      "fanout.started",
+      { ...run, role: str, children: int, concurrency: int },
+      { ...child, failure: { enum: FANOUT_FAILURE_RULES } },
+    ),
+    /** One child of a fan-out stopped running in this exec (`thread` is the parent). */
+    "fanout.child": event(
+      "fanout.child",
+      {
+        ...run,
+        child: threadId,
+        index: int,
+        status: { enum: ["completed", "failed", "waiting", "pending"] },
+      },
+      { ...child, reason: str },
+    ),
+    /** Every child ended as the failure rule allows: the join step `step` was written. */
+    "fanout.joined": event(
+      "fanout.joined",
+      { ...run, role: str, completed: int, failed: int },
+      // `step` and `stepNumber` are absent in logs of an earlier uwf.
+      { ...child, step: hash, stepNumber: int },
+    ),
+
+    // ─── an exec ────────────────────────────────────────────────────────────────────────────
+    /** An exec --wait waits until `retryAfter` to run again a step that failed transiently. */
+    "exec.wait": event("exec.wait", { ...run, role: str, retryAfter: str }, child),
+    /** The run reached its budget before `role`'s step: the thread is suspended. */
+    "exec.budget": event("exec.budget", { ...run, role: str, reason: str }, child),
+    /** The run reached a workflow guard before `role`'s step: the thread is suspended. */
+    "exec.guard": event("exec.guard", { ...run, role: str, reason: str }, child),
+    /** `thread exec --background` handed the run to a worker process (`worker`: its pid). */
+    "exec.background": event("exec.background", { ...run, worker: int, count: int }),
+    /** How a run ended, with the exit code the exec had (a worker's: as in the foreground). */
+    "exec.end": event("exec.end", {
+      ...run,
+      status: str,
+      stoppedBecause: { enum: STOPPED_BECAUSE },
+      steps: int,
+      message: str,
+      exitCode: int,
+    }),
+    /** A background worker's run ended with an error, as the CLI would have printed it. */
+    "exec.error": event("exec.error", {
+      ...run,
+      code: str,
+      message: str,
+      hint: nullableStr,
+      exitCode: int,
+    }),
+
+    // ─── an adapter (written by the adapter's own process) ──────────────────────────────────
+    /** The adapter stored its step (`agent`: the adapter's name); uwf checks it next. */
+    "agent.step.stored": event("agent.step.stored", {
+      ...run,
+      role: str,
+      agent: str,
+      step: hash,
+      status: str,
+      attempts: int,
+    }),
+    /** The agent's output stayed invalid after every attempt; `detail` keeps each raw output. */
+    "agent.output.invalid": event("agent.output.invalid", {
+      ...run,
+      role: str,
+      agent: str,
+      attempts: int,
+      errors: strings,
+      detail: hash,
+    }),
+
+    // ─── commands ───────────────────────────────────────────────────────────────────────────
+    "workflow.add": event("workflow.add", { workflow: str, hash, changed: bool }),
+    "workflow.rollback": event("workflow.rollback", { workflow: str, hash }),
+    "workflow.rm": event("workflow.rm", { workflow: str }),
+    "config.set": event("config.set", { key: str }),
+    "config.unset": event("config.unset", { key: str }),
+    "setup.saved": event("setup.saved", {
+      provider: nullableStr,
+      model: nullableStr,
+      agent: nullableStr,
+    }),
+    "store.migrate": event("store.migrate", { from: str, to: str, nodes: int }),
+    "dashboard.start": event("dashboard.start", { port: int }),
+    /** An interruptible command was interrupted (`by`: the signal, or the closed output). */
+    "command.interrupted": event("command.interrupted", { by: str }),
+    /** uwf failed in a way it did not expect; `stack` is for the bug report. */
+    "command.crashed": event("command.crashed", { command: str, message: str }, { stack: str }),
+  } as const;
+  return schemas;
+}
+
+type EventSchemaSet = ReturnType<typeof build>;
+export type EventName = keyof EventSchemaSet;
+
+/** The event named `N`, e.g. `EventOf<"step.done">`. */
+export type EventOf<N extends EventName> = FromSchema<EventSchemaSet[N]>;
+/** Every event uwf emits. */
+export type UwfEvent = { [N in EventName]: EventOf<N> }[EventName];
+/** What an emitter gives for event `N`: everything but its name and time. */
+export type EventFields<N extends EventName> = Omit<EventOf<N>, "event" | "ts">;
+/** The events of a thread's run: those that name a thread. */
+export type ThreadEvent = Extract<UwfEvent, { thread: string }>;
+
+let built: EventSchemaSet | undefined;
+
+/**
+ * The JSON Schema of each event, keyed by its name; built on first use (every uwf process loads
+ * protocol, and only readers check events).
+ */
+export function eventSchemas(): EventSchemaSet {
+  built ??= build();
+  return built;
+}
+
+/** How loud each event is in the process log (`uwf log show --level`). */
+export const EVENT_LEVELS: Readonly<Record<EventName, "info" | "warn" | "error">> = {
+  "step.start": "info",
+  "adapter.output": "info",
+  "step.done": "info",
+  "step.failed": "error",
+  "step.retry": "warn",
+  "step.aborted": "warn",
+  "thread.start": "info",
+  "thread.suspended": "info",
+  "thread.completed": "info",
+  "thread.cancel": "info",
+  "thread.stop": "info",
+  "thread.worktree": "info",
+  "thread.import": "info",
+  "step.fork": "info",
+  "fanout.started": "info",
+  "fanout.child": "info",
+  "fanout.joined": "info",
+  "exec.wait": "info",
+  "exec.budget": "warn",
+  "exec.guard": "warn",
+  "exec.background": "info",
+  "exec.end": "info",
+  "exec.error": "error",
+  "workflow.add": "info",
+  "workflow.rollback": "info",
+  "workflow.rm": "info",
+  "config.set": "info",
+  "config.unset": "info",
+  "setup.saved": "info",
+  "store.migrate": "info",
+  "dashboard.start": "info",
+  "agent.step.stored": "info",
+  "agent.output.invalid": "error",
+  "command.interrupted": "warn",
+  "command.crashed": "error",
+};
+
+/** Whether `name` is an event uwf emits. */
+export function isEventName(name: unknown): name is EventName {
+  return typeof name === "string" && Object.hasOwn(EVENT_LEVELS, name);
+}
