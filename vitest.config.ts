@@ -1,10 +1,28 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import {
+  ASSETS_MODULE,
+  assetsModule,
+  buildDashboardAssets,
+} from "./scripts/lib/dashboard-assets.mjs";
 
 const pkg = (name: string) =>
   fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
 
 export default defineConfig({
+  plugins: [
+    {
+      // The dashboard's stand-in asset module gets the built script and stylesheet, as in the
+      // CLI's bundle (scripts/bundle.mjs), straight from their sources.
+      name: "uwf-dashboard-assets",
+      async load(id) {
+        if (!ASSETS_MODULE.test(id)) return null;
+        const assets = await buildDashboardAssets();
+        for (const input of assets.inputs) this.addWatchFile(input);
+        return assetsModule(assets);
+      },
+    },
+  ],
   resolve: {
     // Unit tests run against the sources; end-to-end tests run the built binaries.
     // An entry point other than a package's index comes before that package's own alias.

@@ -32,6 +32,7 @@ import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { ASSETS_MODULE, assetsModule, buildDashboardAssets } from "./lib/dashboard-assets.mjs";
 import { withLock } from "./lib/file-lock.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -168,6 +169,22 @@ const builtinValidators = {
 };
 
 /**
+ * The dashboard's browser script and stylesheet (scripts/lib/dashboard-assets.mjs), built once
+ * and embedded as string constants in place of tsc's stand-in `dashboard/assets/index.js`: the
+ * server serves them from memory, with no file beside the bundle to find.
+ */
+let dashboardAssetsBuilt;
+const dashboardAssets = {
+  name: "dashboard-assets",
+  setup(b) {
+    b.onLoad({ filter: ASSETS_MODULE }, async () => {
+      dashboardAssetsBuilt ??= buildDashboardAssets();
+      return { contents: assetsModule(await dashboardAssetsBuilt), loader: "js" };
+    });
+  },
+};
+
+/**
  * `import("pg")` becomes a call of boot.cjs's `loadChunk("pg")`: the PostgreSQL driver is 17 %
  * of a bundle, and every process paid to read it and deserialise its code cache entries, while
  * only a PostgreSQL store uses it. It goes to `pg.cjs` beside the bundle (built below).
@@ -266,7 +283,7 @@ for (const { entry, outdir } of targets) {
     ...COMMON,
     entryPoints: [`${root}${entry}`],
     outfile: `${root}${outdir}/main.cjs`,
-    plugins: [lazyBuiltins, lazyLibraries, builtinValidators, chunks],
+    plugins: [lazyBuiltins, lazyLibraries, builtinValidators, dashboardAssets, chunks],
     // `import.meta.url` is computed when read: most starts never need a file URL.
     banner: {
       js: 'var __uwfMeta={get url(){return require("node:url").pathToFileURL(__filename).href}};',

@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // Packs every public package, installs the tarballs into a temp prefix, and runs the installed
 // `uwf` from outside the repository as a user would: --version, workflow validate, a whole
-// mock thread, and a uwf-builtin thread against the fake model. Run after `pnpm build` (`.ci/run`
-// does). Exits non-zero saying what broke.
+// mock thread, a uwf-builtin thread against the fake model, and `uwf dashboard` serving its
+// browser script and stylesheet. Run after `pnpm build` (`.ci/run` does). Exits non-zero saying
+// what broke.
 //
 // Our packages are not published, so npm must take every @united-workforce/* package from the
 // tarballs: `npm install -g` looks each global package's dependencies up in the registry, so
 // the tarballs are the `file:` dependencies of a temp project instead, `overrides` sends every
 // transitive @united-workforce/* request to them, and the scope's registry is an address that
 // refuses connections, so any registry lookup of ours fails loudly (docs/decisions.md).
-import { execFile, spawnSync } from "node:child_process";
+import { execFile, spawn, spawnSync } from "node:child_process";
 import {
   copyFileSync,
   mkdirSync,
@@ -23,6 +24,7 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { buildDashboardAssets } from "./lib/dashboard-assets.mjs";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const SCOPE = "@united-workforce";
@@ -152,6 +154,7 @@ try {
     if (!help.includes("--preset <name>")) fail(`${name} --help does not list --preset:\n${help}`);
   }
   await checkBuiltin({ bin, home, outside, env, uwf, version: cli.version });
+  await checkDashboard({ bin, prefix, outside, env });
   step(`ok: ${packages.length} packages installed and ran (${Date.now() - started} ms)`);
 } catch (error) {
   const message = error instanceof CheckFailed ? error.message : (error?.stack ?? String(error));
@@ -196,6 +199,70 @@ async function checkBuiltin({ bin, home, outside, env, uwf, version }) {
   } finally {
     await llm.close();
   }
+}
+
+/**
+ * The installed `uwf dashboard` serves the browser script and stylesheet built from this
+ * repository's sources, byte for byte, from its bundle: the installed package's sources of them
+ * are removed first, so nothing can have been read from a file.
+ */
+async function checkDashboard({ bin, prefix, outside, env }) {
+  step("serving the installed uwf dashboard's script and stylesheet");
+  const { script, style } = await buildDashboardAssets();
+  rmSync(join(prefix, "node_modules", SCOPE, "cli", "src", "dashboard"), { recursive: true });
+  const dashboard = spawn(join(bin, "uwf"), ["dashboard"], {
+    cwd: outside,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exited = new Promise((resolve) => dashboard.once("exit", resolve));
+  try {
+    const url = await printedUrl(dashboard);
+    const headers = { authorization: `Bearer ${new URL(url).searchParams.get("token")}` };
+    for (const [path, type, built] of [
+      ["/assets/app.js", "text/javascript", script],
+      ["/assets/style.css", "text/css", style],
+    ]) {
+      const response = await fetch(new URL(path, url), { headers });
+      const served = await response.text();
+      const servedType = response.headers.get("content-type") ?? "";
+      if (response.status !== 200 || !servedType.startsWith(`${type};`)) {
+        fail(`uwf dashboard answered ${path} with ${response.status} (${servedType}):\n${served}`);
+      }
+      if (served !== built) {
+        fail(
+          `uwf dashboard serves a ${path} (${served.length} characters) that is not the one built from the sources (${built.length})`,
+        );
+      }
+    }
+  } finally {
+    dashboard.kill("SIGINT");
+    await exited;
+  }
+}
+
+/** The URL `uwf dashboard` prints on stderr once it serves (it fails if the process ends first). */
+function printedUrl(child) {
+  return new Promise((resolve, reject) => {
+    let stderr = "";
+    const timer = setTimeout(
+      () => reject(new CheckFailed(`uwf dashboard printed no URL in 20 s:\n${stderr}`)),
+      20_000,
+    );
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      const url = /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.exec(stderr)?.[0];
+      if (url) {
+        clearTimeout(timer);
+        resolve(url);
+      }
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new CheckFailed(`uwf dashboard exited ${code ?? signal} before serving:\n${stderr}`));
+    });
+  });
 }
 
 /** Every package under packages/ that is not private, with its folder and version. */
