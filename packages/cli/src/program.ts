@@ -5,6 +5,7 @@ import {
   createEventStream,
   errorMessage,
   eventLogWriter,
+  isInternal,
   logFilePath,
   makePrivateDir,
   resolveHome,
@@ -21,7 +22,7 @@ import {
 import { resolveIds } from "./commands/resolve-ids.js";
 import { COMMAND_TABLE } from "./commands/table.js";
 import { configWarning } from "./output/config-warning.js";
-import { isInternal, renderError } from "./output/errors.js";
+import { renderError } from "./output/errors.js";
 import { PLAIN_VIEW } from "./output/table.js";
 import { formatResult } from "./output/write.js";
 import { VERSION } from "./version.js";

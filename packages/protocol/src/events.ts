@@ -43,9 +43,10 @@ function event<
   const N extends string,
   const P extends Properties,
   const O extends Properties = Record<never, never>,
->(name: N, required: P, optional?: O) {
+>(name: N, description: string, required: P, optional?: O) {
   return {
     type: "object",
+    description,
     required: ["event", "ts", ...(Object.keys(required) as (keyof P & string)[])],
     properties: {
       event: { const: name },
@@ -88,73 +89,101 @@ export const STOPPED_BECAUSE = [
 function build() {
   const schemas = {
     // ─── a step ─────────────────────────────────────────────────────────────────────────────
-    /** A step's agent (or command) starts; `stepNumber` is 1 for the thread's first step. */
     "step.start": event(
       "step.start",
+      "A step's agent (or command) starts; `stepNumber` is 1 for the thread's first step.",
       { ...run, role: str, agent: str, stepNumber: int, cwd: str },
       child,
     ),
-    /** One line the step's adapter (or command) wrote on stderr. */
-    "adapter.output": event("adapter.output", { ...run, role: str, line: str }, child),
-    /** The step was stored and the head moved to it (`step`); `status` is its `$status`. */
+    "adapter.output": event(
+      "adapter.output",
+      "One line the step's adapter (or command) wrote on stderr.",
+      { ...run, role: str, line: str },
+      child,
+    ),
     "step.done": event(
       "step.done",
+      "The step was stored and the head moved to it (`step`); `status` is its `$status`.",
       { ...run, role: str, step: hash, status: str, durationMs: int },
       // `usage` is absent in logs of uwf before 0.1; `agent` and `stepNumber` came with the
       // one event stream.
       { ...child, usage, agent: str, stepNumber: int },
     ),
-    /** The step failed: the head did not move and the thread is suspended with `reason`. */
-    "step.failed": event("step.failed", { ...run, role: str, reason: str }, child),
-    /** The agent failed transiently (adapter exit 75); the step runs again after `delayMs`. */
+    "step.failed": event(
+      "step.failed",
+      "The step failed: the head did not move and the thread is suspended with `reason`.",
+      { ...run, role: str, reason: str },
+      child,
+    ),
     "step.retry": event(
       "step.retry",
+      "The agent failed transiently (adapter exit 75); the step runs again after `delayMs`.",
       { ...run, role: str, retry: int, maxRetries: int, delayMs: int, reason: str },
       child,
     ),
-    /** The run was interrupted while the step ran (Ctrl-C, `thread stop`); the head did not move. */
-    "step.aborted": event("step.aborted", { ...run, role: str }, child),
+    "step.aborted": event(
+      "step.aborted",
+      "The run was interrupted while the step ran (Ctrl-C, `thread stop`); the head did not move.",
+      { ...run, role: str },
+      child,
+    ),
 
     // ─── where a thread stands ──────────────────────────────────────────────────────────────
-    /** A thread was made: by `thread start`, or by a fan-out (then `parent` and `index`). */
     "thread.start": event(
       "thread.start",
+      "A thread was made: by `thread start`, or by a fan-out (then `parent` and `index`).",
       { ...run, workflow: str },
       { ...child, index: int, worktree: str, branch: str },
     ),
-    /** The thread waits: for a person, an answer, a budget, a guard, a retry or its fan-out. */
     "thread.suspended": event(
       "thread.suspended",
+      "The thread waits: for a person, an answer, a budget, a guard, a retry or its fan-out.",
       { ...run, role: str, reason: str, kind: suspendInfoSchema.properties.kind },
       child,
     ),
-    /** The thread reached `$END`; `message` is the rendered prompt of the edge it took. */
-    "thread.completed": event("thread.completed", { ...run, message: nullableStr }, child),
-    /** The thread was cancelled (a fan-out's unfinished child with its parent: `parent`). */
-    "thread.cancel": event("thread.cancel", run, child),
-    /** `thread stop` ended the exec that held the thread (`holder`: its pid). */
-    "thread.stop": event("thread.stop", { ...run, holder: int }),
-    /** A thread's git worktree was removed, or kept (`note` says why). */
-    "thread.worktree": event("thread.worktree", { ...run, ...worktreeRemoval }),
-    /** `thread import` wrote (or found) a thread of a bundle. */
+    "thread.completed": event(
+      "thread.completed",
+      "The thread reached `$END`; `message` is the rendered prompt of the edge it took.",
+      { ...run, message: nullableStr },
+      child,
+    ),
+    "thread.cancel": event(
+      "thread.cancel",
+      "The thread was cancelled (a fan-out's unfinished child with its parent: `parent`).",
+      run,
+      child,
+    ),
+    "thread.stop": event(
+      "thread.stop",
+      "`thread stop` ended the exec that held the thread (`holder`: its pid).",
+      { ...run, holder: int },
+    ),
+    "thread.worktree": event(
+      "thread.worktree",
+      "A thread's git worktree was removed, or kept (`note` says why).",
+      { ...run, ...worktreeRemoval },
+    ),
     "thread.import": event(
       "thread.import",
+      "`thread import` wrote (or found) a thread of a bundle.",
       { ...run, status: str, head: hash },
       { from: str, dropped: strings },
     ),
-    /** `step fork` made a thread whose head is the step `from`. */
-    "step.fork": event("step.fork", { ...run, from: hash }),
+    "step.fork": event("step.fork", "`step fork` made a thread whose head is the step `from`.", {
+      ...run,
+      from: hash,
+    }),
 
     // ─── a fan-out ──────────────────────────────────────────────────────────────────────────
-    /** A route fanned out: `children` child threads run, `concurrency` at a time. */
     "fanout.started": event(
       "fanout.started",
+      "A route fanned out: `children` child threads run, `concurrency` at a time.",
       { ...run, role: str, children: int, concurrency: int },
       { ...child, failure: { enum: FANOUT_FAILURE_RULES } },
     ),
-    /** One child of a fan-out stopped running in this exec (`thread` is the parent). */
     "fanout.child": event(
       "fanout.child",
+      "One child of a fan-out stopped running in this exec (`thread` is the parent).",
       {
         ...run,
         child: threadId,
@@ -163,78 +192,142 @@ function build() {
       },
       { ...child, reason: str },
     ),
-    /** Every child ended as the failure rule allows: the join step `step` was written. */
     "fanout.joined": event(
       "fanout.joined",
+      "Every child ended as the failure rule allows: the join step `step` was written.",
       { ...run, role: str, completed: int, failed: int },
       // `step` and `stepNumber` are absent in logs of an earlier uwf.
       { ...child, step: hash, stepNumber: int },
     ),
 
     // ─── an exec ────────────────────────────────────────────────────────────────────────────
-    /** An exec --wait waits until `retryAfter` to run again a step that failed transiently. */
-    "exec.wait": event("exec.wait", { ...run, role: str, retryAfter: str }, child),
-    /** The run reached its budget before `role`'s step: the thread is suspended. */
-    "exec.budget": event("exec.budget", { ...run, role: str, reason: str }, child),
-    /** The run reached a workflow guard before `role`'s step: the thread is suspended. */
-    "exec.guard": event("exec.guard", { ...run, role: str, reason: str }, child),
-    /** `thread exec --background` handed the run to a worker process (`worker`: its pid). */
-    "exec.background": event("exec.background", { ...run, worker: int, count: int }),
-    /** How a run ended, with the exit code the exec had (a worker's: as in the foreground). */
-    "exec.end": event("exec.end", {
-      ...run,
-      status: str,
-      stoppedBecause: { enum: STOPPED_BECAUSE },
-      steps: int,
-      message: str,
-      exitCode: int,
-    }),
-    /** A background worker's run ended with an error, as the CLI would have printed it. */
-    "exec.error": event("exec.error", {
-      ...run,
-      code: str,
-      message: str,
-      hint: nullableStr,
-      exitCode: int,
-    }),
+    "exec.wait": event(
+      "exec.wait",
+      "An exec --wait waits until `retryAfter` to run again a step that failed transiently.",
+      { ...run, role: str, retryAfter: str },
+      child,
+    ),
+    "exec.budget": event(
+      "exec.budget",
+      "The run reached its budget before `role`'s step: the thread is suspended.",
+      { ...run, role: str, reason: str },
+      child,
+    ),
+    "exec.guard": event(
+      "exec.guard",
+      "The run reached a workflow guard before `role`'s step: the thread is suspended.",
+      { ...run, role: str, reason: str },
+      child,
+    ),
+    "exec.background": event(
+      "exec.background",
+      "`thread exec --background` handed the run to a worker process (`worker`: its pid).",
+      { ...run, worker: int, count: int },
+    ),
+    "exec.end": event(
+      "exec.end",
+      "How a run (exec, resume, poke) ended, with its exit code (a worker's: as in the foreground).",
+      {
+        ...run,
+        status: str,
+        stoppedBecause: { enum: STOPPED_BECAUSE },
+        steps: int,
+        message: str,
+        exitCode: int,
+      },
+    ),
+    "exec.error": event(
+      "exec.error",
+      "A background worker's run ended with an error, as the CLI would have printed it.",
+      {
+        ...run,
+        code: str,
+        message: str,
+        hint: nullableStr,
+        exitCode: int,
+      },
+    ),
 
     // ─── an adapter (written by the adapter's own process) ──────────────────────────────────
-    /** The adapter stored its step (`agent`: the adapter's name); uwf checks it next. */
-    "agent.step.stored": event("agent.step.stored", {
-      ...run,
-      role: str,
-      agent: str,
-      step: hash,
-      status: str,
-      attempts: int,
-    }),
-    /** The agent's output stayed invalid after every attempt; `detail` keeps each raw output. */
-    "agent.output.invalid": event("agent.output.invalid", {
-      ...run,
-      role: str,
-      agent: str,
-      attempts: int,
-      errors: strings,
-      detail: hash,
-    }),
+    "agent.step.stored": event(
+      "agent.step.stored",
+      "The adapter stored its step (`agent`: the adapter's name); uwf checks it next.",
+      {
+        ...run,
+        role: str,
+        agent: str,
+        step: hash,
+        status: str,
+        attempts: int,
+      },
+    ),
+    "agent.output.invalid": event(
+      "agent.output.invalid",
+      "The agent's output stayed invalid after every attempt; `detail` keeps each raw output.",
+      {
+        ...run,
+        role: str,
+        agent: str,
+        attempts: int,
+        errors: strings,
+        detail: hash,
+      },
+    ),
 
     // ─── commands ───────────────────────────────────────────────────────────────────────────
-    "workflow.add": event("workflow.add", { workflow: str, hash, changed: bool }),
-    "workflow.rollback": event("workflow.rollback", { workflow: str, hash }),
-    "workflow.rm": event("workflow.rm", { workflow: str }),
-    "config.set": event("config.set", { key: str }),
-    "config.unset": event("config.unset", { key: str }),
-    "setup.saved": event("setup.saved", {
-      provider: nullableStr,
-      model: nullableStr,
-      agent: nullableStr,
+    "workflow.add": event(
+      "workflow.add",
+      "`workflow add` stored a workflow (`changed`: its name now points at a new hash).",
+      { workflow: str, hash, changed: bool },
+    ),
+    "workflow.rollback": event(
+      "workflow.rollback",
+      "`workflow rollback` pointed the name back at an earlier hash.",
+      { workflow: str, hash },
+    ),
+    "workflow.rm": event(
+      "workflow.rm",
+      "`workflow rm` removed the name from the registry (the nodes stay in the CAS).",
+      { workflow: str },
+    ),
+    "config.set": event(
+      "config.set",
+      "`config set` changed a key of config.yaml (never its value: it may be a secret).",
+      { key: str },
+    ),
+    "config.unset": event("config.unset", "`config unset` removed a key of config.yaml.", {
+      key: str,
     }),
-    "store.migrate": event("store.migrate", { from: str, to: str, nodes: int }),
-    "dashboard.start": event("dashboard.start", { port: int }),
-    /** An interruptible command was interrupted (`by`: the signal, or the closed output). */
-    "command.interrupted": event("command.interrupted", { by: str }),
-    /** uwf failed in a way it did not expect; `stack` is for the bug report. */
-    "command.crashed": event("command.crashed", { command: str, message: str }, { stack: str }),
+    "setup.saved": event(
+      "setup.saved",
+      "`uwf setup` saved config.yaml with this provider, model and agent.",
+      {
+        provider: nullableStr,
+        model: nullableStr,
+        agent: nullableStr,
+      },
+    ),
+    "store.migrate": event(
+      "store.migrate",
+      "`store migrate` copied `nodes` nodes and every thread from one store to another.",
+      { from: str, to: str, nodes: int },
+    ),
+    "dashboard.start": event(
+      "dashboard.start",
+      "`uwf dashboard` began serving on 127.0.0.1 at `port`.",
+      { port: int },
+    ),
+    "command.interrupted": event(
+      "command.interrupted",
+      "An interruptible command was interrupted (`by`: the signal, or the closed output).",
+      { by: str },
+    ),
+    "command.crashed": event(
+      "command.crashed",
+      "uwf failed in a way it did not expect; `stack` is for the bug report.",
+      { command: str, message: str },
+      { stack: str },
+    ),
   } as const;
   return schemas;
 }

@@ -1,6 +1,6 @@
 import { ExitCode } from "@united-workforce/protocol";
 import { defineCommand, result } from "./command.js";
-import { openEngine } from "./thread/shared.js";
+import { openRunner } from "./thread/shared.js";
 
 export default defineCommand({
   path: ["dashboard"],
@@ -22,14 +22,12 @@ export default defineCommand({
   examples: ["uwf dashboard", "uwf dashboard --port 7420"],
   async run(ctx, _args, options) {
     const { startDashboard } = await import("../dashboard/server.js");
-    // No progress view: the dashboard runs no steps itself and follows runs through the log.
-    const engine = await openEngine(ctx);
+    // No progress view: the pages follow every run, its own answers' too, through the log.
+    const runner = await openRunner(ctx);
     const dashboard = await startDashboard({
-      engine,
+      runner,
+      events: ctx.events,
       home: ctx.home,
-      cwd: ctx.cwd,
-      env: ctx.env,
-      self: ctx.self,
       port: options.port,
     });
     ctx.events.emit("dashboard.start", { port: dashboard.port });

@@ -1,4 +1,4 @@
-import type { Engine } from "@united-workforce/engine";
+import type { Runner } from "@united-workforce/engine";
 import {
   type StepPayload,
   THREAD_STATUSES,
@@ -63,7 +63,7 @@ export function parseFilter(params: URLSearchParams): ThreadFilter {
 }
 
 export async function listThreads(
-  engine: Engine,
+  runner: Runner,
   filter: ThreadFilter,
 ): Promise<{ rows: ThreadRow[]; total: number }> {
   const query: ThreadQuery = {};
@@ -71,7 +71,7 @@ export async function listThreads(
   else if (filter.status !== "all") query.statuses = [filter.status];
   if (filter.workflow !== "") query.workflow = filter.workflow;
   if (filter.text === "") {
-    const page = await engine.store.threads.list({
+    const page = await runner.store.threads.list({
       ...query,
       limit: PAGE_SIZE,
       offset: filter.offset,
@@ -80,7 +80,7 @@ export async function listThreads(
   }
   // The store filters by fields; words are matched here, over every thread the fields keep.
   const words = filter.text.toLowerCase().split(/\s+/);
-  const all = (await engine.store.threads.list(query)).items.map(toRow);
+  const all = (await runner.store.threads.list(query)).items.map(toRow);
   const kept = all.filter((row) => {
     const haystack = [
       row.thread,
@@ -115,10 +115,10 @@ export function toRow(item: ThreadListItem): ThreadRow {
 }
 
 /** One thread's live status, as the list and the thread page refresh it. */
-export async function threadStatus(engine: Engine, id: string): Promise<ThreadRow> {
+export async function threadStatus(runner: Runner, id: string): Promise<ThreadRow> {
   const { liveHolder } = await import("@united-workforce/engine");
-  const pointer = await readPointer(engine, id);
-  const holder = await liveHolder(engine.store, id);
+  const pointer = await readPointer(runner, id);
+  const holder = await liveHolder(runner.store, id);
   return toRow({ id, pointer, problem: null, running: holder !== null });
 }
 
@@ -147,21 +147,21 @@ export interface ThreadView {
 }
 
 export async function threadView(
-  engine: Engine,
+  runner: Runner,
   id: string,
   families?: FamilyIndex,
 ): Promise<ThreadView> {
-  const { forkTree, pendingStep, walkBack } = await import("@united-workforce/engine");
-  const row = await threadStatus(engine, id);
-  const pointer = await readPointer(engine, id);
-  const { cas } = engine.store;
+  const { forkTree, walkBack } = await import("@united-workforce/engine");
+  const row = await threadStatus(runner, id);
+  const pointer = await readPointer(runner, id);
+  const { cas } = runner.store;
   const start = await cas.getPayload<{ prompt: string }>(pointer.start, "start");
   const steps: StepView[] = [];
   for await (const { hash, step } of walkBack(
     cas,
     pointer.head === pointer.start ? null : pointer.head,
   )) {
-    steps.push(await stepView(engine, hash, step));
+    steps.push(await stepView(runner, hash, step));
   }
   steps.reverse();
   steps.forEach((s, i) => {
@@ -172,7 +172,7 @@ export async function threadView(
   let nextRole: string | null = null;
   if (row.status === "idle" || row.status === "suspended") {
     try {
-      nextRole = (await pendingStep(engine, pointer))?.role ?? null;
+      nextRole = (await runner.next(pointer))?.role ?? null;
     } catch {
       nextRole = null;
     }
@@ -183,12 +183,12 @@ export async function threadView(
     startPrompt: start.prompt,
     steps,
     nextRole,
-    tree: await forkTree(families?.store() ?? engine.store, id),
+    tree: await forkTree(families?.store() ?? runner.store, id),
   };
 }
 
-async function stepView(engine: Engine, hash: string, step: StepPayload): Promise<StepView> {
-  const { entry, output } = await stepListEntry(engine.store.cas, hash, step);
+async function stepView(runner: Runner, hash: string, step: StepPayload): Promise<StepView> {
+  const { entry, output } = await stepListEntry(runner.store.cas, hash, step);
   return { number: 0, ...entry, output, attempts: step.attempts };
 }
 
@@ -203,17 +203,17 @@ export interface StepDetail {
 }
 
 /** A step of a thread: its output, body and the exact prompt its agent received. */
-export async function stepDetail(engine: Engine, id: string, hash: string): Promise<StepDetail> {
+export async function stepDetail(runner: Runner, id: string, hash: string): Promise<StepDetail> {
   const { readStep } = await import("@united-workforce/engine");
-  const pointer = await readPointer(engine, id);
+  const pointer = await readPointer(runner, id);
   if (!HASH.test(hash)) throw notFound("STEP_NOT_FOUND", `"${hash}" is not a step hash`);
-  const step = await readStep(engine.store.cas, hash);
+  const step = await readStep(runner.store.cas, hash);
   if (step.start !== pointer.start)
     throw notFound("STEP_NOT_FOUND", `step ${hash} is not a step of thread ${id}`);
-  const { cas } = engine.store;
+  const { cas } = runner.store;
   return {
     thread: id,
-    step: await stepView(engine, hash, step),
+    step: await stepView(runner, hash, step),
     edgePrompt: step.edgePrompt,
     body: await cas.getText(step.body),
     prompt: await cas.getText(step.assembledPrompt),
@@ -231,14 +231,14 @@ export interface WorkflowRow {
 }
 
 export async function listWorkflows(
-  engine: Engine,
+  runner: Runner,
 ): Promise<{ rows: WorkflowRow[]; problems: { name: string; problem: string }[] }> {
-  const { entries, problems } = await engine.store.registry.scan();
+  const { entries, problems } = await runner.store.registry.scan();
   const rows: WorkflowRow[] = [];
   for (const entry of entries) {
     let description = "";
     try {
-      description = (await engine.workflow(entry.current)).description ?? "";
+      description = (await runner.workflow(entry.current)).description ?? "";
     } catch {
       description = "";
     }
@@ -269,22 +269,22 @@ export interface WorkflowView {
  * links to the version it is pinned to, which may never have been registered).
  */
 export async function workflowView(
-  engine: Engine,
+  runner: Runner,
   name: string,
   version: string | null,
 ): Promise<WorkflowView> {
-  const entry = await engine.store.registry.get(name);
+  const entry = await runner.store.registry.get(name);
   if (version !== null && !HASH.test(version))
     throw notFound("WORKFLOW_NOT_FOUND", `"${version}" is not a workflow hash`);
   const hash = version ?? entry?.current;
   if (hash === undefined)
     throw notFound("WORKFLOW_NOT_FOUND", `no workflow named "${name}" is registered`);
-  const payload = await engine.workflow(hash);
+  const payload = await runner.workflow(hash);
   if (payload.name !== name)
     throw notFound("WORKFLOW_NOT_FOUND", `${hash} is workflow ${payload.name}, not ${name}`);
   const schemas: Record<string, unknown> = {};
   for (const [role, def] of Object.entries(payload.roles)) {
-    schemas[role] = await engine.store.cas.getPayload(def.frontmatter);
+    schemas[role] = await runner.store.cas.getPayload(def.frontmatter);
   }
   return {
     name,
@@ -296,9 +296,9 @@ export async function workflowView(
   };
 }
 
-async function readPointer(engine: Engine, id: string): Promise<ThreadPointer> {
+async function readPointer(runner: Runner, id: string): Promise<ThreadPointer> {
   if (!THREAD_ID.test(id)) throw notFound("THREAD_NOT_FOUND", `"${id}" is not a thread id`);
-  return engine.store.threads.get(id);
+  return runner.store.threads.get(id);
 }
 
 function notFound(

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { Engine } from "@united-workforce/engine";
+import type { Runner } from "@united-workforce/engine";
 import type { UwfEvent } from "@united-workforce/protocol";
 import { eventOf, followLog } from "@united-workforce/util";
 import { threadStatus } from "./data.js";
@@ -44,7 +44,7 @@ interface Watcher {
 }
 
 export class LiveFeed {
-  readonly #engine: Engine;
+  readonly #runner: Runner;
   readonly #watchers = new Set<Watcher>();
   readonly #listeners = new Set<(event: UwfEvent) => void>();
   readonly #pending = new Map<string, NodeJS.Timeout>();
@@ -56,12 +56,12 @@ export class LiveFeed {
 
   /** `onLogEvent` sees every logged event, with or without a thread (e.g. to drop caches). */
   constructor(
-    engine: Engine,
+    runner: Runner,
     home: string,
     signal: AbortSignal,
     onLogEvent: (event: UwfEvent) => void = () => {},
   ) {
-    this.#engine = engine;
+    this.#runner = runner;
     this.#listeners.add(onLogEvent);
     this.#stopped = followLog({ home, signal, intervalMs: 150 }, (record) => {
       const event = eventOf(record);
@@ -140,7 +140,7 @@ export class LiveFeed {
       this.#pending.delete(thread);
       if (this.#closed) return;
       try {
-        const row = await threadStatus(this.#engine, thread);
+        const row = await threadStatus(this.#runner, thread);
         this.#send(thread, { event: "thread.status", ...row }, true);
         if (row.status === "running" && this.#ending.has(thread)) this.#refresh(thread, RECHECK_MS);
         else this.#ending.delete(thread);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Engine } from "@united-workforce/engine";
+import type { Runner } from "@united-workforce/engine";
 import { errorMessage, isUwfError } from "@united-workforce/util";
 import { type AnswerContext, answerThread, MAX_ANSWER_BYTES } from "./answer.js";
 import { APP_JS, STYLE_CSS } from "./assets/index.js";
@@ -22,7 +22,7 @@ import { threadsPage } from "./pages/threads.js";
 import { workflowPage, workflowsPage } from "./pages/workflows.js";
 
 export interface RouteContext extends AnswerContext {
-  engine: Engine;
+  runner: Runner;
   feed: LiveFeed;
   guard: Guard;
   families: FamilyIndex;
@@ -54,27 +54,27 @@ const ROUTES: [string, RegExp, Handler][] = [
   [
     "GET",
     re(`/api/threads/${ID}`),
-    async (c, _q, res, _u, [id]) => json(res, await threadView(c.engine, id!, c.families)),
+    async (c, _q, res, _u, [id]) => json(res, await threadView(c.runner, id!, c.families)),
   ],
   [
     "GET",
     re(`/api/threads/${ID}/status`),
-    async (c, _q, res, _u, [id]) => json(res, await threadStatus(c.engine, id!)),
+    async (c, _q, res, _u, [id]) => json(res, await threadStatus(c.runner, id!)),
   ],
   [
     "GET",
     re(`/api/threads/${ID}/steps/${HASH}`),
-    async (c, _q, res, _u, [id, hash]) => json(res, await stepDetail(c.engine, id!, hash!)),
+    async (c, _q, res, _u, [id, hash]) => json(res, await stepDetail(c.runner, id!, hash!)),
   ],
   ["POST", re(`/api/threads/${ID}/answer`), answerApiRoute],
-  ["GET", /^\/api\/workflows$/, async (c, _q, res) => json(res, await listWorkflows(c.engine))],
+  ["GET", /^\/api\/workflows$/, async (c, _q, res) => json(res, await listWorkflows(c.runner))],
   [
     "GET",
     re(`/api/workflows/${NAME}`),
     async (c, _q, res, url, [name]) =>
       json(
         res,
-        await workflowView(c.engine, decodeURIComponent(name!), url.searchParams.get("version")),
+        await workflowView(c.runner, decodeURIComponent(name!), url.searchParams.get("version")),
       ),
   ],
   ["GET", /^\/assets\/style\.css$/, async (_c, _q, res) => asset(res, "text/css", STYLE_CSS)],
@@ -114,8 +114,8 @@ export async function route(
 async function threadsRoute(c: RouteContext, _q: IncomingMessage, res: ServerResponse, url: URL) {
   const filter = parseFilter(url.searchParams);
   const [{ rows, total }, workflows] = await Promise.all([
-    listThreads(c.engine, filter),
-    c.engine.store.registry.list(),
+    listThreads(c.runner, filter),
+    c.runner.store.registry.list(),
   ]);
   html(
     res,
@@ -129,7 +129,7 @@ async function threadsRoute(c: RouteContext, _q: IncomingMessage, res: ServerRes
 }
 
 async function listApi(c: RouteContext, url: URL) {
-  const { rows, total } = await listThreads(c.engine, parseFilter(url.searchParams));
+  const { rows, total } = await listThreads(c.runner, parseFilter(url.searchParams));
   return { threads: rows, total };
 }
 
@@ -140,7 +140,7 @@ async function threadRoute(
   url: URL,
   [id]: string[],
 ) {
-  const view = await threadView(c.engine, id!, c.families);
+  const view = await threadView(c.runner, id!, c.families);
   const notice = url.searchParams.has("answered")
     ? "Your answer was sent; the thread resumed."
     : null;
@@ -154,11 +154,11 @@ async function stepRoute(
   _u: URL,
   [id, hash]: string[],
 ) {
-  html(res, stepPage(await stepDetail(c.engine, id!, hash!)));
+  html(res, stepPage(await stepDetail(c.runner, id!, hash!)));
 }
 
 async function workflowsRoute(c: RouteContext, _q: IncomingMessage, res: ServerResponse) {
-  const { rows, problems } = await listWorkflows(c.engine);
+  const { rows, problems } = await listWorkflows(c.runner);
   html(res, workflowsPage(rows, problems));
 }
 
@@ -172,7 +172,7 @@ async function workflowRoute(
   html(
     res,
     workflowPage(
-      await workflowView(c.engine, decodeURIComponent(name!), url.searchParams.get("version")),
+      await workflowView(c.runner, decodeURIComponent(name!), url.searchParams.get("version")),
     ),
   );
 }

@@ -1,20 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { join } from "node:path";
-import type { Engine } from "@united-workforce/engine";
-import { nodeOs, UwfError } from "@united-workforce/util";
+import type { Runner } from "@united-workforce/engine";
+import { type EventStream, UwfError } from "@united-workforce/util";
 import { checkRequest, type Guard, loginCookie } from "./auth.js";
 import { FAMILY_EVENTS, FamilyIndex } from "./family-index.js";
 import { LiveFeed } from "./live.js";
 import { type RouteContext, route, STARTED, send } from "./routes.js";
 
 export interface DashboardOptions {
-  engine: Engine;
+  /** Reads what the pages show, and answers suspended threads in this process. */
+  runner: Runner;
+  /** The runner's events: an answer's step is seen starting there. */
+  events: EventStream;
   home: string;
-  cwd: string;
-  env: Record<string, string | undefined>;
-  self: readonly string[];
   /** 0: a free port the system picks. */
   port: number;
 }
@@ -44,23 +42,20 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const token = randomBytes(24).toString("base64url");
   const csrf = randomBytes(24).toString("base64url");
   const stop = new AbortController();
-  const scratch = mkdtempSync(join(nodeOs().tmpdir(), "uwf-dashboard-"));
-  const families = new FamilyIndex(options.engine.store);
-  const feed = new LiveFeed(options.engine, options.home, stop.signal, (event) => {
+  const families = new FamilyIndex(options.runner.store);
+  const feed = new LiveFeed(options.runner, options.home, stop.signal, (event) => {
     if (FAMILY_EVENTS.has(event.event)) families.invalidate();
   });
   let count = 0;
   const guard: Guard = { port: 0, token, csrf };
+  const runs = new Set<Promise<unknown>>();
   const ctx: RouteContext = {
-    engine: options.engine,
+    runner: options.runner,
+    events: options.events,
+    runs,
     feed,
     guard,
     families,
-    home: options.home,
-    cwd: options.cwd,
-    env: options.env,
-    self: options.self,
-    scratch,
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const began = performance.now();
@@ -93,7 +88,6 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   } catch (error) {
     stop.abort();
     await feed.close();
-    rmSync(scratch, { recursive: true, force: true });
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE")
       throw new UwfError("USAGE", `port ${options.port} is in use`, {
         hint: "Pick another with --port <n>, or leave --port out for a free one.",
@@ -111,7 +105,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       await feed.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      rmSync(scratch, { recursive: true, force: true });
+      // The runner's signal (the command's) has stopped them: they release their leases.
+      await Promise.all(runs);
     },
   };
 }

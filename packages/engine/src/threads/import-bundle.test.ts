@@ -12,8 +12,8 @@ import { isUwfError, newUlid } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { relay } from "../__fixtures__/workflows.js";
 import { evaluate } from "../moderator/evaluate.js";
+import { childThreadId } from "../steps/fanout-step.js";
 import { exportBundle } from "./bundle.js";
-import { childThreadId } from "./fanout.js";
 import { importBundle } from "./import-bundle.js";
 import { createThread } from "./new-thread.js";
 

@@ -13,3 +13,17 @@ export async function takeThread(store: Store, thread: string, command: string):
   }
   return lease;
 }
+
+/** The command a child's lease names while its parent's exec runs it. */
+export function fanoutLeaseCommand(parent: string): string {
+  return `${FANOUT_LEASE_PREFIX}${parent})`;
+}
+
+/** The parent a child's lease command names, or null when an exec of its own holds it. */
+export function fanoutParentOf(command: string): string | null {
+  return command.startsWith(FANOUT_LEASE_PREFIX)
+    ? command.slice(FANOUT_LEASE_PREFIX.length, -1)
+    : null;
+}
+
+const FANOUT_LEASE_PREFIX = "uwf thread exec (fan-out of ";

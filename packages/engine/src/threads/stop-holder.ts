@@ -1,6 +1,6 @@
 import { isAlive, type LeaseInfo, type Store } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
-import { fanoutParentOf } from "./fanout.js";
+import { fanoutParentOf } from "./lease.js";
 import { delay, signalGroup, stopChildGroup } from "./processes.js";
 
 const POLL_MS = 50;

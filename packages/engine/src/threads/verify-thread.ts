@@ -17,7 +17,7 @@ import type { Cas, ThreadsStore } from "@united-workforce/store";
 import { errorMessage, isUwfError } from "@united-workforce/util";
 import { evaluate, startOutput } from "../moderator/evaluate.js";
 import { expectedRole, type RoutedFrom } from "../moderator/expected-role.js";
-import { suspendSchemaHash } from "./verify-step.js";
+import { suspendSchemaHash } from "../steps/verify-step.js";
 
 /**
  * Why a node is bad. Kinds: `corrupt` (its bytes do not hash to its name or do not decode),

@@ -7,7 +7,7 @@ import type {
 import type { Store } from "@united-workforce/store";
 import { isoTime, newUlid } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { openEngine } from "../thread/shared.js";
+import { openRunner } from "../thread/shared.js";
 import { worktreePlace } from "../thread/worktrees.js";
 
 export default defineCommand({
@@ -18,14 +18,14 @@ export default defineCommand({
   examples: ["uwf step fork 0K4Q8Z3M1XH2C && uwf thread exec <new thread>"],
   async run(ctx, [hash]) {
     const { readStep, walkBack } = await import("@united-workforce/engine");
-    const engine = await openEngine(ctx);
-    const { cas } = engine.store;
+    const runner = await openRunner(ctx);
+    const { cas } = runner.store;
     const step = await readStep(cas, hash!);
     const start = await cas.getPayload<StartPayload>(step.start, "start");
-    const workflow = await engine.workflow(start.workflow);
+    const workflow = await runner.workflow(start.workflow);
     let steps = 0;
     for await (const _ of walkBack(cas, hash!)) steps++;
-    const family = await threadsOf(engine.store, step.start);
+    const family = await threadsOf(runner.store, step.start);
     const now = Date.now();
     const pointer: ThreadPointer = {
       thread: newUlid(now),
@@ -63,9 +63,9 @@ export default defineCommand({
       pointer.cwd = made.cwd;
       ctx.progress(`worktree ${made.worktree.path} on branch ${made.worktree.branch}`);
     }
-    const created = await engine.store.threads.create(pointer);
+    const created = await runner.store.threads.create(pointer);
     // A fork of a final or asking step starts out completed or suspended, like the original.
-    await engine.settle(created);
+    await runner.settle(created);
     ctx.events.emit("step.fork", { thread: pointer.thread, from: hash! });
     const doc: StepForkDocument = { thread: pointer.thread, forkedFrom: hash! };
     if (pointer.worktree !== undefined) doc.worktree = pointer.worktree;

@@ -1,11 +1,9 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { DocumentOf, ThreadPointer } from "@united-workforce/protocol";
+import type { AnswerDocument } from "@united-workforce/engine";
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { openEngine } from "./shared.js";
-
-type AnswerDocument = DocumentOf<"thread answer">;
+import { openRunner } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "answer"],
@@ -48,7 +46,7 @@ export default defineCommand({
     "uwf thread answer 01JD… -f answer.yaml",
   ],
   async run(ctx, [thread], options) {
-    const { answerThread, parseAnswerFile } = await import("@united-workforce/engine");
+    const { parseAnswerFile } = await import("@united-workforce/engine");
     const sets = options.set.map(splitSet);
     let values: Record<string, unknown> | undefined;
     let fileBody: string | undefined;
@@ -72,24 +70,14 @@ export default defineCommand({
         hint: `See what the role accepts with: uwf thread show ${thread}`,
       });
     }
-    const engine = await openEngine(ctx);
-    const answered = await answerThread(engine, thread!, {
+    const runner = await openRunner(ctx);
+    const doc = await runner.answer(thread!, {
       status: options.status,
       sets,
       ...(values ? { values } : {}),
       body: options.body ?? fileBody ?? "",
       by: options.by ?? ctx.env.USER ?? ctx.env.LOGNAME ?? "unknown",
     });
-    const doc: AnswerDocument = {
-      thread: thread!,
-      status: answered.pointer.status,
-      step: answered.step,
-      // A completed thread says its `$END` edge's message, as `thread exec` does.
-      message:
-        (answered.pointer.status === "completed"
-          ? await engine.endMessage(answered.pointer)
-          : null) ?? nextMessage(answered.pointer),
-    };
     return result(doc, renderAnswer);
   },
 });
@@ -102,20 +90,6 @@ function splitSet(pair: string): [string, string] {
     });
   }
   return [pair.slice(0, at), pair.slice(at + 1)];
-}
-
-function nextMessage(pointer: ThreadPointer): string {
-  const id = pointer.thread;
-  switch (pointer.status) {
-    case "completed":
-      return "the thread is completed";
-    case "suspended":
-      return pointer.suspended?.kind === "human"
-        ? `the thread waits for a human again:\n${pointer.suspended.reason}`
-        : `the thread is suspended: ${pointer.suspended?.reason ?? ""}`;
-    default:
-      return `run its next step with: uwf thread exec ${id}`;
-  }
 }
 
 function renderAnswer(doc: AnswerDocument): string {

@@ -1,6 +1,6 @@
 import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { progressView, QUIET_OPTION } from "./shared.js";
+import { openRunner, progressView, QUIET_OPTION } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "join"],
@@ -21,13 +21,10 @@ export default defineCommand({
     QUIET_OPTION,
   ],
   async run(ctx, [thread], options) {
-    const { deriveStatus, suspendedByFailure, waitForRelease } = await import(
-      "@united-workforce/engine"
-    );
-    const store = await ctx.store();
+    const runner = await openRunner(ctx);
+    const { store } = runner;
     await store.threads.get(thread!);
-    const timeout = options.timeout ?? null;
-    const waiting = waitForRelease(store, thread!, timeout, ctx.signal);
+    const waiting = runner.waitForRelease(thread!, options.timeout ?? null);
     const lease = options.quiet ? null : await store.leases.read(thread!);
     if (lease?.alive) {
       // The steps it waits on are shown as they run, as `thread watch` shows them.
@@ -42,27 +39,22 @@ export default defineCommand({
         since: lease.info.acquiredAt,
       });
     }
-    const released = await waiting;
-    if (!released) {
+    if (!(await waiting)) {
       // `thread stop` signals the holder's process: it works only on the host that runs it.
       const host = (await store.leases.read(thread!))?.info.holder.host;
       const where = host === undefined || host === store.host ? "" : ` on ${host}, where it runs`;
       throw new UwfError(
         ctx.signal.aborted ? "INTERRUPTED" : "THREAD_BUSY",
         `thread ${thread} is still running`,
-        {
-          hint: `Wait longer, or stop it${where} with: uwf thread stop ${thread}`,
-        },
+        { hint: `Wait longer, or stop it${where} with: uwf thread stop ${thread}` },
       );
     }
     const pointer = await store.threads.get(thread!);
     // The exit code is the exec's own, as if it had run in the foreground.
-    const { runEnd } = await import("../../live/run-outcome.js");
-    const failed = suspendedByFailure(pointer);
-    const { exitCode, stopped } = runEnd(ctx.home, pointer, failed);
+    const { exitCode, stopped, failed } = runner.lastRun(pointer);
     const doc = {
       thread: pointer.thread,
-      status: deriveStatus(pointer, null),
+      status: pointer.status,
       head: pointer.head,
       steps: pointer.steps,
       suspended: pointer.suspended,

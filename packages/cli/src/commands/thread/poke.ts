@@ -1,6 +1,5 @@
-import { UwfError } from "@united-workforce/util";
 import { defineCommand } from "../command.js";
-import { execResult, openEngine, progressView, QUIET_OPTION } from "./shared.js";
+import { openRunner, progressView, QUIET_OPTION, runResult } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "poke"],
@@ -26,43 +25,16 @@ export default defineCommand({
   ],
   examples: ['uwf thread poke 01JD… -p "Keep the public API unchanged."'],
   async run(ctx, [thread], options) {
-    const { cancelledHint, runSteps, takeThread } = await import("@united-workforce/engine");
-    const text = options.prompt;
     const progress = progressView(ctx, options.quiet);
-    const engine = await openEngine(ctx, { progress });
-    await engine.store.threads.get(thread!);
-    const lease = await takeThread(engine.store, thread!, "uwf thread poke");
+    const runner = await openRunner(ctx, { progress });
     try {
-      const pointer = await engine.store.threads.get(thread!);
-      if (pointer.status === "cancelled") {
-        throw new UwfError(
-          "THREAD_STATE",
-          `thread ${pointer.thread} is cancelled; nothing runs on it`,
-          { hint: cancelledHint(pointer) },
-        );
-      }
-      const head = await engine.headStep(pointer);
-      if (!head) {
-        throw new UwfError("THREAD_STATE", `thread ${pointer.thread} has no step to poke yet`, {
-          hint: `Run its first step with: uwf thread exec ${pointer.thread}`,
-        });
-      }
-      const summary = await runSteps(engine, thread!, {
-        count: 1,
-        agentFlag: options.agent as string | undefined,
-        lease,
-        first: () => ({
-          role: head.role,
-          prompt: `${head.edgePrompt}\n\n## Additional instructions\n${text}`,
-          location: head.cwd,
-          prev: head.prev,
-          replaceHead: true,
-        }),
+      const ran = await runner.poke(thread!, {
+        prompt: options.prompt,
+        agent: options.agent as string | undefined,
       });
-      return await execResult(engine, summary, { quiet: options.quiet });
+      return runResult(ran, { quiet: options.quiet });
     } finally {
       progress.stop();
-      await lease.release();
     }
   },
 });

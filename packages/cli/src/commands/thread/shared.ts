@@ -1,5 +1,5 @@
-import type { Engine, ExecSummary } from "@united-workforce/engine";
-import { ExitCode, type ThreadExecDocument } from "@united-workforce/protocol";
+import type { Runner, RunResult } from "@united-workforce/engine";
+import type { ThreadExecDocument } from "@united-workforce/protocol";
 import { ProgressView } from "../../live/progress.js";
 import { progressStyle } from "../../live/terminal.js";
 import { type CommandContext, type CommandResult, result } from "../command.js";
@@ -13,23 +13,22 @@ export const QUIET_OPTION = {
 } as const;
 
 /**
- * The engine for a command. With a progress view, its events are shown to the user as they
- * happen (on stderr); a background worker has no terminal, and the engine logs every event
- * anyway for `uwf thread watch`.
+ * The runner for a command: its runs' events go to the process log (every command's stream
+ * writes there) and, with a progress view, to the user as they happen (on stderr).
  */
-export async function openEngine(
+export async function openRunner(
   ctx: CommandContext,
   options: { progress?: ProgressView | null } = {},
-): Promise<Engine> {
+): Promise<Runner> {
   const store = await ctx.store();
-  const { Engine } = await import("@united-workforce/engine");
+  const { Runner } = await import("@united-workforce/engine");
   const { progress } = options;
   if (progress) {
     ctx.events.subscribe((event) => {
       if ("thread" in event) progress.handle(event);
     });
   }
-  return new Engine({
+  return new Runner({
     store,
     cwd: ctx.cwd,
     config: () => ctx.config(),
@@ -56,21 +55,16 @@ export function progressView(ctx: CommandContext, quiet: boolean, thread?: strin
  * they happened, so the text says how the run ended (with the `$END` edge's message when the
  * thread completed) and what to do next; with `--quiet` it lists the steps too.
  */
-export async function execResult(
-  engine: Engine,
-  summary: ExecSummary,
+export function runResult(
+  run: RunResult,
   options: { quiet: boolean },
-): Promise<CommandResult<ThreadExecDocument>> {
-  const { deriveStatus, execDocument } = await import("@united-workforce/engine");
-  const doc = execDocument(summary, deriveStatus(summary.pointer, null));
-  if (summary.stoppedBecause === "completed" && summary.steps.length > 0) {
-    const message = await engine.endMessage(summary.pointer);
-    if (message !== null) doc.endMessage = message;
-  }
+): CommandResult<ThreadExecDocument> {
+  const { summary, document } = run;
+  if (summary === null) return result(document, renderExec, run.exitCode);
   // What the message adds to the failure progress already showed: the hint and how to retry.
-  const next = summary.failure ? doc.message.slice(summary.message.length).trim() : "";
+  const next = summary.failure ? document.message.slice(summary.message.length).trim() : "";
   return result(
-    doc,
+    document,
     (d) => {
       const lines = options.quiet ? d.steps.map(stepLine) : [];
       if (summary.fanouts !== undefined && summary.pointer.suspended?.kind === "fanout") {
@@ -96,7 +90,7 @@ export async function execResult(
       }
       return lines.join("\n");
     },
-    execExitCode(doc),
+    run.exitCode,
   );
 }
 
@@ -109,17 +103,4 @@ export function renderExec(doc: ThreadExecDocument): string {
 
 function stepLine(step: ThreadExecDocument["steps"][number]): string {
   return `✓ ${step.role} → ${step.status}  ${step.hash}  (${step.agent}, ${step.durationMs} ms)`;
-}
-
-/**
- * Exit status of a run: a failed agent (the thread is suspended), or an interrupted run, which a
- * thread cancelled before this exec is too: `thread join` and `watch` say 130 for it, and a
- * script looping on exec must not take it for a thread that is fine.
- */
-export function execExitCode(doc: ThreadExecDocument): ExitCode {
-  if (doc.stoppedBecause === "failed") return ExitCode.agentFailed;
-  if (doc.stoppedBecause === "stopped" || doc.stoppedBecause === "cancelled") {
-    return ExitCode.interrupted;
-  }
-  return ExitCode.ok;
 }

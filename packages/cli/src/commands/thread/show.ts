@@ -4,7 +4,7 @@ import { emptyUsage, type StartPayload, type ThreadShowDocument } from "@united-
 import { errorMessage, sanitizeTerminalText } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { costText } from "../usage-text.js";
-import { openEngine } from "./shared.js";
+import { openRunner } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "show"],
@@ -13,17 +13,16 @@ export default defineCommand({
     "The next role is the one `uwf thread exec` runs on an idle thread; on a suspended thread, the one `uwf thread resume` (or `uwf thread answer`) runs, marked when its step replaces the head (a failed poke's retry).",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   async run(ctx, [thread]) {
-    const { deriveStatus, fanoutChildren, liveHolder, pendingStep } = await import(
-      "@united-workforce/engine"
-    );
-    const engine = await openEngine(ctx);
-    const pointer = await engine.store.threads.get(thread!);
-    const holder = await liveHolder(engine.store, thread!);
-    const start = await engine.store.cas.getPayload<StartPayload>(pointer.start, "start");
+    const { deriveStatus, liveHolder } = await import("@united-workforce/engine");
+    const runner = await openRunner(ctx);
+    const { store } = runner;
+    const pointer = await store.threads.get(thread!);
+    const holder = await liveHolder(store, thread!);
+    const start = await store.cas.getPayload<StartPayload>(pointer.start, "start");
     // The role exec runs next, or, on a suspended thread, the one resume (or answer) runs.
     let next: PendingStep | null = null;
     try {
-      next = await pendingStep(engine, pointer);
+      next = await runner.next(pointer);
     } catch (error) {
       ctx.progress(`warning: cannot route this thread: ${errorMessage(error)}`);
     }
@@ -63,14 +62,11 @@ export default defineCommand({
     if (pointer.parent !== undefined) doc.parent = pointer.parent;
     // A fan-out not joined yet (to run, running, or waiting on children): where each child is.
     const pending = pointer.status === "idle" || pointer.status === "suspended";
-    const fanout = pending ? await fanoutChildren(engine, pointer) : null;
+    const fanout = pending ? await runner.fanout(pointer) : null;
     if (fanout !== null) {
       doc.children = [];
       for (const child of fanout.children) {
-        const status =
-          child.pointer === null
-            ? "pending"
-            : deriveStatus(child.pointer, await liveHolder(engine.store, child.thread));
+        const status = child.pointer === null ? "pending" : await runner.status(child.pointer);
         doc.children.push({ thread: child.thread, index: child.index, status });
       }
     }

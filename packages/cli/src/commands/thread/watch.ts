@@ -1,6 +1,6 @@
 import { ExitCode, type ThreadWatchDocument } from "@united-workforce/protocol";
 import { defineCommand, result } from "../command.js";
-import { openEngine, progressView, QUIET_OPTION } from "./shared.js";
+import { openRunner, progressView, QUIET_OPTION } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "watch"],
@@ -15,11 +15,9 @@ export default defineCommand({
   examples: ["uwf thread exec 01JD… -c 10 --background && uwf thread watch 01JD…"],
   async run(ctx, [thread], options) {
     const { followThread } = await import("../../live/follow-thread.js");
-    const { suspendedByFailure, terminalReason, waitForRelease } = await import(
-      "@united-workforce/engine"
-    );
-    const engine = await openEngine(ctx);
-    const { store } = engine;
+    const { terminalReason } = await import("@united-workforce/engine");
+    const runner = await openRunner(ctx);
+    const { store } = runner;
     await store.threads.get(thread!);
     const lease = await store.leases.read(thread!);
     const followed = lease?.alive === true;
@@ -31,7 +29,7 @@ export default defineCommand({
         thread: thread!,
         progress,
         signal: ctx.signal,
-        ended: waitForRelease(store, thread!, null, ctx.signal),
+        ended: runner.waitForRelease(thread!, null),
         since: info.acquiredAt,
         announce: (current) => {
           if (options.quiet) return;
@@ -50,10 +48,9 @@ export default defineCommand({
     }
     const pointer = await store.threads.get(thread!);
     // How the run ended, as `thread join` reports it; an interrupted watch says only that.
-    const { runEnd } = await import("../../live/run-outcome.js");
     const end = ctx.signal.aborted
       ? { exitCode: ExitCode.interrupted, stopped: null }
-      : runEnd(ctx.home, pointer, suspendedByFailure(pointer));
+      : runner.lastRun(pointer);
     const { stopped } = end;
     const doc: ThreadWatchDocument = {
       thread: pointer.thread,
@@ -64,7 +61,7 @@ export default defineCommand({
       followed,
     };
     if (pointer.status === "completed") {
-      const message = await engine.endMessage(pointer);
+      const message = await runner.endMessage(pointer);
       if (message !== null) doc.endMessage = message;
     }
     // Interrupted, the watch leaves an exec that goes on.

@@ -1,5 +1,5 @@
 import type { ResolvedAgent } from "@united-workforce/store";
-import type { PlannedStep } from "./engine.js";
+import type { PlannedStep } from "./planned-step.js";
 
 /**
  * Edge prompts longer than this go through the adapter's stdin (`--prompt -`): Linux refuses

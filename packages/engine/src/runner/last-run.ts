@@ -1,6 +1,15 @@
 import { readFileSync } from "node:fs";
 import { type ErrorCode, ExitCode, type ThreadPointer } from "@united-workforce/protocol";
 import { eventOf, listLogFiles, parseLogLine, UwfError } from "@united-workforce/util";
+import { suspendedByFailure } from "./stop-reasons.js";
+
+/** How a thread's last run ended: its exit code, and its own words when it was stopped. */
+export interface LastRun {
+  exitCode: ExitCode;
+  stopped: string | null;
+  /** The thread waits on a failed step (for good, or after transient failures). */
+  failed: boolean;
+}
 
 /**
  * How an exec ended, as it logged it: `exec.end` with its exit code (a background worker's: the
@@ -59,18 +68,15 @@ export function lastWorkerOutcome(
 }
 
 /**
- * How the last run of a thread ended, as `join` and `watch` report it: the exit code the exec
- * would have had in the foreground, and its own words when it was stopped or cancelled (the
- * thread's state does not say so). Every exec logs both as it ends; for a run that did not
+ * How the last run of a thread ended, as `join` and `watch` report it: the exit code the run
+ * had (a background worker's: as it would have had in the foreground), and its own words when it was stopped or cancelled (the
+ * thread's state does not say so). Every run logs both as it ends; for a run that did not
  * (killed, or older than the thread's last change) the thread's state tells: 4 when a failed
  * agent suspended it (`failed`), 130 when it is cancelled (as an exec on it exits), else 0. A
  * worker that failed with an error throws that error, with its code and so its exit code.
  */
-export function runEnd(
-  home: string,
-  pointer: ThreadPointer,
-  failed: boolean,
-): { exitCode: ExitCode; stopped: string | null } {
+export function lastRun(home: string, pointer: ThreadPointer): LastRun {
+  const failed = suspendedByFailure(pointer);
   const outcome = lastWorkerOutcome(home, pointer.thread, pointer.updatedAt);
   if (outcome?.kind === "error") throw workerError(pointer.thread, outcome);
   return {
@@ -82,6 +88,7 @@ export function runEnd(
           ? ExitCode.interrupted
           : ExitCode.ok),
     stopped: outcome?.stoppedBecause === "stopped" ? outcome.message : null,
+    failed,
   };
 }
 

@@ -15,9 +15,11 @@ import { createEventStream, eventLogWriter } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WarmNodes } from "../__fixtures__/warm-nodes.js";
 import { relay } from "../__fixtures__/workflows.js";
-import { Engine } from "./engine.js";
-import { takeThread } from "./lease.js";
-import { checkFirstStep, runSteps, terminalReason } from "./run-steps.js";
+import { testRun } from "../__testing__/run-context.js";
+import type { RunContext } from "../steps/context.js";
+import { takeThread } from "../threads/lease.js";
+import { checkFirstStep, runSteps } from "./run-loop.js";
+import { terminalReason } from "./stop-reasons.js";
 
 let temp: TempHome;
 let store: Store;
@@ -30,8 +32,8 @@ afterEach(async () => {
   temp.cleanup();
 });
 
-function engineWith(events: UwfEvent[], signal = new AbortController().signal): Engine {
-  return new Engine({
+function engineWith(events: UwfEvent[], signal = new AbortController().signal): RunContext {
+  return testRun({
     store,
     cwd: temp.home,
     config: () => ({}),
@@ -381,7 +383,7 @@ describe("a run interrupted because the thread was cancelled", () => {
     };
     const events: UwfEvent[] = [];
     const engine = engineWith(events, controller.signal);
-    engine.ctx.events.subscribe((event) => {
+    engine.events.subscribe((event) => {
       if (event.event === "step.start") void cancel();
     });
     const lease = await takeThread(store, thread, "test");

@@ -5,7 +5,7 @@ import {
   type Usage,
 } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
-import type { PlannedStep } from "./engine.js";
+import type { PlannedStep } from "./planned-step.js";
 import type { VerifiedStep } from "./verify-step.js";
 
 /** A step the engine writes itself, for a role that runs no adapter (human or script). */

@@ -16,13 +16,14 @@ import { openStore, type Store } from "@united-workforce/store";
 import { seedThread, type TempHome, tempHome } from "@united-workforce/test-utils";
 import { createEventStream, eventLogWriter, ulidTime } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { testRun } from "../__testing__/run-context.js";
+import type { RunContext } from "../steps/context.js";
+import { childThreadId, fanoutChildren } from "../steps/fanout-step.js";
+import { fanoutLeaseCommand, takeThread } from "../threads/lease.js";
+import { stopHolder } from "../threads/stop-holder.js";
 import { ensureChildWorktree } from "../worktrees/git-worktree.js";
-import { Engine } from "./engine.js";
-import { childThreadId, fanoutChildren, fanoutLeaseCommand } from "./fanout.js";
-import { answerThread } from "./human-answer.js";
-import { takeThread } from "./lease.js";
-import { type RunOptions, runSteps } from "./run-steps.js";
-import { stopHolder } from "./stop-holder.js";
+import { answerThread } from "./answer.js";
+import { type RunOptions, runSteps } from "./run-loop.js";
 
 let temp: TempHome;
 let store: Store;
@@ -172,8 +173,8 @@ async function parentThread(options: {
   return thread;
 }
 
-function engineWith(events: UwfEvent[] = []): Engine {
-  return new Engine({
+function engineWith(events: UwfEvent[] = []): RunContext {
+  return testRun({
     store,
     cwd: temp.home,
     config: () => ({}),
@@ -202,13 +203,13 @@ async function exec(
 function resumeFirst(pointer: ThreadPointer): Partial<RunOptions> {
   const info = pointer.suspended!;
   return {
-    first: () => ({
+    first: {
       role: info.role,
       prompt: info.prompt ?? info.reason,
       location: null,
       prev: pointer.head === pointer.start ? null : pointer.head,
       replaceHead: false,
-    }),
+    },
   };
 }
 

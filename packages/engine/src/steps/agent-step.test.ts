@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commandLabel } from "./engine.js";
+import { commandLabel } from "./agent-step.js";
 
 describe("commandLabel", () => {
   it("names a script run by an interpreter after the script", () => {

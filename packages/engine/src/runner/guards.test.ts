@@ -10,10 +10,11 @@ import {
 } from "@united-workforce/test-utils";
 import { createEventStream, eventLogWriter } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Engine } from "./engine.js";
-import { answerThread } from "./human-answer.js";
-import { takeThread } from "./lease.js";
-import { type RunOptions, runSteps } from "./run-steps.js";
+import { testRun } from "../__testing__/run-context.js";
+import type { RunContext } from "../steps/context.js";
+import { takeThread } from "../threads/lease.js";
+import { answerThread } from "./answer.js";
+import { type RunOptions, runSteps } from "./run-loop.js";
 
 let temp: TempHome;
 let store: Store;
@@ -54,8 +55,8 @@ function engineWith(
   events: UwfEvent[],
   config: Record<string, unknown> = {},
   slept: number[] = [],
-): Engine {
-  return new Engine({
+): RunContext {
+  return testRun({
     store,
     cwd: temp.home,
     config: () => config,
@@ -71,7 +72,12 @@ function engineWith(
   });
 }
 
-async function run(engine: Engine, thread: string, agent: string, more: Partial<RunOptions> = {}) {
+async function run(
+  engine: RunContext,
+  thread: string,
+  agent: string,
+  more: Partial<RunOptions> = {},
+) {
   const lease = await takeThread(store, thread, "test");
   try {
     return await runSteps(engine, thread, { count: 50, agentFlag: agent, lease, ...more });
@@ -129,13 +135,13 @@ describe("workflow guards", () => {
     const info = pointer.suspended!;
     const resumed = await run(engineWith([]), thread, agent, {
       count: 2,
-      first: (p) => ({
+      first: {
         role: info.role,
         prompt: info.prompt ?? "",
         location: null,
-        prev: p.head,
+        prev: pointer.head,
         replaceHead: false,
-      }),
+      },
       liftedGuard: { guard: "maxVisits", role: "ping" },
     });
     expect(resumed.steps.map((s) => s.role)).toEqual(["ping", "pong"]);
@@ -211,13 +217,13 @@ describe("guards on a human role", () => {
     // The human decides to go past it: the resumed run asks the reviewer again.
     const info = pointer.suspended!;
     const resumed = await run(engineWith([]), thread, agent, {
-      first: (p) => ({
+      first: {
         role: info.role,
         prompt: info.prompt ?? "",
         location: null,
-        prev: p.head,
+        prev: pointer.head,
         replaceHead: false,
-      }),
+      },
       liftedGuard: { guard: "maxVisits", role: "reviewer" },
     });
     expect(resumed.stoppedBecause).toBe("suspended");
@@ -225,7 +231,7 @@ describe("guards on a human role", () => {
     expect(pointer.suspended).toMatchObject({ kind: "human", role: "reviewer" });
     const answered = await answerThread(engine, thread, { status: "again", by: "test" });
     expect(answered.step.role).toBe("reviewer");
-    expect(answered.pointer.steps).toBe(4);
+    expect((await store.threads.get(thread)).steps).toBe(4);
   });
 
   it("a human role past the workflow's maxSteps waits on the guard too", async () => {

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type TempHome, tempHome } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { lastWorkerOutcome, workerError } from "./run-outcome.js";
+import { lastWorkerOutcome, workerError } from "./last-run.js";
 
 const THREAD = "01JD0000000000000000000000";
 const OTHER = "01JD0000000000000000000001";

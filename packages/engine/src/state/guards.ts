@@ -1,6 +1,12 @@
 import type { ThreadPointer } from "@united-workforce/protocol";
-import type { Engine, PlannedStep } from "./engine.js";
-import type { LiftedGuard } from "./run-steps.js";
+import type { RunContext } from "../steps/context.js";
+import type { PlannedStep } from "../steps/planned-step.js";
+
+/** A guard a resumed run goes past: `maxSteps`, or the `maxVisits` of one role. */
+export interface LiftedGuard {
+  guard: "maxSteps" | "maxVisits";
+  role: string;
+}
 
 /** A workflow guard the planned step would cross, with the reason the thread suspends. */
 export interface GuardReached {
@@ -16,12 +22,12 @@ export interface GuardReached {
  * visited often stops the walk early, one visited rarely costs a walk to the StartNode.
  */
 export async function guardReached(
-  engine: Engine,
+  run: Pick<RunContext, "store" | "router">,
   pointer: ThreadPointer,
   plan: PlannedStep,
   lifted?: LiftedGuard,
 ): Promise<GuardReached | null> {
-  const workflow = await engine.workflow(pointer.workflowHash);
+  const workflow = await run.router.workflow(pointer.workflowHash);
   // A poke replaces the head: the chain does not grow, the role's visit is redone.
   const before = plan.replaceHead ? pointer.steps - 1 : pointer.steps;
   const stepsLifted = lifted?.guard === "maxSteps";
@@ -34,7 +40,7 @@ export async function guardReached(
   const maxVisits = workflow.roles[plan.role]?.maxVisits;
   if (maxVisits === undefined) return null;
   if (lifted?.guard === "maxVisits" && lifted.role === plan.role) return null;
-  const visits = await countVisits(engine, plan.prev, plan.role, maxVisits);
+  const visits = await countVisits(run, plan.prev, plan.role, maxVisits);
   if (visits < maxVisits) return null;
   return {
     guard: "maxVisits",
@@ -44,7 +50,7 @@ export async function guardReached(
 
 /** Steps of `role` from `from` back to the StartNode, counted up to `enough` at most. */
 async function countVisits(
-  engine: Engine,
+  run: Pick<RunContext, "store">,
   from: string | null,
   role: string,
   enough: number,
@@ -52,7 +58,7 @@ async function countVisits(
   let visits = 0;
   let hash = from;
   while (hash !== null && visits < enough) {
-    const step = await engine.store.cas.getPayload<{ role: string; prev: string | null }>(
+    const step = await run.store.cas.getPayload<{ role: string; prev: string | null }>(
       hash,
       "step",
     );

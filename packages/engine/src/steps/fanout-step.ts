@@ -1,5 +1,4 @@
 import {
-  type ExecStepResult,
   type FanoutFailureRule,
   type JsonSchema,
   type JsonValue,
@@ -9,7 +8,6 @@ import {
   type ThreadPointer,
   type WorkflowPayload,
 } from "@united-workforce/protocol";
-import type { Lease } from "@united-workforce/store";
 import {
   errorMessage,
   hashBytes,
@@ -19,13 +17,12 @@ import {
   ulidTimePart,
 } from "@united-workforce/util";
 import type { FanoutTransition } from "../moderator/evaluate.js";
+import { createThread } from "../threads/new-thread.js";
 import { ensureChildWorktree, type WorktreePlace } from "../worktrees/git-worktree.js";
+import { type RunContext, stepCwd } from "./context.js";
 import { outputProblems, storeDirectStep } from "./direct-step.js";
-import { Engine, type PlannedStep, prevOf } from "./engine.js";
-import { takeThread } from "./lease.js";
-import { createThread } from "./new-thread.js";
-import { rerunStep } from "./pending-step.js";
-import { type RunBudget, type RunOptions, runSteps } from "./run-steps.js";
+import type { StepOutcome } from "./outcome.js";
+import { type PlannedStep, prevOf } from "./planned-step.js";
 
 /** The `agent` recorded on a join step: uwf wrote it from the children's results. */
 export const JOIN_AGENT = "join";
@@ -36,20 +33,6 @@ export const DEFAULT_CONCURRENCY = 4;
  * (and reported as waiting) instead of running for ever inside one exec.
  */
 export const CHILD_STEP_LIMIT = 100;
-
-/** The command a child's lease names while its parent's exec runs it. */
-export function fanoutLeaseCommand(parent: string): string {
-  return `${FANOUT_LEASE_PREFIX}${parent})`;
-}
-
-/** The parent a child's lease command names, or null when an exec of its own holds it. */
-export function fanoutParentOf(command: string): string | null {
-  return command.startsWith(FANOUT_LEASE_PREFIX)
-    ? command.slice(FANOUT_LEASE_PREFIX.length, -1)
-    : null;
-}
-
-const FANOUT_LEASE_PREFIX = "uwf thread exec (fan-out of ";
 
 /** Where a child stands for its fan-out. */
 export type ChildOutcome = "completed" | "failed" | "waiting" | "pending";
@@ -74,23 +57,35 @@ export interface FanoutReport {
   waiting: number;
 }
 
-export type FanoutOutcome =
+/**
+ * What a fan-out came to: the join step written (`joined`), or the parent waiting (its children
+ * cannot all end yet, or the join was refused), as an outcome the runner applies to the parent;
+ * or the run interrupted while children ran (`stopped`: nothing to apply).
+ */
+export type FanoutResult =
   | {
-      kind: "joined";
-      pointer: ThreadPointer;
-      step: ExecStepResult;
-      report: FanoutReport;
-    }
-  | {
-      /** The parent waits (kind `fanout`), or its join was refused (kind `failure`). */
-      kind: "suspended";
-      pointer: ThreadPointer;
-      /** A child failed, or the join failed: the exit code is a failed step's. */
-      failed: boolean;
+      kind: "outcome";
+      outcome: StepOutcome;
+      /** The step the outcome runs: the join role, with the fan-out edge's template. */
+      plan: PlannedStep;
+      /** Why the parent waits (its children, what to do), or the join's counts. */
       message: string;
+      /** A child failed, or the join failed: the run's exit code is a failed step's. */
+      failed: boolean;
+      joined: { completed: number; failed: number } | null;
       report: FanoutReport;
     }
-  | { kind: "stopped"; pointer: ThreadPointer; message: string; report: FanoutReport };
+  | { kind: "stopped"; message: string; report: FanoutReport };
+
+/**
+ * Run one child of a fan-out until it completes or stops, under its own lease (the runner's
+ * loop, handed in: a step kind never runs the loop itself). `retryFailed`: `thread resume` of
+ * the parent, so a child that failed runs its failed step again. "busy": another process runs it.
+ */
+export type ChildRunner = (
+  child: string,
+  retryFailed: boolean,
+) => Promise<{ stoppedBecause: string; pointer: ThreadPointer } | "busy">;
 
 /**
  * A child's thread id, derived (never random) from the parent, the parent's step whose route
@@ -105,10 +100,10 @@ export function childThreadId(parent: string, step: string, index: number, timeM
 }
 
 /** The step a fan-out hangs off (the head) and its time, from which children ids derive. */
-async function origin(engine: Engine, pointer: ThreadPointer): Promise<{ timeMs: number }> {
-  const head = await engine.headStep(pointer);
+async function origin(run: Run, pointer: ThreadPointer): Promise<{ timeMs: number }> {
+  const head = await run.router.headStep(pointer);
   if (head !== null) return { timeMs: head.completedAtMs };
-  const start = await engine.store.cas.getPayload<StartPayload>(pointer.start, "start");
+  const start = await run.store.cas.getPayload<StartPayload>(pointer.start, "start");
   return { timeMs: start.createdAtMs };
 }
 
@@ -117,30 +112,36 @@ async function origin(engine: Engine, pointer: ThreadPointer): Promise<{ timeMs:
  * its head does not fan out. For `thread show` and `thread cancel`.
  */
 export async function fanoutChildren(
-  engine: Engine,
+  run: Run,
   pointer: ThreadPointer,
-): Promise<{
-  role: string;
-  children: { index: number; thread: string; pointer: ThreadPointer | null }[];
-} | null> {
-  let next: Awaited<ReturnType<Engine["route"]>>;
+): Promise<FanoutChildren | null> {
+  let next: Awaited<ReturnType<RunContext["router"]["route"]>>;
   try {
-    next = await engine.route(pointer);
+    next = await run.router.route(pointer);
   } catch {
     return null;
   }
   if (next.kind !== "fanout") return null;
-  const { timeMs } = await origin(engine, pointer);
+  const { timeMs } = await origin(run, pointer);
   const children = [];
   for (let index = 0; index < next.items.length; index++) {
     const thread = childThreadId(pointer.thread, pointer.head, index, timeMs);
-    const child = (await engine.store.threads.exists(thread))
-      ? await engine.store.threads.get(thread)
+    const child = (await run.store.threads.exists(thread))
+      ? await run.store.threads.get(thread)
       : null;
     children.push({ index, thread, pointer: child });
   }
   return { role: next.role, children };
 }
+
+/** The children of the fan-out a thread's head leads to, made or not yet. */
+export interface FanoutChildren {
+  role: string;
+  children: { index: number; thread: string; pointer: ThreadPointer | null }[];
+}
+
+/** What a fan-out reads: the store and the moderator's reader. */
+type Run = Pick<RunContext, "store" | "router">;
 
 interface Child {
   index: number;
@@ -154,16 +155,13 @@ interface Child {
 }
 
 export interface FanoutOptions {
-  agentFlag?: string | undefined;
   /**
    * `thread resume` of the parent: children that failed run their failed step again, and
    * those a budget stopped run the step it stopped before.
    */
   retryFailed: boolean;
-  /** The parent run's limits (`--max-cost`, `--max-steps`, config), held by every child. */
-  limits?: RunOptions["limits"];
-  /** What the parent's run has spent; the children's steps add to it. */
-  budget?: RunBudget;
+  /** Runs one child (the runner's loop, with the parent run's agent, limits and budget). */
+  runChild: ChildRunner;
 }
 
 /**
@@ -173,12 +171,12 @@ export interface FanoutOptions {
  * parent saying which children failed or wait. The caller holds the parent's lease.
  */
 export async function runFanout(
-  engine: Engine,
+  run: RunContext,
   pointer: ThreadPointer,
   transition: FanoutTransition,
   options: FanoutOptions,
-): Promise<FanoutOutcome> {
-  const workflow = await engine.workflow(pointer.workflowHash);
+): Promise<FanoutResult> {
+  const workflow = await run.router.workflow(pointer.workflowHash);
   const joinRole = workflow.roles[transition.role];
   if (joinRole?.join !== true) {
     throw new UwfError(
@@ -187,32 +185,32 @@ export async function runFanout(
       { hint: "A fan-out edge's role must be declared with `join: true`." },
     );
   }
-  const childWorkflow = await engine.workflow(transition.fanout.workflow);
+  const childWorkflow = await run.router.workflow(transition.fanout.workflow);
   const failure: FanoutFailureRule = transition.fanout.failure ?? "all";
   const concurrency = transition.fanout.concurrency ?? DEFAULT_CONCURRENCY;
-  const { timeMs } = await origin(engine, pointer);
+  const { timeMs } = await origin(run, pointer);
   const emptyReport = (): FanoutReport => report(transition.role, []);
 
   let inputs: (Record<string, JsonValue> | undefined)[];
   try {
-    inputs = await childInputs(engine, childWorkflow, transition);
+    inputs = await childInputs(run, childWorkflow, transition);
   } catch (error) {
-    return suspendFailure(engine, pointer, transition, errorMessage(error), emptyReport());
+    return joinFailure(pointer, transition, errorMessage(error), emptyReport());
   }
 
   const children: Child[] = [];
-  const place = childWorkflow.worktree === true ? await worktreePlace(engine) : null;
+  const place = childWorkflow.worktree === true ? await worktreePlace(run) : null;
   for (const [index, item] of transition.items.entries()) {
     const thread = childThreadId(pointer.thread, pointer.head, index, timeMs);
     let child: ThreadPointer;
     try {
-      child = await ensureChild(engine, pointer, {
+      child = await ensureChild(run, pointer, {
         thread,
         index,
         workflow: childWorkflow,
         workflowHash: transition.fanout.workflow,
         prompt: item.prompt,
-        cwd: engine.cwdOf(pointer, item.location),
+        cwd: stepCwd(pointer, item.location),
         inputs: inputs[index],
         timeMs,
         place,
@@ -220,8 +218,7 @@ export async function runFanout(
     } catch (error) {
       if (!isUwfError(error) || error.code !== "WORKTREE_FAILED") throw error;
       const hint = error.hint === null ? "" : ` ${error.hint}`;
-      return suspendFailure(
-        engine,
+      return joinFailure(
         pointer,
         transition,
         `child ${index} of the fan-out to role "${transition.role}" gets its own git worktree (workflow "${childWorkflow.name}" says worktree: true), which could not be made: ${error.message}.${hint} Then run \`uwf thread resume ${pointer.thread}\`.`,
@@ -231,7 +228,7 @@ export async function runFanout(
     children.push({ index, item: item.item, thread, ...standing(child, options.retryFailed) });
   }
 
-  engine.ctx.events.emit("fanout.started", {
+  run.events.emit("fanout.started", {
     thread: pointer.thread,
     role: transition.role,
     children: children.length,
@@ -239,24 +236,21 @@ export async function runFanout(
     failure,
   });
 
-  // The agent the parent runs with runs its children (a child remembers it like an --agent).
-  const agentFlag = options.agentFlag ?? (pointer.agent as string | undefined);
   const queue = children.filter((c) => c.outcome === "pending");
   const stopLaunching = () =>
-    engine.ctx.signal.aborted ||
-    (failure === "all" && children.some((c) => c.outcome === "failed"));
+    run.signal.aborted || (failure === "all" && children.some((c) => c.outcome === "failed"));
   const worker = async (): Promise<void> => {
     for (let child = queue.shift(); child !== undefined; child = queue.shift()) {
       if (stopLaunching()) return;
       // Never throws: a worker that threw would leave the others running after exec returned.
       let ended: Awaited<ReturnType<typeof runChild>>;
       try {
-        ended = await runChild(engine, pointer, child, agentFlag, options);
+        ended = await runChild(pointer, child, options);
       } catch (error) {
         ended = { outcome: "failed", reason: errorMessage(error) };
       }
       Object.assign(child, ended);
-      engine.ctx.events.emit("fanout.child", {
+      run.events.emit("fanout.child", {
         thread: pointer.thread,
         child: child.thread,
         index: child.index,
@@ -268,10 +262,9 @@ export async function runFanout(
   await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, () => worker()));
 
   const summary = report(transition.role, children);
-  if (engine.ctx.signal.aborted) {
+  if (run.signal.aborted) {
     return {
       kind: "stopped",
-      pointer,
       message: `interrupted while the fan-out to role "${transition.role}" ran; run \`uwf thread exec ${pointer.thread}\` to go on (children that completed are kept)`,
       report: summary,
     };
@@ -279,23 +272,26 @@ export async function runFanout(
   const blocking = blockingChildren(children, failure);
   if (blocking !== null) {
     const reason = fanoutWaitReason(pointer.thread, transition.role, children, blocking);
-    const waiting = await engine.suspend(pointer, {
-      role: transition.role,
-      reason,
-      kind: "fanout",
-      prompt: transition.template,
-      location: null,
-    });
-    await engine.announce(waiting);
     return {
-      kind: "suspended",
-      pointer: waiting,
-      failed: children.some((c) => c.outcome === "failed"),
+      kind: "outcome",
+      outcome: {
+        kind: "waits",
+        suspend: {
+          role: transition.role,
+          reason,
+          kind: "fanout",
+          prompt: transition.template,
+          location: null,
+        },
+      },
+      plan: joinPlan(pointer, transition),
       message: reason,
+      failed: children.some((c) => c.outcome === "failed"),
+      joined: null,
       report: summary,
     };
   }
-  return join(engine, pointer, transition, children, summary);
+  return join(run, pointer, transition, children, summary);
 }
 
 /** Why the join cannot be written yet, or null when it can. */
@@ -381,92 +377,51 @@ function waitingWhy(kind: string, reason: string): string {
   return `${kind}: ${reason}`;
 }
 
-/** Run one child under its own lease until it completes or stops; say where it ended. */
+/** Run one child until it completes or stops, and say where it ended. */
 async function runChild(
-  engine: Engine,
   parent: ThreadPointer,
   child: Child,
-  agentFlag: string | undefined,
   options: FanoutOptions,
 ): Promise<Pick<Child, "outcome" | "role" | "reason" | "kind">> {
-  // One engine per child: an engine remembers the head it verified last. Its log lines name
-  // the parent, so `thread watch <parent>` follows the children too.
-  const childEngine = new Engine({
-    ...engine.ctx,
-    events: engine.ctx.events.forChild(parent.thread),
-  });
-  let lease: Lease;
+  let ran: Awaited<ReturnType<ChildRunner>>;
   try {
-    lease = await takeThread(engine.store, child.thread, fanoutLeaseCommand(parent.thread));
-  } catch (error) {
-    if (isUwfError(error) && error.code === "THREAD_BUSY") {
-      return { outcome: "waiting", reason: "another process is running it" };
-    }
-    throw error;
-  }
-  try {
-    const before = await engine.store.threads.get(child.thread);
-    const first = options.retryFailed ? await retryPlan(childEngine, before) : null;
-    const summary = await runSteps(childEngine, child.thread, {
-      count: CHILD_STEP_LIMIT,
-      agentFlag,
-      lease,
-      ...(first === null ? {} : { first: () => first }),
-      ...(options.limits === undefined ? {} : { limits: options.limits }),
-      ...(options.budget === undefined ? {} : { budget: options.budget }),
-    });
-    if (summary.stoppedBecause === "stopped") {
-      return { outcome: "waiting", reason: "interrupted" };
-    }
-    const info = summary.pointer.suspended;
-    if (summary.pointer.status === "suspended" && info?.kind === "fanout") {
-      // A nested fan-out that cannot join: failed when one of its children failed.
-      return {
-        outcome: summary.stoppedBecause === "failed" ? "failed" : "waiting",
-        kind: "fanout",
-        role: info.role,
-        reason: info.reason,
-      };
-    }
-    const after = standing(summary.pointer, false);
-    if (after.outcome === "pending") {
-      return {
-        outcome: "waiting",
-        reason: `ran ${CHILD_STEP_LIMIT} steps in this exec without ending; uwf thread exec ${parent.thread} runs it on`,
-      };
-    }
-    return after;
+    ran = await options.runChild(child.thread, options.retryFailed);
   } catch (error) {
     // E.g. no agent configured: the child did not move; it counts as failed for this exec.
     return { outcome: "failed", reason: errorMessage(error) };
-  } finally {
-    await lease.release();
   }
-}
-
-/** The failed step a child suspended on, to run again; null when it did not fail. */
-async function retryPlan(engine: Engine, child: ThreadPointer): Promise<PlannedStep | null> {
-  const info = child.suspended;
-  if (child.status !== "suspended" || !info) return null;
-  // A nested fan-out resumed runs its own failed children again.
-  const again = ["failure", "retry", "budget", "fanout"];
-  if (!again.includes(info.kind)) return null;
-  // A routing failure after a good step has nothing to re-run: the thread stays as it is.
-  if (info.prompt === undefined) return null;
-  // A child's failed poke replaces the child's head again.
-  return rerunStep(engine, child, info, info.prompt);
+  if (ran === "busy") return { outcome: "waiting", reason: "another process is running it" };
+  if (ran.stoppedBecause === "stopped") return { outcome: "waiting", reason: "interrupted" };
+  const info = ran.pointer.suspended;
+  if (ran.pointer.status === "suspended" && info?.kind === "fanout") {
+    // A nested fan-out that cannot join: failed when one of its children failed.
+    return {
+      outcome: ran.stoppedBecause === "failed" ? "failed" : "waiting",
+      kind: "fanout",
+      role: info.role,
+      reason: info.reason,
+    };
+  }
+  const after = standing(ran.pointer, false);
+  if (after.outcome === "pending") {
+    return {
+      outcome: "waiting",
+      reason: `ran ${CHILD_STEP_LIMIT} steps in this exec without ending; uwf thread exec ${parent.thread} runs it on`,
+    };
+  }
+  return after;
 }
 
 /** Each child's inputs when the child workflow declares some (the item, validated). */
 async function childInputs(
-  engine: Engine,
+  run: Run,
   childWorkflow: WorkflowPayload,
   transition: FanoutTransition,
 ): Promise<(Record<string, JsonValue> | undefined)[]> {
   if (childWorkflow.inputs === undefined) return transition.items.map(() => undefined);
-  const schema = (await engine.store.cas.get(childWorkflow.inputs)).payload as JsonSchema;
-  const validate = engine.store.cas.schemaValidator(schema).validate;
-  const { checkThreadInputs } = await import("./inputs.js");
+  const schema = (await run.store.cas.get(childWorkflow.inputs)).payload as JsonSchema;
+  const validate = run.store.cas.schemaValidator(schema).validate;
+  const { checkThreadInputs } = await import("../threads/inputs.js");
   return transition.items.map(({ item }, index) => {
     if (item === null || typeof item !== "object" || Array.isArray(item)) {
       throw new UwfError(
@@ -486,7 +441,7 @@ async function childInputs(
 
 /** The child's pointer: found by its derived id, else made now (create-if-absent). */
 async function ensureChild(
-  engine: Engine,
+  run: Pick<RunContext, "store" | "events">,
   parent: ThreadPointer,
   spec: {
     thread: string;
@@ -501,7 +456,7 @@ async function ensureChild(
     place: WorktreePlace | null;
   },
 ): Promise<ThreadPointer> {
-  const { store } = engine;
+  const { store } = run;
   if (await store.threads.exists(spec.thread)) return store.threads.get(spec.thread);
   // The worktree first, found again (not made twice) when a crash came before the pointer.
   const made =
@@ -520,7 +475,7 @@ async function ensureChild(
       ...(made === null ? {} : { worktree: made.worktree }),
       parent: { thread: parent.thread, step: parent.head, index: spec.index },
     });
-    engine.ctx.events.emit("thread.start", {
+    run.events.emit("thread.start", {
       thread: spec.thread,
       workflow: spec.workflow.name,
       parent: parent.thread,
@@ -536,16 +491,16 @@ async function ensureChild(
 
 /** Write the join step from the children's results, then route on from it. */
 async function join(
-  engine: Engine,
+  run: Run,
   pointer: ThreadPointer,
   transition: FanoutTransition,
   children: Child[],
   summary: FanoutReport,
-): Promise<FanoutOutcome> {
+): Promise<FanoutResult> {
   const started = Date.now();
   const results = [];
   for (const c of children) {
-    const output = c.outcome === "completed" ? await lastOutput(engine, c.thread) : null;
+    const output = c.outcome === "completed" ? await lastOutput(run, c.thread) : null;
     results.push({
       index: c.index,
       item: c.item,
@@ -562,26 +517,19 @@ async function join(
     completed,
     failed: results.length - completed,
   };
-  const workflow = await engine.workflow(pointer.workflowHash);
+  const workflow = await run.router.workflow(pointer.workflowHash);
   const role = workflow.roles[transition.role]!;
-  const problems = await outputProblems(engine.store.cas, role.frontmatter, output);
+  const problems = await outputProblems(run.store.cas, role.frontmatter, output);
   if (problems.length > 0) {
-    return suspendFailure(
-      engine,
+    return joinFailure(
       pointer,
       transition,
       `the join output uwf wrote from the children's results does not match role "${transition.role}"'s frontmatter schema: ${problems.join("; ")}. The join output is { $status: done|partial, results: [{ index, item, thread, status, output, reason? }], completed, failed }; declare those fields (or fewer, without additionalProperties: false) in the join role's schema.`,
       summary,
     );
   }
-  const plan: PlannedStep = {
-    role: transition.role,
-    prompt: transition.template,
-    location: null,
-    prev: prevOf(pointer),
-    replaceHead: false,
-  };
-  const verified = await storeDirectStep(engine.store.cas, pointer, plan, role.frontmatter, {
+  const plan = joinPlan(pointer, transition);
+  const verified = await storeDirectStep(run.store.cas, pointer, plan, role.frontmatter, {
     agent: JOIN_AGENT,
     output,
     body: joinBody(transition.role, results),
@@ -590,23 +538,34 @@ async function join(
     detail: { adapter: JOIN_AGENT, children: children.map((c) => c.thread) },
     startedAtMs: started,
   });
-  const done = await engine.commitStep(pointer, verified, plan, JOIN_AGENT, started);
-  engine.ctx.events.emit("fanout.joined", {
-    thread: pointer.thread,
-    role: transition.role,
-    step: verified.hash,
-    stepNumber: done.pointer.steps,
-    completed,
-    failed: results.length - completed,
-  });
-  return { kind: "joined", pointer: done.pointer, step: done.step, report: summary };
+  const failed = results.length - completed;
+  return {
+    kind: "outcome",
+    outcome: { kind: "stored", verified, agent: JOIN_AGENT, startedAtMs: started },
+    plan,
+    message: `joined ${count(results.length, "child")}: ${completed} completed, ${failed} failed`,
+    failed: false,
+    joined: { completed, failed },
+    report: summary,
+  };
 }
 
-async function lastOutput(engine: Engine, thread: string): Promise<unknown> {
-  const child = await engine.store.threads.get(thread);
+/** The join step a fan-out writes, following the head, with the fan-out edge's template. */
+function joinPlan(pointer: ThreadPointer, transition: FanoutTransition): PlannedStep {
+  return {
+    role: transition.role,
+    prompt: transition.template,
+    location: null,
+    prev: prevOf(pointer),
+    replaceHead: false,
+  };
+}
+
+async function lastOutput(run: Run, thread: string): Promise<unknown> {
+  const child = await run.store.threads.get(thread);
   if (child.head === child.start) return null;
-  const head = await engine.store.cas.getPayload<StepPayload>(child.head, "step");
-  return engine.store.cas.getPayload<unknown>(head.output);
+  const head = await run.store.cas.getPayload<StepPayload>(child.head, "step");
+  return run.store.cas.getPayload<unknown>(head.output);
 }
 
 function joinBody(
@@ -629,23 +588,25 @@ function joinBody(
   return `${lines.join("\n")}\n`;
 }
 
-async function suspendFailure(
-  engine: Engine,
+/**
+ * The fan-out cannot go on (the children cannot be made, or the join does not fit its role):
+ * the parent's join step fails, and `thread resume` tries it again once it is fixed.
+ */
+function joinFailure(
   pointer: ThreadPointer,
   transition: FanoutTransition,
   reason: string,
   summary: FanoutReport,
-): Promise<FanoutOutcome> {
-  engine.ctx.events.emit("step.failed", { thread: pointer.thread, role: transition.role, reason });
-  const waiting = await engine.suspend(pointer, {
-    role: transition.role,
-    reason,
-    kind: "failure",
-    prompt: transition.template,
-    location: null,
-  });
-  await engine.announce(waiting);
-  return { kind: "suspended", pointer: waiting, failed: true, message: reason, report: summary };
+): FanoutResult {
+  return {
+    kind: "outcome",
+    outcome: { kind: "failed", failure: new UwfError("AGENT_FAILED", reason) },
+    plan: joinPlan(pointer, transition),
+    message: reason,
+    failed: true,
+    joined: null,
+    report: summary,
+  };
 }
 
 function report(role: string, children: Child[]): FanoutReport {
@@ -665,9 +626,9 @@ function report(role: string, children: Child[]): FanoutReport {
 }
 
 /** Where this machine puts worktrees: config.yaml's `worktrees.dir`, or UWF_HOME. */
-async function worktreePlace(engine: Engine): Promise<WorktreePlace> {
-  const dir = (await engine.ctx.config()).worktrees?.dir;
-  const place: WorktreePlace = { home: engine.store.home, env: engine.ctx.env };
+async function worktreePlace(run: RunContext): Promise<WorktreePlace> {
+  const dir = (await run.config()).worktrees?.dir;
+  const place: WorktreePlace = { home: run.store.home, env: run.env };
   if (typeof dir === "string") place.dir = dir;
   return place;
 }

@@ -1,17 +1,10 @@
-import {
-  type ExecStepResult,
-  STATUS_FIELD,
-  type SuspendInfo,
-  type ThreadPointer,
-} from "@united-workforce/protocol";
+import { STATUS_FIELD, type SuspendInfo, type ThreadPointer } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { parse as parseYaml } from "yaml";
 import { type ExitOutput, type RoleExits, requireRoleExits } from "../workflow/role-exits.js";
 import { isMapping, type SchemaMap } from "../workflow/schema-shape.js";
 import { HUMAN_AGENT } from "../workflow/step-roles.js";
-import { outputProblems, storeDirectStep } from "./direct-step.js";
-import { type Engine, prevOf } from "./engine.js";
-import { takeThread } from "./lease.js";
+import type { RunContext } from "./context.js";
 import { parseResult } from "./script-step.js";
 
 /** A human's answer to a role with `agent: human`, as `uwf thread answer` (or a form) gives it. */
@@ -42,12 +35,12 @@ export function isHumanRole(role: { agent?: string | undefined } | undefined): b
 
 /** The role's statuses and their fields, from its frontmatter schema. */
 export async function humanQuestion(
-  engine: Engine,
+  run: Pick<RunContext, "store" | "router">,
   pointer: ThreadPointer,
   role: string,
   prompt: string,
 ): Promise<HumanQuestion> {
-  const exits = await roleExits(engine, pointer, role);
+  const exits = await roleExits(run, pointer, role);
   return {
     role,
     prompt,
@@ -88,13 +81,13 @@ export function humanQuestionText(thread: string, question: HumanQuestion): stri
 
 /** The suspend info of a thread that reached a human role by this edge. */
 export async function humanSuspension(
-  engine: Engine,
+  run: Pick<RunContext, "store" | "router">,
   pointer: ThreadPointer,
   role: string,
   prompt: string,
   location: string | null,
 ): Promise<SuspendInfo> {
-  const question = await humanQuestion(engine, pointer, role, prompt);
+  const question = await humanQuestion(run, pointer, role, prompt);
   return {
     role,
     reason: humanQuestionText(pointer.thread, question),
@@ -102,64 +95,6 @@ export async function humanSuspension(
     prompt,
     location,
   };
-}
-
-/**
- * Answer a thread that waits for a human: type and validate the answer against the role's
- * schema (nothing is written when it fails), store it as the role's step, recorded as answered
- * by a human, move the head and route on. Takes the thread's lock for the write.
- */
-export async function answerThread(
-  engine: Engine,
-  threadId: string,
-  answer: HumanAnswer,
-): Promise<{ pointer: ThreadPointer; step: ExecStepResult }> {
-  await engine.store.threads.get(threadId);
-  const lease = await takeThread(engine.store, threadId, "uwf thread answer");
-  try {
-    const pointer = await engine.store.threads.get(threadId);
-    const info = pointer.suspended;
-    if (pointer.status !== "suspended" || info?.kind !== "human") {
-      throw new UwfError(
-        "THREAD_STATE",
-        `thread ${threadId} is not waiting for a human answer (it is ${describeState(pointer)})`,
-        { hint: stateHint(pointer) },
-      );
-    }
-    const workflow = await engine.workflow(pointer.workflowHash);
-    const role = workflow.roles[info.role];
-    if (!isHumanRole(role)) {
-      throw new UwfError(
-        "THREAD_STATE",
-        `thread ${threadId} waits on role "${info.role}", which its workflow does not answer by a human`,
-      );
-    }
-    const exits = await roleExits(engine, pointer, info.role);
-    const output = answerOutput(info.role, exits, answer);
-    const problems = await outputProblems(engine.store.cas, role!.frontmatter, output);
-    if (problems.length > 0) throw invalidAnswer(info.role, problems);
-
-    const started = Date.now();
-    const plan = {
-      role: info.role,
-      prompt: info.prompt ?? info.reason,
-      location: info.location ?? null,
-      prev: prevOf(pointer),
-      replaceHead: false,
-    };
-    const verified = await storeDirectStep(engine.store.cas, pointer, plan, role!.frontmatter, {
-      agent: HUMAN_AGENT,
-      output,
-      body: answer.body ?? "",
-      assembledPrompt: info.reason,
-      cwd: info.location ? engine.cwdOf(pointer, info.location) : pointer.cwd,
-      detail: { answeredBy: answer.by, rawOutput: JSON.stringify(output) },
-      startedAtMs: started,
-    });
-    return await engine.commitStep(pointer, verified, plan, HUMAN_AGENT, started);
-  } finally {
-    await lease.release();
-  }
 }
 
 /**
@@ -288,17 +223,21 @@ function fieldList(exit: ExitOutput): string {
   return fields.length > 0 ? `its fields: ${fields.join(", ")}` : "it has no fields";
 }
 
-async function roleExits(engine: Engine, pointer: ThreadPointer, role: string): Promise<RoleExits> {
-  const workflow = await engine.workflow(pointer.workflowHash);
+export async function roleExits(
+  run: Pick<RunContext, "store" | "router">,
+  pointer: ThreadPointer,
+  role: string,
+): Promise<RoleExits> {
+  const workflow = await run.router.workflow(pointer.workflowHash);
   const definition = workflow.roles[role];
   if (!definition) {
     throw new UwfError("WORKFLOW_INVALID", `workflow "${workflow.name}" has no role "${role}"`);
   }
-  const schema = (await engine.store.cas.get(definition.frontmatter)).payload;
+  const schema = (await run.store.cas.get(definition.frontmatter)).payload;
   return requireRoleExits(workflow.name, role, (isMapping(schema) ? schema : {}) as SchemaMap);
 }
 
-function invalidAnswer(role: string, problems: string[]): UwfError {
+export function invalidAnswer(role: string, problems: string[]): UwfError {
   return new UwfError(
     "OUTPUT_INVALID",
     `the answer does not fit role "${role}"'s schema:\n${problems.map((p) => `  - ${p}`).join("\n")}`,
@@ -309,7 +248,7 @@ function invalidAnswer(role: string, problems: string[]): UwfError {
   );
 }
 
-function describeState(pointer: ThreadPointer): string {
+export function describeState(pointer: ThreadPointer): string {
   const info = pointer.suspended;
   if (pointer.status !== "suspended" || info === null) return pointer.status;
   const role = `role "${info.role}"`;
@@ -331,7 +270,7 @@ function describeState(pointer: ThreadPointer): string {
   }
 }
 
-function stateHint(pointer: ThreadPointer): string {
+export function stateHint(pointer: ThreadPointer): string {
   const id = pointer.thread;
   if (pointer.status === "idle") return `Run its next step with: uwf thread exec ${id}`;
   if (pointer.status === "suspended") {

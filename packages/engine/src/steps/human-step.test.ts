@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { requireRoleExits } from "../workflow/role-exits.js";
-import { answerOutput } from "./human-answer.js";
+import { answerOutput } from "./human-step.js";
 
 const exits = requireRoleExits("w", "approver", {
   properties: { note: { type: "string" } },

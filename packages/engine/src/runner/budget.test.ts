@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { addToTotal, emptyTotal } from "../usage/total.js";
-import { budgetReached } from "./run-steps.js";
+import { budgetReached } from "./budget.js";
 
 const usage = (costUsd: number | null) => ({
   inputTokens: 10,

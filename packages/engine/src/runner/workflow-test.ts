@@ -12,12 +12,14 @@ import {
 } from "@united-workforce/protocol";
 import type { Cas, CasWrite, Store } from "@united-workforce/store";
 import { type EventStream, isoTime, newUlid } from "@united-workforce/util";
-import { childrenByParent } from "./bundle.js";
-import { Engine } from "./engine.js";
-import { importBundle } from "./import-bundle.js";
-import { takeThread } from "./lease.js";
-import { type RecordedStep, readRecording } from "./recordings.js";
-import { runSteps, terminalReason } from "./run-steps.js";
+import { Router } from "../moderator/router.js";
+import type { RunContext } from "../steps/context.js";
+import { childrenByParent } from "../threads/bundle.js";
+import { importBundle } from "../threads/import-bundle.js";
+import { takeThread } from "../threads/lease.js";
+import { type RecordedStep, readRecording } from "../threads/recordings.js";
+import { runSteps } from "./run-loop.js";
+import { terminalReason } from "./stop-reasons.js";
 
 /** A recording to test against: a bundle's text, and what to call it in the report. */
 export interface WorkflowTestSource {
@@ -77,14 +79,15 @@ export async function testWorkflow(options: WorkflowTestOptions): Promise<Workfl
   for (const [i, { origin, thread }] of recorded.entries()) {
     const recording = await readRecording(scratch, thread, origin);
     const reportFile = join(scratch.home, `replay-${i + 1}.jsonl`);
-    const engine = new Engine({
+    const run: RunContext = {
       store: scratch,
+      router: new Router(scratch.cas),
       cwd: options.cwd,
       config: () => ({}),
       env: { ...options.env, UWF_STORE: "fs", UWF_REPLAY_REPORT: reportFile },
       events: options.events,
       signal: options.signal,
-    });
+    };
     const replay = await startReplay(
       scratch,
       recording.pointer,
@@ -98,7 +101,7 @@ export async function testWorkflow(options: WorkflowTestOptions): Promise<Workfl
       // One step past the recording when it completed: a workflow that no longer ends there
       // shows where it goes next.
       const done = recording.pointer.status === "completed";
-      summary = await runSteps(engine, replay, {
+      summary = await runSteps(run, replay, {
         count: Math.max(1, recording.steps.length + (done ? 1 : 0)),
         agentFlag: `${options.replayCommand}${fromArgs}`,
         lease,

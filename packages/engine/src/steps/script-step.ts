@@ -7,20 +7,21 @@ import {
 import { type Lease, processIdentity } from "@united-workforce/store";
 import { isUwfError, sanitizeTerminalText, shellQuote, UwfError } from "@united-workforce/util";
 import { parse as parseYaml } from "yaml";
+import { readHomeDotenv } from "../env/dotenv.js";
+import { findExecutable, runAdapter } from "../threads/spawn-adapter.js";
+import { childOutput, DEFAULT_TIMEOUT_SECONDS } from "./agent-step.js";
+import { type RunContext, stepCwd } from "./context.js";
 import { outputProblems, storeDirectStep } from "./direct-step.js";
-import { DEFAULT_TIMEOUT_SECONDS, type Engine, type PlannedStep, SCRIPT_AGENT } from "./engine.js";
-import { findExecutable, runAdapter } from "./spawn-adapter.js";
-import type { VerifiedStep } from "./verify-step.js";
+import type { StepOutcome } from "./outcome.js";
+import type { PlannedStep } from "./planned-step.js";
+
+/** The `agent` recorded on the steps of a role with `run`. */
+export const SCRIPT_AGENT = "script";
 
 /** How much of a script's stdout is read as its result; a longer one is only a tail. */
 const STDOUT_LIMIT = 256 * 1024;
 /** How much of stdout and stderr a step's detail keeps. */
 const TAIL = 4000;
-
-export type ScriptOutcome =
-  | { kind: "done"; verified: VerifiedStep }
-  | { kind: "failed"; failure: UwfError }
-  | { kind: "aborted" };
 
 /** The argv a role's `run` spawns: its list as is, or `/bin/sh -c <string>` with `shell: true`. */
 export function scriptArgv(role: RolePayload): string[] {
@@ -36,21 +37,25 @@ export function scriptArgv(role: RolePayload): string[] {
  * the role's `exitStatus`. The output must pass the role's schema before anything is written.
  */
 export async function runScriptStep(
-  engine: Engine,
+  run: RunContext,
   pointer: ThreadPointer,
   plan: PlannedStep,
   role: RolePayload,
-  options: {
-    cwd: string;
-    env: Record<string, string | undefined>;
-    lease: Lease;
-    started: number;
-  },
-): Promise<ScriptOutcome> {
+  options: { lease: Lease },
+): Promise<StepOutcome> {
+  const startedAtMs = Date.now();
+  const cwd = stepCwd(pointer, plan.location);
+  run.events.emit("step.start", {
+    thread: pointer.thread,
+    role: plan.role,
+    agent: SCRIPT_AGENT,
+    stepNumber: plan.replaceHead ? pointer.steps : pointer.steps + 1,
+    cwd,
+  });
   const argv = scriptArgv(role);
   const [command, ...args] = argv as [string, ...string[]];
   const shown = typeof role.run === "string" ? role.run : argv.map((a) => shellQuote(a)).join(" ");
-  const failed = (message: string, tail = ""): ScriptOutcome => {
+  const failed = (message: string, tail = ""): StepOutcome => {
     const text = sanitizeTerminalText(tail).trim();
     return {
       kind: "failed",
@@ -64,14 +69,16 @@ export async function runScriptStep(
     };
   };
   const env: Record<string, string | undefined> = {
-    ...options.env,
+    ...readHomeDotenv(run.store.home),
+    ...run.env,
+    UWF_HOME: run.store.home,
     UWF_THREAD: pointer.thread,
     UWF_ROLE: plan.role,
     UWF_PROMPT: plan.prompt,
     // The thread's task: a fan-out child's item is there (its edge prompt is a fixed text).
-    UWF_TASK: (await engine.store.cas.getPayload<StartPayload>(pointer.start, "start")).prompt,
+    UWF_TASK: (await run.store.cas.getPayload<StartPayload>(pointer.start, "start")).prompt,
   };
-  if (findExecutable(command, env.PATH ?? "", options.cwd) === null) {
+  if (findExecutable(command, env.PATH ?? "", cwd) === null) {
     return failed(
       `command "${command}" of role "${plan.role}" was not found in PATH (run: ${shown}). Install it or give its path.`,
     );
@@ -82,12 +89,12 @@ export async function runScriptStep(
     outcome = await runAdapter({
       command,
       args,
-      cwd: options.cwd,
+      cwd,
       env,
       timeoutMs: timeoutSeconds * 1000,
-      signal: engine.ctx.signal,
+      signal: run.signal,
       keepStdout: STDOUT_LIMIT,
-      onStderr: (chunk) => engine.childOutput(pointer.thread, plan.role, chunk),
+      onStderr: (chunk) => childOutput(run, pointer.thread, plan.role, chunk),
       onSpawn: (pid) => options.lease.setChild({ ...processIdentity(pid), pgid: pid }),
     });
   } catch (error) {
@@ -123,7 +130,7 @@ export async function runScriptStep(
     output[STATUS_FIELD] = mapped;
   }
   const reordered = { [STATUS_FIELD]: output[STATUS_FIELD], ...output };
-  const problems = await outputProblems(engine.store.cas, role.frontmatter, reordered);
+  const problems = await outputProblems(run.store.cas, role.frontmatter, reordered);
   if (problems.length > 0) {
     return failed(
       `the result of role "${plan.role}"'s command fails its schema: ${problems.join("; ")} (exit code ${exitCode}, output ${JSON.stringify(reordered)})`,
@@ -137,12 +144,12 @@ export async function runScriptStep(
       `\`${shown}\` exited with code ${exitCode}.`,
       ...(tail ? ["", "```text", tail, "```"] : []),
     ].join("\n");
-  const verified = await storeDirectStep(engine.store.cas, pointer, plan, role.frontmatter, {
+  const verified = await storeDirectStep(run.store.cas, pointer, plan, role.frontmatter, {
     agent: SCRIPT_AGENT,
     output: reordered,
     body,
     assembledPrompt: `$ ${shown}\n\n${plan.prompt}`,
-    cwd: options.cwd,
+    cwd,
     detail: {
       command: argv,
       shell: typeof role.run === "string",
@@ -151,9 +158,9 @@ export async function runScriptStep(
       stdoutTail,
       stderrTail: outcome.stderrTail.slice(-TAIL),
     },
-    startedAtMs: options.started,
+    startedAtMs,
   });
-  return { kind: "done", verified };
+  return { kind: "stored", verified, agent: SCRIPT_AGENT, startedAtMs };
 }
 
 /**

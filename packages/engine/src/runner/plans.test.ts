@@ -11,10 +11,12 @@ import {
 import { createEventStream, eventLogWriter } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loop } from "../__fixtures__/workflows.js";
-import { Engine, type PlannedStep } from "./engine.js";
-import { takeThread } from "./lease.js";
-import { pendingStep, replacesHead, rerunStep } from "./pending-step.js";
-import { runSteps } from "./run-steps.js";
+import { testRun } from "../__testing__/run-context.js";
+import type { RunContext } from "../steps/context.js";
+import type { PlannedStep } from "../steps/planned-step.js";
+import { takeThread } from "../threads/lease.js";
+import { pendingStep, replacesHead, rerunStep } from "./plans.js";
+import { runSteps } from "./run-loop.js";
 
 let temp: TempHome;
 let store: Store;
@@ -27,8 +29,8 @@ afterEach(async () => {
   temp.cleanup();
 });
 
-function engine(config: UwfConfig = {}): Engine {
-  return new Engine({
+function engine(config: UwfConfig = {}): RunContext {
+  return testRun({
     store,
     cwd: temp.home,
     config: () => config,
@@ -66,7 +68,7 @@ async function runChosen(thread: string, plan: PlannedStep, agent: string) {
       count: 1,
       agentFlag: agent,
       lease,
-      first: () => plan,
+      first: plan,
     });
   } finally {
     await lease.release();
@@ -104,12 +106,12 @@ describe("a failed poke", () => {
       kind: "failure",
       replaceHead: true,
     });
-    expect(await pendingStep(engine(), suspended)).toEqual({
+    expect(await pendingStep(engine().router, suspended)).toEqual({
       role: "reviewer",
       replaceHead: true,
     });
 
-    const again = await rerunStep(engine(), suspended, suspended.suspended!, "retry");
+    const again = await rerunStep(engine().router, suspended, suspended.suspended!, "retry");
     expect(again).toMatchObject({ role: "reviewer", prev: draft, replaceHead: true });
 
     const approve = mockAgent(
@@ -140,12 +142,12 @@ describe("a failed poke", () => {
     const lease = await takeThread(store, thread, "test");
     // No retry within the run: the thread waits for its retry time at once.
     const noRetries = engine({ retry: { maxRetries: 0 } });
-    await runSteps(noRetries, thread, { count: 1, agentFlag: busy, lease, first: () => plan });
+    await runSteps(noRetries, thread, { count: 1, agentFlag: busy, lease, first: plan });
     await lease.release();
     const suspended = await store.threads.get(thread);
     expect(suspended.suspended).toMatchObject({ kind: "retry", replaceHead: true });
     // What `thread exec --wait` runs once the retry time has come.
-    expect(await rerunStep(engine(), suspended, suspended.suspended!, "p")).toMatchObject({
+    expect(await rerunStep(engine().router, suspended, suspended.suspended!, "p")).toMatchObject({
       role: "reviewer",
       prev: draft,
       replaceHead: true,
@@ -170,11 +172,11 @@ describe("the step a failure runs again", () => {
     const suspended = await store.threads.get(thread);
     expect(suspended.suspended).toMatchObject({ role: "writer", kind: "failure" });
     expect(suspended.suspended).not.toHaveProperty("replaceHead");
-    expect(await pendingStep(engine(), suspended)).toEqual({
+    expect(await pendingStep(engine().router, suspended)).toEqual({
       role: "writer",
       replaceHead: false,
     });
-    expect(await rerunStep(engine(), suspended, suspended.suspended!, "p")).toMatchObject({
+    expect(await rerunStep(engine().router, suspended, suspended.suspended!, "p")).toMatchObject({
       role: "writer",
       prev: review,
       replaceHead: false,
@@ -196,14 +198,14 @@ describe("the step a failure runs again", () => {
       { ...pointer, status: "suspended", suspended: info },
       pointer.rev ?? 0,
     );
-    expect(await replacesHead(engine(), legacy!, info)).toBe(true);
-    expect(await rerunStep(engine(), legacy!, info, "p")).toMatchObject({
+    expect(await replacesHead(engine().router, legacy!, info)).toBe(true);
+    expect(await rerunStep(engine().router, legacy!, info, "p")).toMatchObject({
       role: "reviewer",
       prev: draft,
       replaceHead: true,
     });
     // The writer, where the head leads, is an ordinary failed step: it follows the head.
-    expect(await replacesHead(engine(), legacy!, { ...info, role: "writer" })).toBe(false);
+    expect(await replacesHead(engine().router, legacy!, { ...info, role: "writer" })).toBe(false);
   });
 });
 
@@ -211,8 +213,11 @@ describe("pendingStep", () => {
   it("names the routed role of an idle thread, and nothing for a completed one", async () => {
     const { thread } = await sentBack();
     const idle = await store.threads.get(thread);
-    expect(await pendingStep(engine(), idle)).toEqual({ role: "writer", replaceHead: false });
-    expect(await pendingStep(engine(), { ...idle, status: "completed" })).toBeNull();
+    expect(await pendingStep(engine().router, idle)).toEqual({
+      role: "writer",
+      replaceHead: false,
+    });
+    expect(await pendingStep(engine().router, { ...idle, status: "completed" })).toBeNull();
   });
 
   it("names the role a first step's failure runs again", async () => {
@@ -226,7 +231,7 @@ describe("pendingStep", () => {
     await lease.release();
     const suspended = await store.threads.get(seeded.thread);
     expect(suspended.status).toBe("suspended");
-    expect(await pendingStep(engine(), suspended)).toEqual({
+    expect(await pendingStep(engine().router, suspended)).toEqual({
       role: "writer",
       replaceHead: false,
     });

@@ -1,0 +1,43 @@
+import type { ThreadPointer } from "@united-workforce/protocol";
+import type { Store } from "@united-workforce/store";
+import { isoTime, isUwfError, UwfError } from "@united-workforce/util";
+import { cancelledHint } from "../threads/cancelled-hint.js";
+
+/**
+ * Store a changed pointer, compare-and-swap on the revision it was read at: a pointer changed
+ * meanwhile by another process (it should hold the lease to) is never overwritten. Every write
+ * that moves a thread goes through here.
+ */
+export async function writePointer(store: Store, pointer: ThreadPointer): Promise<ThreadPointer> {
+  const updated = { ...pointer, updatedAt: isoTime() };
+  const stored = await store.threads.swap(updated, pointer.rev ?? 0);
+  if (stored !== null) return stored;
+  const now = await store.threads.get(pointer.thread).catch(() => null);
+  if (now?.status === "cancelled") {
+    throw new UwfError(
+      "THREAD_CONFLICT",
+      `thread ${pointer.thread} was cancelled while this exec ran; nothing more was written to it`,
+      { hint: cancelledHint(now), details: { thread: pointer.thread } },
+    );
+  }
+  throw new UwfError("THREAD_CONFLICT", `thread ${pointer.thread} was changed by another process`, {
+    hint: `nothing was overwritten; check it with \`uwf thread show ${pointer.thread}\` and try again`,
+    details: { thread: pointer.thread },
+  });
+}
+
+/**
+ * Store a change that may be dropped (the agent an interrupted step was run with): when
+ * another process changed the pointer meanwhile (`thread cancel`), its version stands.
+ */
+export async function writeUnlessChanged(
+  store: Store,
+  pointer: ThreadPointer,
+): Promise<ThreadPointer> {
+  try {
+    return await writePointer(store, pointer);
+  } catch (error) {
+    if (isUwfError(error) && error.code === "THREAD_CONFLICT") return pointer;
+    throw error;
+  }
+}

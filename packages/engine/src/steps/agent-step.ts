@@ -1,0 +1,268 @@
+import { basename } from "node:path";
+import {
+  ADAPTER_TRANSIENT_EXIT,
+  type RolePayload,
+  type ThreadPointer,
+} from "@united-workforce/protocol";
+import {
+  type Lease,
+  processIdentity,
+  type ResolvedAgent,
+  type RetryPolicy,
+  resolveAgent,
+  retryPolicy,
+} from "@united-workforce/store";
+import { isoTime, isUwfError, sanitizeTerminalText, UwfError } from "@united-workforce/util";
+import { readHomeDotenv } from "../env/dotenv.js";
+import { type AdapterOutcome, findExecutable, runAdapter } from "../threads/spawn-adapter.js";
+import { adapterArgv } from "./adapter-argv.js";
+import { type RunContext, stepCwd } from "./context.js";
+import type { AgentStepOutcome } from "./outcome.js";
+import type { PlannedStep } from "./planned-step.js";
+import { StepCheck, StepRejected } from "./verify-step.js";
+
+/** Used when an agent has no `timeoutSeconds`: a hung adapter must not hold a thread forever. */
+export const DEFAULT_TIMEOUT_SECONDS = 1800;
+
+/**
+ * Run a role's agent for one step: spawn its adapter (no shell, its own process group), check
+ * the step it stores, and retry a transient failure (adapter exit 75) after a growing wait.
+ * Never moves the head: the outcome says what the step came to.
+ */
+export async function runAgentStep(
+  run: RunContext,
+  pointer: ThreadPointer,
+  plan: PlannedStep,
+  role: RolePayload,
+  options: { agentFlag?: string | undefined; lease: Lease },
+): Promise<AgentStepOutcome> {
+  const agent = await chooseAgent(run, pointer, plan.role, options.agentFlag);
+  // An agent chosen with --agent is remembered: the next exec, resume or poke needs no flag.
+  // It is stored with the step's outcome (one pointer write per step, not two).
+  const remember =
+    agent.source === "flag" && pointer.agent !== agent.choice
+      ? { rememberAgent: agent.choice }
+      : {};
+  const label = agent.alias ?? commandLabel(agent.command, agent.args);
+  const cwd = stepCwd(pointer, plan.location);
+  const startedAtMs = Date.now();
+  run.events.emit("step.start", {
+    thread: pointer.thread,
+    role: plan.role,
+    agent: label,
+    stepNumber: plan.replaceHead ? pointer.steps : pointer.steps + 1,
+    cwd,
+  });
+  const timeoutSeconds = agent.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  try {
+    const invocation = adapterArgv(agent, pointer.thread, plan);
+    const check = new StepCheck(run.store.cas, {
+      prev: plan.prev,
+      start: pointer.start,
+      role: plan.role,
+      schema: role.frontmatter,
+    });
+    const spawn = (): Promise<AdapterOutcome> => {
+      check.forget();
+      return runAdapter({
+        command: agent.command,
+        args: invocation.args,
+        ...(invocation.stdin !== null ? { stdin: invocation.stdin } : {}),
+        cwd,
+        env: adapterEnv(run, agent),
+        timeoutMs: timeoutSeconds * 1000,
+        signal: run.signal,
+        onStderr: (chunk) => childOutput(run, pointer.thread, plan.role, chunk),
+        onSpawn: (pid) => options.lease.setChild({ ...processIdentity(pid), pgid: pid }),
+        onResultLine: (line) => void check.begin(line),
+      });
+    };
+    const retried = await withRetries(run, pointer.thread, plan.role, spawn);
+    // The lease keeps naming the adapter, which has exited: the next step's spawn or the
+    // release replaces it, and every reader checks the child by identity (pid + start time)
+    // before signalling it. Clearing it here cost a lease rewrite (a rename) per step.
+    const { outcome } = retried;
+    if (outcome.aborted) return { kind: "aborted", ...remember };
+    const failed = (message: string, retryAfter?: string): AgentStepOutcome => ({
+      kind: "failed",
+      failure: agentFailure(message, outcome.stderrTail),
+      ...(retryAfter === undefined ? {} : { retryAfter }),
+      ...remember,
+    });
+    const who = `agent "${label}" for role "${plan.role}"`;
+    if (retried.retryAfter !== null) {
+      const tries = retried.tries === 1 ? "once" : `${retried.tries} times`;
+      return failed(
+        `${who} failed transiently ${tries}; the step may run again after ${retried.retryAfter}`,
+        retried.retryAfter,
+      );
+    }
+    if (outcome.timedOut)
+      return failed(`${who} timed out after ${timeoutSeconds} s and was stopped`);
+    if (outcome.exitCode !== 0) {
+      const how = outcome.signal
+        ? `was killed by ${outcome.signal}`
+        : `exited with code ${outcome.exitCode}`;
+      return failed(`${who} ${how}`);
+    }
+    const verified = await check.result(outcome.lastLine);
+    return { kind: "stored", verified, agent: label, startedAtMs, ...remember };
+  } catch (error) {
+    await options.lease.setChild(null).catch(() => {});
+    if (error instanceof StepRejected) {
+      return { kind: "failed", failure: agentFailure(error.message, ""), ...remember };
+    }
+    if (isUwfError(error) && error.code === "AGENT_FAILED") {
+      return { kind: "failed", failure: error, ...remember };
+    }
+    throw error;
+  }
+}
+
+/**
+ * Run the adapter, and again while it fails transiently (adapter exit 75: rate limit, 5xx),
+ * after a growing wait, up to `retry.maxRetries` times; then (or when the wait asked for is past
+ * `maxDelaySeconds`) the step may run again at `retryAfter`.
+ */
+async function withRetries(
+  run: RunContext,
+  thread: string,
+  role: string,
+  spawn: () => Promise<AdapterOutcome>,
+): Promise<{ outcome: AdapterOutcome; retryAfter: string | null; tries: number }> {
+  const retry = retryPolicy(await run.config());
+  let outcome = await spawn();
+  for (let retried = 0; isTransient(outcome); retried++) {
+    const asked = requestedWaitMs(outcome.stderrTail);
+    const waitMs = Math.max(backoffMs(retry, retried), asked ?? 0);
+    if (retried >= retry.maxRetries || waitMs > retry.maxDelaySeconds * 1000) {
+      return { outcome, retryAfter: isoTime(Date.now() + waitMs), tries: retried + 1 };
+    }
+    run.events.emit("step.retry", {
+      thread,
+      role,
+      retry: retried + 1,
+      maxRetries: retry.maxRetries,
+      delayMs: waitMs,
+      reason: lastLine(outcome.stderrTail),
+    });
+    await (run.sleep ?? abortableSleep)(waitMs, run.signal);
+    if (run.signal.aborted)
+      return { outcome: { ...outcome, aborted: true }, retryAfter: null, tries: retried + 1 };
+    outcome = await spawn();
+  }
+  return { outcome, retryAfter: null, tries: 0 };
+}
+
+/**
+ * A step's child (adapter or script) wrote to stderr: each line is an event, so progress shows
+ * it and a second terminal (`thread watch`) or the web view follows it through the process log.
+ */
+export function childOutput(run: RunContext, thread: string, role: string, chunk: string): void {
+  const text = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk;
+  for (const line of text.split("\n")) run.events.emit("adapter.output", { thread, role, line });
+}
+
+/**
+ * The agent for a role: `--agent`, else the one the thread remembers, else config.yaml. A
+ * relative command path in `--agent` means the caller's directory; a bare command is looked
+ * up on PATH.
+ */
+export async function chooseAgent(
+  run: RunContext,
+  pointer: ThreadPointer,
+  role: string,
+  flag: string | undefined,
+): Promise<ResolvedAgent> {
+  const remembered = pointer.agent as unknown;
+  if (flag === undefined && remembered !== undefined && typeof remembered !== "string") {
+    throw new UwfError(
+      "THREAD_CORRUPT",
+      `thread ${pointer.thread} remembers an agent that is not a string (${JSON.stringify(remembered)})`,
+      { hint: "Pass --agent to choose the agent again; the thread then remembers that one." },
+    );
+  }
+  const pathEnv = run.env.PATH ?? "";
+  const agent = resolveAgent(await run.config(), {
+    flag,
+    remembered: remembered as string | undefined,
+    workflow: pointer.workflow,
+    role,
+    callerCwd: run.cwd,
+    isRunnable: (command) => findExecutable(command, pathEnv, pointer.cwd) !== null,
+  });
+  if (!agent) {
+    throw new UwfError("AGENT_UNKNOWN", `no agent is configured for role "${role}"`, {
+      hint: 'Set `defaultAgent` (and `agents`) in $UWF_HOME/config.yaml, or pass --agent (e.g. --agent uwf-claude-code, or --agent "uwf-mock --scenario s.yaml").',
+    });
+  }
+  return agent;
+}
+
+/** uwf's environment over `.env`, then the agent's own `env:` from config.yaml. */
+function adapterEnv(run: RunContext, agent: ResolvedAgent): Record<string, string | undefined> {
+  return {
+    ...readHomeDotenv(run.store.home),
+    ...run.env,
+    ...agent.env,
+    UWF_HOME: run.store.home,
+  };
+}
+
+const INTERPRETERS = new Set(["node", "bun", "deno", "python", "python3", "sh", "bash"]);
+
+/** A short name for an agent given as a command line: `node …/uwf-mock.js` reads `uwf-mock`. */
+export function commandLabel(command: string, args: readonly string[]): string {
+  const name = basename(command);
+  const script = args[0];
+  if (INTERPRETERS.has(name) && script !== undefined && !script.startsWith("-")) {
+    return basename(script).replace(/\.[cm]?[jt]s$|\.py$|\.sh$/, "");
+  }
+  return name;
+}
+
+/** An adapter that exited 75 (EX_TEMPFAIL) says its agent failed in a way that may pass. */
+function isTransient(outcome: AdapterOutcome): boolean {
+  return !outcome.aborted && !outcome.timedOut && outcome.exitCode === ADAPTER_TRANSIENT_EXIT;
+}
+
+/** The wait before retry `retried + 1`: `delaySeconds` doubled per retry, at most the cap. */
+export function backoffMs(policy: RetryPolicy, retried: number): number {
+  return Math.min(policy.delaySeconds * 2 ** retried, policy.maxDelaySeconds) * 1000;
+}
+
+/** The wait an adapter asked for with a `retry-after: <seconds>` line on stderr, or null. */
+export function requestedWaitMs(stderrTail: string): number | null {
+  const found = [...stderrTail.matchAll(/^retry-after: *(\d+(?:\.\d+)?) *s?$/gim)].at(-1);
+  return found ? Number(found[1]) * 1000 : null;
+}
+
+function lastLine(text: string): string {
+  const lines = sanitizeTerminalText(text)
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !/^retry-after:/i.test(line));
+  return lines.at(-1) ?? "";
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((done) => {
+    if (signal.aborted) return done();
+    const timer = setTimeout(finish, ms);
+    function finish(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", finish);
+      done();
+    }
+    signal.addEventListener("abort", finish, { once: true });
+  });
+}
+
+/** A failed agent's reason, with the end of what it wrote on stderr. */
+function agentFailure(message: string, stderrTail: string): UwfError {
+  const tail = sanitizeTerminalText(stderrTail).trim();
+  return new UwfError(
+    "AGENT_FAILED",
+    tail ? `${message}\n--- adapter stderr (tail) ---\n${tail}` : message,
+  );
+}
