@@ -236,9 +236,9 @@ const COMMON = {
   format: "cjs",
   platform: "node",
   target: "node20",
-  // Less to read, decode and deserialise at every start (see docs/decisions.md, "Minified
-  // identifiers"). uwf prints no stack traces; UWF_BUNDLE_PRETTY=1 keeps names and esbuild's
-  // one-module-per-section layout, for reading profiles and debugging.
+  // Less to read, decode and deserialise at every start (see
+  // docs/decisions/bundles-and-code-cache.md). uwf prints no stack traces; UWF_BUNDLE_PRETTY=1
+  // keeps names and esbuild's one-module-per-section layout, for reading profiles and debugging.
   minifyWhitespace: process.env.UWF_BUNDLE_PRETTY !== "1",
   minifyIdentifiers: process.env.UWF_BUNDLE_PRETTY !== "1",
   minifySyntax: true,

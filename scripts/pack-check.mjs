@@ -9,7 +9,7 @@
 // tarballs: `npm install -g` looks each global package's dependencies up in the registry, so
 // the tarballs are the `file:` dependencies of a temp project instead, `overrides` sends every
 // transitive @united-workforce/* request to them, and the scope's registry is an address that
-// refuses connections, so any registry lookup of ours fails loudly (docs/decisions.md).
+// refuses connections, so any registry lookup of ours fails loudly (docs/decisions/pack-check.md).
 import { execFile, spawn, spawnSync } from "node:child_process";
 import {
   copyFileSync,

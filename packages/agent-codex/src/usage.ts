@@ -12,7 +12,8 @@ export const NO_TOKENS: CodexTokenTotals = {
 /**
  * One run's usage: codex reports the session's totals, so a resumed session's run is its
  * totals minus the totals before it (`baseline`). Codex's `input_tokens` is the whole prompt;
- * uwf's `inputTokens` leaves out what was read from or written to the cache (docs/decisions.md).
+ * uwf's `inputTokens` leaves out what was read from or written to the cache (see
+ * docs/decisions/usage-accounting.md).
  * No totals at all (the run failed before a model answered): usage unknown.
  */
 export function runUsage(

@@ -1,6 +1,6 @@
 "use strict";
 // A Node process `uwf` starts at its own start, before it knows which adapter a step runs, so
-// that the adapter's Node start overlaps uwf's own (DESIGN §14, docs/decisions.md "warm start").
+// that the adapter's Node start overlaps uwf's own (DESIGN §14, docs/decisions/warm-start.md).
 //
 // It waits for one message on fd 3: JSON `{ file, args, cwd, env, report }`, written by the
 // engine's `runAdapter` once it has chosen a Node adapter. It then becomes that adapter as a

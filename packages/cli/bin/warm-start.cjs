@@ -1,6 +1,6 @@
 "use strict";
 // Starts the Node process a step's adapter will run in (warm-node.cjs), for bin/uwf.cjs: the
-// adapter's Node start then overlaps uwf's own (DESIGN §14, docs/decisions.md "warm start").
+// adapter's Node start then overlaps uwf's own (DESIGN §14, docs/decisions/warm-start.md).
 //
 // It is spawned through Node's `process_wrap` and `pipe_wrap` bindings, the ones
 // `child_process` is built on. At this point of uwf's start, loading `child_process` and its

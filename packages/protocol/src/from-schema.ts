@@ -11,7 +11,7 @@
  *
  * Written here rather than taken from `json-schema-to-ts`: that library made protocol's
  * check ten times slower for five schemas, and its types would be a dependency of everything
- * that imports protocol's declarations (see docs/decisions.md).
+ * that imports protocol's declarations (see docs/decisions/protocol-types-from-schemas.md).
  */
 export type FromSchema<S> = S extends { const: infer C }
   ? C

@@ -4,7 +4,8 @@ import { USAGE_FIELDS, type Usage } from "@united-workforce/protocol";
  * Usage as agent CLIs and model APIs report it, turned into uwf's `Usage` fields. A figure the
  * source does not give stays absent (unknown is not zero). One convention across APIs:
  * `inputTokens` counts the prompt tokens that were neither read from nor written to the cache,
- * so `inputTokens + cacheReadTokens + cacheWriteTokens` is the whole prompt (docs/decisions.md).
+ * so `inputTokens + cacheReadTokens + cacheWriteTokens` is the whole prompt (see
+ * docs/decisions/usage-accounting.md).
  */
 
 /** A finite, non-negative number, or undefined. */

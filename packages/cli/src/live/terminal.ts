@@ -24,7 +24,7 @@ export interface TerminalFacts {
 /**
  * uwf decides this itself rather than leave it to a spinner library: some spin forever on a
  * pty with no size, some ignore TERM=dumb or CI, some write cursor codes into a pipe (see
- * docs/decisions.md, "Live progress"). A line is redrawn only when stderr is a terminal that
+ * docs/decisions/live-progress.md). A line is redrawn only when stderr is a terminal that
  * has a width, TERM is not `dumb` and no CI variable is set.
  */
 export function progressStyle(facts: TerminalFacts): ProgressStyle {

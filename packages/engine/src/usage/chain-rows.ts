@@ -25,7 +25,7 @@ const FORMAT = 1;
  * the same chain forever and a file never goes stale; a chain that grew is read back only to
  * the step of its last file. An unreadable file is ignored (and rewritten); deleting the folder
  * is always safe. Without it, `uwf usage` read two nodes per step each time (measured in
- * docs/decisions.md).
+ * docs/decisions/usage-reports.md).
  */
 export class ChainRows {
   readonly #dir: string;

@@ -4,7 +4,7 @@ import type { ProviderApi } from "@united-workforce/protocol";
  * Providers `uwf setup --provider <name>` knows: the base URL as the provider's SDK takes it,
  * the wire protocol, and the variable its key usually lives in. For a provider based in China,
  * `<name>` is its mainland endpoint and `<name>-intl` its international one. Where each URL
- * was read is in docs/decisions.md.
+ * was read is in docs/decisions/setup-and-doctor.md.
  */
 export interface ProviderPreset {
   name: string;
