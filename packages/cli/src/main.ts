@@ -10,14 +10,14 @@ import { runCli } from "./program.js";
 // they abort the command, which stops its adapter and releases its lock, and the exit code
 // is 130. A JavaScript handler cannot run while the event loop is blocked, so a handler
 // installed for the whole process would leave Ctrl-C ignored during long synchronous work.
-// A second signal kills the agents and exits at once. The engine is imported there, not up
-// front: a process that runs an agent has loaded it already, and others need not load it.
+// A second signal kills the agents and exits at once (util's registry of the process groups
+// this process started; util is loaded by then).
 const controller = new AbortController();
 let signalled = false;
 const onSignal = (signal: NodeJS.Signals): void => {
   if (signalled) {
-    void import("@united-workforce/engine").then(({ killRunningAdapters }) => {
-      killRunningAdapters();
+    void import("@united-workforce/util").then(({ killRunningGroups }) => {
+      killRunningGroups();
       process.exit(ExitCode.interrupted);
     });
     return;

@@ -1,8 +1,6 @@
-// ─── runs: one entry per use case ──────────────────────────────────────────────────────────
-
-// ─── processes (until the spawner moves below the engine) ──────────────────────────────────
+// The engine's public surface: the Runner (one entry per use case), then what the CLI and the
+// web view read of threads, their history and workflows. README.md says what each part is for.
 export { addHomeDotenv } from "./env/dotenv.js";
-// ─── threads: making them, their state, their history ──────────────────────────────────────
 export { diffThreads } from "./forks/diff.js";
 export { forkTree } from "./forks/tree.js";
 export type { BackgroundStart } from "./runner/exec.js";
@@ -39,12 +37,10 @@ export { collectThreadInputs } from "./threads/inputs.js";
 export { createThread, type NewThread } from "./threads/new-thread.js";
 export { findReplay, nearestPrompt, openRecordings } from "./threads/recordings.js";
 export { rerouteThread } from "./threads/reroute.js";
-export { commandNotFound, findExecutable, killRunningAdapters } from "./threads/spawn-adapter.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
 export { renderStart, renderStep, renderTask } from "./threads/transcript.js";
 export { verifyThread } from "./threads/verify-thread.js";
 export { type UsageQuery, usageReport } from "./usage/report.js";
-// ─── workflows ─────────────────────────────────────────────────────────────────────────────
 export { workflowInvalidError } from "./workflow/invalid.js";
 export { type MaterialiseStore, materialiseWorkflow } from "./workflow/materialise.js";
 export {

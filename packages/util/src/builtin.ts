@@ -61,3 +61,8 @@ export function nodeOs(): typeof import("node:os") {
 export function nodeZlib(): typeof import("node:zlib") {
   return builtin<typeof import("node:zlib")>("node:zlib");
 }
+
+/** `node:string_decoder`, loaded on first use (a child's output, read as text). */
+export function nodeStringDecoder(): typeof import("node:string_decoder") {
+  return builtin<typeof import("node:string_decoder")>("node:string_decoder");
+}

@@ -28,6 +28,23 @@ export { type WriteFunction, writeFully } from "./fs/write-fully.js";
 export { HASH_LENGTH, hashBytes } from "./hash.js";
 export { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, resolveHome } from "./home.js";
 export { isoTime } from "./iso-time.js";
+export { KILL_GRACE } from "./process/kill-grace.js";
+export type { OutputOptions, OutputSummary } from "./process/output-reader.js";
+export {
+  type GroupExit,
+  type GroupLeader,
+  killRunningGroups,
+  type ProcessGroup,
+  type ProcessGroupOptions,
+  signalGroup,
+  startProcessGroup,
+} from "./process/process-group.js";
+export { commandNotFound, findExecutable } from "./process/resolve-command.js";
+export {
+  type ProcessRun,
+  type ProcessRunOutcome,
+  runProcessGroup,
+} from "./process/run-process-group.js";
 export { randomBytes, randomToken } from "./random.js";
 export {
   envSecretMasker,

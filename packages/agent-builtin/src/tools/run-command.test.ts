@@ -111,7 +111,7 @@ describe("run_command", () => {
     expect(isProcessGone(pid)).toBe(false);
     controller.abort();
     const result = await running;
-    expect(result.output).toBe("killed by SIGKILL\n(no output)");
+    expect(result.output).toBe("killed by SIGTERM\n(no output)");
     expect(await waitUntilGone(pid, 30_000)).toBe(true);
   });
 

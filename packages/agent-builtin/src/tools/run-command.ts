@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import { minimalEnv } from "@united-workforce/agent-kit";
+import { KILL_GRACE, runProcessGroup } from "@united-workforce/util";
 import { optionalInteger, type ToolArgs } from "./args.js";
 import { ToolError } from "./tool-error.js";
 import type { Workspace } from "./workspace.js";
@@ -21,8 +21,9 @@ export interface CommandResult {
 
 /**
  * Run `argv` with no shell in the working directory, in its own process group, with stdin
- * closed. The group is killed when the command times out, when the step is aborted, and once
- * the command has exited (so nothing it started outlives the tool call).
+ * closed. The group is ended when the command times out or the step is aborted (SIGTERM, then
+ * SIGKILL after the nested grace), and killed once the command has exited (so nothing it
+ * started outlives the tool call).
  */
 export async function runCommandTool(
   ws: Workspace,
@@ -43,13 +44,6 @@ export async function runCommandTool(
     limits.timeoutMs,
   );
 
-  const child = spawn(command!, rest, {
-    cwd: ws.root,
-    env: limits.env,
-    shell: false,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
   const chunks: Buffer[] = [];
   let kept = 0;
   let dropped = 0;
@@ -62,56 +56,39 @@ export async function runCommandTool(
     }
     dropped += Math.max(0, data.length - Math.max(room, 0));
   };
-  child.stdout.on("data", take);
-  child.stderr.on("data", take);
 
-  const killGroup = (): void => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  };
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    killGroup();
-  }, timeoutMs);
-  const onAbort = (): void => killGroup();
-  limits.signal?.addEventListener("abort", onAbort, { once: true });
-
+  let outcome: Awaited<ReturnType<typeof runProcessGroup>>;
   try {
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
-      (resolvePromise, reject) => {
-        child.once("error", reject);
-        child.once("exit", (code, signal) => {
-          // Whatever the command left running in its group goes with it, so its pipes close.
-          killGroup();
-          child.once("close", () => resolvePromise({ code, signal }));
-        });
-      },
-    );
-    const output = Buffer.concat(chunks).toString("utf8");
-    const cut = dropped > 0 ? `\n[… ${dropped} more bytes of output cut]` : "";
-    const shown = output === "" ? "(no output)" : output;
-    if (timedOut) {
-      return {
-        output: `killed after ${timeoutMs / 1000} s (the command's time limit)\n${shown}${cut}`,
-        isError: true,
-      };
-    }
-    const status = exit.code !== null ? `exit code ${exit.code}` : `killed by ${exit.signal}`;
-    return { output: `${status}\n${shown}${cut}`, isError: exit.code !== 0 };
+    outcome = await runProcessGroup({
+      command: command!,
+      args: rest,
+      cwd: ws.root,
+      env: limits.env,
+      // The command runs inside the adapter: it must be gone before uwf's SIGKILL of the step.
+      graceMs: KILL_GRACE.nested,
+      timeoutMs,
+      signal: limits.signal,
+      stdout: { onData: take },
+      stderr: { onData: take },
+    });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
     if (code === "ENOENT") throw new ToolError(`program "${command}" not found on PATH`);
     if (code === "EACCES") throw new ToolError(`program "${command}" is not executable`);
     throw error;
-  } finally {
-    clearTimeout(timer);
-    limits.signal?.removeEventListener("abort", onAbort);
   }
+  const output = Buffer.concat(chunks).toString("utf8");
+  const cut = dropped > 0 ? `\n[… ${dropped} more bytes of output cut]` : "";
+  const shown = output === "" ? "(no output)" : output;
+  if (outcome.timedOut) {
+    return {
+      output: `killed after ${timeoutMs / 1000} s (the command's time limit)\n${shown}${cut}`,
+      isError: true,
+    };
+  }
+  const status =
+    outcome.exitCode !== null ? `exit code ${outcome.exitCode}` : `killed by ${outcome.signal}`;
+  return { output: `${status}\n${shown}${cut}`, isError: outcome.exitCode !== 0 };
 }
 
 /**

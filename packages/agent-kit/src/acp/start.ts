@@ -22,7 +22,7 @@ export async function startAcpAgent(
 ): Promise<AcpAgent> {
   options.signal?.throwIfAborted();
   const agentProcess = new AgentProcess(options);
-  const client = new AcpClient(agentProcess.child.stdout, agentProcess.child.stdin, options);
+  const client = new AcpClient(agentProcess.stdout, agentProcess.stdin, options);
   void agentProcess.exited.then((status) =>
     client.connection.close(exitReason(options.command, status)),
   );

@@ -163,7 +163,7 @@ async function agentAndProviderChecks(
   data: Record<string, unknown>,
   timeoutMs: number,
 ): Promise<CheckResult[]> {
-  const { findExecutable } = await import("@united-workforce/engine");
+  const { findExecutable } = await import("@united-workforce/util");
   const { checkAgent, checkAgentModel } = await import("./setup/agent-checks.js");
   const { checkApiKeyEnv, checkReachable } = await import("./setup/checks.js");
   const agents = Object.entries(mapping(data.agents)).filter(

@@ -197,7 +197,7 @@ async function runSetupChecks(ctx: CommandContext, outcome: SetupOutcome): Promi
     }
   }
   if (outcome.agent !== null) {
-    const { findExecutable } = await import("@united-workforce/engine");
+    const { findExecutable } = await import("@united-workforce/util");
     const { checkAgent } = await import("./setup/agent-checks.js");
     checks.push(
       ...(await checkAgent(outcome.agentAlias!, outcome.agent, {

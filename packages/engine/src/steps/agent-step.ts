@@ -12,9 +12,15 @@ import {
   resolveAgent,
   retryPolicy,
 } from "@united-workforce/store";
-import { isoTime, isUwfError, sanitizeTerminalText, UwfError } from "@united-workforce/util";
+import {
+  findExecutable,
+  isoTime,
+  isUwfError,
+  sanitizeTerminalText,
+  UwfError,
+} from "@united-workforce/util";
 import { readHomeDotenv } from "../env/dotenv.js";
-import { type AdapterOutcome, findExecutable, runAdapter } from "../threads/spawn-adapter.js";
+import { type AdapterOutcome, runAdapter } from "../threads/spawn-adapter.js";
 import { adapterArgv } from "./adapter-argv.js";
 import { type RunContext, stepCwd } from "./context.js";
 import type { AgentStepOutcome } from "./outcome.js";

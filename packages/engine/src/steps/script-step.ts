@@ -5,10 +5,16 @@ import {
   type ThreadPointer,
 } from "@united-workforce/protocol";
 import { type Lease, processIdentity } from "@united-workforce/store";
-import { isUwfError, sanitizeTerminalText, shellQuote, UwfError } from "@united-workforce/util";
+import {
+  findExecutable,
+  isUwfError,
+  sanitizeTerminalText,
+  shellQuote,
+  UwfError,
+} from "@united-workforce/util";
 import { parse as parseYaml } from "yaml";
 import { readHomeDotenv } from "../env/dotenv.js";
-import { findExecutable, runAdapter } from "../threads/spawn-adapter.js";
+import { runAdapter } from "../threads/spawn-adapter.js";
 import { childOutput, DEFAULT_TIMEOUT_SECONDS } from "./agent-step.js";
 import { type RunContext, stepCwd } from "./context.js";
 import { outputProblems, storeDirectStep } from "./direct-step.js";

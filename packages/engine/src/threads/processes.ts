@@ -1,4 +1,5 @@
 import { type ChildIdentity, isAlive, ownProcessGroup, pidExists } from "@united-workforce/store";
+import { signalGroup } from "@united-workforce/util";
 
 const STOP_WAIT_MS = 1_000;
 const POLL_MS = 10;
@@ -19,16 +20,6 @@ export async function stopChildGroup(child: ChildIdentity): Promise<void> {
   if (!signalGroup(pgid, "SIGKILL")) return;
   const deadline = Date.now() + STOP_WAIT_MS;
   while (isAlive(child) && Date.now() < deadline) await delay(POLL_MS);
-}
-
-/** Signal a process group; false when it is gone or not ours to signal. */
-export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function delay(ms: number): Promise<void> {

@@ -1,7 +1,7 @@
 import { isAlive, type LeaseInfo, type Store } from "@united-workforce/store";
-import { UwfError } from "@united-workforce/util";
+import { KILL_GRACE, signalGroup, UwfError } from "@united-workforce/util";
 import { fanoutParentOf } from "./lease.js";
-import { delay, signalGroup, stopChildGroup } from "./processes.js";
+import { delay, stopChildGroup } from "./processes.js";
 
 const POLL_MS = 50;
 /** After SIGKILL a process is gone within milliseconds; waiting longer means it cannot die. */
@@ -20,7 +20,7 @@ export async function stopHolder(
   thread: string,
   options: { graceMs?: number; beforeSignal?: () => Promise<void> } = {},
 ): Promise<{ pid: number } | null> {
-  const graceMs = options.graceMs ?? 5000;
+  const graceMs = options.graceMs ?? KILL_GRACE.holder;
   const lease = await store.leases.read(thread);
   if (!lease) return null;
   const { holder, child } = lease.info;

@@ -9,7 +9,7 @@ export interface AgentCheckOptions {
   /** Also run `--version` on what is found (doctor does; setup only looks). */
   versions: boolean;
   timeoutMs: number;
-  /** Resolve a command as execvp would (the engine's `findExecutable`). */
+  /** Resolve a command as execvp would (util's `findExecutable`). */
   findExecutable(command: string, pathEnv: string, cwd: string): string | null;
 }
 
@@ -110,7 +110,7 @@ async function checkBinary(
   if (path === null) {
     if (command.includes("/")) {
       // The message says where a relative one was looked for: exec looks in the thread's cwd.
-      const { commandNotFound } = await import("@united-workforce/engine");
+      const { commandNotFound } = await import("@united-workforce/util");
       return failed(name, commandNotFound(command, options.cwd), install ?? "Fix the path.");
     }
     return failed(

@@ -5,7 +5,7 @@ import {
   type WorkflowTestDocument,
   type WorkflowTestThread,
 } from "@united-workforce/protocol";
-import { nodeOs, UwfError } from "@united-workforce/util";
+import { findExecutable, nodeOs, UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
@@ -56,7 +56,7 @@ export default defineCommand({
     // Checked before any replay starts: each replay would otherwise fail at its first agent step.
     const replay = options.replay as string;
     const replayCommand = storeLib.splitCommand(replay)[0] ?? "";
-    if (engine.findExecutable(replayCommand, ctx.env.PATH ?? "", ctx.cwd) === null) {
+    if (findExecutable(replayCommand, ctx.env.PATH ?? "", ctx.cwd) === null) {
       const missing = replayCommand.includes("/")
         ? "not found or not executable"
         : "not found in PATH";
