@@ -5,5 +5,6 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { renderCliReference } = await import(`${root}packages/cli/dist/help/reference.js`);
-writeFileSync(`${root}docs/cli.md`, renderCliReference());
+const { COMMANDS } = await import(`${root}packages/cli/dist/commands/index.js`);
+writeFileSync(`${root}docs/cli.md`, renderCliReference(COMMANDS));
 console.log("wrote docs/cli.md");

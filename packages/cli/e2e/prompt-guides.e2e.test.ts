@@ -11,6 +11,7 @@ import {
   UWF_MOCK_BIN,
 } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { COMMANDS } from "../src/commands/index.js";
 import {
   EXAMPLE_ADAPTER,
   EXAMPLE_CONFIG,
@@ -237,7 +238,7 @@ describe("the uwf prompt guides, followed to the letter", () => {
 
   it("uwf prompt prints each guide, as markdown or as { name, text }", async () => {
     const guides = {
-      usage: renderUsage(),
+      usage: renderUsage(COMMANDS),
       "workflow-authoring": renderWorkflowAuthoring(),
       "adapter-developing": renderAdapterDeveloping(),
       bootstrap: renderBootstrap(),

@@ -21,6 +21,7 @@ import {
 } from "./commands/option-values.js";
 import { resolveIds } from "./commands/resolve-ids.js";
 import { COMMAND_TABLE } from "./commands/table.js";
+import { FORMATS, GLOBAL_OPTIONS, GROUP_SUMMARIES } from "./help/globals.js";
 import { configWarning } from "./output/config-warning.js";
 import { renderError } from "./output/errors.js";
 import { PLAIN_VIEW } from "./output/table.js";
@@ -43,18 +44,6 @@ export interface CliIo {
   /** The width of the terminal on descriptor 1 or 2, or undefined when it is not a terminal. */
   columns?(fd: 1 | 2): number | undefined;
 }
-
-export const FORMATS = ["text", "json", "yaml"] as const;
-
-/** The options every command takes, as help, docs and `uwf prompt usage` show them. */
-export const GLOBAL_OPTIONS = [
-  {
-    flags: "--format <format>",
-    description: `output format: ${FORMATS.join(", ")} (default text)`,
-  },
-  { flags: "-V, --version", description: "print the version" },
-  { flags: "-h, --help", description: "show help" },
-] as const;
 
 /**
  * Parse argv, run one command, print its result through the one writer, and return the exit
@@ -130,6 +119,11 @@ async function commandsFor(argv: readonly string[]): Promise<readonly CommandSpe
   const words = commandWords(argv).slice(0, 2);
   const named = COMMAND_TABLE.find((entry) => entry.path.every((word, i) => words[i] === word));
   if (named) return [(await named.load()).default];
+  return allCommands();
+}
+
+/** Every command's spec: for help, and for the commands that describe the CLI itself. */
+async function allCommands(): Promise<readonly CommandSpec[]> {
   return (await import("./commands/index.js")).COMMANDS;
 }
 
@@ -244,17 +238,6 @@ export function buildProgram(
   return program;
 }
 
-export const GROUP_SUMMARIES: Record<string, string> = {
-  workflow: "register, validate and inspect workflows",
-  thread: "start, run and manage threads",
-  step: "inspect steps and fork threads from them",
-  cas: "inspect and maintain the content-addressed store",
-  store: "move the whole store between backends",
-  log: "read and clean process logs",
-  config: "read and change config.yaml",
-  prompt: "print guides for people and coding agents",
-};
-
 function addCommand(
   parent: Command,
   name: string,
@@ -343,6 +326,7 @@ function addCommand(
       output: (text) => io.stdout(text),
       signal: io.signal,
       self: io.self,
+      commands: allCommands,
       config: readConfigOnce,
       store: () => {
         store ??= (async () => {

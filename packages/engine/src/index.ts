@@ -6,15 +6,10 @@ export { forkTree } from "./forks/tree.js";
 export type { BackgroundStart } from "./runner/exec.js";
 export type { LastRun } from "./runner/last-run.js";
 export type { PendingStep } from "./runner/plans.js";
-export {
-  type AnswerDocument,
-  Runner,
-  type RunnerOptions,
-  type RunRequest,
-  type RunResult,
-} from "./runner/runner.js";
+export { Runner, type RunnerOptions } from "./runner/runner.js";
 export { terminalReason } from "./runner/stop-reasons.js";
 export type { ExecSummary } from "./runner/summary.js";
+export type { AnswerDocument, RunRequest, RunResult } from "./runner/types.js";
 export {
   testWorkflow,
   type WorkflowTestOptions,

@@ -32,6 +32,8 @@ export interface CommandContext {
   signal: AbortSignal;
   /** How to start this same CLI again (node + script), for background workers. */
   self: readonly string[];
+  /** Every command's spec, for the commands that describe the CLI (completion, the guides). */
+  commands(): Promise<readonly CommandSpec[]>;
   /** config.yaml, read on first use (`{}` when there is none). */
   config(): Promise<UwfConfig>;
   /** The store (config.yaml's `store:` or UWF_STORE say which), opened on first use. */

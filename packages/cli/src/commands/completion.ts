@@ -13,16 +13,16 @@ export default defineCommand({
     "source <(uwf completion bash)",
     "uwf completion fish > ~/.config/fish/completions/uwf.fish",
   ],
-  async run(_ctx, [shell]) {
+  async run(ctx, [shell]) {
     if (shell !== "bash" && shell !== "zsh" && shell !== "fish") {
       throw new UwfError("USAGE", `no completion for shell ${JSON.stringify(shell)}`, {
         hint: `pass one of ${SHELLS.join(", ")}`,
       });
     }
-    const [{ COMMANDS }, { GLOBAL_OPTIONS, GROUP_SUMMARIES, FORMATS }, model, scripts] =
+    const [commands, { GLOBAL_OPTIONS, GROUP_SUMMARIES, FORMATS }, model, scripts] =
       await Promise.all([
-        import("./index.js"),
-        import("../program.js"),
+        ctx.commands(),
+        import("../help/globals.js"),
         import("../completion/model.js"),
         import("../completion/scripts.js"),
       ]);
@@ -31,7 +31,7 @@ export default defineCommand({
     );
     const script = scripts.completionScript(
       shell,
-      model.completionModel(COMMANDS, GROUP_SUMMARIES, global),
+      model.completionModel(commands, GROUP_SUMMARIES, global),
     );
     return result({ shell, script }, (d) => d.script);
   },

@@ -1,8 +1,7 @@
 import { EXIT_CODE_MEANINGS } from "@united-workforce/protocol";
 import type { CommandSpec } from "../commands/command.js";
-import { COMMANDS } from "../commands/index.js";
 import { argumentLabel, valueNote } from "../commands/option-values.js";
-import { GROUP_SUMMARIES } from "../program.js";
+import { GROUP_SUMMARIES } from "./globals.js";
 
 /** Flags and usage line of one command, as `--help` shows them. */
 export function usageLine(spec: CommandSpec): string {
@@ -21,12 +20,12 @@ export function exitCodeRows(): string[] {
     .map(([code, meaning]) => `| ${code} | ${meaning} |`);
 }
 
-export function publicCommands(): CommandSpec[] {
-  return COMMANDS.filter((c) => !c.hidden);
+export function publicCommands(commands: readonly CommandSpec[]): CommandSpec[] {
+  return commands.filter((c) => !c.hidden);
 }
 
 /** docs/cli.md, generated from the command table so the two cannot drift. */
-export function renderCliReference(): string {
+export function renderCliReference(commands: readonly CommandSpec[]): string {
   const out: string[] = [
     "# uwf CLI reference",
     "",
@@ -45,7 +44,7 @@ export function renderCliReference(): string {
     "",
   ];
   let group = "";
-  for (const spec of publicCommands()) {
+  for (const spec of publicCommands(commands)) {
     const [first] = spec.path;
     if (first !== group) {
       group = first!;

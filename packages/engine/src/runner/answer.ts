@@ -16,7 +16,7 @@ import {
 import { prevOf } from "../steps/planned-step.js";
 import { takeThread } from "../threads/lease.js";
 import { HUMAN_AGENT } from "../workflow/step-roles.js";
-import type { AnswerDocument } from "./runner.js";
+import type { AnswerDocument } from "./types.js";
 
 /**
  * Answer a thread that waits for a human: type and validate the answer against the role's

@@ -11,9 +11,9 @@ import type { PlannedStep } from "../steps/planned-step.js";
 import { takeThread } from "../threads/lease.js";
 import { liftedGuardOf, planPoke, planResume, retryWait } from "./plans.js";
 import { checkFirstStep, runSteps } from "./run-loop.js";
-import type { RunRequest, RunResult } from "./runner.js";
 import { terminalReason, waitsOnFanout } from "./stop-reasons.js";
 import { type ExecSummary, execDocument, execExitCode } from "./summary.js";
+import type { RunRequest, RunResult } from "./types.js";
 
 /**
  * Starts a background worker: `uwf thread exec <id> --worker <token> …` as a detached process,

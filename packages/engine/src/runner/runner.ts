@@ -1,14 +1,11 @@
 import type {
-  DocumentOf,
-  ExitCode,
   ThreadCancelDocument,
   ThreadCleanupDocument,
-  ThreadExecDocument,
   ThreadPointer,
   ThreadStatus,
   WorkflowPayload,
 } from "@united-workforce/protocol";
-import type { Lease, RunLimits, Store, UwfConfig } from "@united-workforce/store";
+import type { Store, UwfConfig } from "@united-workforce/store";
 import type { EventStream } from "@united-workforce/util";
 import { Router } from "../moderator/router.js";
 import { settle } from "../state/apply-outcome.js";
@@ -22,7 +19,7 @@ import { cancelThread, cleanUpThread } from "./cancel.js";
 import { type BackgroundStart, execThread, pokeThread, resumeThread } from "./exec.js";
 import { type LastRun, lastRun } from "./last-run.js";
 import { type PendingStep, pendingStep } from "./plans.js";
-import type { ExecSummary } from "./summary.js";
+import type { AnswerDocument, RunRequest, RunResult } from "./types.js";
 
 /** What a runner works with; the caller (the CLI, the web view) owns each of these. */
 export interface RunnerOptions {
@@ -40,25 +37,6 @@ export interface RunnerOptions {
   /** How runs wait between retries (tests pass one that records and returns). */
   sleep?(ms: number, signal: AbortSignal): Promise<void>;
 }
-
-/** How a run is bounded and run: what every use case that runs steps takes. */
-export interface RunRequest {
-  /** Run up to this many steps (default 1). */
-  count?: number;
-  /** `--agent`: an alias, a command on PATH, or a path; the thread remembers it. */
-  agent?: string | undefined;
-  /** This run's budget, over config.yaml's `limits.<workflow>` (a flag may raise a limit). */
-  limits?: RunLimits;
-}
-
-/** What a run came to: how it ended, its document, and the exit code the CLI exits with. */
-export interface RunResult {
-  summary: ExecSummary | null;
-  document: ThreadExecDocument;
-  exitCode: ExitCode;
-}
-
-export type AnswerDocument = DocumentOf<"thread answer">;
 
 /**
  * The engine as use cases: one entry per thing a user does to a thread. Each takes the thread's
@@ -191,5 +169,3 @@ export class Runner {
     return settle(this.#run, pointer);
   }
 }
-
-export type { Lease };

@@ -5,14 +5,16 @@ export default defineCommand({
   path: ["prompt", "list"],
   summary: "list the guides, one line each",
   examples: ["uwf prompt list", "uwf prompt bootstrap > bootstrap.md"],
-  async run() {
+  async run(ctx) {
     // The guides are the other `uwf prompt` commands: the command table is the list.
-    const { COMMANDS } = await import("../index.js");
+    const commands = await ctx.commands();
     const doc: PromptListDocument = {
-      prompts: COMMANDS.filter((c) => c.path[0] === "prompt" && c.path[1] !== "list").map((c) => ({
-        name: c.path[1]!,
-        summary: c.summary,
-      })),
+      prompts: commands
+        .filter((c) => c.path[0] === "prompt" && c.path[1] !== "list")
+        .map((c) => ({
+          name: c.path[1]!,
+          summary: c.summary,
+        })),
     };
     const width = Math.max(...doc.prompts.map((p) => p.name.length));
     return result(doc, (d) =>

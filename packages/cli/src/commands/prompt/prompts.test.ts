@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { UWF_MOCK_BIN } from "@united-workforce/test-utils";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { GLOBAL_OPTIONS } from "../../program.js";
+import { GLOBAL_OPTIONS } from "../../help/globals.js";
 import { COMMANDS } from "../index.js";
 import { renderAdapterDeveloping } from "./texts/adapter-developing.js";
 import { renderBootstrap } from "./texts/bootstrap.js";
@@ -12,7 +12,7 @@ import { renderUsage } from "./texts/usage.js";
 import { renderWorkflowAuthoring } from "./texts/workflow-authoring.js";
 
 const GUIDES = {
-  usage: renderUsage,
+  usage: () => renderUsage(COMMANDS),
   "workflow-authoring": renderWorkflowAuthoring,
   "adapter-developing": renderAdapterDeveloping,
   bootstrap: renderBootstrap,
@@ -169,7 +169,7 @@ describe("uwf prompt guides", () => {
   });
 
   it("usage documents every public command with its options", () => {
-    const text = renderUsage();
+    const text = renderUsage(COMMANDS);
     for (const spec of COMMANDS.filter((c) => !c.hidden)) {
       expect(text).toContain(`\`uwf ${spec.path.join(" ")}`);
       for (const option of (spec.options ?? []).filter((o) => !o.hidden)) {
@@ -179,7 +179,7 @@ describe("uwf prompt guides", () => {
   });
 
   it("usage heads each group with its name and, when it has one, its summary", () => {
-    const headings = renderUsage()
+    const headings = renderUsage(COMMANDS)
       .split("\n")
       .filter((line) => line.startsWith("### uwf "));
     expect(headings).toContain("### uwf setup");

@@ -4,8 +4,8 @@ import { guide } from "./guide.js";
 export default defineCommand({
   path: ["prompt", "usage"],
   summary: "how to drive uwf from a terminal, a script or an agent: commands, exit codes, JSON",
-  async run() {
+  async run(ctx) {
     const { renderUsage } = await import("./texts/usage.js");
-    return guide("usage", renderUsage());
+    return guide("usage", renderUsage(await ctx.commands()));
   },
 });

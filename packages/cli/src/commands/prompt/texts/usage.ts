@@ -1,7 +1,7 @@
 import { type DocumentName, documentSchemas } from "@united-workforce/protocol";
 import { argumentLabel, valueNote } from "../../../commands/option-values.js";
+import { GLOBAL_OPTIONS, GROUP_SUMMARIES } from "../../../help/globals.js";
 import { ERRORS_SENTENCE, exitCodeRows, publicCommands } from "../../../help/reference.js";
-import { GLOBAL_OPTIONS, GROUP_SUMMARIES } from "../../../program.js";
 import type { CommandSpec, OptionSpec } from "../../command.js";
 
 /**
@@ -9,7 +9,7 @@ import type { CommandSpec, OptionSpec } from "../../command.js";
  * command reference, the exit codes and the JSON keys come from the command table and
  * protocol, so the guide names only commands and options that exist.
  */
-export function renderUsage(): string {
+export function renderUsage(commands: readonly CommandSpec[]): string {
   return [
     "# Driving uwf",
     "",
@@ -74,7 +74,7 @@ export function renderUsage(): string {
     "Top-level keys of each command's `--format json` document. Keys are stable: more may be",
     "added, none renamed. Times are ISO 8601 UTC strings, durations milliseconds.",
     "",
-    ...publicCommands().map(
+    ...publicCommands(commands).map(
       (spec) => `- \`uwf ${spec.path.join(" ")}\` → ${documentKeys(spec.path.join(" "))}`,
     ),
     `- errors (stderr) → ${documentKeys("error")}`,
@@ -83,14 +83,14 @@ export function renderUsage(): string {
     "",
     `Global options: ${GLOBAL_OPTIONS.map((o) => `\`${o.flags}\` ${o.description}`).join("; ")}.`,
     "Placeholders: `<x>` is required, `[x]` optional, `x...` may repeat.",
-    ...commandReference(),
+    ...commandReference(commands),
   ].join("\n");
 }
 
-function commandReference(): string[] {
+function commandReference(commands: readonly CommandSpec[]): string[] {
   const out: string[] = [];
   let group = "";
-  for (const spec of publicCommands()) {
+  for (const spec of publicCommands(commands)) {
     const [first] = spec.path;
     if (first !== group) {
       group = first!;
