@@ -8,9 +8,9 @@
 // Each bundle's first line is `// uwf-bundle <content hash>`: boot.cjs keys its code cache on
 // it. The rest is the code wrapped as a CommonJS module function (boot.cjs's `wrap`), which
 // boot.cjs compiles as read. The bundle must be ASCII (checked here) so that boot.cjs can read it
-// as latin1. What few processes need sits beside it in a chunk (`pg.cjs`, the PostgreSQL driver;
-// `yaml.cjs`), built the same way and loaded by boot.cjs's `loadChunk` with a code cache of its
-// own.
+// as latin1. What few processes need sits beside it in a chunk (`yaml.cjs`), built the same way
+// and loaded by boot.cjs's `loadChunk` with a code cache of its own. A package its users install
+// beside uwf (`@united-workforce/store-postgres`, with the `pg` driver) stays out of every bundle.
 //
 // `dist/bundle` is updated in place, each file replaced by one rename, so a running `uwf`
 // (which read its whole bundle at start) is never disturbed by a rebuild.
@@ -38,7 +38,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const BOOT = readFileSync(`${root}scripts/lib/boot.cjs`, "utf8");
 const { wrap } = createRequire(import.meta.url)("./lib/boot.cjs");
 /** Parts of the bundle in files of their own, loaded through boot.cjs's `loadChunk` on demand. */
-const CHUNKS = { pg: { from: "packages/store" }, yaml: { from: "packages/store" } };
+const CHUNKS = { yaml: { from: "packages/store" } };
 const KEEP = new Set(["main.cjs", "boot.cjs", ...Object.keys(CHUNKS).map((name) => `${name}.cjs`)]);
 
 const cliVersion = JSON.parse(readFileSync(`${root}packages/cli/package.json`, "utf8")).version;
@@ -168,11 +168,7 @@ const builtinValidators = {
 };
 
 /**
- * `import("pg")` becomes a call of boot.cjs's `loadChunk("pg")`: the PostgreSQL driver is 17 %
- * of a bundle, and every process paid to read it and deserialise its code cache entries, while
- * only a PostgreSQL store uses it. It goes to `pg.cjs` beside the bundle (built below).
- *
- * The yaml library (the stand-in above loads it) is a chunk for another reason: a bundle's code
+ * The yaml library (the stand-in above loads it) is a chunk of its own: a bundle's code
  * cache holds every function the run that wrote it compiled, and that run is usually a first
  * one, which parses YAML its later runs find in a parse cache (the scenario, the workflow,
  * config.yaml). Inside the bundle, yaml's compiled code would ride in that command's cache for
@@ -196,6 +192,38 @@ const chunks = {
     b.onResolve({ filter: /^\.\/boot\.cjs$/, namespace: "uwf-chunk" }, (args) => ({
       path: args.path,
       external: true,
+    }));
+  },
+};
+
+/**
+ * Packages a binary loads from where it is installed, never from its bundle: the PostgreSQL
+ * backend is installed by its users only, beside uwf (docs/postgres.md), and brings the `pg`
+ * driver, which no other install should carry. Our code loads one with `import()` (in the
+ * module that holds the loader, e.g. cli's `store-backends.js`); that `import()` becomes a call
+ * of boot.cjs's `importPackage`, which resolves it from the bundle's folder up: in a global
+ * install, the sibling global package. Any other import of one fails the build.
+ */
+const INSTALLED_BESIDE = ["@united-workforce/store-postgres"];
+
+const installedBeside = {
+  name: "uwf-installed-beside",
+  setup(b) {
+    const names = INSTALLED_BESIDE.map((name) => name.replace(/[/.]/g, "\\$&")).join("|");
+    const dynamicImport = new RegExp(`\\bimport\\(\\s*"(${names})"\\s*\\)`, "g");
+    // Only our compiled modules, never a library's.
+    b.onLoad({ filter: /[\\/]packages[\\/][\w-]+[\\/]dist[\\/].*\.js$/ }, ({ path }) => {
+      const code = readFileSync(path, "utf8");
+      const contents = code.replace(dynamicImport, 'require("./boot.cjs").importPackage("$1")');
+      return contents === code ? undefined : { contents, loader: "js" };
+    });
+    b.onResolve({ filter: /^\.\/boot\.cjs$/ }, ({ path }) => ({ path, external: true }));
+    b.onResolve({ filter: new RegExp(`^(${names})(/|$)`) }, ({ path, importer }) => ({
+      errors: [
+        {
+          text: `${path} must stay out of the bundle: load it with \`import("${path}")\` (${importer})`,
+        },
+      ],
     }));
   },
 };
@@ -266,7 +294,7 @@ for (const { entry, outdir } of targets) {
     ...COMMON,
     entryPoints: [`${root}${entry}`],
     outfile: `${root}${outdir}/main.cjs`,
-    plugins: [lazyBuiltins, lazyLibraries, builtinValidators, chunks],
+    plugins: [lazyBuiltins, lazyLibraries, builtinValidators, chunks, installedBeside],
     // `import.meta.url` is computed when read: most starts never need a file URL.
     banner: {
       js: 'var __uwfMeta={get url(){return require("node:url").pathToFileURL(__filename).href}};',

@@ -56,8 +56,8 @@ function boot(name, words = 0, argv = process.argv.slice(2), env = process.env) 
 }
 
 /**
- * A part of the bundle that few processes need, kept in its own file beside it (`pg.cjs`: the
- * PostgreSQL driver, loaded only with a PostgreSQL store) so that other starts neither read nor
+ * A part of the bundle that few processes need, kept in its own file beside it (`yaml.cjs`: the
+ * YAML library, loaded only when YAML is parsed) so that other starts neither read nor
  * deserialise it. Compiled with its own code cache, in `<binary>.<chunk>/`, so that pruning one
  * build's files never touches the other's.
  */
@@ -65,6 +65,17 @@ function loadChunk(chunk) {
   if (!WORD.test(chunk)) throw new Error(`not a chunk name: ${JSON.stringify(chunk)}`);
   const { name, env } = booted ?? { name: "uwf", env: process.env };
   return run(join(__dirname, `${chunk}.cjs`), `${name}.${chunk}`, "main", env);
+}
+
+/**
+ * Import a package installed beside this binary instead of bundled into it (bundle.mjs turns
+ * the bundle's `import()` of one into a call of this): resolved from this folder up, as any
+ * `import()` in this file is, so a global install finds a sibling global package. Inside the
+ * bundle, which `run` compiles with `vm.Script`, an `import()` needs vm's experimental loader,
+ * which prints a warning.
+ */
+function importPackage(name) {
+  return import(name);
 }
 
 /** Compile `path` with the code cache of `folder`/`key`, run it as a CommonJS module. */
@@ -90,7 +101,8 @@ function run(path, folder, key, env) {
     filename: path,
     cachedData: cached,
     // From Node 20.12 code compiled here may `import()` like any module (bundles have no such
-    // call today: esbuild inlines every import() of bundled code); older ones would throw.
+    // call: esbuild inlines every import() of bundled code, and bundle.mjs turns that of a
+    // package installed beside uwf into `importPackage`); older ones would throw.
     importModuleDynamically: constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   if (file !== null && (cached === undefined || script.cachedDataRejected)) {
@@ -169,4 +181,4 @@ function save(file, build, script) {
   }
 }
 
-module.exports = { boot, commandKey, loadChunk, wrap };
+module.exports = { boot, commandKey, importPackage, loadChunk, wrap };
