@@ -10,7 +10,8 @@
 // boot.cjs compiles as read. The bundle must be ASCII (checked here) so that boot.cjs can read it
 // as latin1. What few processes need sits beside it in a chunk (`yaml.cjs`), built the same way
 // and loaded by boot.cjs's `loadChunk` with a code cache of its own. A package its users install
-// beside uwf (`@united-workforce/store-postgres`, with the `pg` driver) stays out of every bundle.
+// beside uwf (`@united-workforce/store-postgres`, with the `pg` driver) stays out of every bundle
+// and gets one of its own, which boot.cjs's `importPackage` finds where it is installed.
 //
 // `dist/bundle` is updated in place, each file replaced by one rename, so a running `uwf`
 // (which read its whole bundle at start) is never disturbed by a rebuild.
@@ -57,6 +58,18 @@ const targets = [
     outdir: "packages/agent-claude-code/dist/bundle",
   },
   { entry: "packages/agent-codex/dist/main.js", outdir: "packages/agent-codex/dist/bundle" },
+];
+
+/**
+ * Packages installed beside uwf (INSTALLED_BESIDE below) ship a bundle of their own, the
+ * package's `./bundle` export, which the binaries run through boot.cjs's `importPackage` with a
+ * code cache, as they run their own: the PostgreSQL backend and its driver in one file.
+ */
+const packageTargets = [
+  {
+    entry: "packages/store-postgres/dist/index.js",
+    outdir: "packages/store-postgres/dist/bundle",
+  },
 ];
 
 /**
@@ -201,8 +214,9 @@ const chunks = {
  * backend is installed by its users only, beside uwf (docs/postgres.md), and brings the `pg`
  * driver, which no other install should carry. Our code loads one with `import()` (in the
  * module that holds the loader, e.g. cli's `store-backends.js`); that `import()` becomes a call
- * of boot.cjs's `importPackage`, which resolves it from the bundle's folder up: in a global
- * install, the sibling global package. Any other import of one fails the build.
+ * of boot.cjs's `importPackage`, which resolves the package's own bundle (packageTargets) from
+ * the binary's bundle folder up: in a global install, the sibling global package. Any other
+ * import of one fails the build.
  */
 const INSTALLED_BESIDE = ["@united-workforce/store-postgres"];
 
@@ -313,6 +327,24 @@ for (const { entry, outdir } of targets) {
     for (const [name, chunk] of Object.entries(chunkTexts)) {
       writeAtomically(join(dir, `${name}.cjs`), chunk);
     }
+    writeAtomically(join(dir, "main.cjs"), text);
+    removeOthers(dir);
+  });
+}
+
+for (const { entry, outdir } of packageTargets) {
+  if (!existsSync(`${root}${entry}`)) continue;
+  // Everything in, the driver too: run from the package's folder, the bundle can reach no other
+  // module but Node's own.
+  const result = await build({
+    ...COMMON,
+    entryPoints: [`${root}${entry}`],
+    outfile: `${root}${outdir}/main.cjs`,
+  });
+  const text = bundleText(result.outputFiles[0].text, `${outdir}/main.cjs`);
+  const dir = `${root}${outdir}`;
+  withLock(`${dir}.lock`, () => {
+    mkdirSync(dir, { recursive: true });
     writeAtomically(join(dir, "main.cjs"), text);
     removeOthers(dir);
   });

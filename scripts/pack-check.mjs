@@ -204,8 +204,9 @@ async function checkBuiltin({ bin, home, outside, env, uwf, version }) {
 }
 
 /**
- * With a postgres:// store and no @united-workforce/store-postgres, uwf and an adapter stop at once (exit 1) saying
- * the package is not installed and the command that installs it, the URL's password masked.
+ * With a postgres:// store and no @united-workforce/store-postgres, uwf and an adapter stop at
+ * once (exit 1) saying the package is not installed and the command that installs it, the
+ * URL's password masked.
  */
 function checkPostgresMissing({ bin, outside, env, thread, version }) {
   step(`a postgres:// store without ${POSTGRES}: the error says how to install it`);
@@ -244,10 +245,10 @@ function checkPostgresMissing({ bin, outside, env, thread, version }) {
 }
 
 /**
- * With @united-workforce/store-postgres installed beside uwf, a whole mock thread runs on a throwaway PostgreSQL
- * server (uwf and uwf-mock each load it from the install), nothing of it lands in UWF_HOME, and
- * an unreachable server is STORE_UNAVAILABLE: an error from the backend's own copy of uwf's
- * packages keeps its code in the bundled binary that reports it.
+ * With @united-workforce/store-postgres installed beside uwf, a whole mock thread runs on a
+ * throwaway PostgreSQL server (uwf and uwf-mock each run the package's bundle from the install),
+ * nothing of it lands in UWF_HOME, and an unreachable server is STORE_UNAVAILABLE: an error from
+ * the backend's own copy of uwf's packages keeps its code in the bundled binary that reports it.
  */
 async function checkPostgres({ bin, outside, env }) {
   step(`running a thread on PostgreSQL with ${POSTGRES} installed`);
@@ -282,6 +283,13 @@ async function checkPostgres({ bin, outside, env }) {
     }
     const local = ["cas", "threads", "workflows"].filter((name) => existsSync(join(home, name)));
     if (local.length > 0) fail(`a PostgreSQL store wrote ${local.join(", ")} under UWF_HOME`);
+    // Both ran the package's own bundle (boot.cjs's importPackage), each with its code cache.
+    const caches = ["uwf", "uwf-mock"].map((name) =>
+      join(home, "cache/code", `${name}.store-postgres`),
+    );
+    const uncached = caches.filter((dir) => !existsSync(dir));
+    if (uncached.length > 0)
+      fail(`no code cache of ${POSTGRES}'s bundle at ${uncached.join(", ")}`);
 
     const unreachable = runToEnd(join(bin, "uwf"), ["thread", "list", "--format", "json"], {
       cwd: outside,
@@ -377,6 +385,11 @@ function checkTarball(pkg) {
   }
   for (const [name, target] of Object.entries(meta.bin ?? {})) {
     if (!has.has(target.replace(/^\.\//, ""))) problems.push(`bin ${name} (${target}) is missing`);
+  }
+  // The bundle the binaries run of a package installed beside them (boot.cjs's importPackage).
+  const bundle = meta.exports?.["./bundle"];
+  if (bundle !== undefined && !has.has(bundle.replace(/^\.\//, ""))) {
+    problems.push(`its ./bundle export (${bundle}) is missing`);
   }
   for (const file of files) {
     if (/\.test\.[cm]?[jt]s$|(^|\/)__(fixtures|testing)__\/|\.tsbuildinfo$/.test(file)) {

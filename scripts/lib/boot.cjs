@@ -68,14 +68,16 @@ function loadChunk(chunk) {
 }
 
 /**
- * Import a package installed beside this binary instead of bundled into it (bundle.mjs turns
- * the bundle's `import()` of one into a call of this): resolved from this folder up, as any
- * `import()` in this file is, so a global install finds a sibling global package. Inside the
- * bundle, which `run` compiles with `vm.Script`, an `import()` needs vm's experimental loader,
- * which prints a warning.
+ * A package installed beside this binary instead of bundled into it (bundle.mjs turns the
+ * bundle's `import()` of one into a call of this): its own bundle, the package's `./bundle`
+ * export, resolved from this folder up, so a global install finds the sibling global package,
+ * and run like a chunk, with a code cache of its own in `<binary>.<package>/`. A missing
+ * package rejects with Node's MODULE_NOT_FOUND naming it.
  */
-function importPackage(name) {
-  return import(name);
+async function importPackage(name) {
+  const path = require.resolve(`${name}/bundle`);
+  const { name: binary, env } = booted ?? { name: "uwf", env: process.env };
+  return run(path, `${binary}.${name.replace(/^.*\//, "")}`, "main", env);
 }
 
 /** Compile `path` with the code cache of `folder`/`key`, run it as a CommonJS module. */
@@ -101,8 +103,7 @@ function run(path, folder, key, env) {
     filename: path,
     cachedData: cached,
     // From Node 20.12 code compiled here may `import()` like any module (bundles have no such
-    // call: esbuild inlines every import() of bundled code, and bundle.mjs turns that of a
-    // package installed beside uwf into `importPackage`); older ones would throw.
+    // call today: esbuild inlines every import() of bundled code); older ones would throw.
     importModuleDynamically: constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   if (file !== null && (cached === undefined || script.cachedDataRejected)) {

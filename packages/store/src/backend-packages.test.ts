@@ -54,10 +54,10 @@ describe("opening a PostgreSQL store without its package", () => {
     );
   });
 
-  it("recognises require's words for the missing package too", async () => {
+  it("recognises the bundled binaries' words for it too (they resolve its bundle)", async () => {
     let requireError: unknown;
     try {
-      createRequire(join(home, "probe.cjs"))("@united-workforce/store-postgres");
+      createRequire(join(home, "probe.cjs")).resolve("@united-workforce/store-postgres/bundle");
     } catch (error) {
       requireError = error;
     }
