@@ -15,8 +15,9 @@
 //     command gets the code it runs, not what the first command ever run happened to use;
 //   - V8 refuses a cache made by another V8 version or with other flags; it is then rewritten.
 // A missing, refused or unwritable cache costs time only. `UWF_CODE_CACHE=0` turns it off.
-// Chunks (`loadChunk`: files beside the bundle that few processes need) are cached the same
-// way, in `<binary>.<chunk>/`.
+// Chunks (`loadChunk`: files beside the bundle that few processes need) and the bundles of
+// packages installed beside the binary (`importPackage`) are cached the same way, in
+// `<binary>.<chunk>/` and `<binary>.<package>/`.
 const {
   mkdirSync,
   readdirSync,

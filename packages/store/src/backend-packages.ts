@@ -3,7 +3,7 @@ import type { PostgresBackend } from "./api.js";
 import { maskUrl } from "./store-url.js";
 
 /** The package that holds the PostgreSQL backend (and the `pg` driver). */
-export const POSTGRES_PACKAGE = "@united-workforce/store-postgres";
+const POSTGRES_PACKAGE = "@united-workforce/store-postgres";
 
 /**
  * The PostgreSQL backend, through the loader the caller gave (`StoreOptions.backends`). Fails
