@@ -30,9 +30,13 @@ export default defineConfig({
       "@united-workforce/agent-kit/entry": fileURLToPath(
         new URL("./packages/agent-kit/src/entry.ts", import.meta.url),
       ),
+      "@united-workforce/store/backend": fileURLToPath(
+        new URL("./packages/store/src/backend.ts", import.meta.url),
+      ),
       "@united-workforce/protocol": pkg("protocol"),
       "@united-workforce/util": pkg("util"),
       "@united-workforce/store": pkg("store"),
+      "@united-workforce/store-postgres": pkg("store-postgres"),
       "@united-workforce/engine": pkg("engine"),
       "@united-workforce/agent-kit": pkg("agent-kit"),
       "@united-workforce/test-utils": pkg("test-utils"),

@@ -241,7 +241,7 @@ async function main() {
   if (backend === "postgres") {
     server = await startPostgres();
     store = await server.createDatabase();
-    const pg = createRequire(join(root, "packages/store/package.json"))("pg");
+    const pg = createRequire(join(root, "packages/store-postgres/package.json"))("pg");
     db = new pg.Client({ connectionString: store });
     await db.connect();
   }

@@ -8,9 +8,9 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const store = `${root}packages/store/dist`;
+const backend = `${root}packages/store-postgres/dist/index.js`;
 const { startPostgres } = await import(`${root}packages/test-utils/dist/postgres.js`);
-const { openPostgresParts } = await import(`${store}/postgres/open.js`);
+const { openPostgresParts } = await import(backend);
 const { hashBytes } = await import(`${root}packages/util/dist/index.js`);
 const runs = Number(process.env.BENCH_RUNS ?? 200);
 
@@ -26,7 +26,7 @@ async function timeAsync(make, count = runs) {
   return median(samples);
 }
 
-function timeProcess(args, count = 15, cwd = `${root}packages/store`) {
+function timeProcess(args, count = 15, cwd = `${root}packages/store-postgres`) {
   const samples = [];
   for (let i = 0; i <= count; i++) {
     const started = performance.now();
@@ -63,7 +63,7 @@ try {
   const pgImport = timeProcess(["--input-type=module", "-e", 'await import("pg")'], 15);
   line("process that imports pg", `${(pgImport / n0).toFixed(2)}× N0`);
   const openScript = `
-    const { openPostgresParts } = await import(${JSON.stringify(`${store}/postgres/open.js`)});
+    const { openPostgresParts } = await import(${JSON.stringify(backend)});
     const parts = await openPostgresParts(${JSON.stringify(url)});
     const bytes = new TextEncoder().encode('{"payload":' + process.pid + ',"type":"schema"}');
     const { hashBytes } = await import(${JSON.stringify(`${root}packages/util/dist/index.js`)});

@@ -117,7 +117,8 @@ async function listMany(m) {
   const hash = JSON.parse(
     uwfSync(m.env, "workflow", "add", join(root, "examples/hello.yaml"), "--format", "json"),
   ).hash;
-  const store = await openStore({ home: m.home, url: m.store, host: "bench" });
+  const backends = { postgres: () => import(`${root}packages/store-postgres/dist/index.js`) };
+  const store = await openStore({ home: m.home, url: m.store, host: "bench", backends });
   try {
     await buildManyThreads(store, hash, LIST_THREADS, work);
   } finally {

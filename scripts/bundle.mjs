@@ -8,9 +8,10 @@
 // Each bundle's first line is `// uwf-bundle <content hash>`: boot.cjs keys its code cache on
 // it. The rest is the code wrapped as a CommonJS module function (boot.cjs's `wrap`), which
 // boot.cjs compiles as read. The bundle must be ASCII (checked here) so that boot.cjs can read it
-// as latin1. What few processes need sits beside it in a chunk (`pg.cjs`, the PostgreSQL driver;
-// `yaml.cjs`), built the same way and loaded by boot.cjs's `loadChunk` with a code cache of its
-// own.
+// as latin1. What few processes need sits beside it in a chunk (`yaml.cjs`), built the same way
+// and loaded by boot.cjs's `loadChunk` with a code cache of its own. A package its users install
+// beside uwf (`@united-workforce/store-postgres`, with the `pg` driver) stays out of every bundle
+// and gets one of its own, which boot.cjs's `importPackage` finds where it is installed.
 //
 // `dist/bundle` is updated in place, each file replaced by one rename, so a running `uwf`
 // (which read its whole bundle at start) is never disturbed by a rebuild.
@@ -39,7 +40,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const BOOT = readFileSync(`${root}scripts/lib/boot.cjs`, "utf8");
 const { wrap } = createRequire(import.meta.url)("./lib/boot.cjs");
 /** Parts of the bundle in files of their own, loaded through boot.cjs's `loadChunk` on demand. */
-const CHUNKS = { pg: { from: "packages/store" }, yaml: { from: "packages/store" } };
+const CHUNKS = { yaml: { from: "packages/store" } };
 const KEEP = new Set(["main.cjs", "boot.cjs", ...Object.keys(CHUNKS).map((name) => `${name}.cjs`)]);
 
 const cliVersion = JSON.parse(readFileSync(`${root}packages/cli/package.json`, "utf8")).version;
@@ -58,6 +59,18 @@ const targets = [
     outdir: "packages/agent-claude-code/dist/bundle",
   },
   { entry: "packages/agent-codex/dist/main.js", outdir: "packages/agent-codex/dist/bundle" },
+];
+
+/**
+ * Packages installed beside uwf (INSTALLED_BESIDE below) ship a bundle of their own, the
+ * package's `./bundle` export, which the binaries run through boot.cjs's `importPackage` with a
+ * code cache, as they run their own: the PostgreSQL backend and its driver in one file.
+ */
+const packageTargets = [
+  {
+    entry: "packages/store-postgres/dist/index.js",
+    outdir: "packages/store-postgres/dist/bundle",
+  },
 ];
 
 /**
@@ -185,11 +198,7 @@ const dashboardAssets = {
 };
 
 /**
- * `import("pg")` becomes a call of boot.cjs's `loadChunk("pg")`: the PostgreSQL driver is 17 %
- * of a bundle, and every process paid to read it and deserialise its code cache entries, while
- * only a PostgreSQL store uses it. It goes to `pg.cjs` beside the bundle (built below).
- *
- * The yaml library (the stand-in above loads it) is a chunk for another reason: a bundle's code
+ * The yaml library (the stand-in above loads it) is a chunk of its own: a bundle's code
  * cache holds every function the run that wrote it compiled, and that run is usually a first
  * one, which parses YAML its later runs find in a parse cache (the scenario, the workflow,
  * config.yaml). Inside the bundle, yaml's compiled code would ride in that command's cache for
@@ -213,6 +222,39 @@ const chunks = {
     b.onResolve({ filter: /^\.\/boot\.cjs$/, namespace: "uwf-chunk" }, (args) => ({
       path: args.path,
       external: true,
+    }));
+  },
+};
+
+/**
+ * Packages a binary loads from where it is installed, never from its bundle: the PostgreSQL
+ * backend is installed by its users only, beside uwf (docs/postgres.md), and brings the `pg`
+ * driver, which no other install should carry. Our code loads one with `import()` (in the
+ * module that holds the loader, e.g. cli's `store-backends.js`); that `import()` becomes a call
+ * of boot.cjs's `importPackage`, which resolves the package's own bundle (packageTargets) from
+ * the binary's bundle folder up: in a global install, the sibling global package. Any other
+ * import of one fails the build.
+ */
+const INSTALLED_BESIDE = ["@united-workforce/store-postgres"];
+
+const installedBeside = {
+  name: "uwf-installed-beside",
+  setup(b) {
+    const names = INSTALLED_BESIDE.map((name) => name.replace(/[/.]/g, "\\$&")).join("|");
+    const dynamicImport = new RegExp(`\\bimport\\(\\s*"(${names})"\\s*\\)`, "g");
+    // Only our compiled modules, never a library's.
+    b.onLoad({ filter: /[\\/]packages[\\/][\w-]+[\\/]dist[\\/].*\.js$/ }, ({ path }) => {
+      const code = readFileSync(path, "utf8");
+      const contents = code.replace(dynamicImport, 'require("./boot.cjs").importPackage("$1")');
+      return contents === code ? undefined : { contents, loader: "js" };
+    });
+    b.onResolve({ filter: /^\.\/boot\.cjs$/ }, ({ path }) => ({ path, external: true }));
+    b.onResolve({ filter: new RegExp(`^(${names})(/|$)`) }, ({ path, importer }) => ({
+      errors: [
+        {
+          text: `${path} must stay out of the bundle: load it with \`import("${path}")\` (${importer})`,
+        },
+      ],
     }));
   },
 };
@@ -283,7 +325,7 @@ for (const { entry, outdir } of targets) {
     ...COMMON,
     entryPoints: [`${root}${entry}`],
     outfile: `${root}${outdir}/main.cjs`,
-    plugins: [lazyBuiltins, lazyLibraries, builtinValidators, dashboardAssets, chunks],
+    plugins: [lazyBuiltins, lazyLibraries, builtinValidators, dashboardAssets, chunks, installedBeside],
     // `import.meta.url` is computed when read: most starts never need a file URL.
     banner: {
       js: 'var __uwfMeta={get url(){return require("node:url").pathToFileURL(__filename).href}};',
@@ -302,6 +344,24 @@ for (const { entry, outdir } of targets) {
     for (const [name, chunk] of Object.entries(chunkTexts)) {
       writeAtomically(join(dir, `${name}.cjs`), chunk);
     }
+    writeAtomically(join(dir, "main.cjs"), text);
+    removeOthers(dir);
+  });
+}
+
+for (const { entry, outdir } of packageTargets) {
+  if (!existsSync(`${root}${entry}`)) continue;
+  // Everything in, the driver too: run from the package's folder, the bundle can reach no other
+  // module but Node's own.
+  const result = await build({
+    ...COMMON,
+    entryPoints: [`${root}${entry}`],
+    outfile: `${root}${outdir}/main.cjs`,
+  });
+  const text = bundleText(result.outputFiles[0].text, `${outdir}/main.cjs`);
+  const dir = `${root}${outdir}`;
+  withLock(`${dir}.lock`, () => {
+    mkdirSync(dir, { recursive: true });
     writeAtomically(join(dir, "main.cjs"), text);
     removeOthers(dir);
   });

@@ -5,6 +5,10 @@
 // browser script and stylesheet. Run after `pnpm build` (`.ci/run` does). Exits non-zero saying
 // what broke.
 //
+// The PostgreSQL backend is installed in a second step, as its users add it beside uwf: first
+// the install without it must hold no `pg` and answer a postgres:// store with the error that
+// says how to install it; then, with it, a thread runs on a throwaway PostgreSQL server.
+//
 // Our packages are not published, so npm must take every @united-workforce/* package from the
 // tarballs: `npm install -g` looks each global package's dependencies up in the registry, so
 // the tarballs are the `file:` dependencies of a temp project instead, `overrides` sends every
@@ -13,6 +17,7 @@
 import { execFile, spawn, spawnSync } from "node:child_process";
 import {
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -40,22 +45,30 @@ function fail(message) {
 
 /** Run a program (no shell) and return its stdout; any failure stops the check, naming it. */
 function run(command, args, options = {}) {
-  const result = spawnSync(command, args, {
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-    ...options,
-  });
-  const shown = [command, ...args].join(" ");
-  if (result.error) fail(`${shown}: ${result.error.message}`);
+  const result = runToEnd(command, args, options);
   if (result.status !== 0) {
+    const shown = [command, ...args].join(" ");
     fail(`${shown} exited ${result.status ?? result.signal}\n${result.stdout}${result.stderr}`);
   }
   return result.stdout;
 }
 
+/** Run a program (no shell) whatever its exit: its status, stdout and stderr. */
+function runToEnd(command, args, options = {}) {
+  const result = spawnSync(command, args, {
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    ...options,
+  });
+  if (result.error) fail(`${[command, ...args].join(" ")}: ${result.error.message}`);
+  return result;
+}
+
 function step(text) {
   console.log(`pack-check: ${text}`);
 }
+
+const POSTGRES = `${SCOPE}/store-postgres`;
 
 try {
   const packages = publicPackages();
@@ -71,33 +84,14 @@ try {
     checkTarball(pkg);
   }
 
-  step("installing the tarballs into a temp prefix");
   const prefix = join(work, "prefix");
   mkdirSync(prefix);
-  const manifest = {
-    name: "uwf-pack-check",
-    private: true,
-    dependencies: Object.fromEntries(packages.map((p) => [p.name, `file:${p.tarball}`])),
-    overrides: Object.fromEntries(packages.map((p) => [p.name, `$${p.name}`])),
-  };
-  writeJson(join(prefix, "package.json"), manifest);
-  run(
-    "npm",
-    [
-      "install",
-      "--no-fund",
-      "--no-audit",
-      "--no-update-notifier",
-      "--prefer-offline",
-      "--fetch-retries=0",
-      // Each package gets its own dependencies under it, nothing hoisted: a bundle that needs a
-      // module its package does not declare fails here, as under pnpm or a global install.
-      "--install-strategy=nested",
-      `--${SCOPE}:registry=${NOWHERE}`,
-    ],
-    { cwd: prefix },
-  );
-  checkInstalled(prefix, packages);
+  const withoutPostgres = packages.filter((p) => p.name !== POSTGRES);
+  step(`installing the tarballs but ${POSTGRES} into a temp prefix`);
+  install(prefix, withoutPostgres);
+  checkInstalled(prefix, withoutPostgres);
+  const pgCopies = installedPaths(prefix, "pg");
+  if (pgCopies.length > 0) fail(`the install without ${POSTGRES} holds pg: ${pgCopies.join(", ")}`);
 
   step("running the installed uwf outside the repository");
   const outside = join(work, "outside");
@@ -155,6 +149,17 @@ try {
   }
   await checkBuiltin({ bin, home, outside, env, uwf, version: cli.version });
   await checkDashboard({ bin, prefix, outside, env });
+
+  checkPostgresMissing({ bin, outside, env, thread, version: cli.version });
+  step(`installing ${POSTGRES} beside them`);
+  install(prefix, packages);
+  checkInstalled(prefix, packages);
+  const pgPaths = installedPaths(prefix, "pg");
+  if (pgPaths.length === 0 || pgPaths.some((path) => !path.startsWith(`node_modules/${POSTGRES}/`)))
+    fail(
+      `pg should be installed with ${POSTGRES} only, and is at: ${pgPaths.join(", ") || "none"}`,
+    );
+  await checkPostgres({ bin, outside, env });
   step(`ok: ${packages.length} packages installed and ran (${Date.now() - started} ms)`);
 } catch (error) {
   const message = error instanceof CheckFailed ? error.message : (error?.stack ?? String(error));
@@ -265,6 +270,153 @@ function printedUrl(child) {
   });
 }
 
+/**
+ * With a postgres:// store and no @united-workforce/store-postgres, uwf and an adapter stop at
+ * once (exit 1) saying the package is not installed and the command that installs it, the
+ * URL's password masked.
+ */
+function checkPostgresMissing({ bin, outside, env, thread, version }) {
+  step(`a postgres:// store without ${POSTGRES}: the error says how to install it`);
+  const pgEnv = { ...env, UWF_STORE: "postgres://uwf:s3cret@127.0.0.1:1/uwf" };
+  const message = `the store postgres://uwf:****@127.0.0.1:1/uwf is PostgreSQL, and ${POSTGRES} is not installed`;
+  const install = `npm install -g ${POSTGRES}@${version}`;
+  const list = runToEnd(join(bin, "uwf"), ["thread", "list", "--format", "json"], {
+    cwd: outside,
+    env: pgEnv,
+  });
+  const error = jsonError(list.stderr);
+  if (
+    list.status !== 1 ||
+    error?.code !== "STORE_BACKEND_MISSING" ||
+    error.message !== message ||
+    !error.hint?.includes(install)
+  ) {
+    fail(
+      `uwf thread list on a postgres:// store without ${POSTGRES} exited ${list.status}:\n${list.stderr}`,
+    );
+  }
+  const args = ["--thread", thread, "--role", "greeter", "--prompt", "Greet Ada."];
+  const adapter = runToEnd(join(bin, "uwf-mock"), [...args, "--scenario", "hello-scenario.yaml"], {
+    cwd: outside,
+    env: pgEnv,
+  });
+  const said = adapter.stderr;
+  if (
+    adapter.status !== 1 ||
+    !said.includes(message) ||
+    !said.includes(install) ||
+    said.includes("s3cret")
+  ) {
+    fail(`uwf-mock on a postgres:// store without ${POSTGRES} exited ${adapter.status}:\n${said}`);
+  }
+}
+
+/**
+ * With @united-workforce/store-postgres installed beside uwf, a whole mock thread runs on a
+ * throwaway PostgreSQL server (uwf and uwf-mock each run the package's bundle from the install),
+ * nothing of it lands in UWF_HOME, and an unreachable server is STORE_UNAVAILABLE: an error from
+ * the backend's own copy of uwf's packages keeps its code in the bundled binary that reports it.
+ */
+async function checkPostgres({ bin, outside, env }) {
+  step(`running a thread on PostgreSQL with ${POSTGRES} installed`);
+  const testUtils = join(root, "packages/test-utils/dist/index.js");
+  const { startPostgres } = await import(pathToFileURL(testUtils).href);
+  const server = await startPostgres();
+  try {
+    const home = join(work, "uwf-home-postgres");
+    mkdirSync(home);
+    const pgEnv = { ...env, UWF_HOME: home, UWF_STORE: await server.createDatabase() };
+    const uwf = (...args) => run(join(bin, "uwf"), args, { cwd: outside, env: pgEnv });
+    uwf("workflow", "add", "hello.yaml");
+    const thread = uwf("thread", "start", "hello", "-p", "Greet Ada, who joins today.").trim();
+    const agent = "uwf-mock --scenario hello-scenario.yaml";
+    const exec = runToEnd(
+      join(bin, "uwf"),
+      ["thread", "exec", thread, "-c", "5", "--agent", agent],
+      {
+        cwd: outside,
+        env: pgEnv,
+      },
+    );
+    if (exec.status !== 0 || /warning/i.test(exec.stderr)) {
+      fail(`uwf thread exec on PostgreSQL exited ${exec.status}:\n${exec.stdout}${exec.stderr}`);
+    }
+    const shown = JSON.parse(uwf("thread", "show", thread, "--format", "json"));
+    if (shown.status !== "completed" || shown.steps !== 1) {
+      fail(`the PostgreSQL thread ended ${shown.status} after ${shown.steps} steps`);
+    }
+    if (!uwf("thread", "read", thread).includes("Hello, Ada! Welcome to the team.")) {
+      fail("uwf thread read on PostgreSQL does not show the greeting");
+    }
+    const local = ["cas", "threads", "workflows"].filter((name) => existsSync(join(home, name)));
+    if (local.length > 0) fail(`a PostgreSQL store wrote ${local.join(", ")} under UWF_HOME`);
+    // Both ran the package's own bundle (boot.cjs's importPackage), each with its code cache.
+    const caches = ["uwf", "uwf-mock"].map((name) =>
+      join(home, "cache/code", `${name}.store-postgres`),
+    );
+    const uncached = caches.filter((dir) => !existsSync(dir));
+    if (uncached.length > 0)
+      fail(`no code cache of ${POSTGRES}'s bundle at ${uncached.join(", ")}`);
+
+    const unreachable = runToEnd(join(bin, "uwf"), ["thread", "list", "--format", "json"], {
+      cwd: outside,
+      env: { ...pgEnv, UWF_STORE: "postgres://uwf@127.0.0.1:1/uwf" },
+    });
+    if (unreachable.status !== 1 || jsonError(unreachable.stderr)?.code !== "STORE_UNAVAILABLE") {
+      fail(
+        `uwf on an unreachable PostgreSQL server exited ${unreachable.status}:\n${unreachable.stderr}`,
+      );
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+/** The `{ error }` document uwf printed on stderr in json mode, or null. */
+function jsonError(stderr) {
+  try {
+    return JSON.parse(stderr).error ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Install `packages` from their tarballs into the project at `prefix` (again: what is there
+ * already stays). npm must take every @united-workforce/* package from the tarballs (see the top).
+ */
+function install(prefix, packages) {
+  const manifest = {
+    name: "uwf-pack-check",
+    private: true,
+    dependencies: Object.fromEntries(packages.map((p) => [p.name, `file:${p.tarball}`])),
+    overrides: Object.fromEntries(packages.map((p) => [p.name, `$${p.name}`])),
+  };
+  writeJson(join(prefix, "package.json"), manifest);
+  run(
+    "npm",
+    [
+      "install",
+      "--no-fund",
+      "--no-audit",
+      "--no-update-notifier",
+      "--prefer-offline",
+      "--fetch-retries=0",
+      // Each package gets its own dependencies under it, nothing hoisted: a bundle that needs a
+      // module its package does not declare fails here, as under pnpm or a global install.
+      "--install-strategy=nested",
+      `--${SCOPE}:registry=${NOWHERE}`,
+    ],
+    { cwd: prefix },
+  );
+}
+
+/** Where the install at `prefix` holds package `name` (paths in its lock file). */
+function installedPaths(prefix, name) {
+  const lock = JSON.parse(readFileSync(join(prefix, "package-lock.json"), "utf8"));
+  return Object.keys(lock.packages ?? {}).filter((path) => path.endsWith(`node_modules/${name}`));
+}
+
 /** Every package under packages/ that is not private, with its folder and version. */
 function publicPackages() {
   const found = [];
@@ -301,17 +453,22 @@ function checkTarball(pkg) {
   for (const [name, target] of Object.entries(meta.bin ?? {})) {
     if (!has.has(target.replace(/^\.\//, ""))) problems.push(`bin ${name} (${target}) is missing`);
   }
+  // The bundle the binaries run of a package installed beside them (boot.cjs's importPackage).
+  const bundle = meta.exports?.["./bundle"];
+  if (bundle !== undefined && !has.has(bundle.replace(/^\.\//, ""))) {
+    problems.push(`its ./bundle export (${bundle}) is missing`);
+  }
   for (const file of files) {
     if (/\.test\.[cm]?[jt]s$|(^|\/)__(fixtures|testing)__\/|\.tsbuildinfo$/.test(file)) {
       problems.push(`holds ${file}`);
     }
   }
   // Each bin's bundle (the folder its boot.cjs is in: `dist/bundle`, uwf-replay's
-  // `dist/replay-bundle`), and the chunks boot.cjs loads (a PostgreSQL store's driver, yaml).
+  // `dist/replay-bundle`), and the chunk boot.cjs loads (yaml).
   for (const target of Object.values(meta.bin ?? {})) {
     const script = readFileSync(join(pkg.dir, target), "utf8");
     const folder = /\.\.\/(dist\/[\w-]+)\/boot\.cjs/.exec(script)?.[1] ?? "dist/bundle";
-    for (const file of ["main.cjs", "boot.cjs", "pg.cjs", "yaml.cjs"]) {
+    for (const file of ["main.cjs", "boot.cjs", "yaml.cjs"]) {
       if (!has.has(`${folder}/${file}`)) problems.push(`has no ${folder}/${file}`);
     }
   }

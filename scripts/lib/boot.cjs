@@ -15,8 +15,9 @@
 //     command gets the code it runs, not what the first command ever run happened to use;
 //   - V8 refuses a cache made by another V8 version or with other flags; it is then rewritten.
 // A missing, refused or unwritable cache costs time only. `UWF_CODE_CACHE=0` turns it off.
-// Chunks (`loadChunk`: files beside the bundle that few processes need) are cached the same
-// way, in `<binary>.<chunk>/`.
+// Chunks (`loadChunk`: files beside the bundle that few processes need) and the bundles of
+// packages installed beside the binary (`importPackage`) are cached the same way, in
+// `<binary>.<chunk>/` and `<binary>.<package>/`.
 const {
   mkdirSync,
   readdirSync,
@@ -56,8 +57,8 @@ function boot(name, words = 0, argv = process.argv.slice(2), env = process.env) 
 }
 
 /**
- * A part of the bundle that few processes need, kept in its own file beside it (`pg.cjs`: the
- * PostgreSQL driver, loaded only with a PostgreSQL store) so that other starts neither read nor
+ * A part of the bundle that few processes need, kept in its own file beside it (`yaml.cjs`: the
+ * YAML library, loaded only when YAML is parsed) so that other starts neither read nor
  * deserialise it. Compiled with its own code cache, in `<binary>.<chunk>/`, so that pruning one
  * build's files never touches the other's.
  */
@@ -65,6 +66,19 @@ function loadChunk(chunk) {
   if (!WORD.test(chunk)) throw new Error(`not a chunk name: ${JSON.stringify(chunk)}`);
   const { name, env } = booted ?? { name: "uwf", env: process.env };
   return run(join(__dirname, `${chunk}.cjs`), `${name}.${chunk}`, "main", env);
+}
+
+/**
+ * A package installed beside this binary instead of bundled into it (bundle.mjs turns the
+ * bundle's `import()` of one into a call of this): its own bundle, the package's `./bundle`
+ * export, resolved from this folder up, so a global install finds the sibling global package,
+ * and run like a chunk, with a code cache of its own in `<binary>.<package>/`. A missing
+ * package rejects with Node's MODULE_NOT_FOUND naming it.
+ */
+async function importPackage(name) {
+  const path = require.resolve(`${name}/bundle`);
+  const { name: binary, env } = booted ?? { name: "uwf", env: process.env };
+  return run(path, `${binary}.${name.replace(/^.*\//, "")}`, "main", env);
 }
 
 /** Compile `path` with the code cache of `folder`/`key`, run it as a CommonJS module. */
@@ -169,4 +183,4 @@ function save(file, build, script) {
   }
 }
 
-module.exports = { boot, commandKey, loadChunk, wrap };
+module.exports = { boot, commandKey, importPackage, loadChunk, wrap };

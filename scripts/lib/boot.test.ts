@@ -26,8 +26,10 @@ function built(build: string, body: string): string {
 }
 
 /** A binary laid out like a built package: bin → dist/bundle/boot.cjs → main.cjs. */
-function fakeBinary(build: string): { bin: string; bundle: string } {
-  const root = mkdtempSync(join(tmpdir(), "uwf-boot-"));
+function fakeBinary(
+  build: string,
+  root = mkdtempSync(join(tmpdir(), "uwf-boot-")),
+): { bin: string; bundle: string } {
   const bundle = join(root, "dist", "bundle");
   mkdirSync(bundle, { recursive: true });
   copyFileSync(BOOT, join(bundle, "boot.cjs"));
@@ -148,6 +150,59 @@ describe("boot: the compiled-code cache", () => {
     expect(cacheFiles(home)).toEqual([
       `0000000000000a11-cas-get-${process.version}-${process.arch}.bin`,
     ]);
+  });
+
+  it("runs a package installed beside the binary from its own bundle, with a code cache of its own", () => {
+    // As a global install lays them out: lib/node_modules/@fake/{cli,backend}.
+    const modules = join(mkdtempSync(join(tmpdir(), "uwf-boot-global-")), "node_modules");
+    const { bin, bundle } = fakeBinary("0000000000000d44", join(modules, "@fake", "cli"));
+    writeFileSync(
+      join(bundle, "main.cjs"),
+      built(
+        "0000000000000d44",
+        'require("./boot.cjs").importPackage("@fake/backend").then((backend) => {\n' +
+          '  process.stdout.write(backend.greeting + " from " + backend.file + "\\n");\n' +
+          "});\n",
+      ),
+    );
+    const backend = join(modules, "@fake", "backend");
+    mkdirSync(join(backend, "dist"), { recursive: true });
+    writeFileSync(
+      join(backend, "package.json"),
+      JSON.stringify({
+        name: "@fake/backend",
+        exports: { ".": "./dist/index.js", "./bundle": "./dist/bundle.cjs" },
+      }),
+    );
+    writeFileSync(
+      join(backend, "dist", "bundle.cjs"),
+      built(
+        "0000000000000e55",
+        'module.exports = { greeting: "hi", file: require("node:path").basename(__filename) };\n',
+      ),
+    );
+    const home = mkdtempSync(join(tmpdir(), "uwf-boot-home-"));
+    expect(run(bin, home, ["cas", "get", "0"]).stdout).toBe("hi from bundle.cjs\n");
+    expect(readdirSync(join(home, "cache", "code", "fake.backend"))).toEqual([
+      `0000000000000e55-main-${process.version}-${process.arch}.bin`,
+    ]);
+  });
+
+  it("rejects with Node's MODULE_NOT_FOUND, naming it, a package not installed beside it", () => {
+    const { bin, bundle } = fakeBinary("0000000000000f66");
+    writeFileSync(
+      join(bundle, "main.cjs"),
+      built(
+        "0000000000000f66",
+        'require("./boot.cjs").importPackage("@fake/absent").catch((error) => {\n' +
+          '  process.stdout.write(error.code + ": " + error.message.split("\\n")[0] + "\\n");\n' +
+          "});\n",
+      ),
+    );
+    const home = mkdtempSync(join(tmpdir(), "uwf-boot-home-"));
+    expect(run(bin, home, ["cas", "get", "0"]).stdout).toBe(
+      "MODULE_NOT_FOUND: Cannot find module '@fake/absent/bundle'\n",
+    );
   });
 
   it("refuses a chunk name that could leave the bundle's folder", () => {

@@ -1,5 +1,10 @@
 import { appendFileSync } from "node:fs";
-import { type AgentContext, AgentExit, createAgent } from "@united-workforce/agent-kit/entry";
+import {
+  type AgentContext,
+  AgentExit,
+  createAgent,
+  storeBackends,
+} from "@united-workforce/agent-kit/entry";
 
 /**
  * `uwf-replay --from <thread|bundle>…`: answers a step with the recorded step whose assembled
@@ -29,9 +34,8 @@ export const replayAgent = createAgent({
       ]);
     const from = ctx.options.from;
     const sources = Array.isArray(from) ? from : typeof from === "string" ? [from] : [];
-    const opened = await store.openStore(
-      store.storeOptionsFrom(ctx.home, store.readConfig(ctx.home), ctx.env),
-    );
+    const options = store.storeOptionsFrom(ctx.home, store.readConfig(ctx.home), ctx.env);
+    const opened = await store.openStore({ ...options, backends: storeBackends });
     try {
       const recordings = await openRecordings(sources, {
         store: opened,

@@ -26,6 +26,7 @@ import { configWarning } from "./output/config-warning.js";
 import { renderError } from "./output/errors.js";
 import { PLAIN_VIEW } from "./output/table.js";
 import { formatResult } from "./output/write.js";
+import { storeBackends } from "./store-backends.js";
 import { VERSION } from "./version.js";
 
 export interface CliIo {
@@ -333,7 +334,8 @@ function addCommand(
           const { openStore, readStoreConfig, storeOptionsFrom } = await import(
             "@united-workforce/store"
           );
-          return openStore(storeOptionsFrom(home, readStoreConfig(home), io.env));
+          const options = storeOptionsFrom(home, readStoreConfig(home), io.env);
+          return openStore({ ...options, backends: storeBackends });
         })();
         return store;
       },

@@ -77,6 +77,8 @@ export const ERROR_EXIT_CODES = {
   GC_REFUSED: ExitCode.error,
   /** The store cannot be reached or opened (a PostgreSQL server down, a bad URL). */
   STORE_UNAVAILABLE: ExitCode.error,
+  /** The store is PostgreSQL and `@united-workforce/store-postgres` is not installed. */
+  STORE_BACKEND_MISSING: ExitCode.error,
   /** Copying a store: the target holds a different thread or workflow under the same name. */
   STORE_CONFLICT: ExitCode.error,
   /** `uwf thread import`: the bundle is damaged, altered or does not verify; nothing was written. */

@@ -253,6 +253,48 @@ export interface StoreOptions {
   host?: string;
   /** How long a lease lives without renewal (default 30 s). */
   leaseTtlMs?: number;
+  /**
+   * The backend packages this program can load; `openStore` calls one only when `url` selects
+   * its backend. Without one, such a URL fails with STORE_BACKEND_MISSING.
+   */
+  backends?: StoreBackends;
+}
+
+// ─── Backend packages ───────────────────────────────────────────────────────────────────────
+
+/**
+ * How a program loads the backends that live in packages of their own. The caller writes the
+ * `import()` (the CLI and agent-kit declare `@united-workforce/store-postgres` as an optional
+ * peer), so this package never depends on a package that depends on it.
+ */
+export interface StoreBackends {
+  /** `() => import("@united-workforce/store-postgres")`. */
+  postgres?: () => Promise<PostgresBackend>;
+}
+
+/** What `openStore` uses of `@united-workforce/store-postgres`. */
+export interface PostgresBackend {
+  openPostgresParts(url: string, options: BackendPartsOptions): Promise<BackendParts>;
+}
+
+export interface BackendPartsOptions {
+  /** This machine's name in lease holders. */
+  host: string;
+  /** How long a lease lives without renewal. */
+  leaseTtlMs: number;
+}
+
+/** A backend's primitives, which `openStore` puts under the shared CAS, registry and gc rules. */
+export interface BackendParts {
+  readonly kind: Store["kind"];
+  /** Where it lives, for messages (the URL without its password). */
+  readonly location: string;
+  readonly host: string;
+  readonly cas: CasBackend;
+  readonly threads: ThreadsStore;
+  readonly registry: RegistryBackend;
+  readonly leases: LeaseStore;
+  close(): Promise<void>;
 }
 
 export interface GcOptions {

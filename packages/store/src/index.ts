@@ -11,7 +11,6 @@ export {
   processIdentity,
 } from "./locks/process-identity.js";
 export { openStore, storeOptionsFrom, validatorCacheDir } from "./open-store.js";
-export { maskUrl } from "./postgres/url.js";
 export {
   DIALECT_URIS,
   dialectsApplying,
@@ -19,4 +18,5 @@ export {
   schemaDialect,
 } from "./schemas/dialects.js";
 export { knownFormatNames } from "./schemas/formats.js";
+export { maskUrl } from "./store-url.js";
 export { pointerProblem } from "./threads/pointer-check.js";

@@ -1,14 +1,15 @@
 import { join } from "node:path";
 import { nodeOs, UwfError } from "@united-workforce/util";
 import type { Store, StoreOptions } from "./api.js";
+import { loadPostgresBackend } from "./backend-packages.js";
 import { createFsCasBackend } from "./cas/fs-backend.js";
 import type { UwfConfig } from "./config/config.js";
 import { FsLeaseStore } from "./leases/fs-leases.js";
 import { DEFAULT_LEASE_TTL_MS } from "./leases/liveness.js";
-import { maskUrl } from "./postgres/url.js";
 import { FsRegistryBackend } from "./registry/fs-registry.js";
 import { assembleStore } from "./store.js";
 import { storeKind } from "./store-kind.js";
+import { maskUrl } from "./store-url.js";
 import { FsThreadsStore } from "./threads/fs-threads.js";
 
 /** Where compiled validators of a storage root are cached (safe to delete). */
@@ -18,7 +19,8 @@ export function validatorCacheDir(home: string): string {
 
 /**
  * The only way to the store. `url` absent or `fs` is the filesystem under `home` (nothing to
- * install); `postgres://…` is a PostgreSQL database shared by many machines, loaded only then.
+ * install); `postgres://…` is a PostgreSQL database shared by many machines, through the
+ * `@united-workforce/store-postgres` package that `options.backends` loads, only then.
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const url = options.url ?? "fs";
@@ -37,9 +39,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     });
   }
   if (kind === "postgres") {
-    const { openPostgresStore } = await import("./postgres/open.js");
+    const backend = await loadPostgresBackend(url, options.backends?.postgres);
     const host = options.host ?? nodeOs().hostname();
-    return openPostgresStore(url, { home: options.home, host, ttlMs });
+    const parts = await backend.openPostgresParts(url, { host, leaseTtlMs: ttlMs });
+    // Config, logs and the compiled validator cache stay under the local home.
+    return assembleStore({
+      ...parts,
+      home: options.home,
+      validatorCacheDir: validatorCacheDir(options.home),
+      close: () => parts.close(),
+    });
   }
   throw new UwfError("CONFIG_INVALID", `unknown store ${JSON.stringify(maskUrl(url))}`, {
     hint: "set `store:` in config.yaml (or UWF_STORE) to `fs` or a postgres://user@host/db URL",

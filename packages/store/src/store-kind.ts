@@ -1,4 +1,4 @@
-import { isPostgresUrl } from "./postgres/url.js";
+import { isPostgresUrl } from "./store-url.js";
 
 export type StoreKind = "fs" | "postgres";
 

@@ -19,6 +19,7 @@ import { readSessions, resumableSession, type SessionMap } from "../session/sess
 import type { AgentArgs } from "./argv.js";
 import { type AttemptsOutcome, type ExtractModel, runAttempts } from "./attempts.js";
 import { buildDetail, type DetailDraft } from "./detail.js";
+import { storeBackends } from "./store-backends.js";
 import type { AgentContext, AgentDefinition, AgentIo } from "./types.js";
 import { sumUsage } from "./usage.js";
 
@@ -36,7 +37,8 @@ export async function runStoredStep(
   // Started by a uwf that is already gone: nobody will verify this step, so do nothing.
   io.signal?.throwIfAborted();
   const { home, say } = env;
-  const store = await openStore(storeOptionsFrom(home, readConfig(home), io.env));
+  const options = storeOptionsFrom(home, readConfig(home), io.env);
+  const store = await openStore({ ...options, backends: storeBackends });
   try {
     return await runStep(definition, args, io, { home, store, say });
   } finally {

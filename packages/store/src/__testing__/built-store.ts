@@ -1,27 +1,35 @@
 import { readdirSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** For tests only: where the built store lives, for tests that run it in other processes. */
 export const storeSrcDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const storeDistDir = join(storeSrcDir, "..", "dist");
 
+/** A package's sources and its build, for tests that run the build in other processes. */
+export interface PackageDirs {
+  src: string;
+  dist: string;
+}
+
 /** Worker processes import the built store, so it must exist and be newer than its sources. */
 export function assertBuiltStoreIsFresh(): void {
-  const buildInfo = join(storeDistDir, ".tsbuildinfo");
+  assertBuiltIsFresh({ src: storeSrcDir, dist: storeDistDir });
+}
+
+/** Throw, saying what to build, unless `dist` exists and is newer than every file in `src`. */
+export function assertBuiltIsFresh({ src, dist }: PackageDirs): void {
+  const buildInfo = join(dist, ".tsbuildinfo");
+  const build = `npx tsc -b ${relative(process.cwd(), dirname(dist)) || "."}`;
   let builtAt: number;
   try {
     builtAt = statSync(buildInfo).mtimeMs;
   } catch {
-    throw new Error(
-      `${storeDistDir} is missing: run \`pnpm build\` (or \`npx tsc -b packages/store\`) first`,
-    );
+    throw new Error(`${dist} is missing: run \`pnpm build\` (or \`${build}\`) first`);
   }
-  const stale = sourceFiles(storeSrcDir).find((file) => statSync(file).mtimeMs > builtAt);
+  const stale = sourceFiles(src).find((file) => statSync(file).mtimeMs > builtAt);
   if (stale !== undefined) {
-    throw new Error(
-      `${stale} is newer than ${storeDistDir}: run \`npx tsc -b packages/store\` first`,
-    );
+    throw new Error(`${stale} is newer than ${dist}: run \`${build}\` first`);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { ThreadPointer } from "@united-workforce/protocol";
 import { newUlid } from "@united-workforce/util";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { LeaseInfo } from "../api.js";
+import type { LeaseInfo, StoreOptions } from "../api.js";
 import { assertBuiltStoreIsFresh } from "./built-store.js";
 import type { ConformanceContext } from "./conformance.js";
 import { caught, deadPid, pointer, waitFor } from "./store-fixtures.js";
@@ -21,6 +21,11 @@ interface Acquired {
  * and ready before the racing calls are sent to every one of them at once.
  */
 export function describeProcessConformance(context: ConformanceContext): void {
+  const startWorkers = (count: number) =>
+    startStoreWorkers(count, context.options, context.hooks.workerBackends);
+  const startWorker = (overrides: Partial<StoreOptions> = {}) =>
+    startStoreWorker({ ...context.options, ...overrides }, context.hooks.workerBackends);
+
   describe("across processes", () => {
     beforeAll(() => {
       assertBuiltStoreIsFresh();
@@ -29,7 +34,7 @@ export function describeProcessConformance(context: ConformanceContext): void {
     it(`lets exactly one of ${WORKERS} processes swap a pointer from one revision`, async () => {
       const { threads } = context.store;
       const p = await threads.create(pointer());
-      const workers = await startStoreWorkers(WORKERS, context.options);
+      const workers = await startWorkers(WORKERS);
       const answers = await Promise.all(
         workers.map((worker, i) =>
           worker.call<ThreadPointer | null>(
@@ -48,7 +53,7 @@ export function describeProcessConformance(context: ConformanceContext): void {
 
     it(`keeps every version when ${WORKERS} processes add one workflow at once`, async () => {
       const hashes = Array.from({ length: WORKERS }, (_, i) => `${i}`.padStart(13, "A"));
-      const workers = await startStoreWorkers(WORKERS, context.options);
+      const workers = await startWorkers(WORKERS);
       const answers = await Promise.all(
         workers.map((worker, i) => worker.call<boolean>("registryAdd", "shared", hashes[i])),
       );
@@ -60,7 +65,7 @@ export function describeProcessConformance(context: ConformanceContext): void {
 
     it(`gives one lease to exactly one of ${WORKERS} processes`, async () => {
       const thread = newUlid();
-      const workers = await startStoreWorkers(WORKERS, context.options);
+      const workers = await startWorkers(WORKERS);
       const answers = await Promise.all(
         workers.map((worker) => worker.call<Acquired>("acquire", thread)),
       );
@@ -81,7 +86,7 @@ export function describeProcessConformance(context: ConformanceContext): void {
       const thread = newUlid();
       const { lease } = await leases.acquire(thread, { command: "thread exec" });
       await lease.transfer({ ...lease.info().holder, pid: deadPid(), startTime: "12345" });
-      const workers = await startStoreWorkers(WORKERS, context.options);
+      const workers = await startWorkers(WORKERS);
       const answers = await Promise.all(
         workers.map((worker) => worker.call<Acquired>("acquire", thread)),
       );
@@ -96,7 +101,7 @@ export function describeProcessConformance(context: ConformanceContext): void {
     it("takes over the lease of a process that was killed holding it", async () => {
       const { leases } = context.store;
       const thread = newUlid();
-      const worker = await startStoreWorker(context.options);
+      const worker = await startWorker();
       const held = await worker.call<Acquired>("acquire", thread);
       expect(held.value?.info.holder.pid).toBe(worker.pid);
       expect(await leases.read(thread)).toMatchObject({ alive: true });
@@ -116,11 +121,7 @@ export function describeProcessConformance(context: ConformanceContext): void {
     it("takes over the lease of a killed process on another host once it expires", async () => {
       const { leases } = context.store;
       const thread = newUlid();
-      const worker = await startStoreWorker({
-        ...context.options,
-        host: "other-host",
-        leaseTtlMs: SHORT_TTL_MS,
-      });
+      const worker = await startWorker({ host: "other-host", leaseTtlMs: SHORT_TTL_MS });
       const held = await worker.call<Acquired>("acquire", thread);
       expect(held.value?.info.holder).toMatchObject({ host: "other-host", pid: worker.pid });
       await worker.kill();
@@ -140,11 +141,7 @@ export function describeProcessConformance(context: ConformanceContext): void {
     it("sees a live process renew its lease, and free it on release", async () => {
       const { leases } = context.store;
       const thread = newUlid();
-      const worker = await startStoreWorker({
-        ...context.options,
-        host: "other-host",
-        leaseTtlMs: SHORT_TTL_MS,
-      });
+      const worker = await startWorker({ host: "other-host", leaseTtlMs: SHORT_TTL_MS });
       const held = await worker.call<Acquired>("acquire", thread);
       const firstExpiry = Date.parse(held.value!.info.expiresAt);
       await waitFor(

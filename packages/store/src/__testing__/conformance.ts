@@ -8,7 +8,7 @@ import { describeLeaseConformance } from "./conformance-leases.js";
 import { describeProcessConformance } from "./conformance-processes.js";
 import { describeRegistryConformance } from "./conformance-registry.js";
 import { describeThreadConformance } from "./conformance-threads.js";
-import { killStoreWorkers } from "./store-workers.js";
+import { killStoreWorkers, type WorkerBackends } from "./store-workers.js";
 
 /**
  * The store conformance suite: every backend runs this file unchanged (like abstract-level's
@@ -44,6 +44,11 @@ export interface ConformanceHooks {
    * built-store.ts); default true. They need `pnpm exec tsc -b packages/store` first.
    */
   processes?: boolean;
+  /**
+   * The file URL of each built backend package the fixture's `options.backends` loads: worker
+   * processes import it from there (functions do not cross a process boundary).
+   */
+  workerBackends?: WorkerBackends;
 }
 
 /** What the sections of the suite share; fields are read while a test runs. */

@@ -1,15 +1,19 @@
 /**
  * For tests only: a store in another process. Child processes cannot load TypeScript, so this
  * imports the BUILT store (argv[2], a file URL of dist/index.js) and opens it with the
- * StoreOptions in argv[3]. It prints `{"ready":<pid>}`, then answers each JSON request on stdin,
+ * StoreOptions in argv[3], loading backend packages from the file URLs in argv[4]
+ * (`{ "postgres": "file:…/store-postgres/dist/index.js" }`). It prints `{"ready":<pid>}`, then answers each JSON request on stdin,
  * `{"id","op","args"}`, with one JSON line: `{"id","value"}` or `{"id","error"}`. Leases it
  * acquires stay held (and renewed) until released, until stdin ends, or until it is killed.
  */
 import { createInterface } from "node:readline";
 
-const [distUrl, optionsJson] = process.argv.slice(2);
+const [distUrl, optionsJson, backendsJson] = process.argv.slice(2);
 const { openStore } = await import(distUrl);
-const store = await openStore(JSON.parse(optionsJson));
+const backends = Object.fromEntries(
+  Object.entries(JSON.parse(backendsJson)).map(([name, url]) => [name, () => import(url)]),
+);
+const store = await openStore({ ...JSON.parse(optionsJson), backends });
 const leases = new Map();
 
 const operations = {

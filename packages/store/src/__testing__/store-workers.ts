@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { StoreOptions } from "../api.js";
+import type { StoreBackends, StoreOptions } from "../api.js";
 import { storeDistDir } from "./built-store.js";
 
 /** For tests only: stores opened in other processes (store-worker.mjs), driven by requests. */
@@ -30,19 +30,29 @@ export interface StoreWorker {
 
 const running = new Set<ChildProcessWithoutNullStreams>();
 
-/** Start `count` workers on the store `options` opens; resolves once every one has opened it. */
+/** File URLs of built backend packages, by `StoreBackends` key, for workers to import. */
+export type WorkerBackends = Partial<Record<keyof StoreBackends, string>>;
+
+/**
+ * Start `count` workers on the store `options` opens (through `backends`, for a store in a
+ * backend package); resolves once every one has opened it.
+ */
 export async function startStoreWorkers(
   count: number,
   options: StoreOptions,
+  backends: WorkerBackends = {},
 ): Promise<StoreWorker[]> {
-  return Promise.all(Array.from({ length: count }, () => startStoreWorker(options)));
+  return Promise.all(Array.from({ length: count }, () => startStoreWorker(options, backends)));
 }
 
-export async function startStoreWorker(options: StoreOptions): Promise<StoreWorker> {
+export async function startStoreWorker(
+  options: StoreOptions,
+  backends: WorkerBackends = {},
+): Promise<StoreWorker> {
   const distUrl = pathToFileURL(join(storeDistDir, "index.js")).href;
-  const child = spawn(process.execPath, [workerScript, distUrl, JSON.stringify(options)], {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const { backends: _loaders, ...data } = options;
+  const args = [workerScript, distUrl, JSON.stringify(data), JSON.stringify(backends)];
+  const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"] });
   running.add(child);
   const exited = once(child, "exit").then(() => {
     running.delete(child);

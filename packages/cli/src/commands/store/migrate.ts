@@ -1,4 +1,5 @@
 import type { StoreMigrateDocument } from "@united-workforce/engine";
+import { storeBackends } from "../../store-backends.js";
 import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
@@ -26,9 +27,8 @@ export default defineCommand({
       "@united-workforce/store"
     );
     const from = await ctx.store();
-    const target = { ...storeOptionsFrom(ctx.home, readStoreConfig(ctx.home), {}) };
-    target.url = options.to;
-    const to = await openStore(target);
+    const target = storeOptionsFrom(ctx.home, readStoreConfig(ctx.home), {});
+    const to = await openStore({ ...target, url: options.to, backends: storeBackends });
     try {
       const doc: StoreMigrateDocument = await migrateStore(from, to, (line) => ctx.progress(line));
       ctx.events.emit("store.migrate", { from: doc.from, to: doc.to, nodes: doc.nodes });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { caught } from "../__testing__/store-fixtures.js";
+import { caught } from "../../store/src/__testing__/store-fixtures.js";
 import { usePostgres } from "./__testing__/server.js";
 import { connect } from "./connection.js";
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from "./migrations.js";

@@ -1,8 +1,6 @@
 import { hostname } from "node:os";
-import type { CasBackend, LeaseStore, RegistryBackend, Store, ThreadsStore } from "../api.js";
-import { DEFAULT_LEASE_TTL_MS } from "../leases/liveness.js";
-import { validatorCacheDir } from "../open-store.js";
-import { assembleStore } from "../store.js";
+import type { BackendParts } from "@united-workforce/store";
+import { DEFAULT_LEASE_TTL_MS } from "@united-workforce/store/backend";
 import { createPostgresCasBackend } from "./cas-backend.js";
 import { connect, type Database } from "./connection.js";
 import { createPostgresLeases } from "./leases.js";
@@ -18,39 +16,15 @@ export interface PostgresPartsOptions {
 }
 
 /** What the PostgreSQL backend gives the shared store layer: the primitives, and the pool's end. */
-export interface PostgresParts {
+export interface PostgresParts extends BackendParts {
   readonly kind: "postgres";
-  /** The URL without its password. */
-  readonly location: string;
-  readonly host: string;
-  readonly cas: CasBackend;
-  readonly threads: ThreadsStore;
-  readonly registry: RegistryBackend;
-  readonly leases: LeaseStore;
-  close(): Promise<void>;
 }
 
 /**
- * The store at `url`, for `openStore`: the PostgreSQL parts under the shared CAS, registry and
- * gc rules. Config, logs and the compiled validator cache stay under the local `home`.
- */
-export async function openPostgresStore(
-  url: string,
-  options: { home: string; host: string; ttlMs: number },
-): Promise<Store> {
-  const parts = await openPostgresParts(url, { host: options.host, leaseTtlMs: options.ttlMs });
-  return assembleStore({
-    ...parts,
-    home: options.home,
-    validatorCacheDir: validatorCacheDir(options.home),
-    close: () => parts.close(),
-  });
-}
-
-/**
- * Connect to the store at `url` and bring its tables up to date. Fails with STORE_UNAVAILABLE
- * (the server cannot be reached or refuses us) or STORE_VERSION (its schema is newer than this
- * uwf, or a migration failed), naming the URL without its password.
+ * Connect to the store at `url` and bring its tables up to date; `openStore` puts the shared
+ * CAS, registry and gc rules on top. Fails with STORE_UNAVAILABLE (the server cannot be reached
+ * or refuses us) or STORE_VERSION (its schema is newer than this uwf, or a migration failed),
+ * naming the URL without its password.
  */
 export async function openPostgresParts(
   url: string,

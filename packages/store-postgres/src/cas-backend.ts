@@ -1,5 +1,5 @@
+import type { CasBackend, CasStray, CasWrite } from "@united-workforce/store";
 import { hashBytes, UwfError } from "@united-workforce/util";
-import type { CasBackend, CasStray, CasWrite } from "../api.js";
 import type { Database } from "./connection.js";
 import { prefixUpperBound } from "./prefix-range.js";
 
@@ -20,6 +20,7 @@ export function createPostgresCasBackend(
   db: Database,
   options: { clockOffsetMs?: () => Promise<number> } = {},
 ): CasBackend {
+  // Long by design: one closure per CasBackend method, all over one shared connection.
   const offset = options.clockOffsetMs ?? (async () => 0);
   const locate = (hash: string) => `${db.location} uwf_cas_nodes hash=${hash}`;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { caught, pointer } from "../__testing__/store-fixtures.js";
+import { caught, pointer } from "../../store/src/__testing__/store-fixtures.js";
 import { usePostgres } from "./__testing__/server.js";
 import { createPostgresLeases } from "./leases.js";
 import { createPostgresThreads } from "./threads.js";

@@ -1,8 +1,16 @@
 import { isThreadId, type ThreadPointer } from "@united-workforce/protocol";
+import type {
+  ThreadListItem,
+  ThreadPage,
+  ThreadQuery,
+  ThreadsStore,
+} from "@united-workforce/store";
+import {
+  corruptThreadError,
+  missingThreadError,
+  parsePointer,
+} from "@united-workforce/store/backend";
 import { UwfError } from "@united-workforce/util";
-import type { ThreadListItem, ThreadPage, ThreadQuery, ThreadsStore } from "../api.js";
-import { corruptThreadError, missingThreadError } from "../threads/errors.js";
-import { parsePointer } from "../threads/pointer-check.js";
 import type { Database } from "./connection.js";
 import { prefixUpperBound } from "./prefix-range.js";
 
@@ -19,9 +27,21 @@ export function createPostgresThreads(
   db: Database,
   liveThreads: () => Promise<Set<string>>,
 ): ThreadsStore {
+  // Long by design: one closure per ThreadsStore method, all over one shared connection.
   const locate = (id: string) => {
     assertThreadId(id);
     return `${db.location} uwf_threads id=${id}`;
+  };
+
+  const readPointer = async (id: string): Promise<ThreadPointer> => {
+    const [row] = await db.query<{ pointer: string }>(
+      "select pointer from uwf_threads where id = $1",
+      [id],
+    );
+    if (row === undefined) throw missingThreadError(id);
+    const parsed = parsePointer(row.pointer, id);
+    if ("problem" in parsed) throw corruptThreadError(id, locate(id), parsed.problem);
+    return withRev(parsed.pointer);
   };
 
   const readItem = (id: string, text: string, live: Set<string>): ThreadListItem => {
@@ -34,14 +54,7 @@ export function createPostgresThreads(
   return {
     async get(id) {
       assertThreadId(id);
-      const [row] = await db.query<{ pointer: string }>(
-        "select pointer from uwf_threads where id = $1",
-        [id],
-      );
-      if (row === undefined) throw missingThreadError(id);
-      const parsed = parsePointer(row.pointer, id);
-      if ("problem" in parsed) throw corruptThreadError(id, locate(id), parsed.problem);
-      return withRev(parsed.pointer);
+      return readPointer(id);
     },
 
     async exists(id) {
@@ -84,47 +97,14 @@ export function createPostgresThreads(
         [id, encodePointer(stored), expectedRev],
       );
       if (changed > 0) return stored;
-      // Nothing written: tell a lost race from a thread that is gone or unreadable.
-      const [row] = await db.query<{ pointer: string }>(
-        "select pointer from uwf_threads where id = $1",
-        [id],
-      );
-      if (row === undefined) throw missingThreadError(id);
-      const parsed = parsePointer(row.pointer, id);
-      if ("problem" in parsed) throw corruptThreadError(id, locate(id), parsed.problem);
+      // Nothing written: tell a lost race from a thread that is gone or unreadable (throws).
+      await readPointer(id);
       return null;
     },
 
     async list(query: ThreadQuery = {}): Promise<ThreadPage> {
       const live = await liveThreads();
-      const rows = await db.query<{ total: number; id: string | null; pointer: string | null }>(
-        `with matching as (
-           select id, pointer from uwf_threads
-           where ($1::text is null or workflow = $1)
-             and ($2::float8 is null or created_ms > $2)
-             and ($3::float8 is null or created_ms < $3)
-             and ($4::text[] is null or (
-               case when status = 'corrupt' then 'corrupt'
-                    when id = any($5::text[]) then 'running'
-                    else status end) = any($4::text[]))
-             and ($8::text is null or start = $8)
-         ), page as (
-           select id, pointer from matching order by id desc limit $6 offset $7
-         )
-         select (select count(*)::int from matching) as total, page.id, page.pointer
-         from (select 1) as one left join page on true
-         order by page.id desc`,
-        [
-          query.workflow ?? null,
-          query.createdAfterMs ?? null,
-          query.createdBeforeMs ?? null,
-          query.statuses === undefined ? null : [...query.statuses],
-          [...live],
-          query.limit ?? null,
-          query.offset ?? 0,
-          query.start ?? null,
-        ],
-      );
+      const rows = await listRows(db, query, live);
       const items: ThreadListItem[] = [];
       for (const row of rows) {
         if (row.id !== null && row.pointer !== null)
@@ -149,6 +129,47 @@ export function createPostgresThreads(
 
     locate,
   };
+}
+
+interface ListRow {
+  total: number;
+  id: string | null;
+  pointer: string | null;
+}
+
+/**
+ * One page of the threads `query` selects, newest first, with the total that match: filtered,
+ * counted and paged in one statement. A page past the end is one row with the total and no id.
+ */
+function listRows(db: Database, query: ThreadQuery, live: Set<string>): Promise<ListRow[]> {
+  return db.query<ListRow>(
+    `with matching as (
+       select id, pointer from uwf_threads
+       where ($1::text is null or workflow = $1)
+         and ($2::float8 is null or created_ms > $2)
+         and ($3::float8 is null or created_ms < $3)
+         and ($4::text[] is null or (
+           case when status = 'corrupt' then 'corrupt'
+                when id = any($5::text[]) then 'running'
+                else status end) = any($4::text[]))
+         and ($8::text is null or start = $8)
+     ), page as (
+       select id, pointer from matching order by id desc limit $6 offset $7
+     )
+     select (select count(*)::int from matching) as total, page.id, page.pointer
+     from (select 1) as one left join page on true
+     order by page.id desc`,
+    [
+      query.workflow ?? null,
+      query.createdAfterMs ?? null,
+      query.createdBeforeMs ?? null,
+      query.statuses === undefined ? null : [...query.statuses],
+      [...live],
+      query.limit ?? null,
+      query.offset ?? 0,
+      query.start ?? null,
+    ],
+  );
 }
 
 /** The same text the filesystem writes, so `uwf store migrate` can copy pointers verbatim. */

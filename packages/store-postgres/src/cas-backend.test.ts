@@ -1,7 +1,7 @@
+import type { CasWrite } from "@united-workforce/store";
 import { hashBytes } from "@united-workforce/util";
 import { describe, expect, it } from "vitest";
-import { caught } from "../__testing__/store-fixtures.js";
-import type { CasWrite } from "../api.js";
+import { caught } from "../../store/src/__testing__/store-fixtures.js";
 import { usePostgres } from "./__testing__/server.js";
 import { createPostgresCasBackend } from "./cas-backend.js";
 import { prefixUpperBound } from "./prefix-range.js";

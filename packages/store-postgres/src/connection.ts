@@ -1,6 +1,6 @@
+import { maskUrl } from "@united-workforce/store/backend";
 import { errorMessage, isUwfError, UwfError } from "@united-workforce/util";
-import type { Pool, PoolClient, QueryResultRow } from "pg";
-import { maskUrl } from "./url.js";
+import pg, { type Pool, type PoolClient, type QueryResultRow } from "pg";
 
 /** What runs SQL: the pool, or one client inside a transaction. */
 export interface Sql {
@@ -28,25 +28,12 @@ export interface Database extends Sql {
 const POOL_MAX = 3;
 const CONNECT_TIMEOUT_MS = 10_000;
 
-/** Open a pool for `url`. `pg` is imported here, so processes using the filesystem never load it. */
+/** Open a pool for `url`. */
 export async function connect(url: string): Promise<Database> {
   const location = maskUrl(url);
-  let Pg: typeof import("pg").default;
-  try {
-    Pg = (await import("pg")).default;
-  } catch (error) {
-    throw new UwfError(
-      "STORE_UNAVAILABLE",
-      `cannot load the PostgreSQL driver (pg): ${errorMessage(error)}`,
-      {
-        hint: "reinstall uwf (the `pg` package ships with it)",
-        cause: error,
-      },
-    );
-  }
   let pool: Pool;
   try {
-    pool = new Pg.Pool({
+    pool = new pg.Pool({
       connectionString: url,
       max: POOL_MAX,
       idleTimeoutMillis: 10_000,

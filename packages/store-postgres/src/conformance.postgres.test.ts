@@ -1,13 +1,22 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeStoreConformance } from "./__testing__/conformance.js";
-import type { Store } from "./api.js";
-import { openStore } from "./open-store.js";
-import { usePostgres } from "./postgres/__testing__/server.js";
-import { connect, type Database } from "./postgres/connection.js";
+import { pathToFileURL } from "node:url";
+import { beforeAll } from "vitest";
+// The shared suite is the store's test source; its store API is taken from the same source.
+import { assertBuiltIsFresh } from "../../store/src/__testing__/built-store.js";
+import { describeStoreConformance } from "../../store/src/__testing__/conformance.js";
+import { openStore, type Store, type StoreOptions } from "../../store/src/index.js";
+import { packageDirs } from "./__testing__/package-dirs.js";
+import { usePostgres } from "./__testing__/server.js";
+import { connect, type Database } from "./connection.js";
 
 const pg = usePostgres();
+
+// Worker processes open the store through the built packages: this one's `dist` too.
+beforeAll(() => {
+  assertBuiltIsFresh(packageDirs);
+});
 
 /** A connection to each open store's database, for the hooks that damage or age rows. */
 const admins = new Map<Store, Database>();
@@ -23,7 +32,7 @@ describeStoreConformance(
   async () => {
     const home = await mkdtemp(join(tmpdir(), "uwf-conformance-pg-"));
     const url = await pg.migratedDatabase();
-    const options = { home, url };
+    const options: StoreOptions = { home, url, backends: { postgres: () => import("./index.js") } };
     const store = await openStore(options);
     const db = await connect(url);
     admins.set(store, db);
@@ -40,6 +49,7 @@ describeStoreConformance(
     };
   },
   {
+    workerBackends: { postgres: pathToFileURL(join(packageDirs.dist, "index.js")).href },
     async corrupt(store, hash) {
       // What a truncated file is on disk: the first half of the bytes.
       await admin(store).execute(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPostgresUrl, maskUrl } from "./url.js";
+import { isPostgresUrl, maskUrl } from "./store-url.js";
 
 describe("store URLs", () => {
   it("recognise postgres:// and postgresql://", () => {

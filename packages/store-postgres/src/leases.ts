@@ -1,5 +1,4 @@
 import { isThreadId } from "@united-workforce/protocol";
-import { randomToken, UwfError } from "@united-workforce/util";
 import type {
   AcquiredLease,
   ChildIdentity,
@@ -7,9 +6,9 @@ import type {
   Lease,
   LeaseInfo,
   LeaseStore,
-} from "../api.js";
-import { busyError, lostError } from "../leases/errors.js";
-import { isAlive, selfIdentity } from "../locks/process-identity.js";
+} from "@united-workforce/store";
+import { busyError, isAlive, lostError, selfIdentity } from "@united-workforce/store/backend";
+import { randomToken, UwfError } from "@united-workforce/util";
 import type { Database } from "./connection.js";
 
 /** A takeover that keeps losing races this often means something keeps interfering. */
@@ -47,6 +46,7 @@ export interface PostgresLeaseOptions {
  * expires, which its background renewal (every TTL/3) prevents while it runs.
  */
 export function createPostgresLeases(db: Database, options: PostgresLeaseOptions): LeaseStore {
+  // Long by design: one closure per LeaseStore method, all over one shared connection.
   const { host, ttlMs } = options;
   const self = options.self ?? selfIdentity;
   const holderOf = (): HolderIdentity => ({ host, ...self() });

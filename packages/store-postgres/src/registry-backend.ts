@@ -1,8 +1,12 @@
 import { NAME_PATTERN } from "@united-workforce/protocol";
+import type { RegistryBackend, RegistryEntry, RegistryProblem } from "@united-workforce/store";
+import {
+  assertName,
+  parseEntry,
+  registryCorrupt,
+  sameEntry,
+} from "@united-workforce/store/backend";
 import { UwfError } from "@united-workforce/util";
-import type { RegistryBackend, RegistryEntry, RegistryProblem } from "../api.js";
-import { parseEntry } from "../registry/entry-check.js";
-import { assertName, registryCorrupt, sameEntry } from "../registry/registry.js";
 import type { Database, Sql } from "./connection.js";
 
 /**
@@ -11,6 +15,7 @@ import type { Database, Sql } from "./connection.js";
  * insert of a new name relies on the primary key instead (there is no row to lock yet).
  */
 export function createPostgresRegistry(db: Database): RegistryBackend {
+  // Long by design: one closure per RegistryBackend method, all over one shared connection.
   const locate = (name: string) => `${db.location} uwf_registry name=${name}`;
 
   const parseRow = (name: string, text: string): RegistryEntry => {

@@ -1,6 +1,6 @@
+import type { RegistryEntry } from "@united-workforce/store";
 import { describe, expect, it } from "vitest";
-import { caught } from "../__testing__/store-fixtures.js";
-import type { RegistryEntry } from "../api.js";
+import { caught } from "../../store/src/__testing__/store-fixtures.js";
 import { usePostgres } from "./__testing__/server.js";
 import { createPostgresRegistry } from "./registry-backend.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { caught, deadPid, threadIdAt } from "../__testing__/store-fixtures.js";
+import { caught, deadPid, threadIdAt } from "../../store/src/__testing__/store-fixtures.js";
 import { usePostgres } from "./__testing__/server.js";
 import type { Database } from "./connection.js";
 import { createPostgresLeases, type PostgresLeaseOptions } from "./leases.js";

@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import { hashBytes } from "@united-workforce/util";
 import { describe, expect, it, vi } from "vitest";
-import { caught, pointer } from "../__testing__/store-fixtures.js";
+import { caught, pointer } from "../../store/src/__testing__/store-fixtures.js";
 import { usePostgres } from "./__testing__/server.js";
 import { connect } from "./connection.js";
 import { SCHEMA_VERSION } from "./migrations.js";

@@ -1,0 +1,1 @@
+export { openPostgresParts, type PostgresParts, type PostgresPartsOptions } from "./open.js";
