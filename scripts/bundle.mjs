@@ -325,7 +325,14 @@ for (const { entry, outdir } of targets) {
     ...COMMON,
     entryPoints: [`${root}${entry}`],
     outfile: `${root}${outdir}/main.cjs`,
-    plugins: [lazyBuiltins, lazyLibraries, builtinValidators, dashboardAssets, chunks, installedBeside],
+    plugins: [
+      lazyBuiltins,
+      lazyLibraries,
+      builtinValidators,
+      dashboardAssets,
+      chunks,
+      installedBeside,
+    ],
     // `import.meta.url` is computed when read: most starts never need a file URL.
     banner: {
       js: 'var __uwfMeta={get url(){return require("node:url").pathToFileURL(__filename).href}};',
