@@ -4,5 +4,8 @@ export * from "./documents.js";
 export * from "./exit-codes.js";
 export * from "./from-schema.js";
 export * from "./nodes.js";
+export * from "./plain-object.js";
 export * from "./reserved.js";
+export { matchesSchema, schemaProblems } from "./schema-check.js";
+export { hashSchema, isoTimeSchema, threadIdSchema } from "./string-schemas.js";
 export * from "./threads.js";
