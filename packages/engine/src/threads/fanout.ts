@@ -1,6 +1,7 @@
 import {
   type ExecStepResult,
   type FanoutFailureRule,
+  isPlainObject,
   type JsonSchema,
   type JsonValue,
   STATUS_FIELD,
@@ -485,7 +486,7 @@ async function childInputs(
   const validate = engine.store.cas.schemaValidator(schema).validate;
   const { checkThreadInputs } = await import("./inputs.js");
   return transition.items.map(({ item }, index) => {
-    if (item === null || typeof item !== "object" || Array.isArray(item)) {
+    if (!isPlainObject(item)) {
       throw new UwfError(
         "INPUT_INVALID",
         `item ${index} of the fan-out is ${JSON.stringify(item)}, but workflow "${childWorkflow.name}" declares inputs: each item must be a mapping of them`,

@@ -1,5 +1,6 @@
 import {
   type ExecStepResult,
+  isPlainObject,
   STATUS_FIELD,
   type SuspendInfo,
   type ThreadPointer,
@@ -187,7 +188,7 @@ export function parseAnswerFile(
       cause: error,
     });
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     throw new UwfError("USAGE", `the answer file "${name}" must hold a mapping of fields`, {
       hint,
     });
