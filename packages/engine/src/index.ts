@@ -146,7 +146,7 @@ export {
   requireRoleExits,
 } from "./workflow/role-exits.js";
 export { discardingCas, schemaProblems } from "./workflow/schema-check.js";
-export { isMapping, type SchemaMap } from "./workflow/schema-shape.js";
+export type { SchemaMap } from "./workflow/schema-shape.js";
 export { shadowWarning, workflowsDirOf } from "./workflow/shadow.js";
 export {
   type EdgeDefinition,

@@ -8,7 +8,7 @@ import {
 import { UwfError } from "@united-workforce/util";
 import { parse as parseYaml } from "yaml";
 import { type ExitOutput, type RoleExits, requireRoleExits } from "../workflow/role-exits.js";
-import { isMapping, type SchemaMap } from "../workflow/schema-shape.js";
+import type { SchemaMap } from "../workflow/schema-shape.js";
 import { HUMAN_AGENT } from "../workflow/step-roles.js";
 import { outputProblems, storeDirectStep } from "./direct-step.js";
 import { type Engine, prevOf } from "./engine.js";
@@ -219,7 +219,7 @@ export function answerOutput(
     const schema = exit.properties[key];
     if (key === STATUS_FIELD) {
       problems.push('set "$status" with --status, not --set');
-    } else if (!isMapping(schema)) {
+    } else if (!isPlainObject(schema)) {
       problems.push(`field "${key}" is not part of status "${status}" (${fieldList(exit)})`);
     } else {
       output[key] = typedValue(schema, raw);
@@ -278,7 +278,7 @@ function typesOf(schema: SchemaMap): string[] {
 }
 
 function typeName(schema: unknown): string {
-  if (!isMapping(schema)) return "value";
+  if (!isPlainObject(schema)) return "value";
   if (Array.isArray(schema.enum)) return schema.enum.map(String).join("|");
   const types = typesOf(schema).filter((t) => t !== "null");
   return types.length > 0 ? types.join("|") : "value";
@@ -296,7 +296,7 @@ async function roleExits(engine: Engine, pointer: ThreadPointer, role: string): 
     throw new UwfError("WORKFLOW_INVALID", `workflow "${workflow.name}" has no role "${role}"`);
   }
   const schema = (await engine.store.cas.get(definition.frontmatter)).payload;
-  return requireRoleExits(workflow.name, role, (isMapping(schema) ? schema : {}) as SchemaMap);
+  return requireRoleExits(workflow.name, role, (isPlainObject(schema) ? schema : {}) as SchemaMap);
 }
 
 function invalidAnswer(role: string, problems: string[]): UwfError {
