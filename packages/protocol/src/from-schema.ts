@@ -11,7 +11,7 @@ import { isPlainObject } from "./plain-object.js";
  * patterns, bounds) checks values, not types. A schema it cannot read is `unknown`, never
  * `any`, and `unsupportedKeywords` lets a test catch one early.
  *
- * `matchesSchema` and `schemaProblems` (schema-check.ts) check values by the same keywords.
+ * `matchesSchema` and `schemaMismatches` (schema-check.ts) check values by the same keywords.
  *
  * Written here rather than taken from `json-schema-to-ts`: that library made protocol's
  * check ten times slower for five schemas, and its types would be a dependency of everything

@@ -6,6 +6,6 @@ export * from "./from-schema.js";
 export * from "./nodes.js";
 export * from "./plain-object.js";
 export * from "./reserved.js";
-export { matchesSchema, schemaProblems } from "./schema-check.js";
+export { matchesSchema, schemaMismatches } from "./schema-check.js";
 export { hashSchema, isoTimeSchema, threadIdSchema } from "./string-schemas.js";
 export * from "./threads.js";

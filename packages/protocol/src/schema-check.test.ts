@@ -3,18 +3,18 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { documentSchemas } from "./document-schemas.js";
 import { BUILTIN_SCHEMAS, suspendOutputSchema } from "./nodes.js";
 import { isPlainObject } from "./plain-object.js";
-import { matchesSchema, schemaProblems } from "./schema-check.js";
+import { matchesSchema, schemaMismatches } from "./schema-check.js";
 import { hashSchema, isoTimeSchema, threadIdSchema } from "./string-schemas.js";
 import { type ThreadPointer, threadPointerSchema } from "./threads.js";
 
 /** The problems, and that the type guard agrees there are some. */
 function problems(schema: object, value: unknown): string[] {
-  const found = schemaProblems(schema, value);
+  const found = schemaMismatches(schema, value);
   expect(matchesSchema(schema, value)).toBe(found.length === 0);
   return found;
 }
 
-describe("schemaProblems: each keyword", () => {
+describe("schemaMismatches: each keyword", () => {
   it("type: one, a list, integer within number, and an array is no object", () => {
     expect(problems({ type: "string" }, "a")).toEqual([]);
     expect(problems({ type: "string" }, 3)).toEqual(["the value is 3, not a string"]);
@@ -150,7 +150,7 @@ describe("schemaProblems: each keyword", () => {
   });
 });
 
-describe("schemaProblems: paths", () => {
+describe("schemaMismatches: paths", () => {
   const schema = {
     type: "object",
     properties: {
@@ -191,9 +191,9 @@ describe("schemaProblems: paths", () => {
   });
 });
 
-describe("schemaProblems: schemas it cannot read", () => {
+describe("schemaMismatches: schemas it cannot read", () => {
   it("refuses a keyword it does not know, anywhere, rather than half-check", () => {
-    expect(() => schemaProblems({ type: "object", allOf: [] }, {})).toThrowError(
+    expect(() => schemaMismatches({ type: "object", allOf: [] }, {})).toThrowError(
       "the schema uses keywords the schema check does not read: /allOf",
     );
     const nested = { properties: { a: { items: { not: {} } } } };
@@ -360,7 +360,7 @@ describe("every protocol schema, checked as ajv checks it", () => {
       const values = [good, mutate(good, r), mutate(good, r), mutate(mutate(good, r), r)];
       for (const value of values) {
         const expected = validate(value);
-        const found = schemaProblems(schema, value);
+        const found = schemaMismatches(schema, value);
         expect(matchesSchema(schema, value), JSON.stringify(value)).toBe(expected);
         expect(found.length === 0, `${JSON.stringify(value)}: ${found.join("; ")}`).toBe(expected);
         if (expected) valid++;

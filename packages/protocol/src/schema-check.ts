@@ -27,7 +27,7 @@ export function matchesSchema<S extends object>(schema: S, value: unknown): valu
  * the place, what was found and what was expected: "`suspended.kind` is \"x\", not question,
  * failure or budget". Throws on a schema this checker cannot read.
  */
-export function schemaProblems(schema: object, value: unknown): string[] {
+export function schemaMismatches(schema: object, value: unknown): string[] {
   const check = compiled(schema);
   const problems: string[] = [];
   if (!check.test(value)) explain(check, value, [], problems);

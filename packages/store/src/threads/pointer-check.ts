@@ -1,7 +1,7 @@
 import {
   isPlainObject,
   matchesSchema,
-  schemaProblems,
+  schemaMismatches,
   type ThreadPointer,
   threadPointerSchema,
 } from "@united-workforce/protocol";
@@ -38,7 +38,7 @@ export function pointerProblem(value: unknown, id: string): string | null {
   if (!isPlainObject(value)) return "not a JSON object";
   if (value.thread !== id) return `it names thread ${JSON.stringify(value.thread)}, not ${id}`;
   if (matchesSchema(threadPointerSchema, value)) return null;
-  const problems = schemaProblems(threadPointerSchema, value);
+  const problems = schemaMismatches(threadPointerSchema, value);
   const more = problems.length - PROBLEMS_NAMED;
   const named = problems.slice(0, PROBLEMS_NAMED).join("; ");
   return more > 0 ? `${named} (and ${more} more)` : named;
