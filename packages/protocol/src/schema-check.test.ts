@@ -33,7 +33,7 @@ describe("schemaMismatches: each keyword", () => {
       "the value is an empty array, not an object",
     ]);
     expect(problems({ type: "array" }, {})).toEqual(["the value is an object, not an array"]);
-    expect(problems({ type: "null" }, undefined)).toEqual(["the value is a undefined, not null"]);
+    expect(problems({ type: "null" }, undefined)).toEqual(["the value is undefined, not null"]);
   });
 
   it("const and enum, also of objects", () => {
@@ -205,6 +205,7 @@ describe("schemaMismatches: schemas it cannot read", () => {
     expect(() => matchesSchema({ type: "text" }, "a")).toThrowError(
       'the schema\'s /type names no JSON type: "text"',
     );
+    expect(() => matchesSchema({ type: "toString" }, "a")).toThrowError("names no JSON type");
     expect(() => matchesSchema({ items: [{}] }, [])).toThrowError("/items is not a schema");
     expect(() => matchesSchema({ anyOf: [] }, 1)).toThrowError("/anyOf is not a list of schemas");
     expect(() => matchesSchema({ required: "a" }, {})).toThrowError("/required is not a list");

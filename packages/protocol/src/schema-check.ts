@@ -42,15 +42,15 @@ const STRING = 16;
 const ARRAY = 32;
 const OBJECT = 64;
 
-const TYPE_BITS: Readonly<Record<string, number>> = {
-  null: NULL,
-  boolean: BOOLEAN,
-  integer: INTEGER,
-  number: INTEGER | FRACTION,
-  string: STRING,
-  array: ARRAY,
-  object: OBJECT,
-};
+const TYPE_BITS: ReadonlyMap<unknown, number> = new Map([
+  ["null", NULL],
+  ["boolean", BOOLEAN],
+  ["integer", INTEGER],
+  ["number", INTEGER | FRACTION],
+  ["string", STRING],
+  ["array", ARRAY],
+  ["object", OBJECT],
+]);
 
 type Test = (value: unknown) => boolean;
 
@@ -172,7 +172,7 @@ function property(name: string, check: Check, required: boolean): Property {
 function typeBits(type: unknown, at: string): number {
   let bits = 0;
   for (const name of Array.isArray(type) ? type : [type]) {
-    const bit = typeof name === "string" ? TYPE_BITS[name] : undefined;
+    const bit = TYPE_BITS.get(name);
     if (bit === undefined)
       throw invalid(`${at}/type`, `names no JSON type: ${JSON.stringify(name)}`);
     bits |= bit;
@@ -538,7 +538,12 @@ function shown(value: unknown): string {
   }
   if (Array.isArray(value)) return value.length === 0 ? "an empty array" : "an array";
   if (isPlainObject(value)) return "an object";
-  if (typeof value === "number" || typeof value === "boolean" || value === null) {
+  if (
+    typeof value === "number" ||
+    typeof value === "boolean" ||
+    value === null ||
+    value === undefined
+  ) {
     return String(value);
   }
   return `a ${typeof value}`;
