@@ -5,7 +5,7 @@ import {
   type ToolCallRecord,
   type TurnRecord,
 } from "@united-workforce/agent-kit";
-import type { Usage } from "@united-workforce/protocol";
+import { isPlainObject, type Usage } from "@united-workforce/protocol";
 
 /** A tool call Claude Code's permission check refused (`permission_denials` in the result). */
 export interface PermissionDenial {
@@ -150,9 +150,7 @@ function resultText(content: unknown): string {
 }
 
 function obj(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isPlainObject(value) ? value : {};
 }
 
 function arr(value: unknown): unknown[] {

@@ -1,5 +1,6 @@
 import { relative } from "node:path";
 import type { ToolCallRecord, TurnRecord } from "@united-workforce/agent-kit";
+import { isPlainObject } from "@united-workforce/protocol";
 import { sanitizeTerminalText } from "@united-workforce/util";
 
 /**
@@ -263,7 +264,5 @@ function oneLine(text: string): string {
 }
 
 function record(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isPlainObject(value) ? value : {};
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Usage } from "@united-workforce/protocol";
+import { isPlainObject, type Usage } from "@united-workforce/protocol";
 import { errorMessage, UwfError } from "@united-workforce/util";
 import { parse as parseYaml } from "yaml";
 import { readCachedScenario, writeCachedScenario } from "./scenario-cache.js";
@@ -78,7 +78,7 @@ export function loadScenario(path: string, home?: string): MockScenario {
       throw invalid(path, `not valid YAML or JSON: ${errorMessage(error)}`);
     }
   }
-  if (!isRecord(data) || !Array.isArray(data.steps))
+  if (!isPlainObject(data) || !Array.isArray(data.steps))
     throw invalid(path, 'it must be a mapping with a "steps" list');
   const problems: string[] = [];
   for (const [index, step] of data.steps.entries()) stepProblems(step, `steps[${index}]`, problems);
@@ -92,7 +92,7 @@ export function loadScenario(path: string, home?: string): MockScenario {
 }
 
 function stepProblems(step: unknown, where: string, problems: string[]): void {
-  if (!isRecord(step)) {
+  if (!isPlainObject(step)) {
     problems.push(`${where} must be a mapping`);
     return;
   }
@@ -100,7 +100,7 @@ function stepProblems(step: unknown, where: string, problems: string[]): void {
     if (!STEP_KEYS.has(key)) problems.push(`${where} has unknown key "${key}"`);
   if (typeof step.role !== "string" || step.role === "")
     problems.push(`${where}.role must be a role name`);
-  if (step.output !== undefined && !isRecord(step.output) && typeof step.output !== "string")
+  if (step.output !== undefined && !isPlainObject(step.output) && typeof step.output !== "string")
     problems.push(`${where}.output must be a mapping or the raw reply text`);
   if (step.body !== undefined && typeof step.body !== "string")
     problems.push(`${where}.body must be a string`);
@@ -122,7 +122,7 @@ function stepProblems(step: unknown, where: string, problems: string[]): void {
     const ok =
       Array.isArray(step.attempts) &&
       step.attempts.length > 0 &&
-      step.attempts.every((a) => typeof a === "string" || isRecord(a));
+      step.attempts.every((a) => typeof a === "string" || isPlainObject(a));
     if (!ok) problems.push(`${where}.attempts must be a non-empty list of strings or mappings`);
   }
   if (
@@ -139,7 +139,7 @@ function stepProblems(step: unknown, where: string, problems: string[]): void {
   }
   if (step.retry_after !== undefined && step.transient === undefined)
     problems.push(`${where}.retry_after goes with "transient"`);
-  if (step.usage !== undefined && !isRecord(step.usage))
+  if (step.usage !== undefined && !isPlainObject(step.usage))
     problems.push(`${where}.usage must be a mapping`);
   const acts = step.output !== undefined || step.attempts !== undefined;
   if (!acts && step.exit === undefined && step.stdout === undefined) {
@@ -151,8 +151,4 @@ function invalid(path: string, problem: string): UwfError {
   return new UwfError("USAGE", `scenario ${path} is invalid: ${problem}`, {
     hint: "See packages/agent-mock/README.md for the scenario format.",
   });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -187,7 +187,7 @@ describe("uwf thread export / import", () => {
     expect(forked.cwd).toBe(work);
   });
 
-  it("refuses a pointer its chain contradicts, writes nothing, and then takes the sound bundle", async () => {
+  it("refuses a pointer its schema or its chain contradicts, writes nothing, and then takes the sound bundle", async () => {
     const from = inHome(source.home);
     const to = inHome(target.home);
     const { thread, file } = await exported(from, source.home);
@@ -195,7 +195,7 @@ describe("uwf thread export / import", () => {
     const edits: [(p: Record<string, unknown>) => void, string][] = [
       [
         (p) => (p.status = "running"),
-        '`status` "running" is not idle, suspended, completed or cancelled',
+        '`status` is "running", not idle, suspended, completed or cancelled',
       ],
       [(p) => (p.workflow = "../evil"), 'its pointer names workflow "../evil"'],
       [
@@ -207,6 +207,13 @@ describe("uwf thread export / import", () => {
       ],
       // The greeting led to $END: the thread ended, and nothing is left for an exec to run.
       [(p) => (p.status = "idle"), "its pointer says `idle`, but its head step's role"],
+      // Fields the pointer check once skipped: each is checked by the pointer's schema.
+      [(p) => (p.usage = "lots"), '`usage` is "lots", not an object'],
+      [
+        (p) => (p.worktree = { path: 3, branch: "b", repo: "/r", base: "abc" }),
+        "`worktree.path` is 3, not a string",
+      ],
+      [(p) => (p.agent = ["sh", "-c", "x"]), "`agent` is an array, not a string"],
     ];
     const bad = join(target.home, "bad.uwf-bundle");
     for (const [edit, words] of edits) {

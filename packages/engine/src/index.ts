@@ -50,7 +50,7 @@ export {
   type RoleExits,
   requireRoleExits,
 } from "./workflow/role-exits.js";
-export { isMapping, type SchemaMap } from "./workflow/schema-shape.js";
+export type { SchemaMap } from "./workflow/schema-shape.js";
 export { shadowWarning, workflowsDirOf } from "./workflow/shadow.js";
 export {
   type RoleDefinition,

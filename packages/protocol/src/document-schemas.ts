@@ -7,15 +7,14 @@
  */
 import { STOPPED_BECAUSE } from "./events.js";
 import { stepSchema, usageSchema as usage } from "./nodes.js";
+import {
+  hashSchema as hash,
+  isoTimeSchema as isoTime,
+  threadIdSchema as threadId,
+} from "./string-schemas.js";
 import { suspendInfoSchema, THREAD_STATUSES } from "./threads.js";
 
-const hash = { type: "string", pattern: "^[0-9A-HJKMNP-TV-Z]{13}$" } as const;
 const nullableHash = { anyOf: [hash, { type: "null" }] } as const;
-const isoTime = {
-  type: "string",
-  pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$",
-} as const;
-const threadId = { type: "string", pattern: "^[0-7][0-9A-HJKMNP-TV-Z]{25}$" } as const;
 const str = { type: "string" } as const;
 const nullableStr = { type: ["string", "null"] } as const;
 const int = { type: "integer" } as const;

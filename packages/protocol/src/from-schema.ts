@@ -1,3 +1,5 @@
+import { isPlainObject } from "./plain-object.js";
+
 /**
  * The TypeScript type a JSON Schema describes, so each protocol type is written once, as its
  * schema (`as const`), and the type is derived: the two cannot drift.
@@ -8,6 +10,8 @@
  * alone: extra keys a schema allows are not part of the type. Anything else (formats,
  * patterns, bounds) checks values, not types. A schema it cannot read is `unknown`, never
  * `any`, and `unsupportedKeywords` lets a test catch one early.
+ *
+ * `matchesSchema` and `schemaMismatches` (schema-check.ts) check values by the same keywords.
  *
  * Written here rather than taken from `json-schema-to-ts`: that library made protocol's
  * check ten times slower for five schemas, and its types would be a dependency of everything
@@ -56,7 +60,7 @@ type FromObject<S> = S extends { properties: infer P }
 type RequiredKeys<S> = S extends { required: readonly (infer K)[] } ? K : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
-/** The keywords `FromSchema` understands or knows to be value checks only. */
+/** The keywords `FromSchema` understands or knows to be value checks only (and the schema check reads). */
 const KNOWN_KEYWORDS = new Set([
   "type",
   "const",
@@ -84,7 +88,7 @@ const KNOWN_KEYWORDS = new Set([
  * as JSON-pointer-ish paths: a test keeps this empty for every protocol schema.
  */
 export function unsupportedKeywords(schema: unknown, at = ""): string[] {
-  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return [];
+  if (!isPlainObject(schema)) return [];
   const found: string[] = [];
   for (const [key, value] of Object.entries(schema)) {
     const here = `${at}/${key}`;

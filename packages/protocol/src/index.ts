@@ -5,5 +5,8 @@ export * from "./events.js";
 export * from "./exit-codes.js";
 export * from "./from-schema.js";
 export * from "./nodes.js";
+export * from "./plain-object.js";
 export * from "./reserved.js";
+export { matchesSchema, schemaMismatches } from "./schema-check.js";
+export { hashSchema, isoTimeSchema, threadIdSchema } from "./string-schemas.js";
 export * from "./threads.js";

@@ -1,5 +1,6 @@
 import type { FromSchema } from "./from-schema.js";
 import { usageSchema } from "./nodes.js";
+import { hashSchema, isoTimeSchema, threadIdSchema } from "./string-schemas.js";
 
 /** What a user sees. `running` and `corrupt` are derived, never stored. */
 export const THREAD_STATUSES = [
@@ -37,7 +38,7 @@ export const suspendInfoSchema = {
     // The edge's rendered `location`, so a retried step runs where the failed one did.
     location: { type: ["string", "null"] },
     // `retry`: when the step may run again (ISO 8601); `thread exec --wait` waits until then.
-    retryAfter: { type: "string" },
+    retryAfter: isoTimeSchema,
     // `guard`: which guard stopped the thread (`maxSteps`, or `maxVisits` of `role`).
     guard: { enum: ["maxSteps", "maxVisits"] },
     // The step to run again is a poke's: it replaces the head, as the poke would have. Absent
@@ -73,8 +74,9 @@ export const threadParentSchema = {
   type: "object",
   required: ["thread", "step", "index"],
   properties: {
-    thread: { type: "string" },
-    step: { type: "string" },
+    thread: threadIdSchema,
+    // The step's hash, or the parent's StartNode when it fanned out from $START.
+    step: hashSchema,
     index: { type: "integer", minimum: 0 },
   },
 } as const;
@@ -84,7 +86,10 @@ export type ThreadParent = FromSchema<typeof threadParentSchema>;
 const storedThreadStatusSchema = { enum: ["idle", "suspended", "completed", "cancelled"] } as const;
 export type StoredThreadStatus = FromSchema<typeof storedThreadStatusSchema>;
 
-/** `threads/<id>.json`: the only mutable state of a thread. */
+/**
+ * `threads/<id>.json`: the only mutable state of a thread. The store reads every pointer with
+ * this schema (`pointerProblem`), and `thread import` takes none that fails it.
+ */
 export const threadPointerSchema = {
   $id: "uwf:thread-pointer",
   type: "object",
@@ -103,11 +108,11 @@ export const threadPointerSchema = {
     "updatedAt",
   ],
   properties: {
-    thread: { type: "string" },
+    thread: threadIdSchema,
     workflow: { type: "string" },
-    workflowHash: { type: "string" },
-    start: { type: "string" },
-    head: { type: "string" },
+    workflowHash: hashSchema,
+    start: hashSchema,
+    head: hashSchema,
     status: storedThreadStatusSchema,
     // The role that ran last, or null while the head is the StartNode.
     currentRole: { type: ["string", "null"] },
@@ -115,9 +120,9 @@ export const threadPointerSchema = {
     // Number of steps in the chain up to head; kept so nothing walks the chain to count.
     steps: { type: "integer", minimum: 0 },
     cwd: { type: "string" },
-    createdAt: { type: "string" },
-    updatedAt: { type: "string" },
-    forkedFrom: { type: "string" },
+    createdAt: isoTimeSchema,
+    updatedAt: isoTimeSchema,
+    forkedFrom: hashSchema,
     // The agent the thread was last run with by `--agent` (an alias, or a command line with an
     // absolute command), used again when a later exec, resume or poke names none.
     agent: { type: "string" },

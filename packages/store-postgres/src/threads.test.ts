@@ -79,7 +79,7 @@ describe("PostgreSQL threads", () => {
     const error = await caught(() => threads.get(p.thread));
     expect(error.code).toBe("THREAD_CORRUPT");
     expect(error.message).toBe(
-      `${where}: \`status\` "running" is not idle, suspended, completed or cancelled`,
+      `${where}: \`status\` is "running", not idle, suspended, completed or cancelled`,
     );
     // Whatever revision the caller believed in.
     expect((await caught(() => threads.swap(p, 1))).code).toBe("THREAD_CORRUPT");

@@ -1,3 +1,4 @@
+import { isPlainObject } from "@united-workforce/protocol";
 import { ToolError } from "./tool-error.js";
 
 /** A tool call's arguments, read without trusting the model to follow the schema. */
@@ -12,7 +13,7 @@ export function parseArgs(raw: string): ToolArgs {
       `the arguments are not valid JSON (${(error as Error).message}): ${raw.slice(0, 200)}`,
     );
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     throw new ToolError("the arguments must be a JSON object");
   }
   return value as ToolArgs;

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from "node:stream";
+import { isPlainObject } from "@united-workforce/protocol";
 import { ConfinedFs } from "./client-fs.js";
 import { JsonRpcConnection, RPC_METHOD_NOT_FOUND, RpcClosedError, RpcError } from "./json-rpc.js";
 import {
@@ -309,7 +310,5 @@ function sessionOf(sessionId: string, result: Record<string, unknown>): AcpSessi
 }
 
 function asObject(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isPlainObject(value) ? value : {};
 }

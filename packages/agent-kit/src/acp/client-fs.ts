@@ -7,6 +7,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { isPlainObject } from "@united-workforce/protocol";
 import { RPC_INTERNAL_ERROR, RPC_INVALID_PARAMS, RpcError } from "./json-rpc.js";
 
 /**
@@ -39,7 +40,7 @@ export class ConfinedFs {
   }
 
   write(params: unknown): null {
-    const p = isObject(params) ? params : {};
+    const p = isPlainObject(params) ? params : {};
     const path = absolutePath(p.path);
     if (typeof p.content !== "string") {
       throw new RpcError(RPC_INVALID_PARAMS, "fs/write_text_file needs a string `content`");
@@ -80,7 +81,7 @@ export class ConfinedFs {
 }
 
 function readParams(params: unknown): { path: string; line?: number; limit?: number } {
-  const p = isObject(params) ? params : {};
+  const p = isPlainObject(params) ? params : {};
   const path = absolutePath(p.path);
   const line = wholeNumber(p.line, "line");
   const limit = wholeNumber(p.limit, "limit");
@@ -123,8 +124,4 @@ function isSymlink(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
+import { isPlainObject } from "@united-workforce/protocol";
 
 /** JSON-RPC 2.0 error codes the ACP client sends or meets. */
 export const RPC_METHOD_NOT_FOUND = -32601;
@@ -141,7 +142,7 @@ export class JsonRpcConnection {
       this.close(`the agent wrote a line that is not JSON: ${excerpt(line)}`);
       return;
     }
-    if (!isObject(message) || message.jsonrpc !== "2.0") {
+    if (!isPlainObject(message) || message.jsonrpc !== "2.0") {
       this.close(`the agent wrote a message that is not JSON-RPC 2.0: ${excerpt(line)}`);
       return;
     }
@@ -167,7 +168,7 @@ export class JsonRpcConnection {
     if (!pending) return;
     this.pending.delete(id);
     if ("error" in message && message.error !== undefined && message.error !== null) {
-      const error = isObject(message.error) ? message.error : {};
+      const error = isPlainObject(message.error) ? message.error : {};
       const code = typeof error.code === "number" ? error.code : RPC_INTERNAL_ERROR;
       const text = typeof error.message === "string" ? error.message : "unknown error";
       pending.reject(new RpcError(code, text, error.data));
@@ -193,10 +194,6 @@ export class JsonRpcConnection {
       if (!this.closedBy) this.send({ jsonrpc: "2.0", id, error: body });
     }
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isId(value: unknown): value is Id {

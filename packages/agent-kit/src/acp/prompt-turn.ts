@@ -1,4 +1,4 @@
-import type { Usage } from "@united-workforce/protocol";
+import { isPlainObject, type Usage } from "@united-workforce/protocol";
 import type { ToolCallRecord, TurnRecord } from "../session/sessions.js";
 
 /** A tool's output is kept up to this many characters in a turn record. */
@@ -162,7 +162,7 @@ export class PromptTurn {
 }
 
 function textOf(content: unknown): string {
-  if (!isObject(content)) return "";
+  if (!isPlainObject(content)) return "";
   return content.type === "text" && typeof content.text === "string" ? content.text : "";
 }
 
@@ -175,7 +175,7 @@ function outputOf(update: SessionUpdate): string | null {
   } else if (Array.isArray(update.content)) {
     const parts: string[] = [];
     for (const block of update.content) {
-      if (!isObject(block)) continue;
+      if (!isPlainObject(block)) continue;
       if (block.type === "content") parts.push(textOf(block.content));
       else if (block.type === "diff" && typeof block.path === "string")
         parts.push(`diff ${block.path}`);
@@ -187,7 +187,7 @@ function outputOf(update: SessionUpdate): string | null {
 }
 
 function usdCost(cost: unknown): number | null {
-  if (!isObject(cost) || typeof cost.amount !== "number") return null;
+  if (!isPlainObject(cost) || typeof cost.amount !== "number") return null;
   if (typeof cost.currency === "string" && cost.currency.toUpperCase() !== "USD") return null;
   return cost.amount;
 }
@@ -205,8 +205,8 @@ interface Tokens {
  */
 export function tokensOf(result: unknown): Tokens {
   const none: Tokens = { input: null, output: null, cacheRead: null, cacheWrite: null };
-  if (!isObject(result)) return none;
-  if (isObject(result.usage)) {
+  if (!isPlainObject(result)) return none;
+  if (isPlainObject(result.usage)) {
     const u = result.usage;
     return {
       input: count(u.inputTokens),
@@ -215,9 +215,9 @@ export function tokensOf(result: unknown): Tokens {
       cacheWrite: count(u.cachedWriteTokens),
     };
   }
-  const meta = isObject(result._meta) ? result._meta : {};
-  const quota = isObject(meta.quota) ? meta.quota : {};
-  const tokens = isObject(quota.token_count) ? quota.token_count : null;
+  const meta = isPlainObject(result._meta) ? result._meta : {};
+  const quota = isPlainObject(meta.quota) ? meta.quota : {};
+  const tokens = isPlainObject(quota.token_count) ? quota.token_count : null;
   if (!tokens) return none;
   return { ...none, input: count(tokens.input_tokens), output: count(tokens.output_tokens) };
 }
@@ -228,8 +228,4 @@ function count(value: unknown): number | null {
 
 function stringOr(value: unknown, fallback: string): string {
   return typeof value === "string" && value !== "" ? value : fallback;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,3 +1,4 @@
+import { isPlainObject } from "@united-workforce/protocol";
 /** A stdout line that is not a JSON object: CLIs mix in banners, warnings and stack traces. */
 export interface InvalidJsonLine {
   line: string;
@@ -18,7 +19,7 @@ export function parseJsonLine(line: string): JsonLine | null {
   } catch (error) {
     return { ok: false, invalid: { line, error: (error as Error).message } };
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     return { ok: false, invalid: { line, error: "not a JSON object" } };
   }
   return { ok: true, value: value as Record<string, unknown> };

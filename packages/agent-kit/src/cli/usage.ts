@@ -1,4 +1,4 @@
-import { USAGE_FIELDS, type Usage } from "@united-workforce/protocol";
+import { isPlainObject, USAGE_FIELDS, type Usage } from "@united-workforce/protocol";
 
 /**
  * Usage as agent CLIs and model APIs report it, turned into uwf's `Usage` fields. A figure the
@@ -82,7 +82,5 @@ export function geminiUsage(raw: unknown): Partial<Usage> {
 }
 
 function record(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isPlainObject(value) ? value : {};
 }

@@ -1,6 +1,5 @@
-import { isMapping } from "@united-workforce/engine";
 import type { Hash, StepPayload } from "@united-workforce/protocol";
-import { STATUS_FIELD } from "@united-workforce/protocol";
+import { isPlainObject, STATUS_FIELD } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
 
 /** One earlier step as a later role sees it. */
@@ -74,7 +73,7 @@ async function readEntry(
   role: string,
 ): Promise<HistoryEntry> {
   const payload = (await cas.get(step.output)).payload;
-  const output = isMapping(payload) ? payload : {};
+  const output = isPlainObject(payload) ? payload : {};
   const status = output[STATUS_FIELD];
   const entry: HistoryEntry = {
     hash,

@@ -1,9 +1,4 @@
-import {
-  isMapping,
-  type RoleExits,
-  requireRoleExits,
-  type SchemaMap,
-} from "@united-workforce/engine";
+import { type RoleExits, requireRoleExits, type SchemaMap } from "@united-workforce/engine";
 import type {
   Hash,
   RolePayload,
@@ -12,6 +7,7 @@ import type {
   ThreadPointer,
   WorkflowPayload,
 } from "@united-workforce/protocol";
+import { isPlainObject } from "@united-workforce/protocol";
 import type { Cas, ThreadsStore } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
 import { collectHistory, type History } from "./history.js";
@@ -58,7 +54,7 @@ export async function loadThreadContext(
     });
   }
   const schema: unknown = await cas.schema(roleDefinition.frontmatter);
-  if (!isMapping(schema)) {
+  if (!isPlainObject(schema)) {
     throw new UwfError(
       "SCHEMA_INVALID",
       `the frontmatter schema ${roleDefinition.frontmatter} of role "${options.role}" is not a JSON Schema object`,

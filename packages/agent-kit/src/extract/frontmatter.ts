@@ -1,3 +1,4 @@
+import { isPlainObject } from "@united-workforce/protocol";
 import { parse as parseYaml } from "yaml";
 import { parseFlatYaml } from "../prompt/flat-yaml.js";
 
@@ -67,7 +68,7 @@ export function parseFrontmatter(raw: string): FrontmatterResult {
       found: true,
     };
   }
-  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+  if (!isPlainObject(data)) {
     return { data: null, body, error: "frontmatter is not a YAML mapping", found: true };
   }
   return { data: data as Record<string, unknown>, body, error: null, found: true };

@@ -1,5 +1,5 @@
 import type { SchemaMap } from "@united-workforce/engine";
-import type { Usage } from "@united-workforce/protocol";
+import { isPlainObject, type Usage } from "@united-workforce/protocol";
 import { errorMessage } from "@united-workforce/util";
 import { chatCompletion } from "../openai/chat-completion.js";
 import type { RetryPolicy } from "../openai/retry.js";
@@ -74,7 +74,7 @@ function parseJsonObject(reply: string): Record<string, unknown> {
   } catch (error) {
     throw new Error(`extract model reply is not valid JSON: ${errorMessage(error)}`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     throw new Error("extract model reply is not a JSON object");
   }
   return value as Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { Usage } from "@united-workforce/protocol";
+import { isPlainObject, type Usage } from "@united-workforce/protocol";
 import { errorMessage, maskOccurrences, UwfError } from "@united-workforce/util";
 import { openaiUsage } from "../cli/usage.js";
 import { hintForStatus, ModelRequestError } from "./errors.js";
@@ -337,9 +337,7 @@ function describe(error: unknown): string {
 }
 
 function asObject(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isPlainObject(value) ? value : {};
 }
 
 function clip(text: string, max = 300): string {

@@ -1,10 +1,5 @@
-import {
-  type ExitOutput,
-  isMapping,
-  type RoleExits,
-  type SchemaMap,
-} from "@united-workforce/engine";
-import { STATUS_FIELD, SUSPEND } from "@united-workforce/protocol";
+import type { ExitOutput, RoleExits, SchemaMap } from "@united-workforce/engine";
+import { isPlainObject, STATUS_FIELD, SUSPEND } from "@united-workforce/protocol";
 import { yamlLiteral as literal } from "./yaml-literal.js";
 
 export const SCOPE_SENTENCE = "Focus exclusively on YOUR role's deliverable.";
@@ -97,7 +92,7 @@ function describeType(schema: SchemaMap): string {
   return types
     .map((type) => {
       if (type !== "array") return type;
-      const items = isMapping(schema.items) ? describeType(schema.items) : "any value";
+      const items = isPlainObject(schema.items) ? describeType(schema.items) : "any value";
       return `list of ${items.startsWith("list") ? `(${items})` : items}`;
     })
     .join(" or ");
@@ -106,8 +101,8 @@ function describeType(schema: SchemaMap): string {
 function typeList(schema: SchemaMap): string[] {
   if (typeof schema.type === "string") return [schema.type];
   if (Array.isArray(schema.type)) return schema.type.filter((t) => typeof t === "string");
-  if (isMapping(schema.properties)) return ["object"];
-  if (isMapping(schema.items)) return ["array"];
+  if (isPlainObject(schema.properties)) return ["object"];
+  if (isPlainObject(schema.items)) return ["array"];
   return [];
 }
 
@@ -136,23 +131,23 @@ function exampleLines(
   }
   const type = typeList(schema).find((t) => t !== "null");
   if (type === "array") {
-    const items = isMapping(schema.items) ? schema.items : {};
-    const nested = isMapping(items.properties) ? Object.entries(items.properties) : [];
+    const items = isPlainObject(schema.items) ? schema.items : {};
+    const nested = isPlainObject(items.properties) ? Object.entries(items.properties) : [];
     if (nested.length > 0) {
       const inner = nested.flatMap(([child, childSchema]) =>
-        exampleLines(child, isMapping(childSchema) ? childSchema : {}, `${indent}    `, false),
+        exampleLines(child, isPlainObject(childSchema) ? childSchema : {}, `${indent}    `, false),
       );
       inner[0] = `${indent}  - ${inner[0]!.trimStart()}`;
       return [`${key}${note}`, ...inner];
     }
     return [`${key}${note}`, `${indent}  - ${placeholder(items)}`];
   }
-  if (type === "object" && isMapping(schema.properties)) {
+  if (type === "object" && isPlainObject(schema.properties)) {
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
     const inner = Object.entries(schema.properties).flatMap(([child, childSchema]) =>
       exampleLines(
         child,
-        isMapping(childSchema) ? childSchema : {},
+        isPlainObject(childSchema) ? childSchema : {},
         `${indent}  `,
         !required.has(child),
       ),

@@ -1,4 +1,4 @@
-import type { Hash, StepPayload, Usage } from "@united-workforce/protocol";
+import { type Hash, isPlainObject, type StepPayload, type Usage } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
 
 /**
@@ -75,9 +75,7 @@ export async function resumableSession(
 }
 
 function asRecord(value: unknown): Record<string, unknown> | null {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : null;
+  return isPlainObject(value) ? value : null;
 }
 
 /** The session a role may resume: opened by this adapter in this directory. */
@@ -91,7 +89,7 @@ export function sessionToResume(
 }
 
 function isSessionMap(value: unknown): value is SessionMap {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  if (!isPlainObject(value)) return false;
   return Object.values(value).every(
     (record) =>
       typeof record === "object" &&

@@ -2,7 +2,7 @@ import { getMaxListeners, setMaxListeners } from "node:events";
 import { accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import type { CheckResult } from "@united-workforce/protocol";
-import { ExitCode } from "@united-workforce/protocol";
+import { ExitCode, isPlainObject } from "@united-workforce/protocol";
 import { addHomeDotenv, docsUrl, errorMessage, isUwfError } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "./command.js";
 import { checksSummary, renderChecks } from "./setup/render.js";
@@ -216,7 +216,5 @@ async function agentAndProviderChecks(
 }
 
 function mapping(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isPlainObject(value) ? value : {};
 }

@@ -294,14 +294,14 @@ describe("the agent a thread remembers", () => {
     expect(summary.steps[0]).toMatchObject({ role: "reviewer", agent: "uwf-mock" });
   });
 
-  it("is refused with a hint when the pointer holds something else than a command line", async () => {
+  it("is refused, the pointer corrupt, when it holds something else than a command line", async () => {
     const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
     const pointer = await store.threads.get(thread);
     await store.threads.swap({ ...pointer, agent: 42 as unknown as string }, pointer.rev ?? 0);
     const lease = await takeThread(store, thread, "test");
     await expect(runSteps(engineWith([]), thread, { count: 1, lease })).rejects.toMatchObject({
       code: "THREAD_CORRUPT",
-      hint: "Pass --agent to choose the agent again; the thread then remembers that one.",
+      message: expect.stringContaining("`agent` is 42, not a string"),
     });
     await lease.release();
   });

@@ -180,18 +180,12 @@ export async function chooseAgent(
   role: string,
   flag: string | undefined,
 ): Promise<ResolvedAgent> {
-  const remembered = pointer.agent as unknown;
-  if (flag === undefined && remembered !== undefined && typeof remembered !== "string") {
-    throw new UwfError(
-      "THREAD_CORRUPT",
-      `thread ${pointer.thread} remembers an agent that is not a string (${JSON.stringify(remembered)})`,
-      { hint: "Pass --agent to choose the agent again; the thread then remembers that one." },
-    );
-  }
+  // A pointer remembering anything but a command line reads as corrupt (its schema says so).
+  const remembered = pointer.agent;
   const pathEnv = run.env.PATH ?? "";
   const agent = resolveAgent(await run.config(), {
     flag,
-    remembered: remembered as string | undefined,
+    remembered,
     workflow: pointer.workflow,
     role,
     callerCwd: run.cwd,

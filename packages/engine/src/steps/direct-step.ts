@@ -1,4 +1,5 @@
 import {
+  isPlainObject,
   STATUS_FIELD,
   type StepPayload,
   type ThreadPointer,
@@ -111,7 +112,7 @@ async function sessionsAt(cas: Cas, pointer: ThreadPointer): Promise<Record<stri
   const head = await cas.getPayload<StepPayload>(pointer.head, "step");
   const detail = (await cas.get(head.detail)).payload as { sessions?: unknown } | null;
   const sessions = detail?.sessions;
-  if (typeof sessions !== "object" || sessions === null || Array.isArray(sessions)) return {};
+  if (!isPlainObject(sessions)) return {};
   const map = { ...(sessions as Record<string, Record<string, unknown>>) };
   const own = map[head.role];
   if (own && typeof own === "object" && own.step === undefined) {

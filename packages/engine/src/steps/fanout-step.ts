@@ -1,5 +1,6 @@
 import {
   type FanoutFailureRule,
+  isPlainObject,
   type JsonSchema,
   type JsonValue,
   STATUS_FIELD,
@@ -423,7 +424,7 @@ async function childInputs(
   const validate = run.store.cas.schemaValidator(schema).validate;
   const { checkThreadInputs } = await import("../threads/inputs.js");
   return transition.items.map(({ item }, index) => {
-    if (item === null || typeof item !== "object" || Array.isArray(item)) {
+    if (!isPlainObject(item)) {
       throw new UwfError(
         "INPUT_INVALID",
         `item ${index} of the fan-out is ${JSON.stringify(item)}, but workflow "${childWorkflow.name}" declares inputs: each item must be a mapping of them`,

@@ -1,8 +1,13 @@
-import { STATUS_FIELD, type SuspendInfo, type ThreadPointer } from "@united-workforce/protocol";
+import {
+  isPlainObject,
+  STATUS_FIELD,
+  type SuspendInfo,
+  type ThreadPointer,
+} from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 import { parse as parseYaml } from "yaml";
 import { type ExitOutput, type RoleExits, requireRoleExits } from "../workflow/role-exits.js";
-import { isMapping, type SchemaMap } from "../workflow/schema-shape.js";
+import type { SchemaMap } from "../workflow/schema-shape.js";
 import { HUMAN_AGENT } from "../workflow/step-roles.js";
 import type { RunContext } from "./context.js";
 import { parseResult } from "./script-step.js";
@@ -122,7 +127,7 @@ export function parseAnswerFile(
       cause: error,
     });
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     throw new UwfError("USAGE", `the answer file "${name}" must hold a mapping of fields`, {
       hint,
     });
@@ -153,7 +158,7 @@ export function answerOutput(
     const schema = exit.properties[key];
     if (key === STATUS_FIELD) {
       problems.push('set "$status" with --status, not --set');
-    } else if (!isMapping(schema)) {
+    } else if (!isPlainObject(schema)) {
       problems.push(`field "${key}" is not part of status "${status}" (${fieldList(exit)})`);
     } else {
       output[key] = typedValue(schema, raw);
@@ -212,7 +217,7 @@ function typesOf(schema: SchemaMap): string[] {
 }
 
 function typeName(schema: unknown): string {
-  if (!isMapping(schema)) return "value";
+  if (!isPlainObject(schema)) return "value";
   if (Array.isArray(schema.enum)) return schema.enum.map(String).join("|");
   const types = typesOf(schema).filter((t) => t !== "null");
   return types.length > 0 ? types.join("|") : "value";
@@ -234,7 +239,7 @@ export async function roleExits(
     throw new UwfError("WORKFLOW_INVALID", `workflow "${workflow.name}" has no role "${role}"`);
   }
   const schema = (await run.store.cas.get(definition.frontmatter)).payload;
-  return requireRoleExits(workflow.name, role, (isMapping(schema) ? schema : {}) as SchemaMap);
+  return requireRoleExits(workflow.name, role, (isPlainObject(schema) ? schema : {}) as SchemaMap);
 }
 
 export function invalidAnswer(role: string, problems: string[]): UwfError {

@@ -1,4 +1,5 @@
 import {
+  isPlainObject,
   type RolePayload,
   STATUS_FIELD,
   type StartPayload,
@@ -180,7 +181,7 @@ export function parseResult(
   if (text.startsWith("{")) {
     try {
       const value = JSON.parse(text) as unknown;
-      return isRecord(value) ? { output: value, body: "" } : null;
+      return isPlainObject(value) ? { output: value, body: "" } : null;
     } catch {
       return null;
     }
@@ -189,14 +190,10 @@ export function parseResult(
   if (!match) return null;
   try {
     const value = parseYaml(match[1]!) as unknown;
-    return isRecord(value) ? { output: value, body: (match[2] ?? "").trim() } : null;
+    return isPlainObject(value) ? { output: value, body: (match[2] ?? "").trim() } : null;
   } catch {
     return null;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function combinedTail(stdout: string, stderrTail: string): string {

@@ -1,5 +1,6 @@
 import {
   HASH_PATTERN,
+  isPlainObject,
   type JsonSchema,
   STATUS_FIELD,
   type StepPayload,
@@ -135,7 +136,7 @@ export async function verifyStep(
     throw rejection(`the output of step ${stepHash} cannot be read: ${errorMessage(error)}`);
   }
   const output = outputNode.payload;
-  if (output === null || typeof output !== "object" || Array.isArray(output)) {
+  if (!isPlainObject(output)) {
     throw rejection(`the output of step ${stepHash} is not an object`);
   }
   const record = output as Record<string, unknown>;

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  emptyUsage,
   type StepPayload,
   type WorkflowPayload,
   workflowNodeKind,
@@ -110,26 +111,6 @@ describe("importBundle: what of a pointer is taken", () => {
     expect(pointer).not.toHaveProperty("unknownField");
   });
 
-  it("reports a remembered agent of null as nothing, and one of another type as JSON", async () => {
-    const thread = await written();
-    let stores = 0;
-    const droppedAgent = async (agent: unknown) => {
-      stores += 1;
-      const store = await openHomeStore(join(root, `here-${stores}`));
-      try {
-        const bundle = edited(await bundleOf([thread]), (p) => {
-          p.agent = agent;
-          p.cwd = cwd;
-        });
-        return (await importBundle(store, bundle, { cwd })).threads[0]!.dropped;
-      } finally {
-        await store.close();
-      }
-    };
-    expect(await droppedAgent(null)).toBeUndefined();
-    expect(await droppedAgent({ cmd: "x" })).toEqual({ agent: '{"cmd":"x"}' });
-  });
-
   it("keeps a thread's subfolder under the exported thread's cwd, and nothing outside it", async () => {
     const thread = await written();
     const child = newUlid();
@@ -179,7 +160,11 @@ describe("importBundle: what of a pointer is taken", () => {
 
 describe("importBundle: a pointer must say what its chain says", () => {
   const cases: [string, (p: Record<string, unknown>) => void, string][] = [
-    ["a status that is derived, never stored", (p) => (p.status = "running"), '`status` "running"'],
+    [
+      "a status that is derived, never stored",
+      (p) => (p.status = "running"),
+      '`status` is "running", not idle, suspended, completed or cancelled',
+    ],
     [
       "a workflow name that is not its workflow's",
       (p) => (p.workflow = "../evil"),
@@ -199,7 +184,7 @@ describe("importBundle: a pointer must say what its chain says", () => {
         p.status = "suspended";
         p.suspended = { role: "zzz" };
       },
-      "`suspended` is not null or",
+      "`suspended.reason` is missing; `suspended.kind` is missing",
     ],
     [
       "a suspended status without a suspension",
@@ -217,8 +202,67 @@ describe("importBundle: a pointer must say what its chain says", () => {
       'the last role was "reviewer", but its head step ran "writer"',
     ],
     ["a step count its chain does not hold", (p) => (p.steps = 3), "the thread counts 3 steps"],
-    ["a time that is not one", (p) => (p.createdAt = "yesterday"), '`createdAt` "yesterday"'],
-    ["usage that is not figures", (p) => (p.usage = { inputTokens: "lots" }), "its `usage` is not"],
+    [
+      "a time that is not one",
+      (p) => (p.createdAt = "yesterday"),
+      '`createdAt` is "yesterday", not an ISO 8601 time',
+    ],
+    [
+      "usage that is not figures",
+      (p) => (p.usage = { inputTokens: "lots" }),
+      '`usage.inputTokens` is "lots", not a number or null; `usage.outputTokens` is missing',
+    ],
+    ["usage that is not an object", (p) => (p.usage = "lots"), '`usage` is "lots", not an object'],
+    [
+      "usage with a figure it does not know",
+      (p) => (p.usage = { ...emptyUsage(), tokens: 3 }),
+      "`usage` has a field it does not allow: `tokens`",
+    ],
+    [
+      "a worktree whose path is not a string",
+      (p) => (p.worktree = { path: 3, branch: "b", repo: "/r", base: "abc" }),
+      "`worktree.path` is 3, not a string",
+    ],
+    [
+      "a count of steps without cost that is not one",
+      (p) => (p.unknownCostSteps = -1),
+      "`unknownCostSteps` is -1, less than 0",
+    ],
+    ["a remembered agent of null", (p) => (p.agent = null), "`agent` is null, not a string"],
+    [
+      "a remembered agent that is not a command line",
+      (p) => (p.agent = { cmd: "x" }),
+      "`agent` is an object, not a string",
+    ],
+    [
+      "a suspension's location that is not a path",
+      (p) => {
+        p.status = "suspended";
+        p.suspended = { role: "writer", reason: "r", kind: "failure", location: 3 };
+      },
+      "`suspended.location` is 3, not a string or null",
+    ],
+    [
+      "a suspension's replaceHead that is not true or false",
+      (p) => {
+        p.status = "suspended";
+        p.suspended = { role: "writer", reason: "r", kind: "failure", replaceHead: "yes" };
+      },
+      '`suspended.replaceHead` is "yes", not a boolean',
+    ],
+    [
+      "a retry time that is not one",
+      (p) => {
+        p.status = "suspended";
+        p.suspended = { role: "writer", reason: "r", kind: "retry", retryAfter: "soon" };
+      },
+      '`suspended.retryAfter` is "soon", not an ISO 8601 time',
+    ],
+    [
+      "a fan-out parent that names no thread",
+      (p) => (p.parent = { thread: "../x", step: p.start, index: 0 }),
+      '`parent.thread` is "../x", not a thread id',
+    ],
     ["a thread id that is a path", (p) => (p.thread = "../../x"), '`thread` "../../x"'],
   ];
   it.each(cases)("refuses %s, and writes nothing", async (_, edit, words) => {

@@ -10,8 +10,6 @@ import {
   type SuspendInfo,
   type ThreadPointer,
   type ThreadVerifyReport,
-  USAGE_FIELDS,
-  type Usage,
   type WorkflowPayload,
 } from "@united-workforce/protocol";
 import {
@@ -157,7 +155,10 @@ export async function importBundle(
   }
 }
 
-/** The header's pointers, each one this store could read, and each thread once. */
+/**
+ * The header's pointers, each one this store could read (every field as the pointer's schema
+ * says: `pointerProblem`), and each thread once.
+ */
 function checkPointers(values: readonly unknown[]): ThreadPointer[] {
   const seen = new Set<string>();
   return values.map((value, index) => {
@@ -179,7 +180,8 @@ function checkPointers(values: readonly unknown[]): ThreadPointer[] {
 /**
  * What the pointer says beyond its chain's hashes must agree with the chain (verified already):
  * the workflow's name, the role that ran last, a status that matches its suspension, a
- * suspension naming a role of the workflow, times, usage.
+ * suspension naming a role of the workflow. The pointer's fields each have the type its schema
+ * says already (`checkPointers`).
  */
 async function checkAgainstChain(cas: Cas, pointer: ThreadPointer): Promise<void> {
   const fail = (problem: string) =>
@@ -219,39 +221,15 @@ async function checkAgainstChain(cas: Cas, pointer: ThreadPointer): Promise<void
       );
     }
   }
-  if (suspended !== null) {
-    if (suspended.role !== START && workflow.roles[suspended.role] === undefined) {
-      throw fail(
-        `its suspension names role ${JSON.stringify(suspended.role)}, which is not in workflow "${workflow.name}"`,
-      );
-    }
-    const location = suspended.location as unknown;
-    if (location !== undefined && location !== null && typeof location !== "string") {
-      throw fail("its suspension's `location` is not a string or null");
-    }
+  if (
+    suspended !== null &&
+    suspended.role !== START &&
+    workflow.roles[suspended.role] === undefined
+  ) {
+    throw fail(
+      `its suspension names role ${JSON.stringify(suspended.role)}, which is not in workflow "${workflow.name}"`,
+    );
   }
-  for (const key of ["createdAt", "updatedAt"] as const) {
-    if (Number.isNaN(Date.parse(pointer[key]))) {
-      throw fail(`its \`${key}\` ${JSON.stringify(pointer[key])} is not a time`);
-    }
-  }
-  const usage = pointer.usage as unknown;
-  if (usage !== undefined && !isUsage(usage)) {
-    throw fail(`its \`usage\` is not { ${USAGE_FIELDS.join(", ")} } (numbers or null)`);
-  }
-  const unknown = pointer.unknownCostSteps as unknown;
-  if (unknown !== undefined && !(Number.isInteger(unknown) && (unknown as number) >= 0)) {
-    throw fail("its `unknownCostSteps` is not a count");
-  }
-}
-
-function isUsage(value: unknown): value is Partial<Usage> {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  const figures = value as Record<string, unknown>;
-  return USAGE_FIELDS.every((key) => {
-    const figure = figures[key];
-    return figure === undefined || figure === null || typeof figure === "number";
-  });
 }
 
 /**
@@ -282,15 +260,8 @@ function portable(
   cwd: string,
 ): { pointer: ThreadPointer; dropped: DroppedFields } {
   const dropped: DroppedFields = {};
-  // null: config.yaml chose the agent there, so there is nothing remembered to drop.
-  const agent: unknown = pointer.agent;
-  if (agent !== undefined && agent !== null) {
-    dropped.agent = typeof agent === "string" ? agent : JSON.stringify(agent);
-  }
-  if (pointer.worktree !== undefined) {
-    const path = (pointer.worktree as { path?: unknown } | null)?.path;
-    dropped.worktree = typeof path === "string" ? path : JSON.stringify(pointer.worktree);
-  }
+  if (pointer.agent !== undefined) dropped.agent = pointer.agent;
+  if (pointer.worktree !== undefined) dropped.worktree = pointer.worktree.path;
   if (pointer.cwd !== cwd) dropped.cwd = pointer.cwd;
   let suspended: SuspendInfo | null = pointer.suspended;
   const location = suspended?.location;
@@ -317,11 +288,8 @@ function portable(
     const { thread, step, index } = pointer.parent;
     taken.parent = { thread, step, index };
   }
-  if (pointer.usage !== undefined) {
-    taken.usage = Object.fromEntries(
-      USAGE_FIELDS.map((key) => [key, pointer.usage?.[key] ?? null]),
-    ) as Usage;
-  }
+  // Its schema allows no other keys in usage.
+  if (pointer.usage !== undefined) taken.usage = pointer.usage;
   if (pointer.unknownCostSteps !== undefined) taken.unknownCostSteps = pointer.unknownCostSteps;
   return { pointer: taken, dropped };
 }

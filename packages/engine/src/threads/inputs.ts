@@ -1,6 +1,6 @@
-import type { JsonValue } from "@united-workforce/protocol";
+import { isPlainObject, type JsonValue } from "@united-workforce/protocol";
 import { docsUrl, UwfError } from "@united-workforce/util";
-import { isMapping, propertiesOf, type SchemaMap } from "../workflow/schema-shape.js";
+import { propertiesOf, type SchemaMap } from "../workflow/schema-shape.js";
 
 /** Where a thread's inputs come from: `--inputs <file>` first, then each `--input key=value`. */
 export interface InputSources {
@@ -40,7 +40,7 @@ export function collectThreadInputs(
       configurable: true,
     });
   if (sources.file !== undefined) {
-    if (!isMapping(sources.file.values)) {
+    if (!isPlainObject(sources.file.values)) {
       problems.push(
         `--inputs ${sources.file.name}: must hold a mapping of input name to value, found ${describe(sources.file.values)}`,
       );
@@ -131,7 +131,7 @@ function inputsInvalid(workflow: string, problems: string[], schema: SchemaMap |
 }
 
 function typesOf(schema: unknown): string[] {
-  if (!isMapping(schema)) return [];
+  if (!isPlainObject(schema)) return [];
   const type = schema.type;
   if (typeof type === "string") return [type];
   if (Array.isArray(type)) return type.filter((t): t is string => typeof t === "string");
@@ -182,7 +182,7 @@ function coerceAs(text: string, type: string): Coerced {
       } catch {
         return { problem: `expected a JSON ${type}, got "${text}"` };
       }
-      const ok = type === "array" ? Array.isArray(parsed) : isMapping(parsed);
+      const ok = type === "array" ? Array.isArray(parsed) : isPlainObject(parsed);
       return ok
         ? { value: parsed as JsonValue }
         : { problem: `expected a JSON ${type}, got "${text}"` };

@@ -1,12 +1,12 @@
 import { dirname, relative } from "node:path";
-import { START, type WorkflowPayload } from "@united-workforce/protocol";
+import { isPlainObject, START, type WorkflowPayload } from "@united-workforce/protocol";
 import { isUwfError, UwfError } from "@united-workforce/util";
 import { fanoutPath } from "../moderator/evaluate.js";
 import { follow } from "./fanout-rules.js";
 import { inputsFields } from "./inputs.js";
 import type { ResolveContext, WorkflowSource } from "./resolve.js";
 import { readRoleExits } from "./role-exits.js";
-import { isMapping, propertiesOf, requiredOf, type SchemaMap } from "./schema-shape.js";
+import { propertiesOf, requiredOf, type SchemaMap } from "./schema-shape.js";
 import type { WorkflowDefinition } from "./validate.js";
 
 /** A `fanout.workflow` child, found the way a `<workflow>` argument is (see resolve.ts). */
@@ -143,7 +143,7 @@ function childInputsProblem(
     return `${at} declares inputs (workflow "${child}"), which each child takes from its item, but without "over" the one child's item is null: fan out over a list of input objects`;
   }
   const view: SchemaMap = inputsFields(
-    isMapping(definition.inputs) ? definition.inputs : null,
+    isPlainObject(definition.inputs) ? definition.inputs : null,
     definition.inputs !== undefined,
   );
   if (use.source !== START) {
@@ -155,7 +155,7 @@ function childInputsProblem(
     Object.assign(view, output.properties);
   }
   const list = follow(view, fanoutPath(use.over));
-  if (!isMapping(list) || !isMapping(list.items)) return null;
+  if (!isPlainObject(list) || !isPlainObject(list.items)) return null;
   const items = list.items;
   if (items.type !== undefined && items.type !== "object") {
     return `${at} declares inputs (workflow "${child}"), which each child takes from its item, but the items of fanout.over ${JSON.stringify(use.over)} are declared as ${JSON.stringify(items.type)}: make them objects of the child's inputs`;

@@ -1,16 +1,9 @@
-import { END, START, SUSPEND } from "@united-workforce/protocol";
+import { END, isPlainObject, START, SUSPEND } from "@united-workforce/protocol";
 import { fanoutPath } from "../moderator/evaluate.js";
 import { type FanoutDefinition, JOIN_FIELDS, JOIN_STATUSES } from "./fanout.js";
 import { INPUTS_FIELD, inputsFields } from "./inputs.js";
 import type { RoleExits } from "./role-exits.js";
-import {
-  hasOwn,
-  isArraySchema,
-  isMapping,
-  propertiesOf,
-  type SchemaMap,
-  variantsOf,
-} from "./schema-shape.js";
+import { hasOwn, isArraySchema, propertiesOf, type SchemaMap, variantsOf } from "./schema-shape.js";
 import type { Edge, Shape } from "./validate.js";
 
 /** The rules of fan-out edges and join roles that need the whole workflow (see fanout.ts). */
@@ -39,7 +32,7 @@ export function fanoutTemplateFields(
     };
   }
   const list = follow(view, fanoutPath(fanout.over));
-  const item = isMapping(list) && isArraySchema(list) ? (list.items ?? true) : true;
+  const item = isPlainObject(list) && isArraySchema(list) ? (list.items ?? true) : true;
   return {
     fields: { item, index },
     problem: (variable, field, where) =>
@@ -56,12 +49,12 @@ export function fanoutTemplateFields(
 export function follow(fields: SchemaMap, path: string[]): unknown {
   let current: unknown = { properties: fields };
   for (const segment of path) {
-    if (!isMapping(current)) return true;
+    if (!isPlainObject(current)) return true;
     const declared = declaredProperties(current);
     if (declared === null) return isArraySchema(current) ? undefined : true;
     if (!hasOwn(declared, segment)) {
       const extra = current.additionalProperties;
-      return extra === true || isMapping(extra) ? true : undefined;
+      return extra === true || isPlainObject(extra) ? true : undefined;
     }
     current = declared[segment];
   }
@@ -191,7 +184,7 @@ function checkOver(
     }
     return;
   }
-  if (isMapping(list) && !isArraySchema(list)) {
+  if (isPlainObject(list) && !isArraySchema(list)) {
     const type = list.type === undefined ? "without a type" : `as ${JSON.stringify(list.type)}`;
     const owner = aboutInputs ? "the workflow's inputs" : `role "${source}" frontmatter`;
     errors.push(
@@ -264,7 +257,7 @@ export function joinFieldTypeProblems(join: string, frontmatter: SchemaMap): str
   const problems: string[] = [];
   for (const [field, types] of Object.entries(JOIN_FIELD_TYPES)) {
     const schema = declared[field];
-    if (!isMapping(schema) || schema.type === undefined) continue;
+    if (!isPlainObject(schema) || schema.type === undefined) continue;
     const written = Array.isArray(schema.type) ? schema.type : [schema.type];
     if (!written.some((t) => types.includes(t as string))) {
       problems.push(

@@ -2,12 +2,13 @@ import {
   END,
   FANOUT_FAILURE_RULES,
   type FanoutFailureRule,
+  isPlainObject,
   type RolePayload,
   START,
   type WorkflowPayload,
 } from "@united-workforce/protocol";
 import { fanoutPath } from "../moderator/evaluate.js";
-import { isMapping, type SchemaMap } from "./schema-shape.js";
+import type { SchemaMap } from "./schema-shape.js";
 
 /**
  * Fan-out edges and join roles (issue 9): how they are written in YAML and the shape rules
@@ -86,7 +87,7 @@ export function checkFanoutShape(
   errors: string[],
 ): FanoutDefinition | null {
   const at = `${where}.fanout`;
-  if (!isMapping(value)) {
+  if (!isPlainObject(value)) {
     errors.push(
       `${at} must be a mapping: { over: "{{{items}}}", role: <role> | workflow: <workflow>, concurrency, failure }`,
     );

@@ -1,5 +1,6 @@
+import { isPlainObject } from "@united-workforce/protocol";
 import type { RoleExits } from "./role-exits.js";
-import { isMapping, propertiesOf, type SchemaMap } from "./schema-shape.js";
+import { propertiesOf, type SchemaMap } from "./schema-shape.js";
 
 /**
  * A workflow's `inputs:`: a JSON Schema of the object a thread is started with. Templates read
@@ -21,7 +22,7 @@ const INPUT_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
  */
 export function checkInputsShape(raw: unknown, errors: string[]): SchemaMap | null {
   if (raw === undefined) return null;
-  if (!isMapping(raw)) {
+  if (!isPlainObject(raw)) {
     errors.push(
       '"inputs" must be a JSON Schema mapping (type: object, properties: { <name>: { type: … } })',
     );
@@ -34,17 +35,17 @@ export function checkInputsShape(raw: unknown, errors: string[]): SchemaMap | nu
     );
   }
   const properties = raw.properties;
-  if (properties !== undefined && !isMapping(properties)) {
+  if (properties !== undefined && !isPlainObject(properties)) {
     errors.push('"inputs.properties" must be a mapping of input name to its JSON Schema');
   }
-  const declared = isMapping(properties) ? properties : {};
+  const declared = isPlainObject(properties) ? properties : {};
   for (const [name, schema] of Object.entries(declared)) {
     if (!INPUT_NAME.test(name)) {
       errors.push(
         `inputs: input name "${name}" is invalid: input names start with a letter or "_" and use only letters, digits, "_" and "-" (templates read them as {{{inputs.${name}}}})`,
       );
     }
-    if (!isMapping(schema)) {
+    if (!isPlainObject(schema)) {
       errors.push(
         `inputs.properties.${name} must be a JSON Schema mapping (e.g. { type: string })`,
       );

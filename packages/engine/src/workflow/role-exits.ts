@@ -1,9 +1,8 @@
-import { STATUS_FIELD } from "@united-workforce/protocol";
+import { isPlainObject, STATUS_FIELD } from "@united-workforce/protocol";
 import { workflowInvalidError } from "./invalid.js";
 import { UNDERSCORE_STATUS } from "./messages.js";
 import {
   hasOwn,
-  isMapping,
   mergeProperties,
   propertiesOf,
   requiredOf,
@@ -53,7 +52,7 @@ export function readRoleExits(
   const before = errors.length;
   const shared = propertiesOf(frontmatter) ?? {};
   const sharedDeclaration = shared[STATUS_FIELD];
-  const oneOf = Array.isArray(frontmatter.oneOf) ? frontmatter.oneOf.filter(isMapping) : null;
+  const oneOf = Array.isArray(frontmatter.oneOf) ? frontmatter.oneOf.filter(isPlainObject) : null;
 
   if (Array.isArray(frontmatter.anyOf) && frontmatter.anyOf.some(declaresStatus)) {
     errors.push(
@@ -75,7 +74,7 @@ export function readRoleExits(
     const declaration = readDeclaration(where, sharedDeclaration, errors);
     if (declaration.kind === "unlisted") {
       // Routing reads the statuses from the role's own schema; a reference is not followed.
-      const ref = isMapping(sharedDeclaration) && hasOwn(sharedDeclaration, "$ref");
+      const ref = isPlainObject(sharedDeclaration) && hasOwn(sharedDeclaration, "$ref");
       errors.push(
         `${where}: "$status" must list its values with const or enum (or use oneOf variants, each with a const "$status")${ref ? `, written in place: its "$ref" is not followed` : ""}`,
       );
@@ -199,7 +198,7 @@ type Declaration =
  * not also cascade into graph mismatches.
  */
 function readDeclaration(where: string, declaration: unknown, errors: string[]): Declaration {
-  if (!isMapping(declaration)) {
+  if (!isPlainObject(declaration)) {
     errors.push(`${where}: "$status" must be a schema mapping such as { const: done }`);
     return { kind: "invalid" };
   }

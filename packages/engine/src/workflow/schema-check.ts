@@ -1,8 +1,7 @@
-import type { JsonSchema } from "@united-workforce/protocol";
+import { isPlainObject, type JsonSchema } from "@united-workforce/protocol";
 import { Cas, type CasBackend } from "@united-workforce/store";
 import { isUwfError } from "@united-workforce/util";
 import { frontmatterNotCompilable, inputsNotCompilable } from "./messages.js";
-import { isMapping } from "./schema-shape.js";
 
 /** A store that keeps nothing: compiling schemas through it writes no file. */
 const discard: CasBackend = {
@@ -33,13 +32,13 @@ export async function schemaProblems(
   /** Schemas the shape checks already found wrong: not compiled, so each mistake is told once. */
   faulty: { roles: readonly string[]; inputs: boolean } = { roles: [], inputs: false },
 ): Promise<string[]> {
-  if (!isMapping(definition)) return [];
+  if (!isPlainObject(definition)) return [];
   // Compiled validators may still be cached: they are a cache, not stored state, and they spare
   // the next validate of an unchanged schema the compiler's start-up.
   const cas = discardingCas(validatorCacheDir);
   const problems: string[] = [];
   const compile = async (schema: unknown, problem: (reason: string) => string) => {
-    if (!isMapping(schema)) return;
+    if (!isPlainObject(schema)) return;
     try {
       await cas.putSchema(schema as JsonSchema);
     } catch (error) {
@@ -48,9 +47,9 @@ export async function schemaProblems(
     }
   };
   if (!faulty.inputs) await compile(definition.inputs, inputsNotCompilable);
-  if (isMapping(definition.roles)) {
+  if (isPlainObject(definition.roles)) {
     for (const [role, spec] of Object.entries(definition.roles)) {
-      if (!isMapping(spec) || faulty.roles.includes(role)) continue;
+      if (!isPlainObject(spec) || faulty.roles.includes(role)) continue;
       await compile(spec.frontmatter, (reason) => frontmatterNotCompilable(role, reason));
     }
   }
@@ -68,7 +67,7 @@ const DIALECTS = "draft-07 (the default), 2019-09 or 2020-12";
  */
 export function readableCompileError(message: string, schema: unknown): string {
   const reason = message.replace(/^schema \S+ cannot be compiled: /, "");
-  const declared = isMapping(schema) ? schema.$schema : undefined;
+  const declared = isPlainObject(schema) ? schema.$schema : undefined;
   if (/^no schema with key or ref "[^"]*"$/.test(reason) && typeof declared === "string") {
     return `$schema "${declared}" is not a dialect uwf reads: use ${DIALECTS}`;
   }
@@ -116,7 +115,7 @@ function patternProblem(schema: unknown, why: string): string | null {
       if (key === "pattern" && typeof value === "string" && !compiles(value)) {
         return `at ${place.join(".")}: ${JSON.stringify(value)} is not a regular expression (${why})`;
       }
-      if (key === "patternProperties" && isMapping(value)) {
+      if (key === "patternProperties" && isPlainObject(value)) {
         const bad = Object.keys(value).find((name) => !compiles(name));
         if (bad !== undefined) {
           return `at ${place.join(".")}: ${JSON.stringify(bad)} is not a regular expression (${why})`;

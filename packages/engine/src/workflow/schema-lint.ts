@@ -1,3 +1,4 @@
+import { isPlainObject } from "@united-workforce/protocol";
 import {
   DIALECT_URIS,
   dialectsApplying,
@@ -6,7 +7,7 @@ import {
   schemaDialect,
 } from "@united-workforce/store";
 import { editDistance } from "@united-workforce/util";
-import { isMapping, type SchemaMap } from "./schema-shape.js";
+import type { SchemaMap } from "./schema-shape.js";
 
 /**
  * Every keyword of draft-07, 2019-09 and 2020-12. Order matters only for suggestions: when two
@@ -130,7 +131,7 @@ interface Pending {
  */
 export function schemaKeywordWarnings(schema: unknown, where: string): string[] {
   const warnings: string[] = [];
-  const dialect = isMapping(schema) ? schemaDialect(schema) : "draft-07";
+  const dialect = isPlainObject(schema) ? schemaDialect(schema) : "draft-07";
   // YAML aliases can share or even nest a node within itself; each node is read once.
   const seen = new Set<SchemaMap>();
   // A stack, not recursion: a deeply nested schema must not overflow the call stack.
@@ -138,7 +139,7 @@ export function schemaKeywordWarnings(schema: unknown, where: string): string[] 
   try {
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
       const { schema: node, path } = next;
-      if (!isMapping(node) || seen.has(node)) continue;
+      if (!isPlainObject(node) || seen.has(node)) continue;
       seen.add(node);
       for (const keyword of Object.keys(node)) {
         if (!KNOWN.has(keyword)) {
@@ -181,7 +182,7 @@ function otherDialectKeyword(
   schema: unknown,
 ): string {
   const at = path === "" ? "at the top" : `at ${path}`;
-  const declared = isMapping(schema) && typeof schema.$schema === "string";
+  const declared = isPlainObject(schema) && typeof schema.$schema === "string";
   const which = declared
     ? `${dialect}, the dialect this schema declares`
     : `${dialect}, the dialect of a schema without "$schema"`;
@@ -214,7 +215,7 @@ function subschemasOf(node: SchemaMap, path: string): Pending[] {
         out.push({ schema: item, path: `${at}[${index}]` });
     } else if (SCHEMA_VALUED.has(keyword)) {
       out.push({ schema: value, path: at });
-    } else if (SCHEMA_MAPS.has(keyword) && isMapping(value)) {
+    } else if (SCHEMA_MAPS.has(keyword) && isPlainObject(value)) {
       // The names here are the author's (a property may well be called `requird`): only the
       // schemas they name are read as schemas.
       for (const [name, item] of Object.entries(value)) {

@@ -1,10 +1,8 @@
+import { isPlainObject } from "@united-workforce/protocol";
+
 /** Small readers over JSON Schema fragments written by hand in workflow YAML. */
 
 export type SchemaMap = Record<string, unknown>;
-
-export function isMapping(value: unknown): value is SchemaMap {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 export function hasOwn(value: SchemaMap, key: string): boolean {
   return Object.hasOwn(value, key);
@@ -12,9 +10,9 @@ export function hasOwn(value: SchemaMap, key: string): boolean {
 
 /** `properties` of a schema, or null when it declares none. */
 export function propertiesOf(schema: unknown): SchemaMap | null {
-  if (!isMapping(schema)) return null;
+  if (!isPlainObject(schema)) return null;
   const properties = schema.properties;
-  return isMapping(properties) ? properties : null;
+  return isPlainObject(properties) ? properties : null;
 }
 
 /** The string entries of a schema's `required`. */
@@ -34,7 +32,7 @@ export function mergeProperties(...schemas: SchemaMap[]): SchemaMap {
   const merged: Record<string, SchemaMap> = {};
   for (const schema of schemas) {
     for (const [name, property] of Object.entries(propertiesOf(schema) ?? {})) {
-      merged[name] = { ...merged[name], ...(isMapping(property) ? property : {}) };
+      merged[name] = { ...merged[name], ...(isPlainObject(property) ? property : {}) };
     }
   }
   return merged;
@@ -45,7 +43,7 @@ export function variantsOf(schema: SchemaMap): SchemaMap[] {
   const out: SchemaMap[] = [];
   for (const keyword of ["oneOf", "anyOf", "allOf"]) {
     const list = schema[keyword];
-    if (Array.isArray(list)) out.push(...list.filter(isMapping));
+    if (Array.isArray(list)) out.push(...list.filter(isPlainObject));
   }
   return out;
 }

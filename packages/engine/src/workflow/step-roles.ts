@@ -1,5 +1,6 @@
+import { isPlainObject } from "@united-workforce/protocol";
 import type { RoleExits } from "./role-exits.js";
-import { isMapping, type SchemaMap } from "./schema-shape.js";
+import type { SchemaMap } from "./schema-shape.js";
 
 /**
  * Roles that run no agent (issue 9): `agent: human` waits for `uwf thread answer`, `run` runs a
@@ -88,7 +89,7 @@ export function checkStepRoleShape(
   }
   let mapping: Record<string, string> | null = null;
   if (exitStatus !== undefined) {
-    if (!isMapping(exitStatus)) {
+    if (!isPlainObject(exitStatus)) {
       errors.push(
         `${where}: "exitStatus" must map exit codes to statuses, e.g. { 0: passed, default: failed }`,
       );

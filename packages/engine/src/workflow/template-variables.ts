@@ -1,9 +1,9 @@
+import { isPlainObject } from "@united-workforce/protocol";
 import mustache from "mustache";
 import {
   hasOwn,
   isArraySchema,
   isFieldless,
-  isMapping,
   propertiesOf,
   type SchemaMap,
   variantsOf,
@@ -114,7 +114,7 @@ function follow(schema: unknown, path: string[]): unknown | undefined {
 
 /** The schema of field `key` of a value described by `schema`; `true` when unknowable. */
 function child(schema: unknown, key: string): unknown | undefined {
-  if (!isMapping(schema)) return true;
+  if (!isPlainObject(schema)) return true;
   if (isArraySchema(schema)) {
     if (/^\d+$/.test(key)) return schema.items ?? true;
     return key === "length" ? { type: "integer" } : undefined;
@@ -141,17 +141,17 @@ function declaredProperties(schema: SchemaMap): SchemaMap | null {
 /** Nested objects only accept undeclared fields when the schema explicitly says so. */
 function isOpen(schema: SchemaMap): boolean {
   const extra = schema.additionalProperties;
-  return extra === true || isMapping(extra) || isMapping(schema.patternProperties);
+  return extra === true || isPlainObject(extra) || isPlainObject(schema.patternProperties);
 }
 
 function sectionScope(schema: unknown): Scope {
-  if (!isMapping(schema)) return { kind: "open" };
+  if (!isPlainObject(schema)) return { kind: "open" };
   if (isArraySchema(schema)) return elementScope(schema.items);
   return valueScope(schema);
 }
 
 function elementScope(items: unknown): Scope {
-  if (!isMapping(items)) return { kind: "open" };
+  if (!isPlainObject(items)) return { kind: "open" };
   return valueScope(items);
 }
 
@@ -168,8 +168,8 @@ function isObjectScope(scope: Scope | undefined): boolean {
 
 /** An object, or a list of objects: mustache prints either as "[object Object]". */
 function rendersAsObject(schema: unknown): boolean {
-  if (!isMapping(schema)) return false;
-  if (isArraySchema(schema)) return isMapping(schema.items) && isObjectSchema(schema.items);
+  if (!isPlainObject(schema)) return false;
+  if (isArraySchema(schema)) return isPlainObject(schema.items) && isObjectSchema(schema.items);
   return isObjectSchema(schema);
 }
 

@@ -2,6 +2,7 @@ import { basename, dirname, extname } from "node:path";
 import {
   type EdgeTarget,
   END,
+  isPlainObject,
   NAME_PATTERN,
   START,
   START_STATUSES,
@@ -42,7 +43,7 @@ import {
 } from "./messages.js";
 import { type RoleExits, readRoleExits } from "./role-exits.js";
 import { schemaKeywordWarnings } from "./schema-lint.js";
-import { isMapping, type SchemaMap } from "./schema-shape.js";
+import type { SchemaMap } from "./schema-shape.js";
 import {
   checkStepRoleSemantics,
   checkStepRoleShape,
@@ -201,7 +202,7 @@ export function validateWorkflow(
 }
 
 function checkShape(raw: unknown, errors: string[]): Shape | null {
-  if (!isMapping(raw)) {
+  if (!isPlainObject(raw)) {
     errors.push("a workflow must be a mapping with name, roles and graph");
     return null;
   }
@@ -257,13 +258,13 @@ function checkShape(raw: unknown, errors: string[]): Shape | null {
 
 function mentionedByFanouts(raw: unknown): Shape["fanoutMentions"] {
   const mentions = { childRoles: new Set<string>(), joins: new Set<string>() };
-  if (!isMapping(raw)) return mentions;
+  if (!isPlainObject(raw)) return mentions;
   for (const statuses of Object.values(raw)) {
-    if (!isMapping(statuses)) continue;
+    if (!isPlainObject(statuses)) continue;
     for (const edge of Object.values(statuses)) {
-      if (!isMapping(edge) || edge.fanout === undefined) continue;
+      if (!isPlainObject(edge) || edge.fanout === undefined) continue;
       if (typeof edge.role === "string") mentions.joins.add(edge.role);
-      if (isMapping(edge.fanout) && typeof edge.fanout.role === "string") {
+      if (isPlainObject(edge.fanout) && typeof edge.fanout.role === "string") {
         mentions.childRoles.add(edge.fanout.role);
       }
     }
@@ -283,7 +284,7 @@ function checkRolesShape(
     errors.push('missing required field "roles"');
     return roles;
   }
-  if (!isMapping(raw)) {
+  if (!isPlainObject(raw)) {
     errors.push('"roles" must be a mapping of role name to role');
     return roles;
   }
@@ -296,7 +297,7 @@ function checkRolesShape(
     }
     if (!NAME_PATTERN.test(role)) errors.push(`role name "${role}" is invalid: ${NAME_RULE}`);
     roles.set(role, checkRoleShape(role, value, errors));
-    if (isMapping(value)) {
+    if (isPlainObject(value)) {
       const spec = checkStepRoleShape(role, value, errors);
       if (spec !== null) stepRoles.set(role, spec);
       const visits = checkMaxVisitsShape(role, value, errors);
@@ -310,7 +311,7 @@ function checkRolesShape(
 /** The role's frontmatter schema when the role is well formed enough to read it. */
 function checkRoleShape(role: string, value: unknown, errors: string[]): SchemaMap | null {
   const where = `role "${role}"`;
-  if (!isMapping(value)) {
+  if (!isPlainObject(value)) {
     errors.push(`${where} must be a mapping (goal, procedure, output, frontmatter, …)`);
     return null;
   }
@@ -337,7 +338,7 @@ function checkRoleShape(role: string, value: unknown, errors: string[]): SchemaM
     errors.push(`${where}: missing required field "frontmatter" (the JSON Schema of its output)`);
     return null;
   }
-  if (!isMapping(frontmatter)) {
+  if (!isPlainObject(frontmatter)) {
     errors.push(`${where}: "frontmatter" must be a JSON Schema mapping`);
     return null;
   }
@@ -347,7 +348,7 @@ function checkRoleShape(role: string, value: unknown, errors: string[]): SchemaM
       `${where}: "frontmatter" must be an object schema (type: object), found type ${JSON.stringify(frontmatter.type)}`,
     );
   }
-  if (frontmatter.properties !== undefined && !isMapping(frontmatter.properties)) {
+  if (frontmatter.properties !== undefined && !isPlainObject(frontmatter.properties)) {
     errors.push(`${where}: "frontmatter.properties" must be a mapping of field name to schema`);
   }
   if (
@@ -364,7 +365,7 @@ function checkRoleShape(role: string, value: unknown, errors: string[]): SchemaM
     !(
       Array.isArray(frontmatter.oneOf) &&
       frontmatter.oneOf.length > 0 &&
-      frontmatter.oneOf.every(isMapping)
+      frontmatter.oneOf.every(isPlainObject)
     )
   ) {
     errors.push(`${where}: "frontmatter.oneOf" must be a non-empty list of schema mappings`);
@@ -381,13 +382,13 @@ function checkGraphShape(
     errors.push('missing required field "graph"');
     return { graph: null, edges };
   }
-  if (!isMapping(raw)) {
+  if (!isPlainObject(raw)) {
     errors.push('"graph" must be a mapping of role name to its status edges');
     return { graph: null, edges };
   }
   const graph = new Map<string, string[]>();
   for (const [source, statuses] of Object.entries(raw)) {
-    if (!isMapping(statuses)) {
+    if (!isPlainObject(statuses)) {
       errors.push(`graph[${source}] must be a mapping of status to edge { role, prompt }`);
       continue;
     }
@@ -401,7 +402,7 @@ function checkGraphShape(
 }
 
 function checkEdgeShape(where: string, value: unknown, errors: string[]): EdgeDefinition | null {
-  if (!isMapping(value)) {
+  if (!isPlainObject(value)) {
     errors.push(`${where} must be a mapping with "role" and "prompt"`);
     return null;
   }

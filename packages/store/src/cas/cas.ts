@@ -3,6 +3,7 @@ import {
   type CasNode,
   type CasVerifyDocument,
   editionsOf,
+  isPlainObject,
   type JsonSchema,
   SCHEMA_TYPE,
 } from "@united-workforce/protocol";
@@ -109,7 +110,7 @@ export class Cas {
    * this process, so nodes of its type validate before it is stored.
    */
   prepareSchema(schema: JsonSchema): CasWrite {
-    if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
+    if (!isPlainObject(schema)) {
       throw new UwfError("SCHEMA_INVALID", "a schema must be a JSON object");
     }
     const payloadJson = toCanonicalJson(schema);

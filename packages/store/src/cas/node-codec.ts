@@ -1,4 +1,4 @@
-import { type CasNode, isHash, SCHEMA_TYPE } from "@united-workforce/protocol";
+import { type CasNode, isHash, isPlainObject, SCHEMA_TYPE } from "@united-workforce/protocol";
 import { canonicalJson } from "@united-workforce/util";
 
 /**
@@ -26,7 +26,7 @@ export function decodeNode(bytes: Uint8Array): { node: CasNode } | { problem: st
   } catch {
     return { problem: "the content is not JSON" };
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     return { problem: "the content is not a { type, payload } node" };
   }
   const record = value as Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { CAS_REF_FORMAT, isHash, type JsonSchema } from "@united-workforce/protocol";
+import { CAS_REF_FORMAT, isHash, isPlainObject, type JsonSchema } from "@united-workforce/protocol";
 
 type Schema = Record<string, unknown>;
 
@@ -88,7 +88,7 @@ function mayMatch(root: Schema, schema: unknown, value: unknown, hops = 0): bool
   if (Array.isArray(schema.enum) && !schema.enum.some((option) => sameJson(option, value))) {
     return false;
   }
-  if (isObject(value) && !Array.isArray(value) && isObject(schema.properties)) {
+  if (isPlainObject(value) && isObject(schema.properties)) {
     for (const [key, sub] of Object.entries(schema.properties)) {
       if (!Object.hasOwn(value, key) || !isObject(sub)) continue;
       const member = value[key];
@@ -111,7 +111,7 @@ function matchesType(type: unknown, value: unknown): boolean {
       case "array":
         return Array.isArray(value);
       case "object":
-        return isObject(value) && !Array.isArray(value);
+        return isPlainObject(value);
       case "integer":
         return Number.isInteger(value);
       case "number":

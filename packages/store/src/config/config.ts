@@ -3,6 +3,7 @@ import { dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
 import {
   CONFIG_SCHEMA,
   DEFAULT_PROVIDER_API,
+  isPlainObject,
   type ProviderApi,
   STORE_CONFIG_PROPERTIES,
 } from "@united-workforce/protocol";
@@ -175,7 +176,7 @@ export function readConfigData(file: string, home?: string): Record<string, unkn
   }
   const data = configDocumentValue(file, parseConfigDocument(file, text));
   if (data === null || data === undefined) return null;
-  if (typeof data !== "object" || Array.isArray(data)) {
+  if (!isPlainObject(data)) {
     throw new UwfError("CONFIG_INVALID", `${file} must be a YAML mapping`, {
       hint: FIX_BY_HAND_HINT,
     });

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { isPlainObject } from "@united-workforce/protocol";
 import { errorMessage, UwfError } from "@united-workforce/util";
 import { type Document, isMap, isScalar } from "yaml";
 import { checkConfig } from "./check.js";
@@ -48,7 +49,7 @@ export function configData(config: ConfigFile): Record<string, unknown> {
 export function getConfigValue(config: ConfigFile, path: readonly string[]): unknown {
   let value: unknown = configData(config);
   for (const segment of path) {
-    if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+    if (!isPlainObject(value)) return undefined;
     if (!Object.hasOwn(value, segment)) return undefined;
     value = (value as Record<string, unknown>)[segment];
   }

@@ -1,5 +1,6 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { isPlainObject } from "@united-workforce/protocol";
 import { readParseCache, writeParseCache } from "@united-workforce/util";
 
 // config.yaml's parsed value, kept between processes (issue 11). Every store-opening process
@@ -21,7 +22,7 @@ export function readParsedConfig(
   source: string,
 ): Record<string, unknown> | undefined {
   const value = readParseCache(parsedConfigPath(home), source)?.value;
-  return isMapping(value) ? value : undefined;
+  return isPlainObject(value) ? value : undefined;
 }
 
 /** Keep `value`, parsed from `source`, when JSON carries it exactly; failures cost time only. */
@@ -43,8 +44,4 @@ export function forgetParsedConfig(home: string): void {
   } catch {
     // Left in place it is never used: no config.yaml has its text.
   }
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -4,6 +4,8 @@
  * process for a file of a dozen keys; this costs nothing to load. A test checks it agrees
  * with ajv, and that the schema uses no other keyword.
  */
+
+import { isPlainObject } from "@united-workforce/protocol";
 import { isSecretName, maskSecret, maskSecretsInText } from "@united-workforce/util";
 
 export interface SchemaLike {
@@ -61,7 +63,7 @@ export function schemaProblems(schema: SchemaLike, value: unknown, path = "", na
       problems.push(...schemaProblems(schema.items!, item, `${at}[${index}]`, name));
     });
   }
-  if (isMapping(value)) {
+  if (isPlainObject(value)) {
     for (const key of schema.required ?? []) {
       if (!Object.hasOwn(value, key)) {
         const expected = schema.properties?.[key]?.type;
@@ -90,7 +92,7 @@ export function unknownKeys(schema: SchemaLike, value: unknown, path = ""): stri
   if (Array.isArray(value) && schema.items) {
     return value.flatMap((item, index) => unknownKeys(schema.items!, item, `${path}[${index}]`));
   }
-  if (!isMapping(value)) return [];
+  if (!isPlainObject(value)) return [];
   const found: string[] = [];
   for (const [key, item] of Object.entries(value)) {
     const own = schema.properties?.[key];
@@ -107,7 +109,7 @@ export function unknownKeys(schema: SchemaLike, value: unknown, path = ""): stri
 function hasType(value: unknown, type: string): boolean {
   switch (type) {
     case "object":
-      return isMapping(value);
+      return isPlainObject(value);
     case "array":
       return Array.isArray(value);
     case "null":
@@ -119,10 +121,6 @@ function hasType(value: unknown, type: string): boolean {
     default:
       return typeof value === type;
   }
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 const TYPE_NAMES: Record<string, string> = {

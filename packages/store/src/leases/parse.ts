@@ -1,3 +1,4 @@
+import { isPlainObject } from "@united-workforce/protocol";
 import type { ChildIdentity, HolderIdentity, LeaseInfo } from "../api.js";
 
 /**
@@ -11,9 +12,9 @@ export function parseLeaseInfo(text: string, thread: string, host: string): Leas
   } catch {
     return null;
   }
-  if (!isRecord(value)) return null;
+  if (!isPlainObject(value)) return null;
   const { token, holder, acquiredAt, command, child, expiresAt } = value;
-  if (typeof token !== "string" || token === "" || !isRecord(holder)) return null;
+  if (typeof token !== "string" || token === "" || !isPlainObject(holder)) return null;
   if (!isPid(holder.pid) || !(holder.startTime === null || typeof holder.startTime === "string")) {
     return null;
   }
@@ -39,15 +40,11 @@ export function parseLeaseInfo(text: string, thread: string, host: string): Leas
 /** The child identity; null when none is recorded; undefined when it is malformed. */
 function parseChild(child: unknown): ChildIdentity | null | undefined {
   if (child === undefined || child === null) return null;
-  if (!isRecord(child) || !isPid(child.pid) || !isPid(child.pgid)) return undefined;
+  if (!isPlainObject(child) || !isPid(child.pid) || !isPid(child.pgid)) return undefined;
   if (!(child.startTime === null || typeof child.startTime === "string")) return undefined;
   return { pid: child.pid, pgid: child.pgid, startTime: child.startTime };
 }
 
 function isPid(value: unknown): value is number {
   return Number.isInteger(value) && (value as number) > 0;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -1,4 +1,4 @@
-import { isHash } from "@united-workforce/protocol";
+import { isHash, isPlainObject } from "@united-workforce/protocol";
 
 import type { RegistryEntry } from "../api.js";
 
@@ -13,7 +13,7 @@ export function parseEntry(
   } catch {
     return { problem: text.trim() === "" ? "the file is empty" : "the content is not JSON" };
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     return { problem: "not a JSON object" };
   }
   const { name: stored, current, history } = value as Record<string, unknown>;

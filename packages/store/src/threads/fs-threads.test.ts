@@ -55,7 +55,7 @@ describe("pointer files", () => {
     writeFileSync(fileOf(p.thread), JSON.stringify({ ...p, head: "nope" }));
     const error = await caught(() => store.threads.get(p.thread));
     expect(error.code).toBe("THREAD_CORRUPT");
-    expect(error.message).toBe(`${fileOf(p.thread)}: \`head\` is missing or not a CAS hash`);
+    expect(error.message).toBe(`${fileOf(p.thread)}: \`head\` is "nope", not a CAS hash`);
   });
 
   it("lists pointer files only, with a problem instead of a crash for bad ones", async () => {

@@ -1,10 +1,11 @@
 import type { ServerResponse } from "node:http";
+import { isPlainObject } from "@united-workforce/protocol";
 
 export type Obj = Record<string, unknown>;
 
 /** Request bodies are arbitrary JSON from several APIs: read them without trusting their shape. */
 export function obj(value: unknown): Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : {};
+  return isPlainObject(value) ? value : {};
 }
 
 export function arr(value: unknown): unknown[] {

@@ -1,4 +1,4 @@
-import { CONFIG_SCHEMA } from "@united-workforce/protocol";
+import { CONFIG_SCHEMA, isPlainObject } from "@united-workforce/protocol";
 import {
   docsUrl,
   editDistance,
@@ -67,7 +67,7 @@ export function maskValue(path: readonly string[], value: unknown): unknown {
 
 /** Every leaf (a scalar, a list, an empty mapping) with its key path, in file order. */
 export function leaves(value: unknown, path: string[] = []): { path: string[]; value: unknown }[] {
-  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+  if (isPlainObject(value)) {
     const entries = Object.entries(value);
     if (entries.length > 0) return entries.flatMap(([key, inner]) => leaves(inner, [...path, key]));
   }

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { isPlainObject } from "@united-workforce/protocol";
 import { UWF_MOCK_BIN } from "@united-workforce/test-utils";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
@@ -142,7 +143,7 @@ function inlineSpans(markdown: string): string[] {
 
 /** Dotted paths of every key in a parsed YAML document; lists are values. */
 function keyPaths(value: unknown, prefix = ""): string[] {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return [];
+  if (!isPlainObject(value)) return [];
   return Object.entries(value).flatMap(([key, child]) => {
     const path = prefix ? `${prefix}.${key}` : key;
     return [path, ...keyPaths(child, path)];
