@@ -5,28 +5,15 @@ import { eventOf, followLog } from "@united-workforce/util";
 import { threadStatus } from "./data.js";
 
 /**
- * The live feed: every exec, in any process, logs its events with the thread id to the process
- * log; this follows the log once for the whole server and passes each event to the pages that
- * watch its thread, as server-sent events. After each event the thread's status is read from
- * the store and sent too (`thread.status`), so the pages show what the store says rather than
- * guess from events. An exec ends by releasing its lease, which logs nothing: after a step ends
- * the status is read again until the thread is no longer running (or its next step starts).
+ * The live feed: every run, in any process, writes its events to the process log; this follows
+ * the log once for the whole server and passes each event (checked against its schema, without
+ * the log's envelope) to the pages that watch its thread, as server-sent events; the page's
+ * script checks each again. After each event the thread's row is read from the store and sent
+ * too, as a `status` message, so the pages show what the store says rather than guess from
+ * events. A run ends by releasing its lease, which logs nothing: after a step ends the status is
+ * read again until the thread is no longer running (or its next step starts).
  */
 
-/** Fields passed on to the browser; anything else in a log line stays on the server. */
-const FIELDS = [
-  "event",
-  "ts",
-  "thread",
-  "role",
-  "agent",
-  "stepNumber",
-  "line",
-  "status",
-  "durationMs",
-  "reason",
-  "kind",
-] as const;
 const STEP_ENDS = new Set([
   "step.done",
   "step.failed",
@@ -85,20 +72,6 @@ export class LiveFeed {
     res.on("close", () => this.#watchers.delete(watcher));
   }
 
-  /** Resolves with the first logged event for which `test` holds; `cancel` stops waiting. */
-  next(test: (event: UwfEvent) => boolean): { event: Promise<UwfEvent>; cancel(): void } {
-    let listener: (event: UwfEvent) => void = () => {};
-    const event = new Promise<UwfEvent>((resolve) => {
-      listener = (e) => {
-        if (!test(e)) return;
-        this.#listeners.delete(listener);
-        resolve(e);
-      };
-      this.#listeners.add(listener);
-    });
-    return { event, cancel: () => this.#listeners.delete(listener) };
-  }
-
   get watchers(): number {
     return this.#watchers.size;
   }
@@ -116,19 +89,21 @@ export class LiveFeed {
     for (const listener of this.#listeners) listener(event);
     if (!("thread" in event)) return;
     const { thread } = event;
-    const out: Record<string, unknown> = {};
-    for (const key of FIELDS) {
-      const value = (event as Record<string, unknown>)[key];
-      if (value !== undefined) out[key] = value;
-    }
-    this.#send(thread, out, event.event !== "adapter.output");
+    // The envelope (`level`, `pid`, `command`) says which process wrote it: the page needs none.
+    const {
+      level: _level,
+      pid: _pid,
+      command: _command,
+      ...sent
+    } = event as Record<string, unknown>;
+    this.#send(thread, `data: ${JSON.stringify(sent)}\n\n`, event.event !== "adapter.output");
     if (event.event === "step.start") this.#ending.delete(thread);
     if (STEP_ENDS.has(event.event)) this.#ending.add(thread);
     if (event.event !== "adapter.output") this.#refresh(thread, 50);
   }
 
-  #send(thread: string, data: Record<string, unknown>, toAll: boolean): void {
-    const text = `data: ${JSON.stringify(data)}\n\n`;
+  /** An event's lines to the pages of `thread`, and (`toAll`) to the thread list. */
+  #send(thread: string, text: string, toAll: boolean): void {
     for (const w of this.#watchers) {
       if (w.thread === thread || (toAll && w.thread === "*")) w.res.write(text);
     }
@@ -141,7 +116,7 @@ export class LiveFeed {
       if (this.#closed) return;
       try {
         const row = await threadStatus(this.#runner, thread);
-        this.#send(thread, { event: "thread.status", ...row }, true);
+        this.#send(thread, `event: status\ndata: ${JSON.stringify(row)}\n\n`, true);
         if (row.status === "running" && this.#ending.has(thread)) this.#refresh(thread, RECHECK_MS);
         else this.#ending.delete(thread);
       } catch {

@@ -1,4 +1,9 @@
-import { isEventName, type UwfEvent } from "@united-workforce/protocol";
+import {
+  eventSchemas,
+  isEventName,
+  matchesSchema,
+  type UwfEvent,
+} from "@united-workforce/protocol";
 
 /**
  * One line of the process log: the envelope (`ts`, `level`, `event`, `pid`, and `command` for a
@@ -34,5 +39,5 @@ function isLogRecord(value: unknown): value is LogRecord {
  */
 export function eventOf(record: LogRecord): UwfEvent | null {
   if (!isEventName(record.event)) return null;
-  return record as unknown as UwfEvent;
+  return matchesSchema(eventSchemas()[record.event], record) ? (record as UwfEvent) : null;
 }

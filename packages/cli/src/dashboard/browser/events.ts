@@ -1,41 +1,27 @@
-import type { ThreadStatus } from "@united-workforce/protocol";
+import {
+  eventSchemas,
+  isEventName,
+  isPlainObject,
+  matchesSchema,
+  type ThreadEvent,
+  type ThreadStatus,
+} from "@united-workforce/protocol";
 
 /**
- * What the live feed (`/events`, the server's live.ts) sends that this script reads: the process
- * log's events for a thread, trimmed to a few fields, and `thread.status`, the thread's row as
- * the store has it (the server's `ThreadRow`). Other events (`step.aborted`,
- * `thread.suspended`…) come too and match no branch.
+ * An event of the live feed, checked against its schema in protocol (the one vocabulary every
+ * reader uses); null for anything else: the feed is read, never trusted.
  */
-export type FeedEvent = StepStart | AdapterOutput | StepDone | StepFailed | ThreadStatusEvent;
-
-export interface StepStart {
-  event: "step.start";
-  stepNumber: number;
-  role: string;
-  agent: string;
-  ts?: string;
+export function threadEventOf(value: unknown): ThreadEvent | null {
+  if (!isPlainObject(value) || !isEventName(value.event)) return null;
+  if (!matchesSchema(eventSchemas()[value.event], value) || !("thread" in value)) return null;
+  return value as ThreadEvent;
 }
 
-export interface AdapterOutput {
-  event: "adapter.output";
-  line: string;
-}
-
-export interface StepDone {
-  event: "step.done";
-  role: string;
-  status: string;
-  durationMs: number;
-}
-
-export interface StepFailed {
-  event: "step.failed";
-  role: string;
-  reason: string;
-}
-
-export interface ThreadStatusEvent {
-  event: "thread.status";
+/**
+ * A thread's row as the store has it (the server's `ThreadRow`), sent as the feed's `status`
+ * messages after each event, and by `/api/threads/<id>/status`.
+ */
+export interface ThreadStatusRow {
   thread: string;
   status: ThreadStatus;
   currentRole: string | null;

@@ -1,14 +1,13 @@
 import { formatCost, setBadge } from "./badge.js";
-import type { FeedEvent, ThreadStatusEvent } from "./events.js";
+import type { ThreadStatusRow } from "./events.js";
 import { followFeed } from "./feed.js";
 
 /** The thread list: each listed thread's row follows its status; a new thread shows a note. */
 export function followThreadList(): void {
-  followFeed("*", onListEvent);
+  followFeed("*", { onStatus: onListStatus });
 }
 
-function onListEvent(e: FeedEvent): void {
-  if (e.event !== "thread.status") return;
+function onListStatus(e: ThreadStatusRow): void {
   const tr = document.querySelector(`tr[data-thread="${e.thread}"]`);
   if (tr) updateRow(tr, e);
   else {
@@ -17,7 +16,7 @@ function onListEvent(e: FeedEvent): void {
   }
 }
 
-function updateRow(tr: Element, s: ThreadStatusEvent): void {
+function updateRow(tr: Element, s: ThreadStatusRow): void {
   setBadge(field(tr, "status"), s.status);
   const role = field(tr, "role");
   if (role) role.textContent = s.currentRole || "—";

@@ -1,6 +1,7 @@
+import type { ThreadEvent } from "@united-workforce/protocol";
 import { guardAnswerForms } from "./answer-form.js";
 import { setBadge } from "./badge.js";
-import type { FeedEvent, ThreadStatusEvent } from "./events.js";
+import type { ThreadStatusRow } from "./events.js";
 import { followFeed } from "./feed.js";
 
 /** The status and step count last seen: a change of either refreshes the page. */
@@ -16,27 +17,28 @@ export function followThreadPage(thread: string): void {
   const initial = document.querySelector("h1 [data-field=status]");
   if (initial) lastStatus = initial.textContent;
   lastSteps = document.querySelectorAll("#timeline > li").length;
-  followFeed(thread, onThreadEvent, () => {
-    // What happened between rendering the page and (re)connecting is not in the feed.
-    fetch(`/api/threads/${thread}/status`, { credentials: "same-origin" })
-      .then((r) => (r.ok ? r.json() : null))
-      .then((row: ThreadStatusEvent | null) => {
-        if (row) {
-          row.event = "thread.status";
-          onThreadEvent(row);
-        }
-      });
+  followFeed(thread, {
+    onEvent: onThreadEvent,
+    onStatus: onThreadStatus,
+    onOpen: () => {
+      // What happened between rendering the page and (re)connecting is not in the feed.
+      fetch(`/api/threads/${thread}/status`, { credentials: "same-origin" })
+        .then((r) => (r.ok ? r.json() : null))
+        .then((row: ThreadStatusRow | null) => {
+          if (row) onThreadStatus(row);
+        });
+    },
   });
 }
 
-function onThreadEvent(e: FeedEvent): void {
+function onThreadEvent(e: ThreadEvent): void {
   const box = document.getElementById("live");
   const out = document.getElementById("live-output");
   const role = document.getElementById("live-role");
   if (e.event === "step.start" && box) {
     box.hidden = false;
     document.getElementById("live-h")!.textContent = "Running now";
-    role!.textContent = `Step ${e.stepNumber}: ${e.role} (${e.agent}) started ${(e.ts || "").replace("T", " ").slice(11, 19)}`;
+    role!.textContent = `Step ${e.stepNumber}: ${e.role} (${e.agent}) started ${e.ts.replace("T", " ").slice(11, 19)}`;
     out!.textContent += `${out!.textContent ? "\n" : ""}▶ ${e.role}`;
   } else if (e.event === "adapter.output" && out) {
     if (box) box.hidden = false;
@@ -47,15 +49,17 @@ function onThreadEvent(e: FeedEvent): void {
   } else if ((e.event === "step.done" || e.event === "step.failed") && out) {
     out.textContent += `\n${e.event === "step.done" ? `✓ ${e.role} → ${e.status} (${e.durationMs} ms)` : `✗ ${e.role}: ${e.reason}`}`;
     out.scrollTop = out.scrollHeight;
-  } else if (e.event === "thread.status") {
-    setBadge(document.querySelector("h1 [data-field=status]"), e.status);
-    const changed =
-      (lastStatus !== null && lastStatus !== e.status) ||
-      (lastSteps !== null && lastSteps !== e.steps);
-    lastStatus = e.status;
-    lastSteps = e.steps;
-    if (changed) refreshThreadPage();
   }
+}
+
+function onThreadStatus(row: ThreadStatusRow): void {
+  setBadge(document.querySelector("h1 [data-field=status]"), row.status);
+  const changed =
+    (lastStatus !== null && lastStatus !== row.status) ||
+    (lastSteps !== null && lastSteps !== row.steps);
+  lastStatus = row.status;
+  lastSteps = row.steps;
+  if (changed) refreshThreadPage();
 }
 
 /**
