@@ -3,6 +3,19 @@
 export { addHomeDotenv } from "./env/dotenv.js";
 export { diffThreads } from "./forks/diff.js";
 export { forkTree } from "./forks/tree.js";
+export { exportBundle, withFanoutChildren } from "./history/bundle.js";
+export { readStep, walkBack } from "./history/chain.js";
+export {
+  type GrepOptions,
+  type GrepScope,
+  grepMatcher,
+  grepThreads,
+} from "./history/grep.js";
+export { type ImportReport, importBundle } from "./history/import-bundle.js";
+export { findReplay, nearestPrompt, openRecordings } from "./history/recordings.js";
+export { rerouteThread } from "./history/reroute.js";
+export { renderStart, renderStep, renderTask } from "./history/transcript.js";
+export { verifyThread } from "./history/verify-thread.js";
 export type { BackgroundStart } from "./runner/exec.js";
 export type { LastRun } from "./runner/last-run.js";
 export type { PendingStep } from "./runner/plans.js";
@@ -19,22 +32,9 @@ export { DEFAULT_TIMEOUT_SECONDS } from "./steps/agent-step.js";
 export type { FanoutChildReport, FanoutReport } from "./steps/fanout-step.js";
 export { type HumanAnswer, parseAnswerFile } from "./steps/human-step.js";
 export { migrateStore, type StoreMigrateDocument } from "./store/migrate.js";
-export { exportBundle, withFanoutChildren } from "./threads/bundle.js";
-export { readStep, walkBack } from "./threads/chain.js";
-export {
-  type GrepOptions,
-  type GrepScope,
-  grepMatcher,
-  grepThreads,
-} from "./threads/grep.js";
-export { type ImportReport, importBundle } from "./threads/import-bundle.js";
 export { collectThreadInputs } from "./threads/inputs.js";
 export { createThread, type NewThread } from "./threads/new-thread.js";
-export { findReplay, nearestPrompt, openRecordings } from "./threads/recordings.js";
-export { rerouteThread } from "./threads/reroute.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
-export { renderStart, renderStep, renderTask } from "./threads/transcript.js";
-export { verifyThread } from "./threads/verify-thread.js";
 export { type UsageQuery, usageReport } from "./usage/report.js";
 export { workflowInvalidError } from "./workflow/invalid.js";
 export { type MaterialiseStore, materialiseWorkflow } from "./workflow/materialise.js";

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { REPO_ROOT } from "@united-workforce/test-utils";
-import type { WarmNode } from "../threads/warm-node.js";
+import type { WarmNode } from "../processes/warm-node.js";
 
 // What bin/uwf.cjs calls for `thread exec`: it spawns bin/warm-node.cjs and leaves it in the slot.
 const { startWarmNode } = createRequire(import.meta.url)(

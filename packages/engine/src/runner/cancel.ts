@@ -6,10 +6,10 @@ import type {
   ThreadWorktree,
 } from "@united-workforce/protocol";
 import { isUwfError, UwfError } from "@united-workforce/util";
+import { withFanoutChildren } from "../history/bundle.js";
 import { cancel } from "../state/apply-outcome.js";
 import type { RunContext } from "../steps/context.js";
 import { fanoutChildren } from "../steps/fanout-step.js";
-import { withFanoutChildren } from "../threads/bundle.js";
 import { takeThread } from "../threads/lease.js";
 import { stopHolder } from "../threads/stop-holder.js";
 import { removeThreadWorktree } from "../worktrees/git-worktree.js";

@@ -1,6 +1,6 @@
 import type { ThreadPointer } from "@united-workforce/protocol";
 import { describe, expect, it } from "vitest";
-import { lineDifference, type RecordedStep } from "../threads/recordings.js";
+import { lineDifference, type RecordedStep } from "../history/recordings.js";
 import { compare } from "./workflow-test.js";
 
 const THREAD = "01M85WH4VSV3QXAJD4JPQATHZK";

@@ -12,12 +12,12 @@ import {
 } from "@united-workforce/protocol";
 import type { Cas, CasWrite, Store } from "@united-workforce/store";
 import { type EventStream, isoTime, newUlid } from "@united-workforce/util";
+import { childrenByParent } from "../history/bundle.js";
+import { importBundle } from "../history/import-bundle.js";
+import { type RecordedStep, readRecording } from "../history/recordings.js";
 import { Router } from "../moderator/router.js";
 import type { RunContext } from "../steps/context.js";
-import { childrenByParent } from "../threads/bundle.js";
-import { importBundle } from "../threads/import-bundle.js";
 import { takeThread } from "../threads/lease.js";
-import { type RecordedStep, readRecording } from "../threads/recordings.js";
 import { runSteps } from "./run-loop.js";
 import { terminalReason } from "./stop-reasons.js";
 

@@ -41,3 +41,16 @@ export async function writeUnlessChanged(
     throw error;
   }
 }
+
+/**
+ * Fast-forward a thread to another version of itself (a bundle's pointer, checked by `thread
+ * import`), compare-and-swap on the revision the local pointer was read at; null when another
+ * process changed it meanwhile. The bundle's times and revision stand: nothing is restamped.
+ */
+export function fastForwardPointer(
+  store: Store,
+  pointer: ThreadPointer,
+  readAtRev: number,
+): Promise<ThreadPointer | null> {
+  return store.threads.swap(pointer, readAtRev);
+}

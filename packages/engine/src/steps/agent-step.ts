@@ -20,7 +20,7 @@ import {
   UwfError,
 } from "@united-workforce/util";
 import { readHomeDotenv } from "../env/dotenv.js";
-import { type AdapterOutcome, runAdapter } from "../threads/spawn-adapter.js";
+import { type AdapterOutcome, runAdapter } from "../processes/spawn-adapter.js";
 import { adapterArgv } from "./adapter-argv.js";
 import { type RunContext, stepCwd } from "./context.js";
 import type { AgentStepOutcome } from "./outcome.js";

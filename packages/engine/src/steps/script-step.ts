@@ -15,7 +15,7 @@ import {
 } from "@united-workforce/util";
 import { parse as parseYaml } from "yaml";
 import { readHomeDotenv } from "../env/dotenv.js";
-import { runAdapter } from "../threads/spawn-adapter.js";
+import { runAdapter } from "../processes/spawn-adapter.js";
 import { childOutput, DEFAULT_TIMEOUT_SECONDS } from "./agent-step.js";
 import { type RunContext, stepCwd } from "./context.js";
 import { outputProblems, storeDirectStep } from "./direct-step.js";

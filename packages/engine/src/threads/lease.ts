@@ -1,5 +1,5 @@
 import type { Lease, Store } from "@united-workforce/store";
-import { stopChildGroup } from "./processes.js";
+import { stopChildGroup } from "../processes/processes.js";
 
 /**
  * Take a thread's exec lease (THREAD_BUSY when a live holder has it). When the lease replaced a

@@ -1,7 +1,7 @@
 import { isAlive, type LeaseInfo, type Store } from "@united-workforce/store";
 import { KILL_GRACE, signalGroup, UwfError } from "@united-workforce/util";
+import { delay, stopChildGroup } from "../processes/processes.js";
 import { fanoutParentOf } from "./lease.js";
-import { delay, stopChildGroup } from "./processes.js";
 
 const POLL_MS = 50;
 /** After SIGKILL a process is gone within milliseconds; waiting longer means it cannot die. */

@@ -21,9 +21,10 @@ import {
   validatorCacheDir,
 } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
+import { fastForwardPointer } from "../state/write-pointer.js";
+import { takeThread } from "../threads/lease.js";
 import { openBundle } from "./bundle.js";
 import { checkFanoutParents, existing } from "./import-parents.js";
-import { takeThread } from "./lease.js";
 import { notAtEnd, verifyThread } from "./verify-thread.js";
 
 /** Nodes are written in batches: one round trip per batch on a networked store. */
@@ -140,7 +141,7 @@ export async function importBundle(
     for (const plan of plans) {
       if (plan.kind === "create") await store.threads.create(plan.pointer);
       if (plan.kind === "fast-forward") {
-        const moved = await store.threads.swap(plan.pointer, plan.here.rev ?? 0);
+        const moved = await fastForwardPointer(store, plan.pointer, plan.here.rev ?? 0);
         if (moved === null) throw changedMeanwhile(plan.here.thread, "import it again");
       }
     }

@@ -14,9 +14,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { relay } from "../__fixtures__/workflows.js";
 import { evaluate } from "../moderator/evaluate.js";
 import { childThreadId } from "../steps/fanout-step.js";
+import { createThread } from "../threads/new-thread.js";
 import { exportBundle } from "./bundle.js";
 import { importBundle } from "./import-bundle.js";
-import { createThread } from "./new-thread.js";
 
 /** Two stores: the thread's own (`there`) and the one it is imported into (`here`). */
 let root: string;
