@@ -12,7 +12,7 @@ import {
   isoTimeSchema as isoTime,
   threadIdSchema as threadId,
 } from "./string-schemas.js";
-import { suspendInfoSchema, THREAD_STATUSES } from "./threads.js";
+import { suspendInfoSchema, THREAD_STATUSES, worktreeRemovalSchema } from "./threads.js";
 
 const nullableHash = { anyOf: [hash, { type: "null" }] } as const;
 const str = { type: "string" } as const;
@@ -22,18 +22,6 @@ const bool = { type: "boolean" } as const;
 const strings = { type: "array", items: str } as const;
 const anyObject = { type: "object" } as const;
 const threadStatus = { enum: THREAD_STATUSES } as const;
-/** What removing a thread's git worktree did: `note` says it for a human. */
-const worktreeRemoval = {
-  type: "object",
-  required: ["path", "branch", "removed", "branchRemoved", "note"],
-  properties: {
-    path: str,
-    branch: str,
-    removed: bool,
-    branchRemoved: bool,
-    note: str,
-  },
-} as const;
 
 type Properties = Record<string, object>;
 interface ObjectSchema<P extends Properties, R extends readonly (keyof P & string)[]> {
@@ -552,11 +540,11 @@ function build() {
         thread: threadId,
         status: threadStatus,
         // What became of the thread's git worktree (absent when it has none).
-        worktree: worktreeRemoval,
+        worktree: worktreeRemovalSchema,
         // The children of its pending fan-out that were cancelled with it (absent when none).
         children: list(threadId),
         // What became of those children's own git worktrees (absent when none had one).
-        childWorktrees: list(worktreeRemoval),
+        childWorktrees: list(worktreeRemovalSchema),
       },
       ["thread", "status"],
     ),
@@ -564,9 +552,9 @@ function build() {
       {
         thread: threadId,
         // What became of the thread's own worktree (absent when it has none).
-        worktree: worktreeRemoval,
+        worktree: worktreeRemovalSchema,
         // Its fan-out children's (and theirs) that had ended with a worktree still there.
-        children: list(object({ thread: threadId, worktree: worktreeRemoval })),
+        children: list(object({ thread: threadId, worktree: worktreeRemovalSchema })),
       },
       ["thread"],
     ),

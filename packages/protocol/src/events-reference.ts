@@ -1,4 +1,5 @@
 import { EVENT_LEVELS, type EventName, eventSchemas } from "./events.js";
+import { patternNoun } from "./string-schemas.js";
 
 interface FieldSchema {
   type?: string | readonly string[];
@@ -8,12 +9,6 @@ interface FieldSchema {
   properties?: Record<string, unknown>;
   items?: FieldSchema;
 }
-
-/** The pattern-named strings: a field with one of these is said by what it holds. */
-const PATTERN_NAMES: Record<string, string> = {
-  "^[0-9A-HJKMNP-TV-Z]{13}$": "hash",
-  "^[0-7][0-9A-HJKMNP-TV-Z]{25}$": "thread id",
-};
 
 /**
  * docs/events.md: every event, its level, what it says and its fields, generated from the
@@ -64,7 +59,8 @@ export function renderEventsReference(): string {
 function typeName(schema: FieldSchema): string {
   if (schema.enum !== undefined)
     return schema.enum.map((value) => `\`${String(value)}\``).join(" \\| ");
-  if (schema.pattern !== undefined) return PATTERN_NAMES[schema.pattern] ?? "string";
+  // A pattern-named string is said by what it holds ("a CAS hash").
+  if (schema.pattern !== undefined) return patternNoun(schema.pattern) ?? "string";
   if (schema.properties !== undefined) return "object";
   if (schema.items !== undefined) return `list of ${typeName(schema.items)}`;
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];

@@ -13,19 +13,16 @@
  */
 import type { FromSchema } from "./from-schema.js";
 import { FANOUT_FAILURE_RULES, usageSchema } from "./nodes.js";
-import { suspendInfoSchema } from "./threads.js";
+import { hashSchema, isoTimeSchema, threadIdSchema } from "./string-schemas.js";
+import { suspendInfoSchema, worktreeRemovalSchema } from "./threads.js";
 
 const str = { type: "string" } as const;
 const nullableStr = { type: ["string", "null"] } as const;
 const int = { type: "integer" } as const;
 const bool = { type: "boolean" } as const;
 const strings = { type: "array", items: str } as const;
-const hash = { type: "string", pattern: "^[0-9A-HJKMNP-TV-Z]{13}$" } as const;
-const threadId = { type: "string", pattern: "^[0-7][0-9A-HJKMNP-TV-Z]{25}$" } as const;
-const isoTime = {
-  type: "string",
-  pattern: "^[+-]?\\d{4,6}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$",
-} as const;
+const hash = hashSchema;
+const threadId = threadIdSchema;
 /** An event's usage: as a step records it (each figure null when the agent did not say). */
 const usage = {
   type: "object",
@@ -50,7 +47,7 @@ function event<
     required: ["event", "ts", ...(Object.keys(required) as (keyof P & string)[])],
     properties: {
       event: { const: name },
-      ts: isoTime,
+      ts: isoTimeSchema,
       ...required,
       ...(optional ?? ({} as O)),
     },
@@ -65,13 +62,7 @@ const run = { thread: threadId } as const;
 const child = { parent: threadId } as const;
 
 /** What removing a thread's git worktree did (`thread cancel`, `thread cleanup`). */
-const worktreeRemoval = {
-  path: str,
-  branch: str,
-  removed: bool,
-  branchRemoved: bool,
-  note: str,
-} as const;
+const worktreeRemoval = worktreeRemovalSchema.properties;
 
 /** How a run ended, the same words `thread exec --format json` uses. */
 export const STOPPED_BECAUSE = [

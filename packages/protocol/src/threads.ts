@@ -65,6 +65,19 @@ export const threadWorktreeSchema = {
 } as const;
 export type ThreadWorktree = FromSchema<typeof threadWorktreeSchema>;
 
+/** What removing a thread's git worktree did: `note` says it for a human. */
+export const worktreeRemovalSchema = {
+  type: "object",
+  required: ["path", "branch", "removed", "branchRemoved", "note"],
+  properties: {
+    path: { type: "string" },
+    branch: { type: "string" },
+    removed: { type: "boolean" },
+    branchRemoved: { type: "boolean" },
+    note: { type: "string" },
+  },
+} as const;
+
 /**
  * A fan-out's child names its parent: the parent thread, the parent's step whose route fanned
  * out (the child's id is derived from both and `index`, so a re-run finds it), and the item's
