@@ -36,6 +36,7 @@ export { collectThreadInputs } from "./threads/inputs.js";
 export { createThread, type NewThread } from "./threads/new-thread.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
 export { type UsageQuery, usageReport } from "./usage/report.js";
+export type { RoleDefinition, WorkflowDefinition, WorkflowSource } from "./workflow/definition.js";
 export { workflowInvalidError } from "./workflow/invalid.js";
 export { type MaterialiseStore, materialiseWorkflow } from "./workflow/materialise.js";
 export {
@@ -43,7 +44,6 @@ export {
   loadAndValidate,
   type ResolvedWorkflow,
   resolveWorkflow,
-  type WorkflowSource,
 } from "./workflow/resolve.js";
 export {
   type ExitOutput,
@@ -52,11 +52,7 @@ export {
 } from "./workflow/role-exits.js";
 export type { SchemaMap } from "./workflow/schema-shape.js";
 export { shadowWarning, workflowsDirOf } from "./workflow/shadow.js";
-export {
-  type RoleDefinition,
-  validateWorkflow,
-  type WorkflowDefinition,
-} from "./workflow/validate.js";
+export { validateWorkflow } from "./workflow/validate.js";
 export {
   createThreadWorktree,
   forkThreadWorktree,

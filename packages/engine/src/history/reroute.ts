@@ -15,7 +15,7 @@ import {
 import type { Cas, ThreadsStore } from "@united-workforce/store";
 import { errorMessage, UwfError } from "@united-workforce/util";
 import { evaluate, startOutput } from "../moderator/evaluate.js";
-import type { WorkflowDefinition } from "../workflow/validate.js";
+import type { WorkflowDefinition } from "../workflow/definition.js";
 
 /**
  * The workflow to reroute through: a stored one (its role schemas are schema nodes), or one

@@ -1,35 +1,41 @@
 import { dirname, relative } from "node:path";
-import { isPlainObject, START, type WorkflowPayload } from "@united-workforce/protocol";
+import { isPlainObject, START } from "@united-workforce/protocol";
 import { isUwfError, UwfError } from "@united-workforce/util";
 import { fanoutPath } from "../moderator/evaluate.js";
+import type { FanoutWorkflow, WorkflowDefinition } from "./definition.js";
 import { follow } from "./fanout-rules.js";
 import { inputsFields } from "./inputs.js";
-import type { ResolveContext, WorkflowSource } from "./resolve.js";
 import { readRoleExits } from "./role-exits.js";
 import { propertiesOf, requiredOf, type SchemaMap } from "./schema-shape.js";
-import type { WorkflowDefinition } from "./validate.js";
 
-/** A `fanout.workflow` child, found the way a `<workflow>` argument is (see resolve.ts). */
-export interface FanoutWorkflow {
-  /** What the edge wrote: a name, a path relative to the parent file, or a hash. */
-  ref: string;
-  hash: string;
-  name: string;
-  payload: WorkflowPayload;
-  source: WorkflowSource;
-  /** Read from a file and not stored yet: materialising the parent stores it. */
-  definition: WorkflowDefinition | null;
+/** A child workflow as the lookup found it, with the inputs schema it declares (or null). */
+export interface FoundFanoutChild {
+  workflow: Omit<FanoutWorkflow, "ref">;
+  warnings: string[];
+  inputs: SchemaMap | null;
 }
 
-/** The store a fan-out's child workflow is looked up in (a name, a hash). */
-export type FanoutStore = Pick<ResolveContext, "cas" | "registry">;
+/**
+ * Looks up one `fanout.workflow` reference the way a `<workflow>` argument is (resolve.ts
+ * gives it): relative to `cwd`, with `chain` the real paths of the files being resolved,
+ * outermost first, so that a repeat is a cycle.
+ */
+export type FindFanoutChild = (
+  ref: string,
+  from: { cwd: string; chain: string[] },
+) => Promise<FoundFanoutChild>;
 
 export interface FanoutResolveOptions {
-  /** Opened only when a workflow fans out to another workflow. */
-  store?: () => Promise<FanoutStore>;
-  validatorCacheDir?: string;
+  /** Absent when the caller has no store: then a `fanout.workflow` edge is an internal error. */
+  find?: FindFanoutChild;
   /** Real paths of the workflow files being resolved, outermost first: a repeat is a cycle. */
   chain: string[];
+}
+
+interface FanoutUse {
+  source: string;
+  status: string;
+  over: string | undefined;
 }
 
 /**
@@ -46,7 +52,40 @@ export async function resolveFanoutWorkflows(
   const workflows = new Map<string, FanoutWorkflow>();
   const errors: string[] = [];
   const warnings: string[] = [];
-  const refs = new Map<string, { source: string; status: string; over: string | undefined }[]>();
+  const refs = fanoutWorkflowUses(definition);
+  if (refs.size === 0) return { workflows, errors, warnings };
+  if (options.find === undefined) {
+    throw new UwfError(
+      "INTERNAL",
+      `workflow "${definition.name}" fans out to other workflows, but no store was given to find them`,
+    );
+  }
+  for (const [ref, uses] of refs) {
+    const first = uses[0] as FanoutUse;
+    const at = `graph[${first.source}][${first.status}]: fanout.workflow "${ref}"`;
+    try {
+      const found = await options.find(ref, {
+        cwd: dirname(path),
+        chain: [...options.chain, path],
+      });
+      workflows.set(ref, { ref, ...found.workflow });
+      for (const warning of found.warnings) warnings.push(`${at}: ${warning}`);
+      if (found.inputs === null) continue;
+      for (const use of uses) {
+        const child = found.workflow.name;
+        const problem = childInputsProblem(definition, use, ref, child, found.inputs);
+        if (problem !== null) errors.push(problem);
+      }
+    } catch (error) {
+      errors.push(childNotResolved(error, at, path, options.chain));
+    }
+  }
+  return { workflows, errors, warnings };
+}
+
+/** Each `fanout.workflow` reference written, with the edges that write it. */
+function fanoutWorkflowUses(definition: WorkflowDefinition): Map<string, FanoutUse[]> {
+  const refs = new Map<string, FanoutUse[]>();
   for (const [source, edges] of Object.entries(definition.graph)) {
     for (const [status, edge] of Object.entries(edges)) {
       const ref = edge.fanout?.workflow;
@@ -54,76 +93,27 @@ export async function resolveFanoutWorkflows(
       refs.set(ref, [...(refs.get(ref) ?? []), { source, status, over: edge.fanout?.over }]);
     }
   }
-  if (refs.size === 0) return { workflows, errors, warnings };
-  if (options.store === undefined) {
-    throw new UwfError(
-      "INTERNAL",
-      `workflow "${definition.name}" fans out to other workflows, but no store was given to find them`,
-    );
+  return refs;
+}
+
+/** The validation error a failed lookup of a child becomes; anything else is rethrown. */
+function childNotResolved(error: unknown, at: string, path: string, chain: string[]): string {
+  if (!isUwfError(error)) throw error;
+  if (error.code === "WORKFLOW_INVALID") {
+    const inner = (error.details?.errors as string[] | undefined) ?? [error.message];
+    const cycle = error.details?.cycle as string[] | undefined;
+    return cycle !== undefined
+      ? `${at}: fan-out cycle: ${cycle.map((p) => display(p, chain[0] ?? path)).join(" → ")} (a workflow cannot fan out to itself, directly or through others)`
+      : `${at} is invalid: ${inner.join("; ")}`;
   }
-  const store = await options.store();
-  // Imported here: resolve.ts imports this file.
-  const { resolveWorkflow } = await import("./resolve.js");
-  for (const [ref, uses] of refs) {
-    const first = uses[0] as (typeof uses)[number];
-    const at = `graph[${first.source}][${first.status}]: fanout.workflow "${ref}"`;
-    try {
-      const found = await resolveWorkflow(ref, {
-        cwd: dirname(path),
-        cas: store.cas,
-        registry: store.registry,
-        deferWrite: true,
-        chain: [...options.chain, path],
-        ...(options.validatorCacheDir === undefined
-          ? {}
-          : { validatorCacheDir: options.validatorCacheDir }),
-      });
-      workflows.set(ref, {
-        ref,
-        hash: found.hash,
-        name: found.payload.name,
-        payload: found.payload,
-        source: found.source,
-        definition: found.unstored,
-      });
-      for (const warning of found.warnings) warnings.push(`${at}: ${warning}`);
-      const inputs =
-        found.unstored !== null
-          ? (found.unstored.inputs ?? null)
-          : found.payload.inputs === undefined
-            ? null
-            : ((await store.cas.get(found.payload.inputs)).payload as SchemaMap);
-      if (inputs !== null) {
-        for (const use of uses) {
-          const problem = childInputsProblem(definition, use, ref, found.payload.name, inputs);
-          if (problem !== null) errors.push(problem);
-        }
-      }
-    } catch (error) {
-      if (!isUwfError(error)) throw error;
-      if (error.code === "WORKFLOW_INVALID") {
-        const inner = (error.details?.errors as string[] | undefined) ?? [error.message];
-        const cycle = error.details?.cycle as string[] | undefined;
-        errors.push(
-          cycle !== undefined
-            ? `${at}: fan-out cycle: ${cycle.map((p) => display(p, options.chain[0] ?? path)).join(" → ")} (a workflow cannot fan out to itself, directly or through others)`
-            : `${at} is invalid: ${inner.join("; ")}`,
-        );
-      } else if (error.code === "WORKFLOW_NOT_FOUND") {
-        const tried = (error.details?.tried as string[] | undefined) ?? [];
-        errors.push(
-          tried.length > 0
-            ? `${at} was not found (looked for it relative to ${dirname(path)}: ${tried.join("; ")})`
-            : `${at}: ${error.message}`,
-        );
-      } else if (error.code === "ID_AMBIGUOUS") {
-        errors.push(`${at}: ${error.message}`);
-      } else {
-        throw error;
-      }
-    }
+  if (error.code === "WORKFLOW_NOT_FOUND") {
+    const tried = (error.details?.tried as string[] | undefined) ?? [];
+    return tried.length > 0
+      ? `${at} was not found (looked for it relative to ${dirname(path)}: ${tried.join("; ")})`
+      : `${at}: ${error.message}`;
   }
-  return { workflows, errors, warnings };
+  if (error.code === "ID_AMBIGUOUS") return `${at}: ${error.message}`;
+  throw error;
 }
 
 /**
@@ -132,7 +122,7 @@ export async function resolveFanoutWorkflows(
  */
 function childInputsProblem(
   definition: WorkflowDefinition,
-  use: { source: string; status: string; over: string | undefined },
+  use: FanoutUse,
   ref: string,
   child: string,
   inputs: SchemaMap,

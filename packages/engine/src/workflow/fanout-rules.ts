@@ -1,10 +1,10 @@
 import { END, isPlainObject, START, SUSPEND } from "@united-workforce/protocol";
 import { fanoutPath } from "../moderator/evaluate.js";
+import type { Edge, Shape } from "./check-shape.js";
 import { type FanoutDefinition, JOIN_FIELDS, JOIN_STATUSES } from "./fanout.js";
 import { INPUTS_FIELD, inputsFields } from "./inputs.js";
 import type { RoleExits } from "./role-exits.js";
 import { hasOwn, isArraySchema, propertiesOf, type SchemaMap, variantsOf } from "./schema-shape.js";
-import type { Edge, Shape } from "./validate.js";
 
 /** The rules of fan-out edges and join roles that need the whole workflow (see fanout.ts). */
 

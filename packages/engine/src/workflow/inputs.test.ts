@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import type { WorkflowDefinition } from "./definition.js";
 import { toWorkflowPayload } from "./materialise.js";
 import { discardingCas, schemaProblems } from "./schema-check.js";
-import { validateWorkflow, type WorkflowDefinition } from "./validate.js";
+import { validateWorkflow } from "./validate.js";
 
 /** A workflow reading its inputs from a $START edge and from a role's edge. */
 const TRIAGE = `

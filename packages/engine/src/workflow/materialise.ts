@@ -11,11 +11,11 @@ import {
 } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
+import type { EdgeDefinition, WorkflowDefinition } from "./definition.js";
 import { childRoleWorkflow, type FanoutDefinition } from "./fanout.js";
 import { frontmatterNotCompilable, inputsNotCompilable } from "./messages.js";
 import { readRoleExits } from "./role-exits.js";
 import { readableCompileError } from "./schema-check.js";
-import type { EdgeDefinition, WorkflowDefinition } from "./validate.js";
 
 /** The CAS calls materialising needs; `Cas` from the store provides them. */
 export type MaterialiseStore = Pick<Cas, "putSchema" | "put" | "builtin">;

@@ -5,10 +5,11 @@ import { fileURLToPath } from "node:url";
 import { type Cas, openStore, type RegistryStore } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import type { WorkflowDefinition } from "./definition.js";
 import { loadWorkflowFile } from "./load.js";
 import { materialiseWorkflow } from "./materialise.js";
 import { loadAndValidate, type ResolveContext, resolveWorkflow } from "./resolve.js";
-import { validateWorkflow, type WorkflowDefinition } from "./validate.js";
+import { validateWorkflow } from "./validate.js";
 
 const EXAMPLES = fileURLToPath(new URL("../../../../examples/", import.meta.url));
 

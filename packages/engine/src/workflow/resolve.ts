@@ -10,16 +10,20 @@ import {
 } from "@united-workforce/protocol";
 import type { Cas, RegistryStore } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
-import { type FanoutStore, fanoutCycleError, resolveFanoutWorkflows } from "./fanout-resolve.js";
+import type { WorkflowDefinition, WorkflowSource } from "./definition.js";
+import {
+  type FindFanoutChild,
+  fanoutCycleError,
+  resolveFanoutWorkflows,
+} from "./fanout-resolve.js";
 import { workflowInvalidError } from "./invalid.js";
 import { loadWorkflowFile } from "./load.js";
 import { materialiseWorkflow, toWorkflowPayload } from "./materialise.js";
 import { parsedWorkflowCacheDir } from "./parse-cache.js";
 import { discardingCas, schemaProblems } from "./schema-check.js";
+import type { SchemaMap } from "./schema-shape.js";
 import { shadowWarning } from "./shadow.js";
-import { validateWorkflow, type WorkflowDefinition, type WorkflowValidation } from "./validate.js";
-
-export type WorkflowSource = "hash" | "file" | "workflows-dir" | "registry";
+import { validateWorkflow, type WorkflowValidation } from "./validate.js";
 
 export interface ResolvedWorkflow {
   hash: string;
@@ -55,6 +59,9 @@ export interface ResolveContext {
    */
   chain?: string[];
 }
+
+/** The store a fan-out's child workflow is looked up in (a name, a hash). */
+export type FanoutStore = Pick<ResolveContext, "cas" | "registry">;
 
 /** A workflow file, loaded and validated; `path` is its real path. */
 export interface LoadedWorkflow extends Omit<WorkflowValidation, "faultySchemas"> {
@@ -237,12 +244,10 @@ export async function loadAndValidate(
     ...(await schemaProblems(loaded.definition, options.validatorCacheDir, faultySchemas)),
   ];
   if (validation.definition !== null && problems.length === 0) {
+    const { store, validatorCacheDir } = options;
     const children = await resolveFanoutWorkflows(validation.definition, loaded.path, {
       chain: options.chain ?? [],
-      ...(options.store === undefined ? {} : { store: options.store }),
-      ...(options.validatorCacheDir === undefined
-        ? {}
-        : { validatorCacheDir: options.validatorCacheDir }),
+      ...(store === undefined ? {} : { find: fanoutChildFinder(store, validatorCacheDir) }),
     });
     problems.push(...children.errors);
     validation.warnings.push(...children.warnings);
@@ -259,6 +264,46 @@ export async function loadAndValidate(
     };
   }
   return { ...validation, path: loaded.path, includes: loaded.includes };
+}
+
+/**
+ * How `loadAndValidate` finds a fan-out's child workflow: as a `<workflow>` argument, read
+ * without storing. The store is opened once, at the first child looked up.
+ */
+function fanoutChildFinder(
+  openStore: () => Promise<FanoutStore>,
+  validatorCacheDir: string | undefined,
+): FindFanoutChild {
+  let opened: Promise<FanoutStore> | undefined;
+  return async (ref, { cwd, chain }) => {
+    opened ??= openStore();
+    const { cas, registry } = await opened;
+    const found = await resolveWorkflow(ref, {
+      cwd,
+      cas,
+      registry,
+      deferWrite: true,
+      chain,
+      ...(validatorCacheDir === undefined ? {} : { validatorCacheDir }),
+    });
+    const inputs =
+      found.unstored !== null
+        ? (found.unstored.inputs ?? null)
+        : found.payload.inputs === undefined
+          ? null
+          : ((await cas.get(found.payload.inputs)).payload as SchemaMap);
+    return {
+      workflow: {
+        hash: found.hash,
+        name: found.payload.name,
+        payload: found.payload,
+        source: found.source,
+        definition: found.unstored,
+      },
+      warnings: found.warnings,
+      inputs,
+    };
+  };
 }
 
 async function fromFile(

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Cas, openStore } from "@united-workforce/store";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import type { WorkflowDefinition } from "./definition.js";
 import { materialiseWorkflow } from "./materialise.js";
-import { validateWorkflow, type WorkflowDefinition } from "./validate.js";
+import { validateWorkflow } from "./validate.js";
 
 const HELLO = {
   name: "hello",
