@@ -1,6 +1,6 @@
 import { canonicalJson, hashBytes } from "@united-workforce/util";
 import { describe, expect, it } from "vitest";
-import type { ConformanceContext } from "./conformance.js";
+import type { ConformanceContext } from "./conformance-context.js";
 import { caught, storeChain } from "./store-fixtures.js";
 
 const planSchema = {

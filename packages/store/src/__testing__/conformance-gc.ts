@@ -1,7 +1,7 @@
 import { hashBytes } from "@united-workforce/util";
 import { describe, expect, it } from "vitest";
 import type { Store } from "../api.js";
-import type { ConformanceContext } from "./conformance.js";
+import type { ConformanceContext } from "./conformance-context.js";
 import { caught, chainNodes, chainPointer, pointer, storeChain } from "./store-fixtures.js";
 
 const HOUR_MS = 3_600_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resolveHash, resolveThread } from "../ids/resolve.js";
-import type { ConformanceContext } from "./conformance.js";
+import type { ConformanceContext } from "./conformance-context.js";
 import { caught, pointer } from "./store-fixtures.js";
 
 /** Prefixes of hashes and thread ids, resolved as git resolves abbreviated object names. */

@@ -1,7 +1,7 @@
 import { newUlid } from "@united-workforce/util";
 import { describe, expect, it } from "vitest";
 import type { HolderIdentity, Lease } from "../api.js";
-import type { ConformanceContext } from "./conformance.js";
+import type { ConformanceContext } from "./conformance-context.js";
 import { caught, deadPid, waitFor } from "./store-fixtures.js";
 
 /** A lease TTL short enough to wait out, long enough to outlast a few calls on a busy machine. */

@@ -3,7 +3,7 @@ import { newUlid } from "@united-workforce/util";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { LeaseInfo, StoreOptions } from "../api.js";
 import { assertBuiltStoreIsFresh } from "./built-store.js";
-import type { ConformanceContext } from "./conformance.js";
+import type { ConformanceContext } from "./conformance-context.js";
 import { caught, deadPid, pointer, waitFor } from "./store-fixtures.js";
 import { startStoreWorker, startStoreWorkers } from "./store-workers.js";
 

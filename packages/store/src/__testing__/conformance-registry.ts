@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ConformanceContext } from "./conformance.js";
+import type { ConformanceContext } from "./conformance-context.js";
 import { caught } from "./store-fixtures.js";
 
 const V1 = "0000000000001";

@@ -2,7 +2,7 @@ import type { ThreadPointer } from "@united-workforce/protocol";
 import { newUlid } from "@united-workforce/util";
 import { describe, expect, it } from "vitest";
 import type { ThreadListItem } from "../api.js";
-import type { ConformanceContext } from "./conformance.js";
+import type { ConformanceContext } from "./conformance-context.js";
 import { caught, deadPid, pointer } from "./store-fixtures.js";
 
 const CONTENDERS = 20;
