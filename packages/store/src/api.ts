@@ -4,9 +4,10 @@
  * only way in (see open-store.ts). Everything is asynchronous so a networked backend fits; the
  * filesystem backend answers from synchronous calls inside, which is faster for small files.
  *
- * The layers: a backend implements the primitives below (bytes under a hash, a pointer swap, a
- * registry entry swap, a lease row); the shared code on top (cas/cas.ts, registry rules, lease
- * rules) validates, retries and words the errors, so both backends behave alike.
+ * The layers: a backend implements the primitives below (a pointer swap, a registry entry swap,
+ * a lease row) and bytes under a hash (cas/cas-backend.ts); the shared code on top (cas/cas.ts,
+ * registry rules, lease rules) validates, retries and words the errors, so both backends behave
+ * alike.
  */
 import type {
   CasGcDocument,
@@ -14,56 +15,8 @@ import type {
   StoredThreadStatus,
   ThreadPointer,
 } from "@united-workforce/protocol";
-
-// ─── CAS ────────────────────────────────────────────────────────────────────────────────────
-
-/** One node to store: its bytes, with the type and refs the CAS layer computed from them. */
-export interface CasWrite {
-  hash: string;
-  bytes: Uint8Array;
-  /** The node's `type` (a schema hash, or "schema"). */
-  type: string;
-  /** The hashes its payload points to (schema node first), so gc can mark without parsing. */
-  refs: readonly string[];
-}
-
-/** Something in a backend's storage that is not a well-placed node (only `verify` asks). */
-export interface CasStray {
-  /** Human-readable location, like `locate` gives for a node. */
-  location: string;
-  problem: string;
-}
-
-/** Where node bytes live. The CAS layer hashes, verifies and parses; a backend stores bytes. */
-export interface CasBackend {
-  read(hash: string): Promise<Uint8Array | null>;
-  /**
-   * Store nodes; an existing hash is a no-op unless its stored bytes no longer hash to it, in
-   * which case they are replaced (a repair). Every write is complete or absent, never partial.
-   * Returns the hashes that were newly created.
-   */
-  write(nodes: readonly CasWrite[]): Promise<Set<string>>;
-  has(hash: string): Promise<boolean>;
-  /**
-   * Stored hashes that start with `prefix` (upper-case Base32, at least one character), sorted,
-   * at most `limit`. Looks only where such hashes can be (one shard folder, an index range).
-   */
-  withPrefix(prefix: string, limit: number): Promise<string[]>;
-  remove(hashes: readonly string[]): Promise<void>;
-  /** Every stored hash (verify and gc only). */
-  list(): AsyncIterable<string>;
-  /** The refs recorded at write time, or null when this backend does not record them. */
-  recordedRefs?(hash: string): Promise<readonly string[] | null>;
-  /** Human-readable location for messages (a file path, or `postgres:…/cas_nodes/<hash>`). */
-  locate(hash: string): string;
-  /** Leftovers that are not nodes: temp files, misplaced files, rows that are not nodes. */
-  strays?(): AsyncIterable<CasStray>;
-  /**
-   * When the node was last written (a write of an existing hash counts), or null if unknown.
-   * gc keeps recent nodes: a writer may not have linked them to a pointer yet.
-   */
-  writtenAtMs?(hash: string): Promise<number | null>;
-}
+import type { Cas } from "./cas/cas.js";
+import type { CasBackend } from "./cas/cas-backend.js";
 
 // ─── Threads ────────────────────────────────────────────────────────────────────────────────
 
@@ -312,7 +265,7 @@ export interface Store {
   readonly home: string;
   /** This machine's name in lease holders. */
   readonly host: string;
-  readonly cas: import("./cas/cas.js").Cas;
+  readonly cas: Cas;
   readonly threads: ThreadsStore;
   readonly registry: RegistryStore;
   readonly leases: LeaseStore;

@@ -1,5 +1,6 @@
 export type * from "./api.js";
 export { Cas, CasBatch } from "./cas/cas.js";
+export type * from "./cas/cas-backend.js";
 export * from "./config/index.js";
 export { resolveHash, resolveThread } from "./ids/resolve.js";
 export { holderAlive } from "./leases/liveness.js";

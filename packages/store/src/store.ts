@@ -1,7 +1,6 @@
 import type { CasGcDocument, CasVerifyDocument } from "@united-workforce/protocol";
 import { errorMessage, isUwfError, UwfError } from "@united-workforce/util";
 import type {
-  CasBackend,
   GcOptions,
   LeaseStore,
   RegistryBackend,
@@ -10,6 +9,7 @@ import type {
   ThreadsStore,
 } from "./api.js";
 import { Cas, VERIFY_HINT } from "./cas/cas.js";
+import type { CasBackend } from "./cas/cas-backend.js";
 import { collectGarbage } from "./cas/gc.js";
 import { collectGcRoots } from "./gc-roots.js";
 import { Registry } from "./registry/registry.js";

@@ -8,9 +8,9 @@ import {
   SCHEMA_TYPE,
 } from "@united-workforce/protocol";
 import { canonicalJson, errorMessage, hashBytes, UwfError } from "@united-workforce/util";
-import type { CasBackend, CasWrite } from "../api.js";
 import { runValidator, validatorFor } from "../schemas/validator-cache.js";
 import { BUILTIN_HASHES, BUILTIN_KINDS, builtinKindOf, builtinSchemaNode } from "./builtins.js";
+import type { CasBackend, CasWrite } from "./cas-backend.js";
 import { assertHash } from "./hash-check.js";
 import { decodeNode, encodeNode, isNodeType, nodeBytes } from "./node-codec.js";
 import { collectRefs } from "./refs.js";

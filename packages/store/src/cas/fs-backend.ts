@@ -11,7 +11,6 @@ import {
 import { join } from "node:path";
 import { isHash } from "@united-workforce/protocol";
 import { hashBytes } from "@united-workforce/util";
-import type { CasBackend, CasStray, CasWrite } from "../api.js";
 import {
   codeOf,
   DIR_MODE,
@@ -20,6 +19,7 @@ import {
   unlinkQuietly,
   writeNewFile,
 } from "../fs/files.js";
+import type { CasBackend, CasStray, CasWrite } from "./cas-backend.js";
 
 const TEMP_PREFIX = ".tmp-";
 let tempCounter = 0;

@@ -1,6 +1,6 @@
 import type { CasGcDocument } from "@united-workforce/protocol";
-import type { CasBackend } from "../api.js";
 import { BUILTIN_HASHES, BUILTIN_KINDS } from "./builtins.js";
+import type { CasBackend } from "./cas-backend.js";
 
 export interface GcGraph {
   backend: CasBackend;

@@ -1,7 +1,7 @@
 import type { CasVerifyDocument } from "@united-workforce/protocol";
 import { errorMessage, hashBytes } from "@united-workforce/util";
-import type { CasBackend } from "../api.js";
 import { builtinKindOf } from "./builtins.js";
+import type { CasBackend } from "./cas-backend.js";
 import { decodeNode } from "./node-codec.js";
 
 /**

@@ -1,0 +1,53 @@
+/**
+ * What a CAS backend implements (the filesystem in fs-backend.ts, PostgreSQL in its own
+ * package): bytes under a hash. The CAS layer (cas.ts) hashes, validates and parses on top;
+ * `Store.cas` (api.ts) is that layer.
+ */
+
+/** One node to store: its bytes, with the type and refs the CAS layer computed from them. */
+export interface CasWrite {
+  hash: string;
+  bytes: Uint8Array;
+  /** The node's `type` (a schema hash, or "schema"). */
+  type: string;
+  /** The hashes its payload points to (schema node first), so gc can mark without parsing. */
+  refs: readonly string[];
+}
+
+/** Something in a backend's storage that is not a well-placed node (only `verify` asks). */
+export interface CasStray {
+  /** Human-readable location, like `locate` gives for a node. */
+  location: string;
+  problem: string;
+}
+
+/** Where node bytes live. The CAS layer hashes, verifies and parses; a backend stores bytes. */
+export interface CasBackend {
+  read(hash: string): Promise<Uint8Array | null>;
+  /**
+   * Store nodes; an existing hash is a no-op unless its stored bytes no longer hash to it, in
+   * which case they are replaced (a repair). Every write is complete or absent, never partial.
+   * Returns the hashes that were newly created.
+   */
+  write(nodes: readonly CasWrite[]): Promise<Set<string>>;
+  has(hash: string): Promise<boolean>;
+  /**
+   * Stored hashes that start with `prefix` (upper-case Base32, at least one character), sorted,
+   * at most `limit`. Looks only where such hashes can be (one shard folder, an index range).
+   */
+  withPrefix(prefix: string, limit: number): Promise<string[]>;
+  remove(hashes: readonly string[]): Promise<void>;
+  /** Every stored hash (verify and gc only). */
+  list(): AsyncIterable<string>;
+  /** The refs recorded at write time, or null when this backend does not record them. */
+  recordedRefs?(hash: string): Promise<readonly string[] | null>;
+  /** Human-readable location for messages (a file path, or `postgres:…/cas_nodes/<hash>`). */
+  locate(hash: string): string;
+  /** Leftovers that are not nodes: temp files, misplaced files, rows that are not nodes. */
+  strays?(): AsyncIterable<CasStray>;
+  /**
+   * When the node was last written (a write of an existing hash counts), or null if unknown.
+   * gc keeps recent nodes: a writer may not have linked them to a pointer yet.
+   */
+  writtenAtMs?(hash: string): Promise<number | null>;
+}
