@@ -10,7 +10,8 @@ import {
 } from "@united-workforce/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { AgentPool, acpDefinition } from "../src/acp-agent.js";
+import { acpDefinition } from "../src/acp-agent.js";
+import { AgentPool } from "../src/agent-pool.js";
 
 // session/load against the real gemini --acp, driven through the adapter's own run() so that
 // the test can backdate Gemini's chat file in between: Gemini 0.61 cannot load a session in the

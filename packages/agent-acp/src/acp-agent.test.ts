@@ -3,7 +3,8 @@ import { join } from "node:path";
 import type { AgentContext } from "@united-workforce/agent-kit";
 import { type TempHome, tempHome } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AgentPool, acpDefinition } from "./acp-agent.js";
+import { acpDefinition } from "./acp-agent.js";
+import { AgentPool } from "./agent-pool.js";
 
 // The adapter's own decisions (stop reasons, errors as answer text, modes, corrections in the
 // same session) against a scripted ACP agent in plain Node. The real agents are in e2e/.

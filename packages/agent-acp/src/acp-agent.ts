@@ -1,20 +1,6 @@
-import type { AcpAgent } from "@united-workforce/agent-kit";
 import type { AgentDefinition } from "@united-workforce/agent-kit/entry";
+import type { AgentPool } from "./agent-pool.js";
 import { PRESET_NAMES } from "./presets.js";
-
-/** The agents a process started; its entry closes them once the step is stored. */
-export class AgentPool {
-  private readonly agents = new Set<AcpAgent>();
-
-  add(agent: AcpAgent): void {
-    this.agents.add(agent);
-  }
-
-  async closeAll(): Promise<void> {
-    await Promise.all([...this.agents].map((agent) => agent.close()));
-    this.agents.clear();
-  }
-}
 
 /**
  * The uwf-acp definition: any Agent Client Protocol agent over stdio, chosen by `--preset` or

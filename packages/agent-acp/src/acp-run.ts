@@ -16,7 +16,7 @@ import {
   TransientAgentError,
 } from "@united-workforce/agent-kit";
 import { errorMessage, UwfError } from "@united-workforce/util";
-import type { AgentPool } from "./acp-agent.js";
+import type { AgentPool } from "./agent-pool.js";
 import { type LaunchPlan, planLaunch } from "./launch.js";
 import { adapterVersion } from "./version.js";
 

@@ -1,5 +1,6 @@
 import { createAgent, runAgentBinary } from "@united-workforce/agent-kit/entry";
-import { AgentPool, acpDefinition } from "./acp-agent.js";
+import { acpDefinition } from "./acp-agent.js";
+import { AgentPool } from "./agent-pool.js";
 import { adapterVersion } from "./version.js";
 
 /**
