@@ -3,9 +3,6 @@ import type { ClaudeSession } from "./claude-run.js";
 
 export const ADAPTER_NAME = "uwf-claude-code";
 
-export const INSTALL_HINT =
-  "Install Claude Code (npm install -g @anthropic-ai/claude-code), or point --claude-bin / UWF_CLAUDE_BIN at its binary.";
-
 /**
  * `uwf-claude-code`: runs `claude -p --output-format stream-json --verbose` in the step's
  * directory with the prompt on stdin, and turns its stream into turns, usage and a session

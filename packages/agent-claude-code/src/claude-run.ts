@@ -7,8 +7,7 @@ import {
   type ToolCallRecord,
 } from "@united-workforce/agent-kit";
 import { maskOccurrences } from "@united-workforce/util";
-import { INSTALL_HINT } from "./claude-agent.js";
-import { claudeInvocation } from "./invocation.js";
+import { claudeInvocation, INSTALL_HINT } from "./invocation.js";
 import { type ClaudeRun, ClaudeStreamReader } from "./stream.js";
 
 // What a step runs, loaded by claude-agent.ts once the arguments ask for a step: spawning

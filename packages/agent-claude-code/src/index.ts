@@ -1,8 +1,9 @@
-export { ADAPTER_NAME, claudeCodeAgent, INSTALL_HINT } from "./claude-agent.js";
+export { ADAPTER_NAME, claudeCodeAgent } from "./claude-agent.js";
 export {
   CLAUDE_LOGIN_ENV,
   type ClaudeInvocation,
   claudeInvocation,
+  INSTALL_HINT,
   PERMISSION_MODES,
 } from "./invocation.js";
 export { type ClaudeRun, ClaudeStreamReader, type PermissionDenial } from "./stream.js";

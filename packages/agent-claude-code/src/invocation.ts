@@ -2,6 +2,10 @@ import { type AgentContext, type AgentOptionValues, minimalEnv } from "@united-w
 import { readConfig, resolveModel, type UwfConfig } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
 
+/** What to do when `claude` is not found. */
+export const INSTALL_HINT =
+  "Install Claude Code (npm install -g @anthropic-ai/claude-code), or point --claude-bin / UWF_CLAUDE_BIN at its binary.";
+
 /** Claude Code's permission modes (`claude --help`). */
 export const PERMISSION_MODES = [
   "acceptEdits",
