@@ -10,6 +10,7 @@ const planSchema = {
 };
 
 export function describeCasConformance(context: ConformanceContext): void {
+  // Long by design: the CAS cases of the suite, one `it` each, in one describe block.
   const { hooks } = context;
 
   describe("cas", () => {

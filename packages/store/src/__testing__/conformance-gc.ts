@@ -42,6 +42,7 @@ async function stored(store: Store): Promise<Set<string>> {
 }
 
 export function describeGcConformance(context: ConformanceContext): void {
+  // Long by design: the gc cases of the suite, one `it` each, in one describe block.
   const { hooks } = context;
 
   describe("gc", () => {

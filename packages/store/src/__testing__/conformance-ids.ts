@@ -5,6 +5,7 @@ import { caught, pointer } from "./store-fixtures.js";
 
 /** Prefixes of hashes and thread ids, resolved as git resolves abbreviated object names. */
 export function describeIdConformance(context: ConformanceContext): void {
+  // Long by design: the id-prefix cases of the suite, one `it` each, in one describe block.
   describe("id prefixes", () => {
     it("lists only the stored hashes that start with a prefix, sorted and limited", async () => {
       const { cas } = context.store;

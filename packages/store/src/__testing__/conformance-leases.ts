@@ -9,6 +9,7 @@ const SHORT_TTL_MS = 500;
 const CONTENDERS = 10;
 
 export function describeLeaseConformance(context: ConformanceContext): void {
+  // Long by design: the lease cases of the suite, one `it` each, in one describe block.
   /** The lease's holder, moved to a process of this host that has exited. */
   const handToDeadProcess = async (lease: Lease): Promise<HolderIdentity> => {
     const dead = { host: lease.info().holder.host, pid: deadPid(), startTime: "12345" };

@@ -21,6 +21,7 @@ interface Acquired {
  * and ready before the racing calls are sent to every one of them at once.
  */
 export function describeProcessConformance(context: ConformanceContext): void {
+  // Long by design: the multi-process cases of the suite, one `it` each, in one describe block.
   const startWorkers = (count: number) =>
     startStoreWorkers(count, context.options, context.hooks.workerBackends);
   const startWorker = (overrides: Partial<StoreOptions> = {}) =>

@@ -8,6 +8,7 @@ const V3 = "0000000000003";
 const CONTENDERS = 20;
 
 export function describeRegistryConformance(context: ConformanceContext): void {
+  // Long by design: the registry cases of the suite, one `it` each, in one describe block.
   const { hooks } = context;
 
   describe("registry", () => {

@@ -10,6 +10,7 @@ const DAY_MS = 86_400_000;
 const JAN_1 = Date.UTC(2025, 0, 1);
 
 export function describeThreadConformance(context: ConformanceContext): void {
+  // Long by design: the thread-pointer cases of the suite, one `it` each, in one describe block.
   const { hooks } = context;
 
   describe("threads", () => {

@@ -34,43 +34,6 @@ export function createFsCasBackend(casDir: string): CasBackend {
   const shardOf = (hash: string) => join(casDir, hash.slice(0, 2));
   const fileOf = (hash: string) => join(shardOf(hash), `${hash}.json`);
 
-  const writeOne = (node: CasWrite): boolean => {
-    const file = fileOf(node.hash);
-    // One read tells whether the node exists and, mostly, whether it is intact: a file with
-    // exactly the bytes being written needs no re-hashing. Other bytes are hashed: the file may
-    // still be intact (the caller's bytes are then wrong, and must not replace it).
-    const existing = readIfPresent(file);
-    if (existing !== null) {
-      if (existing.equals(node.bytes) || hashBytes(existing) === node.hash) {
-        // Content is unchanged, but the node is in use again: gc's grace period restarts.
-        touchQuietly(file);
-        return false;
-      }
-      // A truncated or edited file under this name: putting the node again repairs it.
-      const temp = writeTemp(shardOf(node.hash), node.bytes, file);
-      try {
-        renameSync(temp, file);
-      } catch (error) {
-        unlinkQuietly(temp);
-        throw error;
-      }
-      return true;
-    }
-    const temp = writeTemp(shardOf(node.hash), node.bytes, file);
-    try {
-      linkSync(temp, file);
-      return true;
-    } catch (error) {
-      if (codeOf(error) === "EEXIST") return false;
-      // No hard links on this filesystem: a rename is still atomic, and a concurrent writer of
-      // the same hash writes the same bytes, so replacing its file loses nothing.
-      renameSync(temp, file);
-      return true;
-    } finally {
-      unlinkQuietly(temp);
-    }
-  };
-
   return {
     async read(hash) {
       try {
@@ -82,7 +45,9 @@ export function createFsCasBackend(casDir: string): CasBackend {
     },
     async write(nodes) {
       const created = new Set<string>();
-      for (const node of nodes) if (writeOne(node)) created.add(node.hash);
+      for (const node of nodes) {
+        if (writeNodeFile(shardOf(node.hash), fileOf(node.hash), node)) created.add(node.hash);
+      }
       return created;
     },
     async has(hash) {
@@ -141,6 +106,46 @@ export function createFsCasBackend(casDir: string): CasBackend {
       }
     },
   };
+}
+
+/**
+ * Store one node as `file` in `shard`: true when the file was created (or repaired), false
+ * when an intact one was already there.
+ */
+function writeNodeFile(shard: string, file: string, node: CasWrite): boolean {
+  // One read tells whether the node exists and, mostly, whether it is intact: a file with
+  // exactly the bytes being written needs no re-hashing. Other bytes are hashed: the file may
+  // still be intact (the caller's bytes are then wrong, and must not replace it).
+  const existing = readIfPresent(file);
+  if (existing !== null) {
+    if (existing.equals(node.bytes) || hashBytes(existing) === node.hash) {
+      // Content is unchanged, but the node is in use again: gc's grace period restarts.
+      touchQuietly(file);
+      return false;
+    }
+    // A truncated or edited file under this name: putting the node again repairs it.
+    const temp = writeTemp(shard, node.bytes, file);
+    try {
+      renameSync(temp, file);
+    } catch (error) {
+      unlinkQuietly(temp);
+      throw error;
+    }
+    return true;
+  }
+  const temp = writeTemp(shard, node.bytes, file);
+  try {
+    linkSync(temp, file);
+    return true;
+  } catch (error) {
+    if (codeOf(error) === "EEXIST") return false;
+    // No hard links on this filesystem: a rename is still atomic, and a concurrent writer of
+    // the same hash writes the same bytes, so replacing its file loses nothing.
+    renameSync(temp, file);
+    return true;
+  } finally {
+    unlinkQuietly(temp);
+  }
 }
 
 /**
