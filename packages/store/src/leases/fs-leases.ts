@@ -1,15 +1,8 @@
-import { mkdirSync, readFileSync, renameSync, rmdirSync, statSync } from "node:fs";
+import { mkdirSync, rmdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isThreadId } from "@united-workforce/protocol";
 import { isoTime, randomToken, UwfError } from "@united-workforce/util";
-import type {
-  AcquiredLease,
-  ChildIdentity,
-  HolderIdentity,
-  Lease,
-  LeaseInfo,
-  LeaseStore,
-} from "../api.js";
+import type { AcquiredLease, Lease, LeaseInfo, LeaseStore } from "../api.js";
 import {
   codeOf,
   createOnce,
@@ -18,11 +11,11 @@ import {
   isMissing,
   listNames,
   unlinkQuietly,
-  writeNewFile,
 } from "../fs/files.js";
 import { busyError, lostError } from "./errors.js";
-import { holderAlive, Renewal, selfHolder } from "./liveness.js";
-import { parseLeaseInfo } from "./parse.js";
+import { FsLease } from "./fs-lease.js";
+import { encodeLease, leaseThreadOf, readLeaseFile, replaceFile } from "./lease-file.js";
+import { holderAlive, selfHolder } from "./liveness.js";
 
 /** An unparsable lease younger than this may be mid-write (no-hard-link filesystems). */
 const WRITING_GRACE_MS = 2_000;
@@ -30,11 +23,6 @@ const WRITING_GRACE_MS = 2_000;
 const GUARD_STALE_MS = 5_000;
 /** Retrying never goes on longer than this; reaching it means something keeps interfering. */
 const ACQUIRE_DEADLINE_MS = 10_000;
-
-type FileState =
-  | { kind: "missing" }
-  | { kind: "valid"; info: LeaseInfo }
-  | { kind: "garbage"; ageMs: number };
 
 type TakeOver =
   | { kind: "won"; replaced: LeaseInfo | null }
@@ -46,8 +34,6 @@ type Inspection =
   | { kind: "alive"; info: LeaseInfo }
   | { kind: "stale"; info: LeaseInfo | null }
   | { kind: "writing" };
-
-let tempCounter = 0;
 
 /**
  * Exec leases as files: `<home>/locks/<thread>.lock`, created complete (temp file hard-linked
@@ -172,11 +158,11 @@ export class FsLeaseStore implements LeaseStore {
     // Without hard links a reader may briefly see an empty file: "being written" for
     // WRITING_GRACE_MS. The folder is made when the first create finds it missing.
     try {
-      return createOnce(path, encode(info));
+      return createOnce(path, encodeLease(info));
     } catch (error) {
       if (!isMissing(error)) throw error;
       mkdirSync(this.#dir, { recursive: true, mode: DIR_MODE });
-      return createOnce(path, encode(info));
+      return createOnce(path, encodeLease(info));
     }
   }
 
@@ -214,120 +200,6 @@ export class FsLeaseStore implements LeaseStore {
       leaveGuard(guard);
     }
   }
-}
-
-class FsLease implements Lease {
-  readonly thread: string;
-  readonly #path: string;
-  readonly #host: string;
-  readonly #ttlMs: number;
-  readonly #renewal: Renewal;
-  #info: LeaseInfo;
-  #released = false;
-
-  constructor(path: string, info: LeaseInfo, host: string, ttlMs: number) {
-    this.thread = info.thread;
-    this.#path = path;
-    this.#info = structuredClone(info);
-    this.#host = host;
-    this.#ttlMs = ttlMs;
-    this.#renewal = new Renewal(ttlMs, () => this.renew());
-    if (info.holder.host === host && info.holder.pid === process.pid) this.#renewal.start();
-  }
-
-  get token(): string {
-    return this.#info.token;
-  }
-
-  info(): LeaseInfo {
-    return structuredClone(this.#info);
-  }
-
-  async renew(): Promise<void> {
-    this.#rewrite({
-      ...this.#info,
-      expiresAt: isoTime(Date.now() + this.#ttlMs),
-    });
-  }
-
-  async setChild(child: ChildIdentity | null): Promise<void> {
-    this.#rewrite({ ...this.#info, child: child && { ...child } });
-  }
-
-  async transfer(holder: HolderIdentity): Promise<void> {
-    this.#rewrite({
-      ...this.#info,
-      holder: { ...holder },
-      expiresAt: isoTime(Date.now() + this.#ttlMs),
-    });
-    if (holder.host === this.#host && holder.pid === process.pid) {
-      this.#renewal.start();
-    } else {
-      // The lease is the new holder's now: this handle must not renew or release it.
-      this.#renewal.stop();
-      this.#released = true;
-    }
-  }
-
-  async release(): Promise<void> {
-    this.#renewal.stop();
-    if (this.#released) return;
-    this.#released = true;
-    const state = readLeaseFile(this.#path, this.thread, () => this.#host);
-    if (state.kind === "valid" && state.info.token === this.#info.token) unlinkQuietly(this.#path);
-  }
-
-  #rewrite(next: LeaseInfo): void {
-    const state = readLeaseFile(this.#path, this.thread, () => this.#host);
-    if (this.#released || state.kind !== "valid" || state.info.token !== this.#info.token) {
-      this.#renewal.stop();
-      throw lostError(this.thread, "another process considered this one gone and took the thread");
-    }
-    replaceFile(this.#path, next);
-    this.#info = next;
-  }
-}
-
-function encode(info: LeaseInfo): Buffer {
-  return Buffer.from(`${JSON.stringify(info, null, 2)}\n`, "utf8");
-}
-
-function replaceFile(path: string, info: LeaseInfo): void {
-  const temp = `${path}.${process.pid}.${tempCounter++}.tmp`;
-  writeNewFile(temp, encode(info), path);
-  try {
-    renameSync(temp, path);
-  } catch (error) {
-    unlinkQuietly(temp);
-    throw error;
-  }
-}
-
-function leaseThreadOf(path: string): string {
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  return name.slice(0, -".lock".length);
-}
-
-/** `host()` is asked only of a lease file that exists: a missing one needs no host name. */
-function readLeaseFile(path: string, thread: string, host: () => string): FileState {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if (isMissing(error)) return { kind: "missing" };
-    throw error;
-  }
-  const info = parseLeaseInfo(text, thread, host());
-  if (info !== null) return { kind: "valid", info };
-  // Only an unparsable lease needs its age; a valid one is read without a stat.
-  let mtimeMs: number;
-  try {
-    mtimeMs = statSync(path).mtimeMs;
-  } catch (error) {
-    if (isMissing(error)) return { kind: "missing" };
-    throw error;
-  }
-  return { kind: "garbage", ageMs: Date.now() - mtimeMs };
 }
 
 function enterGuard(guard: string): boolean {
