@@ -80,6 +80,7 @@ export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
  * usage` read these.
  */
 function build() {
+  // Long by design: the table of every command's document schema, built in one place on first use.
   // ─── workflow ───────────────────────────────────────────────────────────────────────────────
 
   /** What `workflow add` and `workflow show` both say about a workflow. */

@@ -88,6 +88,7 @@ function mergeRound(accHi: number, accLo: number, vHi: number, vLo: number): voi
 
 /** XXH64 with seed 0; the result is left in resultHi:resultLo. */
 function xxh64(data: Uint8Array): void {
+  // Long by design: XXH64's rounds unrolled over 32-bit halves, in one function for speed.
   const length = data.length;
   let at = 0;
   let hHi: number;
