@@ -1,3 +1,4 @@
+export type { CliIo } from "./cli-io.js";
 export type {
   CommandContext,
   CommandResult,
@@ -6,4 +7,4 @@ export type {
 } from "./commands/command.js";
 export { COMMANDS } from "./commands/index.js";
 export { renderCliReference } from "./help/reference.js";
-export { type CliIo, runCli } from "./program.js";
+export { runCli } from "./program.js";

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { logFilePath } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type CliIo, runCli } from "./program.js";
+import type { CliIo } from "./cli-io.js";
+import { runCli } from "./program.js";
 
 let home: string;
 beforeEach(() => {

@@ -1,18 +1,19 @@
 import { existsSync } from "node:fs";
 import { ExitCode } from "@united-workforce/protocol";
-import type { Store, UwfConfig } from "@united-workforce/store";
 import {
   createEventStream,
   errorMessage,
   eventLogWriter,
   isInternal,
   logFilePath,
-  makePrivateDir,
   resolveHome,
   UwfError,
 } from "@united-workforce/util";
 import { Command, CommanderError, Option } from "commander";
-import type { CommandContext, CommandSpec, OutputFormat } from "./commands/command.js";
+import { checkHelpTopic, commandWords, helpAsFlag, knownCommand, sniffFormat } from "./argv.js";
+import type { CliIo } from "./cli-io.js";
+import { allCommands, openCommandContext } from "./command-context.js";
+import type { CommandSpec, OptionSpec, OutputFormat } from "./commands/command.js";
 import {
   argumentLabel,
   checkArgument,
@@ -22,29 +23,10 @@ import {
 import { resolveIds } from "./commands/resolve-ids.js";
 import { COMMAND_TABLE } from "./commands/table.js";
 import { FORMATS, GLOBAL_OPTIONS, GROUP_SUMMARIES } from "./help/globals.js";
-import { configWarning } from "./output/config-warning.js";
 import { renderError } from "./output/errors.js";
 import { PLAIN_VIEW } from "./output/table.js";
 import { formatResult } from "./output/write.js";
-import { storeBackends } from "./store-backends.js";
 import { VERSION } from "./version.js";
-
-export interface CliIo {
-  stdout(text: string): void;
-  stderr(text: string): void;
-  env: Record<string, string | undefined>;
-  cwd: string;
-  /** Aborted by a signal (inside `interruptible`) or by a closed stdout/stderr. */
-  signal: AbortSignal;
-  /**
-   * Run `work` with SIGINT, SIGTERM and SIGHUP aborting `signal` instead of ending the
-   * process, for commands that must stop their adapter and release their lock.
-   */
-  interruptible<T>(work: () => Promise<T>): Promise<T>;
-  self: readonly string[];
-  /** The width of the terminal on descriptor 1 or 2, or undefined when it is not a terminal. */
-  columns?(fd: 1 | 2): number | undefined;
-}
 
 /**
  * Parse argv, run one command, print its result through the one writer, and return the exit
@@ -123,70 +105,6 @@ async function commandsFor(argv: readonly string[]): Promise<readonly CommandSpe
   return allCommands();
 }
 
-/** Every command's spec: for help, and for the commands that describe the CLI itself. */
-async function allCommands(): Promise<readonly CommandSpec[]> {
-  return (await import("./commands/index.js")).COMMANDS;
-}
-
-/** The words before the options: `thread exec 01K…` of `--format json thread exec 01K…`. */
-function commandWords(argv: readonly string[]): string[] {
-  const words: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--format") i++;
-    else if (arg === "--") break;
-    else if (!arg.startsWith("-")) words.push(arg);
-  }
-  return words;
-}
-
-/**
- * The longest start of `words` that names a group or a command (`thread exec` of `thread exec
- * 01K… extra`, `workflow` of `workflow lsit`): the help a usage error points to.
- */
-function knownCommand(words: readonly string[]): string[] {
-  let known: string[] = [];
-  for (const entry of COMMAND_TABLE) {
-    let n = 0;
-    while (n < entry.path.length && words[n] === entry.path[n]) n++;
-    if (n > known.length) known = entry.path.slice(0, n);
-  }
-  return known;
-}
-
-/** `uwf help <words>` names a group or a command, or it is a usage error naming the words. */
-function checkHelpTopic(words: readonly string[]): void {
-  if (knownCommand(words).length === words.length) return;
-  throw new UwfError("USAGE", `no command "uwf ${words.join(" ")}"`, {
-    hint: "`uwf --help` lists the commands, `uwf help <group>` a group's",
-  });
-}
-
-/**
- * `uwf help thread exec` is `uwf thread exec --help`, whatever the depth (commander's own
- * `help` command knows only the first word), and `uwf help nosuch` is an unknown command.
- */
-function helpAsFlag(argv: readonly string[]): readonly string[] {
-  const first = argv.findIndex((arg) => !arg.startsWith("-"));
-  if (first === -1 || argv[first] !== "help" || argv[first - 1] === "--format") return argv;
-  const rest = [...argv.slice(0, first), ...argv.slice(first + 1)];
-  return rest.some((arg) => !arg.startsWith("-")) ? [...rest, "--help"] : argv;
-}
-
-/** `--format` must shape even errors raised before commander has parsed it. */
-function sniffFormat(argv: readonly string[]): OutputFormat {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const value = arg.startsWith("--format=")
-      ? arg.slice(9)
-      : arg === "--format"
-        ? argv[i + 1]
-        : undefined;
-    if (value && (FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
-  }
-  return "text";
-}
-
 export function buildProgram(
   io: CliIo,
   setExitCode: (code: number) => void,
@@ -239,6 +157,12 @@ export function buildProgram(
   return program;
 }
 
+/** An option as commander keys its value, with its spec. */
+interface KeyedOption {
+  spec: OptionSpec;
+  key: string;
+}
+
 function addCommand(
   parent: Command,
   name: string,
@@ -252,8 +176,8 @@ function addCommand(
     command.argument(argumentLabel(arg), arg.description);
   }
   // Defaults and choices are not given to commander: every value, a default included, goes
-  // through one parser below, and the help text says what each option takes.
-  const options = (spec.options ?? []).map((opt) => {
+  // through one parser (parseInput), and the help text says what each option takes.
+  const options = (spec.options ?? []).map((opt): KeyedOption => {
     const option = new Option(opt.flags, withNote(opt.description, valueNote(opt)));
     if (opt.hidden) option.hideHelp();
     if (opt.type === "string" && opt.repeatable) {
@@ -276,99 +200,79 @@ function addCommand(
   }
   command.action(async (...actionArgs: unknown[]) => {
     const cmd = actionArgs[actionArgs.length - 1] as Command;
-    const raw = cmd.optsWithGlobals() as Record<string, unknown>;
-    const values = (cmd.processedArgs as unknown[]).map((value) =>
-      value === undefined ? [] : Array.isArray(value) ? (value as string[]) : [value as string],
-    );
-    (spec.args ?? []).forEach((arg, i) => {
-      for (const value of values[i] ?? []) checkArgument(arg, value);
-    });
-    const now = Date.now();
-    const parsed: Record<string, unknown> = {};
-    for (const { spec: opt, key } of options) {
-      // `--x` with `--no-x` share one key: true, false, or undefined when neither is given.
-      const paired = options.filter((o) => o.key === key && o.spec.type === "boolean").length > 1;
-      parsed[key] = paired
-        ? raw[key] === undefined
-          ? undefined
-          : raw[key] === true
-        : parseOptionValue(opt, raw[key], now);
-    }
-    const format = (raw.format as OutputFormat | undefined) ?? "text";
-    const home = resolveHome(io.env);
-    try {
-      // Transcripts, prompts and logs are private: the root is made 0700 before any writer
-      // creates it with the umask's mode. An existing root is left as its owner set it.
-      makePrivateDir(home);
-    } catch {
-      // A command that needs to write there reports the problem, naming the file.
-    }
-    let config: UwfConfig | undefined;
-    let store: Promise<Store> | undefined;
-    const readConfigOnce = async (): Promise<UwfConfig> => {
-      if (config === undefined) {
-        const { loadConfig } = await import("@united-workforce/store");
-        const loaded = loadConfig(home);
-        for (const warning of loaded.warnings) io.stderr(configWarning(warning, loaded.file));
-        config = loaded.config;
-      }
-      return config;
-    };
-    const context: CommandContext = {
-      home,
-      get cwd() {
-        return io.cwd;
-      },
-      env: io.env,
-      format,
-      events: createEventStream(eventLogWriter(home, { command: spec.path.join(" ") })),
-      progress: (text) => io.stderr(text.endsWith("\n") ? text : `${text}\n`),
-      columns: (fd) => io.columns?.(fd),
-      output: (text) => io.stdout(text),
-      signal: io.signal,
-      self: io.self,
-      commands: allCommands,
-      config: readConfigOnce,
-      store: () => {
-        store ??= (async () => {
-          const { openStore, readStoreConfig, storeOptionsFrom } = await import(
-            "@united-workforce/store"
-          );
-          const options = storeOptionsFrom(home, readStoreConfig(home), io.env);
-          return openStore({ ...options, backends: storeBackends });
-        })();
-        return store;
-      },
-    };
-    const onAbort = () =>
-      context.events.emit("command.interrupted", { by: String(io.signal.reason) });
-    io.signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      await resolveIds(
-        spec,
-        values,
-        parsed,
-        options.map(({ spec: opt, key }) => ({
-          key,
-          type: opt.type,
-          ...(opt.type === "hash" && opt.keywords ? { keywords: opt.keywords } : {}),
-        })),
-        context.store,
-      );
-      const run = () => spec.run(context, values.flat(), parsed as never);
-      const result = spec.interruptible ? await io.interruptible(run) : await run();
-      if (!result.printed) {
-        // Only a terminal has a width: a pipe, a file or /dev/null keeps the plain form.
-        const view =
-          format === "text" ? { tty: io.columns?.(1) !== undefined, now: Date.now() } : PLAIN_VIEW;
-        io.stdout(await formatResult(result, format, view));
-      }
-      setExitCode(result.exitCode ?? ExitCode.ok);
-    } finally {
-      io.signal.removeEventListener("abort", onAbort);
-      if (store !== undefined) await (await store.catch(() => null))?.close();
-    }
+    setExitCode(await runCommand(spec, cmd, options, io));
   });
+}
+
+/**
+ * One command's run: check and parse what commander read, resolve id prefixes, run the
+ * handler and print its result through the one writer. Returns the exit code.
+ */
+async function runCommand(
+  spec: CommandSpec,
+  cmd: Command,
+  options: readonly KeyedOption[],
+  io: CliIo,
+): Promise<number> {
+  const raw = cmd.optsWithGlobals() as Record<string, unknown>;
+  const { values, parsed } = parseInput(spec, cmd, raw, options);
+  const format = (raw.format as OutputFormat | undefined) ?? "text";
+  const { context, close } = openCommandContext(spec, io, format);
+  const onAbort = () =>
+    context.events.emit("command.interrupted", { by: String(io.signal.reason) });
+  io.signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    await resolveIds(
+      spec,
+      values,
+      parsed,
+      options.map(({ spec: opt, key }) => ({
+        key,
+        type: opt.type,
+        ...(opt.type === "hash" && opt.keywords ? { keywords: opt.keywords } : {}),
+      })),
+      context.store,
+    );
+    const run = () => spec.run(context, values.flat(), parsed as never);
+    const result = spec.interruptible ? await io.interruptible(run) : await run();
+    if (!result.printed) {
+      // Only a terminal has a width: a pipe, a file or /dev/null keeps the plain form.
+      const view =
+        format === "text" ? { tty: io.columns?.(1) !== undefined, now: Date.now() } : PLAIN_VIEW;
+      io.stdout(await formatResult(result, format, view));
+    }
+    return result.exitCode ?? ExitCode.ok;
+  } finally {
+    io.signal.removeEventListener("abort", onAbort);
+    await close();
+  }
+}
+
+/** The arguments, checked, one list per declared argument; the options, parsed by their spec. */
+function parseInput(
+  spec: CommandSpec,
+  cmd: Command,
+  raw: Record<string, unknown>,
+  options: readonly KeyedOption[],
+): { values: string[][]; parsed: Record<string, unknown> } {
+  const values = (cmd.processedArgs as unknown[]).map((value) =>
+    value === undefined ? [] : Array.isArray(value) ? (value as string[]) : [value as string],
+  );
+  (spec.args ?? []).forEach((arg, i) => {
+    for (const value of values[i] ?? []) checkArgument(arg, value);
+  });
+  const now = Date.now();
+  const parsed: Record<string, unknown> = {};
+  for (const { spec: opt, key } of options) {
+    // `--x` with `--no-x` share one key: true, false, or undefined when neither is given.
+    const paired = options.filter((o) => o.key === key && o.spec.type === "boolean").length > 1;
+    parsed[key] = paired
+      ? raw[key] === undefined
+        ? undefined
+        : raw[key] === true
+      : parseOptionValue(opt, raw[key], now);
+  }
+  return { values, parsed };
 }
 
 function withNote(description: string, note: string): string {

@@ -1,0 +1,66 @@
+import { UwfError } from "@united-workforce/util";
+import type { OutputFormat } from "./commands/command.js";
+import { COMMAND_TABLE } from "./commands/table.js";
+import { FORMATS } from "./help/globals.js";
+
+// What runCli reads of argv before commander parses it: which command it names (to load that
+// one alone), `uwf help <words>`, and the --format that even early errors are printed in.
+
+/** The words before the options: `thread exec 01K…` of `--format json thread exec 01K…`. */
+export function commandWords(argv: readonly string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--format") i++;
+    else if (arg === "--") break;
+    else if (!arg.startsWith("-")) words.push(arg);
+  }
+  return words;
+}
+
+/**
+ * The longest start of `words` that names a group or a command (`thread exec` of `thread exec
+ * 01K… extra`, `workflow` of `workflow lsit`): the help a usage error points to.
+ */
+export function knownCommand(words: readonly string[]): string[] {
+  let known: string[] = [];
+  for (const entry of COMMAND_TABLE) {
+    let n = 0;
+    while (n < entry.path.length && words[n] === entry.path[n]) n++;
+    if (n > known.length) known = entry.path.slice(0, n);
+  }
+  return known;
+}
+
+/** `uwf help <words>` names a group or a command, or it is a usage error naming the words. */
+export function checkHelpTopic(words: readonly string[]): void {
+  if (knownCommand(words).length === words.length) return;
+  throw new UwfError("USAGE", `no command "uwf ${words.join(" ")}"`, {
+    hint: "`uwf --help` lists the commands, `uwf help <group>` a group's",
+  });
+}
+
+/**
+ * `uwf help thread exec` is `uwf thread exec --help`, whatever the depth (commander's own
+ * `help` command knows only the first word), and `uwf help nosuch` is an unknown command.
+ */
+export function helpAsFlag(argv: readonly string[]): readonly string[] {
+  const first = argv.findIndex((arg) => !arg.startsWith("-"));
+  if (first === -1 || argv[first] !== "help" || argv[first - 1] === "--format") return argv;
+  const rest = [...argv.slice(0, first), ...argv.slice(first + 1)];
+  return rest.some((arg) => !arg.startsWith("-")) ? [...rest, "--help"] : argv;
+}
+
+/** `--format` must shape even errors raised before commander has parsed it. */
+export function sniffFormat(argv: readonly string[]): OutputFormat {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = arg.startsWith("--format=")
+      ? arg.slice(9)
+      : arg === "--format"
+        ? argv[i + 1]
+        : undefined;
+    if (value && (FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
+  }
+  return "text";
+}

@@ -1,0 +1,76 @@
+import type { Store, UwfConfig } from "@united-workforce/store";
+import {
+  createEventStream,
+  eventLogWriter,
+  makePrivateDir,
+  resolveHome,
+} from "@united-workforce/util";
+import type { CliIo } from "./cli-io.js";
+import type { CommandContext, CommandSpec, OutputFormat } from "./commands/command.js";
+import { configWarning } from "./output/config-warning.js";
+import { storeBackends } from "./store-backends.js";
+
+/**
+ * What a command's handler is given, made from the CLI's io: config.yaml is read and the store
+ * opened on first use only, once each. `close` closes the store if it was opened.
+ */
+export function openCommandContext(
+  spec: CommandSpec,
+  io: CliIo,
+  format: OutputFormat,
+): { context: CommandContext; close(): Promise<void> } {
+  const home = resolveHome(io.env);
+  try {
+    // Transcripts, prompts and logs are private: the root is made 0700 before any writer
+    // creates it with the umask's mode. An existing root is left as its owner set it.
+    makePrivateDir(home);
+  } catch {
+    // A command that needs to write there reports the problem, naming the file.
+  }
+  let config: UwfConfig | undefined;
+  let store: Promise<Store> | undefined;
+  const readConfigOnce = async (): Promise<UwfConfig> => {
+    if (config === undefined) {
+      const { loadConfig } = await import("@united-workforce/store");
+      const loaded = loadConfig(home);
+      for (const warning of loaded.warnings) io.stderr(configWarning(warning, loaded.file));
+      config = loaded.config;
+    }
+    return config;
+  };
+  const context: CommandContext = {
+    home,
+    get cwd() {
+      return io.cwd;
+    },
+    env: io.env,
+    format,
+    events: createEventStream(eventLogWriter(home, { command: spec.path.join(" ") })),
+    progress: (text) => io.stderr(text.endsWith("\n") ? text : `${text}\n`),
+    columns: (fd) => io.columns?.(fd),
+    output: (text) => io.stdout(text),
+    signal: io.signal,
+    self: io.self,
+    commands: allCommands,
+    config: readConfigOnce,
+    store: () => {
+      store ??= (async () => {
+        const { openStore, readStoreConfig, storeOptionsFrom } = await import(
+          "@united-workforce/store"
+        );
+        const options = storeOptionsFrom(home, readStoreConfig(home), io.env);
+        return openStore({ ...options, backends: storeBackends });
+      })();
+      return store;
+    },
+  };
+  const close = async (): Promise<void> => {
+    if (store !== undefined) await (await store.catch(() => null))?.close();
+  };
+  return { context, close };
+}
+
+/** Every command's spec: for help, and for the commands that describe the CLI itself. */
+export async function allCommands(): Promise<readonly CommandSpec[]> {
+  return (await import("./commands/index.js")).COMMANDS;
+}
