@@ -43,23 +43,7 @@ function bashScript(model: CompletionModel): string {
     const flags = [...command.options, ...model.global].flatMap(spellings);
     return `    ${quote(command.key)}) opts=${quote(words(flags))} ;;`;
   });
-  const choiceCases: string[] = [];
-  for (const command of model.commands) {
-    for (const option of [...command.options, ...model.global]) {
-      if (option.choices.length === 0) continue;
-      const pattern = spellings(option)
-        .map((flag) => quote(`${command.key}:${flag}`))
-        .join("|");
-      choiceCases.push(`    ${pattern}) choices=${quote(words(option.choices))} ;;`);
-    }
-  }
-  for (const option of model.global) {
-    if (option.choices.length === 0) continue;
-    const pattern = spellings(option)
-      .map((flag) => quote(`:${flag}`))
-      .join("|");
-    choiceCases.push(`    ${pattern}) choices=${quote(words(option.choices))} ;;`);
-  }
+  const choiceCases = bashChoiceCases(model);
   const groupCases = model.groups.map(
     (group) =>
       `    ${quote(group.name)}) subs=${quote(words(group.commands.map((c) => c.name)))} ;;`,
@@ -123,6 +107,29 @@ complete -o filenames -F _uwf_completion uwf
 `;
 }
 
+/** bash `case "$key:$prev"` arms: the choices of an option, after the command and the flag. */
+function bashChoiceCases(model: CompletionModel): string[] {
+  const words = (list: readonly string[]) => list.join(" ");
+  const cases: string[] = [];
+  for (const command of model.commands) {
+    for (const option of [...command.options, ...model.global]) {
+      if (option.choices.length === 0) continue;
+      const pattern = spellings(option)
+        .map((flag) => quote(`${command.key}:${flag}`))
+        .join("|");
+      cases.push(`    ${pattern}) choices=${quote(words(option.choices))} ;;`);
+    }
+  }
+  for (const option of model.global) {
+    if (option.choices.length === 0) continue;
+    const pattern = spellings(option)
+      .map((flag) => quote(`:${flag}`))
+      .join("|");
+    cases.push(`    ${pattern}) choices=${quote(words(option.choices))} ;;`);
+  }
+  return cases;
+}
+
 function zshScript(model: CompletionModel): string {
   const described = (items: readonly { name: string; summary: string }[]) =>
     items.map((item) => quote(`${item.name}:${item.summary.replaceAll(":", "\\:")}`)).join(" ");
@@ -134,24 +141,7 @@ function zshScript(model: CompletionModel): string {
     );
     return `    ${quote(command.key)}) opts=(${lines.join(" ")}) ;;`;
   });
-  const choiceCases: string[] = [];
-  for (const command of model.commands) {
-    for (const option of command.options) {
-      if (option.choices.length === 0) continue;
-      const pattern = spellings(option)
-        .map((flag) => quote(`${command.key}:${flag}`))
-        .join("|");
-      choiceCases.push(`    ${pattern}) choices=(${option.choices.map(quote).join(" ")}) ;;`);
-    }
-  }
-  for (const option of model.global) {
-    if (option.choices.length === 0) continue;
-    // Unquoted: a quoted `*` in a case pattern is a literal star.
-    const pattern = spellings(option)
-      .map((flag) => `*:${flag}`)
-      .join("|");
-    choiceCases.push(`    ${pattern}) choices=(${option.choices.map(quote).join(" ")}) ;;`);
-  }
+  const choiceCases = zshChoiceCases(model);
   const groupCases = model.groups.map(
     (group) => `    ${quote(group.name)}) subs=(${described(group.commands)}) ;;`,
   );
@@ -203,6 +193,29 @@ ${optionCases.join("\n")}
 }
 compdef _uwf uwf
 `;
+}
+
+/** zsh `case "$key:$prev"` arms: the choices of an option, after the command and the flag. */
+function zshChoiceCases(model: CompletionModel): string[] {
+  const cases: string[] = [];
+  for (const command of model.commands) {
+    for (const option of command.options) {
+      if (option.choices.length === 0) continue;
+      const pattern = spellings(option)
+        .map((flag) => quote(`${command.key}:${flag}`))
+        .join("|");
+      cases.push(`    ${pattern}) choices=(${option.choices.map(quote).join(" ")}) ;;`);
+    }
+  }
+  for (const option of model.global) {
+    if (option.choices.length === 0) continue;
+    // Unquoted: a quoted `*` in a case pattern is a literal star.
+    const pattern = spellings(option)
+      .map((flag) => `*:${flag}`)
+      .join("|");
+    cases.push(`    ${pattern}) choices=(${option.choices.map(quote).join(" ")}) ;;`);
+  }
+  return cases;
 }
 
 function fishScript(model: CompletionModel): string {

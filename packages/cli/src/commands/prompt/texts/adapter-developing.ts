@@ -65,6 +65,7 @@ agentOverrides:
 `;
 
 export function renderAdapterDeveloping(): string {
+  // Long by design: the guide's text, one line per array item, in the order it is read.
   return [
     "# Writing a uwf adapter",
     "",

@@ -40,6 +40,7 @@ function mockInstall(): string {
 }
 
 export function renderBootstrap(): string {
+  // Long by design: the guide's text, one line per array item, in the order it is read.
   const agents = AGENT_PRESETS.filter((a) => a.command !== "uwf-mock");
   const builtin = agents.find((a) => a.command === "uwf-builtin");
   return [

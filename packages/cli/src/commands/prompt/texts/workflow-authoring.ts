@@ -72,6 +72,7 @@ export const EXAMPLE_SCENARIO = `steps:
 `;
 
 export function renderWorkflowAuthoring(): string {
+  // Long by design: the guide's text, one line per array item, in the order it is read.
   const [fresh, resume] = START_STATUSES;
   return [
     "# Writing a uwf workflow",
