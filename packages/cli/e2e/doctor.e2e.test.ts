@@ -1,8 +1,8 @@
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { delimiter, dirname, join } from "node:path";
 import {
   type FakeLlm,
+  freePort,
   REPO_ROOT,
   runUwf,
   startFakeLlm,
@@ -19,14 +19,6 @@ const AGENT_CLIS = join(
 const PATH = [AGENT_CLIS, join(REPO_ROOT, "node_modules/.bin"), dirname(process.execPath)].join(
   delimiter,
 );
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("uwf doctor", () => {
   let fake: FakeLlm;
@@ -99,7 +91,7 @@ describe("uwf doctor", () => {
   });
 
   it("fails with exit 1 for a missing binary and an unreachable provider, in text and json", async () => {
-    const gone = `http://127.0.0.1:${await closedPort()}/v1`;
+    const gone = `http://127.0.0.1:${await freePort()}/v1`;
     config([
       "providers:",
       `  down: { baseUrl: '${gone}' }`,
@@ -167,7 +159,7 @@ describe("uwf doctor", () => {
   });
 
   it("fails a store that does not open, from UWF_STORE or config.yaml, its password masked", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const down = await runUwf(["doctor"], {
       home: temp.home,
       env: { PATH, UWF_STORE: `postgres://uwf:s3cret-pw@127.0.0.1:${port}/uwf` },

@@ -1,4 +1,4 @@
-import { createServer } from "node:net";
+import { freePort } from "@united-workforce/test-utils";
 import { hashBytes } from "@united-workforce/util";
 import { describe, expect, it, vi } from "vitest";
 import { caught, pointer } from "../../store/src/__testing__/store-fixtures.js";
@@ -57,7 +57,7 @@ describe("openPostgresParts", () => {
 
 describe("opening a store that cannot be used", () => {
   it("names the server without its password when nothing listens", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const error = await caught(() =>
       openPostgresParts(`postgres://uwf:s3cret@127.0.0.1:${port}/uwf`),
     );
@@ -84,13 +84,3 @@ describe("opening a store that cannot be used", () => {
     expect(error.message).not.toContain("s3cret");
   });
 });
-
-/** A port nothing listens on: bound once, then released. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 1));
-    });
-  });
-}

@@ -27,6 +27,7 @@ export {
 export { makeGitRepo, runGit } from "./git.js";
 export { TEMP_PREFIX, type TempHome, tempHome } from "./home.js";
 export { normalise } from "./normalise.js";
+export { freePort } from "./ports.js";
 export { findPostgresBin, type PostgresServer, startPostgres } from "./postgres.js";
 export { isProcessGone, sleep, waitUntilGone } from "./processes.js";
 export {

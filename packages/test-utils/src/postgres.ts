@@ -9,9 +9,9 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./ports.js";
 
 /** A throwaway PostgreSQL server for tests, listening on 127.0.0.1 only. */
 export interface PostgresServer {
@@ -386,16 +386,4 @@ function serverHandle(
       return stopped;
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
