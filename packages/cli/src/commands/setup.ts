@@ -181,7 +181,8 @@ async function runSetupChecks(ctx: CommandContext, outcome: SetupOutcome): Promi
   if (outcome.modelAlias !== null) {
     const { readConfig, resolveModel } = await import("@united-workforce/store");
     const { addHomeDotenv } = await import("@united-workforce/engine");
-    const { checkApiKeyEnv, checkModel } = await import("./setup/checks.js");
+    const { checkApiKeyEnv } = await import("./setup/checks.js");
+    const { checkModel } = await import("./setup/model-check.js");
     const config = readConfig(ctx.home);
     const env = { ...ctx.env };
     addHomeDotenv(ctx.home, env);
