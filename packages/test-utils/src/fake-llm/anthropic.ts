@@ -12,7 +12,7 @@ import {
   sseStart,
   str,
 } from "./json.js";
-import { chooseSteps, type FakeLlmScript, pickReply } from "./script.js";
+import { chooseSteps, type FakeLlmScript, pickReply, servedReply } from "./script.js";
 
 /** Anthropic Messages: POST /v1/messages, streaming and not. */
 export async function anthropicMessages(
@@ -33,56 +33,66 @@ export async function anthropicMessages(
     sendApiError(res, "anthropic", reply);
     return { scenario, turn, reply: "error", status: reply.status };
   }
-  const model = str(body.model) ?? "claude-fake";
-  const id = newId("msg");
-  const usage = {
-    input_tokens: 10,
-    output_tokens: 5,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
-  };
   const content: Obj[] = [];
   if (reply.text) content.push({ type: "text", text: reply.text });
   if (reply.kind === "tool")
     content.push({ type: "tool_use", id: newId("toolu"), name: reply.name, input: reply.args });
-  const stopReason = reply.kind === "tool" ? "tool_use" : "end_turn";
-  const info: Obj = {
-    scenario,
-    turn,
-    reply: reply.kind,
-    tool: reply.kind === "tool" ? reply.name : undefined,
-    fallback: reply.kind === "text" ? reply.fallback : undefined,
-    stream: Boolean(body.stream),
+  const message: Message = {
+    id: newId("msg"),
+    model: str(body.model) ?? "claude-fake",
+    content,
+    stopReason: reply.kind === "tool" ? "tool_use" : "end_turn",
   };
-  if (!body.stream) {
-    sendJson(res, 200, {
-      id,
-      type: "message",
-      role: "assistant",
-      model,
-      content,
-      stop_reason: stopReason,
-      stop_sequence: null,
-      usage,
-    });
+  const info: Obj = { ...servedReply(scenario, turn, reply), stream: Boolean(body.stream) };
+  if (body.stream) {
+    streamMessage(res, message);
     return info;
   }
+  sendJson(res, 200, {
+    id: message.id,
+    type: "message",
+    role: "assistant",
+    model: message.model,
+    content,
+    stop_reason: message.stopReason,
+    stop_sequence: null,
+    usage: USAGE,
+  });
+  return info;
+}
+
+interface Message {
+  id: string;
+  model: string;
+  content: Obj[];
+  stopReason: string;
+}
+
+const USAGE = {
+  input_tokens: 10,
+  output_tokens: 5,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+};
+
+/** The message as Anthropic streams it: a start, each content block in pieces, a stop. */
+function streamMessage(res: ServerResponse, message: Message): void {
   sseStart(res);
   sse(res, "message_start", {
     type: "message_start",
     message: {
-      id,
+      id: message.id,
       type: "message",
       role: "assistant",
-      model,
+      model: message.model,
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { ...usage, output_tokens: 1 },
+      usage: { ...USAGE, output_tokens: 1 },
     },
   });
   sse(res, "ping", { type: "ping" });
-  content.forEach((block, index) => {
+  message.content.forEach((block, index) => {
     if (block.type === "text") {
       sse(res, "content_block_start", {
         type: "content_block_start",
@@ -114,10 +124,9 @@ export async function anthropicMessages(
   });
   sse(res, "message_delta", {
     type: "message_delta",
-    delta: { stop_reason: stopReason, stop_sequence: null },
+    delta: { stop_reason: message.stopReason, stop_sequence: null },
     usage: { output_tokens: 5 },
   });
   sse(res, "message_stop", { type: "message_stop" });
   res.end();
-  return info;
 }

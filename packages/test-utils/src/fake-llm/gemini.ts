@@ -11,29 +11,22 @@ import {
   sse,
   sseStart,
 } from "./json.js";
-import { chooseSteps, type FakeLlmScript, pickReply } from "./script.js";
+import { chooseSteps, type FakeLlmScript, pickReply, servedReply } from "./script.js";
 
 /** Gemini: POST …/models/M:generateContent | :streamGenerateContent | :countTokens. */
 export async function gemini(
   res: ServerResponse,
-  request: { body: Obj; raw: string; model: string; method: string; sse: boolean },
+  request: GeminiRequest,
   script: FakeLlmScript,
   defaultText: string,
 ): Promise<Obj> {
-  const { body, raw, model, method } = request;
+  const { body, raw, method } = request;
   if (method === "countTokens") {
     sendJson(res, 200, { totalTokens: 10 });
     return { reply: "countTokens" };
   }
   const { name: scenario, steps } = chooseSteps(script, raw, defaultText);
   const turn = arr(body.contents).filter((c) => obj(c).role === "model").length;
-  const declared: string[] = [];
-  for (const tool of arr(body.tools)) {
-    for (const fn of arr(obj(tool).functionDeclarations)) {
-      const name = obj(fn).name;
-      if (typeof name === "string") declared.push(name);
-    }
-  }
   const config = obj(body.generationConfig ?? body.config);
   let parts: Obj[];
   let info: Obj;
@@ -48,7 +41,7 @@ export async function gemini(
     parts = [{ text: JSON.stringify(sample) }];
     info = { scenario, turn, reply: "json", json: sample };
   } else {
-    const reply = pickReply(steps, turn, declared, defaultText);
+    const reply = pickReply(steps, turn, declaredFunctions(body), defaultText);
     if (reply.delayMs) await sleep(reply.delayMs);
     if (reply.kind === "error") {
       sendApiError(res, "gemini", reply);
@@ -57,15 +50,36 @@ export async function gemini(
     parts = [];
     if (reply.text) parts.push({ text: reply.text });
     if (reply.kind === "tool") parts.push({ functionCall: { name: reply.name, args: reply.args } });
-    info = {
-      scenario,
-      turn,
-      reply: reply.kind,
-      tool: reply.kind === "tool" ? reply.name : undefined,
-      fallback: reply.kind === "text" ? reply.fallback : undefined,
-    };
+    info = servedReply(scenario, turn, reply);
   }
   info.stream = method === "streamGenerateContent";
+  sendGenerated(res, request, parts);
+  return info;
+}
+
+interface GeminiRequest {
+  body: Obj;
+  raw: string;
+  model: string;
+  method: string;
+  /** `?alt=sse`: stream as server-sent events rather than one JSON array. */
+  sse: boolean;
+}
+
+/** The function names the request's tools declare. */
+function declaredFunctions(body: Obj): string[] {
+  const declared: string[] = [];
+  for (const tool of arr(body.tools)) {
+    for (const fn of arr(obj(tool).functionDeclarations)) {
+      const name = obj(fn).name;
+      if (typeof name === "string") declared.push(name);
+    }
+  }
+  return declared;
+}
+
+/** The parts as one response, or streamed: the text in pieces, then the other parts. */
+function sendGenerated(res: ServerResponse, request: GeminiRequest, parts: Obj[]): void {
   const usageMetadata = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 };
   const response = (content: Obj[], finished: boolean): Obj => ({
     candidates: [
@@ -76,12 +90,12 @@ export async function gemini(
       },
     ],
     usageMetadata,
-    modelVersion: model,
+    modelVersion: request.model,
     responseId: newId("gresp"),
   });
-  if (method !== "streamGenerateContent") {
+  if (request.method !== "streamGenerateContent") {
     sendJson(res, 200, response(parts, true));
-    return info;
+    return;
   }
   const frames: Obj[][] = [];
   for (const part of parts.filter((p) => p.text !== undefined)) {
@@ -103,7 +117,6 @@ export async function gemini(
       frames.map((frame, i) => response(frame, i === frames.length - 1)),
     );
   }
-  return info;
 }
 
 function sampleFromSchema(schema: unknown, depth = 0): unknown {

@@ -12,7 +12,7 @@ import {
   sseStart,
   str,
 } from "./json.js";
-import { chooseSteps, type FakeLlmScript, pickReply } from "./script.js";
+import { chooseSteps, type FakeLlmScript, pickReply, servedReply } from "./script.js";
 
 /** OpenAI Chat Completions: POST …/chat/completions, streaming and not. */
 export async function openaiChat(
@@ -33,11 +33,7 @@ export async function openaiChat(
     sendApiError(res, "openai", reply);
     return { scenario, turn, reply: "error", status: reply.status };
   }
-  const model = str(body.model) ?? "gpt-fake";
-  const id = newId("chatcmpl");
-  const created = Math.floor(Date.now() / 1000);
-  const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
-  const toolCall =
+  const toolCall: ToolCall | null =
     reply.kind === "tool"
       ? {
           id: newId("call"),
@@ -45,28 +41,52 @@ export async function openaiChat(
           function: { name: reply.name, arguments: JSON.stringify(reply.args) },
         }
       : null;
-  const finish = toolCall ? "tool_calls" : "stop";
-  const info: Obj = {
-    scenario,
-    turn,
-    reply: reply.kind,
-    tool: reply.kind === "tool" ? reply.name : undefined,
-    fallback: reply.kind === "text" ? reply.fallback : undefined,
-    stream: Boolean(body.stream),
+  const completion: Completion = {
+    id: newId("chatcmpl"),
+    created: Math.floor(Date.now() / 1000),
+    model: str(body.model) ?? "gpt-fake",
+    text: reply.text,
+    toolCall,
+    finish: toolCall ? "tool_calls" : "stop",
   };
-  if (!body.stream) {
-    const message: Obj = { role: "assistant", content: reply.text || (toolCall ? null : "") };
-    if (toolCall) message.tool_calls = [toolCall];
-    sendJson(res, 200, {
-      id,
-      object: "chat.completion",
-      created,
-      model,
-      choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
-      usage,
-    });
+  const info: Obj = { ...servedReply(scenario, turn, reply), stream: Boolean(body.stream) };
+  if (body.stream) {
+    streamCompletion(res, completion, Boolean(obj(body.stream_options).include_usage));
     return info;
   }
+  const message: Obj = { role: "assistant", content: reply.text || (toolCall ? null : "") };
+  if (toolCall) message.tool_calls = [toolCall];
+  sendJson(res, 200, {
+    id: completion.id,
+    object: "chat.completion",
+    created: completion.created,
+    model: completion.model,
+    choices: [{ index: 0, message, finish_reason: completion.finish, logprobs: null }],
+    usage: USAGE,
+  });
+  return info;
+}
+
+interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+interface Completion {
+  id: string;
+  created: number;
+  model: string;
+  text: string;
+  toolCall: ToolCall | null;
+  finish: string;
+}
+
+const USAGE = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+
+/** The completion as chunks: the role, the text in pieces, the tool call's arguments, [DONE]. */
+function streamCompletion(res: ServerResponse, completion: Completion, withUsage: boolean): void {
+  const { id, created, model, toolCall } = completion;
   sseStart(res);
   const chunk = (delta: Obj, finishReason: string | null = null): void =>
     sse(res, null, {
@@ -77,7 +97,7 @@ export async function openaiChat(
       choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
     });
   chunk({ role: "assistant", content: "" });
-  if (reply.text) for (const piece of chunks(reply.text)) chunk({ content: piece });
+  if (completion.text) for (const piece of chunks(completion.text)) chunk({ content: piece });
   if (toolCall) {
     chunk({
       tool_calls: [
@@ -93,11 +113,17 @@ export async function openaiChat(
       chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
     }
   }
-  chunk({}, finish);
-  if (obj(body.stream_options).include_usage) {
-    sse(res, null, { id, object: "chat.completion.chunk", created, model, choices: [], usage });
+  chunk({}, completion.finish);
+  if (withUsage) {
+    sse(res, null, {
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model,
+      choices: [],
+      usage: USAGE,
+    });
   }
   sse(res, null, "[DONE]");
   res.end();
-  return info;
 }

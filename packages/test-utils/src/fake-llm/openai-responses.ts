@@ -12,9 +12,17 @@ import {
   sseStart,
   str,
 } from "./json.js";
-import { chooseSteps, type FakeLlmScript, pickReply } from "./script.js";
+import { chooseSteps, type FakeLlmScript, pickReply, type Reply, servedReply } from "./script.js";
 
 const MODEL_ITEM_TYPES = ["function_call", "custom_tool_call", "local_shell_call", "reasoning"];
+
+const USAGE = {
+  input_tokens: 10,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 5,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 15,
+};
 
 /** OpenAI Responses (codex): POST …/responses, streaming unless `stream: false`. */
 export async function openaiResponses(
@@ -25,17 +33,7 @@ export async function openaiResponses(
   defaultText: string,
 ): Promise<Obj> {
   const { name: scenario, steps } = chooseSteps(script, raw, defaultText);
-  // One assistant turn per run of consecutive model-output items: a preamble and a tool call
-  // from one response count once.
-  let turn = 0;
-  let previousWasModel = false;
-  for (const item of arr(body.input).map(obj)) {
-    const isModel =
-      MODEL_ITEM_TYPES.includes(String(item.type)) ||
-      ((item.type === "message" || item.type === undefined) && item.role === "assistant");
-    if (isModel && !previousWasModel) turn++;
-    previousWasModel = isModel;
-  }
+  const turn = assistantTurns(arr(body.input).map(obj));
   const offered = arr(body.tools).map(obj);
   const tools = offered
     .map((t) => str(t.name) ?? str(obj(t.function).name) ?? str(t.type))
@@ -46,14 +44,43 @@ export async function openaiResponses(
     sendApiError(res, "openai", reply);
     return { scenario, turn, reply: "error", status: reply.status };
   }
-  const model = str(body.model) ?? "gpt-fake";
-  const usage = {
-    input_tokens: 10,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: 5,
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: 15,
+  const output = outputItems(reply, offered);
+  const base = {
+    id: newId("resp"),
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    model: str(body.model) ?? "gpt-fake",
+    status: "in_progress",
+    output: [],
   };
+  const info: Obj = { ...servedReply(scenario, turn, reply), stream: body.stream !== false };
+  if (body.stream === false) {
+    sendJson(res, 200, { ...base, status: "completed", output, usage: USAGE });
+    return info;
+  }
+  streamResponse(res, base, output);
+  return info;
+}
+
+/**
+ * One assistant turn per run of consecutive model-output items: a preamble and a tool call
+ * from one response count once.
+ */
+function assistantTurns(input: Obj[]): number {
+  let turn = 0;
+  let previousWasModel = false;
+  for (const item of input) {
+    const isModel =
+      MODEL_ITEM_TYPES.includes(String(item.type)) ||
+      ((item.type === "message" || item.type === undefined) && item.role === "assistant");
+    if (isModel && !previousWasModel) turn++;
+    previousWasModel = isModel;
+  }
+  return turn;
+}
+
+/** The reply's output items: its text as a message, its tool call as the tool's kind wants. */
+function outputItems(reply: Exclude<Reply, { kind: "error" }>, offered: Obj[]): Obj[] {
   const output: Obj[] = [];
   if (reply.text) {
     output.push({
@@ -64,53 +91,37 @@ export async function openaiResponses(
       content: [{ type: "output_text", text: reply.text, annotations: [] }],
     });
   }
-  if (reply.kind === "tool") {
-    const tool = offered.find((t) => (str(t.name) ?? str(obj(t.function).name)) === reply.name);
-    if (tool?.type === "custom") {
-      // A freeform tool (codex's apply_patch grammar tool) takes a raw string.
-      const input =
-        typeof reply.args === "string"
-          ? reply.args
-          : (str(obj(reply.args).input) ?? JSON.stringify(reply.args));
-      output.push({
-        id: newId("ctc"),
-        type: "custom_tool_call",
-        status: "completed",
-        call_id: newId("call"),
-        name: reply.name,
-        input,
-      });
-    } else {
-      output.push({
-        id: newId("fc"),
-        type: "function_call",
-        status: "completed",
-        call_id: newId("call"),
-        name: reply.name,
-        arguments: JSON.stringify(reply.args),
-      });
-    }
+  if (reply.kind !== "tool") return output;
+  const tool = offered.find((t) => (str(t.name) ?? str(obj(t.function).name)) === reply.name);
+  if (tool?.type === "custom") {
+    // A freeform tool (codex's apply_patch grammar tool) takes a raw string.
+    const input =
+      typeof reply.args === "string"
+        ? reply.args
+        : (str(obj(reply.args).input) ?? JSON.stringify(reply.args));
+    output.push({
+      id: newId("ctc"),
+      type: "custom_tool_call",
+      status: "completed",
+      call_id: newId("call"),
+      name: reply.name,
+      input,
+    });
+  } else {
+    output.push({
+      id: newId("fc"),
+      type: "function_call",
+      status: "completed",
+      call_id: newId("call"),
+      name: reply.name,
+      arguments: JSON.stringify(reply.args),
+    });
   }
-  const base = {
-    id: newId("resp"),
-    object: "response",
-    created_at: Math.floor(Date.now() / 1000),
-    model,
-    status: "in_progress",
-    output: [],
-  };
-  const info: Obj = {
-    scenario,
-    turn,
-    reply: reply.kind,
-    tool: reply.kind === "tool" ? reply.name : undefined,
-    fallback: reply.kind === "text" ? reply.fallback : undefined,
-    stream: body.stream !== false,
-  };
-  if (body.stream === false) {
-    sendJson(res, 200, { ...base, status: "completed", output, usage });
-    return info;
-  }
+  return output;
+}
+
+/** The response as Responses events: created, each output item in pieces, completed. */
+function streamResponse(res: ServerResponse, base: Obj, output: Obj[]): void {
   sseStart(res);
   let sequenceNumber = 0;
   const event = (type: string, data: Obj): void =>
@@ -157,7 +168,8 @@ export async function openaiResponses(
     }
     event("response.output_item.done", { output_index: outputIndex, item });
   });
-  event("response.completed", { response: { ...base, status: "completed", output, usage } });
+  event("response.completed", {
+    response: { ...base, status: "completed", output, usage: USAGE },
+  });
   res.end();
-  return info;
 }

@@ -54,6 +54,21 @@ export type Reply =
       delayMs: number;
     };
 
+/** What the request log says a model reply served: its scenario, turn and kind. */
+export function servedReply(
+  scenario: string,
+  turn: number,
+  reply: Exclude<Reply, { kind: "error" }>,
+): Record<string, unknown> {
+  return {
+    scenario,
+    turn,
+    reply: reply.kind,
+    tool: reply.kind === "tool" ? reply.name : undefined,
+    fallback: reply.kind === "text" ? reply.fallback : undefined,
+  };
+}
+
 /** A script object, or a file path re-read on every request (a test may rewrite it between runs). */
 export function loadScript(
   source: FakeLlmScript | string | undefined,

@@ -57,97 +57,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   const defaultText = options.defaultText ?? DEFAULT_REPLY_TEXT;
   const log: FakeLlmRequest[] = [];
   let count = 0;
-  // Model requests answered by `fail_first` since the script was set.
-  let failed = 0;
-
-  /** The `fail_first` error for this model request, counting it; null once they are used up. */
-  const failing = (
-    current: ReturnType<typeof loadScript>,
-    res: ServerResponse,
-    api: "anthropic" | "openai" | "gemini",
-    body: Obj,
-  ): Obj | null => {
-    const rule = current.fail_first;
-    if (!rule || (rule.count !== undefined && failed >= rule.count)) return null;
-    if (rule.with_tools && !(Array.isArray(body.tools) && body.tools.length > 0)) return null;
-    failed++;
-    const status = rule.status ?? 429;
-    if (rule.body !== undefined) sendJson(res, status, rule.body, rule.headers ?? {});
-    else {
-      sendApiError(res, api, {
-        status,
-        message: rule.message ?? `fake-llm scripted failure ${failed}`,
-        headers: rule.headers ?? {},
-      });
-    }
-    return { reply: "error", status, failure: failed };
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse, raw: string): Promise<Obj> => {
-    let body: Obj;
-    try {
-      body = raw ? obj(JSON.parse(raw)) : {};
-    } catch {
-      body = { _unparsed: raw.slice(0, 2000) };
-    }
-    const url = new URL(req.url ?? "/", "http://fake");
-    const path = url.pathname.replace(/\/+$/, "");
-    const current = loadScript(script, defaultText);
-    if (req.method === "POST" && /\/messages\/count_tokens$/.test(path)) {
-      sendJson(res, 200, { input_tokens: 10 });
-      return { reply: "count_tokens" };
-    }
-    if (req.method === "POST" && /\/messages$/.test(path))
-      return (
-        failing(current, res, "anthropic", body) ??
-        anthropicMessages(res, body, raw, current, defaultText)
-      );
-    if (req.method === "POST" && /\/chat\/completions$/.test(path))
-      return (
-        failing(current, res, "openai", body) ?? openaiChat(res, body, raw, current, defaultText)
-      );
-    if (req.method === "POST" && /\/responses$/.test(path))
-      return (
-        failing(current, res, "openai", body) ??
-        openaiResponses(res, body, raw, current, defaultText)
-      );
-    const gem = /\/models\/([^/:]+):([A-Za-z]+)$/.exec(path);
-    if (req.method === "POST" && gem && gem[2] !== "countTokens") {
-      const failure = failing(current, res, "gemini", body);
-      if (failure) return failure;
-    }
-    if (req.method === "POST" && gem) {
-      const request = {
-        body,
-        raw,
-        model: gem[1]!,
-        method: gem[2]!,
-        sse: url.searchParams.get("alt") === "sse",
-      };
-      return gemini(res, request, current, defaultText);
-    }
-    if (req.method === "GET" && /(^|\/)models$/.test(path)) {
-      if (path.includes("v1beta")) {
-        sendJson(res, 200, {
-          models: MODEL_NAMES.map((name) => ({
-            name: `models/${name}`,
-            supportedGenerationMethods: ["generateContent"],
-          })),
-        });
-      } else {
-        sendJson(res, 200, {
-          object: "list",
-          data: MODEL_NAMES.map((id) => ({ id, object: "model", created: 0, owned_by: "fake" })),
-          models: [],
-        });
-      }
-      return { reply: "models" };
-    }
-    sendJson(res, 404, {
-      error: { type: "not_found", message: `fake-llm: no route for ${req.method} ${path}` },
-    });
-    return { reply: "404" };
-  };
+  const failures: FailureCount = { answered: 0 };
 
   const server = createServer((req, res) => {
     const buffers: Buffer[] = [];
@@ -171,7 +81,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       };
       log.push(entry);
       try {
-        Object.assign(entry.served, await handle(req, res, raw));
+        const current = loadScript(script, defaultText);
+        Object.assign(entry.served, await answer(req, res, raw, current, defaultText, failures));
       } catch (error) {
         entry.served.reply = "error";
         entry.served.error = String(error instanceof Error ? error.stack : error);
@@ -200,7 +111,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     requests: () => [...log],
     setScript: (next) => {
       script = next;
-      failed = 0;
+      failures.answered = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -208,4 +119,107 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         server.close(() => resolve());
       }),
   };
+}
+
+/** Model requests answered by `fail_first` since the script was set. */
+interface FailureCount {
+  answered: number;
+}
+
+type Script = ReturnType<typeof loadScript>;
+
+/** Route one request to the API its path names and answer it; returns what was served. */
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  raw: string,
+  current: Script,
+  defaultText: string,
+  failures: FailureCount,
+): Promise<Obj> {
+  let body: Obj;
+  try {
+    body = raw ? obj(JSON.parse(raw)) : {};
+  } catch {
+    body = { _unparsed: raw.slice(0, 2000) };
+  }
+  const url = new URL(req.url ?? "/", "http://fake");
+  const path = url.pathname.replace(/\/+$/, "");
+  const failing = (api: "anthropic" | "openai" | "gemini") =>
+    scriptedFailure(current, failures, res, api, body);
+  if (req.method === "POST" && /\/messages\/count_tokens$/.test(path)) {
+    sendJson(res, 200, { input_tokens: 10 });
+    return { reply: "count_tokens" };
+  }
+  if (req.method === "POST" && /\/messages$/.test(path))
+    return failing("anthropic") ?? anthropicMessages(res, body, raw, current, defaultText);
+  if (req.method === "POST" && /\/chat\/completions$/.test(path))
+    return failing("openai") ?? openaiChat(res, body, raw, current, defaultText);
+  if (req.method === "POST" && /\/responses$/.test(path))
+    return failing("openai") ?? openaiResponses(res, body, raw, current, defaultText);
+  const gem = /\/models\/([^/:]+):([A-Za-z]+)$/.exec(path);
+  if (req.method === "POST" && gem && gem[2] !== "countTokens") {
+    const failure = failing("gemini");
+    if (failure) return failure;
+  }
+  if (req.method === "POST" && gem) {
+    const request = {
+      body,
+      raw,
+      model: gem[1]!,
+      method: gem[2]!,
+      sse: url.searchParams.get("alt") === "sse",
+    };
+    return gemini(res, request, current, defaultText);
+  }
+  if (req.method === "GET" && /(^|\/)models$/.test(path)) {
+    sendModelList(res, path);
+    return { reply: "models" };
+  }
+  sendJson(res, 404, {
+    error: { type: "not_found", message: `fake-llm: no route for ${req.method} ${path}` },
+  });
+  return { reply: "404" };
+}
+
+/** The `fail_first` error for this model request, counting it; null once they are used up. */
+function scriptedFailure(
+  current: Script,
+  failures: FailureCount,
+  res: ServerResponse,
+  api: "anthropic" | "openai" | "gemini",
+  body: Obj,
+): Obj | null {
+  const rule = current.fail_first;
+  if (!rule || (rule.count !== undefined && failures.answered >= rule.count)) return null;
+  if (rule.with_tools && !(Array.isArray(body.tools) && body.tools.length > 0)) return null;
+  failures.answered++;
+  const status = rule.status ?? 429;
+  if (rule.body !== undefined) sendJson(res, status, rule.body, rule.headers ?? {});
+  else {
+    sendApiError(res, api, {
+      status,
+      message: rule.message ?? `fake-llm scripted failure ${failures.answered}`,
+      headers: rule.headers ?? {},
+    });
+  }
+  return { reply: "error", status, failure: failures.answered };
+}
+
+/** The served models, as Gemini (`v1beta`) or OpenAI lists them. */
+function sendModelList(res: ServerResponse, path: string): void {
+  if (path.includes("v1beta")) {
+    sendJson(res, 200, {
+      models: MODEL_NAMES.map((name) => ({
+        name: `models/${name}`,
+        supportedGenerationMethods: ["generateContent"],
+      })),
+    });
+  } else {
+    sendJson(res, 200, {
+      object: "list",
+      data: MODEL_NAMES.map((id) => ({ id, object: "model", created: 0, owned_by: "fake" })),
+      models: [],
+    });
+  }
 }
