@@ -7,15 +7,14 @@ export {
 } from "./agent-clis.js";
 export { builtinsLoadedBy, COSTLY_BUILTINS, type LoadedBuiltins } from "./builtins.js";
 export { CODEX_USAGE_LIMIT, codexWriteFileTool } from "./conformance/codex.js";
+export { adapterConformance } from "./conformance/harness.js";
 export {
   type AdapterConformanceOptions,
-  adapterConformance,
   CONFORMANCE_CASES,
   type ConformanceCase,
   type ConformanceCaseName,
   type ConformanceSandbox,
-  processesIn,
-} from "./conformance/harness.js";
+} from "./conformance/options.js";
 export { answer, CONFORMANCE_WORKFLOW } from "./conformance/workflow.js";
 export type { FakeFailure, FakeLlmScript, FakeStep } from "./fake-llm/script.js";
 export {
@@ -29,7 +28,7 @@ export { TEMP_PREFIX, type TempHome, tempHome } from "./home.js";
 export { normalise } from "./normalise.js";
 export { freePort } from "./ports.js";
 export { findPostgresBin, type PostgresServer, startPostgres } from "./postgres.js";
-export { isProcessGone, sleep, waitUntilGone } from "./processes.js";
+export { isProcessGone, processesIn, sleep, waitUntilGone } from "./processes.js";
 export {
   REPO_ROOT,
   type RunOptions,

@@ -1,4 +1,4 @@
-import type { AdapterConformanceOptions } from "./harness.js";
+import type { AdapterConformanceOptions } from "./options.js";
 
 /**
  * What the conformance cases need of any codex-driven adapter (uwf-codex, `uwf-acp --preset
