@@ -19,6 +19,15 @@ export async function migrateStore(
   to: Store,
   onProgress: (line: string) => void = () => {},
 ): Promise<StoreMigrateDocument> {
+  await refuseUnlessAtRest(from, to);
+  const copied = await copyNodes(from, to, onProgress);
+  const threads = await copyThreads(from, to);
+  const workflows = await copyRegistry(from, to);
+  return { from: from.location, to: to.location, ...copied, ...threads, ...workflows };
+}
+
+/** A copy into the store itself, or out of one whose threads are running, is refused. */
+async function refuseUnlessAtRest(from: Store, to: Store): Promise<void> {
   if (from.location === to.location && from.kind === to.kind) {
     throw new UwfError("USAGE", `the source and the target are the same store (${to.location})`, {
       hint: "pass --to the store to copy into: `fs` or a postgres:// URL",
@@ -33,7 +42,14 @@ export async function migrateStore(
       { hint: `wait with \`uwf thread join ${first}\`, then run the migration again` },
     );
   }
+}
 
+/** Every node, re-hashed when read and checked again as the target stored it, in batches. */
+async function copyNodes(
+  from: Store,
+  to: Store,
+  onProgress: (line: string) => void,
+): Promise<{ nodes: number; nodesWritten: number }> {
   let nodes = 0;
   let nodesWritten = 0;
   let batch: CasWrite[] = [];
@@ -56,7 +72,14 @@ export async function migrateStore(
     if (batch.length >= BATCH) await flush();
   }
   await flush();
+  return { nodes, nodesWritten };
+}
 
+/** Every thread pointer; one the target already holds alike is skipped, a different one refused. */
+async function copyThreads(
+  from: Store,
+  to: Store,
+): Promise<{ threads: number; threadsSkipped: number }> {
   let threads = 0;
   let threadsSkipped = 0;
   for await (const item of from.threads.all()) {
@@ -83,7 +106,14 @@ export async function migrateStore(
     }
     await to.threads.create(pointer);
   }
+  return { threads, threadsSkipped };
+}
 
+/** Every registry entry with its history; refused when one cannot be read. */
+async function copyRegistry(
+  from: Store,
+  to: Store,
+): Promise<{ workflows: number; workflowsSkipped: number }> {
   const { entries, problems } = await from.registry.scan();
   const [problem] = problems;
   if (problem !== undefined) {
@@ -95,16 +125,7 @@ export async function migrateStore(
   for (const entry of entries) {
     if (!(await to.registry.restore(entry))) workflowsSkipped++;
   }
-  return {
-    from: from.location,
-    to: to.location,
-    nodes,
-    nodesWritten,
-    threads,
-    threadsSkipped,
-    workflows: entries.length,
-    workflowsSkipped,
-  };
+  return { workflows: entries.length, workflowsSkipped };
 }
 
 /** Read a copied node back from the target and check it still hashes to its name. */
