@@ -5,7 +5,7 @@ import type { SchemaMap } from "./schema-shape.js";
 /**
  * Roles that run no agent (issue 9): `agent: human` waits for `uwf thread answer`, `run` runs a
  * command whose result is the output. Their rules live here, apart from the agent roles' rules
- * in validate.ts.
+ * in check-shape.ts.
  */
 export const STEP_ROLE_KEYS = ["agent", "run", "shell", "exitStatus", "timeoutSeconds"];
 
@@ -52,6 +52,24 @@ export function checkStepRoleShape(
       `${where}: "agent: ${HUMAN_AGENT}" and "run" exclude each other: a role is answered by a human or runs a command`,
     );
   }
+  checkRunShape(where, value, errors);
+  if (shell !== undefined && typeof shell !== "boolean") {
+    errors.push(`${where}: "shell" must be true or false`);
+  }
+  if (
+    timeoutSeconds !== undefined &&
+    !(Number.isInteger(timeoutSeconds) && (timeoutSeconds as number) >= 1)
+  ) {
+    errors.push(`${where}: "timeoutSeconds" must be a whole number of seconds, at least 1`);
+  }
+  const mapping = exitStatus === undefined ? null : checkExitStatusShape(where, exitStatus, errors);
+  if (errors.length !== before) return null;
+  return { human: agent === HUMAN_AGENT, exitStatus: mapping };
+}
+
+/** `run`: an argv list, or one string with `shell: true`; without it, its options are errors. */
+function checkRunShape(where: string, value: SchemaMap, errors: string[]): void {
+  const { run, shell } = value;
   if (run === undefined) {
     for (const key of ["shell", "exitStatus", "timeoutSeconds"]) {
       if (value[key] !== undefined) errors.push(`${where}: "${key}" needs "run" (a command)`);
@@ -78,37 +96,32 @@ export function checkStepRoleShape(
   } else {
     errors.push(`${where}: "run" must be a list of strings (the command and its arguments)`);
   }
-  if (shell !== undefined && typeof shell !== "boolean") {
-    errors.push(`${where}: "shell" must be true or false`);
+}
+
+/** The `exitStatus` mapping of exit codes (0 to 255, or `default`) to statuses, or null. */
+function checkExitStatusShape(
+  where: string,
+  exitStatus: unknown,
+  errors: string[],
+): Record<string, string> | null {
+  if (!isPlainObject(exitStatus)) {
+    errors.push(
+      `${where}: "exitStatus" must map exit codes to statuses, e.g. { 0: passed, default: failed }`,
+    );
+    return null;
   }
-  if (
-    timeoutSeconds !== undefined &&
-    !(Number.isInteger(timeoutSeconds) && (timeoutSeconds as number) >= 1)
-  ) {
-    errors.push(`${where}: "timeoutSeconds" must be a whole number of seconds, at least 1`);
-  }
-  let mapping: Record<string, string> | null = null;
-  if (exitStatus !== undefined) {
-    if (!isPlainObject(exitStatus)) {
+  const mapping: Record<string, string> = {};
+  for (const [code, status] of Object.entries(exitStatus)) {
+    if (code !== "default" && !(EXIT_KEY.test(code) && Number(code) <= 255)) {
       errors.push(
-        `${where}: "exitStatus" must map exit codes to statuses, e.g. { 0: passed, default: failed }`,
+        `${where}: exitStatus key "${code}" must be an exit code from 0 to 255 or "default"`,
       );
-    } else {
-      mapping = {};
-      for (const [code, status] of Object.entries(exitStatus)) {
-        if (code !== "default" && !(EXIT_KEY.test(code) && Number(code) <= 255)) {
-          errors.push(
-            `${where}: exitStatus key "${code}" must be an exit code from 0 to 255 or "default"`,
-          );
-        }
-        if (typeof status !== "string" || status === "") {
-          errors.push(`${where}: exitStatus[${code}] must be a status name`);
-        } else mapping[code] = status;
-      }
     }
+    if (typeof status !== "string" || status === "") {
+      errors.push(`${where}: exitStatus[${code}] must be a status name`);
+    } else mapping[code] = status;
   }
-  if (errors.length !== before) return null;
-  return { human: agent === HUMAN_AGENT, exitStatus: mapping };
+  return mapping;
 }
 
 /** `exitStatus` may only give statuses the role's frontmatter declares (its graph keys). */
