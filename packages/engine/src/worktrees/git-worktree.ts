@@ -113,6 +113,55 @@ export function ensureChildWorktree(
   childCwd: string,
   thread: string,
 ): { worktree: ThreadWorktree; cwd: string } {
+  const { top, repo, subdir } = childWorktreeSource(place, parent, childCwd);
+  const path = worktreePath(place, repo, thread);
+  const branch = worktreeBranch(thread);
+  if (!existsSync(path)) {
+    const head = branchHead(repo, branch, place.env);
+    if (head === null) {
+      const base = git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], top, place.env, {
+        failure: () =>
+          new UwfError("WORKTREE_FAILED", `the repository "${top}" has no commit yet`, {
+            hint: "A worktree starts from a commit: commit once (git commit --allow-empty -m init), then run the fan-out again.",
+          }),
+      });
+      return addWorktree(place, { repo, base, thread, subdir });
+    }
+    // The branch was made, its folder not (or removed by hand): check the branch out again.
+    git(["worktree", "prune"], repo, place.env);
+    git(["worktree", "add", "--quiet", path, branch], repo, place.env);
+    return reused(path, branch, repo, head, subdir);
+  }
+  let checkedOut = "";
+  try {
+    checkedOut = git(["rev-parse", "--abbrev-ref", "HEAD"], path, place.env);
+  } catch {
+    checkedOut = "";
+  }
+  const head = branchHead(repo, branch, place.env);
+  if (checkedOut !== branch || head === null) {
+    throw new UwfError(
+      "WORKTREE_FAILED",
+      `the worktree folder "${path}" already exists and is not the worktree of branch ${branch}`,
+      {
+        hint: "Remove it or choose another folder with `uwf config set worktrees.dir <dir>`, then run the fan-out again.",
+      },
+    );
+  }
+  // Nothing ran in it yet: finish a checkout a crash may have cut short.
+  git(["reset", "--hard", "--quiet"], path, place.env);
+  return reused(path, branch, repo, head, subdir);
+}
+
+/**
+ * Where a child's worktree comes from: the checkout holding the parent's cwd (`top`), the
+ * repository its worktrees belong to, and the child's cwd inside it ("" for its top).
+ */
+function childWorktreeSource(
+  place: WorktreePlace,
+  parent: { cwd: string; worktree?: ThreadWorktree | undefined },
+  childCwd: string,
+): { top: string; repo: string; subdir: string } {
   let top: string;
   let repo: string;
   let parentSubdir: string;
@@ -139,56 +188,17 @@ export function ensureChildWorktree(
       },
     );
   }
-  const inWorktree = subdir === "." ? "" : subdir;
-  const path = worktreePath(place, repo, thread);
-  const branch = worktreeBranch(thread);
-  const branchHead = (): string | null => {
-    try {
-      return git(
-        ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`],
-        repo,
-        place.env,
-      );
-    } catch (error) {
-      if (error instanceof UwfError && error.message.startsWith("git was not found")) throw error;
-      return null;
-    }
-  };
-  if (!existsSync(path)) {
-    const head = branchHead();
-    if (head === null) {
-      const base = git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], top, place.env, {
-        failure: () =>
-          new UwfError("WORKTREE_FAILED", `the repository "${top}" has no commit yet`, {
-            hint: "A worktree starts from a commit: commit once (git commit --allow-empty -m init), then run the fan-out again.",
-          }),
-      });
-      return addWorktree(place, { repo, base, thread, subdir: inWorktree });
-    }
-    // The branch was made, its folder not (or removed by hand): check the branch out again.
-    git(["worktree", "prune"], repo, place.env);
-    git(["worktree", "add", "--quiet", path, branch], repo, place.env);
-    return reused(path, branch, repo, head, inWorktree);
-  }
-  let checkedOut = "";
+  return { top, repo, subdir: subdir === "." ? "" : subdir };
+}
+
+/** The commit branch `branch` of `repo` points to, or null when there is no such branch. */
+function branchHead(repo: string, branch: string, env: GitEnv): string | null {
   try {
-    checkedOut = git(["rev-parse", "--abbrev-ref", "HEAD"], path, place.env);
-  } catch {
-    checkedOut = "";
+    return git(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`], repo, env);
+  } catch (error) {
+    if (error instanceof UwfError && error.message.startsWith("git was not found")) throw error;
+    return null;
   }
-  const head = branchHead();
-  if (checkedOut !== branch || head === null) {
-    throw new UwfError(
-      "WORKTREE_FAILED",
-      `the worktree folder "${path}" already exists and is not the worktree of branch ${branch}`,
-      {
-        hint: "Remove it or choose another folder with `uwf config set worktrees.dir <dir>`, then run the fan-out again.",
-      },
-    );
-  }
-  // Nothing ran in it yet: finish a checkout a crash may have cut short.
-  git(["reset", "--hard", "--quiet"], path, place.env);
-  return reused(path, branch, repo, head, inWorktree);
 }
 
 function reused(
