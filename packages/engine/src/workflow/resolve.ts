@@ -1,5 +1,5 @@
-import { existsSync, realpathSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
 import {
   isHash,
   isHashPrefix,
@@ -24,6 +24,7 @@ import { discardingCas, schemaProblems } from "./schema-check.js";
 import type { SchemaMap } from "./schema-shape.js";
 import { shadowWarning } from "./shadow.js";
 import { validateWorkflow, type WorkflowValidation } from "./validate.js";
+import { findInWorkflowDirs, WORKFLOWS_DIR, workflowFileAt } from "./workflow-files.js";
 
 export interface ResolvedWorkflow {
   hash: string;
@@ -68,15 +69,6 @@ export interface LoadedWorkflow extends Omit<WorkflowValidation, "faultySchemas"
   path: string;
   includes: string[];
 }
-
-/** Folder names and file names that hold a project's workflows, in lookup order. */
-const WORKFLOWS_DIR = ".workflows";
-const workflowFileCandidates = (name: string): string[] => [
-  `${name}.yaml`,
-  `${name}.yml`,
-  join(name, "index.yaml"),
-  join(name, "index.yml"),
-];
 
 /**
  * The one resolver for a `<workflow>` argument, tried in this order:
@@ -344,34 +336,6 @@ async function fromFile(
     if (shadow !== null) resolved.warnings.push(shadow);
   }
   return resolved;
-}
-
-/** The workflow file a path names: the file itself, or a folder's index.yaml|index.yml. */
-function workflowFileAt(path: string): string | null {
-  if (!existsSync(path)) return null;
-  if (!statSync(path).isDirectory()) return path;
-  for (const index of ["index.yaml", "index.yml"]) {
-    const candidate = join(path, index);
-    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
-  }
-  return null;
-}
-
-function findInWorkflowDirs(name: string, cwd: string, searched: string[]): string | null {
-  let dir = resolve(cwd);
-  for (;;) {
-    const workflows = join(dir, WORKFLOWS_DIR);
-    if (existsSync(workflows) && statSync(workflows).isDirectory()) {
-      searched.push(workflows);
-      for (const candidate of workflowFileCandidates(name)) {
-        const path = join(workflows, candidate);
-        if (existsSync(path) && statSync(path).isFile()) return path;
-      }
-    }
-    const parent = dirname(dir);
-    if (existsSync(join(dir, ".git")) || parent === dir) return null;
-    dir = parent;
-  }
 }
 
 function notFound(ref: string, tried: string[], note: string | null): UwfError {
