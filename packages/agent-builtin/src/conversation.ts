@@ -4,6 +4,7 @@ import {
   ModelRequestError,
   type Sleep,
   sumUsage,
+  type ToolCall,
   type ToolDefinition,
   type TurnRecord,
 } from "@united-workforce/agent-kit";
@@ -55,8 +56,7 @@ export async function converse(
   conversation: Conversation,
   deps: ConversationDeps,
 ): Promise<ConversationResult> {
-  const { limits, endpoint } = conversation;
-  const offered = conversation.tools.map((tool) => tool.function.name);
+  const { limits } = conversation;
   const turns: TurnRecord[] = [];
   let answer: string | null = null;
   const finish = (text: string): ConversationResult => ({
@@ -88,23 +88,9 @@ export async function converse(
     const remaining = conversation.deadline - deps.now();
     if (remaining <= 0) return limitReached(timeLimit, "--max-seconds");
     const timeoutMs = Math.min(limits.requestTimeoutMs, remaining);
-    let completion: Awaited<ReturnType<typeof chatCompletion>>;
+    let completion: Completion;
     try {
-      completion = await chatCompletion({
-        baseUrl: endpoint.baseUrl,
-        apiKey: endpoint.apiKey,
-        model: endpoint.model,
-        messages: conversation.messages,
-        tools: conversation.tools,
-        timeoutMs,
-        retry: limits.retry,
-        onRetry: (notice) =>
-          deps.progress(
-            `model: ${notice.reason}; retrying in ${(notice.delayMs / 1000).toFixed(1)} s (try ${notice.attempt} of ${notice.attempts})`,
-          ),
-        ...(deps.signal ? { signal: deps.signal } : {}),
-        ...(deps.sleep ? { sleep: deps.sleep } : {}),
-      });
+      completion = await askModel(conversation, deps, timeoutMs);
     } catch (error) {
       // The request was cut short by the step's deadline, not by its own timeout.
       if (
@@ -129,32 +115,69 @@ export async function converse(
     const calls = message.tool_calls ?? [];
     if (calls.length === 0) return finish(text);
     if (looksLikeAnswer(text)) answer = text;
+    await runToolCalls(conversation, deps, calls, turn);
+  }
+}
 
-    for (const call of calls) {
-      deps.signal?.throwIfAborted();
-      const { name, arguments: rawArgs } = call.function;
-      deps.progress(describeCall(name, safeParse(rawArgs)));
-      const left = Math.max(1, conversation.deadline - deps.now());
-      const outcome = await runTool(
-        name,
-        rawArgs,
-        {
-          workspace: deps.workspace,
-          maxOutputBytes: limits.maxOutputBytes,
-          commandTimeoutMs: Math.min(limits.commandTimeoutMs, left),
-          commandEnv: deps.commandEnv,
-          ...(deps.signal ? { signal: deps.signal } : {}),
-        },
-        offered,
-      );
-      conversation.messages.push({ role: "tool", tool_call_id: call.id, content: outcome.output });
-      turn.toolCalls.push({
-        name,
-        input: outcome.input,
-        output: outcome.output,
-        isError: outcome.isError,
-      });
-    }
+type Completion = Awaited<ReturnType<typeof chatCompletion>>;
+
+/** One model request with the whole conversation; its retries are reported as progress. */
+function askModel(
+  conversation: Conversation,
+  deps: ConversationDeps,
+  timeoutMs: number,
+): Promise<Completion> {
+  const { endpoint, limits } = conversation;
+  return chatCompletion({
+    baseUrl: endpoint.baseUrl,
+    apiKey: endpoint.apiKey,
+    model: endpoint.model,
+    messages: conversation.messages,
+    tools: conversation.tools,
+    timeoutMs,
+    retry: limits.retry,
+    onRetry: (notice) =>
+      deps.progress(
+        `model: ${notice.reason}; retrying in ${(notice.delayMs / 1000).toFixed(1)} s (try ${notice.attempt} of ${notice.attempts})`,
+      ),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(deps.sleep ? { sleep: deps.sleep } : {}),
+  });
+}
+
+/** Run the tools the model called, in order, answering each in the conversation and the turn. */
+async function runToolCalls(
+  conversation: Conversation,
+  deps: ConversationDeps,
+  calls: ToolCall[],
+  turn: TurnRecord,
+): Promise<void> {
+  const { limits } = conversation;
+  const offered = conversation.tools.map((tool) => tool.function.name);
+  for (const call of calls) {
+    deps.signal?.throwIfAborted();
+    const { name, arguments: rawArgs } = call.function;
+    deps.progress(describeCall(name, safeParse(rawArgs)));
+    const left = Math.max(1, conversation.deadline - deps.now());
+    const outcome = await runTool(
+      name,
+      rawArgs,
+      {
+        workspace: deps.workspace,
+        maxOutputBytes: limits.maxOutputBytes,
+        commandTimeoutMs: Math.min(limits.commandTimeoutMs, left),
+        commandEnv: deps.commandEnv,
+        ...(deps.signal ? { signal: deps.signal } : {}),
+      },
+      offered,
+    );
+    conversation.messages.push({ role: "tool", tool_call_id: call.id, content: outcome.output });
+    turn.toolCalls.push({
+      name,
+      input: outcome.input,
+      output: outcome.output,
+      isError: outcome.isError,
+    });
   }
 }
 
