@@ -62,8 +62,6 @@ export function parseAgentArgs(
   parsing: { passthrough?: boolean } = {},
 ): AgentArgs {
   const all = { ...COMMON, ...specs };
-  const values: AgentOptionValues = {};
-  let help = false;
   let words = argv;
   let passthrough: string[] = [];
   const separator = argv.indexOf("--");
@@ -73,6 +71,46 @@ export function parseAgentArgs(
     passthrough = split.passthrough;
     words = [...argv.slice(0, separator), ...split.trailing];
   }
+  const { values, help } = readFlags(words, all);
+  if (help) {
+    return {
+      thread: "",
+      role: "",
+      prompt: "",
+      historyQuota: undefined,
+      model: null,
+      replaceHead: false,
+      options: {},
+      passthrough,
+      help,
+    };
+  }
+
+  fillFromEnv(all, values, env);
+  const historyQuota = parseHistoryQuota(values["history-quota"]);
+  const options: AgentOptionValues = {};
+  for (const name of Object.keys(specs)) options[name] = values[name];
+  const model = values.model;
+  return {
+    thread: values.thread as string,
+    role: values.role as string,
+    prompt: values.prompt as string,
+    historyQuota,
+    model: typeof model === "string" && model !== "" ? model : null,
+    replaceHead: values["replace-head"] === true,
+    options,
+    passthrough,
+    help,
+  };
+}
+
+/** `--name value`, `--name=value` and bare boolean flags, read by their specs. */
+function readFlags(
+  words: string[],
+  all: Record<string, AgentOptionSpec>,
+): { values: AgentOptionValues; help: boolean } {
+  const values: AgentOptionValues = {};
+  let help = false;
   for (let i = 0; i < words.length; i++) {
     const arg = words[i]!;
     if (arg === "--help" || arg === "-h") {
@@ -102,20 +140,15 @@ export function parseAgentArgs(
       values[name] = Array.isArray(earlier) ? [...earlier, value] : [value];
     } else values[name] = value;
   }
-  if (help) {
-    return {
-      thread: "",
-      role: "",
-      prompt: "",
-      historyQuota: undefined,
-      model: null,
-      replaceHead: false,
-      options: {},
-      passthrough,
-      help,
-    };
-  }
+  return { values, help };
+}
 
+/** Options not given take their environment variable; a required one missing is an error. */
+function fillFromEnv(
+  all: Record<string, AgentOptionSpec>,
+  values: AgentOptionValues,
+  env: Record<string, string | undefined>,
+): void {
   for (const [name, spec] of Object.entries(all)) {
     if (values[name] === undefined && spec.env && env[spec.env]) {
       values[name] = spec.repeatable ? [env[spec.env]!] : env[spec.env];
@@ -125,28 +158,16 @@ export function parseAgentArgs(
       throw usage(`missing required option "--${name}"${fallback}`);
     }
   }
-  const quota = values["history-quota"];
-  let historyQuota: number | undefined;
-  if (typeof quota === "string") {
-    historyQuota = Number(quota);
-    if (!Number.isInteger(historyQuota) || historyQuota < 0) {
-      throw usage(`option "--history-quota" must be a whole number of characters, got "${quota}"`);
-    }
+}
+
+/** `--history-quota`: a whole number of characters; undefined when not given. */
+function parseHistoryQuota(quota: AgentOptionValues[string]): number | undefined {
+  if (typeof quota !== "string") return undefined;
+  const historyQuota = Number(quota);
+  if (!Number.isInteger(historyQuota) || historyQuota < 0) {
+    throw usage(`option "--history-quota" must be a whole number of characters, got "${quota}"`);
   }
-  const options: AgentOptionValues = {};
-  for (const name of Object.keys(specs)) options[name] = values[name];
-  const model = values.model;
-  return {
-    thread: values.thread as string,
-    role: values.role as string,
-    prompt: values.prompt as string,
-    historyQuota,
-    model: typeof model === "string" && model !== "" ? model : null,
-    replaceHead: values["replace-head"] === true,
-    options,
-    passthrough,
-    help,
-  };
+  return historyQuota;
 }
 
 /**
