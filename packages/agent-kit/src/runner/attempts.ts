@@ -98,41 +98,63 @@ export async function runAttempts(options: {
       ctx.progress(
         `output still invalid after ${records.length} attempts; asking extract model "${model.alias}"`,
       );
-      const body = parseFrontmatter(lastRawOutput).body;
-      const attempt = records.length + 1;
-      try {
-        // The OpenAI client is loaded only when a step needs it (DESIGN §14).
-        const { extractWithModel } = await import("../extract/model-extract.js");
-        const answer = await extractWithModel({
-          endpoint: model.endpoint,
-          schema: ctx.schema,
-          rawOutput: lastRawOutput,
-          ...(model.timeoutMs === undefined ? {} : { timeoutMs: model.timeoutMs }),
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-        });
-        extractUsage = answer.usage;
-        const checked = checkCandidate(answer.data, exits, validate, body);
-        records.push({
-          attempt,
-          kind: "extract-model",
-          rawOutput: answer.reply,
-          valid: checked.ok,
-          errors: checked.ok ? [] : checked.errors,
-          usage: answer.usage,
-        });
-        if (checked.ok) extraction = checked;
-      } catch (error) {
-        records.push({
-          attempt,
-          kind: "extract-model",
-          rawOutput: "",
-          valid: false,
-          errors: [errorMessage(error)],
-        });
-      }
+      const asked = await askExtractModel(model, options, lastRawOutput, records.length + 1);
+      records.push(asked.record);
+      extractUsage = asked.usage;
+      if (asked.extraction !== null) extraction = asked.extraction;
     }
   }
   return { extraction, records, results, extractUsage, lastRawOutput };
+}
+
+/**
+ * The extract model's try at the agent's last answer: its record, its usage, and the
+ * extraction when what it gave is valid (else null).
+ */
+async function askExtractModel(
+  model: ExtractModel,
+  options: { ctx: AgentContext; exits: RoleExits; validate: Validator },
+  lastRawOutput: string,
+  attempt: number,
+): Promise<{
+  record: AttemptRecord;
+  usage: Partial<Usage> | undefined;
+  extraction: Extraction | null;
+}> {
+  const { ctx, exits, validate } = options;
+  const body = parseFrontmatter(lastRawOutput).body;
+  let usage: Partial<Usage> | undefined;
+  try {
+    // The OpenAI client is loaded only when a step needs it (DESIGN §14).
+    const { extractWithModel } = await import("../extract/model-extract.js");
+    const answer = await extractWithModel({
+      endpoint: model.endpoint,
+      schema: ctx.schema,
+      rawOutput: lastRawOutput,
+      ...(model.timeoutMs === undefined ? {} : { timeoutMs: model.timeoutMs }),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+    usage = answer.usage;
+    const checked = checkCandidate(answer.data, exits, validate, body);
+    const record: AttemptRecord = {
+      attempt,
+      kind: "extract-model",
+      rawOutput: answer.reply,
+      valid: checked.ok,
+      errors: checked.ok ? [] : checked.errors,
+      usage: answer.usage,
+    };
+    return { record, usage, extraction: checked.ok ? checked : null };
+  } catch (error) {
+    const record: AttemptRecord = {
+      attempt,
+      kind: "extract-model",
+      rawOutput: "",
+      valid: false,
+      errors: [errorMessage(error)],
+    };
+    return { record, usage, extraction: null };
+  }
 }
 
 function record(
