@@ -4,7 +4,7 @@ import { DEFAULT_LEASE_TTL_MS } from "@united-workforce/store/backend";
 import { createPostgresCasBackend } from "./cas-backend.js";
 import { connect, type Database } from "./connection.js";
 import { createPostgresLeases } from "./leases.js";
-import { migrate } from "./migrations.js";
+import { migrate } from "./migrate.js";
 import { createPostgresRegistry } from "./registry-backend.js";
 import { createPostgresThreads } from "./threads.js";
 

@@ -1,7 +1,7 @@
 import { type PostgresServer, startPostgres } from "@united-workforce/test-utils";
 import { afterAll, beforeAll } from "vitest";
 import { connect, type Database } from "../connection.js";
-import { migrate } from "../migrations.js";
+import { migrate } from "../migrate.js";
 
 export interface TestPostgres {
   /** The server (after beforeAll). */

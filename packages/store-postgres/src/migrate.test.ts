@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { caught } from "../../store/src/__testing__/store-fixtures.js";
 import { usePostgres } from "./__testing__/server.js";
 import { connect } from "./connection.js";
-import { MIGRATIONS, migrate, SCHEMA_VERSION } from "./migrations.js";
+import { migrate } from "./migrate.js";
+import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 
 const pg = usePostgres();
 
