@@ -29,7 +29,7 @@ export {
   type WorkflowTestSource,
 } from "./runner/workflow-test.js";
 export { DEFAULT_TIMEOUT_SECONDS } from "./steps/agent-step.js";
-export type { FanoutChildReport, FanoutReport } from "./steps/fanout-step.js";
+export type { FanoutChildReport, FanoutReport } from "./steps/fanout/child-standing.js";
 export { type HumanAnswer, parseAnswerFile } from "./steps/human-step.js";
 export { migrateStore, type StoreMigrateDocument } from "./store/migrate.js";
 export { collectThreadInputs } from "./threads/inputs.js";

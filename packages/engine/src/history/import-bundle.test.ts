@@ -13,7 +13,7 @@ import { isUwfError, newUlid } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { relay } from "../__fixtures__/workflows.js";
 import { evaluate } from "../moderator/evaluate.js";
-import { childThreadId } from "../steps/fanout-step.js";
+import { childThreadId } from "../steps/fanout/children.js";
 import { createThread } from "../threads/new-thread.js";
 import { exportBundle } from "./bundle.js";
 import { importBundle } from "./import-bundle.js";

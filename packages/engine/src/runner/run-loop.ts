@@ -8,12 +8,9 @@ import { type Applied, applyOutcome, settle, stopBefore } from "../state/apply-o
 import { guardReached, type LiftedGuard } from "../state/guards.js";
 import { chooseAgent } from "../steps/agent-step.js";
 import type { RunContext } from "../steps/context.js";
-import {
-  CHILD_STEP_LIMIT,
-  type ChildRunner,
-  type FanoutReport,
-  runFanout,
-} from "../steps/fanout-step.js";
+import type { FanoutReport } from "../steps/fanout/child-standing.js";
+import { runFanout } from "../steps/fanout/fanout-step.js";
+import { CHILD_STEP_LIMIT, type ChildRunner } from "../steps/fanout/run-children.js";
 import { isHumanRole } from "../steps/human-step.js";
 import { type PlannedStep, prevOf } from "../steps/planned-step.js";
 import { cancelledHint } from "../threads/cancelled-hint.js";
