@@ -27,7 +27,7 @@ export {
   testWorkflow,
   type WorkflowTestOptions,
   type WorkflowTestSource,
-} from "./runner/workflow-test.js";
+} from "./runner/workflow-test/workflow-test.js";
 export { DEFAULT_TIMEOUT_SECONDS } from "./steps/agent-step.js";
 export type { FanoutChildReport, FanoutReport } from "./steps/fanout/child-standing.js";
 export { type HumanAnswer, parseAnswerFile } from "./steps/human-step.js";
