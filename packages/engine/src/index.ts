@@ -11,7 +11,7 @@ export {
   grepMatcher,
   grepThreads,
 } from "./history/grep.js";
-export { type ImportReport, importBundle } from "./history/import-bundle.js";
+export { type ImportReport, importBundle } from "./history/import/import-bundle.js";
 export { findReplay, nearestPrompt, openRecordings } from "./history/recordings.js";
 export { rerouteThread } from "./history/reroute.js";
 export { renderStart, renderStep, renderTask } from "./history/transcript.js";

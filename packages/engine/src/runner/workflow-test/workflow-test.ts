@@ -13,7 +13,7 @@ import {
 import type { Cas, CasWrite, Store } from "@united-workforce/store";
 import { type EventStream, isoTime, newUlid } from "@united-workforce/util";
 import { childrenByParent } from "../../history/bundle.js";
-import { importBundle } from "../../history/import-bundle.js";
+import { importBundle } from "../../history/import/import-bundle.js";
 import { readRecording } from "../../history/recordings.js";
 import { Router } from "../../moderator/router.js";
 import type { RunContext } from "../../steps/context.js";
