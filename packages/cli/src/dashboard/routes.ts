@@ -3,15 +3,9 @@ import type { Runner } from "@united-workforce/engine";
 import { type AnswerContext, answerThread } from "./answer.js";
 import { APP_JS, STYLE_CSS } from "./assets/index.js";
 import { checkWrite, type Guard } from "./auth.js";
-import {
-  listThreads,
-  listWorkflows,
-  parseFilter,
-  stepDetail,
-  threadStatus,
-  threadView,
-  workflowView,
-} from "./data.js";
+import { stepDetail, threadView } from "./data/thread.js";
+import { listThreads, parseFilter, threadStatus } from "./data/threads.js";
+import { listWorkflows, workflowView } from "./data/workflows.js";
 import type { FamilyIndex } from "./family-index.js";
 import type { LiveFeed } from "./live.js";
 import { errorPage } from "./pages/layout.js";
