@@ -11,7 +11,7 @@ export {
   grepMatcher,
   grepThreads,
 } from "./history/grep.js";
-export { type ImportReport, importBundle } from "./history/import-bundle.js";
+export { type ImportReport, importBundle } from "./history/import/import-bundle.js";
 export { findReplay, nearestPrompt, openRecordings } from "./history/recordings.js";
 export { rerouteThread } from "./history/reroute.js";
 export { renderStart, renderStep, renderTask } from "./history/transcript.js";
@@ -27,9 +27,9 @@ export {
   testWorkflow,
   type WorkflowTestOptions,
   type WorkflowTestSource,
-} from "./runner/workflow-test.js";
+} from "./runner/workflow-test/workflow-test.js";
 export { DEFAULT_TIMEOUT_SECONDS } from "./steps/agent-step.js";
-export type { FanoutChildReport, FanoutReport } from "./steps/fanout-step.js";
+export type { FanoutChildReport, FanoutReport } from "./steps/fanout/child-standing.js";
 export { type HumanAnswer, parseAnswerFile } from "./steps/human-step.js";
 export { migrateStore, type StoreMigrateDocument } from "./store/migrate.js";
 export { collectThreadInputs } from "./threads/inputs.js";

@@ -77,6 +77,7 @@ export const STOPPED_BECAUSE = [
   "guard",
 ] as const;
 
+// Long by design: the table of every event, one entry each, so the vocabulary reads in one place.
 function build() {
   const schemas = {
     // ─── a step ─────────────────────────────────────────────────────────────────────────────

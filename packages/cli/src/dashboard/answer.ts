@@ -1,6 +1,6 @@
 import type { Runner } from "@united-workforce/engine";
 import { type EventStream, UwfError } from "@united-workforce/util";
-import { threadStatus } from "./data.js";
+import { threadStatus } from "./data/threads.js";
 
 /** Longer answers belong in a file: `uwf thread resume <id> -p "$(cat answer.md)"`. */
 export const MAX_ANSWER_BYTES = 64 * 1024;

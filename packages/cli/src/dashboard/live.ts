@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { Runner } from "@united-workforce/engine";
 import type { UwfEvent } from "@united-workforce/protocol";
 import { eventOf, followLog } from "@united-workforce/util";
-import { threadStatus } from "./data.js";
+import { threadStatus } from "./data/threads.js";
 
 /**
  * The live feed: every run, in any process, writes its events to the process log; this follows

@@ -1,25 +1,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Runner } from "@united-workforce/engine";
-import { errorMessage, isUwfError } from "@united-workforce/util";
-import { type AnswerContext, answerThread, MAX_ANSWER_BYTES } from "./answer.js";
+import { type AnswerContext, answerThread } from "./answer.js";
 import { APP_JS, STYLE_CSS } from "./assets/index.js";
 import { checkWrite, type Guard } from "./auth.js";
-import {
-  listThreads,
-  listWorkflows,
-  parseFilter,
-  stepDetail,
-  threadStatus,
-  threadView,
-  workflowView,
-} from "./data.js";
+import { stepDetail, threadView } from "./data/thread.js";
+import { listThreads, parseFilter, threadStatus } from "./data/threads.js";
+import { listWorkflows, workflowView } from "./data/workflows.js";
 import type { FamilyIndex } from "./family-index.js";
-import type { Html } from "./html.js";
 import type { LiveFeed } from "./live.js";
 import { errorPage } from "./pages/layout.js";
 import { stepPage, threadPage } from "./pages/thread.js";
 import { threadsPage } from "./pages/threads.js";
 import { workflowPage, workflowsPage } from "./pages/workflows.js";
+import { asset, failed, html, json, plain, readBody, redirect, send } from "./respond.js";
 
 export interface RouteContext extends AnswerContext {
   runner: Runner;
@@ -85,6 +78,7 @@ function re(path: string): RegExp {
   return new RegExp(`^${path}$`);
 }
 
+/** Answer one request from the route table; 404 (a page or JSON) or 405 otherwise. */
 export async function route(
   ctx: RouteContext,
   req: IncomingMessage,
@@ -227,92 +221,4 @@ async function answerApiRoute(
   } catch (error) {
     failed(res, url, error, 409);
   }
-}
-
-class TooLarge extends Error {}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_ANSWER_BYTES * 4) {
-        reject(new TooLarge("the answer is too long"));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      resolve(text);
-    });
-    req.on("error", reject);
-  });
-}
-
-function failed(res: ServerResponse, url: URL, error: unknown, fallback = 500): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  const code = isUwfError(error) ? error.code : "INTERNAL";
-  const status =
-    error instanceof TooLarge
-      ? 413
-      : /NOT_FOUND$/.test(code) || code === "NODE_INVALID"
-        ? 404
-        : isUwfError(error)
-          ? fallback === 500
-            ? 400
-            : fallback
-          : 500;
-  const message = errorMessage(error);
-  const hint = isUwfError(error) ? (error.hint ?? null) : null;
-  if (url.pathname.startsWith("/api/")) json(res, { error: { code, message, hint } }, status);
-  else send(res, status, "text/html", errorPage(status, message, hint).text);
-}
-
-function html(res: ServerResponse, page: Html): void {
-  send(res, 200, "text/html", page.text);
-}
-
-function json(res: ServerResponse, value: unknown, status = 200): void {
-  send(res, status, "application/json", JSON.stringify(value));
-}
-
-function plain(res: ServerResponse, status: number, text: string): void {
-  send(res, status, "text/plain", `${text}\n`);
-}
-
-function asset(res: ServerResponse, type: string, text: string): void {
-  send(res, 200, type, text, "private, max-age=3600");
-}
-
-function redirect(res: ServerResponse, location: string): void {
-  res.writeHead(303, { location, "content-length": 0 });
-  res.end();
-}
-
-/** When each request began, for its Server-Timing header (what the bench reads). */
-export const STARTED = new WeakMap<ServerResponse, number>();
-
-export function send(
-  res: ServerResponse,
-  status: number,
-  type: string,
-  body: string,
-  cache = "no-store",
-): void {
-  const bytes = Buffer.from(body, "utf8");
-  const began = STARTED.get(res);
-  if (began !== undefined)
-    res.setHeader("server-timing", `app;dur=${(performance.now() - began).toFixed(2)}`);
-  res.writeHead(status, {
-    "content-type": `${type}; charset=utf-8`,
-    "content-length": bytes.length,
-    "cache-control": cache,
-  });
-  res.end(bytes);
 }

@@ -5,7 +5,8 @@ import { type EventStream, UwfError } from "@united-workforce/util";
 import { checkRequest, type Guard, loginCookie } from "./auth.js";
 import { FAMILY_EVENTS, FamilyIndex } from "./family-index.js";
 import { LiveFeed } from "./live.js";
-import { type RouteContext, route, STARTED, send } from "./routes.js";
+import { STARTED, send } from "./respond.js";
+import { type RouteContext, route } from "./routes.js";
 
 export interface DashboardOptions {
   /** Reads what the pages show, and answers suspended threads in this process. */

@@ -1,6 +1,6 @@
 import type { ThreadEvent, Usage } from "@united-workforce/protocol";
 import { describe, expect, it } from "vitest";
-import { formatElapsed, ProgressView } from "./progress.js";
+import { ProgressView } from "./progress.js";
 import { progressStyle } from "./terminal.js";
 
 const THREAD = "01M85RF4Z61GPTZ5WHXXZZW617";
@@ -280,15 +280,6 @@ describe("progressStyle", () => {
     expect(progressStyle({ ...facts, format: "json" }).color).toBe(false);
     expect(progressStyle({ ...facts, format: "yaml" }).color).toBe(false);
     expect(progressStyle({ ...facts, columns: undefined }).color).toBe(false);
-  });
-});
-
-describe("formatElapsed", () => {
-  it("ticks in whole seconds, then minutes, then hours", () => {
-    expect(formatElapsed(999)).toBe("0s");
-    expect(formatElapsed(59_999)).toBe("59s");
-    expect(formatElapsed(60_000)).toBe("1m00s");
-    expect(formatElapsed(3_723_000)).toBe("1h02m");
   });
 });
 

@@ -1,8 +1,15 @@
-import type { ThreadEvent, Usage } from "@united-workforce/protocol";
+import type { ThreadEvent } from "@united-workforce/protocol";
 import { sanitizeTerminalText } from "@united-workforce/util";
-import { groupDigits } from "../output/digits.js";
+import {
+  clockTime,
+  formatDuration,
+  formatElapsed,
+  formatUsage,
+  indent,
+  shortThread,
+} from "./format.js";
+import { paint, type Segment } from "./paint.js";
 import type { ProgressMode } from "./terminal.js";
-import { textWidth, truncate } from "./text-width.js";
 
 export interface ProgressOptions {
   /**
@@ -37,16 +44,9 @@ interface Running {
 /** What the engine appends to a failed agent's reason: the end of its stderr. */
 const TAIL_MARKER = "\n--- adapter stderr (tail) ---\n";
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-const STYLE = {
-  green: ["\u001b[32m", "\u001b[39m"],
-  red: ["\u001b[31m", "\u001b[39m"],
-  yellow: ["\u001b[33m", "\u001b[39m"],
-  cyan: ["\u001b[36m", "\u001b[39m"],
-  dim: ["\u001b[2m", "\u001b[22m"],
-  bold: ["\u001b[1m", "\u001b[22m"],
-} as const;
-type Style = keyof typeof STYLE;
-type Segment = readonly [text: string, style?: Style];
+
+/** A thread event of one kind. */
+type Event<N extends ThreadEvent["event"]> = Extract<ThreadEvent, { event: N }>;
 
 /**
  * Renders progress events for a person. Live mode keeps one status line per running step at
@@ -75,121 +75,136 @@ export class ProgressView {
   }
 
   handle(event: ThreadEvent): void {
-    const permanent: string[] = [];
     this.ownThread ??= event.thread;
-    const atMs = Date.parse(event.ts);
+    this.render(this.linesFor(event, Date.parse(event.ts)));
+  }
+
+  /** What `event`, which happened at `atMs`, prints for good (the live lines are redrawn). */
+  private linesFor(event: ThreadEvent, atMs: number): string[] {
     switch (event.event) {
-      case "step.start": {
-        this.running.set(event.thread, {
-          thread: event.thread,
-          role: event.role,
-          agent: event.agent,
-          stepNumber: event.stepNumber,
-          startedAtMs: atMs,
-          lastLine: "",
-          printedOutput: false,
-        });
-        this.lastFailure = null;
-        if (this.options.mode === "lines") {
-          permanent.push(
-            this.stamp(
-              atMs,
-              `▶ #${event.stepNumber} ${event.role} (${event.agent}) started on thread ${event.thread}`,
-            ),
-          );
-        }
-        break;
-      }
-      case "adapter.output": {
-        const line = sanitizeTerminalText(event.line).replace(/\s+/g, " ").trim();
-        const step = this.running.get(event.thread);
-        if (step && line !== "") step.lastLine = line;
-        if (this.options.mode === "lines" && line !== "") {
-          if (step) step.printedOutput = true;
-          permanent.push(this.stamp(atMs, `  ${event.role} │ ${line}`));
-        }
-        break;
-      }
-      case "step.done": {
-        const step = this.running.get(event.thread);
-        this.running.delete(event.thread);
-        if (this.options.mode === "quiet") break;
-        permanent.push(this.finalLine(event, atMs, step));
-        break;
-      }
-      case "step.failed": {
-        const step = this.running.get(event.thread);
-        this.running.delete(event.thread);
-        this.lastFailure = { thread: event.thread, role: event.role };
-        permanent.push(...this.failureLines(event, atMs, step));
-        break;
-      }
-      case "step.retry": {
-        // The step runs again: it stays the running step, and the wait is said once.
-        if (this.options.mode === "quiet") break;
-        const why = event.reason === "" ? "failed transiently" : event.reason;
-        const line = `↻ ${event.role}: ${why}; retry ${event.retry} of ${event.maxRetries} in ${formatDuration(event.delayMs)}`;
-        permanent.push(this.options.mode === "lines" ? this.stamp(atMs, line) : line);
-        break;
-      }
-      case "thread.suspended": {
-        // A question, like completion, is the result's to say. A failure found after a good
-        // step (its edge cannot be routed) has had no ✗ line yet.
-        const reported =
-          this.lastFailure?.thread === event.thread && this.lastFailure.role === event.role;
-        this.lastFailure = null;
-        if (event.kind === "failure" && !reported) {
-          permanent.push(...this.failureLines(event, atMs, undefined));
-        }
-        break;
-      }
-      case "exec.wait": {
-        if (this.options.mode === "quiet") break;
-        if (!this.options.following) {
-          permanent.push(
-            `waiting until ${event.retryAfter} to retry role "${event.role}" (Ctrl-C stops waiting)`,
-          );
-          break;
-        }
-        const line = `⏸ ${event.role}: waiting until ${event.retryAfter} to retry`;
-        permanent.push(this.options.mode === "lines" ? this.stamp(atMs, line) : line);
-        break;
-      }
-      case "fanout.started": {
-        if (this.options.mode === "quiet") break;
-        const children =
-          event.children === 1
-            ? "1 child"
-            : `${event.children} children, ${Math.min(event.concurrency, event.children)} at a time`;
-        const line = `⇉ ${shortThread(event.thread)} fans out: ${children}, then ${event.role}`;
-        permanent.push(this.options.mode === "lines" ? this.stamp(atMs, line) : line);
-        break;
-      }
-      case "fanout.child": {
-        // Each child's steps have their own lines; only one that did not complete is said.
-        if (this.options.mode === "quiet" || event.status === "completed") break;
-        // A failure's reason was on the child's own ✗ line; a wait's is new.
-        const why = event.reason && event.status !== "failed" ? `: ${event.reason}` : "";
-        const line = `  child ${shortThread(event.child)}… (item ${event.index}) ${event.status}${why}`;
-        permanent.push(
-          this.options.mode === "lines"
-            ? this.stamp(atMs, line)
-            : this.paint([[line, "yellow"]], Number.POSITIVE_INFINITY),
-        );
-        break;
-      }
-      case "fanout.joined": {
-        if (this.options.mode === "quiet") break;
-        const step = event.stepNumber === undefined ? "" : `#${event.stepNumber} `;
-        const line = `⇇ ${step}${event.role} joined the children of ${shortThread(event.thread)}: ${event.completed} completed, ${event.failed} failed`;
-        permanent.push(this.options.mode === "lines" ? this.stamp(atMs, line) : line);
-        break;
-      }
+      case "step.start":
+        return this.stepStarted(event, atMs);
+      case "adapter.output":
+        return this.agentOutput(event, atMs);
+      case "step.done":
+        return this.stepDone(event, atMs);
+      case "step.failed":
+        return this.stepFailed(event, atMs);
+      case "step.retry":
+        return this.stepRetried(event, atMs);
+      case "thread.suspended":
+        return this.suspended(event, atMs);
+      case "exec.wait":
+        return this.waiting(event, atMs);
+      case "fanout.started":
+        return this.fanoutStarted(event, atMs);
+      case "fanout.child":
+        return this.fanoutChild(event, atMs);
+      case "fanout.joined":
+        return this.fanoutJoined(event, atMs);
       default:
         // The thread's end is the result's to say; the other events show nothing here.
-        break;
+        return [];
     }
-    this.render(permanent);
+  }
+
+  private stepStarted(event: Event<"step.start">, atMs: number): string[] {
+    this.running.set(event.thread, {
+      thread: event.thread,
+      role: event.role,
+      agent: event.agent,
+      stepNumber: event.stepNumber,
+      startedAtMs: atMs,
+      lastLine: "",
+      printedOutput: false,
+    });
+    this.lastFailure = null;
+    if (this.options.mode !== "lines") return [];
+    const line = `▶ #${event.stepNumber} ${event.role} (${event.agent}) started on thread ${event.thread}`;
+    return [this.stamp(atMs, line)];
+  }
+
+  private agentOutput(event: Event<"adapter.output">, atMs: number): string[] {
+    const line = sanitizeTerminalText(event.line).replace(/\s+/g, " ").trim();
+    const step = this.running.get(event.thread);
+    if (step && line !== "") step.lastLine = line;
+    if (this.options.mode !== "lines" || line === "") return [];
+    if (step) step.printedOutput = true;
+    return [this.stamp(atMs, `  ${event.role} │ ${line}`)];
+  }
+
+  private stepDone(event: Event<"step.done">, atMs: number): string[] {
+    const step = this.running.get(event.thread);
+    this.running.delete(event.thread);
+    if (this.options.mode === "quiet") return [];
+    return [this.finalLine(event, atMs, step)];
+  }
+
+  private stepFailed(event: Event<"step.failed">, atMs: number): string[] {
+    const step = this.running.get(event.thread);
+    this.running.delete(event.thread);
+    this.lastFailure = { thread: event.thread, role: event.role };
+    return this.failureLines(event, atMs, step);
+  }
+
+  /** The step runs again: it stays the running step, and the wait is said once. */
+  private stepRetried(event: Event<"step.retry">, atMs: number): string[] {
+    if (this.options.mode === "quiet") return [];
+    const why = event.reason === "" ? "failed transiently" : event.reason;
+    const line = `↻ ${event.role}: ${why}; retry ${event.retry} of ${event.maxRetries} in ${formatDuration(event.delayMs)}`;
+    return [this.stampInLines(atMs, line)];
+  }
+
+  /**
+   * A question, like completion, is the result's to say. A failure found after a good step
+   * (its edge cannot be routed) has had no ✗ line yet.
+   */
+  private suspended(event: Event<"thread.suspended">, atMs: number): string[] {
+    const reported =
+      this.lastFailure?.thread === event.thread && this.lastFailure.role === event.role;
+    this.lastFailure = null;
+    if (event.kind !== "failure" || reported) return [];
+    return this.failureLines(event, atMs, undefined);
+  }
+
+  private waiting(event: Event<"exec.wait">, atMs: number): string[] {
+    if (this.options.mode === "quiet") return [];
+    if (!this.options.following) {
+      return [
+        `waiting until ${event.retryAfter} to retry role "${event.role}" (Ctrl-C stops waiting)`,
+      ];
+    }
+    return [this.stampInLines(atMs, `⏸ ${event.role}: waiting until ${event.retryAfter} to retry`)];
+  }
+
+  private fanoutStarted(event: Event<"fanout.started">, atMs: number): string[] {
+    if (this.options.mode === "quiet") return [];
+    const children =
+      event.children === 1
+        ? "1 child"
+        : `${event.children} children, ${Math.min(event.concurrency, event.children)} at a time`;
+    const line = `⇉ ${shortThread(event.thread)} fans out: ${children}, then ${event.role}`;
+    return [this.stampInLines(atMs, line)];
+  }
+
+  /** Each child's steps have their own lines; only one that did not complete is said. */
+  private fanoutChild(event: Event<"fanout.child">, atMs: number): string[] {
+    if (this.options.mode === "quiet" || event.status === "completed") return [];
+    // A failure's reason was on the child's own ✗ line; a wait's is new.
+    const why = event.reason && event.status !== "failed" ? `: ${event.reason}` : "";
+    const line = `  child ${shortThread(event.child)}… (item ${event.index}) ${event.status}${why}`;
+    return [
+      this.options.mode === "lines"
+        ? this.stamp(atMs, line)
+        : this.paint([[line, "yellow"]], Number.POSITIVE_INFINITY),
+    ];
+  }
+
+  private fanoutJoined(event: Event<"fanout.joined">, atMs: number): string[] {
+    if (this.options.mode === "quiet") return [];
+    const step = event.stepNumber === undefined ? "" : `#${event.stepNumber} `;
+    const line = `⇇ ${step}${event.role} joined the children of ${shortThread(event.thread)}: ${event.completed} completed, ${event.failed} failed`;
+    return [this.stampInLines(atMs, line)];
   }
 
   /** Redraw the live lines (the timer does this; tests call it with their own clock). */
@@ -256,11 +271,7 @@ export class ProgressView {
     return this.paint(segments, Math.max(10, this.options.columns() - 1));
   }
 
-  private finalLine(
-    event: Extract<ThreadEvent, { event: "step.done" }>,
-    atMs: number,
-    step: Running | undefined,
-  ): string {
+  private finalLine(event: Event<"step.done">, atMs: number, step: Running | undefined): string {
     const number = step ? `#${step.stepNumber} ` : "";
     const figures = [formatDuration(event.durationMs), ...formatUsage(event.usage ?? null)].join(
       " · ",
@@ -322,17 +333,14 @@ export class ProgressView {
     return `${clockTime(atMs)} ${text}`;
   }
 
+  /** A line as is, with its time in lines mode. */
+  private stampInLines(atMs: number, text: string): string {
+    return this.options.mode === "lines" ? this.stamp(atMs, text) : text;
+  }
+
   /** Segments fitted to `width` columns, coloured when colour is on. */
   private paint(segments: readonly Segment[], width: number): string {
-    let left = width;
-    let out = "";
-    for (const [text, style] of segments) {
-      if (left <= 0) break;
-      const piece = truncate(text, left);
-      left -= textWidth(piece);
-      out += this.options.color && style ? `${STYLE[style][0]}${piece}${STYLE[style][1]}` : piece;
-    }
-    return out;
+    return paint(segments, width, this.options.color);
   }
 
   private startTimer(): void {
@@ -346,61 +354,4 @@ export class ProgressView {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
   }
-}
-
-/** ULIDs start with their time, so the first ten characters tell threads of one exec apart. */
-function shortThread(thread: string): string {
-  return thread.slice(0, 10);
-}
-
-function indent(text: string): string[] {
-  return sanitizeTerminalText(text)
-    .trimEnd()
-    .split("\n")
-    .map((line) => `    ${line}`);
-}
-
-/** `12s`, `3m05s`, `1h02m`: a ticking clock, whole seconds. */
-export function formatElapsed(ms: number): string {
-  const seconds = Math.max(0, Math.floor(ms / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, "0")}s`;
-  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
-}
-
-/** `195 ms`, `4.2 s`, then as `formatElapsed`. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  return formatElapsed(ms);
-}
-
-/** Tokens and cost as a person reads them; what the agent did not report says unknown. */
-export function formatUsage(usage: Usage | null): string[] {
-  const input = usage?.inputTokens ?? null;
-  const output = usage?.outputTokens ?? null;
-  const tokens =
-    input === null && output === null
-      ? "tokens unknown"
-      : `${count(input)} in / ${count(output)} out tokens`;
-  const cost = usage?.costUsd ?? null;
-  return [tokens, cost === null ? "cost unknown" : formatCost(cost)];
-}
-
-function count(value: number | null): string {
-  return value === null ? "?" : groupDigits(value);
-}
-
-function formatCost(usd: number): string {
-  if (usd === 0) return "$0";
-  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
-}
-
-/** Local wall-clock time `HH:MM:SS` for lines mode, as CI log viewers show their own. */
-function clockTime(ms: number): string {
-  const at = new Date(ms);
-  return [at.getHours(), at.getMinutes(), at.getSeconds()]
-    .map((n) => String(n).padStart(2, "0"))
-    .join(":");
 }

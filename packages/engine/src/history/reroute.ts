@@ -35,6 +35,19 @@ export interface RerouteSource {
 
 type Validate = (payload: unknown) => { valid: boolean; errors: string[] };
 
+/** A workflow's graph, and the thread's inputs when that workflow renders edge prompts with them. */
+interface Routing {
+  graph: Graph;
+  inputs: Record<string, unknown> | undefined;
+}
+
+/** A recorded step, oldest first: its role and output. */
+interface ChainStep {
+  hash: string;
+  role: string;
+  output: Record<string, unknown>;
+}
+
 /**
  * Replay a thread's recorded outputs through another workflow, without any agent: for each
  * step, oldest first, whether its output still validates against the other workflow's role
@@ -54,61 +67,23 @@ export async function rerouteThread(
   const start = await cas.getPayload<StartPayload>(pointer.start, "start");
   const other = workflow.payload;
   // Each workflow renders edge prompts with the thread's inputs only if it declares inputs.
-  const inputsFor = (w: WorkflowPayload) =>
-    w.inputs === undefined ? undefined : (start.inputs ?? {});
-  const pinnedInputs = inputsFor(pinned);
-  const otherInputs = inputsFor(other);
+  const routingOf = (w: WorkflowPayload): Routing => ({
+    graph: w.graph,
+    inputs: w.inputs === undefined ? undefined : (start.inputs ?? {}),
+  });
+  const recordedRouting = routingOf(pinned);
+  const otherRouting = routingOf(other);
 
   const chain = await readChain(cas, pointer.head === pointer.start ? null : pointer.head);
-  const validators = new Map<string, Validate | null>();
-  const validatorOf = async (role: string): Promise<Validate | null> => {
-    if (!validators.has(role)) validators.set(role, await roleValidator(cas, workflow, role));
-    return validators.get(role)!;
-  };
-
   const startRoute = {
-    recorded: routeFrom(pinned.graph, START, startOutput("new"), pinnedInputs),
-    rerouted: routeFrom(other.graph, START, startOutput("new"), otherInputs),
+    recorded: routeFrom(recordedRouting, START, startOutput("new")),
+    rerouted: routeFrom(otherRouting, START, startOutput("new")),
   };
-  let firstChange: ThreadRerouteReport["firstChange"] = null;
-  if (startRoute.recorded.target !== startRoute.rerouted.target) {
-    firstChange = {
-      step: 0,
-      hash: pointer.start,
-      role: START,
-      next: chain[0]?.role ?? null,
-      ...startRoute,
-    };
-  }
-
-  const steps: RerouteStep[] = [];
-  for (const [index, { hash, role, output }] of chain.entries()) {
-    const validate = await validatorOf(role);
-    const checked = validate
-      ? validate(output)
-      : { valid: false, errors: [`role "${role}" is not in workflow "${other.name}"`] };
-    const recorded = routeFrom(pinned.graph, role, output, pinnedInputs);
-    const rerouted = routeFrom(other.graph, role, output, otherInputs);
-    const status = output[STATUS_FIELD];
-    const next = chain[index + 1]?.role ?? null;
-    const same = recorded.target === rerouted.target;
-    steps.push({
-      step: index + 1,
-      hash,
-      role,
-      status: typeof status === "string" ? status : null,
-      roleExists: validate !== null,
-      valid: checked.valid,
-      errors: checked.errors,
-      recorded,
-      rerouted,
-      same,
-      next,
-    });
-    if (!same && firstChange === null) {
-      firstChange = { step: index + 1, hash, role, next, recorded, rerouted };
-    }
-  }
+  const steps = await rerouteSteps(cas, workflow, chain, recordedRouting, otherRouting);
+  const firstChange: ThreadRerouteReport["firstChange"] =
+    startRoute.recorded.target !== startRoute.rerouted.target
+      ? { step: 0, hash: pointer.start, role: START, next: chain[0]?.role ?? null, ...startRoute }
+      : firstStepChange(steps);
 
   const invalid = steps.filter((s) => !s.valid).length;
   return {
@@ -128,15 +103,57 @@ export async function rerouteThread(
   };
 }
 
-/** Where `graph` sends the thread after `role` answered `output`, as a report entry. */
-function routeFrom(
-  graph: Graph,
-  role: string,
-  output: Record<string, unknown>,
-  inputs: Record<string, unknown> | undefined,
-): RerouteRoute {
+/** Each recorded step against the other workflow: its output validated, its two routes. */
+async function rerouteSteps(
+  cas: Cas,
+  workflow: RerouteWorkflow,
+  chain: ChainStep[],
+  recordedRouting: Routing,
+  otherRouting: Routing,
+): Promise<RerouteStep[]> {
+  const validators = new Map<string, Validate | null>();
+  const validatorOf = async (role: string): Promise<Validate | null> => {
+    if (!validators.has(role)) validators.set(role, await roleValidator(cas, workflow, role));
+    return validators.get(role)!;
+  };
+  const steps: RerouteStep[] = [];
+  for (const [index, { hash, role, output }] of chain.entries()) {
+    const validate = await validatorOf(role);
+    const checked = validate
+      ? validate(output)
+      : { valid: false, errors: [`role "${role}" is not in workflow "${workflow.payload.name}"`] };
+    const recorded = routeFrom(recordedRouting, role, output);
+    const rerouted = routeFrom(otherRouting, role, output);
+    const status = output[STATUS_FIELD];
+    steps.push({
+      step: index + 1,
+      hash,
+      role,
+      status: typeof status === "string" ? status : null,
+      roleExists: validate !== null,
+      valid: checked.valid,
+      errors: checked.errors,
+      recorded,
+      rerouted,
+      same: recorded.target === rerouted.target,
+      next: chain[index + 1]?.role ?? null,
+    });
+  }
+  return steps;
+}
+
+/** The first step the other workflow routes elsewhere, or null. */
+function firstStepChange(steps: RerouteStep[]): ThreadRerouteReport["firstChange"] {
+  const changed = steps.find((s) => !s.same);
+  if (changed === undefined) return null;
+  const { step, hash, role, next, recorded, rerouted } = changed;
+  return { step, hash, role, next, recorded, rerouted };
+}
+
+/** Where `routing` sends the thread after `role` answered `output`, as a report entry. */
+function routeFrom(routing: Routing, role: string, output: Record<string, unknown>): RerouteRoute {
   try {
-    const next = evaluate(graph, role, output, inputs);
+    const next = evaluate(routing.graph, role, output, routing.inputs);
     if (next.kind === "fanout") return { target: next.role, prompt: next.template, error: null };
     const target = next.kind === "next" ? next.role : next.kind === "end" ? END : SUSPEND;
     return { target, prompt: next.prompt, error: null };
@@ -146,11 +163,8 @@ function routeFrom(
 }
 
 /** The steps from the StartNode to `head`, oldest first: each one's role and output. */
-async function readChain(
-  cas: Cas,
-  head: string | null,
-): Promise<{ hash: string; role: string; output: Record<string, unknown> }[]> {
-  const chain: { hash: string; role: string; output: Record<string, unknown> }[] = [];
+async function readChain(cas: Cas, head: string | null): Promise<ChainStep[]> {
+  const chain: ChainStep[] = [];
   const seen = new Set<string>();
   for (let hash = head; hash !== null; ) {
     if (seen.has(hash)) {

@@ -1,7 +1,6 @@
 import {
   BUILTIN_SCHEMA_HASHES,
   type BuiltinNodeKind,
-  type CasNode,
   END,
   editionsOf,
   type Graph,
@@ -9,29 +8,17 @@ import {
   type StartPayload,
   type StepPayload,
   SUSPEND,
+  type ThreadPointer,
   type ThreadProblem,
   type ThreadVerifyReport,
   type WorkflowPayload,
 } from "@united-workforce/protocol";
 import type { Cas, ThreadsStore } from "@united-workforce/store";
-import { errorMessage, isUwfError } from "@united-workforce/util";
+import { errorMessage } from "@united-workforce/util";
 import { evaluate, startOutput } from "../moderator/evaluate.js";
 import { expectedRole, type RoutedFrom } from "../moderator/expected-role.js";
 import { suspendSchemaHash } from "../steps/verify-step.js";
-
-/**
- * Why a node is bad. Kinds: `corrupt` (its bytes do not hash to its name or do not decode),
- * `missing` (not stored), `invalid` (its payload breaks its type's schema), `link` (it points
- * where it must not), `route` (the moderator would not have sent the thread to this step's role).
- */
-class NodeFault extends Error {
-  constructor(
-    readonly kind: ThreadProblem["kind"],
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { describeFault, link, NodeChecker, NodeFault } from "./node-checker.js";
 
 /** What verifying reads: a store, or a bundle's nodes and pointers before they are imported. */
 export interface VerifySource {
@@ -61,126 +48,187 @@ export async function verifyThread(
   thread: string,
 ): Promise<ThreadVerifyReport> {
   const pointer = await store.threads.get(thread);
-  const checker = new NodeChecker(store.cas);
-  const problems: ThreadProblem[] = [];
-  // Steps are numbered from the thread's count (head = pointer.steps) as the walk goes back.
-  const report = (hash: string, depth: number | null, error: unknown): void => {
-    const step = depth === null ? null : pointer.steps - depth;
-    problems.push({ hash, step, ...describe(error) });
+  const check = new ThreadCheck(store.cas, pointer);
+  await check.pinned();
+  const { depth, head } = await check.chain();
+  check.completion(head);
+  // Oldest first: the first is where the history stops being trustworthy.
+  const problems = check.problems.sort((a, b) => (a.step ?? 0) - (b.step ?? 0));
+  return {
+    thread: pointer.thread,
+    ok: problems.length === 0,
+    head: pointer.head,
+    steps: depth,
+    nodes: check.checker.count,
+    problems,
   };
+}
 
-  const workflow = await checker
-    .payload<WorkflowPayload>(pointer.workflowHash, editionHashes("workflow"))
-    .catch((error: unknown) => {
-      report(pointer.workflowHash, null, error);
-      return null;
-    });
-  const start = await checker
-    .payload<StartPayload>(pointer.start, editionHashes("start"))
-    .catch((error: unknown) => {
-      report(pointer.start, null, error);
-      return null;
-    });
-  // Routing renders edge prompts with the thread's inputs, as the moderator does.
-  const inputs = workflow?.inputs === undefined ? undefined : (start?.inputs ?? {});
-  if (start && start.workflow !== pointer.workflowHash) {
-    report(
-      pointer.start,
-      null,
-      link(`the StartNode's workflow is ${start.workflow}, the thread's ${pointer.workflowHash}`),
-    );
+/** One thread's verification: what it read of the thread, and the problems found so far. */
+class ThreadCheck {
+  readonly checker: NodeChecker;
+  readonly problems: ThreadProblem[] = [];
+  /** The workflow the thread is pinned to; null when it cannot be read (reported). */
+  #workflow: WorkflowPayload | null = null;
+  /** The thread's inputs, rendered into edge prompts when routing, as the moderator does. */
+  #inputs: Record<string, unknown> | undefined;
+  #suspendSchema: string | undefined;
+
+  constructor(
+    private readonly cas: Cas,
+    private readonly pointer: ThreadPointer,
+  ) {
+    this.checker = new NodeChecker(cas);
   }
 
-  let suspendSchema: string | undefined;
-  const suspendType = (): string => (suspendSchema ??= suspendSchemaHash(store.cas));
+  /** A problem at `hash`; steps are numbered from the thread's count as the walk goes back. */
+  report(hash: string, depth: number | null, error: unknown): void {
+    const step = depth === null ? null : this.pointer.steps - depth;
+    this.problems.push({ hash, step, ...describeFault(error) });
+  }
 
-  const walked = new Set<string>();
-  let newer: { walked: Walked; depth: number } | null = null;
-  // The head as the walk read it: a completed thread's head must reach $END.
-  let headStep: Walked | null = null;
-  let hash: string | null = pointer.head === pointer.start ? null : pointer.head;
-  let depth = 0;
-  for (; hash !== null; depth++) {
-    if (walked.has(hash)) {
-      report(hash, depth, link("the chain loops back to this step"));
-      break;
+  /** The workflow and the StartNode the thread is pinned to, and that they agree. */
+  async pinned(): Promise<void> {
+    const { pointer, checker } = this;
+    this.#workflow = await checker
+      .payload<WorkflowPayload>(pointer.workflowHash, editionHashes("workflow"))
+      .catch((error: unknown) => {
+        this.report(pointer.workflowHash, null, error);
+        return null;
+      });
+    const start = await checker
+      .payload<StartPayload>(pointer.start, editionHashes("start"))
+      .catch((error: unknown) => {
+        this.report(pointer.start, null, error);
+        return null;
+      });
+    this.#inputs = this.#workflow?.inputs === undefined ? undefined : (start?.inputs ?? {});
+    if (start && start.workflow !== pointer.workflowHash) {
+      this.report(
+        pointer.start,
+        null,
+        link(`the StartNode's workflow is ${start.workflow}, the thread's ${pointer.workflowHash}`),
+      );
     }
-    walked.add(hash);
+  }
+
+  /**
+   * Walk the chain from the head back to the StartNode, checking each step and the route into
+   * the newer one. `depth`: the steps walked; `head`: the head step as read (null: none).
+   */
+  async chain(): Promise<{ depth: number; head: Walked | null }> {
+    const { pointer } = this;
+    const walked = new Set<string>();
+    let newer: { walked: Walked; depth: number } | null = null;
+    let head: Walked | null = null;
+    let hash: string | null = pointer.head === pointer.start ? null : pointer.head;
+    let depth = 0;
+    for (; hash !== null; depth++) {
+      if (walked.has(hash)) {
+        this.report(hash, depth, link("the chain loops back to this step"));
+        break;
+      }
+      walked.add(hash);
+      const step = await this.#step(hash, depth);
+      if (step === null) break;
+      if (depth === 0) head = step.walked;
+      if (newer) this.#route(step.walked, newer.walked, newer.depth);
+      newer = { walked: step.walked, depth };
+      hash = step.prev;
+    }
+    // The walk reached the StartNode: the oldest step must be where $START.new leads.
+    if (hash === null && newer) this.#route(null, newer.walked, newer.depth);
+    if (hash === null && pointer.steps !== depth) {
+      this.report(
+        pointer.head,
+        null,
+        link(`the thread counts ${pointer.steps} steps, its chain holds ${depth}`),
+      );
+    }
+    return { depth, head };
+  }
+
+  /**
+   * A sound chain's head must reach $END when the thread says it completed (a problem in the
+   * chain is reported alone: what the head leads to rests on it).
+   */
+  completion(head: Walked | null): void {
+    const workflow = this.#workflow;
+    if (this.pointer.status !== "completed" || this.problems.length > 0 || !workflow) return;
+    const why = notAtEnd(workflow.graph, head, this.#inputs);
+    if (why !== null) {
+      const at = head === null ? null : 0;
+      const fault = new NodeFault("route", `the thread says "completed", but ${why}`);
+      this.report(this.pointer.head, at, fault);
+    }
+  }
+
+  /**
+   * Check one step: its node, its thread, its role in the workflow, its output's type and the
+   * nodes it reaches. Null when the step cannot be read (the walk stops there).
+   */
+  async #step(
+    hash: string,
+    depth: number,
+  ): Promise<{ walked: Walked; prev: string | null } | null> {
+    const { pointer, checker } = this;
     let step: StepPayload;
     try {
       step = await checker.payload<StepPayload>(hash, BUILTIN_SCHEMA_HASHES.step);
     } catch (error) {
-      report(hash, depth, error);
-      break;
+      this.report(hash, depth, error);
+      return null;
     }
     const current: Walked = { hash, role: step.role, output: null };
-    if (depth === 0) headStep = current;
-    const fail = (error: unknown) => report(current.hash, depth, error);
     if (step.start !== pointer.start) {
-      fail(link(`its start is ${step.start}, the thread's StartNode is ${pointer.start}`));
+      this.report(
+        hash,
+        depth,
+        link(`its start is ${step.start}, the thread's StartNode is ${pointer.start}`),
+      );
     }
+    const workflow = this.#workflow;
     const role = workflow?.roles[step.role];
     if (workflow && !role) {
-      fail(link(`role "${step.role}" is not in the thread's workflow "${workflow.name}"`));
+      this.report(
+        hash,
+        depth,
+        link(`role "${step.role}" is not in the thread's workflow "${workflow.name}"`),
+      );
     }
     try {
       const output = await checker.node(step.output);
       // An agent's `$SUSPEND` answer is typed by the suspend schema, valid for every role.
-      if (role && output.type !== role.frontmatter && output.type !== suspendType()) {
+      if (role && output.type !== role.frontmatter && output.type !== this.#suspendType()) {
         throw link(
           `node ${step.output} has type ${output.type}, expected ${role.frontmatter} (role "${step.role}"'s frontmatter schema) or the $SUSPEND output's`,
         );
       }
       current.output = output.payload as Record<string, unknown>;
     } catch (error) {
-      report(step.output, depth, error);
+      this.report(step.output, depth, error);
     }
     // Body, detail (and its turns), prompt: once each per thread, as steps share them.
     for (const ref of [step.body, step.detail, step.assembledPrompt]) {
-      for (const fault of await checker.tree(ref)) report(fault.hash, depth, fault.error);
+      for (const fault of await checker.tree(ref)) this.report(fault.hash, depth, fault.error);
     }
-    if (workflow && newer) checkRoute(workflow.graph, current, newer.walked, newer.depth);
-    newer = { walked: current, depth };
-    hash = step.prev;
-  }
-  // The walk reached the StartNode: the oldest step must be where $START.new leads.
-  if (hash === null && workflow && newer)
-    checkRoute(workflow.graph, null, newer.walked, newer.depth);
-  if (hash === null && pointer.steps !== depth) {
-    report(
-      pointer.head,
-      null,
-      link(`the thread counts ${pointer.steps} steps, its chain holds ${depth}`),
-    );
+    return { walked: current, prev: step.prev };
   }
 
-  // A sound chain's head must reach $END when the thread says it completed (a problem in the
-  // chain is reported alone: what the head leads to rests on it).
-  if (pointer.status === "completed" && problems.length === 0 && workflow) {
-    const why = notAtEnd(workflow.graph, headStep, inputs);
-    if (why !== null) {
-      const at = headStep === null ? null : 0;
-      report(pointer.head, at, new NodeFault("route", `the thread says "completed", but ${why}`));
-    }
-  }
-
-  function checkRoute(graph: Graph, older: Walked | null, step: Walked, at: number): void {
-    const expected = expectedRole(graph, older, inputs);
+  /** The moderator routes from `older` (null: the StartNode) to `step`'s role. */
+  #route(older: Walked | null, step: Walked, at: number): void {
+    if (this.#workflow === null) return;
+    const expected = expectedRole(this.#workflow.graph, older, this.#inputs);
     if (expected.role !== null && expected.role !== step.role) {
-      report(step.hash, at, new NodeFault("route", `role "${step.role}" ran, but ${expected.why}`));
+      const fault = new NodeFault("route", `role "${step.role}" ran, but ${expected.why}`);
+      this.report(step.hash, at, fault);
     }
   }
 
-  // Oldest first: the first is where the history stops being trustworthy.
-  problems.sort((a, b) => (a.step ?? 0) - (b.step ?? 0));
-  return {
-    thread: pointer.thread,
-    ok: problems.length === 0,
-    head: pointer.head,
-    steps: depth,
-    nodes: checker.count,
-    problems,
-  };
+  #suspendType(): string {
+    this.#suspendSchema ??= suspendSchemaHash(this.cas);
+    return this.#suspendSchema;
+  }
 }
 
 /**
@@ -215,92 +263,4 @@ export function notAtEnd(
 /** The schema hashes of every edition of a built-in kind: a thread may use any of them. */
 function editionHashes(kind: BuiltinNodeKind): string[] {
   return editionsOf(kind).map((edition) => BUILTIN_SCHEMA_HASHES[edition]);
-}
-
-/**
- * Reads nodes, re-hashing them (the CAS does on every read) and validating each against its
- * type's schema. Remembers which hashes passed or failed, not the nodes, so a thread of any
- * length is checked in flat memory.
- */
-class NodeChecker {
-  readonly #passed = new Set<string>();
-  readonly #failed = new Map<string, NodeFault>();
-
-  constructor(private readonly cas: Cas) {}
-
-  get count(): number {
-    return this.#passed.size + this.#failed.size;
-  }
-
-  /** The payload of a node that must be of type `type`, or one of them (any when undefined). */
-  async payload<T>(hash: string, type: string | readonly string[] | undefined): Promise<T> {
-    const node = await this.node(hash);
-    const types = typeof type === "string" ? [type] : type;
-    if (types !== undefined && !types.includes(node.type)) {
-      throw new NodeFault(
-        "link",
-        `node ${hash} has type ${node.type}, expected ${types.join(" or ")}`,
-      );
-    }
-    return node.payload as T;
-  }
-
-  /** The faults of `root` and every node it reaches that was not checked before. */
-  async tree(root: string): Promise<{ hash: string; error: NodeFault }[]> {
-    const faults: { hash: string; error: NodeFault }[] = [];
-    const queue = [root];
-    while (queue.length > 0) {
-      const hash = queue.shift()!;
-      if (this.#passed.has(hash) || this.#failed.has(hash)) continue;
-      try {
-        queue.push(...(await this.cas.refsOf(await this.node(hash))));
-      } catch (error) {
-        faults.push({ hash, error: error as NodeFault });
-      }
-    }
-    return faults;
-  }
-
-  async node(hash: string): Promise<CasNode> {
-    const failed = this.#failed.get(hash);
-    if (failed) throw failed;
-    try {
-      const node = await this.#read(hash);
-      this.#passed.add(hash);
-      return node;
-    } catch (error) {
-      const fault =
-        error instanceof NodeFault ? error : new NodeFault("corrupt", errorMessage(error));
-      this.#failed.set(hash, fault);
-      throw fault;
-    }
-  }
-
-  async #read(hash: string): Promise<CasNode> {
-    let node: CasNode;
-    try {
-      node = await this.cas.get(hash);
-    } catch (error) {
-      if (isUwfError(error) && error.code === "CAS_NOT_FOUND") {
-        throw new NodeFault("missing", `node ${hash} is not stored`);
-      }
-      throw new NodeFault("corrupt", `node ${hash}: ${errorMessage(error)}`);
-    }
-    if (node.type !== "schema") {
-      const { valid, errors } = await this.cas.validate(node.type, node.payload);
-      if (!valid) {
-        throw new NodeFault("invalid", `node ${hash} breaks its schema: ${errors.join("; ")}`);
-      }
-    }
-    return node;
-  }
-}
-
-function link(reason: string): NodeFault {
-  return new NodeFault("link", reason);
-}
-
-function describe(error: unknown): Pick<ThreadProblem, "kind" | "reason"> {
-  if (error instanceof NodeFault) return { kind: error.kind, reason: error.message };
-  return { kind: "corrupt", reason: errorMessage(error) };
 }

@@ -8,7 +8,8 @@ import { REPO_ROOT } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WarmNodes } from "../__fixtures__/warm-nodes.js";
 import { type AdapterInvocation, runAdapter } from "./spawn-adapter.js";
-import { keepWarmNode, nodeScript, splitReport, WarmChild } from "./warm-node.js";
+import { WarmChild } from "./warm-child.js";
+import { keepWarmNode } from "./warm-node.js";
 
 let dir: string;
 let warmNodes: WarmNodes;
@@ -345,69 +346,5 @@ process.exitCode = 2;`,
     );
     expect(outcome).toMatchObject({ timedOut: true, signal: "SIGTERM" });
     expect(pids).toEqual([warm.pid]);
-  });
-});
-
-describe("splitReport", () => {
-  const mark = Buffer.from(`\0uwf-exit ${"a".repeat(32)} `);
-  const split = (text: string) => {
-    const { pass, hold, code } = splitReport(Buffer.from(text, "latin1"), mark);
-    return { pass: pass.toString("latin1"), hold: hold.toString("latin1"), code };
-  };
-  const report = `\0uwf-exit ${"a".repeat(32)} `;
-
-  it("finds a whole report after the output, and drops what follows it", () => {
-    expect(split(`out\n${report}75\nafter`)).toEqual({ pass: "out\n", hold: "", code: 75 });
-  });
-
-  it("holds back what may be the report's beginning, and only that", () => {
-    expect(split(`out${report.slice(0, 5)}`)).toEqual({
-      pass: "out",
-      hold: report.slice(0, 5),
-      code: null,
-    });
-    expect(split(`out${report}1`)).toEqual({ pass: "out", hold: `${report}1`, code: null });
-  });
-
-  it("passes on NUL bytes and look-alikes that cannot be the report", () => {
-    expect(split("a\0b\0")).toEqual({ pass: "a\0b", hold: "\0", code: null });
-    expect(split("a\0x")).toEqual({ pass: "a\0x", hold: "", code: null });
-    expect(split(`${report}12x\n`)).toEqual({ pass: `${report}12x\n`, hold: "", code: null });
-    expect(split(`${report}256\n`)).toEqual({ pass: `${report}256\n`, hold: "", code: null });
-  });
-});
-
-describe("nodeScript", () => {
-  const which = () => process.execPath;
-
-  it("takes the script after this Node, resolved from the cwd", () => {
-    expect(nodeScript(process.execPath, ["a.cjs", "-x"], "/w", which)).toEqual({
-      file: "/w/a.cjs",
-      args: ["-x"],
-    });
-  });
-
-  it("refuses Node options before the script, and no script at all", () => {
-    expect(nodeScript(process.execPath, ["--inspect", "a.cjs"], "/w", which)).toBeNull();
-    expect(nodeScript(process.execPath, ["-e", "0"], "/w", which)).toBeNull();
-    expect(nodeScript(process.execPath, [], "/w", which)).toBeNull();
-  });
-
-  it("refuses a #! line with Node options, another interpreter, or another Node", () => {
-    const file = (name: string, text: string) => {
-      const path = join(dir, name);
-      writeFileSync(path, text);
-      return path;
-    };
-    const withFlags = file("flags", "#!/usr/bin/env -S node --no-warnings\n");
-    const shell = file("shell", "#!/bin/sh\n");
-    const other = file("other", "#!/usr/bin/env node\n");
-    const none = file("none", "console.log(1)\n");
-    expect(nodeScript(withFlags, [], dir, which)).toBeNull();
-    expect(nodeScript(shell, [], dir, which)).toBeNull();
-    expect(nodeScript(other, [], dir, () => "/bin/sh")).toBeNull();
-    expect(nodeScript(other, [], dir, () => null)).toBeNull();
-    expect(nodeScript(none, [], dir, which)).toBeNull();
-    expect(nodeScript(other, ["y"], dir, which)).toEqual({ file: other, args: ["y"] });
   });
 });

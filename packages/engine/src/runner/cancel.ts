@@ -9,7 +9,7 @@ import { isUwfError, UwfError } from "@united-workforce/util";
 import { withFanoutChildren } from "../history/bundle.js";
 import { cancel } from "../state/apply-outcome.js";
 import type { RunContext } from "../steps/context.js";
-import { fanoutChildren } from "../steps/fanout-step.js";
+import { fanoutChildren } from "../steps/fanout/children.js";
 import { takeThread } from "../threads/lease.js";
 import { stopHolder } from "../threads/stop-holder.js";
 import { removeThreadWorktree } from "../worktrees/git-worktree.js";

@@ -18,7 +18,7 @@ import { createEventStream, eventLogWriter, ulidTime } from "@united-workforce/u
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { testRun } from "../__testing__/run-context.js";
 import type { RunContext } from "../steps/context.js";
-import { childThreadId, fanoutChildren } from "../steps/fanout-step.js";
+import { childThreadId, fanoutChildren } from "../steps/fanout/children.js";
 import { fanoutLeaseCommand, takeThread } from "../threads/lease.js";
 import { stopHolder } from "../threads/stop-holder.js";
 import { ensureChildWorktree } from "../worktrees/git-worktree.js";

@@ -18,7 +18,7 @@ import { relay } from "../__fixtures__/workflows.js";
 import { testRun } from "../__testing__/run-context.js";
 import type { RunContext } from "../steps/context.js";
 import { takeThread } from "../threads/lease.js";
-import { checkFirstStep, runSteps } from "./run-loop.js";
+import { runSteps } from "./run-loop.js";
 import { terminalReason } from "./stop-reasons.js";
 
 let temp: TempHome;
@@ -397,26 +397,5 @@ describe("a run interrupted because the thread was cancelled", () => {
     // The agent it was run with is not remembered over the cancel.
     expect(await store.threads.get(thread)).toMatchObject({ status: "cancelled" });
     expect((await store.threads.get(thread)).agent).toBeUndefined();
-  });
-});
-
-describe("checkFirstStep", () => {
-  it("throws what the first step would: no agent configured for its role", async () => {
-    const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
-    const engine = engineWith([]);
-    const pointer = await store.threads.get(thread);
-    await expect(checkFirstStep(engine, pointer, {})).rejects.toMatchObject({
-      code: "AGENT_UNKNOWN",
-      message: 'no agent is configured for role "writer"',
-    });
-    await expect(
-      checkFirstStep(engine, pointer, { agentFlag: "no-such-agent-command" }),
-    ).rejects.toMatchObject({
-      code: "AGENT_UNKNOWN",
-      message: expect.stringContaining("unknown agent"),
-    });
-    await checkFirstStep(engine, pointer, { agentFlag: mockAgent([]) });
-    // Nothing was run or written.
-    expect(await store.threads.get(thread)).toEqual(pointer);
   });
 });

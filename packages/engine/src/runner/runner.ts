@@ -10,7 +10,7 @@ import type { EventStream } from "@united-workforce/util";
 import { Router } from "../moderator/router.js";
 import { settle } from "../state/apply-outcome.js";
 import type { RunContext } from "../steps/context.js";
-import { type FanoutChildren, fanoutChildren } from "../steps/fanout-step.js";
+import { type FanoutChildren, fanoutChildren } from "../steps/fanout/children.js";
 import type { HumanAnswer } from "../steps/human-step.js";
 import { stopHolder, waitForRelease } from "../threads/stop-holder.js";
 import { deriveStatus, liveHolder } from "../threads/thread-view.js";

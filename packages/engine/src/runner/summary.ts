@@ -7,7 +7,7 @@ import {
   type ThreadStatus,
 } from "@united-workforce/protocol";
 import type { UwfError } from "@united-workforce/util";
-import type { FanoutReport } from "../steps/fanout-step.js";
+import type { FanoutReport } from "../steps/fanout/child-standing.js";
 
 /** How a run ended: the thread after it, the steps it stored, and why it stopped. */
 export interface ExecSummary {

@@ -23,7 +23,7 @@ import { readHomeDotenv } from "../env/dotenv.js";
 import { type AdapterOutcome, runAdapter } from "../processes/spawn-adapter.js";
 import { adapterArgv } from "./adapter-argv.js";
 import { type RunContext, stepCwd } from "./context.js";
-import type { AgentStepOutcome } from "./outcome.js";
+import type { AgentStepOutcome, StepOutcome } from "./outcome.js";
 import type { PlannedStep } from "./planned-step.js";
 import { StepCheck, StepRejected } from "./verify-step.js";
 
@@ -59,6 +59,37 @@ export async function runAgentStep(
     stepNumber: plan.replaceHead ? pointer.steps : pointer.steps + 1,
     cwd,
   });
+  const outcome = await spawnAgent(run, pointer, plan, role, {
+    agent,
+    label,
+    cwd,
+    startedAtMs,
+    lease: options.lease,
+  });
+  return { ...outcome, ...remember };
+}
+
+/** The agent a step runs, as its events and messages name it, and where and since when. */
+interface AgentRun {
+  agent: ResolvedAgent;
+  label: string;
+  cwd: string;
+  startedAtMs: number;
+  lease: Lease;
+}
+
+/**
+ * Spawn the agent's adapter (again while it fails transiently) and check the step it stored;
+ * how it ended is the step's outcome.
+ */
+async function spawnAgent(
+  run: RunContext,
+  pointer: ThreadPointer,
+  plan: PlannedStep,
+  role: RolePayload,
+  step: AgentRun,
+): Promise<StepOutcome> {
+  const { agent, label, cwd, lease } = step;
   const timeoutSeconds = agent.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   try {
     const invocation = adapterArgv(agent, pointer.thread, plan);
@@ -79,7 +110,7 @@ export async function runAgentStep(
         timeoutMs: timeoutSeconds * 1000,
         signal: run.signal,
         onStderr: (chunk) => childOutput(run, pointer.thread, plan.role, chunk),
-        onSpawn: (pid) => options.lease.setChild({ ...processIdentity(pid), pgid: pid }),
+        onSpawn: (pid) => lease.setChild({ ...processIdentity(pid), pgid: pid }),
         onResultLine: (line) => void check.begin(line),
       });
     };
@@ -88,12 +119,11 @@ export async function runAgentStep(
     // release replaces it, and every reader checks the child by identity (pid + start time)
     // before signalling it. Clearing it here cost a lease rewrite (a rename) per step.
     const { outcome } = retried;
-    if (outcome.aborted) return { kind: "aborted", ...remember };
-    const failed = (message: string, retryAfter?: string): AgentStepOutcome => ({
+    if (outcome.aborted) return { kind: "aborted" };
+    const failed = (message: string, retryAfter?: string): StepOutcome => ({
       kind: "failed",
       failure: agentFailure(message, outcome.stderrTail),
       ...(retryAfter === undefined ? {} : { retryAfter }),
-      ...remember,
     });
     const who = `agent "${label}" for role "${plan.role}"`;
     if (retried.retryAfter !== null) {
@@ -112,15 +142,14 @@ export async function runAgentStep(
       return failed(`${who} ${how}`);
     }
     const verified = await check.result(outcome.lastLine);
-    return { kind: "stored", verified, agent: label, startedAtMs, ...remember };
+    return { kind: "stored", verified, agent: label, startedAtMs: step.startedAtMs };
   } catch (error) {
-    await options.lease.setChild(null).catch(() => {});
+    await lease.setChild(null).catch(() => {});
     if (error instanceof StepRejected) {
-      return { kind: "failed", failure: agentFailure(error.message, ""), ...remember };
+      return { kind: "failed", failure: agentFailure(error.message, "") };
     }
-    if (isUwfError(error) && error.code === "AGENT_FAILED") {
-      return { kind: "failed", failure: error, ...remember };
-    }
+    if (isUwfError(error) && error.code === "AGENT_FAILED")
+      return { kind: "failed", failure: error };
     throw error;
   }
 }

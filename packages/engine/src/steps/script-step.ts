@@ -37,6 +37,24 @@ export function scriptArgv(role: RolePayload): string[] {
   return [...(run ?? [])];
 }
 
+/** A script role's command: the argv spawned, and how messages show it. */
+interface Script {
+  argv: string[];
+  /** The `run` string as written, or the argv quoted for a shell. */
+  shown: string;
+}
+
+/** How a script ended that can give a result: it exited with a code. */
+interface ScriptExit {
+  exitCode: number;
+  stdout: string;
+  /** `stdout` is only the end of a longer output: not read as a result. */
+  stdoutTruncated: boolean;
+  stderrTail: string;
+  /** The end of stdout and stderr together, for messages and the step's body. */
+  tail: string;
+}
+
 /**
  * Run a script role's command like an adapter (no shell unless the role asks for one, its own
  * process group, a timeout, bounded output) and make its result the step's output: stdout as
@@ -60,34 +78,52 @@ export async function runScriptStep(
     cwd,
   });
   const argv = scriptArgv(role);
-  const [command, ...args] = argv as [string, ...string[]];
-  const shown = typeof role.run === "string" ? role.run : argv.map((a) => shellQuote(a)).join(" ");
-  const failed = (message: string, tail = ""): StepOutcome => {
-    const text = sanitizeTerminalText(tail).trim();
-    return {
-      kind: "failed",
-      failure: new UwfError(
-        "AGENT_FAILED",
-        text ? `${message}\n--- command output (tail) ---\n${text}` : message,
-        {
-          hint: `Fix the command or the role's "run" / "exitStatus" in the workflow, then retry the step.`,
-        },
-      ),
-    };
+  const script: Script = {
+    argv,
+    shown: typeof role.run === "string" ? role.run : argv.map((a) => shellQuote(a)).join(" "),
   };
-  const env: Record<string, string | undefined> = {
-    ...readHomeDotenv(run.store.home),
-    ...run.env,
-    UWF_HOME: run.store.home,
-    UWF_THREAD: pointer.thread,
-    UWF_ROLE: plan.role,
-    UWF_PROMPT: plan.prompt,
-    // The thread's task: a fan-out child's item is there (its edge prompt is a fixed text).
-    UWF_TASK: (await run.store.cas.getPayload<StartPayload>(pointer.start, "start")).prompt,
-  };
+  const exit = await spawnScript(run, pointer, plan, role, script, { cwd, lease: options.lease });
+  if ("kind" in exit) return exit;
+  const result = await scriptResult(run, plan, role, script, exit);
+  if ("kind" in result) return result;
+  const stdoutTail = exit.stdout.slice(-TAIL);
+  const verified = await storeDirectStep(run.store.cas, pointer, plan, role.frontmatter, {
+    agent: SCRIPT_AGENT,
+    output: result.output,
+    body: result.body,
+    assembledPrompt: `$ ${script.shown}\n\n${plan.prompt}`,
+    cwd,
+    detail: {
+      command: argv,
+      shell: typeof role.run === "string",
+      exitCode: exit.exitCode,
+      rawOutput: stdoutTail,
+      stdoutTail,
+      stderrTail: exit.stderrTail.slice(-TAIL),
+    },
+    startedAtMs,
+  });
+  return { kind: "stored", verified, agent: SCRIPT_AGENT, startedAtMs };
+}
+
+/**
+ * Spawn the command with the thread's variables in its environment and wait for it to exit.
+ * A command not found, a timeout or a kill fails the step; an interrupted run aborts it.
+ */
+async function spawnScript(
+  run: RunContext,
+  pointer: ThreadPointer,
+  plan: PlannedStep,
+  role: RolePayload,
+  script: Script,
+  options: { cwd: string; lease: Lease },
+): Promise<ScriptExit | StepOutcome> {
+  const { cwd, lease } = options;
+  const [command, ...args] = script.argv as [string, ...string[]];
+  const env = await scriptEnv(run, pointer, plan);
   if (findExecutable(command, env.PATH ?? "", cwd) === null) {
-    return failed(
-      `command "${command}" of role "${plan.role}" was not found in PATH (run: ${shown}). Install it or give its path.`,
+    return scriptFailed(
+      `command "${command}" of role "${plan.role}" was not found in PATH (run: ${script.shown}). Install it or give its path.`,
     );
   }
   const timeoutSeconds = role.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
@@ -102,35 +138,73 @@ export async function runScriptStep(
       signal: run.signal,
       keepStdout: STDOUT_LIMIT,
       onStderr: (chunk) => childOutput(run, pointer.thread, plan.role, chunk),
-      onSpawn: (pid) => options.lease.setChild({ ...processIdentity(pid), pgid: pid }),
+      onSpawn: (pid) => lease.setChild({ ...processIdentity(pid), pgid: pid }),
     });
   } catch (error) {
-    await options.lease.setChild(null).catch(() => {});
-    if (isUwfError(error) && error.code === "AGENT_FAILED") return failed(error.message);
+    await lease.setChild(null).catch(() => {});
+    if (isUwfError(error) && error.code === "AGENT_FAILED") return scriptFailed(error.message);
     throw error;
   }
   if (outcome.aborted) return { kind: "aborted" };
   const tail = combinedTail(outcome.stdout, outcome.stderrTail);
   if (outcome.timedOut) {
-    return failed(
-      `command of role "${plan.role}" timed out after ${timeoutSeconds} s and was stopped (run: ${shown})`,
+    return scriptFailed(
+      `command of role "${plan.role}" timed out after ${timeoutSeconds} s and was stopped (run: ${script.shown})`,
       tail,
     );
   }
   if (outcome.signal !== null || outcome.exitCode === null) {
-    return failed(
-      `command of role "${plan.role}" was killed by ${outcome.signal ?? "a signal"} (run: ${shown})`,
+    return scriptFailed(
+      `command of role "${plan.role}" was killed by ${outcome.signal ?? "a signal"} (run: ${script.shown})`,
       tail,
     );
   }
-  const exitCode = outcome.exitCode;
-  const parsed = outcome.stdoutTruncated ? null : parseResult(outcome.stdout);
+  return {
+    exitCode: outcome.exitCode,
+    stdout: outcome.stdout,
+    stdoutTruncated: outcome.stdoutTruncated,
+    stderrTail: outcome.stderrTail,
+    tail,
+  };
+}
+
+/** A script's environment: the home's `.env`, the run's, and what it is running for. */
+async function scriptEnv(
+  run: RunContext,
+  pointer: ThreadPointer,
+  plan: PlannedStep,
+): Promise<Record<string, string | undefined>> {
+  return {
+    ...readHomeDotenv(run.store.home),
+    ...run.env,
+    UWF_HOME: run.store.home,
+    UWF_THREAD: pointer.thread,
+    UWF_ROLE: plan.role,
+    UWF_PROMPT: plan.prompt,
+    // The thread's task: a fan-out child's item is there (its edge prompt is a fixed text).
+    UWF_TASK: (await run.store.cas.getPayload<StartPayload>(pointer.start, "start")).prompt,
+  };
+}
+
+/**
+ * The step's output and body from how the script exited: what it printed as a result, with
+ * `$status` from the exit code when it printed none, checked against the role's schema.
+ */
+async function scriptResult(
+  run: RunContext,
+  plan: PlannedStep,
+  role: RolePayload,
+  script: Script,
+  exit: ScriptExit,
+): Promise<{ output: Record<string, unknown>; body: string } | StepOutcome> {
+  const { exitCode, tail } = exit;
+  const parsed = exit.stdoutTruncated ? null : parseResult(exit.stdout);
   const mapped = role.exitStatus?.[String(exitCode)] ?? role.exitStatus?.default;
   const output: Record<string, unknown> = { ...(parsed?.output ?? {}) };
   if (typeof output[STATUS_FIELD] !== "string") {
     if (mapped === undefined) {
-      return failed(
-        `command of role "${plan.role}" exited with code ${exitCode} and gave no "$status": print it (JSON or frontmatter) or map the code under "exitStatus" (run: ${shown})`,
+      return scriptFailed(
+        `command of role "${plan.role}" exited with code ${exitCode} and gave no "$status": print it (JSON or frontmatter) or map the code under "exitStatus" (run: ${script.shown})`,
         tail,
       );
     }
@@ -139,35 +213,33 @@ export async function runScriptStep(
   const reordered = { [STATUS_FIELD]: output[STATUS_FIELD], ...output };
   const problems = await outputProblems(run.store.cas, role.frontmatter, reordered);
   if (problems.length > 0) {
-    return failed(
+    return scriptFailed(
       `the result of role "${plan.role}"'s command fails its schema: ${problems.join("; ")} (exit code ${exitCode}, output ${JSON.stringify(reordered)})`,
       tail,
     );
   }
-  const stdoutTail = outcome.stdout.slice(-TAIL);
   const body =
     parsed?.body ??
     [
-      `\`${shown}\` exited with code ${exitCode}.`,
+      `\`${script.shown}\` exited with code ${exitCode}.`,
       ...(tail ? ["", "```text", tail, "```"] : []),
     ].join("\n");
-  const verified = await storeDirectStep(run.store.cas, pointer, plan, role.frontmatter, {
-    agent: SCRIPT_AGENT,
-    output: reordered,
-    body,
-    assembledPrompt: `$ ${shown}\n\n${plan.prompt}`,
-    cwd,
-    detail: {
-      command: argv,
-      shell: typeof role.run === "string",
-      exitCode,
-      rawOutput: stdoutTail,
-      stdoutTail,
-      stderrTail: outcome.stderrTail.slice(-TAIL),
-    },
-    startedAtMs,
-  });
-  return { kind: "stored", verified, agent: SCRIPT_AGENT, startedAtMs };
+  return { output: reordered, body };
+}
+
+/** The step failed: `message`, with the end of what the command printed. */
+function scriptFailed(message: string, tail = ""): StepOutcome {
+  const text = sanitizeTerminalText(tail).trim();
+  return {
+    kind: "failed",
+    failure: new UwfError(
+      "AGENT_FAILED",
+      text ? `${message}\n--- command output (tail) ---\n${text}` : message,
+      {
+        hint: `Fix the command or the role's "run" / "exitStatus" in the workflow, then retry the step.`,
+      },
+    ),
+  };
 }
 
 /**

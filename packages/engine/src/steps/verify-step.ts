@@ -88,6 +88,21 @@ export async function verifyStep(
   lastLine: string,
   expected: ExpectedStep,
 ): Promise<VerifiedStep> {
+  const stepHash = resultStepHash(lastLine);
+  const payload = await linkedStep(cas, stepHash, expected);
+  const output = await checkedOutput(cas, stepHash, payload, expected);
+  await checkStoredRefs(cas, stepHash, payload);
+  const status = output[STATUS_FIELD];
+  return {
+    hash: stepHash,
+    payload,
+    output,
+    status: typeof status === "string" ? status : "",
+  };
+}
+
+/** The step hash the adapter's result line names. */
+function resultStepHash(lastLine: string): string {
   let line: unknown;
   try {
     line = JSON.parse(lastLine);
@@ -102,6 +117,15 @@ export async function verifyStep(
   if (typeof stepHash !== "string" || !HASH_PATTERN.test(stepHash)) {
     throw rejection(`the adapter's result line has no valid "stepHash": ${preview(lastLine)}`);
   }
+  return stepHash;
+}
+
+/** The step, when it is a valid StepNode of this thread, after its head, for this role. */
+async function linkedStep(
+  cas: Cas,
+  stepHash: string,
+  expected: ExpectedStep,
+): Promise<StepPayload> {
   let payload: StepPayload;
   try {
     payload = await cas.getPayload<StepPayload>(stepHash, "step");
@@ -129,6 +153,16 @@ export async function verifyStep(
       `step ${stepHash} is for role "${payload.role}", but this step runs role "${expected.role}"`,
     );
   }
+  return payload;
+}
+
+/** The step's output, typed by and valid against the role's schema (or the suspend schema). */
+async function checkedOutput(
+  cas: Cas,
+  stepHash: string,
+  payload: StepPayload,
+  expected: ExpectedStep,
+): Promise<Record<string, unknown>> {
   let outputNode: { type: string; payload: unknown };
   try {
     outputNode = await cas.get(payload.output);
@@ -153,6 +187,11 @@ export async function verifyStep(
       `the output of step ${stepHash} fails role "${expected.role}"'s schema: ${check.errors.join("; ")}`,
     );
   }
+  return record;
+}
+
+/** The step's body, prompt and detail are stored, the first two as text. */
+async function checkStoredRefs(cas: Cas, stepHash: string, payload: StepPayload): Promise<void> {
   for (const [field, kind] of [
     ["body", "text"],
     ["assembledPrompt", "text"],
@@ -168,13 +207,6 @@ export async function verifyStep(
       throw rejection(`the ${field} of step ${stepHash} is not a ${kind} node`);
     }
   }
-  const status = record[STATUS_FIELD];
-  return {
-    hash: stepHash,
-    payload,
-    output: record,
-    status: typeof status === "string" ? status : "",
-  };
 }
 
 /** A node's type, or undefined when it is not stored (a damaged node still throws). */

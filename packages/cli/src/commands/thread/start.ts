@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
+import type { NewThread, ResolvedWorkflow } from "@united-workforce/engine";
 import type {
   JsonSchema,
   JsonValue,
@@ -7,8 +8,9 @@ import type {
   ThreadStartDocument,
   ThreadWorktree,
 } from "@united-workforce/protocol";
+import type { Store } from "@united-workforce/store";
 import { newUlid, UwfError } from "@united-workforce/util";
-import { defineCommand, result } from "../command.js";
+import { type CommandContext, defineCommand, result } from "../command.js";
 import { readInputsFile } from "./inputs-file.js";
 import { readTask } from "./task-input.js";
 import { worktreePlace } from "./worktrees.js";
@@ -84,8 +86,7 @@ export default defineCommand({
       options.inputs === undefined ? undefined : await readInputsFile(ctx.cwd, options.inputs);
     const store = await ctx.store();
     const { validatorCacheDir } = await import("@united-workforce/store");
-    const { collectThreadInputs, createThread, materialiseWorkflow, resolveWorkflow } =
-      await import("@united-workforce/engine");
+    const { resolveWorkflow } = await import("@united-workforce/engine");
     // Nothing is stored, the workflow read from a file included, until the inputs are valid.
     const workflow = await resolveWorkflow(ref!, {
       cwd: ctx.cwd,
@@ -95,59 +96,32 @@ export default defineCommand({
       deferWrite: true,
     });
     for (const warning of workflow.warnings) ctx.progress(`warning: ${warning}`);
-    const name = workflow.payload.name;
-    const schema =
-      workflow.unstored?.inputs ??
-      (workflow.payload.inputs === undefined
-        ? null
-        : ((await store.cas.get(workflow.payload.inputs)).payload as Record<string, unknown>));
-    // Unreadable, missing and unknown inputs are named together, in one error.
-    const inputs = collectThreadInputs(
-      name,
-      schema,
-      { pairs: options.input, file: inputsFile },
-      schema === null ? undefined : store.cas.schemaValidator(schema as JsonSchema).validate,
-    );
+    const inputs = await workflowInputs(store, workflow, {
+      pairs: options.input,
+      file: inputsFile,
+    });
     const now = Date.now();
     const thread = newUlid(now);
     // `--worktree`/`--no-worktree` decide; without either, the workflow's `worktree:` does.
     const wantWorktree =
       (options.worktree as boolean | undefined) ?? workflow.payload.worktree === true;
-    let threadCwd = cwd;
-    let worktree: ThreadWorktree | undefined;
-    if (wantWorktree) {
-      const { createThreadWorktree } = await import("@united-workforce/engine");
-      const made = createThreadWorktree(await worktreePlace(ctx), cwd, thread);
-      worktree = made.worktree;
-      threadCwd = made.cwd;
-      ctx.progress(`worktree ${worktree.path} on branch ${worktree.branch}`);
-    }
-    try {
-      if (workflow.unstored !== null) await materialiseWorkflow(store.cas, workflow.unstored);
-    } catch (error) {
-      await dropWorktree(worktree, ctx.env);
-      throw error;
-    }
-    let pointer: ThreadPointer;
-    try {
-      pointer = await createThread(store, {
-        thread,
-        workflow: workflow.payload.name,
-        workflowHash: workflow.hash,
-        prompt,
-        cwd: threadCwd,
-        createdAtMs: now,
-        ...(schema === null ? {} : { inputs: inputs as Record<string, JsonValue> }),
-        ...(worktree === undefined ? {} : { worktree }),
-      });
-    } catch (error) {
-      await dropWorktree(worktree, ctx.env);
-      throw error;
-    }
+    const place = wantWorktree
+      ? await makeWorktree(ctx, cwd, thread)
+      : { cwd, worktree: undefined };
+    const pointer = await storeThread(ctx, store, workflow, {
+      thread,
+      workflow: workflow.payload.name,
+      workflowHash: workflow.hash,
+      prompt,
+      cwd: place.cwd,
+      createdAtMs: now,
+      ...(inputs === null ? {} : { inputs }),
+      ...(place.worktree === undefined ? {} : { worktree: place.worktree }),
+    });
     ctx.events.emit("thread.start", {
       thread: pointer.thread,
       workflow: pointer.workflow,
-      ...(worktree && { worktree: worktree.path, branch: worktree.branch }),
+      ...(place.worktree && { worktree: place.worktree.path, branch: place.worktree.branch }),
     });
     const doc: ThreadStartDocument = {
       thread: pointer.thread,
@@ -158,6 +132,62 @@ export default defineCommand({
     return result(doc, (d) => d.thread);
   },
 });
+
+/**
+ * The thread's inputs, checked against the workflow's declared ones (null when it declares
+ * none). Unreadable, missing and unknown inputs are named together, in one error.
+ */
+async function workflowInputs(
+  store: Store,
+  workflow: ResolvedWorkflow,
+  given: { pairs: readonly string[]; file: { name: string; values: unknown } | undefined },
+): Promise<Record<string, JsonValue> | null> {
+  const { collectThreadInputs } = await import("@united-workforce/engine");
+  const schema =
+    workflow.unstored?.inputs ??
+    (workflow.payload.inputs === undefined
+      ? null
+      : ((await store.cas.get(workflow.payload.inputs)).payload as Record<string, unknown>));
+  const inputs = collectThreadInputs(
+    workflow.payload.name,
+    schema,
+    given,
+    schema === null ? undefined : store.cas.schemaValidator(schema as JsonSchema).validate,
+  );
+  return schema === null ? null : (inputs as Record<string, JsonValue>);
+}
+
+/** The thread's own git worktree, made from the repository holding `cwd`. */
+async function makeWorktree(
+  ctx: CommandContext,
+  cwd: string,
+  thread: string,
+): Promise<{ cwd: string; worktree: ThreadWorktree }> {
+  const { createThreadWorktree } = await import("@united-workforce/engine");
+  const made = createThreadWorktree(await worktreePlace(ctx), cwd, thread);
+  ctx.progress(`worktree ${made.worktree.path} on branch ${made.worktree.branch}`);
+  return { cwd: made.cwd, worktree: made.worktree };
+}
+
+/**
+ * Store the workflow read from a file, then the thread. A worktree made for a thread that
+ * could not be stored is taken back.
+ */
+async function storeThread(
+  ctx: CommandContext,
+  store: Store,
+  workflow: ResolvedWorkflow,
+  thread: NewThread,
+): Promise<ThreadPointer> {
+  const { createThread, materialiseWorkflow } = await import("@united-workforce/engine");
+  try {
+    if (workflow.unstored !== null) await materialiseWorkflow(store.cas, workflow.unstored);
+    return await createThread(store, thread);
+  } catch (error) {
+    await dropWorktree(thread.worktree, ctx.env);
+    throw error;
+  }
+}
 
 function isDirectory(path: string): boolean {
   try {

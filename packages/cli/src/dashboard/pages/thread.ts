@@ -1,6 +1,6 @@
 import type { ThreadTreeEntry } from "@united-workforce/protocol";
 import { costText } from "../../commands/usage-text.js";
-import type { StepDetail, StepView, ThreadView } from "../data.js";
+import type { StepDetail, StepView, ThreadView } from "../data/thread.js";
 import { type Html, html } from "../html.js";
 import { cost, costFact, duration, page, statusBadge, tokens, when } from "./layout.js";
 

@@ -1,4 +1,4 @@
-import { PAGE_SIZE, STATUS_FILTERS, type ThreadFilter, type ThreadRow } from "../data.js";
+import { PAGE_SIZE, STATUS_FILTERS, type ThreadFilter, type ThreadRow } from "../data/threads.js";
 import { type Html, html } from "../html.js";
 import { page, statusBadge, threadCost, when } from "./layout.js";
 

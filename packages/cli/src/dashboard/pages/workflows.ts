@@ -1,4 +1,4 @@
-import type { WorkflowRow, WorkflowView } from "../data.js";
+import type { WorkflowRow, WorkflowView } from "../data/workflows.js";
 import { type Html, html } from "../html.js";
 import { fanoutSummary, graphEdges, graphSvg, roleAnchor } from "./graph.js";
 import { page, when } from "./layout.js";

@@ -1,7 +1,7 @@
 import type { ThreadPointer } from "@united-workforce/protocol";
 import { describe, expect, it } from "vitest";
-import { lineDifference, type RecordedStep } from "../history/recordings.js";
-import { compare } from "./workflow-test.js";
+import type { RecordedStep } from "../../history/recordings.js";
+import { compare } from "./compare.js";
 
 const THREAD = "01M85WH4VSV3QXAJD4JPQATHZK";
 const REPLAY = "01M85WH6D11BQ7V38RJ5C9VGZS";
@@ -122,14 +122,5 @@ describe("compare (uwf workflow test)", () => {
       step: 2,
       reason: "the replay stopped before `developer`: the agent failed",
     });
-  });
-});
-
-describe("lineDifference", () => {
-  it("counts lines in one list and not the other, repeats included", () => {
-    expect(lineDifference(["a", "b", "c"], ["a", "b", "c"])).toBe(0);
-    expect(lineDifference(["a", "b", "c"], ["a", "x", "c"])).toBe(2);
-    expect(lineDifference(["a", "a"], ["a"])).toBe(1);
-    expect(lineDifference([], ["a", "b"])).toBe(2);
   });
 });

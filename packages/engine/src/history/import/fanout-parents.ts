@@ -7,8 +7,8 @@ import {
 } from "@united-workforce/protocol";
 import type { Cas, Store } from "@united-workforce/store";
 import { errorMessage, isUwfError, UwfError } from "@united-workforce/util";
-import { evaluate, type FanoutTransition, startOutput } from "../moderator/evaluate.js";
-import { childThreadId } from "../steps/fanout-step.js";
+import { evaluate, type FanoutTransition, startOutput } from "../../moderator/evaluate.js";
+import { childThreadId } from "../../steps/fanout/children.js";
 
 /** A fan-out parent as the check reads it: its pointer, the CAS holding its chain, and where. */
 interface Parent {

@@ -1,0 +1,279 @@
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type JsonValue,
+  SCHEMA_TYPE,
+  type StartPayload,
+  startNodeKind,
+  type ThreadPointer,
+  type WorkflowPayload,
+  type WorkflowTestDocument,
+  type WorkflowTestThread,
+} from "@united-workforce/protocol";
+import type { Cas, CasWrite, Store } from "@united-workforce/store";
+import { type EventStream, isoTime, newUlid } from "@united-workforce/util";
+import { childrenByParent } from "../../history/bundle.js";
+import { importBundle } from "../../history/import/import-bundle.js";
+import { readRecording } from "../../history/recordings.js";
+import { Router } from "../../moderator/router.js";
+import type { RunContext } from "../../steps/context.js";
+import { takeThread } from "../../threads/lease.js";
+import { runSteps } from "../run-loop.js";
+import { compare } from "./compare.js";
+import { compareChildren, type Family } from "./compare-children.js";
+
+/** A recording to test against: a bundle's text, and what to call it in the report. */
+export interface WorkflowTestSource {
+  origin: string;
+  bundle: string;
+}
+
+export interface WorkflowTestOptions {
+  /** An empty store of its own (a temporary fs store): the recordings are imported here. */
+  scratch: Store;
+  /** Where the workflow under test is stored (the user's store, or `scratch` itself). */
+  workflowCas: Cas;
+  workflowHash: string;
+  sources: readonly WorkflowTestSource[];
+  /** The uwf-replay command (`uwf-replay`, or a path); `--from` for each recording is added. */
+  replayCommand: string;
+  /** The caller's directory (a relative replay command resolves against it). */
+  cwd: string;
+  /** The environment adapters start with; the scratch store is forced on them. */
+  env: Record<string, string | undefined>;
+  /** Where the replays' events go (the process log, progress). */
+  events: EventStream;
+  signal: AbortSignal;
+}
+
+/**
+ * `uwf workflow test`: run each recorded thread again through the workflow under test, with
+ * uwf-replay answering every agent step from the recordings (no model is called), in the
+ * scratch store only, and compare the two routes (the roles and statuses, step by step).
+ */
+export async function testWorkflow(options: WorkflowTestOptions): Promise<WorkflowTestDocument> {
+  const { scratch } = options;
+  const imported = await importRecordings(options);
+  // Fan-out children are not tested on their own: their parent's replay makes its own children,
+  // which are compared with the recorded ones. Their steps still answer the replay.
+  const recordedChildren = await childrenByParent(scratch);
+  const isChild = new Set(
+    imported.flatMap((r) => recordedChildren.get(r.thread) ?? []).map((child) => child.thread),
+  );
+  const recorded = imported.filter((r) => !isChild.has(r.thread));
+  await copyReachable(options.workflowCas, scratch.cas, options.workflowHash);
+  const workflow = await scratch.cas.getPayload<WorkflowPayload>(options.workflowHash, "workflow");
+  const setup: ReplaySetup = {
+    workflow,
+    agentFlag: `${options.replayCommand}${imported.map((r) => ` --from ${r.thread}`).join("")}`,
+    work: join(scratch.home, "work"),
+  };
+  mkdirSync(setup.work, { recursive: true });
+  // Each tested thread, and what its children are compared with once every replay has run.
+  const tested: Tested[] = [];
+  for (const [i, { origin, thread }] of recorded.entries()) {
+    const withChildren = recordedChildren.has(thread);
+    const one = await replayThread(options, setup, { origin, thread, withChildren }, i + 1);
+    if (one === null) break;
+    tested.push(one);
+  }
+  // One pass over the scratch store finds the children every replay made.
+  const children = tested.some((t) => t.family !== null)
+    ? await childrenByParent(scratch)
+    : new Map<string, ThreadPointer[]>();
+  const threads: WorkflowTestThread[] = [];
+  for (const { result, family } of tested) {
+    threads.push(result);
+    if (family !== null) threads.push(...(await compareChildren(scratch, children, family)));
+  }
+  return {
+    workflow: workflow.name,
+    workflowHash: options.workflowHash,
+    ok: threads.every((t) => t.result === "same"),
+    threads,
+  };
+}
+
+/** What every replay shares: the workflow under test, the agent that replays, a spare cwd. */
+interface ReplaySetup {
+  workflow: WorkflowPayload;
+  /** uwf-replay with a `--from` for every imported thread. */
+  agentFlag: string;
+  /** Where a replay runs whose recorded cwd does not exist on this machine. */
+  work: string;
+}
+
+/** A tested thread, and what its children are compared with (null: it fanned out to none). */
+interface Tested {
+  result: WorkflowTestThread;
+  family: Family | null;
+}
+
+/** Import each recording into the scratch store: the threads imported, each once. */
+async function importRecordings(
+  options: WorkflowTestOptions,
+): Promise<{ origin: string; thread: string }[]> {
+  const imported: { origin: string; thread: string }[] = [];
+  for (const source of options.sources) {
+    // The scratch copies never run (replays are new threads, in the recorded cwd): any cwd does.
+    const report = await importBundle(options.scratch, source.bundle, { cwd: options.cwd });
+    for (const { thread } of report.threads) {
+      // The same thread named twice (by id and in a bundle) is tested once.
+      if (!imported.some((r) => r.thread === thread))
+        imported.push({ origin: source.origin, thread });
+    }
+  }
+  return imported;
+}
+
+/**
+ * Replay one recorded thread (the `n`th) as a new thread of the workflow under test, and
+ * compare the two routes; null when the run was interrupted.
+ */
+async function replayThread(
+  options: WorkflowTestOptions,
+  setup: ReplaySetup,
+  recordedThread: { origin: string; thread: string; withChildren: boolean },
+  n: number,
+): Promise<Tested | null> {
+  const { scratch } = options;
+  const { origin, thread } = recordedThread;
+  const recording = await readRecording(scratch, thread, origin);
+  const reportFile = join(scratch.home, `replay-${n}.jsonl`);
+  const run: RunContext = {
+    store: scratch,
+    router: new Router(scratch.cas),
+    cwd: options.cwd,
+    config: () => ({}),
+    env: { ...options.env, UWF_STORE: "fs", UWF_REPLAY_REPORT: reportFile },
+    events: options.events,
+    signal: options.signal,
+  };
+  const replay = await startReplay(
+    scratch,
+    recording.pointer,
+    options.workflowHash,
+    setup.workflow,
+    setup.work,
+  );
+  const lease = await takeThread(scratch, replay, "uwf workflow test");
+  let summary: Awaited<ReturnType<typeof runSteps>>;
+  try {
+    // One step past the recording when it completed: a workflow that no longer ends there
+    // shows where it goes next.
+    const done = recording.pointer.status === "completed";
+    summary = await runSteps(run, replay, {
+      count: Math.max(1, recording.steps.length + (done ? 1 : 0)),
+      agentFlag: setup.agentFlag,
+      lease,
+    });
+  } finally {
+    await lease.release();
+  }
+  if (options.signal.aborted) return null;
+  const replayed = await readRecording(scratch, replay, "replay");
+  const reports = lastReports(reportFile);
+  return {
+    result: compare({
+      thread,
+      origin,
+      recorded: recording.steps,
+      recordedStatus: recording.pointer.status,
+      replayThread: replay,
+      replayed: replayed.steps,
+      replayPointer: summary.pointer,
+      message: summary.message,
+      lastReport: reports.get(replay) ?? null,
+    }),
+    family: recordedThread.withChildren
+      ? { origin, recorded: recording, replayed, reports, message: summary.message }
+      : null,
+  };
+}
+
+/** A new thread with the recorded task, prompt, inputs and cwd, but the workflow under test. */
+async function startReplay(
+  store: Store,
+  recorded: ThreadPointer,
+  workflowHash: string,
+  workflow: WorkflowPayload,
+  work: string,
+): Promise<string> {
+  const start = await store.cas.getPayload<StartPayload>(recorded.start);
+  // A bundle from another machine names a folder that may not exist here: the prompt does not
+  // hold the cwd, so any existing folder replays the same.
+  const cwd = isDirectory(start.cwd) ? start.cwd : work;
+  const now = Date.now();
+  const payload: StartPayload = {
+    workflow: workflowHash,
+    prompt: start.prompt,
+    cwd,
+    createdAtMs: now,
+  };
+  if (start.inputs !== undefined) payload.inputs = start.inputs as Record<string, JsonValue>;
+  const hash = await store.cas.put(store.cas.builtin(startNodeKind(payload)), payload);
+  const at = isoTime(now);
+  const pointer: ThreadPointer = {
+    thread: newUlid(now),
+    workflow: workflow.name,
+    workflowHash,
+    start: hash,
+    head: hash,
+    status: "idle",
+    currentRole: null,
+    suspended: null,
+    steps: 0,
+    cwd,
+    createdAt: at,
+    updatedAt: at,
+  };
+  await store.threads.create(pointer);
+  return pointer.thread;
+}
+
+/**
+ * The last line uwf-replay reported (UWF_REPLAY_REPORT) for each thread: a family's replays
+ * share one file, and each line names the thread it answered.
+ */
+function lastReports(file: string): Map<string, Record<string, unknown>> {
+  const last = new Map<string, Record<string, unknown>>();
+  if (!existsSync(file)) return last;
+  for (const text of readFileSync(file, "utf8").split("\n")) {
+    try {
+      const line = JSON.parse(text) as Record<string, unknown>;
+      if (typeof line.thread === "string") last.set(line.thread, line);
+    } catch {
+      // An empty line, or one cut short (a killed replay): not a report.
+    }
+  }
+  return last;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Copy a node and everything it reaches from one CAS to another (a stored workflow). */
+async function copyReachable(from: Cas, to: Cas, root: string): Promise<void> {
+  if (from === to) return;
+  const writes: CasWrite[] = [];
+  const seen = new Set([root]);
+  const queue = [root];
+  while (queue.length > 0) {
+    const hash = queue.pop()!;
+    const { node, bytes } = await from.read(hash);
+    const refs = node.type === SCHEMA_TYPE ? [] : await from.refsOf(node);
+    writes.push({ hash, bytes, type: node.type, refs });
+    for (const ref of refs) {
+      if (!seen.has(ref)) {
+        seen.add(ref);
+        queue.push(ref);
+      }
+    }
+  }
+  await to.backend.write(writes);
+}
