@@ -27,6 +27,9 @@ export default defineConfig({
     // Unit tests run against the sources; end-to-end tests run the built binaries.
     // An entry point other than a package's index comes before that package's own alias.
     alias: {
+      "@united-workforce/engine/adapter": fileURLToPath(
+        new URL("./packages/engine/src/adapter.ts", import.meta.url),
+      ),
       "@united-workforce/agent-kit/entry": fileURLToPath(
         new URL("./packages/agent-kit/src/entry.ts", import.meta.url),
       ),

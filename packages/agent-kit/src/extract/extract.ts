@@ -1,4 +1,4 @@
-import type { ExitOutput, RoleExits } from "@united-workforce/engine";
+import type { ExitOutput, RoleExits } from "@united-workforce/engine/adapter";
 import { STATUS_FIELD, SUSPEND } from "@united-workforce/protocol";
 import { parseFrontmatter } from "./frontmatter.js";
 

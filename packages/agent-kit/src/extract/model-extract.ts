@@ -1,4 +1,4 @@
-import type { SchemaMap } from "@united-workforce/engine";
+import type { SchemaMap } from "@united-workforce/engine/adapter";
 import { isPlainObject, type Usage } from "@united-workforce/protocol";
 import { errorMessage } from "@united-workforce/util";
 import { chatCompletion } from "../openai/chat-completion.js";

@@ -1,4 +1,4 @@
-import type { ExitOutput, RoleExits, SchemaMap } from "@united-workforce/engine";
+import type { ExitOutput, RoleExits, SchemaMap } from "@united-workforce/engine/adapter";
 import { isPlainObject, STATUS_FIELD, SUSPEND } from "@united-workforce/protocol";
 import { yamlLiteral as literal } from "./yaml-literal.js";
 

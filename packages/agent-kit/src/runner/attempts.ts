@@ -1,4 +1,4 @@
-import type { RoleExits } from "@united-workforce/engine";
+import type { RoleExits } from "@united-workforce/engine/adapter";
 import type { Usage } from "@united-workforce/protocol";
 import { errorMessage } from "@united-workforce/util";
 import { buildCorrection } from "../extract/correction.js";

@@ -1,4 +1,4 @@
-import { renderTask } from "@united-workforce/engine";
+import { renderTask } from "@united-workforce/engine/adapter";
 import { ExitCode, STATUS_FIELD, type StepPayload } from "@united-workforce/protocol";
 import {
   type Cas,

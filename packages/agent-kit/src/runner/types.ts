@@ -1,4 +1,4 @@
-import type { SchemaMap } from "@united-workforce/engine";
+import type { SchemaMap } from "@united-workforce/engine/adapter";
 import type {
   Hash,
   RolePayload,
