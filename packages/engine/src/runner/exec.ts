@@ -71,50 +71,55 @@ async function execWithLease(
 }
 
 /** `thread resume`: the step the thread stopped at (or `$START.resume`) runs, then the rest. */
-export async function resumeThread(
+export function resumeThread(
   run: RunContext,
   thread: string,
   request: RunRequest & { answer?: string | null },
 ): Promise<RunResult> {
-  await run.store.threads.get(thread);
-  const lease = await takeThread(run.store, thread, "uwf thread resume");
-  try {
-    const pointer = await run.store.threads.get(thread);
+  return runHeld(run, thread, "uwf thread resume", async (pointer, lease) => {
     const answer = request.answer?.trim() ? request.answer : null;
-    const first = await planResume(run.router, pointer, answer);
-    const summary = await runSteps(run, thread, {
+    return runSteps(run, thread, {
       count: request.count ?? 1,
       agentFlag: request.agent,
       lease,
-      first,
+      first: await planResume(run.router, pointer, answer),
       // A resumed run counts afresh: the human who resumes has seen what the last one spent.
       limits: () => limitsOf(run, pointer, request.limits),
       liftedGuard: liftedGuardOf(pointer),
     });
-    return await ended(run, summary);
-  } finally {
-    await lease.release();
-  }
+  });
 }
 
 /** `thread poke`: the head's role again, with more instructions, in the head's place. */
-export async function pokeThread(
+export function pokeThread(
   run: RunContext,
   thread: string,
   request: { prompt: string; agent?: string | undefined },
 ): Promise<RunResult> {
-  await run.store.threads.get(thread);
-  const lease = await takeThread(run.store, thread, "uwf thread poke");
-  try {
-    const pointer = await run.store.threads.get(thread);
-    const first = await planPoke(run.router, pointer, request.prompt);
-    const summary = await runSteps(run, thread, {
+  return runHeld(run, thread, "uwf thread poke", async (pointer, lease) =>
+    runSteps(run, thread, {
       count: 1,
       agentFlag: request.agent,
       lease,
-      first,
-    });
-    return await ended(run, summary);
+      first: await planPoke(run.router, pointer, request.prompt),
+    }),
+  );
+}
+
+/**
+ * Take the thread's lease (as `command`), read the thread under it, run `steps` on it, and say
+ * how the run ended; the lease is released whatever happens.
+ */
+async function runHeld(
+  run: RunContext,
+  thread: string,
+  command: string,
+  steps: (pointer: ThreadPointer, lease: Lease) => Promise<ExecSummary>,
+): Promise<RunResult> {
+  await run.store.threads.get(thread);
+  const lease = await takeThread(run.store, thread, command);
+  try {
+    return await ended(run, await steps(await run.store.threads.get(thread), lease));
   } finally {
     await lease.release();
   }

@@ -22,7 +22,7 @@ import {
 import { readHomeDotenv } from "../env/dotenv.js";
 import { type AdapterOutcome, runAdapter } from "../processes/spawn-adapter.js";
 import { adapterArgv } from "./adapter-argv.js";
-import { type RunContext, stepCwd } from "./context.js";
+import { type RunContext, startStep } from "./context.js";
 import type { AgentStepOutcome, StepOutcome } from "./outcome.js";
 import type { PlannedStep } from "./planned-step.js";
 import { StepCheck, StepRejected } from "./verify-step.js";
@@ -50,15 +50,7 @@ export async function runAgentStep(
       ? { rememberAgent: agent.choice }
       : {};
   const label = agent.alias ?? commandLabel(agent.command, agent.args);
-  const cwd = stepCwd(pointer, plan.location);
-  const startedAtMs = Date.now();
-  run.events.emit("step.start", {
-    thread: pointer.thread,
-    role: plan.role,
-    agent: label,
-    stepNumber: plan.replaceHead ? pointer.steps : pointer.steps + 1,
-    cwd,
-  });
+  const { cwd, startedAtMs } = startStep(run, pointer, plan, label);
   const outcome = await spawnAgent(run, pointer, plan, role, {
     agent,
     label,

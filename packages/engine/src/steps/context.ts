@@ -28,3 +28,25 @@ export interface RunContext {
 export function stepCwd(pointer: ThreadPointer, location: string | null): string {
   return location ? resolve(pointer.cwd, location) : pointer.cwd;
 }
+
+/**
+ * A step of an agent or a command begins: where it runs, when it began, and the `step.start`
+ * event that says so (its number: the head's for a step that replaces it).
+ */
+export function startStep(
+  run: Pick<RunContext, "events">,
+  pointer: ThreadPointer,
+  plan: { role: string; location: string | null; replaceHead: boolean },
+  agent: string,
+): { cwd: string; startedAtMs: number } {
+  const cwd = stepCwd(pointer, plan.location);
+  const startedAtMs = Date.now();
+  run.events.emit("step.start", {
+    thread: pointer.thread,
+    role: plan.role,
+    agent,
+    stepNumber: plan.replaceHead ? pointer.steps : pointer.steps + 1,
+    cwd,
+  });
+  return { cwd, startedAtMs };
+}

@@ -17,7 +17,7 @@ import { parse as parseYaml } from "yaml";
 import { readHomeDotenv } from "../env/dotenv.js";
 import { runAdapter } from "../processes/spawn-adapter.js";
 import { childOutput, DEFAULT_TIMEOUT_SECONDS } from "./agent-step.js";
-import { type RunContext, stepCwd } from "./context.js";
+import { type RunContext, startStep } from "./context.js";
 import { outputProblems, storeDirectStep } from "./direct-step.js";
 import type { StepOutcome } from "./outcome.js";
 import type { PlannedStep } from "./planned-step.js";
@@ -68,15 +68,7 @@ export async function runScriptStep(
   role: RolePayload,
   options: { lease: Lease },
 ): Promise<StepOutcome> {
-  const startedAtMs = Date.now();
-  const cwd = stepCwd(pointer, plan.location);
-  run.events.emit("step.start", {
-    thread: pointer.thread,
-    role: plan.role,
-    agent: SCRIPT_AGENT,
-    stepNumber: plan.replaceHead ? pointer.steps : pointer.steps + 1,
-    cwd,
-  });
+  const { cwd, startedAtMs } = startStep(run, pointer, plan, SCRIPT_AGENT);
   const argv = scriptArgv(role);
   const script: Script = {
     argv,
