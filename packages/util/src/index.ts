@@ -55,6 +55,7 @@ export {
   maskSecretsInText,
   maskUrlPasswords,
 } from "./secrets.js";
+export { sleepUnlessAborted } from "./sleep.js";
 export { sanitizeTerminalText, shellQuote } from "./terminal-text.js";
 export { newUlid, ulidTime, ulidTimePart } from "./ulid.js";
 export { packageVersion } from "./version.js";

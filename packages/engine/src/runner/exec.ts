@@ -5,7 +5,7 @@ import {
   type RunLimits,
   workflowLimits,
 } from "@united-workforce/store";
-import { errorFields } from "@united-workforce/util";
+import { errorFields, sleepUnlessAborted } from "@united-workforce/util";
 import type { RunContext } from "../steps/context.js";
 import type { PlannedStep } from "../steps/planned-step.js";
 import { takeThread } from "../threads/lease.js";
@@ -228,14 +228,5 @@ async function waitUntil(
   const ms = Date.parse(waitFor.retryAfter) - Date.now();
   if (ms <= 0) return;
   run.events.emit("exec.wait", { thread, role: waitFor.plan.role, retryAfter: waitFor.retryAfter });
-  await new Promise<void>((done) => {
-    if (run.signal.aborted) return done();
-    const finish = (): void => {
-      clearTimeout(timer);
-      run.signal.removeEventListener("abort", finish);
-      done();
-    };
-    const timer = setTimeout(finish, ms);
-    run.signal.addEventListener("abort", finish, { once: true });
-  });
+  await sleepUnlessAborted(ms, run.signal);
 }

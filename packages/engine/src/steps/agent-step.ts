@@ -17,6 +17,7 @@ import {
   isoTime,
   isUwfError,
   sanitizeTerminalText,
+  sleepUnlessAborted,
   UwfError,
 } from "@united-workforce/util";
 import { readHomeDotenv } from "../env/dotenv.js";
@@ -173,7 +174,7 @@ async function withRetries(
       delayMs: waitMs,
       reason: lastLine(outcome.stderrTail),
     });
-    await (run.sleep ?? abortableSleep)(waitMs, run.signal);
+    await (run.sleep ?? sleepUnlessAborted)(waitMs, run.signal);
     if (run.signal.aborted)
       return { outcome: { ...outcome, aborted: true }, retryAfter: null, tries: retried + 1 };
     outcome = await spawn();
@@ -264,19 +265,6 @@ function lastLine(text: string): string {
     .map((line) => line.trim())
     .filter((line) => line !== "" && !/^retry-after:/i.test(line));
   return lines.at(-1) ?? "";
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((done) => {
-    if (signal.aborted) return done();
-    const timer = setTimeout(finish, ms);
-    function finish(): void {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", finish);
-      done();
-    }
-    signal.addEventListener("abort", finish, { once: true });
-  });
 }
 
 /** A failed agent's reason, with the end of what it wrote on stderr. */

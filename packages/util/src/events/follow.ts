@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync } from "node:fs";
+import { sleepUnlessAborted } from "../sleep.js";
 import { listLogFiles } from "./log-files.js";
 import { type LogRecord, parseLogLine } from "./log-reader.js";
 
@@ -92,19 +93,7 @@ export async function followLog(
       partial = "";
       drain(current.path);
     }
-    await pause(interval, signal);
+    await sleepUnlessAborted(interval, signal);
   }
   if (current) drain(current.path);
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
