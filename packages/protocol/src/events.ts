@@ -13,6 +13,8 @@
  */
 import type { FromSchema } from "./from-schema.js";
 import { FANOUT_FAILURE_RULES, usageSchema } from "./nodes.js";
+import { isPlainObject } from "./plain-object.js";
+import { matchesSchema } from "./schema-check.js";
 import { hashSchema, isoTimeSchema, threadIdSchema } from "./string-schemas.js";
 import { suspendInfoSchema, worktreeRemovalSchema } from "./threads.js";
 
@@ -385,6 +387,16 @@ export const EVENT_LEVELS: Readonly<Record<EventName, "info" | "warn" | "error">
   "command.interrupted": "warn",
   "command.crashed": "error",
 };
+
+/**
+ * `value` as an event, when it is one uwf emits and fits that event's schema; null otherwise (a
+ * newer uwf's event, a hand-edited or torn one). Every reader of events from outside the
+ * process (the log, the web view's feed) takes them through this. Extra keys stay on it.
+ */
+export function eventFrom(value: unknown): UwfEvent | null {
+  if (!isPlainObject(value) || !isEventName(value.event)) return null;
+  return matchesSchema(eventSchemas()[value.event], value) ? (value as UwfEvent) : null;
+}
 
 /** Whether `name` is an event uwf emits. */
 export function isEventName(name: unknown): name is EventName {

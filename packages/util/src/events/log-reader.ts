@@ -1,9 +1,4 @@
-import {
-  eventSchemas,
-  isEventName,
-  matchesSchema,
-  type UwfEvent,
-} from "@united-workforce/protocol";
+import { eventFrom, isPlainObject, type UwfEvent } from "@united-workforce/protocol";
 
 /**
  * One line of the process log: the envelope (`ts`, `level`, `event`, `pid`, and `command` for a
@@ -27,9 +22,7 @@ export function parseLogLine(line: string): LogRecord | null {
 }
 
 function isLogRecord(value: unknown): value is LogRecord {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const record = value as Record<string, unknown>;
-  return typeof record.event === "string" && typeof record.ts === "string";
+  return isPlainObject(value) && typeof value.event === "string" && typeof value.ts === "string";
 }
 
 /**
@@ -38,6 +31,5 @@ function isLogRecord(value: unknown): value is LogRecord {
  * The envelope's fields (`level`, `pid`, `command`) stay on it, as any extra key would.
  */
 export function eventOf(record: LogRecord): UwfEvent | null {
-  if (!isEventName(record.event)) return null;
-  return matchesSchema(eventSchemas()[record.event], record) ? (record as UwfEvent) : null;
+  return eventFrom(record);
 }

@@ -1,20 +1,12 @@
-import {
-  eventSchemas,
-  isEventName,
-  isPlainObject,
-  matchesSchema,
-  type ThreadEvent,
-  type ThreadStatus,
-} from "@united-workforce/protocol";
+import { eventFrom, type ThreadEvent, type ThreadStatus } from "@united-workforce/protocol";
 
 /**
  * An event of the live feed, checked against its schema in protocol (the one vocabulary every
  * reader uses); null for anything else: the feed is read, never trusted.
  */
 export function threadEventOf(value: unknown): ThreadEvent | null {
-  if (!isPlainObject(value) || !isEventName(value.event)) return null;
-  if (!matchesSchema(eventSchemas()[value.event], value) || !("thread" in value)) return null;
-  return value as ThreadEvent;
+  const event = eventFrom(value);
+  return event !== null && "thread" in event ? event : null;
 }
 
 /**
