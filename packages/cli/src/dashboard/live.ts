@@ -33,7 +33,7 @@ interface Watcher {
 export class LiveFeed {
   readonly #runner: Runner;
   readonly #watchers = new Set<Watcher>();
-  readonly #listeners = new Set<(event: UwfEvent) => void>();
+  readonly #onLogEvent: (event: UwfEvent) => void;
   readonly #pending = new Map<string, NodeJS.Timeout>();
   /** Threads whose step ended while their exec may still hold the lease. */
   readonly #ending = new Set<string>();
@@ -49,7 +49,7 @@ export class LiveFeed {
     onLogEvent: (event: UwfEvent) => void = () => {},
   ) {
     this.#runner = runner;
-    this.#listeners.add(onLogEvent);
+    this.#onLogEvent = onLogEvent;
     this.#stopped = followLog({ home, signal, intervalMs: 150 }, (record) => {
       const event = eventOf(record);
       if (event !== null) this.#onEvent(event);
@@ -86,7 +86,7 @@ export class LiveFeed {
   }
 
   #onEvent(event: UwfEvent): void {
-    for (const listener of this.#listeners) listener(event);
+    this.#onLogEvent(event);
     if (!("thread" in event)) return;
     const { thread } = event;
     // The envelope (`level`, `pid`, `command`) says which process wrote it: the page needs none.
