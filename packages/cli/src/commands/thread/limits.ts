@@ -1,6 +1,5 @@
 import type { RunLimits } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
-import type { CommandContext } from "../command.js";
 
 /** The options `thread exec` takes to bound a run. */
 export const LIMIT_OPTIONS = [
@@ -25,19 +24,6 @@ export function limitFlags(options: { maxCost?: unknown; maxSteps?: unknown }): 
   if (options.maxCost !== undefined) flags.maxCostUsd = parseUsd(String(options.maxCost));
   if (typeof options.maxSteps === "number") flags.maxSteps = options.maxSteps;
   return flags;
-}
-
-/**
- * A run's budget: config.yaml's `limits.<workflow>`, each replaced by the flag given for this
- * run (the person running it decides, so a flag may raise a configured limit).
- */
-export async function runLimits(
-  ctx: CommandContext,
-  workflow: string,
-  flags: RunLimits = {},
-): Promise<RunLimits> {
-  const { workflowLimits } = await import("@united-workforce/store");
-  return { ...workflowLimits(await ctx.config(), workflow), ...flags };
 }
 
 function parseUsd(raw: string): number {

@@ -95,7 +95,7 @@ export function runResult(
 }
 
 /** An exec document as text when no step ran in this process (a background start, a no-op). */
-export function renderExec(doc: ThreadExecDocument): string {
+function renderExec(doc: ThreadExecDocument): string {
   const lines = doc.steps.map(stepLine);
   lines.push(`${doc.thread}: ${doc.status} — ${doc.message}`);
   return lines.join("\n");
