@@ -265,13 +265,17 @@ describe("thread tree of a fan-out", () => {
     const grand = (of: Pointer) => header.threads.find((p) => p.parent?.thread === of.thread)!;
     expect(text).toHaveLength(5);
     expect(text[0]).toContain(`${thread}  completed`);
-    expect(text[1]).toMatch(new RegExp(`^├⇉ item 0: ${a!.thread}  completed  1 step  mid$`));
-    expect(text[2]).toMatch(
-      new RegExp(`^│  └⇉ item 0: ${grand(a!).thread}  completed  1 step  mid/leaf$`),
+    expect(text[1]).toMatch(
+      new RegExp(`^├⇉ item 0: ${a!.thread}  completed  1 step  mid  “[^”]+”$`),
     );
-    expect(text[3]).toMatch(new RegExp(`^└⇉ item 1: ${b!.thread}  completed  1 step  mid$`));
+    expect(text[2]).toMatch(
+      new RegExp(`^│  └⇉ item 0: ${grand(a!).thread}  completed  1 step  mid/leaf  “[^”]+”$`),
+    );
+    expect(text[3]).toMatch(
+      new RegExp(`^└⇉ item 1: ${b!.thread}  completed  1 step  mid  “[^”]+”$`),
+    );
     expect(text[4]).toMatch(
-      new RegExp(`^   └⇉ item 0: ${grand(b!).thread}  completed  1 step  mid/leaf$`),
+      new RegExp(`^   └⇉ item 0: ${grand(b!).thread}  completed  1 step  mid/leaf  “[^”]+”$`),
     );
     // A thread without fan-out shows as before, with no children.
     const plain = await json<{ children?: unknown }>(uwf, "thread", "tree", other);

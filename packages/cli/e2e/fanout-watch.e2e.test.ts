@@ -71,10 +71,10 @@ describe("thread watch of a fan-out", () => {
     const ofChild = await middle.done;
     expect(ofChild.code, ofChild.stderr).toBe(0);
     // Its own child's step and its join; nothing of its sibling's or its parent's.
-    expect(ofChild.stderr.match(/✓ #1 leaf → done .* · thread \w{10}\n/g)).toHaveLength(1);
+    expect(ofChild.stderr.match(/✓ #1 leaf → done .* · thread “Leaf work\.”\n/g)).toHaveLength(1);
     expect(ofChild.stderr).toMatch(
       new RegExp(
-        `⇇ #1 gather joined the children of ${child.slice(0, 10)}: 1 completed, 0 failed\n`,
+        `⇇ #1 gather joined the children of (${child.slice(0, 10)}|“[^”]+”): 1 completed, 0 failed\n`,
       ),
     );
     expect(ofChild.stderr).not.toContain("collect");
@@ -83,13 +83,13 @@ describe("thread watch of a fan-out", () => {
     const result = await watch.done;
     expect(result.code, result.stderr).toBe(0);
     // Each grandchild's step (a leaf), each child's join (gather), then the parent's join.
-    expect(result.stderr.match(/✓ #1 leaf → done .* · thread \w{10}\n/g)).toHaveLength(2);
+    expect(result.stderr.match(/✓ #1 leaf → done .* · thread “Leaf work\.”\n/g)).toHaveLength(2);
     expect(
-      result.stderr.match(/⇇ #1 gather joined the children of \w{10}: 1 completed/g),
+      result.stderr.match(/⇇ #1 gather joined the children of (\w{10}|“[^”]+”): 1 completed/g),
     ).toHaveLength(2);
     expect(result.stderr).toMatch(
       new RegExp(
-        `⇇ #2 collect joined the children of ${thread.slice(0, 10)}: 2 completed, 0 failed\\n`,
+        `⇇ #2 collect joined the children of (${thread.slice(0, 10)}|“Go”): 2 completed, 0 failed\\n`,
       ),
     );
     expect(result.stdout).toBe(`${thread}: completed after 2 steps — All done.\n`);

@@ -137,7 +137,9 @@ describe("thread tree and thread diff", () => {
     const text = await uwf(sb, ["thread", "tree", t]);
     expect(text.code).toBe(0);
     const lines = text.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(new RegExp(`^${t}  completed  4 steps  head \\S+  ← this thread$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^${t}  completed  4 steps  head \\S+  “[^”]+”  ← this thread$`),
+    );
     expect(lines[1]).toContain(`├─ forked at step 1 ${s1} (writer): ${f2}  idle`);
     expect(lines[2]).toContain(`└─ forked at step 2 ${s2} (reviewer): ${f1}  idle  3 steps`);
     expect(lines[3]).toContain(`   └─ forked at step 3 ${f1Steps[2]} (writer): ${f3}`);

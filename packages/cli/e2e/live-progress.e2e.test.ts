@@ -134,9 +134,9 @@ describe("live progress", () => {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes are stripped here.
     const plain = result.stdout.replace(/\u001b\[[0-9;]*m/g, "");
     expect(plain).toMatch(
-      /[\u2800-\u28ff] \w{10} #1 writer \(uwf-mock\) \d+s {2}drafting the opening/,
+      /[\u2800-\u28ff] “Write a note” #1 writer \(uwf-mock\) \d+s {2}drafting the opening/,
     );
-    expect(plain).toContain(`✓ ${thread.slice(0, 10)} #1 writer → more  `);
+    expect(plain).toContain("✓ “Write a note” #1 writer → more  ");
     expect(plain).toMatch(
       /#1 writer → more {2}[\d.]+ m?s · 1,200 in \/ 340 out tokens · \$0\.01 {2}\w{13}/,
     );
@@ -156,12 +156,12 @@ describe("live progress", () => {
     const lines = result.stderr.trimEnd().split("\n");
     for (const line of lines) expect(line).toMatch(CLOCK);
     expect(lines.map((line) => line.replace(CLOCK, "").replace(/\d[\d.]* m?s/, "T"))).toEqual([
-      `▶ #1 writer (uwf-mock) started on thread ${thread}`,
+      `▶ #1 writer (uwf-mock) started on thread ${thread} “Write a note”`,
       "  writer │ drafting the opening",
       expect.stringMatching(
         /^✓ #1 writer → more {2}T · 1,200 in \/ 340 out tokens · \$0\.01 · \w{13}$/,
       ),
-      `▶ #2 writer (uwf-mock) started on thread ${thread}`,
+      `▶ #2 writer (uwf-mock) started on thread ${thread} “Write a note”`,
       "  writer │ polishing",
       expect.stringMatching(/^✓ #2 writer → done {2}T · tokens unknown · cost unknown · \w{13}$/),
     ]);
@@ -188,7 +188,7 @@ describe("live progress", () => {
     expect(plain.code).toBe(0);
     expect(plain.stdout).toContain(REDRAW);
     expect(plain.stdout).not.toMatch(COLOUR);
-    expect(plain.stdout).toMatch(/✓ \w{10} #2 writer → done/);
+    expect(plain.stdout).toMatch(/✓ “Write a note” #2 writer → done/);
   });
 
   it("--quiet shows only the result, and --format json keeps stdout a clean document", async () => {

@@ -42,10 +42,12 @@ describe.skipIf(!existsSync(SCRIPT))("lists on a terminal", () => {
 
     const threads = uwfOnTerminal(sb, ["thread", "list"]).trimEnd().split("\n");
     expect(threads[0]).toBe(
-      "THREAD                      STATUS     WORKFLOW  ROLE     STEPS  UPDATED",
+      "THREAD                      TITLE       STATUS     WORKFLOW  ROLE     STEPS  UPDATED",
     );
     expect(threads[1]).toMatch(
-      new RegExp(`^${thread}  completed  hello     greeter      1  (just now|\\d+ s ago)$`),
+      new RegExp(
+        `^${thread}  Greet Ada\\.  completed  hello     greeter      1  (just now|\\d+ s ago)$`,
+      ),
     );
 
     const steps = uwfOnTerminal(sb, ["step", "list", thread]).trimEnd().split("\n");
@@ -61,7 +63,9 @@ describe.skipIf(!existsSync(SCRIPT))("lists on a terminal", () => {
     // Off a terminal the same lists are the plain lines scripts already read.
     const piped = await uwf(sb, ["thread", "list"]);
     expect(piped.stdout).toMatch(
-      new RegExp(`^${thread}  completed  hello  greeter  1 step  \\d{4}-\\d{2}-\\d{2}T[^ ]+Z\\n$`),
+      new RegExp(
+        `^${thread}  completed  hello  greeter  1 step  \\d{4}-\\d{2}-\\d{2}T[^ ]+Z  “Greet Ada\\.”\\n$`,
+      ),
     );
   });
 });

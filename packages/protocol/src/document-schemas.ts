@@ -154,7 +154,8 @@ function build() {
   // (exec: completed | failed | waiting | pending; show: the child thread's status, or pending
   // while it is not made yet), with the role and reason when it failed or waits.
   const fanoutChild = object(
-    { thread: threadId, index: int, status: str, role: str, reason: str },
+    // `title`: absent for a child not made yet, and for children made before uwf kept titles.
+    { thread: threadId, index: int, status: str, role: str, reason: str, title: str },
     ["thread", "index", "status"],
   );
 
@@ -183,6 +184,9 @@ function build() {
   const threadListEntry = object(
     {
       thread: threadId,
+      // The thread's name (`thread start --title`, else its task's first line); null for threads
+      // started before uwf kept one.
+      title: nullableStr,
       workflow: str,
       status: threadStatus,
       currentRole: nullableStr,
@@ -195,7 +199,7 @@ function build() {
       // The thread whose fan-out made this one (absent for a thread started by hand or forked).
       parent: threadId,
     },
-    ["thread", "workflow", "status", "currentRole", "createdAt", "updatedAt", "steps"],
+    ["thread", "title", "workflow", "status", "currentRole", "createdAt", "updatedAt", "steps"],
   );
 
   // ─── step ───────────────────────────────────────────────────────────────────────────────────
@@ -219,6 +223,7 @@ function build() {
   /** One thread of a fork family: where it left its parent's chain. */
   const treeThread = object({
     thread: threadId,
+    title: nullableStr,
     workflow: str,
     status: threadStatus,
     head: hash,
@@ -429,11 +434,20 @@ function build() {
       threads: list(workflowTestThreadSchema),
     }),
 
-    "thread start": object({ thread: threadId, workflow: str, head: hash, status: threadStatus }),
+    "thread start": object({
+      thread: threadId,
+      // The title given with --title, or the one made from the task's first line.
+      title: str,
+      workflow: str,
+      head: hash,
+      status: threadStatus,
+    }),
     "thread exec": threadExec,
     "thread show": withOptional(
       object({
         thread: threadId,
+        // Null for threads started before uwf kept a title.
+        title: nullableStr,
         workflow: str,
         workflowHash: hash,
         head: hash,
@@ -509,6 +523,7 @@ function build() {
             // The thread whose fan-out made it, and the item it got.
             parent: threadId,
             index: int,
+            title: nullableStr,
             workflow: str,
             status: threadStatus,
             steps: int,

@@ -87,7 +87,8 @@ function build() {
       "step.start",
       "A step's agent (or command) starts; `stepNumber` is 1 for the thread's first step.",
       { ...run, role: str, agent: str, stepNumber: int, cwd: str },
-      child,
+      // `title` came with thread titles: progress names other threads (a fan-out's) by it.
+      { ...child, title: str },
     ),
     "adapter.output": event(
       "adapter.output",
@@ -127,7 +128,7 @@ function build() {
       "thread.start",
       "A thread was made: by `thread start`, or by a fan-out (then `parent` and `index`).",
       { ...run, workflow: str },
-      { ...child, index: int, worktree: str, branch: str },
+      { ...child, index: int, worktree: str, branch: str, title: str },
     ),
     "thread.suspended": event(
       "thread.suspended",

@@ -153,6 +153,8 @@ function listRows(db: Database, query: ThreadQuery, live: Set<string>): Promise<
                 when id = any($5::text[]) then 'running'
                 else status end) = any($4::text[]))
          and ($8::text is null or start = $8)
+         and ($9::text is null or case when status = 'corrupt' then false
+           else strpos(lower(pointer::jsonb ->> 'title'), lower($9)) > 0 end)
      ), page as (
        select id, pointer from matching order by id desc limit $6 offset $7
      )
@@ -168,6 +170,7 @@ function listRows(db: Database, query: ThreadQuery, live: Set<string>): Promise<
       query.limit ?? null,
       query.offset ?? 0,
       query.start ?? null,
+      query.title ?? null,
     ],
   );
 }

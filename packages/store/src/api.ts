@@ -42,6 +42,8 @@ export interface ThreadQuery {
    * steps (`step fork` keeps the start), i.e. the threads that share a prefix with it.
    */
   start?: string;
+  /** Keep threads whose title holds this text, in any case (threads without a title: none). */
+  title?: string;
   /** Created strictly after / before these instants (from the ULID when the pointer is bad). */
   createdAfterMs?: number;
   createdBeforeMs?: number;

@@ -376,10 +376,39 @@ describe("a fan-out", () => {
       failed: 1,
       ts: at(T0),
     });
-    expect(v.all()).toContain(`child ${CHILD_B.slice(0, 10)}… (item 3) failed\n`);
+    expect(v.all()).toContain(`child ${CHILD_B.slice(0, 10)} (item 3) failed\n`);
     expect(v.all()).toContain(
       "⇇ #2 collect joined the children of 01M85RF4Z6: 19 completed, 1 failed",
     );
+  });
+
+  it("names threads by their titles, a child by its item, when their events give one", () => {
+    const v = view("live");
+    v.progress.handle({ ...started, title: "Review the release" });
+    v.progress.handle({ ...childStarted(CHILD_A), title: "src/a.ts" });
+    v.progress.handle({ ...childStarted(CHILD_B), title: `src/${"deep/".repeat(10)}b.ts` });
+    const screen = v.writes.at(-1)!;
+    expect(screen).toContain("“Review the release” #2 greeter");
+    expect(screen).toContain("“src/a.ts” #1 greeter");
+    // A long title is cut, so the step's figures stay on the line.
+    expect(screen).toContain("“src/deep/deep/deep/deep/deep/de…” #1 greeter");
+    v.progress.handle({
+      event: "fanout.child",
+      thread: THREAD,
+      child: CHILD_A,
+      index: 0,
+      status: "suspended",
+      reason: "asks a question",
+      ts: at(T0),
+    });
+    expect(v.all()).toContain("child “src/a.ts” (item 0) suspended: asks a question");
+
+    const lines = view("lines");
+    lines.progress.handle({ ...started, title: "Review the release" });
+    lines.progress.handle({ ...childStarted(CHILD_A), title: "src/a.ts" });
+    lines.progress.handle({ ...finished(null), thread: CHILD_A });
+    expect(lines.all()).toContain(`started on thread ${THREAD} “Review the release”`);
+    expect(lines.all()).toContain(" · thread “src/a.ts”");
   });
 
   it("off a terminal, a child's step names its thread when it ends; the exec's own does not", () => {

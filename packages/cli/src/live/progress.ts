@@ -1,5 +1,6 @@
 import type { ThreadEvent } from "@united-workforce/protocol";
 import { sanitizeTerminalText } from "@united-workforce/util";
+import { cutToWidth } from "../output/table.js";
 import {
   clockTime,
   formatDuration,
@@ -43,6 +44,8 @@ interface Running {
 
 /** What the engine appends to a failed agent's reason: the end of its stderr. */
 const TAIL_MARKER = "\n--- adapter stderr (tail) ---\n";
+/** A title in a progress line is cut to this many cells, to leave room for the step. */
+const LABEL_CELLS = 32;
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 /** A thread event of one kind. */
@@ -68,6 +71,8 @@ export class ProgressView {
   /** The thread this view shows (`options.thread`, else the first event's): others are named. */
   private ownThread: string | null;
   private readonly now: () => number;
+  /** Each thread's title, as its events said it: lines name threads by it. */
+  private readonly titles = new Map<string, string>();
 
   constructor(private readonly options: ProgressOptions) {
     this.now = options.now ?? Date.now;
@@ -76,6 +81,9 @@ export class ProgressView {
 
   handle(event: ThreadEvent): void {
     this.ownThread ??= event.thread;
+    if ((event.event === "step.start" || event.event === "thread.start") && event.title) {
+      this.titles.set(event.thread, sanitizeTerminalText(event.title).replace(/\s+/g, " "));
+    }
     this.render(this.linesFor(event, Date.parse(event.ts)));
   }
 
@@ -120,7 +128,9 @@ export class ProgressView {
     });
     this.lastFailure = null;
     if (this.options.mode !== "lines") return [];
-    const line = `▶ #${event.stepNumber} ${event.role} (${event.agent}) started on thread ${event.thread}`;
+    const title = this.titles.get(event.thread);
+    const named = title === undefined ? "" : ` “${title}”`;
+    const line = `▶ #${event.stepNumber} ${event.role} (${event.agent}) started on thread ${event.thread}${named}`;
     return [this.stamp(atMs, line)];
   }
 
@@ -183,7 +193,7 @@ export class ProgressView {
       event.children === 1
         ? "1 child"
         : `${event.children} children, ${Math.min(event.concurrency, event.children)} at a time`;
-    const line = `⇉ ${shortThread(event.thread)} fans out: ${children}, then ${event.role}`;
+    const line = `⇉ ${this.label(event.thread)} fans out: ${children}, then ${event.role}`;
     return [this.stampInLines(atMs, line)];
   }
 
@@ -192,7 +202,7 @@ export class ProgressView {
     if (this.options.mode === "quiet" || event.status === "completed") return [];
     // A failure's reason was on the child's own ✗ line; a wait's is new.
     const why = event.reason && event.status !== "failed" ? `: ${event.reason}` : "";
-    const line = `  child ${shortThread(event.child)}… (item ${event.index}) ${event.status}${why}`;
+    const line = `  child ${this.label(event.child)} (item ${event.index}) ${event.status}${why}`;
     return [
       this.options.mode === "lines"
         ? this.stamp(atMs, line)
@@ -203,7 +213,7 @@ export class ProgressView {
   private fanoutJoined(event: Event<"fanout.joined">, atMs: number): string[] {
     if (this.options.mode === "quiet") return [];
     const step = event.stepNumber === undefined ? "" : `#${event.stepNumber} `;
-    const line = `⇇ ${step}${event.role} joined the children of ${shortThread(event.thread)}: ${event.completed} completed, ${event.failed} failed`;
+    const line = `⇇ ${step}${event.role} joined the children of ${this.label(event.thread)}: ${event.completed} completed, ${event.failed} failed`;
     return [this.stampInLines(atMs, line)];
   }
 
@@ -260,7 +270,7 @@ export class ProgressView {
     const elapsed = formatElapsed(this.now() - step.startedAtMs);
     const segments: Segment[] = [
       [`${SPINNER[this.frame % SPINNER.length]} `, "cyan"],
-      [`${shortThread(step.thread)} `, "dim"],
+      [`${this.label(step.thread)} `, "dim"],
       [`#${step.stepNumber} `],
       [step.role, "bold"],
       [` (${step.agent}) `],
@@ -285,7 +295,7 @@ export class ProgressView {
     return this.paint(
       [
         ["✓ ", "green"],
-        [`${shortThread(event.thread)} `, "dim"],
+        [`${this.label(event.thread)} `, "dim"],
         [`${number}${event.role} → `],
         [event.status, "bold"],
         [`  ${figures}  `],
@@ -316,7 +326,7 @@ export class ProgressView {
     const painted = this.paint(
       [
         ["✗ ", "red"],
-        [`${shortThread(event.thread)} `, "dim"],
+        [`${this.label(event.thread)} `, "dim"],
         [head.slice(2), "red"],
       ],
       Number.POSITIVE_INFINITY,
@@ -326,7 +336,16 @@ export class ProgressView {
 
   /** Lines mode: a step's end names its thread when it is not the exec's own (a child's). */
   private onThread(thread: string): string {
-    return thread === this.ownThread ? "" : ` · thread ${shortThread(thread)}`;
+    return thread === this.ownThread ? "" : ` · thread ${this.label(thread)}`;
+  }
+
+  /**
+   * How a line names a thread: its title, cut short, when its events gave one (a fan-out's
+   * child: its item), else the start of its id, which tells the threads of one exec apart.
+   */
+  private label(thread: string): string {
+    const title = this.titles.get(thread);
+    return title === undefined ? shortThread(thread) : `“${cutToWidth(title, LABEL_CELLS)}”`;
   }
 
   private stamp(atMs: number, text: string): string {

@@ -70,6 +70,20 @@ export function displayWidth(text: string): number {
   return width;
 }
 
+/** `text` cut to at most `cells` terminal cells, ending with "…" when it was cut. */
+export function cutToWidth(text: string, cells: number): string {
+  if (displayWidth(text) <= cells) return text;
+  let kept = "";
+  let width = 0;
+  for (const char of text) {
+    const next = isZeroWidth(char) ? 0 : WIDE.test(char) ? WIDE_CELLS : 1;
+    if (width + next > cells - 1) break;
+    kept += char;
+    width += next;
+  }
+  return `${kept.trimEnd()}…`;
+}
+
 const UNITS: readonly [number, string][] = [
   [86_400_000, "d"],
   [3_600_000, "h"],

@@ -57,6 +57,7 @@ export async function forkTree(store: Store, threadId: string): Promise<ThreadTr
     const parent = fork !== undefined && fork.owner !== pointer.thread ? fork.owner : null;
     threads.push({
       thread: pointer.thread,
+      title: pointer.title ?? null,
       workflow: pointer.workflow,
       status: item.running ? "running" : pointer.status,
       head: pointer.head,

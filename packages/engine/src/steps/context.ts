@@ -47,6 +47,7 @@ export function startStep(
     agent,
     stepNumber: plan.replaceHead ? pointer.steps : pointer.steps + 1,
     cwd,
+    ...(pointer.title !== undefined && { title: pointer.title }),
   });
   return { cwd, startedAtMs };
 }

@@ -8,6 +8,7 @@ import {
 } from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
 import { isoTime } from "@united-workforce/util";
+import { titleFromText } from "./title.js";
 
 /** What a new thread is made of: `thread start` and a fan-out's children both make one. */
 export interface NewThread {
@@ -16,6 +17,8 @@ export interface NewThread {
   workflow: string;
   workflowHash: string;
   prompt: string;
+  /** The thread's name; without one, the prompt's first line, else the workflow's name. */
+  title?: string;
   cwd: string;
   /** The StartNode's time: the same fields give the same StartNode hash. */
   createdAtMs: number;
@@ -51,6 +54,7 @@ export async function createThread(store: Store, spec: NewThread): Promise<Threa
     cwd: spec.cwd,
     createdAt: isoTime(spec.createdAtMs),
     updatedAt: isoTime(),
+    title: spec.title ?? (titleFromText(spec.prompt) || spec.workflow),
   };
   if (spec.worktree !== undefined) pointer.worktree = spec.worktree;
   if (spec.parent !== undefined) pointer.parent = spec.parent;

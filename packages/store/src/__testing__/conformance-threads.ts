@@ -206,6 +206,23 @@ export function describeThreadConformance(context: ConformanceContext): void {
       expect([ids(page), page.total]).toEqual([[a3], 2]);
     });
 
+    it("filters by a piece of the title, in any case", async () => {
+      const { threads } = context.store;
+      const make = async (title: string | undefined, day: number) =>
+        (await threads.create(pointer(title === undefined ? {} : { title }, JAN_1 + day * DAY_MS)))
+          .thread;
+      const login = await make("Fix the Login timeout", 0);
+      await make("Write the release notes", 1);
+      await make(undefined, 2);
+      const logins = await make("login: 100% of 50_000 users", 3);
+      expect(ids(await threads.list({ title: "LOGIN" }))).toEqual([logins, login]);
+      // Text is matched as it is: no pattern characters.
+      expect(ids(await threads.list({ title: "100%" }))).toEqual([logins]);
+      expect(ids(await threads.list({ title: "_" }))).toEqual([logins]);
+      const page = await threads.list({ title: "login", limit: 1 });
+      expect([ids(page), page.total]).toEqual([[logins], 2]);
+    });
+
     it("finds a fork family by its StartNode, and only it", async () => {
       const { threads } = context.store;
       const make = async (start: string, day: number, forkedFrom?: string) =>

@@ -176,6 +176,7 @@ function filters(query: ThreadQuery): boolean {
     query.statuses !== undefined ||
     query.workflow !== undefined ||
     query.start !== undefined ||
+    query.title !== undefined ||
     query.createdAfterMs !== undefined ||
     query.createdBeforeMs !== undefined
   );

@@ -19,10 +19,12 @@ export function createdAtMs(item: ThreadListItem): number {
 /** Filter items (already newest first) and cut one page; `total` counts every match. */
 export function pageThreads(items: readonly ThreadListItem[], query: ThreadQuery): ThreadPage {
   const statuses = query.statuses ? new Set(query.statuses) : null;
+  const title = query.title?.toLowerCase();
   const matches = items.filter((item) => {
     if (statuses !== null && !statuses.has(visibleStatus(item))) return false;
     if (query.workflow !== undefined && item.pointer?.workflow !== query.workflow) return false;
     if (query.start !== undefined && item.pointer?.start !== query.start) return false;
+    if (title !== undefined && !item.pointer?.title?.toLowerCase().includes(title)) return false;
     const created = createdAtMs(item);
     if (query.createdAfterMs !== undefined && !(created > query.createdAfterMs)) return false;
     if (query.createdBeforeMs !== undefined && !(created < query.createdBeforeMs)) return false;

@@ -8,6 +8,7 @@ import type { Store } from "@united-workforce/store";
 import { isoTime, newUlid } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { openRunner } from "../thread/shared.js";
+import { givenTitle, titleOption } from "../thread/title-option.js";
 import { worktreePlace } from "../thread/worktrees.js";
 
 export default defineCommand({
@@ -15,8 +16,13 @@ export default defineCommand({
   summary:
     "make a new thread whose head is this step (nothing is copied; it remembers the agent its thread was run with)",
   args: [{ name: "step", type: "hash", description: "step hash" }],
-  examples: ["uwf step fork 0K4Q8Z3M1XH2C && uwf thread exec <new thread>"],
-  async run(ctx, [hash]) {
+  options: [titleOption("its thread's title, marked as a fork")],
+  examples: [
+    "uwf step fork 0K4Q8Z3M1XH2C && uwf thread exec <new thread>",
+    'uwf step fork 0K4Q8Z3M1XH2C --title "Try the simpler fix"',
+  ],
+  async run(ctx, [hash], options) {
+    const title = givenTitle(options.title);
     const { readStep, walkBack } = await import("@united-workforce/engine");
     const runner = await openRunner(ctx);
     const { cas } = runner.store;
@@ -42,6 +48,8 @@ export default defineCommand({
       updatedAt: isoTime(now),
       forkedFrom: hash!,
     };
+    const forkTitle = title ?? titleOfFork(family, hash!);
+    if (forkTitle !== undefined) pointer.title = forkTitle;
     const agent = rememberedAgent(family);
     if (agent !== undefined) {
       pointer.agent = agent;
@@ -77,6 +85,17 @@ export default defineCommand({
 async function threadsOf(store: Store, start: string): Promise<ThreadPointer[]> {
   const { items } = await store.threads.list({ start });
   return items.flatMap((item) => (item.pointer === null ? [] : [item.pointer]));
+}
+
+/**
+ * A fork's title when none is given: the title of a thread holding the step (the one at it
+ * first), marked as a fork; none when those threads have none.
+ */
+function titleOfFork(family: readonly ThreadPointer[], step: string): string | undefined {
+  const titled = family.filter((pointer) => pointer.title !== undefined);
+  const title = (titled.find((pointer) => pointer.head === step) ?? titled[0])?.title;
+  if (title === undefined) return undefined;
+  return title.endsWith(" (fork)") ? title : `${title} (fork)`;
 }
 
 /**

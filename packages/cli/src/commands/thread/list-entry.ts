@@ -8,6 +8,7 @@ export function threadListEntry(item: ThreadListItem): ThreadListEntry {
   if (pointer === null) {
     return {
       thread: id,
+      title: null,
       workflow: "?",
       status: "corrupt",
       currentRole: null,
@@ -20,6 +21,7 @@ export function threadListEntry(item: ThreadListItem): ThreadListEntry {
   }
   const entry: ThreadListEntry = {
     thread: pointer.thread,
+    title: pointer.title ?? null,
     workflow: pointer.workflow,
     status: item.running ? "running" : pointer.status,
     currentRole: pointer.currentRole,

@@ -1,6 +1,13 @@
 import { THREAD_STATUSES, type ThreadListDocument } from "@united-workforce/protocol";
 import type { ThreadQuery } from "@united-workforce/store";
-import { type Column, relativeTime, renderTable, type TextView } from "../../output/table.js";
+import { sanitizeTerminalText } from "@united-workforce/util";
+import {
+  type Column,
+  cutToWidth,
+  relativeTime,
+  renderTable,
+  type TextView,
+} from "../../output/table.js";
 import { defineCommand, result } from "../command.js";
 import { threadListEntry } from "./list-entry.js";
 
@@ -20,6 +27,11 @@ export default defineCommand({
       default: "all",
     },
     { flags: "--workflow <name>", type: "string", description: "only threads of this workflow" },
+    {
+      flags: "--title <text>",
+      type: "string",
+      description: "only threads whose title holds this text (in any case)",
+    },
     { flags: "--after <time>", type: "time", description: "created after this time" },
     { flags: "--before <time>", type: "time", description: "created before this time" },
     { flags: "--limit <n>", type: "integer", min: 0, description: "show at most n", default: "50" },
@@ -40,6 +52,7 @@ export default defineCommand({
   examples: [
     "uwf thread list --status active",
     "uwf thread list --workflow solve-issue --after 7d",
+    'uwf thread list --title "login"',
     "uwf thread list --hide-children",
   ],
   async run(ctx, _args, options) {
@@ -56,6 +69,7 @@ export default defineCommand({
     if (status === "active") query.statuses = [...ACTIVE];
     else if (status !== "all") query.statuses = [status];
     if (workflow !== undefined) query.workflow = workflow;
+    if (options.title !== undefined) query.title = options.title as string;
     if (after !== null) query.createdAfterMs = after;
     if (before !== null) query.createdBeforeMs = before;
     const page = await (await ctx.store()).threads.list(query);
@@ -71,6 +85,9 @@ export default defineCommand({
   },
 });
 
+/** A table's title column is cut to this many cells; `--format json` has the whole title. */
+const TITLE_CELLS = 40;
+
 function renderList(d: ThreadListDocument, view: TextView): string {
   if (d.threads.length === 0)
     return d.total === 0 ? "no threads" : `no threads on this page (${d.total} in all)`;
@@ -83,6 +100,7 @@ function renderList(d: ThreadListDocument, view: TextView): string {
     const children = d.threads.some((t) => t.parent !== undefined);
     const columns: Column[] = [
       { header: "thread" },
+      { header: "title" },
       { header: "status" },
       { header: "workflow" },
       { header: "role" },
@@ -93,6 +111,7 @@ function renderList(d: ThreadListDocument, view: TextView): string {
     ];
     const rows = d.threads.map((t) => [
       t.thread,
+      t.title === null ? "—" : cutToWidth(sanitizeTerminalText(t.title), TITLE_CELLS),
       t.status,
       t.workflow,
       t.currentRole ?? "—",
@@ -113,9 +132,10 @@ function renderList(d: ThreadListDocument, view: TextView): string {
       t.updatedAt,
       t.parent === undefined ? "" : `fan-out of ${t.parent}`,
       t.problem ?? "",
+      t.title === null ? "" : `“${sanitizeTerminalText(t.title)}”`,
     ]
-      .join("  ")
-      .trimEnd(),
+      .filter((field) => field !== "")
+      .join("  "),
   );
   return [...lines, ...more].join("\n");
 }

@@ -28,6 +28,7 @@ export default defineCommand({
     }
     const doc: ThreadShowDocument = {
       thread: pointer.thread,
+      title: pointer.title ?? null,
       workflow: pointer.workflow,
       workflowHash: pointer.workflowHash,
       head: pointer.head,
@@ -67,7 +68,12 @@ export default defineCommand({
       doc.children = [];
       for (const child of fanout.children) {
         const status = child.pointer === null ? "pending" : await runner.status(child.pointer);
-        doc.children.push({ thread: child.thread, index: child.index, status });
+        doc.children.push({
+          thread: child.thread,
+          index: child.index,
+          status,
+          ...(child.pointer?.title !== undefined && { title: child.pointer.title }),
+        });
       }
     }
     return result(doc, renderShow);
@@ -80,6 +86,7 @@ const SHOWN_CHILDREN = 20;
 function renderShow(d: ThreadShowDocument): string {
   const lines = [
     `thread    ${d.thread}`,
+    ...(d.title === null ? [] : [`title     ${sanitizeTerminalText(d.title)}`]),
     `workflow  ${d.workflow} (${d.workflowHash})`,
     `status    ${d.status}${d.lockHolder ? ` (pid ${d.lockHolder.pid} since ${d.lockHolder.since})` : ""}`,
     `steps     ${d.steps}, head ${d.head}`,
@@ -102,7 +109,10 @@ function renderShow(d: ThreadShowDocument): string {
     const summary = [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
     lines.push(`children  ${d.children.length} (${summary || "none"})`);
     for (const child of d.children.slice(0, SHOWN_CHILDREN)) {
-      lines.push(`          ${String(child.index).padStart(3)} ${child.thread} ${child.status}`);
+      const title = child.title === undefined ? "" : `  ${sanitizeTerminalText(child.title)}`;
+      lines.push(
+        `          ${String(child.index).padStart(3)} ${child.thread} ${child.status}${title}`,
+      );
     }
     if (d.children.length > SHOWN_CHILDREN) {
       lines.push(

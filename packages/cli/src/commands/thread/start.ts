@@ -13,6 +13,7 @@ import { newUlid, UwfError } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "../command.js";
 import { readInputsFile } from "./inputs-file.js";
 import { readTask } from "./task-input.js";
+import { givenTitle, titleOption } from "./title-option.js";
 import { worktreePlace } from "./worktrees.js";
 
 export default defineCommand({
@@ -33,6 +34,7 @@ export default defineCommand({
       type: "string",
       description: "read the task from a file instead of -p",
     },
+    titleOption("the task's first line"),
     {
       flags: "--cwd <dir>",
       type: "string",
@@ -65,6 +67,7 @@ export default defineCommand({
   examples: [
     'uwf thread start examples/hello.yaml -p "Greet the team"',
     'uwf thread start solve-issue -p "Fix #12" --cwd /src/app',
+    'uwf thread start solve-issue --prompt-file issue.md --title "Login times out"',
     "uwf thread start solve-issue --prompt-file issue.md",
     "gh issue view 12 | uwf thread start solve-issue -p -",
     'uwf thread start examples/triage.yaml -p "Triage it" --input issue=42 --input urgent=true',
@@ -72,6 +75,7 @@ export default defineCommand({
     'uwf thread start solve-issue -p "Fix #12" --worktree',
   ],
   async run(ctx, [ref], options) {
+    const title = givenTitle(options.title);
     const prompt = readTask(ctx.cwd, {
       prompt: options.prompt,
       promptFile: options.promptFile,
@@ -113,6 +117,7 @@ export default defineCommand({
       workflow: workflow.payload.name,
       workflowHash: workflow.hash,
       prompt,
+      ...(title !== undefined && { title }),
       cwd: place.cwd,
       createdAtMs: now,
       ...(inputs === null ? {} : { inputs }),
@@ -121,10 +126,12 @@ export default defineCommand({
     ctx.events.emit("thread.start", {
       thread: pointer.thread,
       workflow: pointer.workflow,
+      title: pointer.title!,
       ...(place.worktree && { worktree: place.worktree.path, branch: place.worktree.branch }),
     });
     const doc: ThreadStartDocument = {
       thread: pointer.thread,
+      title: pointer.title!,
       workflow: pointer.workflow,
       head: pointer.start,
       status: "idle",

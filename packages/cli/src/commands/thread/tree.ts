@@ -1,4 +1,5 @@
 import type { ThreadTreeDocument, ThreadTreeEntry } from "@united-workforce/protocol";
+import { sanitizeTerminalText } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 
 export default defineCommand({
@@ -23,6 +24,7 @@ export default defineCommand({
         thread: id,
         parent: pointer.parent.thread,
         index: pointer.parent.index,
+        title: pointer.title ?? null,
         workflow: pointer.workflow,
         status: pointer.status,
         steps: pointer.steps,
@@ -56,7 +58,7 @@ export function renderTree(doc: ThreadTreeDocument): string {
       const end = last && i === kids.length - 1;
       const steps = `${kid.steps} step${kid.steps === 1 ? "" : "s"}`;
       lines.push(
-        `${lead}${end ? "└⇉ " : "├⇉ "}item ${kid.index}: ${kid.thread}  ${kid.status}  ${steps}  ${kid.workflow}`,
+        `${lead}${end ? "└⇉ " : "├⇉ "}item ${kid.index}: ${kid.thread}  ${kid.status}  ${steps}  ${kid.workflow}${titled(kid.title)}`,
       );
       drawMade(kid.thread, lead + (end ? "   " : "│  "), true);
     }
@@ -83,5 +85,10 @@ function describe(entry: ThreadTreeEntry, asked: string): string {
   const where = entry.forkedFrom === null ? "" : `forked at ${step}${gone}: `;
   const steps = `${entry.steps} step${entry.steps === 1 ? "" : "s"}`;
   const mark = entry.thread === asked ? "  ← this thread" : "";
-  return `${where}${entry.thread}  ${entry.status}  ${steps}  head ${entry.head}${mark}`;
+  return `${where}${entry.thread}  ${entry.status}  ${steps}  head ${entry.head}${titled(entry.title)}${mark}`;
+}
+
+/** A thread's title after its figures, quoted so it reads as a name. */
+function titled(title: string | null): string {
+  return title === null ? "" : `  “${sanitizeTerminalText(title)}”`;
 }

@@ -67,6 +67,7 @@ export function portable(
     createdAt: pointer.createdAt,
     updatedAt: pointer.updatedAt,
   };
+  if (pointer.title !== undefined) taken.title = pointer.title;
   if (pointer.forkedFrom !== undefined) taken.forkedFrom = pointer.forkedFrom;
   if (pointer.parent !== undefined) {
     const { thread, step, index } = pointer.parent;

@@ -15,6 +15,7 @@ import {
 } from "@united-workforce/util";
 import type { FanoutTransition } from "../../moderator/evaluate.js";
 import { createThread } from "../../threads/new-thread.js";
+import { titleFromItem } from "../../threads/title.js";
 import { ensureChildWorktree, type WorktreePlace } from "../../worktrees/git-worktree.js";
 import { type RunContext, stepCwd } from "../context.js";
 import { type Child, standing } from "./child-standing.js";
@@ -106,6 +107,7 @@ export async function makeChildren(
         workflow: childWorkflow,
         workflowHash: transition.fanout.workflow,
         prompt: item.prompt,
+        title: titleFromItem(item.item, item.prompt, index),
         cwd: stepCwd(pointer, item.location),
         inputs: inputs[index],
         timeMs,
@@ -161,6 +163,7 @@ async function ensureChild(
     workflow: WorkflowPayload;
     workflowHash: string;
     prompt: string;
+    title: string;
     cwd: string;
     inputs: Record<string, JsonValue> | undefined;
     timeMs: number;
@@ -181,6 +184,7 @@ async function ensureChild(
       workflow: spec.workflow.name,
       workflowHash: spec.workflowHash,
       prompt: spec.prompt,
+      title: spec.title,
       cwd,
       createdAtMs: spec.timeMs,
       ...(spec.inputs === undefined ? {} : { inputs: spec.inputs }),
@@ -192,6 +196,7 @@ async function ensureChild(
       workflow: spec.workflow.name,
       parent: parent.thread,
       index: spec.index,
+      title: spec.title,
       ...(made && { worktree: made.worktree.path, branch: made.worktree.branch }),
     });
     return created;

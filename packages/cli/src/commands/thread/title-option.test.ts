@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { givenTitle } from "./title-option.js";
+
+describe("givenTitle", () => {
+  it("keeps a title trimmed, and no title as none", () => {
+    expect(givenTitle("  Fix login  ")).toBe("Fix login");
+    expect(givenTitle(undefined)).toBeUndefined();
+  });
+
+  it.each([
+    ["", "is empty"],
+    ["x".repeat(201), "longer than 200"],
+    ["two\nlines", "control or invisible"],
+    ["done\u200b", "control or invisible"],
+    ["\u202eevil", "control or invisible"],
+  ])("refuses %j", (title, message) => {
+    expect(() => givenTitle(title)).toThrow(message);
+  });
+});
