@@ -383,10 +383,14 @@ describe("a fan-out", () => {
   });
 
   it("names threads by their titles, a child by its item, when their events give one", () => {
+    const titled = (event: ThreadEvent, title: string): ThreadEvent => ({
+      ...(event as Extract<ThreadEvent, { event: "step.start" }>),
+      title,
+    });
     const v = view("live");
-    v.progress.handle({ ...started, title: "Review the release" });
-    v.progress.handle({ ...childStarted(CHILD_A), title: "src/a.ts" });
-    v.progress.handle({ ...childStarted(CHILD_B), title: `src/${"deep/".repeat(10)}b.ts` });
+    v.progress.handle(titled(started, "Review the release"));
+    v.progress.handle(titled(childStarted(CHILD_A), "src/a.ts"));
+    v.progress.handle(titled(childStarted(CHILD_B), `src/${"deep/".repeat(10)}b.ts`));
     const screen = v.writes.at(-1)!;
     expect(screen).toContain("“Review the release” #2 greeter");
     expect(screen).toContain("“src/a.ts” #1 greeter");
@@ -397,15 +401,15 @@ describe("a fan-out", () => {
       thread: THREAD,
       child: CHILD_A,
       index: 0,
-      status: "suspended",
+      status: "waiting",
       reason: "asks a question",
       ts: at(T0),
     });
-    expect(v.all()).toContain("child “src/a.ts” (item 0) suspended: asks a question");
+    expect(v.all()).toContain("child “src/a.ts” (item 0) waiting: asks a question");
 
     const lines = view("lines");
-    lines.progress.handle({ ...started, title: "Review the release" });
-    lines.progress.handle({ ...childStarted(CHILD_A), title: "src/a.ts" });
+    lines.progress.handle(titled(started, "Review the release"));
+    lines.progress.handle(titled(childStarted(CHILD_A), "src/a.ts"));
     lines.progress.handle({ ...finished(null), thread: CHILD_A });
     expect(lines.all()).toContain(`started on thread ${THREAD} “Review the release”`);
     expect(lines.all()).toContain(" · thread “src/a.ts”");
