@@ -69,6 +69,8 @@ try {
     "--no-audit",
     "--no-update-notifier",
     "--prefer-offline",
+    // Its errors are shown on failure even under `npm run -s`, whose silence children inherit.
+    "--loglevel=error",
     // npm looks each of our packages up in the registry although a tarball satisfies it: the
     // lookups must fail at once (NOWHERE), and not be retried after waiting 10 s and more.
     `--${SCOPE}:registry=${NOWHERE}`,
@@ -205,7 +207,7 @@ function report({ packages, prefix, bin }) {
   for (const pkg of withBins) {
     console.log(`  ${pkg.name.padEnd(width)}  ${Object.keys(pkg.pkg.bin).join(", ")}`);
   }
-  console.log(`  and the libraries they use: ${libraries.map((p) => p.name).join(", ")}`);
+  console.log(`  and the libraries: ${libraries.map((p) => p.name).join(", ")}`);
   console.log(`\nuwf is ${uwf}`);
   const found = firstOnPath("uwf");
   if (found === uwf) {
@@ -215,7 +217,8 @@ function report({ packages, prefix, bin }) {
   } else {
     console.log(`${bin} is not on your PATH: add it, e.g. export PATH="${bin}${delimiter}$PATH"`);
   }
-  console.log(`Remove them with: npm uninstall --global ${packages.map((p) => p.name).join(" ")}`);
+  const names = packages.map((p) => p.name).join(" ");
+  console.log(`Remove them with: npm uninstall --global --prefix ${prefix} ${names}`);
 }
 
 /**
