@@ -22,7 +22,7 @@ function readmeInstallCommand(): string {
 function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !/^(npm_|UWF_|INIT_CWD$|NODE_PATH$)/i.test(name)) env[name] = value;
+    if (value !== undefined && !/^(npm_|UWF_|INIT_CWD$|NODE_PATH$)/.test(name)) env[name] = value;
   }
   return env;
 }
@@ -37,8 +37,8 @@ describe.skipIf(!npmFound)("npm run install-cli, as the README shows it", () => 
   beforeAll(async () => {
     temp = tempHome();
     prefix = join(temp.home, "prefix");
-    // npm's own variables point it at the temp prefix (and its log files beside it): nothing
-    // lands in the real global prefix or under ~.
+    // npm's own variables point it at the temp prefix and its log files beside it: nothing lands
+    // in the real global prefix, and of ~ only npm's cache is used.
     const env = {
       ...cleanEnv(),
       npm_config_prefix: prefix,
