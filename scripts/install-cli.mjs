@@ -78,7 +78,8 @@ try {
     ...(options.prefix ? ["--prefix", options.prefix] : []),
     ...packages.map((p) => p.tarball),
   ];
-  const installed = runToEnd("npm", npmArgs, { stdio: ["ignore", "pipe", "pipe"] });
+  // From the temp folder: no project of ours (its .npmrc, its workspaces) has a say.
+  const installed = runToEnd("npm", npmArgs, { cwd: work, stdio: ["ignore", "pipe", "pipe"] });
   if (installed.status !== 0) {
     const output = `${installed.stdout}${installed.stderr}`.trimEnd();
     const denied = /EACCES|EPERM/.test(output)
