@@ -14,55 +14,35 @@
 // the tarballs are the `file:` dependencies of a temp project instead, `overrides` sends every
 // transitive @united-workforce/* request to them, and the scope's registry is an address that
 // refuses connections, so any registry lookup of ours fails loudly (docs/decisions/pack-check.md).
-import { execFile, spawn, spawnSync } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import {
   copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { buildDashboardAssets } from "./lib/dashboard-assets.mjs";
+import {
+  fail,
+  NOWHERE,
+  packPackages,
+  publicPackages,
+  REPO_ROOT as root,
+  run,
+  runToEnd,
+  SCOPE,
+  ScriptFailed,
+} from "./lib/packages.mjs";
 
-const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
-const SCOPE = "@united-workforce";
-const NOWHERE = "http://127.0.0.1:9/";
 const work = mkdtempSync(join(tmpdir(), "uwf-pack-check-"));
 const started = Date.now();
-
-class CheckFailed extends Error {}
-
-function fail(message) {
-  throw new CheckFailed(message);
-}
-
-/** Run a program (no shell) and return its stdout; any failure stops the check, naming it. */
-function run(command, args, options = {}) {
-  const result = runToEnd(command, args, options);
-  if (result.status !== 0) {
-    const shown = [command, ...args].join(" ");
-    fail(`${shown} exited ${result.status ?? result.signal}\n${result.stdout}${result.stderr}`);
-  }
-  return result.stdout;
-}
-
-/** Run a program (no shell) whatever its exit: its status, stdout and stderr. */
-function runToEnd(command, args, options = {}) {
-  const result = spawnSync(command, args, {
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-    ...options,
-  });
-  if (result.error) fail(`${[command, ...args].join(" ")}: ${result.error.message}`);
-  return result;
-}
 
 function step(text) {
   console.log(`pack-check: ${text}`);
@@ -75,14 +55,8 @@ try {
   step(`packing ${packages.map((p) => p.name).join(", ")}`);
   const tarballs = join(work, "tarballs");
   mkdirSync(tarballs);
-  for (const pkg of packages) {
-    const before = new Set(readdirSync(tarballs));
-    run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: pkg.dir });
-    const made = readdirSync(tarballs).filter((name) => !before.has(name));
-    if (made.length !== 1) fail(`pnpm pack of ${pkg.name} made ${made.length} tarballs`);
-    pkg.tarball = join(tarballs, made[0]);
-    checkTarball(pkg);
-  }
+  packPackages(packages, tarballs);
+  for (const pkg of packages) checkTarball(pkg);
 
   const prefix = join(work, "prefix");
   mkdirSync(prefix);
@@ -162,7 +136,7 @@ try {
   await checkPostgres({ bin, outside, env });
   step(`ok: ${packages.length} packages installed and ran (${Date.now() - started} ms)`);
 } catch (error) {
-  const message = error instanceof CheckFailed ? error.message : (error?.stack ?? String(error));
+  const message = error instanceof ScriptFailed ? error.message : (error?.stack ?? String(error));
   console.error(`pack-check FAILED: ${message}`);
   process.exitCode = 1;
 } finally {
@@ -251,7 +225,7 @@ function printedUrl(child) {
   return new Promise((resolve, reject) => {
     let stderr = "";
     const timer = setTimeout(
-      () => reject(new CheckFailed(`uwf dashboard printed no URL in 20 s:\n${stderr}`)),
+      () => reject(new ScriptFailed(`uwf dashboard printed no URL in 20 s:\n${stderr}`)),
       20_000,
     );
     child.stderr.setEncoding("utf8");
@@ -265,7 +239,7 @@ function printedUrl(child) {
     });
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
-      reject(new CheckFailed(`uwf dashboard exited ${code ?? signal} before serving:\n${stderr}`));
+      reject(new ScriptFailed(`uwf dashboard exited ${code ?? signal} before serving:\n${stderr}`));
     });
   });
 }
@@ -415,24 +389,6 @@ function install(prefix, packages) {
 function installedPaths(prefix, name) {
   const lock = JSON.parse(readFileSync(join(prefix, "package-lock.json"), "utf8"));
   return Object.keys(lock.packages ?? {}).filter((path) => path.endsWith(`node_modules/${name}`));
-}
-
-/** Every package under packages/ that is not private, with its folder and version. */
-function publicPackages() {
-  const found = [];
-  for (const dir of readdirSync(join(root, "packages")).sort()) {
-    const path = join(root, "packages", dir, "package.json");
-    let pkg;
-    try {
-      pkg = JSON.parse(readFileSync(path, "utf8"));
-    } catch {
-      continue;
-    }
-    if (pkg.private) continue;
-    found.push({ name: pkg.name, version: pkg.version, dir: join(root, "packages", dir), pkg });
-  }
-  if (found.length === 0) fail("no public package under packages/");
-  return found;
 }
 
 /** What a tarball holds: its metadata, no test or build leftovers, and maps that resolve. */

@@ -248,6 +248,22 @@ describe("uwf prompt guides", () => {
     expect(isConfigKey("agents.mine.command.more")).toBe(false);
   });
 
+  it("bootstrap installs from a checkout, and names the registry install for once published", () => {
+    const text = renderBootstrap();
+    const install = text.slice(text.indexOf("## 1. Install"), text.indexOf("## 2. Configure"));
+    expect(install).toContain("npm run setup");
+    expect(install).toContain("npm run install-cli");
+    expect(install).toContain(
+      "Once the packages are published,\n`npm i -g @united-workforce/cli @united-workforce/agent-mock`",
+    );
+    // install-cli brings every adapter: the table names only the agent CLIs they drive.
+    const rows = install.split("\n").filter((line) => line.startsWith("| `"));
+    expect(rows.length).toBeGreaterThan(5);
+    for (const row of rows) expect(row).not.toContain("@united-workforce/");
+    expect(rows).toContainEqual(expect.stringContaining("`npm i -g @anthropic-ai/claude-code`"));
+    expect(rows).toContainEqual(expect.stringContaining("`pip install 'hermes-agent[acp]'`"));
+  });
+
   it("the marked blocks are where the suite finds them", () => {
     const markers = (text: string) => markedBlocks(text).map((b) => b.marker);
     expect(markers(renderBootstrap())).toContain("verify");

@@ -32,11 +32,30 @@ export const HELLO_GREETING = "Hello, Ada!";
 
 const TASK = "Greet Ada, who joins the team today.";
 
+/** The repository `npm run install-cli` installs from until the packages are published. */
+const REPOSITORY = "https://github.com/united-workforce/uwf.git";
+
 /** The install command of the mock adapter, from the same table `uwf setup` hints from. */
 function mockInstall(): string {
   const mock = AGENT_PRESETS.find((a) => a.command === "uwf-mock");
   if (!mock) throw new Error("uwf setup has no agent preset for uwf-mock");
   return mock.install.replace("npm i -g ", "");
+}
+
+/**
+ * What an agent preset still needs after `npm run install-cli`, which installs every adapter:
+ * its install command without our packages (the agent CLI it drives), or null when nothing.
+ */
+function agentCliInstall(install: string): string | null {
+  const parts = install.split(" && ").flatMap((part) => {
+    if (!part.startsWith("npm i -g ")) return [part];
+    const others = part
+      .slice("npm i -g ".length)
+      .split(" ")
+      .filter((name) => !name.startsWith("@united-workforce/"));
+    return others.length > 0 ? [`npm i -g ${others.join(" ")}`] : [];
+  });
+  return parts.length > 0 ? parts.join(" && ") : null;
 }
 
 export function renderBootstrap(): string {
@@ -46,24 +65,41 @@ export function renderBootstrap(): string {
   return [
     "# Installing and verifying uwf",
     "",
-    "Follow these steps in order on a machine with Node.js 20 or newer and npm. Every command",
-    "below must exit 0 unless it says otherwise. When one does not, stop: its `error:` line",
-    "says what happened and its `hint:` line what to do next.",
+    "Follow these steps in order on a machine with Node.js 20 or newer, npm and git. Every",
+    "command below must exit 0 unless it says otherwise. When one does not, stop: its `error:`",
+    "line says what happened and its `hint:` line what to do next.",
     "",
     "## 1. Install",
     "",
+    "uwf's packages are not on the npm registry yet: install them from a checkout of its",
+    "repository, packed as they will be published.",
+    "",
     "```sh",
     "node --version   # v20 or newer",
-    `npm i -g @united-workforce/cli ${mockInstall()}`,
+    `git clone ${REPOSITORY}`,
+    "cd uwf",
+    "npm run setup         # installs its dependencies, builds, and runs a demo thread",
+    "npm run install-cli   # installs the CLI and every adapter globally (npm install -g)",
     "```",
     "",
-    "This installs `uwf` and `uwf-mock`, an adapter that replays scripted answers (no model,",
-    "no network). A real agent needs its adapter, and the agent CLI it drives installed and",
-    "logged in; install the ones you will use:",
+    "`npm run install-cli` installs `uwf`, `uwf-mock` (an adapter that replays scripted",
+    "answers: no model, no network) and the adapters of real agents, and ends by saying where",
+    "`uwf` is and whether PATH finds it; when it does not, add the folder it names to PATH.",
+    "When npm's global prefix is not writable, install under your home instead:",
+    '`npm_config_prefix="$HOME/.local" npm run install-cli` (then `$HOME/.local/bin` must be on',
+    "PATH). Once the packages are published,",
+    `\`npm i -g @united-workforce/cli ${mockInstall()}\` installs \`uwf\` and \`uwf-mock\``,
+    "without a checkout.",
+    "",
+    "A real agent also needs the agent CLI its adapter drives, installed and logged in; install",
+    "the ones you will use:",
     "",
     "| `--agent` | agent | install |",
     "| --- | --- | --- |",
-    ...agents.map((a) => `| \`${a.alias}\` | ${a.label} | \`${a.install}\` |`),
+    ...agents.map((a) => {
+      const install = agentCliInstall(a.install);
+      return `| \`${a.alias}\` | ${a.label} | ${install ? `\`${install}\`` : "nothing more"} |`;
+    }),
     "",
     "## 2. Configure",
     "",
