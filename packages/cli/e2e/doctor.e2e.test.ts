@@ -110,7 +110,7 @@ describe("uwf doctor", () => {
       '✗ agent codex: "uwf-no-such-adapter" not found in PATH\n    Install it or check your PATH config. Run: which uwf-no-such-adapter',
     );
     expect(run.stdout).toContain(
-      '✗ agent cc: "uwf-claude-code" not found in PATH\n    Install it: npm i -g @united-workforce/agent-claude-code @anthropic-ai/claude-code',
+      '✗ agent cc: "uwf-claude-code" not found in PATH\n    Install it: `npm run install-cli` in a checkout of uwf installs every adapter (once uwf is published: `npm i -g @united-workforce/agent-claude-code @anthropic-ai/claude-code`)',
     );
     // The agent CLI itself is there and answers --version, but would fail every step.
     expect(run.stdout).toContain(

@@ -188,7 +188,7 @@ describe("uwf setup", () => {
     expect(missing.stdout).toContain(
       [
         '✗ agent claude-code: "uwf-claude-code" not found in PATH',
-        "    Install it: npm i -g @united-workforce/agent-claude-code @anthropic-ai/claude-code",
+        "    Install it: `npm run install-cli` in a checkout of uwf installs every adapter (once uwf is published: `npm i -g @united-workforce/agent-claude-code @anthropic-ai/claude-code`)",
       ].join("\n"),
     );
     expect(saved()).toEqual({
@@ -206,6 +206,10 @@ describe("uwf setup", () => {
     });
     expect(noCli.code).toBe(1);
     expect(noCli.stdout).toContain('✗ agent claude-code: claude: "claude" not found in PATH');
+    // The adapter is installed: only the agent CLI it drives is left to install.
+    expect(noCli.stdout).toContain(
+      "uwf-claude-code drives claude. Install it: npm i -g @anthropic-ai/claude-code",
+    );
     const withCli = await uwf(["--agent", "claude-code"], {
       env: { PATH: [bin, AGENT_CLIS, BARE_PATH].join(delimiter) },
     });

@@ -50,7 +50,7 @@ describe("opening a PostgreSQL store without its package", () => {
       "the store postgres://ci:****@db.example:5432/uwf is PostgreSQL, and @united-workforce/store-postgres is not installed",
     );
     expect(error.hint).toBe(
-      `install it beside uwf: \`${install}\` (https://github.com/united-workforce/uwf/blob/main/docs/postgres.md)`,
+      `install it beside uwf: \`npm run install-cli -- --postgres\` in the checkout uwf was installed from (once published: \`${install}\`) (https://github.com/united-workforce/uwf/blob/main/docs/postgres.md)`,
     );
   });
 

@@ -28,7 +28,7 @@ export async function loadPostgresBackend(
         "STORE_BACKEND_MISSING",
         `${store}, and ${POSTGRES_PACKAGE} is not installed`,
         {
-          hint: `install it beside uwf: \`${installCommand()}\` (${docsUrl("postgres.md")})`,
+          hint: `install it beside uwf: \`npm run install-cli -- --postgres\` in the checkout uwf was installed from (once published: \`${installCommand()}\`) (${docsUrl("postgres.md")})`,
         },
       );
     }

@@ -1,7 +1,7 @@
 import { basename, isAbsolute } from "node:path";
 import type { CheckResult } from "@united-workforce/protocol";
 import { commandVersion, failed, passed, warned } from "./checks.js";
-import { AGENT_PRESETS, presetForCommand } from "./presets.js";
+import { AGENT_PRESETS, adapterInstall, agentCliInstall, presetForCommand } from "./presets.js";
 
 export interface AgentCheckOptions {
   env: Record<string, string | undefined>;
@@ -36,14 +36,14 @@ export async function checkAgent(
       ),
     ];
   }
-  const install = preset ? `Install it: ${preset.install}` : null;
+  const install = preset ? `Install it: ${adapterInstall(preset.install)}` : null;
   const results = [await checkBinary(`agent ${alias}`, agent.command, install, options)];
   if (preset?.cli && results[0]!.ok) {
     results.push(
       await checkBinary(
         `agent ${alias}: ${preset.cli}`,
         preset.cli,
-        `${agent.command} drives ${preset.cli}. Install it: ${preset.install}`,
+        `${agent.command} drives ${preset.cli}. Install it: ${agentCliInstall(preset.install) ?? preset.install}`,
         options,
       ),
     );

@@ -214,3 +214,27 @@ export function presetForCommand(command: string, args: readonly string[]): Agen
   }
   return best;
 }
+
+/**
+ * What an agent preset still needs after `npm run install-cli`, which installs every adapter:
+ * its install command without our packages (the agent CLI it drives), or null when nothing.
+ */
+export function agentCliInstall(install: string): string | null {
+  const parts = install.split(" && ").flatMap((part) => {
+    if (!part.startsWith("npm i -g ")) return [part];
+    const others = part
+      .slice("npm i -g ".length)
+      .split(" ")
+      .filter((name) => !name.startsWith("@united-workforce/"));
+    return others.length > 0 ? [`npm i -g ${others.join(" ")}`] : [];
+  });
+  return parts.length > 0 ? parts.join(" && ") : null;
+}
+
+/**
+ * How to get a preset's adapter: until the packages are published, `npm run install-cli` in a
+ * checkout of uwf installs every adapter at once.
+ */
+export function adapterInstall(install: string): string {
+  return `\`npm run install-cli\` in a checkout of uwf installs every adapter (once uwf is published: \`${install}\`)`;
+}

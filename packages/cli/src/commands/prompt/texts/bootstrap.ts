@@ -1,4 +1,4 @@
-import { AGENT_PRESETS, PROVIDER_PRESETS } from "../../setup/presets.js";
+import { AGENT_PRESETS, agentCliInstall, PROVIDER_PRESETS } from "../../setup/presets.js";
 import { fenced, marker } from "./markdown.js";
 
 /** The smallest workflow, and the mock's answer for it. */
@@ -40,22 +40,6 @@ function mockInstall(): string {
   const mock = AGENT_PRESETS.find((a) => a.command === "uwf-mock");
   if (!mock) throw new Error("uwf setup has no agent preset for uwf-mock");
   return mock.install.replace("npm i -g ", "");
-}
-
-/**
- * What an agent preset still needs after `npm run install-cli`, which installs every adapter:
- * its install command without our packages (the agent CLI it drives), or null when nothing.
- */
-function agentCliInstall(install: string): string | null {
-  const parts = install.split(" && ").flatMap((part) => {
-    if (!part.startsWith("npm i -g ")) return [part];
-    const others = part
-      .slice("npm i -g ".length)
-      .split(" ")
-      .filter((name) => !name.startsWith("@united-workforce/"));
-    return others.length > 0 ? [`npm i -g ${others.join(" ")}`] : [];
-  });
-  return parts.length > 0 ? parts.join(" && ") : null;
 }
 
 export function renderBootstrap(): string {
