@@ -138,7 +138,7 @@ describe("live progress", () => {
     );
     expect(plain).toContain(`✓ ${thread.slice(0, 10)} #1 writer → more  `);
     expect(plain).toMatch(
-      /#1 writer → more {2}[\d.]+ m?s · 1,200 in \/ 340 out tokens · \$0\.01 {2}\w{13}/,
+      /#1 writer → more {2}[\d.]+ m?s · 1,200 in \/ 340 out tokens · \$0\.0123 {2}\w{13}/,
     );
     expect(plain).toMatch(/#2 writer → done {2}[\d.]+ m?s · tokens unknown · cost unknown/);
     expect(plain).toContain(`${thread}: completed — Finished: a polished draft`);
@@ -159,7 +159,7 @@ describe("live progress", () => {
       `▶ #1 writer (uwf-mock) started on thread ${thread}`,
       "  writer │ drafting the opening",
       expect.stringMatching(
-        /^✓ #1 writer → more {2}T · 1,200 in \/ 340 out tokens · \$0\.01 · \w{13}$/,
+        /^✓ #1 writer → more {2}T · 1,200 in \/ 340 out tokens · \$0\.0123 · \w{13}$/,
       ),
       `▶ #2 writer (uwf-mock) started on thread ${thread}`,
       "  writer │ polishing",

@@ -211,7 +211,8 @@ function addCommand(
     // The prose wraps to the help's width like commander's own text; examples stay one line
     // each, to be copied whole.
     command.addHelpText("after", ({ error }) => {
-      const width = io.columns?.(error ? 2 : 1) ?? 80;
+      const output = command.configureOutput();
+      const width = (error ? output.getErrHelpWidth : output.getOutHelpWidth)?.() ?? 80;
       const help = command.createHelp();
       return `\n${[
         ...(spec.description ? [help.boxWrap(spec.description, width)] : []),

@@ -1,5 +1,6 @@
 import { THREAD_STATUSES, type ThreadListDocument } from "@united-workforce/protocol";
 import type { ThreadQuery } from "@united-workforce/store";
+import { groupDigits } from "@united-workforce/util";
 import { type Column, relativeTime, renderTable, type TextView } from "../../output/table.js";
 import { defineCommand, result } from "../command.js";
 import { threadListEntry } from "./list-entry.js";
@@ -96,7 +97,7 @@ function renderList(d: ThreadListDocument, view: TextView): string {
       t.status,
       t.workflow,
       t.currentRole ?? "—",
-      String(t.steps),
+      groupDigits(t.steps),
       relativeTime(t.updatedAt || t.createdAt, view.now),
       ...(children ? [t.parent ?? ""] : []),
       ...(problems ? [t.problem ?? ""] : []),
