@@ -372,6 +372,25 @@ describe("following a run from another terminal", () => {
     );
   });
 
+  it("thread join says an agent's failure once: its stderr shown live, not again in the result", async () => {
+    await uwf("workflow", "add", "examples/hello.yaml");
+    const thread = (await uwf("thread", "start", "hello", "-p", "Greet Ada")).stdout.trim();
+    const scenario = writeScenario(temp.home, [
+      { role: "greeter", wait_for: "gate", stderr: "out of credit", exit: 2 },
+    ]);
+    const agent = `${process.execPath} ${UWF_MOCK_BIN} --scenario ${scenario}`;
+    await uwf("thread", "exec", thread, "--background", "--agent", agent);
+    const joining = startUwf(["thread", "join", thread], { home: temp.home });
+    await until(() => joining.stderr().includes("▶ #1 greeter"), "join showing the running step");
+    writeFileSync(join(temp.home, "gate"), "");
+    const result = await joining.done;
+    expect(result.code).toBe(4);
+    expect(`${result.stderr}${result.stdout}`.match(/out of credit/g)).toHaveLength(1);
+    expect(result.stdout).toBe(
+      `${thread}: suspended after 0 steps — role "greeter" failed (reported above on stderr). To retry the step: uwf thread resume ${thread}\n`,
+    );
+  });
+
   it("log show -f prints matching events as they are appended, until Ctrl-C", async () => {
     await uwf("workflow", "add", "examples/hello.yaml");
     const thread = (await uwf("thread", "start", "hello", "-p", "Greet Ada")).stdout.trim();
