@@ -63,7 +63,10 @@ export function expandShorthands(argv: readonly string[]): readonly string[] {
   const hasList = COMMAND_TABLE.some((e) => e.path[0] === words[0] && e.path[1] === "list");
   if (!options.includes("--json") && !(listAt !== -1 && hasList)) return argv;
   if (options.includes("--json")) {
-    const format = sniffFormat(options.filter((arg) => arg !== "--json"), null);
+    const format = sniffFormat(
+      options.filter((arg) => arg !== "--json"),
+      null,
+    );
     if (format !== null && format !== "json") {
       throw new UwfError("USAGE", `--json asks for JSON, --format for ${format}`, {
         hint: "Give one of them: --json is --format json.",

@@ -4,8 +4,8 @@ import {
   type UsageDocument,
 } from "@united-workforce/protocol";
 import { costText, groupDigits, tokensText, UwfError } from "@united-workforce/util";
-import { defineCommand, result } from "./command.js";
 import { columns } from "../output/table.js";
+import { defineCommand, result } from "./command.js";
 
 export default defineCommand({
   path: ["usage"],

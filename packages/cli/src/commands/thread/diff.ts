@@ -1,8 +1,4 @@
-import type {
-  ThreadDiffDocument,
-  ThreadDiffSide,
-  ThreadDiffStep,
-} from "@united-workforce/protocol";
+import type { ThreadDiffDocument, ThreadDiffSide } from "@united-workforce/protocol";
 import { costFact, costText, durationText, stepCost, tokensFact } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 
@@ -48,7 +44,6 @@ function renderSide(side: ThreadDiffSide): string[] {
   }
   return lines;
 }
-
 
 /** A field's value on one line, cut to keep the comparison scannable. */
 function oneLine(value: unknown): string {
