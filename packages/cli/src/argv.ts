@@ -63,10 +63,7 @@ export function expandShorthands(argv: readonly string[]): readonly string[] {
   const hasList = COMMAND_TABLE.some((e) => e.path[0] === words[0] && e.path[1] === "list");
   if (!options.includes("--json") && !(listAt !== -1 && hasList)) return argv;
   if (options.includes("--json")) {
-    const format = sniffFormat(
-      options.filter((arg) => arg !== "--json"),
-      null,
-    );
+    const format = sniffFormat(options.filter((arg) => arg !== "--json"));
     if (format !== null && format !== "json") {
       throw new UwfError("USAGE", `--json asks for JSON, --format for ${format}`, {
         hint: "Give one of them: --json is --format json.",
@@ -92,13 +89,8 @@ function commandWordIndex(argv: readonly string[], n: number): number {
   return -1;
 }
 
-/** `--format` must shape even errors raised before commander has parsed it. */
-export function sniffFormat(argv: readonly string[]): OutputFormat;
-export function sniffFormat<T>(argv: readonly string[], otherwise: T): OutputFormat | T;
-export function sniffFormat(
-  argv: readonly string[],
-  otherwise: OutputFormat | null = "text",
-): OutputFormat | null {
+/** The `--format` argv names, or null: it must shape even errors raised before commander parses. */
+export function sniffFormat(argv: readonly string[]): OutputFormat | null {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = arg.startsWith("--format=")
@@ -108,5 +100,5 @@ export function sniffFormat(
         : undefined;
     if (value && (FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
   }
-  return otherwise;
+  return null;
 }

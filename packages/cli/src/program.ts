@@ -43,7 +43,7 @@ import { VERSION } from "./version.js";
 export async function runCli(givenArgv: readonly string[], io: CliIo): Promise<number> {
   let argv = helpAsFlag(givenArgv);
   const helpTopic = argv !== givenArgv;
-  const format = sniffFormat(argv, null) ?? (argv.includes("--json") ? "json" : "text");
+  const format = sniffFormat(argv) ?? (argv.includes("--json") ? "json" : "text");
   let exitCode: number = ExitCode.ok;
   try {
     argv = expandShorthands(argv);
