@@ -76,8 +76,12 @@ describe("uwf doctor", () => {
     expect(lines[6]).toBe(
       `    It is on PATH but did not answer --version: run \`${noVersion} --version\` to see why.`,
     );
-    expect(lines[7]).toBe(`✓ provider local: ${fake.baseUrl} reachable (HTTP 404)`);
-    expect(lines[8]).toBe("all 8 checks passed, 1 with a warning");
+    // Any HTTP answer shows the host is up; an error status is shown, not ticked.
+    expect(lines[7]).toBe(
+      `! provider local: ${fake.baseUrl} answered HTTP 404: the host is up, the URL itself is not a page`,
+    );
+    expect(lines[8]).toContain("uwf config set providers.local.baseUrl <url>");
+    expect(lines[9]).toBe("all 8 checks passed, 2 with a warning");
     // Reachability is a plain GET: no key is sent anywhere.
     const requests = fake.requests().slice(before);
     expect(requests).toHaveLength(1);
@@ -230,7 +234,7 @@ describe("uwf doctor", () => {
     config(["providers:", ...names.map((name) => `  ${name}: { baseUrl: '${fake.baseUrl}' }`)]);
     const run = await doctor();
     expect(run.code, run.stdout).toBe(0);
-    expect(run.stdout).toContain("✓ provider p11: ");
+    expect(run.stdout).toContain("! provider p11: ");
     expect(run.stderr).not.toContain("MaxListenersExceededWarning");
   });
 

@@ -209,14 +209,14 @@ describe("uwf usage", () => {
     expect(shown.unknownCostSteps).toBe(1);
     expect(shown.usage.costUsd).toBeCloseTo(0.35);
     expect((await uwf(sb, ["thread", "show", t])).stdout).toMatch(
-      /usage\s+300 in, 30 out, ≥ \$0\.3500 \(1 step unknown\)/,
+      /usage\s+300 in \/ 30 out tokens, ≥ \$0\.3500 \(1 step unknown\)/,
     );
     expect(
       (await uwfJson<ShowDoc & { unknownCostSteps: number }>(sb, ["thread", "show", f1]))
         .unknownCostSteps,
     ).toBe(0);
     expect((await uwf(sb, ["thread", "show", f1])).stdout).toMatch(
-      /usage\s+300 in, 30 out, \$0\.3000\n/,
+      /usage\s+300 in \/ 30 out tokens, \$0\.3000\n/,
     );
 
     const byThread = await uwfJson<UsageDoc>(sb, ["usage", "--by", "thread"]);

@@ -38,6 +38,43 @@ describe("uwf help <words>", () => {
   });
 });
 
+describe("shorthands and upstream names", () => {
+  it("takes --json for --format json and ls for list", async () => {
+    const json = await uwf(sb, ["workflow", "ls", "--json"]);
+    expect([json.code, json.stdout]).toEqual([
+      0,
+      (await uwf(sb, ["workflow", "list", "--format", "json"])).stdout,
+    ]);
+    expect(JSON.parse(json.stdout)).toHaveProperty("workflows");
+    const help = await uwf(sb, ["help", "thread"]);
+    expect(help.stdout).toContain("list|ls [options]");
+    expect((await uwf(sb, ["help"])).stdout).toContain("--json");
+  });
+
+  it("answers upstream's old command names with their replacement (exit 2)", async () => {
+    const cases = [
+      ["thread steps 01K", "uwf step list <thread>"],
+      ["thread step 01K", "uwf thread exec <thread>"],
+      ["thread step-details abc", "uwf step show <step>"],
+      ["thread fork abc", "uwf step fork <step>"],
+      ["thread kill 01K", "uwf thread stop <thread>"],
+      ["thread running", "uwf thread list --status running"],
+      ["workflow put w.yaml", "uwf workflow add <file>"],
+      ["thread status 01K", "uwf thread show <thread>"],
+    ];
+    for (const [words, instead] of cases) {
+      const result = await uwf(sb, words!.split(" "));
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `error: "uwf ${words!.split(" ").slice(0, 2).join(" ")}" is upstream united-workforce's name for \`${instead}\``,
+      );
+      expect(result.stderr).not.toContain("Did you mean");
+    }
+    const kill = await uwf(sb, ["thread", "kill", "01K", "--json"]);
+    expect(JSON.parse(kill.stderr).error.hint).toContain("uwf thread cancel <thread>");
+  });
+});
+
 describe("errors under --format json|yaml", () => {
   it("are the error document on stderr, in the format asked for, with the exit code", async () => {
     const missing = "01ARZ3NDEKTSV4RRFFQ69G5FAV";

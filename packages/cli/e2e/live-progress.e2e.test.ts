@@ -138,7 +138,7 @@ describe("live progress", () => {
     );
     expect(plain).toContain("✓ “Write a note” #1 writer → more  ");
     expect(plain).toMatch(
-      /#1 writer → more {2}[\d.]+ m?s · 1,200 in \/ 340 out tokens · \$0\.01 {2}\w{13}/,
+      /#1 writer → more {2}[\d.]+ m?s · 1,200 in \/ 340 out tokens · \$0\.0123 {2}\w{13}/,
     );
     expect(plain).toMatch(/#2 writer → done {2}[\d.]+ m?s · tokens unknown · cost unknown/);
     expect(plain).toContain(`${thread}: completed — Finished: a polished draft`);
@@ -159,7 +159,7 @@ describe("live progress", () => {
       `▶ #1 writer (uwf-mock) started on thread ${thread} “Write a note”`,
       "  writer │ drafting the opening",
       expect.stringMatching(
-        /^✓ #1 writer → more {2}T · 1,200 in \/ 340 out tokens · \$0\.01 · \w{13}$/,
+        /^✓ #1 writer → more {2}T · 1,200 in \/ 340 out tokens · \$0\.0123 · \w{13}$/,
       ),
       `▶ #2 writer (uwf-mock) started on thread ${thread} “Write a note”`,
       "  writer │ polishing",
@@ -367,6 +367,25 @@ describe("following a run from another terminal", () => {
     expect(result.code).toBe(4);
     expect(result.stderr.match(/out of credit/g)).toHaveLength(1);
     expect(result.stderr).toContain("✗ #1 greeter failed after");
+    expect(result.stdout).toBe(
+      `${thread}: suspended after 0 steps — role "greeter" failed (reported above on stderr). To retry the step: uwf thread resume ${thread}\n`,
+    );
+  });
+
+  it("thread join says an agent's failure once: its stderr shown live, not again in the result", async () => {
+    await uwf("workflow", "add", "examples/hello.yaml");
+    const thread = (await uwf("thread", "start", "hello", "-p", "Greet Ada")).stdout.trim();
+    const scenario = writeScenario(temp.home, [
+      { role: "greeter", wait_for: "gate", stderr: "out of credit", exit: 2 },
+    ]);
+    const agent = `${process.execPath} ${UWF_MOCK_BIN} --scenario ${scenario}`;
+    await uwf("thread", "exec", thread, "--background", "--agent", agent);
+    const joining = startUwf(["thread", "join", thread], { home: temp.home });
+    await until(() => joining.stderr().includes("▶ #1 greeter"), "join showing the running step");
+    writeFileSync(join(temp.home, "gate"), "");
+    const result = await joining.done;
+    expect(result.code).toBe(4);
+    expect(`${result.stderr}${result.stdout}`.match(/out of credit/g)).toHaveLength(1);
     expect(result.stdout).toBe(
       `${thread}: suspended after 0 steps — role "greeter" failed (reported above on stderr). To retry the step: uwf thread resume ${thread}\n`,
     );

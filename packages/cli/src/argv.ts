@@ -51,8 +51,46 @@ export function helpAsFlag(argv: readonly string[]): readonly string[] {
   return rest.some((arg) => !arg.startsWith("-")) ? [...rest, "--help"] : argv;
 }
 
-/** `--format` must shape even errors raised before commander has parsed it. */
-export function sniffFormat(argv: readonly string[]): OutputFormat {
+/**
+ * The shorthands argv may use, spelled out before anything reads it: `--json` is
+ * `--format json`, and `ls` after a group is that group's `list`. Words after `--` are left.
+ */
+export function expandShorthands(argv: readonly string[]): readonly string[] {
+  const end = argv.indexOf("--");
+  const options = end === -1 ? argv : argv.slice(0, end);
+  const words = commandWords(options);
+  const listAt = words[1] === "ls" ? commandWordIndex(options, 1) : -1;
+  const hasList = COMMAND_TABLE.some((e) => e.path[0] === words[0] && e.path[1] === "list");
+  if (!options.includes("--json") && !(listAt !== -1 && hasList)) return argv;
+  if (options.includes("--json")) {
+    const format = sniffFormat(options.filter((arg) => arg !== "--json"));
+    if (format !== null && format !== "json") {
+      throw new UwfError("USAGE", `--json asks for JSON, --format for ${format}`, {
+        hint: "Give one of them: --json is --format json.",
+      });
+    }
+  }
+  const expanded = options.flatMap((arg, i): string[] => {
+    if (arg === "--json") return ["--format", "json"];
+    return i === listAt && hasList ? ["list"] : [arg];
+  });
+  return end === -1 ? expanded : [...expanded, ...argv.slice(end)];
+}
+
+/** Where the `n`th command word stands in argv, or -1. */
+function commandWordIndex(argv: readonly string[], n: number): number {
+  let seen = -1;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--format") i++;
+    else if (arg === "--") return -1;
+    else if (!arg.startsWith("-") && ++seen === n) return i;
+  }
+  return -1;
+}
+
+/** The `--format` argv names, or null: it must shape even errors raised before commander parses. */
+export function sniffFormat(argv: readonly string[]): OutputFormat | null {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = arg.startsWith("--format=")
@@ -62,5 +100,5 @@ export function sniffFormat(argv: readonly string[]): OutputFormat {
         : undefined;
     if (value && (FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
   }
-  return "text";
+  return null;
 }

@@ -47,3 +47,33 @@ describe("runCli", () => {
     expect(record.stack).toContain("TypeError: write is not a function");
   });
 });
+
+describe("help", () => {
+  function helpAt(columns: number | undefined): Promise<string> {
+    const stdout: string[] = [];
+    const io: CliIo = {
+      stdout: (text) => stdout.push(text),
+      stderr: () => {},
+      env: { UWF_HOME: home },
+      cwd: home,
+      signal: new AbortController().signal,
+      interruptible: (work) => work(),
+      self: [],
+      columns: () => columns,
+    };
+    return runCli(["thread", "exec", "--help"], io).then(() => stdout.join(""));
+  }
+
+  it("wraps options and prose to the terminal's width; examples stay whole", async () => {
+    const lines = (await helpAt(60)).trimEnd().split("\n");
+    const examples = lines.findIndex((line) => line === "Examples:");
+    expect(examples).toBeGreaterThan(0);
+    for (const line of lines.slice(0, examples)) expect(line.length).toBeLessThanOrEqual(60);
+    expect(lines.slice(examples + 1).every((line) => line.startsWith("  $ uwf "))).toBe(true);
+  });
+
+  it("wraps at 80 columns where there is no terminal", async () => {
+    const lines = (await helpAt(undefined)).split("\n");
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(80);
+  });
+});

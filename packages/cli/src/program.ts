@@ -10,7 +10,14 @@ import {
   UwfError,
 } from "@united-workforce/util";
 import { Command, CommanderError, Option } from "commander";
-import { checkHelpTopic, commandWords, helpAsFlag, knownCommand, sniffFormat } from "./argv.js";
+import {
+  checkHelpTopic,
+  commandWords,
+  expandShorthands,
+  helpAsFlag,
+  knownCommand,
+  sniffFormat,
+} from "./argv.js";
 import type { CliIo } from "./cli-io.js";
 import { allCommands, openCommandContext } from "./command-context.js";
 import type { CommandSpec, OptionSpec, OutputFormat } from "./commands/command.js";
@@ -23,6 +30,7 @@ import {
 import { resolveIds } from "./commands/resolve-ids.js";
 import { COMMAND_TABLE } from "./commands/table.js";
 import { FORMATS, GLOBAL_OPTIONS, GROUP_SUMMARIES } from "./help/globals.js";
+import { checkUpstreamCommand } from "./help/renamed-commands.js";
 import { renderError } from "./output/errors.js";
 import { PLAIN_VIEW } from "./output/table.js";
 import { formatResult } from "./output/write.js";
@@ -33,11 +41,14 @@ import { VERSION } from "./version.js";
  * code. Never exits: the entry does.
  */
 export async function runCli(givenArgv: readonly string[], io: CliIo): Promise<number> {
-  const argv = helpAsFlag(givenArgv);
-  const format = sniffFormat(argv);
+  let argv = helpAsFlag(givenArgv);
+  const helpTopic = argv !== givenArgv;
+  const format = sniffFormat(argv) ?? (argv.includes("--json") ? "json" : "text");
   let exitCode: number = ExitCode.ok;
   try {
-    if (argv !== givenArgv) checkHelpTopic(commandWords(argv));
+    argv = expandShorthands(argv);
+    checkUpstreamCommand(commandWords(argv));
+    if (helpTopic) checkHelpTopic(commandWords(argv));
     const program = buildProgram(
       io,
       (code) => {
@@ -119,6 +130,11 @@ export function buildProgram(
     .addOption(
       new Option(GLOBAL_OPTIONS[0].flags, "output format").choices(FORMATS).default("text"),
     )
+    // Never parsed (expandShorthands makes it `--format json`), only listed in help.
+    .addOption(new Option(GLOBAL_OPTIONS[3].flags, GLOBAL_OPTIONS[3].description))
+    // Commander leaves a description unwrapped beside options when less than 40 columns are
+    // left for it; on a narrow terminal 20 still reads better than lines the terminal breaks.
+    .configureHelp({ minWidthToWrap: 20 })
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -171,6 +187,8 @@ function addCommand(
   setExitCode: (code: number) => void,
 ): void {
   const command = parent.command(name, { hidden: spec.hidden ?? false }).description(spec.summary);
+  // expandShorthands turns `ls` into `list` before commander parses; the alias shows it in help.
+  if (name === "list") command.alias("ls");
   command.exitOverride();
   for (const arg of spec.args ?? []) {
     command.argument(argumentLabel(arg), arg.description);
@@ -190,13 +208,17 @@ function addCommand(
     return { spec: opt, key: option.attributeName() };
   });
   if (spec.description || spec.examples?.length) {
-    const extra = [
-      spec.description ?? "",
-      ...(spec.examples?.length ? ["Examples:", ...spec.examples.map((e) => `  $ ${e}`)] : []),
-    ]
-      .filter(Boolean)
-      .join("\n");
-    command.addHelpText("after", `\n${extra}`);
+    // The prose wraps to the help's width like commander's own text; examples stay one line
+    // each, to be copied whole.
+    command.addHelpText("after", ({ error }) => {
+      const output = command.configureOutput();
+      const width = (error ? output.getErrHelpWidth : output.getOutHelpWidth)?.() ?? 80;
+      const help = command.createHelp();
+      return `\n${[
+        ...(spec.description ? [help.boxWrap(spec.description, width)] : []),
+        ...(spec.examples?.length ? ["Examples:", ...spec.examples.map((e) => `  $ ${e}`)] : []),
+      ].join("\n")}`;
+    });
   }
   command.action(async (...actionArgs: unknown[]) => {
     const cmd = actionArgs[actionArgs.length - 1] as Command;

@@ -20,6 +20,17 @@ export { type LogFile, listLogFiles, logFilePath } from "./events/log-files.js";
 export { eventOf, type LogRecord, parseLogLine } from "./events/log-reader.js";
 export { eventLogWriter, type LogEnvelope } from "./events/log-writer.js";
 export { createEventStream, type EventListener, type EventStream } from "./events/stream.js";
+export {
+  type CostTotal,
+  costFact,
+  costText,
+  durationText,
+  groupDigits,
+  stepCost,
+  tokensFact,
+  tokensText,
+  usdText,
+} from "./figures.js";
 export { type AtomicWriteOptions, writeFileAtomic } from "./fs/atomic-write.js";
 export { type ErrnoError, ioError, isErrnoError } from "./fs/io-error.js";
 export { type ParseCacheEntry, readParseCache, writeParseCache } from "./fs/parse-cache.js";

@@ -3,9 +3,9 @@ import {
   type UsageDimension as Dimension,
   type UsageDocument,
 } from "@united-workforce/protocol";
-import { UwfError } from "@united-workforce/util";
+import { costText, groupDigits, tokensText, UwfError } from "@united-workforce/util";
+import { columns } from "../output/table.js";
 import { defineCommand, result } from "./command.js";
-import { columns, costText, tokensText } from "./usage-text.js";
 
 export default defineCommand({
   path: ["usage"],
@@ -80,13 +80,13 @@ export function renderUsage(doc: UsageDocument): string {
       const value = row.key[d];
       return typeof value === "string" ? value : "(unknown)";
     }),
-    String(row.steps),
+    groupDigits(row.steps),
     tokensText(row),
     costText(row),
   ]);
   const total = [
     ...(doc.by.length === 0 ? [] : ["total", ...doc.by.slice(1).map(() => "")]),
-    String(doc.total.steps),
+    groupDigits(doc.total.steps),
     tokensText(doc.total),
     costText(doc.total),
   ];

@@ -9,6 +9,7 @@ export const GLOBAL_OPTIONS = [
   },
   { flags: "-V, --version", description: "print the version" },
   { flags: "-h, --help", description: "show help" },
+  { flags: "--json", description: "same as --format json" },
 ] as const;
 
 /** What each group of commands is for: `uwf --help`, docs/cli.md and the guides say it. */

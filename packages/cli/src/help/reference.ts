@@ -2,6 +2,7 @@ import { EXIT_CODE_MEANINGS } from "@united-workforce/protocol";
 import type { CommandSpec } from "../commands/command.js";
 import { argumentLabel, valueNote } from "../commands/option-values.js";
 import { GROUP_SUMMARIES } from "./globals.js";
+import { UPSTREAM_COMMANDS } from "./renamed-commands.js";
 
 /** Flags and usage line of one command, as `--help` shows them. */
 export function usageLine(spec: CommandSpec): string {
@@ -32,7 +33,8 @@ export function renderCliReference(commands: readonly CommandSpec[]): string {
     "<!-- Generated from the command table by `pnpm docs:cli`; a test fails when this file is stale. -->",
     "",
     "Global options: `--format text|json|yaml` (default text; json and yaml print the command's document),",
-    "`-V, --version`, `-h, --help`. The storage root is `UWF_HOME` (default `~/.uwf`).",
+    "`--json` (same as `--format json`), `-V, --version`, `-h, --help`. Every `list` command is also",
+    "`ls`. The storage root is `UWF_HOME` (default `~/.uwf`).",
     "",
     "## Exit codes",
     "",
@@ -41,6 +43,14 @@ export function renderCliReference(commands: readonly CommandSpec[]): string {
     ...exitCodeRows(),
     "",
     ERRORS_SENTENCE,
+    "",
+    "## Upstream command names",
+    "",
+    "Upstream united-workforce's old names answer with uwf's (exit 2), as [coming from upstream](coming-from-upstream.md) explains:",
+    "",
+    "| upstream | uwf |",
+    "| --- | --- |",
+    ...UPSTREAM_COMMANDS.map((c) => `| \`${c.upstream}\` | \`${c.instead}\` |`),
     "",
   ];
   let group = "";

@@ -1,6 +1,4 @@
-import type { Usage } from "@united-workforce/protocol";
 import { sanitizeTerminalText } from "@united-workforce/util";
-import { groupDigits } from "../output/digits.js";
 
 /** ULIDs start with their time, so the first ten characters tell threads of one exec apart. */
 export function shortThread(thread: string): string {
@@ -22,34 +20,6 @@ export function formatElapsed(ms: number): string {
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, "0")}s`;
   return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
-}
-
-/** `195 ms`, `4.2 s`, then as `formatElapsed`. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  return formatElapsed(ms);
-}
-
-/** Tokens and cost as a person reads them; what the agent did not report says unknown. */
-export function formatUsage(usage: Usage | null): string[] {
-  const input = usage?.inputTokens ?? null;
-  const output = usage?.outputTokens ?? null;
-  const tokens =
-    input === null && output === null
-      ? "tokens unknown"
-      : `${count(input)} in / ${count(output)} out tokens`;
-  const cost = usage?.costUsd ?? null;
-  return [tokens, cost === null ? "cost unknown" : formatCost(cost)];
-}
-
-function count(value: number | null): string {
-  return value === null ? "?" : groupDigits(value);
-}
-
-function formatCost(usd: number): string {
-  if (usd === 0) return "$0";
-  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
 }
 
 /** Local wall-clock time `HH:MM:SS` for lines mode, as CI log viewers show their own. */

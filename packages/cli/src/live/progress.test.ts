@@ -115,7 +115,7 @@ describe("ProgressView, live (a terminal)", () => {
     v.progress.handle(started);
     v.progress.handle(finished(usage));
     expect(v.writes[1]).toBe(
-      `${ESC}[1A\r${ESC}[J✓ 01M85RF4Z6 #2 greeter → done  4.2 s · 1,200 in / 340 out tokens · $0.01  FTD0EF5FT35BD\n`,
+      `${ESC}[1A\r${ESC}[J✓ 01M85RF4Z6 #2 greeter → done  4.2 s · 1,200 in / 340 out tokens · $0.0123  FTD0EF5FT35BD\n`,
     );
     // Nothing is left to redraw: a tick writes nothing.
     v.progress.tick();
@@ -225,7 +225,7 @@ describe("ProgressView, lines (CI logs, pipes)", () => {
     );
     expect(lines[1]).toMatch(/ {2}greeter │ working on it$/);
     expect(lines[2]).toMatch(
-      /✓ #2 greeter → done {2}4\.2 s · 1,200 in \/ 340 out tokens · \$0\.01 · FTD0EF5FT35BD$/,
+      /✓ #2 greeter → done {2}4\.2 s · 1,200 in \/ 340 out tokens · \$0\.0123 · FTD0EF5FT35BD$/,
     );
   });
 

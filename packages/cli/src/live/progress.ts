@@ -1,14 +1,13 @@
 import type { ThreadEvent } from "@united-workforce/protocol";
-import { sanitizeTerminalText } from "@united-workforce/util";
-import { cutToWidth } from "../output/table.js";
 import {
-  clockTime,
-  formatDuration,
-  formatElapsed,
-  formatUsage,
-  indent,
-  shortThread,
-} from "./format.js";
+  costFact,
+  durationText,
+  sanitizeTerminalText,
+  stepCost,
+  tokensFact,
+} from "@united-workforce/util";
+import { cutToWidth } from "../output/table.js";
+import { clockTime, formatElapsed, indent, shortThread } from "./format.js";
 import { paint, type Segment } from "./paint.js";
 import type { ProgressMode } from "./terminal.js";
 
@@ -161,7 +160,7 @@ export class ProgressView {
   private stepRetried(event: Event<"step.retry">, atMs: number): string[] {
     if (this.options.mode === "quiet") return [];
     const why = event.reason === "" ? "failed transiently" : event.reason;
-    const line = `↻ ${event.role}: ${why}; retry ${event.retry} of ${event.maxRetries} in ${formatDuration(event.delayMs)}`;
+    const line = `↻ ${event.role}: ${why}; retry ${event.retry} of ${event.maxRetries} in ${durationText(event.delayMs)}`;
     return [this.stampInLines(atMs, line)];
   }
 
@@ -232,7 +231,7 @@ export class ProgressView {
     const permanent: string[] = [];
     if (this.options.mode !== "quiet") {
       for (const step of this.running.values()) {
-        const elapsed = formatDuration(this.now() - step.startedAtMs);
+        const elapsed = durationText(this.now() - step.startedAtMs);
         const text =
           how === "interrupted"
             ? `■ #${step.stepNumber} ${step.role} interrupted after ${elapsed}`
@@ -283,9 +282,12 @@ export class ProgressView {
 
   private finalLine(event: Event<"step.done">, atMs: number, step: Running | undefined): string {
     const number = step ? `#${step.stepNumber} ` : "";
-    const figures = [formatDuration(event.durationMs), ...formatUsage(event.usage ?? null)].join(
-      " · ",
-    );
+    const usage = event.usage ?? null;
+    const figures = [
+      durationText(event.durationMs),
+      tokensFact(usage),
+      costFact(stepCost(usage)),
+    ].join(" · ");
     if (this.options.mode === "lines") {
       return this.stamp(
         atMs,
@@ -313,7 +315,7 @@ export class ProgressView {
     const cut = event.reason.indexOf(TAIL_MARKER);
     const reason = cut === -1 ? event.reason : event.reason.slice(0, cut);
     const tail = cut === -1 ? "" : event.reason.slice(cut + TAIL_MARKER.length);
-    const after = step ? ` after ${formatDuration(atMs - step.startedAtMs)}` : "";
+    const after = step ? ` after ${durationText(atMs - step.startedAtMs)}` : "";
     const number = step ? `#${step.stepNumber} ` : "";
     const head = `✗ ${number}${event.role} failed${after}: ${reason}`;
     // Lines mode printed the agent's output as it came; the tail would repeat it.

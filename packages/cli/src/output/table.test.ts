@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { displayWidth, humanDuration, relativeTime, renderTable } from "./table.js";
+import { displayWidth, relativeTime, renderTable } from "./table.js";
 
 describe("renderTable", () => {
   it("aligns columns under an upper-case header, numbers to the right", () => {
@@ -55,14 +55,5 @@ describe("relativeTime", () => {
     expect(relativeTime("2025-11-02T08:00:00Z", now)).toBe("2025-11-02");
     expect(relativeTime("", now)).toBe("");
     expect(relativeTime("soon", now)).toBe("soon");
-  });
-});
-
-describe("humanDuration", () => {
-  it("reads milliseconds as a person would", () => {
-    expect(humanDuration(850)).toBe("850 ms");
-    expect(humanDuration(12_340)).toBe("12.3 s");
-    expect(humanDuration(245_000)).toBe("4 min 05 s");
-    expect(humanDuration(7_800_000)).toBe("2 h 10 min");
   });
 });

@@ -107,12 +107,19 @@ export function relativeTime(iso: string, now: number): string {
   return delta >= 0 ? `${count} ${name} ago` : `in ${count} ${name}`;
 }
 
-/** A duration in milliseconds as a person reads it: 850 ms, 12.3 s, 4 min 05 s, 2 h 10 min. */
-export function humanDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  if (minutes < 60)
-    return `${minutes} min ${String(Math.floor((ms % 60_000) / 1000)).padStart(2, "0")} s`;
-  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
+/** Rows of cells as plain columns, left-aligned, two spaces apart (the first row a header). */
+export function columns(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const row of rows)
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }

@@ -48,7 +48,7 @@ describe("renderStep", () => {
       usage: { inputTokens: 1200, outputTokens: 80, cacheReadTokens: 900, costUsd: 0.01321 },
     });
     expect(reported.text.split("\n")[1]).toBe(
-      `<!-- step ${reported.hash} · agent test-fixture · 2026-01-02T03:04:05.000Z · 1 ms · 1200 in / 80 out tokens · 900 cached · $0.0132 -->`,
+      `<!-- step ${reported.hash} · agent test-fixture · 2026-01-02T03:04:05.000Z · 1 ms · 1,200 in / 80 out tokens · 900 cached · $0.0132 -->`,
     );
     const outputOnly = await renderWriterStep({ usage: { outputTokens: 5 } });
     expect(outputOnly.text.split("\n")[1]).toContain(" · ? in / 5 out tokens -->");

@@ -1,6 +1,6 @@
 import type { StartPayload, StepPayload, Usage } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
-import { isoTime } from "@united-workforce/util";
+import { durationText, groupDigits, isoTime, tokensFact, usdText } from "@united-workforce/util";
 import { stringify as stringifyYaml } from "yaml";
 
 /**
@@ -22,7 +22,7 @@ export async function renderStep(
     `step ${hash}`,
     `agent ${step.agent}`,
     isoTime(step.startedAtMs),
-    `${step.completedAtMs - step.startedAtMs} ms`,
+    durationText(step.completedAtMs - step.startedAtMs),
     ...(step.attempts > 1 ? [`${step.attempts} attempts`] : []),
     ...usageFacts(step.usage),
   ];
@@ -40,15 +40,13 @@ export async function renderStep(
   ].join("\n");
 }
 
-/** What the agent reported, e.g. `1200 in / 80 out tokens · 900 cached · $0.0132`; unknown is left out. */
+/** What the agent reported, e.g. `1,200 in / 80 out tokens · 900 cached · $0.0132`; unknown is left out. */
 function usageFacts(usage: Usage): string[] {
   const facts: string[] = [];
-  if (usage.inputTokens !== null || usage.outputTokens !== null) {
-    facts.push(`${usage.inputTokens ?? "?"} in / ${usage.outputTokens ?? "?"} out tokens`);
-  }
-  if (usage.cacheReadTokens) facts.push(`${usage.cacheReadTokens} cached`);
-  if (usage.cacheWriteTokens) facts.push(`${usage.cacheWriteTokens} cache written`);
-  if (usage.costUsd !== null) facts.push(`$${usage.costUsd.toFixed(4)}`);
+  if (usage.inputTokens !== null || usage.outputTokens !== null) facts.push(tokensFact(usage));
+  if (usage.cacheReadTokens) facts.push(`${groupDigits(usage.cacheReadTokens)} cached`);
+  if (usage.cacheWriteTokens) facts.push(`${groupDigits(usage.cacheWriteTokens)} cache written`);
+  if (usage.costUsd !== null) facts.push(usdText(usage.costUsd));
   return facts;
 }
 

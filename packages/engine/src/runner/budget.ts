@@ -1,5 +1,6 @@
 import type { UsageTotal } from "@united-workforce/protocol";
 import type { RunLimits } from "@united-workforce/store";
+import { usdText } from "@united-workforce/util";
 
 /** The usage a run (and the fan-out children it runs) spent; its limits are checked on it. */
 export interface RunBudget {
@@ -15,17 +16,13 @@ export function budgetReached(limits: RunLimits, spent: UsageTotal): string | nu
     return `this run reached its step limit (${spent.steps} of ${limits.maxSteps})`;
   }
   if (limits.maxCostUsd === undefined) return null;
-  const cost = formatUsd(spent.costUsd ?? 0);
+  const cost = usdText(spent.costUsd ?? 0);
   if (spent.unknownCostSteps > 0) {
     const which = spent.unknownCostSteps === 1 ? "1 step" : `${spent.unknownCostSteps} steps`;
-    return `this run's cost is unknown (${which} reported no cost; known cost ${cost}), so its cost limit of ${formatUsd(limits.maxCostUsd)} cannot be checked`;
+    return `this run's cost is unknown (${which} reported no cost; known cost ${cost}), so its cost limit of ${usdText(limits.maxCostUsd)} cannot be checked`;
   }
   if ((spent.costUsd ?? 0) >= limits.maxCostUsd) {
-    return `this run reached its cost limit (${cost} of ${formatUsd(limits.maxCostUsd)})`;
+    return `this run reached its cost limit (${cost} of ${usdText(limits.maxCostUsd)})`;
   }
   return null;
-}
-
-function formatUsd(value: number): string {
-  return `$${value < 1 ? value.toFixed(4) : value.toFixed(2)}`;
 }

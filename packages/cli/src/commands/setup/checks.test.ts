@@ -12,13 +12,15 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 describe("checkReachable", () => {
-  it("passes on any HTTP answer and shows the status", async () => {
-    expect(await checkReachable("provider p", fake.baseUrl, { timeoutMs: 10_000 })).toEqual({
+  it("takes any HTTP answer, an error status as a warning that shows it", async () => {
+    const check = await checkReachable("provider p", fake.baseUrl, { timeoutMs: 10_000 });
+    expect(check).toMatchObject({
       name: "provider p",
       ok: true,
-      detail: `${fake.baseUrl} reachable (HTTP 404)`,
-      hint: null,
+      warning: true,
+      detail: `${fake.baseUrl} answered HTTP 404: the host is up, the URL itself is not a page`,
     });
+    expect(check.hint).toContain("uwf config set providers.p.baseUrl <url>");
   });
 
   it("fails when nothing answers", async () => {

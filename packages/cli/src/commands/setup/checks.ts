@@ -44,7 +44,8 @@ export function checkApiKeyEnv(
 
 /**
  * Is the provider's base URL answering at all? A GET without credentials: any HTTP status (a
- * 404 or 401 included) proves the host is up and speaks HTTP.
+ * 404 or 401 included) proves the host is up and speaks HTTP. An error status is a warning, not
+ * a ✓ beside "HTTP 404": many API roots have no page of their own, but a wrong path looks the same.
  */
 export async function checkReachable(
   name: string,
@@ -57,7 +58,12 @@ export async function checkReachable(
       await response.body?.cancel();
       return response.status;
     });
-    return passed(name, `${baseUrl} reachable (HTTP ${status})`);
+    if (status < 400) return passed(name, `${baseUrl} reachable (HTTP ${status})`);
+    return warned(
+      name,
+      `${baseUrl} answered HTTP ${status}: the host is up, the URL itself is not a page`,
+      `Many API roots answer a bare GET so; if steps fail, check the URL (uwf config set ${name.replace(/^provider /, "providers.")}.baseUrl <url>, OpenAI-style ones usually end in /v1).`,
+    );
   } catch (error) {
     return failed(
       name,

@@ -1,5 +1,6 @@
 import type { StepListDocument, StepListEntry } from "@united-workforce/protocol";
-import { humanDuration, relativeTime, renderTable } from "../../output/table.js";
+import { durationText } from "@united-workforce/util";
+import { relativeTime, renderTable } from "../../output/table.js";
 import { defineCommand, result } from "../command.js";
 import { stepListEntry } from "./list-entry.js";
 
@@ -41,7 +42,7 @@ export default defineCommand({
                 s.status,
                 s.agent,
                 relativeTime(s.startedAt, view.now),
-                humanDuration(s.durationMs),
+                durationText(s.durationMs),
               ]),
             )
           : d.steps

@@ -1,10 +1,6 @@
-import type {
-  ThreadDiffDocument,
-  ThreadDiffSide,
-  ThreadDiffStep,
-} from "@united-workforce/protocol";
+import type { ThreadDiffDocument, ThreadDiffSide } from "@united-workforce/protocol";
+import { costFact, costText, durationText, stepCost, tokensFact } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { costText, stepCostText, tokensText } from "../usage-text.js";
 
 export default defineCommand({
   path: ["thread", "diff"],
@@ -39,7 +35,7 @@ function renderSide(side: ThreadDiffSide): string[] {
   const lines = [head];
   for (const step of side.steps) {
     lines.push(
-      `  ${step.number}  ${step.hash}  ${step.role} → ${step.status}  (${step.agent}, ${step.durationMs} ms, ${tokens(step.usage)}, ${cost(step.usage)})`,
+      `  ${step.number}  ${step.hash}  ${step.role} → ${step.status}  (${step.agent}, ${durationText(step.durationMs)}, ${tokensFact(step.usage)}, ${costFact(stepCost(step.usage))})`,
     );
     for (const [key, value] of Object.entries(step.output)) {
       if (key === "$status") continue;
@@ -47,15 +43,6 @@ function renderSide(side: ThreadDiffSide): string[] {
     }
   }
   return lines;
-}
-
-function tokens(usage: ThreadDiffStep["usage"]): string {
-  const text = tokensText(usage);
-  return text === "?" ? "tokens unknown" : text;
-}
-
-function cost(usage: ThreadDiffStep["usage"]): string {
-  return usage.costUsd === null ? "cost unknown" : stepCostText(usage);
 }
 
 /** A field's value on one line, cut to keep the comparison scannable. */

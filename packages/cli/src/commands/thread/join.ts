@@ -26,6 +26,7 @@ export default defineCommand({
     await store.threads.get(thread!);
     const waiting = runner.waitForRelease(thread!, options.timeout ?? null);
     const lease = options.quiet ? null : await store.leases.read(thread!);
+    const followed = lease?.alive === true;
     if (lease?.alive) {
       // The steps it waits on are shown as they run, as `thread watch` shows them.
       const { followThread } = await import("../../live/follow-thread.js");
@@ -65,6 +66,9 @@ export default defineCommand({
         const lead = `${d.thread}: ${d.status} after ${d.steps} step${d.steps === 1 ? "" : "s"}`;
         if (stopped !== null) return `${lead} — ${stopped}`;
         if (!d.suspended) return lead;
+        // The failure, with its agent's stderr, was shown as it happened: said once, as watch does.
+        if (followed && failed && d.suspended.kind === "failure")
+          return `${lead} — role "${d.suspended.role}" failed (reported above on stderr). To retry the step: uwf thread resume ${d.thread}`;
         const retry = failed ? `\nTo retry the step: uwf thread resume ${d.thread}` : "";
         return `${lead} — ${d.suspended.reason}${retry}`;
       },

@@ -1,6 +1,6 @@
 import { THREAD_STATUSES, type ThreadListDocument } from "@united-workforce/protocol";
 import type { ThreadQuery } from "@united-workforce/store";
-import { sanitizeTerminalText } from "@united-workforce/util";
+import { groupDigits, sanitizeTerminalText } from "@united-workforce/util";
 import {
   type Column,
   cutToWidth,
@@ -115,7 +115,7 @@ function renderList(d: ThreadListDocument, view: TextView): string {
       t.status,
       t.workflow,
       t.currentRole ?? "—",
-      String(t.steps),
+      groupDigits(t.steps),
       relativeTime(t.updatedAt || t.createdAt, view.now),
       ...(children ? [t.parent ?? ""] : []),
       ...(problems ? [t.problem ?? ""] : []),

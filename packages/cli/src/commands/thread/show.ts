@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
 import type { PendingStep } from "@united-workforce/engine";
 import { emptyUsage, type StartPayload, type ThreadShowDocument } from "@united-workforce/protocol";
-import { errorMessage, sanitizeTerminalText } from "@united-workforce/util";
+import { costFact, errorMessage, sanitizeTerminalText, tokensFact } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
-import { costText } from "../usage-text.js";
 import { openRunner } from "./shared.js";
 
 export default defineCommand({
@@ -128,15 +127,10 @@ function renderShow(d: ThreadShowDocument): string {
       lines.push(`${label}${name} = ${sanitizeTerminalText(JSON.stringify(value))}`);
     });
   }
-  const u = d.usage;
-  const usage = [
-    u.inputTokens !== null ? `${u.inputTokens} in` : null,
-    u.outputTokens !== null ? `${u.outputTokens} out` : null,
-    u.costUsd === null
-      ? null
-      : costText({ costUsd: u.costUsd, unknownCostSteps: d.unknownCostSteps, steps: d.steps }),
-  ].filter(Boolean);
-  if (usage.length) lines.push(`usage     ${usage.join(", ")}`);
+  if (d.steps > 0) {
+    const cost = { costUsd: d.usage.costUsd, unknownCostSteps: d.unknownCostSteps, steps: d.steps };
+    lines.push(`usage     ${tokensFact(d.usage)}, ${costFact(cost)}`);
+  }
   if (d.suspended?.kind === "human") {
     // The reason is the question and the `uwf thread answer` lines.
     lines.push(`waiting   for a human to answer role ${d.suspended.role}:`);

@@ -1,4 +1,4 @@
-import { groupDigits } from "../../output/digits.js";
+import { groupDigits } from "@united-workforce/util";
 import { type Html, html } from "../html.js";
 
 export interface PageOptions {

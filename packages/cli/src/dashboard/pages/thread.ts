@@ -1,5 +1,5 @@
 import type { ThreadTreeEntry } from "@united-workforce/protocol";
-import { costText } from "../../commands/usage-text.js";
+import { costText } from "@united-workforce/util";
 import type { StepDetail, StepView, ThreadView } from "../data/thread.js";
 import { type Html, html } from "../html.js";
 import { cost, costFact, duration, page, statusBadge, tokens, when } from "./layout.js";
