@@ -30,14 +30,21 @@ export async function execThread(
   thread: string,
   request: ExecRequest,
 ): Promise<RunResult> {
-  if (!request.worker) return execWithLease(run, thread, request);
-  try {
-    return await execWithLease(run, thread, request);
-  } catch (error) {
-    // A worker has no terminal: its error goes to the process log, where `thread join` and
-    // `thread watch` find it and exit as the exec would have.
+  if (!request.worker) return execWithLease(run, thread, request, null);
+  // A worker has no terminal: its error goes to the process log, where `thread join` and
+  // `thread watch` find it and exit as the exec would have. It is logged while the worker still
+  // holds the thread, so a reader that sees the thread released finds it there.
+  let reported = false;
+  const report = (error: unknown) => {
+    if (reported) return;
+    reported = true;
     const { code, message, hint, exitCode } = errorFields(error);
     run.events.emit("exec.error", { thread, code, message, hint, exitCode });
+  };
+  try {
+    return await execWithLease(run, thread, request, report);
+  } catch (error) {
+    report(error);
     throw error;
   }
 }
@@ -46,6 +53,7 @@ async function execWithLease(
   run: RunContext,
   thread: string,
   request: ExecRequest,
+  reportError: ((error: unknown) => void) | null,
 ): Promise<RunResult> {
   const before = await run.store.threads.get(thread);
   const lease = request.worker
@@ -65,6 +73,9 @@ async function execWithLease(
       ...(waitFor === null ? {} : { first: waitFor.plan }),
     });
     return await ended(run, summary);
+  } catch (error) {
+    reportError?.(error);
+    throw error;
   } finally {
     await lease.release();
   }
