@@ -59,7 +59,8 @@ export function openCommandContext(
           "@united-workforce/store"
         );
         const options = storeOptionsFrom(home, readStoreConfig(home), io.env);
-        return openStore({ ...options, backends: storeBackends });
+        // A signal ends a wait on a server that does not answer at once, not at its timeout.
+        return openStore({ ...options, backends: storeBackends, signal: io.signal });
       })();
       return store;
     },
