@@ -178,9 +178,8 @@ class PoolDatabase implements Database {
       try {
         return await this.#pool.connect();
       } catch (error) {
-        const failure = storeError(this.location, error, this.#timeouts);
-        if (attempt >= attempts || !isUwfError(failure) || failure.code !== "STORE_UNAVAILABLE") {
-          throw failure;
+        if (attempt >= attempts || !mayPass(error)) {
+          throw storeError(this.location, error, this.#timeouts);
         }
       }
       await sleepUnlessAborted(pause, this.#signal ?? NEVER);
@@ -223,6 +222,16 @@ class PoolDatabase implements Database {
       `interrupted while waiting for the store at ${this.location}`,
     );
   }
+}
+
+/**
+ * Whether a failed connection attempt may succeed when tried again: no answer, a refused or
+ * dropped socket, a server starting up or out of connections. Bad credentials or a missing
+ * database fail at once.
+ */
+function mayPass(error: unknown): boolean {
+  const state = sqlState(error);
+  return state === null || state === "57P03" || state === "53300";
 }
 
 /** `work`, or a timeout error after `ms`; `abandon` gets what `work` resolves to too late. */
