@@ -88,11 +88,22 @@ class PoolDatabase implements Database {
   readonly #signal: AbortSignal | undefined;
   #closed: Promise<void> | null = null;
 
+  /** What each pending wait does on an abort: one listener for them all, however many wait. */
+  readonly #waiting = new Set<() => void>();
+
   constructor(pool: Pool, location: string, timeouts: StoreTimeouts, signal?: AbortSignal) {
     this.#pool = pool;
     this.location = location;
     this.#timeouts = timeouts;
     this.#signal = signal;
+    signal?.addEventListener(
+      "abort",
+      () => {
+        for (const onAbort of this.#waiting) onAbort();
+        this.#waiting.clear();
+      },
+      { once: true },
+    );
   }
 
   query<R extends QueryResultRow>(text: string, params?: readonly unknown[]): Promise<R[]> {
@@ -190,11 +201,10 @@ class PoolDatabase implements Database {
 
   /**
    * `work`, or INTERRUPTED as soon as the signal aborts; `abandon` then gets what `work`
-   * resolves to later, or runs at once for work already holding a connection.
+   * resolves to later (a connection that arrived too late).
    */
   #interruptible<T>(work: Promise<T>, abandon: (value: T) => void): Promise<T> {
-    const signal = this.#signal;
-    if (signal === undefined || signal.aborted) return work;
+    if (this.#signal === undefined || this.#signal.aborted) return work;
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       const onAbort = (): void => {
@@ -202,14 +212,14 @@ class PoolDatabase implements Database {
         reject(this.#interrupted());
         work.then(abandon, () => {});
       };
-      signal.addEventListener("abort", onAbort, { once: true });
+      this.#waiting.add(onAbort);
       work.then(
         (value) => {
-          signal.removeEventListener("abort", onAbort);
+          this.#waiting.delete(onAbort);
           if (!settled) resolve(value);
         },
         (error) => {
-          signal.removeEventListener("abort", onAbort);
+          this.#waiting.delete(onAbort);
           if (!settled) reject(error);
         },
       );

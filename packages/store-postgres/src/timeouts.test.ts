@@ -159,6 +159,19 @@ describe("an abort while waiting on the store", () => {
     );
   });
 
+  it("ends every pending wait, however many", async () => {
+    const silent = await silentServer();
+    closeSilent(silent);
+    const controller = new AbortController();
+    const db = await connect(silent.url, { timeouts: ENDLESS, signal: controller.signal });
+    cleanups.push(() => db.close());
+    const waits = Array.from({ length: 20 }, () => caught(() => db.query("select 1")));
+    await vi.waitFor(() => expect(silent.sockets.length).toBeGreaterThan(0));
+    controller.abort("SIGTERM");
+    const errors = await Promise.all(waits);
+    expect(errors.map((error) => error.code)).toEqual(Array(20).fill("INTERRUPTED"));
+  });
+
   it("abandons the statement in flight and closes its connection", async () => {
     const url = await pg.migratedDatabase();
     const controller = new AbortController();
