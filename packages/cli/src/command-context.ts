@@ -8,6 +8,7 @@ import {
 import type { CliIo } from "./cli-io.js";
 import type { CommandContext, CommandSpec, OutputFormat } from "./commands/command.js";
 import { configWarning } from "./output/config-warning.js";
+import { takeoverNote } from "./output/takeover-note.js";
 import { storeBackends } from "./store-backends.js";
 
 /**
@@ -45,7 +46,9 @@ export function openCommandContext(
     },
     env: io.env,
     format,
-    events: createEventStream(eventLogWriter(home, { command: spec.path.join(" ") })),
+    events: createEventStream(eventLogWriter(home, { command: spec.path.join(" ") }), (event) => {
+      if (event.event === "thread.takeover") io.stderr(takeoverNote(event));
+    }),
     progress: (text) => io.stderr(text.endsWith("\n") ? text : `${text}\n`),
     columns: (fd) => io.columns?.(fd),
     output: (text) => io.stdout(text),
@@ -59,7 +62,8 @@ export function openCommandContext(
           "@united-workforce/store"
         );
         const options = storeOptionsFrom(home, readStoreConfig(home), io.env);
-        return openStore({ ...options, backends: storeBackends });
+        // A signal ends a wait on a server that does not answer at once, not at its timeout.
+        return openStore({ ...options, backends: storeBackends, signal: io.signal });
       })();
       return store;
     },

@@ -36,6 +36,35 @@ export const STORE_CONFIG_PROPERTIES = {
     exclusiveMinimum: 0,
     description: "how long an exec lease lives without renewal (default 30)",
   },
+  postgres: {
+    type: ["object", "null"],
+    description:
+      "how long a PostgreSQL store is waited on: a server that does not answer in time fails the command with STORE_UNAVAILABLE",
+    properties: {
+      connectTimeoutSeconds: {
+        type: "number",
+        exclusiveMinimum: 0,
+        description: "how long one connection attempt may take (default 10)",
+      },
+      connectAttempts: {
+        type: "integer",
+        exclusiveMinimum: 0,
+        description:
+          "connection attempts before giving up, the pause between them doubling from 0.25 s (default 3)",
+      },
+      statementTimeoutSeconds: {
+        type: "number",
+        exclusiveMinimum: 0,
+        description:
+          "how long one statement may run (the server's statement_timeout; uwf stops waiting for an answer connectTimeoutSeconds later) (default 60)",
+      },
+      lockTimeoutSeconds: {
+        type: "number",
+        exclusiveMinimum: 0,
+        description: "how long a statement may wait for a lock (lock_timeout) (default 30)",
+      },
+    },
+  },
 } as const;
 
 export const CONFIG_SCHEMA = {

@@ -153,6 +153,11 @@ function build() {
       "`thread stop` ended the exec that held the thread (`holder`: its pid).",
       { ...run, holder: int },
     ),
+    "thread.takeover": event(
+      "thread.takeover",
+      "A command took over the thread's lock, which a process that is gone left behind (an exec killed, or ended by a second Ctrl-C): `holder` and `host` name that process, `command` what it ran, `agentStopped` whether an agent it left running was ended.",
+      { ...run, holder: int, host: str, command: str, agentStopped: bool },
+    ),
     "thread.worktree": event(
       "thread.worktree",
       "A thread's git worktree was removed, or kept (`note` says why).",
@@ -363,6 +368,7 @@ export const EVENT_LEVELS: Readonly<Record<EventName, "info" | "warn" | "error">
   "thread.completed": "info",
   "thread.cancel": "info",
   "thread.stop": "info",
+  "thread.takeover": "warn",
   "thread.worktree": "info",
   "thread.import": "info",
   "step.fork": "info",

@@ -1,6 +1,7 @@
+import type { StoreTimeouts } from "@united-workforce/store";
 import { maskUrl } from "@united-workforce/store/backend";
-import { errorMessage, isUwfError, UwfError } from "@united-workforce/util";
-import pg, { type Pool, type PoolClient, type QueryResultRow } from "pg";
+import { errorMessage, isUwfError, sleepUnlessAborted, UwfError } from "@united-workforce/util";
+import pg, { type Pool, type PoolClient, type QueryConfig, type QueryResultRow } from "pg";
 
 /** What runs SQL: the pool, or one client inside a transaction. */
 export interface Sql {
@@ -26,55 +27,91 @@ export interface Database extends Sql {
  * transaction. Idle connections never keep a finished process alive (`allowExitOnIdle`).
  */
 const POOL_MAX = 3;
-const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Every wait on the server is bounded (config.yaml `postgres:` changes these). */
+export const DEFAULT_TIMEOUTS: StoreTimeouts = {
+  connectTimeoutMs: 10_000,
+  connectAttempts: 3,
+  statementTimeoutMs: 60_000,
+  lockTimeoutMs: 30_000,
+};
+
+/** The pause before the second connection attempt; it doubles for each next one, up to the cap. */
+const FIRST_RETRY_PAUSE_MS = 250;
+const MAX_RETRY_PAUSE_MS = 2_000;
+
+/**
+ * Once the command is interrupted, what it still asks of the store (releasing its lease) gets
+ * one attempt and this long: a server that answers does so in milliseconds, one that does not
+ * must not hold up the exit.
+ */
+const AFTER_ABORT_MS = 1_000;
+
+const NEVER = new AbortController().signal;
+
+export interface ConnectOptions {
+  timeouts?: Partial<StoreTimeouts>;
+  /** Aborting it rejects every pending wait at once (INTERRUPTED) and drops its connections. */
+  signal?: AbortSignal;
+}
 
 /** Open a pool for `url`. */
-export async function connect(url: string): Promise<Database> {
+export async function connect(url: string, options: ConnectOptions = {}): Promise<Database> {
   const location = maskUrl(url);
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   let pool: Pool;
   try {
     pool = new pg.Pool({
       connectionString: url,
       max: POOL_MAX,
       idleTimeoutMillis: 10_000,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis: timeouts.connectTimeoutMs,
+      statement_timeout: timeouts.statementTimeoutMs,
+      lock_timeout: timeouts.lockTimeoutMs,
       allowExitOnIdle: true,
       // A server that vanished without closing the socket is noticed instead of waited on.
       keepAlive: true,
       application_name: "uwf",
     });
   } catch (error) {
-    throw unavailable(location, error);
+    throw unavailable(location, error, timeouts);
   }
   // A connection the server drops while idle emits here; the next query simply reconnects.
   pool.on("error", () => {});
-  return new PoolDatabase(pool, location);
+  return new PoolDatabase(pool, location, timeouts, options.signal);
 }
 
 class PoolDatabase implements Database {
   readonly location: string;
   readonly #pool: Pool;
+  readonly #timeouts: StoreTimeouts;
+  readonly #signal: AbortSignal | undefined;
   #closed: Promise<void> | null = null;
 
-  constructor(pool: Pool, location: string) {
+  /** What each pending wait does on an abort: one listener for them all, however many wait. */
+  readonly #waiting = new Set<() => void>();
+
+  constructor(pool: Pool, location: string, timeouts: StoreTimeouts, signal?: AbortSignal) {
     this.#pool = pool;
     this.location = location;
+    this.#timeouts = timeouts;
+    this.#signal = signal;
+    signal?.addEventListener(
+      "abort",
+      () => {
+        for (const onAbort of this.#waiting) onAbort();
+        this.#waiting.clear();
+      },
+      { once: true },
+    );
   }
 
-  async query<R extends QueryResultRow>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    try {
-      return (await this.#pool.query<R>(text, params as unknown[])).rows;
-    } catch (error) {
-      throw storeError(this.location, error);
-    }
+  query<R extends QueryResultRow>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    return this.withClient((sql) => sql.query<R>(text, params));
   }
 
-  async execute(text: string, params?: readonly unknown[]): Promise<number> {
-    try {
-      return (await this.#pool.query(text, params as unknown[])).rowCount ?? 0;
-    } catch (error) {
-      throw storeError(this.location, error);
-    }
+  execute(text: string, params?: readonly unknown[]): Promise<number> {
+    return this.withClient((sql) => sql.execute(text, params));
   }
 
   transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
@@ -93,18 +130,30 @@ class PoolDatabase implements Database {
   }
 
   async withClient<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw storeError(this.location, error);
-    }
+    const afterAbort = this.#signal?.aborted === true;
+    // A connection that arrives after the abort goes straight back, closed.
+    const client = await this.#interruptible(this.#connect(afterAbort), (late) =>
+      late.release(true),
+    );
+    const queryTimeoutMs = afterAbort
+      ? AFTER_ABORT_MS
+      : // The server ends a statement at statement_timeout; this catches one that cannot answer.
+        this.#timeouts.statementTimeoutMs + this.#timeouts.connectTimeoutMs;
     let broken: Error | undefined;
     try {
-      return await work(clientSql(client, this.location));
+      return await this.#interruptible(
+        work(clientSql(client, this.location, this.#timeouts, queryTimeoutMs)),
+        () => {},
+      );
     } catch (error) {
-      // A client whose connection failed must not go back to the pool.
-      if (isUwfError(error) && error.code === "STORE_UNAVAILABLE") broken = error;
+      // A client whose connection failed, or whose statement was abandoned, must not go back to
+      // the pool: releasing it with an error closes it.
+      if (
+        isUwfError(error) &&
+        (error.code === "STORE_UNAVAILABLE" || error.code === "INTERRUPTED")
+      ) {
+        broken = error;
+      }
       throw error;
     } finally {
       client.release(broken);
@@ -112,32 +161,143 @@ class PoolDatabase implements Database {
   }
 
   close(): Promise<void> {
-    this.#closed ??= this.#pool.end().catch(() => {});
+    this.#closed ??= (async () => {
+      const ended = this.#pool.end().catch(() => {});
+      // After an abort a connection attempt may still be pending, which the pool would wait
+      // for; the interrupted command must not.
+      if (this.#signal?.aborted !== true) await ended;
+    })();
     return this.#closed;
+  }
+
+  /**
+   * A connection from the pool: a failed attempt is retried after a pause that doubles, at most
+   * `connectAttempts` times in all, each attempt bounded by `connectTimeoutMs`. After an abort:
+   * one short attempt.
+   */
+  async #connect(afterAbort: boolean): Promise<PoolClient> {
+    if (afterAbort) {
+      return withDeadline(this.#pool.connect(), AFTER_ABORT_MS, (client) =>
+        client.release(true),
+      ).catch((error) => {
+        throw unavailable(this.location, error, this.#timeouts);
+      });
+    }
+    const attempts = Math.max(1, Math.floor(this.#timeouts.connectAttempts));
+    let pause = FIRST_RETRY_PAUSE_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#pool.connect();
+      } catch (error) {
+        if (attempt >= attempts || !mayPass(error)) {
+          throw storeError(this.location, error, this.#timeouts);
+        }
+      }
+      await sleepUnlessAborted(pause, this.#signal ?? NEVER);
+      if (this.#signal?.aborted) throw this.#interrupted();
+      pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MS);
+    }
+  }
+
+  /**
+   * `work`, or INTERRUPTED as soon as the signal aborts; `abandon` then gets what `work`
+   * resolves to later (a connection that arrived too late).
+   */
+  #interruptible<T>(work: Promise<T>, abandon: (value: T) => void): Promise<T> {
+    if (this.#signal === undefined || this.#signal.aborted) return work;
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const onAbort = (): void => {
+        settled = true;
+        reject(this.#interrupted());
+        work.then(abandon, () => {});
+      };
+      this.#waiting.add(onAbort);
+      work.then(
+        (value) => {
+          this.#waiting.delete(onAbort);
+          if (!settled) resolve(value);
+        },
+        (error) => {
+          this.#waiting.delete(onAbort);
+          if (!settled) reject(error);
+        },
+      );
+    });
+  }
+
+  #interrupted(): UwfError {
+    return new UwfError(
+      "INTERRUPTED",
+      `interrupted while waiting for the store at ${this.location}`,
+    );
   }
 }
 
-function clientSql(client: PoolClient, location: string): Sql {
+/**
+ * Whether a failed connection attempt may succeed when tried again: no answer, a refused or
+ * dropped socket, a server starting up or out of connections. Bad credentials or a missing
+ * database fail at once.
+ */
+function mayPass(error: unknown): boolean {
+  const state = sqlState(error);
+  return state === null || state === "57P03" || state === "53300";
+}
+
+/** `work`, or a timeout error after `ms`; `abandon` gets what `work` resolves to too late. */
+function withDeadline<T>(work: Promise<T>, ms: number, abandon: (value: T) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      reject(new Error(`no answer within ${ms} ms`));
+    }, ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        if (late) abandon(value);
+        else resolve(value);
+      },
+      (error) => {
+        clearTimeout(timer);
+        if (!late) reject(error);
+      },
+    );
+  });
+}
+
+function clientSql(
+  client: PoolClient,
+  location: string,
+  timeouts: StoreTimeouts,
+  queryTimeoutMs: number,
+): Sql {
+  const run = async (text: string, params?: readonly unknown[]) => {
+    try {
+      return await client.query({
+        text,
+        values: params as unknown[] | undefined,
+        query_timeout: queryTimeoutMs,
+      } as QueryConfig);
+    } catch (error) {
+      throw storeError(location, error, timeouts);
+    }
+  };
   return {
     async query<R extends QueryResultRow>(text: string, params?: readonly unknown[]) {
-      try {
-        return (await client.query<R>(text, params as unknown[])).rows;
-      } catch (error) {
-        throw storeError(location, error);
-      }
+      return (await run(text, params)).rows as R[];
     },
     async execute(text: string, params?: readonly unknown[]) {
-      try {
-        return (await client.query(text, params as unknown[])).rowCount ?? 0;
-      } catch (error) {
-        throw storeError(location, error);
-      }
+      return (await run(text, params)).rowCount ?? 0;
     },
   };
 }
 
 /** SQLSTATE classes that mean "the store cannot be used", not "this statement is wrong". */
 const UNAVAILABLE_CLASSES = ["08", "28", "3D", "53", "57P"];
+/** A statement ended by `statement_timeout`, and one that waited longer than `lock_timeout`. */
+const STATEMENT_TIMEOUT = "57014";
+const LOCK_TIMEOUT = "55P03";
 
 /** The SQLSTATE of a server error, or null for a driver or socket error. */
 export function sqlState(error: unknown): string | null {
@@ -147,10 +307,15 @@ export function sqlState(error: unknown): string | null {
 
 /**
  * Word a driver error. Anything that is not a statement's own failure (a refused connection, a
- * dropped socket, bad credentials, a missing database, a server shutting down, no rights) means
- * the store cannot be used: STORE_UNAVAILABLE, naming the masked URL.
+ * dropped socket, bad credentials, a missing database, a server shutting down, no rights, a
+ * server too slow to answer within the timeouts) means the store cannot be used:
+ * STORE_UNAVAILABLE, naming the masked URL.
  */
-export function storeError(location: string, error: unknown): Error {
+export function storeError(
+  location: string,
+  error: unknown,
+  timeouts: StoreTimeouts = DEFAULT_TIMEOUTS,
+): Error {
   if (isUwfError(error)) return error;
   const state = sqlState(error);
   if (state === "42501") {
@@ -160,8 +325,23 @@ export function storeError(location: string, error: unknown): Error {
       details: { store: location, sqlState: state },
     });
   }
+  if (state === STATEMENT_TIMEOUT || state === LOCK_TIMEOUT) {
+    const [what, key, ms] =
+      state === LOCK_TIMEOUT
+        ? ["waited for a lock", "lockTimeoutSeconds", timeouts.lockTimeoutMs]
+        : ["ran", "statementTimeoutSeconds", timeouts.statementTimeoutMs];
+    return new UwfError(
+      "STORE_UNAVAILABLE",
+      `the store at ${location} ${what} longer than ${seconds(ms)}: ${errorMessage(error)}`,
+      {
+        hint: `check the server's load and who holds locks (pg_stat_activity, pg_locks), then try again; \`postgres.${key}\` in config.yaml sets the limit`,
+        cause: error,
+        details: { store: location, sqlState: state },
+      },
+    );
+  }
   if (state === null || UNAVAILABLE_CLASSES.some((prefix) => state.startsWith(prefix))) {
-    return unavailable(location, error);
+    return unavailable(location, error, timeouts);
   }
   return new UwfError("IO", `${location}: ${errorMessage(error)} (SQLSTATE ${state})`, {
     hint: "the PostgreSQL store refused a statement; check the server log, then try again",
@@ -170,12 +350,29 @@ export function storeError(location: string, error: unknown): Error {
   });
 }
 
-function unavailable(location: string, error: unknown): UwfError {
+function unavailable(location: string, error: unknown, timeouts: StoreTimeouts): UwfError {
   const reason =
-    errorMessage(error) || String((error as { code?: unknown })?.code ?? "unknown error");
+    silence(error, timeouts) ??
+    (errorMessage(error) || String((error as { code?: unknown })?.code ?? "unknown error"));
   return new UwfError("STORE_UNAVAILABLE", `cannot use the store at ${location}: ${reason}`, {
-    hint: "check that the PostgreSQL server is running and reachable from this machine, and the `store:` URL in config.yaml (or UWF_STORE)",
+    hint: "check that the PostgreSQL server is running, answering (not stopped or overloaded) and reachable from this machine, and the `store:` URL in config.yaml (or UWF_STORE); `postgres:` in config.yaml sets how long uwf waits",
     cause: error,
     details: { store: location },
   });
+}
+
+/** The driver's words for a server that did not answer in time, said plainly. */
+function silence(error: unknown, timeouts: StoreTimeouts): string | null {
+  const message = errorMessage(error);
+  if (message === "Query read timeout") {
+    return `the server did not answer a statement within ${seconds(timeouts.statementTimeoutMs + timeouts.connectTimeoutMs)}`;
+  }
+  if (/timeout expired|connection timeout|timeout exceeded when trying to connect/i.test(message)) {
+    return `the server did not accept a connection within ${seconds(timeouts.connectTimeoutMs)}`;
+  }
+  return null;
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
 }

@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import type { BackendParts } from "@united-workforce/store";
+import type { BackendParts, StoreTimeouts } from "@united-workforce/store";
 import { DEFAULT_LEASE_TTL_MS } from "@united-workforce/store/backend";
 import { createPostgresCasBackend } from "./cas-backend.js";
 import { connect, type Database } from "./connection.js";
@@ -13,6 +13,10 @@ export interface PostgresPartsOptions {
   host?: string;
   /** How long a lease lives without renewal (default 30 s). */
   leaseTtlMs?: number;
+  /** How long the server is waited on (defaults: DEFAULT_TIMEOUTS). */
+  timeouts?: Partial<StoreTimeouts>;
+  /** Aborting it ends every wait on the server at once (INTERRUPTED). */
+  signal?: AbortSignal;
 }
 
 /** What the PostgreSQL backend gives the shared store layer: the primitives, and the pool's end. */
@@ -23,14 +27,14 @@ export interface PostgresParts extends BackendParts {
 /**
  * Connect to the store at `url` and bring its tables up to date; `openStore` puts the shared
  * CAS, registry and gc rules on top. Fails with STORE_UNAVAILABLE (the server cannot be reached
- * or refuses us) or STORE_VERSION (its schema is newer than this uwf, or a migration failed),
+ * or refuses us, or does not answer in time) or STORE_VERSION (its schema is newer than this uwf, or a migration failed),
  * naming the URL without its password.
  */
 export async function openPostgresParts(
   url: string,
   options: PostgresPartsOptions = {},
 ): Promise<PostgresParts> {
-  const db = await connect(url);
+  const db = await connect(url, { timeouts: options.timeouts, signal: options.signal });
   try {
     await migrate(db);
   } catch (error) {

@@ -208,6 +208,10 @@ export interface StoreOptions {
   host?: string;
   /** How long a lease lives without renewal (default 30 s). */
   leaseTtlMs?: number;
+  /** How long a PostgreSQL store is waited on (config.yaml `postgres:`); defaults otherwise. */
+  timeouts?: Partial<StoreTimeouts>;
+  /** Aborting it ends every wait on the store at once (a command's Ctrl-C). */
+  signal?: AbortSignal;
   /**
    * The backend packages this program can load; `openStore` calls one only when `url` selects
    * its backend. Without one, such a URL fails with STORE_BACKEND_MISSING.
@@ -237,6 +241,23 @@ export interface BackendPartsOptions {
   host: string;
   /** How long a lease lives without renewal. */
   leaseTtlMs: number;
+  timeouts?: Partial<StoreTimeouts>;
+  signal?: AbortSignal;
+}
+
+/**
+ * Every wait on a store that runs on a server is bounded: a server that stops answering makes a
+ * command fail with STORE_UNAVAILABLE instead of hanging it.
+ */
+export interface StoreTimeouts {
+  /** One connection attempt. */
+  connectTimeoutMs: number;
+  /** Connection attempts before giving up, with a doubling pause between them. */
+  connectAttempts: number;
+  /** One statement, on the server (`statement_timeout`); the client gives up a little later. */
+  statementTimeoutMs: number;
+  /** A statement waiting for a lock (`lock_timeout`). */
+  lockTimeoutMs: number;
 }
 
 /** A backend's primitives, which `openStore` puts under the shared CAS, registry and gc rules. */

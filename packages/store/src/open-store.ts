@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { nodeOs, UwfError } from "@united-workforce/util";
-import type { Store, StoreOptions } from "./api.js";
+import type { Store, StoreOptions, StoreTimeouts } from "./api.js";
 import { loadPostgresBackend } from "./backend-packages.js";
 import { createFsCasBackend } from "./cas/fs-backend.js";
 import type { UwfConfig } from "./config/config.js";
@@ -41,7 +41,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   if (kind === "postgres") {
     const backend = await loadPostgresBackend(url, options.backends?.postgres);
     const host = options.host ?? nodeOs().hostname();
-    const parts = await backend.openPostgresParts(url, { host, leaseTtlMs: ttlMs });
+    const parts = await backend.openPostgresParts(url, {
+      host,
+      leaseTtlMs: ttlMs,
+      timeouts: options.timeouts,
+      signal: options.signal,
+    });
     // Config, logs and the compiled validator cache stay under the local home.
     return assembleStore({
       ...parts,
@@ -78,7 +83,8 @@ export function openFsStore(
 
 /**
  * The store options a command runs with: `UWF_STORE` (the caller passes the environment in)
- * overrides config.yaml's `store:`; `host:` and `leaseSeconds:` come from config.yaml.
+ * overrides config.yaml's `store:`; `host:`, `leaseSeconds:` and `postgres:` (how long the
+ * server is waited on) come from config.yaml.
  */
 export function storeOptionsFrom(
   home: string,
@@ -92,5 +98,26 @@ export function storeOptionsFrom(
   if (typeof config.leaseSeconds === "number" && config.leaseSeconds > 0) {
     options.leaseTtlMs = config.leaseSeconds * 1000;
   }
+  const timeouts = storeTimeoutsFrom(config.postgres);
+  if (timeouts !== undefined) options.timeouts = timeouts;
   return options;
+}
+
+/** config.yaml's `postgres:` as StoreTimeouts: only the keys it sets (the checker typed them). */
+function storeTimeoutsFrom(section: unknown): Partial<StoreTimeouts> | undefined {
+  if (section === null || typeof section !== "object") return undefined;
+  const values = section as Record<string, unknown>;
+  const timeouts: Partial<StoreTimeouts> = {};
+  const ms = (key: string) =>
+    typeof values[key] === "number" && values[key] > 0 ? values[key] * 1000 : undefined;
+  const connect = ms("connectTimeoutSeconds");
+  if (connect !== undefined) timeouts.connectTimeoutMs = connect;
+  const statement = ms("statementTimeoutSeconds");
+  if (statement !== undefined) timeouts.statementTimeoutMs = statement;
+  const lock = ms("lockTimeoutSeconds");
+  if (lock !== undefined) timeouts.lockTimeoutMs = lock;
+  if (typeof values.connectAttempts === "number" && values.connectAttempts >= 1) {
+    timeouts.connectAttempts = values.connectAttempts;
+  }
+  return timeouts;
 }

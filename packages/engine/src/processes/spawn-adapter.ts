@@ -24,7 +24,7 @@ export interface AdapterInvocation {
   /** Adapter stderr, streamed as it arrives, in whole lines (the last one may lack its "\n"). */
   onStderr(chunk: string): void;
   /** Called once the child exists, so the lock can record its process group. */
-  onSpawn(pid: number): void;
+  onSpawn(pid: number): unknown;
   /** Keep up to this many characters of stdout (its end) in `stdout`; a script step's result. */
   keepStdout?: number;
   /**

@@ -29,7 +29,7 @@ export async function answerThread(
   answer: HumanAnswer,
 ): Promise<AnswerDocument> {
   await run.store.threads.get(thread);
-  const lease = await takeThread(run.store, thread, "uwf thread answer");
+  const lease = await takeThread(run.store, thread, "uwf thread answer", run.events);
   try {
     const pointer = await run.store.threads.get(thread);
     const info = pointer.suspended;

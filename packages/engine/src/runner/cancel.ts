@@ -31,7 +31,7 @@ export async function cancelThread(
   // Recorded before a running exec is stopped, so that exec ends saying the thread was
   // cancelled rather than that it was interrupted (its own writes from then on are refused).
   await stopHolder(store, thread, { beforeSignal: () => markCancelled(run, thread) });
-  const lease = await takeThread(store, thread, "uwf thread cancel");
+  const lease = await takeThread(store, thread, "uwf thread cancel", run.events);
   try {
     const pointer = await store.threads.get(thread);
     refuseCompleted(pointer);
@@ -64,7 +64,7 @@ async function cancelChildren(
   for (const child of fanout?.children ?? []) {
     if (child.pointer === null || finished(child.pointer)) continue;
     await stopHolder(store, child.thread);
-    const lease = await takeThread(store, child.thread, "uwf thread cancel");
+    const lease = await takeThread(store, child.thread, "uwf thread cancel", run.events);
     try {
       const current = await store.threads.get(child.thread);
       if (finished(current)) continue;
@@ -94,7 +94,7 @@ export async function cleanUpThread(
 ): Promise<ThreadCleanupDocument> {
   const { store } = run;
   const doc: ThreadCleanupDocument = { thread };
-  const lease = await takeThread(store, thread, "uwf thread cleanup");
+  const lease = await takeThread(store, thread, "uwf thread cleanup", run.events);
   try {
     const pointer = await store.threads.get(thread);
     if (pointer.worktree !== undefined) {
@@ -144,7 +144,7 @@ async function cleanUpChild(run: RunContext, id: string): Promise<WorktreeRemova
   }
   let lease: Awaited<ReturnType<typeof takeThread>>;
   try {
-    lease = await takeThread(store, id, "uwf thread cleanup");
+    lease = await takeThread(store, id, "uwf thread cleanup", run.events);
   } catch (error) {
     if (isUwfError(error) && error.code === "THREAD_BUSY") return null;
     throw error;

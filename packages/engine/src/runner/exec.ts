@@ -58,7 +58,7 @@ async function execWithLease(
   const before = await run.store.threads.get(thread);
   const lease = request.worker
     ? await run.store.leases.adopt(thread, request.worker)
-    : await takeThread(run.store, thread, "uwf thread exec");
+    : await takeThread(run.store, thread, "uwf thread exec", run.events);
   if (request.background) return handOff(run, thread, request, request.background, lease);
   try {
     // Read again under the lease when what runs depends on the state: a retry time.
@@ -128,7 +128,7 @@ async function runHeld(
   steps: (pointer: ThreadPointer, lease: Lease) => Promise<ExecSummary>,
 ): Promise<RunResult> {
   await run.store.threads.get(thread);
-  const lease = await takeThread(run.store, thread, command);
+  const lease = await takeThread(run.store, thread, command, run.events);
   try {
     return await ended(run, await steps(await run.store.threads.get(thread), lease));
   } finally {

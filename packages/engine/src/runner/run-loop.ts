@@ -236,7 +236,7 @@ function childRunner(run: RunContext, state: RunState, options: RunOptions): Chi
     };
     let lease: Lease;
     try {
-      lease = await takeThread(run.store, child, fanoutLeaseCommand(parent.thread));
+      lease = await takeThread(run.store, child, fanoutLeaseCommand(parent.thread), run.events);
     } catch (error) {
       if (isUwfError(error) && error.code === "THREAD_BUSY") return "busy";
       throw error;

@@ -1,16 +1,31 @@
-import type { Lease, Store } from "@united-workforce/store";
+import { isAlive, type Lease, type Store } from "@united-workforce/store";
+import type { EventStream } from "@united-workforce/util";
 import { stopChildGroup } from "../processes/processes.js";
 
 /**
  * Take a thread's exec lease (THREAD_BUSY when a live holder has it). When the lease replaced a
  * gone holder on this machine, the agent that holder left running is stopped first: the store
- * only records processes, the engine ends them.
+ * only records processes, the engine ends them. A takeover is said (`thread.takeover`), so a
+ * lock an exec left behind (killed, or ended by a second Ctrl-C) never changes hands silently.
  */
-export async function takeThread(store: Store, thread: string, command: string): Promise<Lease> {
+export async function takeThread(
+  store: Store,
+  thread: string,
+  command: string,
+  events?: EventStream,
+): Promise<Lease> {
   const { lease, replaced } = await store.leases.acquire(thread, { command });
-  if (replaced?.child && replaced.holder.host === lease.info().holder.host) {
-    await stopChildGroup(replaced.child);
-  }
+  if (replaced === null) return lease;
+  const local = replaced.holder.host === lease.info().holder.host;
+  const orphan = local && replaced.child !== null && isAlive(replaced.child);
+  if (local && replaced.child) await stopChildGroup(replaced.child);
+  events?.emit("thread.takeover", {
+    thread,
+    holder: replaced.holder.pid,
+    host: replaced.holder.host,
+    command: replaced.command,
+    agentStopped: orphan,
+  });
   return lease;
 }
 

@@ -1,7 +1,7 @@
 import { mkdirSync, rmdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isThreadId } from "@united-workforce/protocol";
-import { isoTime, randomToken, UwfError } from "@united-workforce/util";
+import { ioError, isoTime, randomToken, UwfError } from "@united-workforce/util";
 import type { AcquiredLease, Lease, LeaseInfo, LeaseStore } from "../api.js";
 import {
   codeOf,
@@ -161,7 +161,11 @@ export class FsLeaseStore implements LeaseStore {
       return createOnce(path, encodeLease(info));
     } catch (error) {
       if (!isMissing(error)) throw error;
-      mkdirSync(this.#dir, { recursive: true, mode: DIR_MODE });
+      try {
+        mkdirSync(this.#dir, { recursive: true, mode: DIR_MODE });
+      } catch (mkdirError) {
+        throw ioError(mkdirError, this.#dir);
+      }
       return createOnce(path, encodeLease(info));
     }
   }
@@ -208,7 +212,8 @@ function enterGuard(guard: string): boolean {
       mkdirSync(guard, { mode: DIR_MODE });
       return true;
     } catch (error) {
-      if (codeOf(error) !== "EEXIST") throw error;
+      // A full disk here fails the takeover as I/O; no guard was made, so none is left.
+      if (codeOf(error) !== "EEXIST") throw ioError(error, guard);
     }
     let ageMs: number;
     try {

@@ -3,6 +3,7 @@
  * (created complete, replaced by a rename), so a reader sees one version or none.
  */
 import { readFileSync, renameSync, statSync } from "node:fs";
+import { ioError } from "@united-workforce/util";
 import type { LeaseInfo } from "../api.js";
 import { isMissing, unlinkQuietly, writeNewFile } from "../fs/files.js";
 import { parseLeaseInfo } from "./parse.js";
@@ -26,7 +27,7 @@ export function replaceFile(path: string, info: LeaseInfo): void {
     renameSync(temp, path);
   } catch (error) {
     unlinkQuietly(temp);
-    throw error;
+    throw ioError(error, path);
   }
 }
 
@@ -42,7 +43,7 @@ export function readLeaseFile(path: string, thread: string, host: () => string):
     text = readFileSync(path, "utf8");
   } catch (error) {
     if (isMissing(error)) return { kind: "missing" };
-    throw error;
+    throw ioError(error, path);
   }
   const info = parseLeaseInfo(text, thread, host());
   if (info !== null) return { kind: "valid", info };

@@ -10,9 +10,10 @@ export interface ProcessRun extends ProcessGroupOptions {
   signal?: AbortSignal;
   /**
    * Called once the process exists, with its pid (= its process group id), before anything
-   * else can happen. If it throws, the group is killed and the run rejects with its error.
+   * else can happen. If it throws, or the promise it returns rejects (recording the group in a
+   * lease on a full disk), the group is killed and the run rejects with its error.
    */
-  onSpawn?(pid: number): void;
+  onSpawn?(pid: number): unknown;
   stdout?: OutputOptions;
   stderr?: OutputOptions;
   /** The hint of the error for a command that is not found, e.g. how to install it. */
@@ -50,9 +51,16 @@ export async function runProcessGroup(run: ProcessRun): Promise<ProcessRunOutcom
   const stderr = new OutputReader(run.stderr);
   group.stdout.on("data", (chunk: Buffer) => stdout.write(chunk));
   group.stderr.on("data", (chunk: Buffer) => stderr.write(chunk));
+  let spawnFailure: { error: unknown } | null = null;
   if (group.pid !== undefined && run.onSpawn !== undefined) {
     try {
-      run.onSpawn(group.pid);
+      const recorded = run.onSpawn(group.pid);
+      if (recorded instanceof Promise) {
+        recorded.catch((error: unknown) => {
+          spawnFailure = { error };
+          group.kill();
+        });
+      }
     } catch (error) {
       group.kill();
       throw error;
@@ -79,6 +87,7 @@ export async function runProcessGroup(run: ProcessRun): Promise<ProcessRunOutcom
   run.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const exit = await group.closed;
+    if (spawnFailure !== null) throw (spawnFailure as { error: unknown }).error;
     if (exit.error !== null) throw startFailure(run, exit.error);
     stdout.end();
     stderr.end();
