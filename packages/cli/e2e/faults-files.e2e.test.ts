@@ -1,4 +1,12 @@
-import { lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT, runUwf, type TempHome, tempHome } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -131,6 +139,142 @@ describe("thread export -o never replaces what is not a regular file", () => {
     expect(errorOf(run.stderr)).toMatchObject({
       code: "USAGE",
       message: `${dir} is a directory, not a regular file; nothing was written`,
+    });
+  });
+});
+
+/**
+ * A workflow whose one role runs `./check.sh` where its entry edge's location points: rendered
+ * from the `dir` input, or written literally.
+ */
+function scriptWorkflow(location: string): string {
+  const file = join(t.home, "scripted.yaml");
+  writeFileSync(
+    file,
+    [
+      "name: scripted",
+      "inputs:",
+      "  type: object",
+      "  properties: { dir: { type: string } }",
+      "roles:",
+      "  check:",
+      "    run: [./check.sh]",
+      "    exitStatus: { 0: passed, default: failed }",
+      "    frontmatter:",
+      "      type: object",
+      "      properties: { $status: { enum: [passed, failed] } }",
+      "      required: [$status]",
+      "graph:",
+      "  $START:",
+      `    new: { role: check, prompt: "Check.", location: ${JSON.stringify(location)} }`,
+      '    resume: { role: check, prompt: "Check again." }',
+      "  check:",
+      '    passed: { role: $END, prompt: "It passed." }',
+      '    failed: { role: $END, prompt: "It failed." }',
+      "",
+    ].join("\n"),
+  );
+  return file;
+}
+
+/** `dir/check.sh`, which leaves a mark beside itself when it runs and prints `status`. */
+function checkScript(dir: string, status = "passed"): string {
+  mkdirSync(dir, { recursive: true });
+  const mark = join(dir, "ran");
+  writeFileSync(
+    join(dir, "check.sh"),
+    `#!/bin/sh\ntouch ${JSON.stringify(mark)}\necho '{"$status": ${JSON.stringify(status)}}'\n`,
+  );
+  chmodSync(join(dir, "check.sh"), 0o755);
+  return mark;
+}
+
+describe("a run: step's location cannot be steered out of the thread's directory", () => {
+  async function started(workflow: string, ...inputs: string[]): Promise<string> {
+    const args = ["thread", "start", workflow, "-p", "check", "--cwd", join(t.home, "work")];
+    for (const input of inputs) args.push("--input", input);
+    const run = await uwf(...args);
+    expect(run.code, run.stderr).toBe(0);
+    return run.stdout.trim();
+  }
+
+  beforeEach(() => {
+    mkdirSync(join(t.home, "work"));
+  });
+
+  it("runs the command where an input points inside the thread's directory", async () => {
+    const mark = checkScript(join(t.home, "work", "sub"));
+    const thread = await started(scriptWorkflow("{{{inputs.dir}}}"), "dir=sub");
+    const run = await uwf("thread", "exec", thread);
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(mark)).toBe(true);
+  });
+
+  it("refuses an input that leads out with .., an absolute path or a symbolic link", async () => {
+    const evil = join(t.home, "evil");
+    const mark = checkScript(evil);
+    symlinkSync(evil, join(t.home, "work", "link"));
+    const workflow = scriptWorkflow("{{{inputs.dir}}}");
+    for (const dir of ["../evil", evil, "link"]) {
+      const thread = await started(workflow, `dir=${dir}`);
+      const run = await uwf("thread", "exec", thread);
+      expect(run.code).toBe(4);
+      expect(run.stderr).toContain(
+        `role "check" runs a command, and its location ${JSON.stringify(dir)}, rendered from the thread's inputs or a step's output, leads out of the thread's directory ${join(t.home, "work")} (to ${evil}): the command was not run`,
+      );
+      expect(existsSync(mark)).toBe(false);
+      const show = JSON.parse((await uwf("thread", "show", thread, "--format", "json")).stdout);
+      expect(show.status).toBe("suspended");
+    }
+  });
+
+  it("trusts a location the workflow writes literally, wherever it points", async () => {
+    const mark = checkScript(join(t.home, "tools"));
+    const thread = await started(scriptWorkflow("../tools"));
+    const run = await uwf("thread", "exec", thread);
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(mark)).toBe(true);
+  });
+});
+
+describe("invisible characters in $status and ids", () => {
+  it("an agent's $status with a zero-width space is an invalid output, named", async () => {
+    await uwf("workflow", "add", HELLO);
+    const scenario = join(t.home, "zwsp.yaml");
+    writeFileSync(
+      scenario,
+      'steps:\n  - role: greeter\n    output: { $status: "done\\u200B", greeting: "Hi" }\n',
+    );
+    const thread = (await uwf("thread", "start", "hello", "-p", "Greet Ada")).stdout.trim();
+    const run = await uwf("thread", "exec", thread, "--agent", `uwf-mock --scenario ${scenario}`);
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain(
+      '"$status" "done\\u{200B}" holds an invisible or control character (U+200B at position 5)',
+    );
+  });
+
+  it("a script's $status with a bidi override fails the step, named", async () => {
+    mkdirSync(join(t.home, "work"));
+    checkScript(join(t.home, "work"), "pass\u202eed");
+    const workflow = scriptWorkflow("");
+    const thread = (
+      await uwf("thread", "start", workflow, "-p", "check", "--cwd", join(t.home, "work"))
+    ).stdout.trim();
+    const run = await uwf("thread", "exec", thread);
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain(
+      '"$status" "pass\\u{202E}ed" holds an invisible or control character (U+202E at position 5)',
+    );
+  });
+
+  it("a thread id pasted with a zero-width space is refused, saying where it is", async () => {
+    const { thread } = await helloThread();
+    const run = await uwf("thread", "show", `${thread}\u200b`, "--format", "json");
+    expect(run.code).toBe(2);
+    expect(errorOf(run.stderr)).toMatchObject({
+      code: "USAGE",
+      message: expect.stringContaining(`got "${thread}\\u{200B}"`),
+      hint: "It holds an invisible or control character (U+200B at position 27): type the id again, or copy it from `uwf thread list`.",
     });
   });
 });

@@ -1,3 +1,5 @@
+import { realpathSync } from "node:fs";
+import { resolve, sep } from "node:path";
 import {
   isPlainObject,
   type RolePayload,
@@ -69,6 +71,8 @@ export async function runScriptStep(
   options: { lease: Lease },
 ): Promise<StepOutcome> {
   const { cwd, startedAtMs } = startStep(run, pointer, plan, SCRIPT_AGENT);
+  const unsafe = await locationOutside(run, pointer, plan, cwd);
+  if (unsafe !== null) return { kind: "failed", failure: unsafe };
   const argv = scriptArgv(role);
   const script: Script = {
     argv,
@@ -96,6 +100,53 @@ export async function runScriptStep(
     startedAtMs,
   });
   return { kind: "stored", verified, agent: SCRIPT_AGENT, startedAtMs };
+}
+
+/**
+ * Why a command may not run in `cwd`, or null when it may. A location the workflow writes
+ * literally (no `{{…}}`) is the workflow's own choice and is trusted wherever it points. A
+ * location rendered from the thread's inputs or a step's output must stay inside the thread's
+ * directory, symbolic links resolved: otherwise `--input dir=../x` would choose where a
+ * command runs, and so which `./program` runs.
+ */
+async function locationOutside(
+  run: RunContext,
+  pointer: ThreadPointer,
+  plan: PlannedStep,
+  cwd: string,
+): Promise<UwfError | null> {
+  if (plan.location === null) return null;
+  const workflow = await run.router.workflow(pointer.workflowHash);
+  const literal = Object.values(workflow.graph).some((edges) =>
+    Object.values(edges ?? {}).some(
+      (edge) =>
+        edge?.role === plan.role &&
+        edge.location !== undefined &&
+        !edge.location.includes("{{") &&
+        edge.location.trim() === plan.location,
+    ),
+  );
+  if (literal || isInside(realOrResolved(pointer.cwd), realOrResolved(cwd))) return null;
+  return new UwfError(
+    "PATH_UNSAFE",
+    `role "${plan.role}" runs a command, and its location ${JSON.stringify(plan.location)}, rendered from the thread's inputs or a step's output, leads out of the thread's directory ${pointer.cwd} (to ${realOrResolved(cwd)}): the command was not run`,
+    {
+      hint: "A location rendered from inputs or outputs must stay inside the thread's --cwd (no .., absolute path or symbolic link out of it); write the location literally in the workflow to run elsewhere.",
+    },
+  );
+}
+
+/** `path` with its symbolic links resolved, or only normalised while it does not exist. */
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+function isInside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
 
 /**
