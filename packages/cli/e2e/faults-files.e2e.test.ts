@@ -3,8 +3,10 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -276,5 +278,29 @@ describe("invisible characters in $status and ids", () => {
       message: expect.stringContaining(`got "${thread}\\u{200B}"`),
       hint: "It holds an invisible or control character (U+200B at position 27): type the id again, or copy it from `uwf thread list`.",
     });
+  });
+});
+
+describe("the code cache stays in bounds", () => {
+  const codeDir = () => join(t.home, "cache", "code", "uwf");
+
+  it("removes a temp file a killed process left when it writes a cache", async () => {
+    mkdirSync(codeDir(), { recursive: true });
+    const left = join(codeDir(), "0000000000000000-thread-list-v0-x64.bin.99999.tmp");
+    writeFileSync(left, "partial");
+    const elevenMinutesAgo = (Date.now() - 11 * 60_000) / 1000;
+    utimesSync(left, elevenMinutesAgo, elevenMinutesAgo);
+    expect((await uwf("thread", "list")).code).toBe(0);
+    const files = readdirSync(codeDir());
+    expect(files.some((name) => name.includes("-thread-list-"))).toBe(true);
+    expect(files.filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("writes no cache for an hour after a write found the disk full", async () => {
+    mkdirSync(join(t.home, "cache", "code"), { recursive: true });
+    writeFileSync(join(t.home, "cache", "code", "off-disk-full"), "");
+    const run = await uwf("thread", "list");
+    expect(run.code).toBe(0);
+    expect(existsSync(codeDir())).toBe(false);
   });
 });
