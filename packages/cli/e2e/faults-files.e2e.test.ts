@@ -230,6 +230,59 @@ describe("a run: step's location cannot be steered out of the thread's directory
     }
   });
 
+  it("refuses a fan-out child running commands where an item leads out, making no child", async () => {
+    const inside = checkScript(join(t.home, "work", "sub"));
+    const evil = checkScript(join(t.home, "evil"));
+    const workflow = join(t.home, "fanned.yaml");
+    writeFileSync(
+      workflow,
+      [
+        "name: fanned",
+        "inputs:",
+        "  type: object",
+        "  properties: { dirs: { type: array, items: { type: string } } }",
+        "roles:",
+        "  check:",
+        "    run: [./check.sh]",
+        "    exitStatus: { 0: passed, default: failed }",
+        "    frontmatter:",
+        "      type: object",
+        "      properties: { $status: { enum: [passed, failed] } }",
+        "      required: [$status]",
+        "  collect:",
+        "    join: true",
+        "    frontmatter:",
+        "      type: object",
+        "      required: [$status, results]",
+        "      properties: { $status: { enum: [done, partial] }, results: { type: array } }",
+        "graph:",
+        "  $START:",
+        "    new:",
+        "      role: collect",
+        '      prompt: "Check {{{item}}}."',
+        '      location: "{{{item}}}"',
+        '      fanout: { over: "{{{inputs.dirs}}}", role: check }',
+        '    resume: { role: collect, prompt: "Again.", fanout: { role: check } }',
+        "  collect:",
+        '    done: { role: $END, prompt: "Checked." }',
+        '    partial: { role: $END, prompt: "Some failed." }',
+        "",
+      ].join("\n"),
+    );
+    const refused = await started(workflow, 'dirs=["sub", "../evil"]');
+    const run = await uwf("thread", "exec", refused);
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain(
+      `child 1 of the fan-out to role "collect" would run commands (workflow "fanned/check" has run: roles) in "../evil", rendered from the item, which leads out of the thread's directory ${join(t.home, "work")} (to ${join(t.home, "evil")})`,
+    );
+    expect(existsSync(evil)).toBe(false);
+
+    const taken = await started(workflow, 'dirs=["sub"]');
+    const ok = await uwf("thread", "exec", taken);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(existsSync(inside)).toBe(true);
+  });
+
   it("trusts a location the workflow writes literally, wherever it points", async () => {
     const mark = checkScript(join(t.home, "tools"));
     const thread = await started(scriptWorkflow("../tools"));

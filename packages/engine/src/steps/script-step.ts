@@ -1,5 +1,3 @@
-import { realpathSync } from "node:fs";
-import { resolve, sep } from "node:path";
 import {
   isPlainObject,
   type RolePayload,
@@ -19,7 +17,13 @@ import { parse as parseYaml } from "yaml";
 import { readHomeDotenv } from "../env/dotenv.js";
 import { runAdapter } from "../processes/spawn-adapter.js";
 import { childOutput, DEFAULT_TIMEOUT_SECONDS } from "./agent-step.js";
-import { type RunContext, startStep } from "./context.js";
+import {
+  isLiteralLocation,
+  leavesThread,
+  RENDERED_LOCATION_HINT,
+  type RunContext,
+  startStep,
+} from "./context.js";
 import { outputProblems, storeDirectStep } from "./direct-step.js";
 import type { StepOutcome } from "./outcome.js";
 import type { PlannedStep } from "./planned-step.js";
@@ -103,11 +107,9 @@ export async function runScriptStep(
 }
 
 /**
- * Why a command may not run in `cwd`, or null when it may. A location the workflow writes
- * literally (no `{{…}}`) is the workflow's own choice and is trusted wherever it points. A
- * location rendered from the thread's inputs or a step's output must stay inside the thread's
- * directory, symbolic links resolved: otherwise `--input dir=../x` would choose where a
- * command runs, and so which `./program` runs.
+ * Why a command may not run in `cwd`, or null when it may: a location rendered from the
+ * thread's inputs or a step's output that leads out of the thread's directory (see
+ * `leavesThread`); one the workflow writes literally is its own choice.
  */
 async function locationOutside(
   run: RunContext,
@@ -117,36 +119,14 @@ async function locationOutside(
 ): Promise<UwfError | null> {
   if (plan.location === null) return null;
   const workflow = await run.router.workflow(pointer.workflowHash);
-  const literal = Object.values(workflow.graph).some((edges) =>
-    Object.values(edges ?? {}).some(
-      (edge) =>
-        edge?.role === plan.role &&
-        edge.location !== undefined &&
-        !edge.location.includes("{{") &&
-        edge.location.trim() === plan.location,
-    ),
-  );
-  if (literal || isInside(realOrResolved(pointer.cwd), realOrResolved(cwd))) return null;
+  if (isLiteralLocation(workflow, plan.role, plan.location)) return null;
+  const outside = leavesThread(pointer.cwd, cwd);
+  if (outside === null) return null;
   return new UwfError(
     "PATH_UNSAFE",
-    `role "${plan.role}" runs a command, and its location ${JSON.stringify(plan.location)}, rendered from the thread's inputs or a step's output, leads out of the thread's directory ${pointer.cwd} (to ${realOrResolved(cwd)}): the command was not run`,
-    {
-      hint: "A location rendered from inputs or outputs must stay inside the thread's --cwd (no .., absolute path or symbolic link out of it); write the location literally in the workflow to run elsewhere.",
-    },
+    `role "${plan.role}" runs a command, and its location ${JSON.stringify(plan.location)}, rendered from the thread's inputs or a step's output, leads out of the thread's directory ${pointer.cwd} (to ${outside}): the command was not run`,
+    { hint: RENDERED_LOCATION_HINT },
   );
-}
-
-/** `path` with its symbolic links resolved, or only normalised while it does not exist. */
-function realOrResolved(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
-function isInside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
 
 /**
