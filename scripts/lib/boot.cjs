@@ -15,18 +15,12 @@
 //     command gets the code it runs, not what the first command ever run happened to use;
 //   - V8 refuses a cache made by another V8 version or with other flags; it is then rewritten.
 // A missing, refused or unwritable cache costs time only. `UWF_CODE_CACHE=0` turns it off.
+// The caches are bounded (128 MiB in all, oldest dropped first), leave no temp files behind,
+// keep 64 MiB of the disk free, and stop for an hour after a write that found the disk full.
 // Chunks (`loadChunk`: files beside the bundle that few processes need) and the bundles of
 // packages installed beside the binary (`importPackage`) are cached the same way, in
 // `<binary>.<chunk>/` and `<binary>.<package>/`.
-const {
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} = require("node:fs");
+const { readFileSync } = require("node:fs");
 const { dirname, isAbsolute, join, resolve } = require("node:path");
 const { Script, constants } = require("node:vm");
 
@@ -109,7 +103,7 @@ function run(path, folder, key, env) {
   });
   if (file !== null && (cached === undefined || script.cachedDataRejected)) {
     process.once("exit", (code) => {
-      if (code === 0) save(file, build[1], script);
+      if (code === 0) save(file, build[1], script.createCachedData());
     });
   }
   const module = { exports: {}, filename: path, id: path };
@@ -159,28 +153,94 @@ function cacheDir(env) {
   return join(root, "cache", "code");
 }
 
+/** The most every binary's code caches may take together: beyond it the oldest files go. */
+const MAX_CACHE_BYTES = 128 * 1024 * 1024;
+/** The space a cache file must leave free on its disk, so that a cache never fills a small one. */
+const KEEP_FREE_BYTES = 64 * 1024 * 1024;
+/** After a full disk (ENOSPC, EDQUOT) no cache is written for this long. */
+const OFF_AFTER_FULL_MS = 3_600_000;
+/** The file in `cache/code/` that says so; its time is when the disk was full. */
+const OFF_MARKER = "off-disk-full";
+/** A temp file this old was left by a process killed while it wrote. */
+const STALE_TEMP_MS = 600_000;
+const DAY_MS = 86_400_000;
+
 /**
- * Write the code V8 compiled, whole or not at all, and drop this binary's other builds' files
- * once a day has passed since they were written: two installs sharing one home (a global one
- * and a checkout) would otherwise delete each other's caches at every start.
+ * Write the code V8 compiled (`data`) to `file`, whole or not at all, then keep the cache
+ * folder in bounds. Nothing is written while the disk has less than KEEP_FREE_BYTES free, or
+ * within OFF_AFTER_FULL_MS of a write that found it full (the temp file is removed, and the
+ * marker file says when). Any other failure (a read-only home) costs the next start a compile.
+ * `options` replaces `fs` and the clock in tests.
  */
-function save(file, build, script) {
+function save(file, build, data, options = {}) {
+  const fs = options.fs ?? require("node:fs");
+  const now = options.now ?? Date.now();
+  const dir = dirname(file);
+  const root = dirname(dir);
+  const marker = join(root, OFF_MARKER);
   try {
-    const dir = join(file, "..");
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (mtimeOf(fs, marker) > now - OFF_AFTER_FULL_MS) return;
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (freeBytes(fs, dir) < data.length + KEEP_FREE_BYTES) return;
     const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
-    renameSync(temp, file);
-    const dayAgo = Date.now() - 86_400_000;
-    for (const other of readdirSync(dir)) {
-      const path = join(dir, other);
-      if (!other.startsWith(`${build}-`) && statSync(path).mtimeMs < dayAgo) {
-        rmSync(path, { force: true });
-      }
+    try {
+      fs.writeFileSync(temp, data, { mode: 0o600 });
+      fs.renameSync(temp, file);
+    } catch (error) {
+      fs.rmSync(temp, { force: true });
+      if (error?.code === "ENOSPC" || error?.code === "EDQUOT") fs.writeFileSync(marker, "");
+      return;
     }
+    prune(fs, root, file, build, now, options.maxBytes ?? MAX_CACHE_BYTES);
   } catch {
     // A read-only or full disk: the next start compiles again.
   }
 }
 
-module.exports = { boot, commandKey, importPackage, loadChunk, wrap };
+/**
+ * Keep `cache/code` in bounds after `file` was written: drop temp files that processes killed
+ * mid-write left, this binary's other builds' files once a day has passed since they were
+ * written (two installs sharing one home would otherwise delete each other's caches at every
+ * start), then the oldest files of any binary until all of them fit in `maxBytes`.
+ */
+function prune(fs, root, file, build, now, maxBytes) {
+  const others = [];
+  let total = 0;
+  for (const folder of fs.readdirSync(root, { withFileTypes: true })) {
+    if (!folder.isDirectory()) continue;
+    const dir = join(root, folder.name);
+    for (const name of fs.readdirSync(dir)) {
+      const path = join(dir, name);
+      const stats = fs.statSync(path, { throwIfNoEntry: false });
+      if (stats === undefined) continue;
+      const stale = name.endsWith(".tmp")
+        ? stats.mtimeMs < now - STALE_TEMP_MS
+        : dir === dirname(file) && !name.startsWith(`${build}-`) && stats.mtimeMs < now - DAY_MS;
+      if (stale) {
+        fs.rmSync(path, { force: true });
+        continue;
+      }
+      total += stats.size;
+      if (path !== file && !name.endsWith(".tmp")) others.push({ path, stats });
+    }
+  }
+  others.sort((a, b) => a.stats.mtimeMs - b.stats.mtimeMs);
+  for (const { path, stats } of others) {
+    if (total <= maxBytes) break;
+    fs.rmSync(path, { force: true });
+    total -= stats.size;
+  }
+}
+
+function mtimeOf(fs, path) {
+  return fs.statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Number.NEGATIVE_INFINITY;
+}
+
+/** The bytes this user may still write on the disk of `dir` (unknown: unbounded). */
+function freeBytes(fs, dir) {
+  if (typeof fs.statfsSync !== "function") return Number.POSITIVE_INFINITY;
+  const { bavail, bsize } = fs.statfsSync(dir);
+  return bavail * bsize;
+}
+
+module.exports = { boot, commandKey, importPackage, loadChunk, save, wrap };

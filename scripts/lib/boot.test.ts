@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
 import {
   copyFileSync,
   existsSync,
@@ -15,8 +16,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const BOOT = new URL("./boot.cjs", import.meta.url).pathname;
-const { commandKey, wrap } = createRequire(import.meta.url)(BOOT) as {
+const { commandKey, save, wrap } = createRequire(import.meta.url)(BOOT) as {
   commandKey(argv: string[], words: number): string;
+  save(
+    file: string,
+    build: string,
+    data: Buffer,
+    options?: { fs?: typeof fs; now?: number; maxBytes?: number },
+  ): void;
   wrap(code: string): string;
 };
 
@@ -243,6 +250,80 @@ describe("boot: the compiled-code cache", () => {
       "plain\n",
     );
     expect(cacheFiles(home)).toEqual([]);
+  });
+});
+
+describe("boot: the code cache stays in bounds", () => {
+  const HOUR = 3_600_000;
+  const MIB = 1024 * 1024;
+  const code = Buffer.alloc(1000, 7);
+  /** A `cache/code/<binary>` folder and the file a build's cache is written to there. */
+  function cacheFile(build = "00000000000000aa"): { root: string; dir: string; file: string } {
+    const root = join(mkdtempSync(join(tmpdir(), "uwf-boot-home-")), "cache", "code");
+    const dir = join(root, "fake");
+    return { root, dir, file: join(dir, `${build}-cas-get-v20-x64.bin`) };
+  }
+  /** Real fs, except that writing a temp file fills the disk after a few bytes. */
+  const fullDisk = {
+    ...fs,
+    writeFileSync(path: string, data: Buffer, options?: fs.WriteFileOptions) {
+      if (!String(path).endsWith(".tmp")) return fs.writeFileSync(path, data, options);
+      fs.writeFileSync(path, data.subarray(0, 10), options);
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    },
+  } as typeof fs;
+
+  it("on a full disk leaves no partial file, and writes no cache for an hour", () => {
+    const { root, dir, file } = cacheFile();
+    const now = Date.now();
+    save(file, "00000000000000aa", code, { fs: fullDisk, now });
+    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(root)).toEqual(["fake", "off-disk-full"]);
+
+    save(file, "00000000000000aa", code, { now: now + HOUR - 60_000 });
+    expect(readdirSync(dir)).toEqual([]);
+    save(file, "00000000000000aa", code, { now: now + HOUR + 60_000 });
+    expect(readdirSync(dir)).toEqual([`00000000000000aa-cas-get-v20-x64.bin`]);
+  });
+
+  it("writes nothing that would leave less than 64 MiB of the disk free", () => {
+    const { dir, file } = cacheFile();
+    const free = (bytes: number) =>
+      ({
+        ...fs,
+        statfsSync: () => ({ bavail: bytes / 4096, bsize: 4096 }),
+      }) as unknown as typeof fs;
+    save(file, "00000000000000aa", code, { fs: free(64 * MIB) });
+    expect(readdirSync(dir)).toEqual([]);
+    save(file, "00000000000000aa", code, { fs: free(65 * MIB) });
+    expect(readdirSync(dir)).toHaveLength(1);
+  });
+
+  it("drops temp files a killed process left, then the oldest caches beyond its bound", () => {
+    const { root, dir, file } = cacheFile();
+    const other = join(root, "fake.yaml");
+    mkdirSync(dir, { recursive: true });
+    mkdirSync(other);
+    const now = Date.now();
+    const at = (path: string, size: number, ageMs: number) => {
+      writeFileSync(path, Buffer.alloc(size));
+      const seconds = (now - ageMs) / 1000;
+      utimesSync(path, seconds, seconds);
+    };
+    at(join(dir, "00000000000000aa-thread-exec-v20-x64.bin.123.tmp"), 10, 11 * 60_000);
+    at(join(dir, "00000000000000aa-thread-show-v20-x64.bin.456.tmp"), 10, 1_000);
+    at(join(other, "0000000000000b22-main-v20-x64.bin"), 1000, 3 * HOUR);
+    at(join(dir, "00000000000000aa-thread-exec-v20-x64.bin"), 1000, 2 * HOUR);
+    at(join(dir, "00000000000000aa-thread-show-v20-x64.bin"), 1000, HOUR);
+
+    save(file, "00000000000000aa", code, { now, maxBytes: 2100 });
+    // The fresh temp file may be another process's write in progress: it stays.
+    expect(readdirSync(dir).sort()).toEqual([
+      "00000000000000aa-cas-get-v20-x64.bin",
+      "00000000000000aa-thread-show-v20-x64.bin",
+      "00000000000000aa-thread-show-v20-x64.bin.456.tmp",
+    ]);
+    expect(readdirSync(other)).toEqual([]);
   });
 });
 

@@ -3,7 +3,12 @@
 export { addHomeDotenv } from "./env/dotenv.js";
 export { diffThreads } from "./forks/diff.js";
 export { forkTree } from "./forks/tree.js";
-export { exportBundle, withFanoutChildren } from "./history/bundle.js";
+export {
+  type BundleLimits,
+  DEFAULT_BUNDLE_LIMITS,
+  exportBundle,
+  withFanoutChildren,
+} from "./history/bundle.js";
 export { readStep, walkBack } from "./history/chain.js";
 export {
   type GrepOptions,

@@ -83,6 +83,8 @@ export const ERROR_EXIT_CODES = {
   STORE_CONFLICT: ExitCode.error,
   /** `uwf thread import`: the bundle is damaged, altered or does not verify; nothing was written. */
   BUNDLE_INVALID: ExitCode.error,
+  /** `uwf thread import`: a line or the whole input is over its limit; nothing was written. */
+  BUNDLE_TOO_LARGE: ExitCode.error,
   /** The store's schema is newer than this uwf, or a migration failed. */
   STORE_VERSION: ExitCode.error,
   AGENT_UNKNOWN: ExitCode.usage,

@@ -4,6 +4,7 @@ export * from "./documents.js";
 export * from "./events.js";
 export * from "./exit-codes.js";
 export * from "./from-schema.js";
+export * from "./hidden-characters.js";
 export * from "./nodes.js";
 export * from "./plain-object.js";
 export * from "./reserved.js";

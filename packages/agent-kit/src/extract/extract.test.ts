@@ -97,6 +97,16 @@ describe("extractOutput", () => {
     );
   });
 
+  it("refuses a $status holding an invisible character, naming it, even beside a valid one", async () => {
+    for (const status of ["ready\u200b", "\u202eready", "ready\u00a0"]) {
+      const result = extractOutput(`---\n$status: "${status}"\nplan: p\n---\n`, planner, validate);
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.errors[0]).toMatch(
+        /^"\$status" "[^"]*\\u\{[0-9A-F]{4}\}[^"]*" holds an invisible or control character \(U\+[0-9A-F]{4} at position \d\); it must be one of "ready", "insufficient_info", "\$SUSPEND", typed without it$/,
+      );
+    }
+  });
+
   it("names an unknown status and a missing field of a flat schema in the same words", async () => {
     const developer = requireRoleExits(
       planDevReview.name,

@@ -1,5 +1,5 @@
 import type { ExitOutput, RoleExits } from "@united-workforce/engine/adapter";
-import { STATUS_FIELD, SUSPEND } from "@united-workforce/protocol";
+import { hiddenCharacterProblem, STATUS_FIELD, SUSPEND } from "@united-workforce/protocol";
 import { parseFrontmatter } from "./frontmatter.js";
 
 export interface Validation {
@@ -89,6 +89,8 @@ function statusProblems(candidate: Record<string, unknown>, exits: RoleExits): s
   const status = candidate[STATUS_FIELD];
   const allowed = [...exits.statuses, SUSPEND].map((s) => `"${s}"`).join(", ");
   if (status === undefined) return [`missing "${STATUS_FIELD}": it must be one of ${allowed}`];
+  const hidden = typeof status === "string" && hiddenCharacterProblem(`"${STATUS_FIELD}"`, status);
+  if (hidden) return [`${hidden}; it must be one of ${allowed}, typed without it`];
   const output = outputFor(exits, status);
   if (!output)
     return [`"${STATUS_FIELD}" is ${JSON.stringify(status)}; it must be one of ${allowed}`];

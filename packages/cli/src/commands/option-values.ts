@@ -1,9 +1,12 @@
 import {
   HASH_PATTERN,
+  hiddenCharacter,
+  hiddenCharacterNote,
   isHashPrefix,
   isThreadIdPrefix,
   MIN_PREFIX_LENGTH,
   normalizeId,
+  quoteVisibly,
 } from "@united-workforce/protocol";
 import { isoTime, UwfError } from "@united-workforce/util";
 import type { ArgumentSpec, DurationUnit, OptionSpec } from "./command.js";
@@ -216,7 +219,7 @@ const UNIT_NAMES: Record<DurationUnit, string> = {
 };
 
 function badMessage(name: string, value: string, spec: OptionSpec | ArgumentSpec): string {
-  return `${name} must be ${expectation(spec)}, got ${JSON.stringify(value)}`;
+  return `${name} must be ${expectation(spec)}, got ${quoteVisibly(value)}`;
 }
 
 function badValue(spec: OptionSpec, value: string, fallbackHint: string): UwfError {
@@ -234,12 +237,14 @@ function requiredError(spec: OptionSpec): UwfError {
 }
 
 function hashHint(value: string): string {
+  if (hiddenCharacter(value)) return hiddenHint(value, "`uwf step list`");
   return normalizeId(value).length < MIN_PREFIX_LENGTH && /^[0-9a-z]+$/i.test(value.trim())
     ? `Give at least ${MIN_PREFIX_LENGTH} characters of the hash.`
     : "Copy the hash from the command that printed it (`uwf workflow list`, `uwf step list`, `uwf cas put-text`, …).";
 }
 
 function threadHint(value: string): string {
+  if (hiddenCharacter(value)) return hiddenHint(value, "`uwf thread list`");
   const id = normalizeId(value);
   if (id.length < MIN_PREFIX_LENGTH && /^[0-9a-z]+$/i.test(value.trim()))
     return `Give at least ${MIN_PREFIX_LENGTH} characters of the thread id.`;
@@ -249,4 +254,9 @@ function threadHint(value: string): string {
   if (/^[8-9A-Z]/.test(id) && id.length <= 26)
     return "A thread id starts with a digit from 0 to 7 (its time part); `uwf thread list` shows the thread ids.";
   return "`uwf thread list` shows the thread ids.";
+}
+
+/** An id pasted with a character that does not show: say which, and where. */
+function hiddenHint(value: string, lister: string): string {
+  return `It holds ${hiddenCharacterNote(value)}: type the id again, or copy it from ${lister}.`;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Store } from "@united-workforce/store";
 import { appendStep, openHomeStore, seedThread } from "@united-workforce/test-utils";
-import { newUlid } from "@united-workforce/util";
+import { hashBytes, newUlid } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { relay } from "../__fixtures__/workflows.js";
 import { exportBundle, parseBundle } from "./bundle.js";
@@ -55,11 +55,61 @@ describe("exportBundle", () => {
 });
 
 describe("parseBundle", () => {
-  it("says an empty file is empty, and another file's first line is not JSON", () => {
-    expect(() => parseBundle("")).toThrowError(
+  it("says an empty file is empty, and another file's first line is not JSON", async () => {
+    await expect(parseBundle("")).rejects.toThrowError(
       "not a bundle made by `uwf thread export`: the file is empty",
     );
-    expect(() => parseBundle("\n  \n")).toThrowError("the file is empty");
-    expect(() => parseBundle("hello\n")).toThrowError("its first line is not JSON");
+    await expect(parseBundle("\n  \n")).rejects.toThrowError("the file is empty");
+    await expect(parseBundle("hello\n")).rejects.toThrowError("its first line is not JSON");
+    await expect(parseBundle("\nhello\n")).rejects.toThrowError("its first line is not JSON");
+  });
+
+  it("reads a bundle in chunks that split its lines anywhere, as from a file", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "p", cwd: home });
+    await appendStep(store, thread, { role: "writer", output: { $status: "written", text: "hi" } });
+    const text = `${(await bundleOf(store, [thread])).join("\n")}\n`;
+    const whole = await parseBundle(text);
+    const bytes = Buffer.from(text);
+    const split = await parseBundle(chunksOf(bytes, 7));
+    expect([...split.nodes.keys()]).toEqual([...whole.nodes.keys()]);
+    expect(split.header).toEqual(whole.header);
+  });
+
+  it("stops at a line longer than its limit, before holding more of it", async () => {
+    const header = JSON.stringify({ format: "uwf-thread-bundle", version: 1, threads: [{}] });
+    const read = { chunks: 0 };
+    const endless = async function* () {
+      yield `${header}\n`;
+      for (;;) {
+        read.chunks++;
+        yield new Uint8Array(1024);
+      }
+    };
+    const error = await parseBundle(endless(), { maxLineBytes: 4096, maxTotalBytes: 1 << 30 })
+      .then(() => null)
+      .catch((e: unknown) => e as { code: string; message: string });
+    expect(error?.code).toBe("BUNDLE_TOO_LARGE");
+    expect(error?.message).toBe(
+      "line 2 of the bundle is longer than 4096 bytes: reading stopped there, and nothing was imported",
+    );
+    expect(read.chunks).toBe(5);
+  });
+
+  it("stops once the whole is larger than its limit, however short its lines", async () => {
+    const header = JSON.stringify({ format: "uwf-thread-bundle", version: 1, threads: [{}] });
+    const node = `${hashBytes(Buffer.from("{}"))} {}\n`;
+    const lines = async function* () {
+      yield `${header}\n`;
+      for (;;) yield node;
+    };
+    const error = await parseBundle(lines(), { maxLineBytes: 1024, maxTotalBytes: 2 * 1024 * 1024 })
+      .then(() => null)
+      .catch((e: unknown) => e as { code: string; message: string });
+    expect(error?.code).toBe("BUNDLE_TOO_LARGE");
+    expect(error?.message).toContain("the bundle is larger than 2 MiB");
   });
 });
+
+async function* chunksOf(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}

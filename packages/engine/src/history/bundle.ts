@@ -117,22 +117,44 @@ export async function childrenByParent(store: Store): Promise<Map<string, Thread
   return byParent;
 }
 
+/** A bundle's bytes: its whole text, or its chunks as a file or stdin yields them. */
+export type BundleSource = string | AsyncIterable<Uint8Array | string>;
+
+/**
+ * How much of a bundle is read before giving up: the longest line and the whole. A bundle is
+ * checked whole before anything is written, so it is held in memory; these bounds keep
+ * `/dev/zero` or an endless line from filling it.
+ */
+export interface BundleLimits {
+  maxLineBytes: number;
+  maxTotalBytes: number;
+}
+
+const MIB = 1024 * 1024;
+
+/** Far above any real thread's node (an output is at most 8 MiB) or bundle. */
+export const DEFAULT_BUNDLE_LIMITS: Readonly<BundleLimits> = {
+  maxLineBytes: 64 * MIB,
+  maxTotalBytes: 1024 * MIB,
+};
+
 /**
  * A bundle read in memory, without writing anything: its header and a read-only CAS over its
  * nodes (each re-hashed), with a `threads.get` for its pointers. `uwf-replay --from <file>`
  * reads recordings this way.
  */
-export function openBundle(
-  text: string,
+export async function openBundle(
+  source: BundleSource,
   validatorCacheDirectory: string,
-): {
+  limits: BundleLimits = DEFAULT_BUNDLE_LIMITS,
+): Promise<{
   header: BundleHeader;
   cas: Cas;
   threads: { get(id: string): Promise<ThreadPointer> };
   /** Each node's exact bytes by hash, as the file holds them. */
   nodes: ReadonlyMap<string, Uint8Array>;
-} {
-  const { header, nodes } = parseBundle(text);
+}> {
+  const { header, nodes } = await parseBundle(source, limits);
   const cas = new Cas(memoryBackend(nodes), { validatorCacheDir: validatorCacheDirectory });
   const threads = {
     get: async (id: string): Promise<ThreadPointer> => {
@@ -148,17 +170,51 @@ export function openBundle(
   return { header, cas, threads, nodes };
 }
 
-/** The header and the nodes of a bundle, each node's bytes checked against its name. */
-export function parseBundle(text: string): {
+/**
+ * The header and the nodes of a bundle, each node's bytes checked against its name as its line
+ * arrives, within `limits`: a damaged or endless input stops at the line that shows it.
+ */
+export async function parseBundle(
+  source: BundleSource,
+  limits: BundleLimits = DEFAULT_BUNDLE_LIMITS,
+): Promise<{
   header: BundleHeader;
   nodes: Map<string, Uint8Array>;
-} {
-  if (text.trim() === "") throw notABundle("the file is empty");
-  const lines = text.split("\n");
-  if (lines.at(-1) === "") lines.pop();
+}> {
+  const lines = bundleLines(source, limits)[Symbol.asyncIterator]();
+  const first = await lines.next();
+  if (first.done || isBlank(first.value)) {
+    for (let next = await lines.next(); !next.done; next = await lines.next()) {
+      if (!isBlank(next.value)) throw notABundle("its first line is not JSON");
+    }
+    throw notABundle("the file is empty");
+  }
+  const header = readHeader(first.value);
+  const nodes = new Map<string, Uint8Array>();
+  let number = 1;
+  for (let next = await lines.next(); !next.done; next = await lines.next()) {
+    number++;
+    const line = next.value;
+    const space = line.indexOf(0x20);
+    const name = (space === -1 ? line : line.subarray(0, space)).toString("utf8");
+    const bytes = space === -1 ? new Uint8Array(0) : line.subarray(space + 1);
+    const actual = hashBytes(bytes);
+    if (actual !== name) {
+      throw new UwfError(
+        "BUNDLE_INVALID",
+        `line ${number} of the bundle claims node ${JSON.stringify(name)} but its bytes hash to ${actual}: the bundle was altered or damaged; nothing was imported`,
+        { hint: "export the thread again from its store", details: { line: number, node: name } },
+      );
+    }
+    nodes.set(name, bytes);
+  }
+  return { header, nodes };
+}
+
+function readHeader(line: Buffer): BundleHeader {
   let header: BundleHeader;
   try {
-    header = JSON.parse(lines[0] ?? "");
+    header = JSON.parse(line.toString("utf8"));
   } catch {
     throw notABundle("its first line is not JSON");
   }
@@ -174,23 +230,66 @@ export function parseBundle(text: string): {
   if (!Array.isArray(header.threads) || header.threads.length === 0) {
     throw notABundle("its header lists no threads");
   }
-  const nodes = new Map<string, Uint8Array>();
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const space = line.indexOf(" ");
-    const name = space === -1 ? line : line.slice(0, space);
-    const bytes = Buffer.from(space === -1 ? "" : line.slice(space + 1), "utf8");
-    const actual = hashBytes(bytes);
-    if (actual !== name) {
-      throw new UwfError(
-        "BUNDLE_INVALID",
-        `line ${i + 1} of the bundle claims node ${JSON.stringify(name)} but its bytes hash to ${actual}: the bundle was altered or damaged; nothing was imported`,
-        { hint: "export the thread again from its store", details: { line: i + 1, node: name } },
-      );
+  return header;
+}
+
+/**
+ * The source's lines, without their newline (a last empty line is none), each a copy of its
+ * own. A line longer than `maxLineBytes`, or more than `maxTotalBytes` in all, stops the read
+ * there, before that much is held.
+ */
+async function* bundleLines(source: BundleSource, limits: BundleLimits): AsyncGenerator<Buffer> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let total = 0;
+  let number = 1;
+  for await (const chunk of typeof source === "string" ? [source] : source) {
+    const bytes =
+      typeof chunk === "string"
+        ? Buffer.from(chunk, "utf8")
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    total += bytes.length;
+    if (total > limits.maxTotalBytes)
+      throw tooLarge(`the bundle is larger than ${size(limits.maxTotalBytes)}`, "--max-mib");
+    let from = 0;
+    for (;;) {
+      const newline = bytes.indexOf(0x0a, from);
+      const to = newline === -1 ? bytes.length : newline;
+      pendingBytes += to - from;
+      if (pendingBytes > limits.maxLineBytes) {
+        throw tooLarge(
+          `line ${number} of the bundle is longer than ${size(limits.maxLineBytes)}`,
+          "--max-line-mib",
+        );
+      }
+      if (to > from) pending.push(bytes.subarray(from, to));
+      if (newline === -1) break;
+      yield Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      number++;
+      from = newline + 1;
     }
-    nodes.set(name, bytes);
   }
-  return { header, nodes };
+  if (pendingBytes > 0) yield Buffer.concat(pending, pendingBytes);
+}
+
+function isBlank(line: Buffer): boolean {
+  return line.toString("utf8").trim() === "";
+}
+
+function size(bytes: number): string {
+  return bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`;
+}
+
+function tooLarge(what: string, flag: string): UwfError {
+  return new UwfError(
+    "BUNDLE_TOO_LARGE",
+    `${what}: reading stopped there, and nothing was imported`,
+    {
+      hint: `a bundle made by \`uwf thread export\` has one line per node; if this is one, raise the limit (\`uwf thread import ${flag} <n>\`)`,
+    },
+  );
 }
 
 function notABundle(why: string): UwfError {

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { STATUS_FIELD, type StepPayload, type ThreadPointer } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
@@ -174,7 +174,7 @@ export async function openRecordings(
   for (const value of from) {
     const path = resolve(options.cwd, value);
     if (isFile(path)) {
-      const bundle = openBundle(readFileSync(path, "utf8"), options.validatorCacheDir);
+      const bundle = await openBundle(createReadStream(path), options.validatorCacheDir);
       for (const pointer of bundle.header.threads) {
         recordings.push(
           await readRecording(bundle, pointer.thread, `${value} thread ${pointer.thread}`, read),

@@ -1,5 +1,6 @@
-import { resolve } from "node:path";
-import type { ThreadPointer } from "@united-workforce/protocol";
+import { realpathSync } from "node:fs";
+import { resolve, sep } from "node:path";
+import type { ThreadPointer, WorkflowPayload } from "@united-workforce/protocol";
 import type { Store, UwfConfig } from "@united-workforce/store";
 import type { EventStream } from "@united-workforce/util";
 import type { Router } from "../moderator/router.js";
@@ -27,6 +28,50 @@ export interface RunContext {
 /** Where a step with this edge `location` runs: relative to the thread's cwd. */
 export function stepCwd(pointer: ThreadPointer, location: string | null): string {
   return location ? resolve(pointer.cwd, location) : pointer.cwd;
+}
+
+/**
+ * Whether an edge into `role` writes `location` literally (no `{{…}}`): the workflow's own
+ * choice of where the role runs, trusted wherever it points.
+ */
+export function isLiteralLocation(
+  workflow: WorkflowPayload,
+  role: string,
+  location: string,
+): boolean {
+  return Object.values(workflow.graph).some((edges) =>
+    Object.values(edges ?? {}).some(
+      (edge) =>
+        edge?.role === role &&
+        edge.location !== undefined &&
+        !edge.location.includes("{{") &&
+        edge.location.trim() === location,
+    ),
+  );
+}
+
+/**
+ * Where `cwd` really is, when that is outside `threadCwd` (both with their symbolic links
+ * resolved), else null. A command runs in a directory rendered from inputs or outputs only
+ * inside its thread's: otherwise `--input dir=../x` would choose which `./program` runs.
+ */
+export function leavesThread(threadCwd: string, cwd: string): string | null {
+  const root = realOrResolved(threadCwd);
+  const path = realOrResolved(cwd);
+  const inside = path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+  return inside ? null : path;
+}
+
+export const RENDERED_LOCATION_HINT =
+  "A location rendered from inputs or outputs must stay inside the thread's --cwd (no .., absolute path or symbolic link out of it) where commands run; write the location literally in the workflow to run elsewhere.";
+
+/** `path` with its symbolic links resolved, or only normalised while it does not exist. */
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
 }
 
 /**

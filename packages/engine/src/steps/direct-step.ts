@@ -1,4 +1,5 @@
 import {
+  hiddenCharacterProblem,
   isPlainObject,
   STATUS_FIELD,
   type StepPayload,
@@ -33,8 +34,10 @@ export async function outputProblems(
   schema: string,
   output: Record<string, unknown>,
 ): Promise<string[]> {
+  const status = output[STATUS_FIELD];
+  const hidden = typeof status === "string" && hiddenCharacterProblem(`"${STATUS_FIELD}"`, status);
   const check = await cas.validate(schema, output);
-  return check.valid ? [] : check.errors;
+  return [...(hidden ? [hidden] : []), ...(check.valid ? [] : check.errors)];
 }
 
 /**

@@ -53,6 +53,14 @@ describe("answerOutput", () => {
     expect(output).toEqual({ $status: "rejected", reason: "new" });
   });
 
+  test("refuses a status holding an invisible character, showing where it is", () => {
+    expect(
+      problemsOf(() => answerOutput("approver", exits, { status: "approved\u200b", by: "a" })),
+    ).toEqual([
+      'status "approved\\u{200B}" holds an invisible or control character (U+200B at position 9); type one of: approved, rejected',
+    ]);
+  });
+
   test("says every problem at once, naming the statuses and fields", () => {
     expect(problemsOf(() => answerOutput("approver", exits, { status: "maybe", by: "a" }))).toEqual(
       ['status "maybe" is not one of role "approver"\'s: approved, rejected'],

@@ -1,4 +1,5 @@
 import {
+  hiddenCharacterProblem,
   isPlainObject,
   STATUS_FIELD,
   type SuspendInfo,
@@ -148,6 +149,8 @@ export function answerOutput(
   if (status === undefined) {
     throw invalidAnswer(role, [`the answer has no "$status": pass --status (one of: ${allowed})`]);
   }
+  const hidden = hiddenCharacterProblem("status", status);
+  if (hidden) throw invalidAnswer(role, [`${hidden}; type one of: ${allowed}`]);
   const exit = exits.outputs.get(status);
   if (exit === undefined) {
     throw invalidAnswer(role, [`status "${status}" is not one of role "${role}"'s: ${allowed}`]);

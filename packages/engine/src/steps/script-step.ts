@@ -17,7 +17,13 @@ import { parse as parseYaml } from "yaml";
 import { readHomeDotenv } from "../env/dotenv.js";
 import { runAdapter } from "../processes/spawn-adapter.js";
 import { childOutput, DEFAULT_TIMEOUT_SECONDS } from "./agent-step.js";
-import { type RunContext, startStep } from "./context.js";
+import {
+  isLiteralLocation,
+  leavesThread,
+  RENDERED_LOCATION_HINT,
+  type RunContext,
+  startStep,
+} from "./context.js";
 import { outputProblems, storeDirectStep } from "./direct-step.js";
 import type { StepOutcome } from "./outcome.js";
 import type { PlannedStep } from "./planned-step.js";
@@ -69,6 +75,8 @@ export async function runScriptStep(
   options: { lease: Lease },
 ): Promise<StepOutcome> {
   const { cwd, startedAtMs } = startStep(run, pointer, plan, SCRIPT_AGENT);
+  const unsafe = await locationOutside(run, pointer, plan, cwd);
+  if (unsafe !== null) return { kind: "failed", failure: unsafe };
   const argv = scriptArgv(role);
   const script: Script = {
     argv,
@@ -96,6 +104,29 @@ export async function runScriptStep(
     startedAtMs,
   });
   return { kind: "stored", verified, agent: SCRIPT_AGENT, startedAtMs };
+}
+
+/**
+ * Why a command may not run in `cwd`, or null when it may: a location rendered from the
+ * thread's inputs or a step's output that leads out of the thread's directory (see
+ * `leavesThread`); one the workflow writes literally is its own choice.
+ */
+async function locationOutside(
+  run: RunContext,
+  pointer: ThreadPointer,
+  plan: PlannedStep,
+  cwd: string,
+): Promise<UwfError | null> {
+  if (plan.location === null) return null;
+  const workflow = await run.router.workflow(pointer.workflowHash);
+  if (isLiteralLocation(workflow, plan.role, plan.location)) return null;
+  const outside = leavesThread(pointer.cwd, cwd);
+  if (outside === null) return null;
+  return new UwfError(
+    "PATH_UNSAFE",
+    `role "${plan.role}" runs a command, and its location ${JSON.stringify(plan.location)}, rendered from the thread's inputs or a step's output, leads out of the thread's directory ${pointer.cwd} (to ${outside}): the command was not run`,
+    { hint: RENDERED_LOCATION_HINT },
+  );
 }
 
 /**

@@ -81,4 +81,21 @@ describe("StepCheck", () => {
     await check.begin(line);
     await expect(check.result(line)).rejects.toThrow(/is for role "writer"/);
   });
+
+  it("rejects an output whose $status holds an invisible character, naming it", async () => {
+    const { hash, expected } = await storedStep();
+    const step = (await store.cas.get(hash)).payload as Record<string, unknown>;
+    const output = await store.cas.putNode({
+      type: expected.schema,
+      payload: { $status: "written\u200b", text: "a line" },
+    });
+    const forged = await store.cas.putNode({
+      type: store.cas.builtin("step"),
+      payload: { ...step, output: output.hash },
+    });
+    const line = JSON.stringify({ stepHash: forged.hash });
+    await expect(new StepCheck(store.cas, expected).result(line)).rejects.toThrow(
+      `the output of step ${forged.hash} is invalid: "$status" "written\\u{200B}" holds an invisible or control character (U+200B at position 8)`,
+    );
+  });
 });

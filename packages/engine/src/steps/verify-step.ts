@@ -1,5 +1,6 @@
 import {
   HASH_PATTERN,
+  hiddenCharacterProblem,
   isPlainObject,
   type JsonSchema,
   STATUS_FIELD,
@@ -174,7 +175,10 @@ async function checkedOutput(
     throw rejection(`the output of step ${stepHash} is not an object`);
   }
   const record = output as Record<string, unknown>;
-  const isSuspend = record[STATUS_FIELD] === SUSPEND;
+  const status = record[STATUS_FIELD];
+  const hidden = typeof status === "string" && hiddenCharacterProblem(`"${STATUS_FIELD}"`, status);
+  if (hidden) throw rejection(`the output of step ${stepHash} is invalid: ${hidden}`);
+  const isSuspend = status === SUSPEND;
   const schema = isSuspend ? suspendSchemaHash(cas) : expected.schema;
   if (outputNode.type !== schema) {
     throw rejection(

@@ -1,4 +1,9 @@
-import { isPlainObject, STATUS_FIELD } from "@united-workforce/protocol";
+import {
+  hiddenCharacter,
+  hiddenCharacterProblem,
+  isPlainObject,
+  STATUS_FIELD,
+} from "@united-workforce/protocol";
 import { workflowInvalidError } from "./invalid.js";
 import { UNDERSCORE_STATUS } from "./messages.js";
 import {
@@ -242,6 +247,8 @@ function readDeclaration(where: string, declaration: unknown, errors: string[]):
       errors.push(UNDERSCORE_STATUS);
     } else if (value.trim() === "") {
       errors.push(`${where}: "$status" values must not be empty`);
+    } else if (hiddenCharacter(value) !== null) {
+      errors.push(`${where}: ${hiddenCharacterProblem('"$status" value', value)}`);
     } else if (value.startsWith("$")) {
       errors.push(
         `${where}: "$status" value "${value}" is reserved; statuses may not start with "$" (any agent may answer "$status: $SUSPEND" without declaring it)`,

@@ -302,6 +302,15 @@ describe("validateWorkflow", () => {
         'role "developer" frontmatter: "$status" values must not be empty',
       ]);
     });
+
+    test("a declared status holding an invisible character is refused, naming it", () => {
+      const result = check(
+        variant(["$status: { const: done }", '$status: { enum: [done, "approved\\u200B"] }']),
+      );
+      expect(result.errors).toEqual([
+        'role "developer" frontmatter: "$status" value "approved\\u{200B}" holds an invisible or control character (U+200B at position 9)',
+      ]);
+    });
   });
 
   describe("targets and reachability", () => {

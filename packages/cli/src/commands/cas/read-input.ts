@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { createReadStream, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { errorMessage, UwfError } from "@united-workforce/util";
 
@@ -11,6 +11,25 @@ export function readInput(cwd: string, file: string | undefined): string {
     throw new UwfError("IO", `cannot read ${file ?? "stdin"}: ${errorMessage(error)}`, {
       hint: "Pass a readable file, or pipe the content on stdin.",
     });
+  }
+}
+
+/**
+ * A file argument, or stdin when it is "-" or missing, as chunks read while they are used: a
+ * reader bounds what it holds (`thread import` of `/dev/zero` stops at its limit). A file that
+ * cannot be read fails the read with an IO error naming it.
+ */
+export async function* inputChunks(cwd: string, file: string | undefined): AsyncGenerator<Buffer> {
+  const stdin = file === undefined || file === "-";
+  const stream = stdin ? process.stdin : createReadStream(resolve(cwd, file));
+  try {
+    for await (const chunk of stream) yield chunk as Buffer;
+  } catch (error) {
+    throw new UwfError("IO", `cannot read ${stdin ? "stdin" : file}: ${errorMessage(error)}`, {
+      hint: "Pass a readable file, or pipe the content on stdin.",
+    });
+  } finally {
+    if (!stdin) stream.destroy();
   }
 }
 

@@ -1,8 +1,7 @@
-import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ThreadExportDocument } from "@united-workforce/protocol";
-import { UwfError, writeFileAtomic } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
+import { outputFile } from "../output-file.js";
 
 export default defineCommand({
   path: ["thread", "export"],
@@ -14,7 +13,8 @@ export default defineCommand({
     {
       flags: "-o, --output <file>",
       type: "string",
-      description: "where to write it (default: <thread>.uwf-bundle in the current directory)",
+      description:
+        "where to write it (default: <thread>.uwf-bundle in the current directory); a device or FIFO (/dev/stdout, a named pipe) is written into, a directory or other special file refused",
     },
     {
       flags: "--forks",
@@ -22,18 +22,14 @@ export default defineCommand({
       description:
         "also the threads that share its StartNode (made by `uwf step fork`), with their fan-out children",
     },
-    { flags: "--force", type: "boolean", description: "replace an existing file" },
+    { flags: "--force", type: "boolean", description: "replace an existing regular file" },
   ],
   examples: ["uwf thread export 01JD… -o run.uwf-bundle", "uwf thread export 01JD… --forks"],
   async run(ctx, [thread], options) {
     const { exportBundle, withFanoutChildren } = await import("@united-workforce/engine");
     const store = await ctx.store();
     const file = resolve(ctx.cwd, options.output ?? `${thread}.uwf-bundle`);
-    if (existsSync(file) && !options.force) {
-      throw new UwfError("USAGE", `${file} exists; nothing was written`, {
-        hint: "choose another file with -o, or pass --force to replace it",
-      });
-    }
+    const write = outputFile(file, { force: options.force === true });
     const chosen = [thread!];
     if (options.forks) {
       const { start } = await store.threads.get(thread!);
@@ -45,7 +41,7 @@ export default defineCommand({
     const lines: string[] = [];
     for await (const line of exportBundle(store, ids)) lines.push(line);
     const text = `${lines.join("\n")}\n`;
-    writeFileAtomic(file, text, { mode: 0o600 });
+    write(text);
     const doc: ThreadExportDocument = {
       file,
       threads: ids,

@@ -2,10 +2,12 @@ import { statSync } from "node:fs";
 import { resolve, sep } from "node:path";
 import type { ThreadImportDocument } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
-import { readInput } from "../cas/read-input.js";
+import { inputChunks } from "../cas/read-input.js";
 import { defineCommand, result } from "../command.js";
 
 type Entry = ThreadImportDocument["threads"][number];
+
+const MIB = 1024 * 1024;
 
 export default defineCommand({
   path: ["thread", "import"],
@@ -20,6 +22,20 @@ export default defineCommand({
       description:
         "where the imported threads run from now on (default: the current directory; a fan-out child in a subfolder of its parent's cwd keeps that subfolder)",
     },
+    {
+      flags: "--max-line-mib <n>",
+      type: "integer",
+      min: 1,
+      description:
+        "the longest line (one node) read, in MiB (default: 64): a longer one stops the import before it is held",
+    },
+    {
+      flags: "--max-mib <n>",
+      type: "integer",
+      min: 1,
+      description:
+        "the most of the bundle read, in MiB (default: 1024): the bundle is checked whole in memory before anything is written",
+    },
   ],
   examples: ["uwf thread import run.uwf-bundle", "uwf thread import run.uwf-bundle --cwd /src/app"],
   async run(ctx, [file], options) {
@@ -30,9 +46,16 @@ export default defineCommand({
         hint: "Create the directory first or pass another one.",
       });
     }
-    const { importBundle } = await import("@united-workforce/engine");
+    const { DEFAULT_BUNDLE_LIMITS, importBundle } = await import("@united-workforce/engine");
     const store = await ctx.store();
-    const doc: ThreadImportDocument = await importBundle(store, readInput(ctx.cwd, file), { cwd });
+    const { maxLineMib, maxMib } = options as { maxLineMib?: number; maxMib?: number };
+    const doc: ThreadImportDocument = await importBundle(store, inputChunks(ctx.cwd, file), {
+      cwd,
+      limits: {
+        maxLineBytes: (maxLineMib ?? DEFAULT_BUNDLE_LIMITS.maxLineBytes / MIB) * MIB,
+        maxTotalBytes: (maxMib ?? DEFAULT_BUNDLE_LIMITS.maxTotalBytes / MIB) * MIB,
+      },
+    });
     for (const t of doc.threads) {
       if (t.status === "imported" || t.status === "fast-forwarded") {
         ctx.events.emit("thread.import", {

@@ -14,7 +14,7 @@ import {
 import { isUwfError, UwfError } from "@united-workforce/util";
 import { fastForwardPointer } from "../../state/write-pointer.js";
 import { takeThread } from "../../threads/lease.js";
-import { openBundle } from "../bundle.js";
+import { type BundleLimits, type BundleSource, openBundle } from "../bundle.js";
 import { verifyThread } from "../verify-thread.js";
 import { checkAgainstChain, checkPointers, refusal } from "./bundle-pointers.js";
 import { checkFanoutParents, existing } from "./fanout-parents.js";
@@ -30,6 +30,8 @@ export interface ImportOptions {
    * cwd): a bundle's cwd is a path of the machine it came from, and is never used.
    */
   cwd: string;
+  /** How long a line and how large the whole bundle may be (`DEFAULT_BUNDLE_LIMITS`). */
+  limits?: BundleLimits;
 }
 
 export interface ImportedThread {
@@ -78,10 +80,10 @@ export interface ImportReport {
  */
 export async function importBundle(
   store: Store,
-  text: string,
+  input: BundleSource,
   options: ImportOptions,
 ): Promise<ImportReport> {
-  const bundle = openBundle(text, validatorCacheDir(store.home));
+  const bundle = await openBundle(input, validatorCacheDir(store.home), options.limits);
   const pointers = checkPointers(bundle.header.threads);
   const byId = new Map(pointers.map((p) => [p.thread, p]));
   const source = { cas: bundle.cas, threads: { get: async (id: string) => byId.get(id)! } };

@@ -17,7 +17,13 @@ import type { FanoutTransition } from "../../moderator/evaluate.js";
 import { createThread } from "../../threads/new-thread.js";
 import { titleFromItem } from "../../threads/title.js";
 import { ensureChildWorktree, type WorktreePlace } from "../../worktrees/git-worktree.js";
-import { type RunContext, stepCwd } from "../context.js";
+import {
+  isLiteralLocation,
+  leavesThread,
+  RENDERED_LOCATION_HINT,
+  type RunContext,
+  stepCwd,
+} from "../context.js";
 import { type Child, standing } from "./child-standing.js";
 
 /** What finding a fan-out's children reads: the store and the moderator's reader. */
@@ -97,7 +103,15 @@ export async function makeChildren(
     return { children, problem: errorMessage(error) };
   }
   const place = childWorkflow.worktree === true ? await worktreePlace(run) : null;
+  const confined = await confinedLocations(run, pointer, transition, childWorkflow);
   for (const [index, item] of transition.items.entries()) {
+    const outside = confined(item.location);
+    if (outside !== null) {
+      return {
+        children,
+        problem: `child ${index} of the fan-out to role "${transition.role}" would run commands (workflow "${childWorkflow.name}" has run: roles) in ${JSON.stringify(item.location)}, rendered from the item, which leads out of the thread's directory ${pointer.cwd} (to ${outside}). ${RENDERED_LOCATION_HINT}`,
+      };
+    }
     const thread = childThreadId(pointer.thread, pointer.head, index, timeMs);
     let child: ThreadPointer;
     try {
@@ -124,6 +138,25 @@ export async function makeChildren(
     children.push({ index, item: item.item, thread, ...standing(child, retryFailed) });
   }
   return { children, problem: null };
+}
+
+/**
+ * Where a child may not run, by its location: outside the parent's directory, when the child
+ * workflow runs commands and the fan-out edge renders the location (see `leavesThread`).
+ */
+async function confinedLocations(
+  run: RunContext,
+  pointer: ThreadPointer,
+  transition: FanoutTransition,
+  childWorkflow: WorkflowPayload,
+): Promise<(location: string | null) => string | null> {
+  const runsCommands = Object.values(childWorkflow.roles).some((role) => role.run !== undefined);
+  if (!runsCommands) return () => null;
+  const workflow = await run.router.workflow(pointer.workflowHash);
+  return (location) =>
+    location === null || isLiteralLocation(workflow, transition.role, location)
+      ? null
+      : leavesThread(pointer.cwd, stepCwd(pointer, location));
 }
 
 /** Each child's inputs when the child workflow declares some (the item, validated). */
