@@ -51,6 +51,7 @@ export default defineCommand({
     const { maxLineMib, maxMib } = options as { maxLineMib?: number; maxMib?: number };
     const doc: ThreadImportDocument = await importBundle(store, inputChunks(ctx.cwd, file), {
       cwd,
+      events: ctx.events,
       limits: {
         maxLineBytes: (maxLineMib ?? DEFAULT_BUNDLE_LIMITS.maxLineBytes / MIB) * MIB,
         maxTotalBytes: (maxMib ?? DEFAULT_BUNDLE_LIMITS.maxTotalBytes / MIB) * MIB,

@@ -10,9 +10,9 @@ describe("givenTitle", () => {
   it.each([
     ["", "is empty"],
     ["x".repeat(201), "longer than 200"],
-    ["two\nlines", "control or invisible"],
-    ["done\u200b", "control or invisible"],
-    ["\u202eevil", "control or invisible"],
+    ["two\nlines", "invisible or control character (U+"],
+    ["done\u200b", "invisible or control character (U+"],
+    ["\u202eevil", "invisible or control character (U+"],
   ])("refuses %j", (title, message) => {
     expect(() => givenTitle(title)).toThrow(message);
   });

@@ -1,3 +1,4 @@
+import { hiddenCharacterNote } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
 
 /** A title a person typed may be longer than one made from a task, but stays one line. */
@@ -24,14 +25,11 @@ export function givenTitle(value: unknown): string | undefined {
       ? "is empty"
       : [...title].length > MAX_GIVEN_TITLE
         ? `is longer than ${MAX_GIVEN_TITLE} characters`
-        : UNSHOWABLE.test(title)
-          ? "holds a control or invisible character"
-          : null;
+        : hiddenCharacterNote(title) === null
+          ? null
+          : `holds ${hiddenCharacterNote(title)}`;
   if (problem === null) return title;
   throw new UwfError("USAGE", `--title ${problem}`, {
     hint: 'Give a short name on one line, e.g. --title "Fix the login timeout".',
   });
 }
-
-// Controls (C0, DEL, C1) and formatting characters: zero-width, bidirectional, the BOM.
-const UNSHOWABLE = /[\p{Cc}\p{Cf}]/u;

@@ -11,7 +11,7 @@ import {
   type Store,
   validatorCacheDir,
 } from "@united-workforce/store";
-import { isUwfError, UwfError } from "@united-workforce/util";
+import { type EventStream, isUwfError, UwfError } from "@united-workforce/util";
 import { fastForwardPointer } from "../../state/write-pointer.js";
 import { takeThread } from "../../threads/lease.js";
 import { type BundleLimits, type BundleSource, openBundle } from "../bundle.js";
@@ -32,6 +32,8 @@ export interface ImportOptions {
   cwd: string;
   /** How long a line and how large the whole bundle may be (`DEFAULT_BUNDLE_LIMITS`). */
   limits?: BundleLimits;
+  /** Where a lock taken over from a gone holder is said (`thread.takeover`). */
+  events?: EventStream;
 }
 
 export interface ImportedThread {
@@ -100,7 +102,7 @@ export async function importBundle(
   }
   await checkFanoutParents(pointers, bundle.cas, store);
 
-  const leases = await takeFastForwards(store, plans);
+  const leases = await takeFastForwards(store, plans, options.events);
   try {
     let nodesWritten = 0;
     if (plans.some((plan) => plan.kind === "create" || plan.kind === "fast-forward")) {
@@ -128,14 +130,18 @@ export async function importBundle(
  * The lease of every thread to fast-forward, so that no exec runs one while its head moves
  * (THREAD_BUSY, nothing written, when one is running), and each still as it was planned.
  */
-async function takeFastForwards(store: Store, plans: readonly Plan[]): Promise<Lease[]> {
+async function takeFastForwards(
+  store: Store,
+  plans: readonly Plan[],
+  events: EventStream | undefined,
+): Promise<Lease[]> {
   const leases: Lease[] = [];
   try {
     for (const plan of plans) {
       if (plan.kind !== "fast-forward") continue;
       const { thread } = plan.here;
       try {
-        leases.push(await takeThread(store, thread, "uwf thread import"));
+        leases.push(await takeThread(store, thread, "uwf thread import", events));
       } catch (error) {
         if (!isUwfError(error) || error.code !== "THREAD_BUSY") throw error;
         throw new UwfError("THREAD_BUSY", `${error.message}; nothing was imported`, {
