@@ -201,7 +201,7 @@ describe("malformed input and faults", () => {
     const leaky = join(temp.home, "leaky-agent.mjs");
     writeFileSync(
       leaky,
-      "process.stderr.write(`using ${process.env.GITHUB_TOKEN}\\n`, () => process.exit(1));\n",
+      `process.stderr.write("using " + process.env.GITHUB_TOKEN + "\\n", () => process.exit(1));\n`,
     );
     const exec = await runUwf(
       ["thread", "exec", thread, "--agent", `${process.execPath} ${leaky}`],

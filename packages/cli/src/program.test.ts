@@ -66,7 +66,7 @@ describe("help", () => {
 
   it("wraps options and prose to the terminal's width; examples stay whole", async () => {
     const lines = (await helpAt(60)).trimEnd().split("\n");
-    const examples = lines.findIndex((line) => line === "Examples:");
+    const examples = lines.indexOf("Examples:");
     expect(examples).toBeGreaterThan(0);
     for (const line of lines.slice(0, examples)) expect(line.length).toBeLessThanOrEqual(60);
     expect(lines.slice(examples + 1).every((line) => line.startsWith("  $ uwf "))).toBe(true);
