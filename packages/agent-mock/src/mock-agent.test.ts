@@ -260,6 +260,18 @@ describe("uwf-mock", () => {
     );
   });
 
+  it("takes --mock-data, upstream's name for --scenario, over UWF_MOCK_SCENARIO", async () => {
+    const dir = join(temp.home, "work");
+    mkdirSync(dir);
+    writeScenario(dir, [{ role: "writer", output: { $status: "done", title: "t" } }], "s.json");
+    const env = { UWF_MOCK_SCENARIO: "missing.json" };
+    const given = await mock("writer", { args: ["--mock-data", "s.json"], env, cwd: dir });
+    expect(given.code, given.stderr).toBe(0);
+    const both = await mock("writer", { scenario: "s.json", args: ["--mock-data", "t.json"] });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--scenario s.json and --mock-data t.json name two files");
+  });
+
   it("reads JSON scenarios and names the file and step of a bad one", async () => {
     const json = join(temp.home, "s.json");
     writeFileSync(

@@ -7,6 +7,7 @@ import {
   createAgent,
 } from "@united-workforce/agent-kit/entry";
 import { ADAPTER_TRANSIENT_EXIT } from "@united-workforce/protocol";
+import { UwfError } from "@united-workforce/util";
 import type { MockAnswer, MockStep } from "./scenario.js";
 
 interface MockSession {
@@ -22,10 +23,13 @@ interface MockSession {
 export const mockAgent = createAgent({
   name: "uwf-mock",
   options: {
+    // Not `required` nor `env` here: either flag names the file, and either beats the variable.
     scenario: {
-      description: "the scenario file (YAML or JSON)",
-      required: true,
-      env: "UWF_MOCK_SCENARIO",
+      description: "the scenario file (YAML or JSON); else $UWF_MOCK_SCENARIO",
+      valueName: "file",
+    },
+    "mock-data": {
+      description: "the same as --scenario (upstream united-workforce's name for it)",
       valueName: "file",
     },
   },
@@ -99,8 +103,25 @@ function failTransiently(ctx: AgentContext, step: MockStep, failures: number): v
   );
 }
 
+/** `--scenario`, `--mock-data` (its upstream name) or `$UWF_MOCK_SCENARIO`: exactly one file. */
 function scenarioPath(ctx: AgentContext): string {
-  const file = String(ctx.options.scenario);
+  const { scenario, "mock-data": mockData } = ctx.options;
+  if (typeof scenario === "string" && typeof mockData === "string" && scenario !== mockData) {
+    throw new UwfError(
+      "USAGE",
+      `--scenario ${scenario} and --mock-data ${mockData} name two files`,
+      {
+        hint: "--mock-data is another name for --scenario: pass one of them.",
+      },
+    );
+  }
+  const given = typeof scenario === "string" ? scenario : mockData;
+  const file = typeof given === "string" && given !== "" ? given : ctx.env.UWF_MOCK_SCENARIO;
+  if (file === undefined || file === "") {
+    throw new UwfError("USAGE", 'missing required option "--scenario" (or set UWF_MOCK_SCENARIO)', {
+      hint: "Pass --scenario <file> (or --mock-data <file>), or set UWF_MOCK_SCENARIO.",
+    });
+  }
   return isAbsolute(file) ? file : resolve(ctx.cwd, file);
 }
 
