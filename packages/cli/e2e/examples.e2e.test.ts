@@ -118,6 +118,10 @@ describe("every example runs as it is, with its mock scenario", () => {
     // Every scripted entry is used: the scenario and the workflow agree step by step.
     const show = await uwfJson<ShowDoc>(sb, ["thread", "show", thread]);
     expect(show.steps).toBe(steps.length);
+    // Its recording replays through the unchanged workflow: the same route, children included
+    // (human answers, script results and fan-outs as they were recorded).
+    const replay = await uwfJson<{ ok: boolean }>(sb, ["workflow", "test", name, "--from", thread]);
+    expect(replay.ok).toBe(true);
   });
 
   it("runs the README's demo and its bigger one by copy and paste", () => {
