@@ -147,4 +147,45 @@ describe("every example runs as it is, with its mock scenario", () => {
     expect(show.status).toBe("completed");
     expect(out).toContain("committer → committed");
   });
+
+  it("runs the README's run-tests and in-worktree instructions by copy and paste", () => {
+    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const demo = blocks.find((block) => block.includes("examples/scenarios/hello.yaml"));
+    const project = blocks.find((block) => block.includes("examples/scenarios/run-tests.yaml"));
+    expect(project).toContain("examples/scenarios/in-worktree.yaml");
+    // The demo's first line sets PATH (and a temp UWF_HOME: this test's sandbox instead). The
+    // scenarios are relative to the checkout, where the commands are typed; the steps run in
+    // the project and its worktree, elsewhere.
+    const setup = demo!.split("\n")[0]!;
+    const script = [
+      "set -e",
+      setup.replace(/UWF_HOME=\$\(mktemp -d\)/, `UWF_HOME=${JSON.stringify(sb.home)}`),
+      project!,
+      'uwf thread show "$id" --format json',
+    ].join("\n");
+    const identity = { NAME: "uwf test", EMAIL: "test@example.com" };
+    const out = execFileSync("bash", ["--norc", "--noprofile", "-c", script], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+      env: {
+        ...process.env,
+        UWF_HOME: sb.home,
+        TMPDIR: sb.work,
+        GIT_AUTHOR_NAME: identity.NAME,
+        GIT_AUTHOR_EMAIL: identity.EMAIL,
+        GIT_COMMITTER_NAME: identity.NAME,
+        GIT_COMMITTER_EMAIL: identity.EMAIL,
+      },
+    });
+    const show = JSON.parse(out.slice(out.lastIndexOf("\n{\n") + 1)) as {
+      status: string;
+      agent: string;
+    };
+    expect(show.status).toBe("completed");
+    expect(out).toContain("uwf in-worktree");
+    // Remembered with the path made absolute: a resume from any directory finds the scenario.
+    const scenario = join(EXAMPLES, "scenarios", "in-worktree.yaml");
+    expect(show.agent).toBe(`uwf-mock --scenario ${scenario}`);
+  });
 });
