@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   openHomeStore,
   REPO_ROOT,
   runBin,
+  runUwf,
   seedThread,
   type TempHome,
   tempHome,
@@ -86,6 +87,57 @@ describe("the uwf-mock binary", () => {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toBe(`${version}\n`);
     }
+  });
+
+  it("scripts a fan-out by role and item: no entry for the join, one child answered apart", async () => {
+    const scenario = join(temp.home, "review.yaml");
+    writeFileSync(
+      scenario,
+      [
+        "roles:",
+        "  planner:",
+        "    output:",
+        "      $status: planned",
+        "      files: [{ path: a.ts, why: one }, { path: b.ts, why: two }, { path: c.ts, why: three }]",
+        "  reviewer: { output: { $status: approved, summary: fine } }",
+        "  reviewer[1]: { output: { $status: changes, summary: fix b.ts } }",
+        "  summariser: { output: { $status: reported, headline: one fix } }",
+        "",
+      ].join("\n"),
+    );
+    const uwf = (...args: string[]) => runUwf(args, { home: temp.home, cwd: temp.home });
+    const workflow = join(REPO_ROOT, "examples/fan-out-review.yaml");
+    const thread = (await uwf("thread", "start", workflow, "-p", "Review")).stdout.trim();
+    const run = await uwf(
+      "thread",
+      "exec",
+      thread,
+      "-c",
+      "5",
+      "--agent",
+      `uwf-mock --scenario ${scenario}`,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const list = JSON.parse((await uwf("thread", "list", "--format", "json")).stdout) as {
+      threads: { thread: string; parent?: string }[];
+    };
+    const verdicts: Record<number, string> = {};
+    for (const child of list.threads.filter((t) => t.parent === thread)) {
+      const show = JSON.parse(
+        (await uwf("thread", "show", child.thread, "--format", "json")).stdout,
+      );
+      const steps = JSON.parse(
+        (await uwf("step", "list", child.thread, "--format", "json")).stdout,
+      );
+      verdicts[show.parent.index] = steps.steps[0].status;
+    }
+    expect(verdicts).toEqual({ 0: "approved", 1: "changes", 2: "approved" });
+    const parent = JSON.parse((await uwf("step", "list", thread, "--format", "json")).stdout);
+    expect(parent.steps.map((s: { role: string }) => s.role)).toEqual([
+      "planner",
+      "collect",
+      "summariser",
+    ]);
   });
 
   it("is on PATH after install", async () => {

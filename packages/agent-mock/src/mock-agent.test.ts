@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StepPayload } from "@united-workforce/protocol";
 import {
@@ -149,6 +149,80 @@ describe("uwf-mock", () => {
     });
   });
 
+  it("answers by role under `roles`: one entry every visit, a list visit by visit", async () => {
+    const scenario = join(temp.home, "by-role.yaml");
+    writeFileSync(
+      scenario,
+      [
+        "roles:",
+        "  writer:",
+        "    - { output: { $status: done, title: First } }",
+        "    - { output: { $status: done, title: Second } }",
+        "  reviewer: { output: { $status: rejected } }",
+        "",
+      ].join("\n"),
+    );
+    const cas = (await openHomeStore(temp.home)).cas;
+    const titleOf = async (stdout: string) =>
+      (await cas.getPayload<{ title: string }>((await stepOf(stdout)).output)).title;
+    expect(await titleOf((await mock("writer", { scenario })).stdout)).toBe("First");
+    await appendStep(temp.home, seeded.thread, {
+      role: "writer",
+      output: { $status: "done", title: "First" },
+    });
+    for (let i = 0; i < 2; i++) {
+      const review = await mock("reviewer", { scenario });
+      expect(JSON.parse(review.stdout)).toMatchObject({ role: "reviewer", status: "rejected" });
+      await appendStep(temp.home, seeded.thread, {
+        role: "reviewer",
+        output: { $status: "rejected" },
+      });
+    }
+    // The writer's second visit, after two reviewer steps: its second entry.
+    expect(await titleOf((await mock("writer", { scenario })).stdout)).toBe("Second");
+    await appendStep(temp.home, seeded.thread, {
+      role: "writer",
+      output: { $status: "done", title: "Second" },
+    });
+    const third = await mock("writer", { scenario });
+    expect(third.code).toBe(1);
+    expect(third.stderr).toContain(
+      'has 2 entries under roles.writer, but this is visit 3 of role "writer" in the thread',
+    );
+  });
+
+  it("takes a positional entry of the role first, then `roles` for the others", async () => {
+    const scenario = join(temp.home, "mixed.yaml");
+    writeFileSync(
+      scenario,
+      [
+        "steps:",
+        "  - { role: writer, output: { $status: done, title: Positional } }",
+        "  - { role: gate, output: { $status: done } } # a placeholder for another role",
+        "roles:",
+        "  reviewer: { output: { $status: approved } }",
+        "  writer: { role: reviewer, output: { $status: done, title: x } }",
+        "",
+      ].join("\n"),
+    );
+    const bad = await mock("writer", { scenario });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      'roles.writer.role is "reviewer", but its key names role "writer"',
+    );
+    writeFileSync(scenario, readFileSync(scenario, "utf8").replace(/ {2}writer: \{ role.*\n/, ""));
+    const cas = (await openHomeStore(temp.home)).cas;
+    const first = await stepOf((await mock("writer", { scenario })).stdout);
+    expect(await cas.getPayload(first.output)).toEqual({ $status: "done", title: "Positional" });
+    await appendStep(temp.home, seeded.thread, {
+      role: "writer",
+      output: { $status: "done", title: "Positional" },
+    });
+    // Step 2's entry is for another role: the reviewer answers from `roles`.
+    const review = await mock("reviewer", { scenario });
+    expect(JSON.parse(review.stdout)).toMatchObject({ role: "reviewer", status: "approved" });
+  });
+
   it("errors clearly when the scenario has no step for this index", async () => {
     const scenario = writeScenario(temp.home, [
       { role: "writer", output: { $status: "done", title: "t" } },
@@ -258,6 +332,18 @@ describe("uwf-mock", () => {
     expect(missing.stderr).toContain(
       'missing required option "--scenario" (or set UWF_MOCK_SCENARIO)',
     );
+  });
+
+  it("takes --mock-data, upstream's name for --scenario, over UWF_MOCK_SCENARIO", async () => {
+    const dir = join(temp.home, "work");
+    mkdirSync(dir);
+    writeScenario(dir, [{ role: "writer", output: { $status: "done", title: "t" } }], "s.json");
+    const env = { UWF_MOCK_SCENARIO: "missing.json" };
+    const given = await mock("writer", { args: ["--mock-data", "s.json"], env, cwd: dir });
+    expect(given.code, given.stderr).toBe(0);
+    const both = await mock("writer", { scenario: "s.json", args: ["--mock-data", "t.json"] });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--scenario s.json and --mock-data t.json name two files");
   });
 
   it("reads JSON scenarios and names the file and step of a bad one", async () => {

@@ -5,9 +5,11 @@ import {
   AgentExit,
   type AgentRunResult,
   createAgent,
+  storeBackends,
 } from "@united-workforce/agent-kit/entry";
 import { ADAPTER_TRANSIENT_EXIT } from "@united-workforce/protocol";
-import type { MockAnswer, MockStep } from "./scenario.js";
+import { UwfError } from "@united-workforce/util";
+import type { MockAnswer, MockScenario, MockStep } from "./scenario.js";
 
 interface MockSession {
   answers: MockAnswer[];
@@ -22,10 +24,13 @@ interface MockSession {
 export const mockAgent = createAgent({
   name: "uwf-mock",
   options: {
+    // Not `required` nor `env` here: either flag names the file, and either beats the variable.
     scenario: {
-      description: "the scenario file (YAML or JSON)",
-      required: true,
-      env: "UWF_MOCK_SCENARIO",
+      description: "the scenario file (YAML or JSON); else $UWF_MOCK_SCENARIO",
+      valueName: "file",
+    },
+    "mock-data": {
+      description: "the same as --scenario (upstream united-workforce's name for it)",
       valueName: "file",
     },
   },
@@ -39,15 +44,20 @@ export const mockAgent = createAgent({
     const scenario = loadScenario(file, ctx.home);
     const index = ctx.stepIndex;
     const own = scenario.steps[index];
-    // A fan-out's child thread (its step is not the parent's) answers from `children`.
-    const child =
-      own?.role === ctx.role ? undefined : scenario.children?.find((c) => c.role === ctx.role);
-    const step = child ?? own;
+    // Not scripted by position for this role: by role (`roles`), or as a fan-out's child
+    // thread, whose step is not the parent's (`children`).
+    const other =
+      own?.role === ctx.role
+        ? undefined
+        : ((await byRole(scenario, ctx, file)) ??
+          scenario.children?.find((c) => c.role === ctx.role));
+    const step = other ?? own;
     if (!step) {
       const count = `${scenario.steps.length} step${scenario.steps.length === 1 ? "" : "s"}`;
+      const byName = scenario.roles === undefined ? "" : ` and no entry under "roles"`;
       throw new AgentExit(
         1,
-        `error: scenario ${file} has ${count}, but the thread already has ${index}: nothing is scripted for step ${index + 1} (role "${ctx.role}")`,
+        `error: scenario ${file} has ${count}${byName}, but the thread already has ${index}: nothing is scripted for step ${index + 1} (role "${ctx.role}")`,
       );
     }
     if (step.role !== ctx.role) {
@@ -82,6 +92,53 @@ export const mockAgent = createAgent({
 });
 
 /**
+ * The `roles:` entry for this step: under `role[item]` for a fan-out's child of that item,
+ * else under `role`. One entry answers every visit; a list, the role's visits in the thread in
+ * order (past its end is an error). Undefined when `roles` has no key for the role.
+ */
+async function byRole(
+  scenario: MockScenario,
+  ctx: AgentContext,
+  file: string,
+): Promise<MockStep | undefined> {
+  if (scenario.roles === undefined) return undefined;
+  const item = ctx.pointer.parent?.index;
+  const key = [...(item === undefined ? [] : [`${ctx.role}[${item}]`]), ctx.role].find((k) =>
+    Object.hasOwn(scenario.roles!, k),
+  );
+  if (key === undefined) return undefined;
+  const entries = scenario.roles[key]!;
+  if (!Array.isArray(entries)) return entries;
+  const visit = entries.length === 1 ? 0 : await earlierVisits(ctx);
+  const entry = entries[visit];
+  if (entry === undefined) {
+    throw new AgentExit(
+      1,
+      `error: scenario ${file} has ${entries.length} entries under roles.${key}, but this is visit ${visit + 1} of role "${ctx.role}" in the thread`,
+    );
+  }
+  return entry;
+}
+
+/** How many steps of this role the chain has before this one. */
+async function earlierVisits(ctx: AgentContext): Promise<number> {
+  const [{ walkBack }, store] = await Promise.all([
+    import("@united-workforce/engine"),
+    import("@united-workforce/store"),
+  ]);
+  const options = store.storeOptionsFrom(ctx.home, store.readConfig(ctx.home), ctx.env);
+  const opened = await store.openStore({ ...options, backends: storeBackends });
+  try {
+    let visits = 0;
+    const head = ctx.head === ctx.startHash ? null : ctx.head;
+    for await (const { step } of walkBack(opened.cas, head)) if (step.role === ctx.role) visits++;
+    return visits;
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
  * Count this try of the entry in `$UWF_HOME/mock/<thread>-<step>.tries`; while fewer than
  * `failures` tries failed, fail this one as a rate-limited agent would (exit 75).
  */
@@ -99,8 +156,25 @@ function failTransiently(ctx: AgentContext, step: MockStep, failures: number): v
   );
 }
 
+/** `--scenario`, `--mock-data` (its upstream name) or `$UWF_MOCK_SCENARIO`: exactly one file. */
 function scenarioPath(ctx: AgentContext): string {
-  const file = String(ctx.options.scenario);
+  const { scenario, "mock-data": mockData } = ctx.options;
+  if (typeof scenario === "string" && typeof mockData === "string" && scenario !== mockData) {
+    throw new UwfError(
+      "USAGE",
+      `--scenario ${scenario} and --mock-data ${mockData} name two files`,
+      {
+        hint: "--mock-data is another name for --scenario: pass one of them.",
+      },
+    );
+  }
+  const given = typeof scenario === "string" ? scenario : mockData;
+  const file = typeof given === "string" && given !== "" ? given : ctx.env.UWF_MOCK_SCENARIO;
+  if (file === undefined || file === "") {
+    throw new UwfError("USAGE", 'missing required option "--scenario" (or set UWF_MOCK_SCENARIO)', {
+      hint: "Pass --scenario <file> (or --mock-data <file>), or set UWF_MOCK_SCENARIO.",
+    });
+  }
   return isAbsolute(file) ? file : resolve(ctx.cwd, file);
 }
 

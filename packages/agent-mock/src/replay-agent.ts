@@ -44,7 +44,11 @@ export const replayAgent = createAgent({
         statuses: false,
       });
       const promptHash = opened.cas.prepareText(ctx.prompt).hash;
-      const hit = await findReplay(recordings, promptHash);
+      const hit = await findReplay(recordings, {
+        role: ctx.role,
+        text: ctx.prompt,
+        hash: promptHash,
+      });
       if (hit) {
         const from = { origin: hit.step.origin, thread: hit.step.thread, step: hit.step.index };
         report(ctx, { kind: "hit", role: ctx.role, prompt: promptHash, from, hash: hit.step.hash });

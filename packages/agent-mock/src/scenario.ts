@@ -8,6 +8,7 @@ import { readCachedScenario, writeCachedScenario } from "./scenario-cache.js";
 export type MockAnswer = string | Record<string, unknown>;
 
 export interface MockStep {
+  /** The role the entry answers; optional under `roles:`, whose key names it. */
   role: string;
   /** The answer: an output object (rendered as frontmatter over `body`), or the raw reply text. */
   output?: MockAnswer;
@@ -33,12 +34,25 @@ export interface MockStep {
 }
 
 export interface MockScenario {
+  /** Entries by position: the thread's first step takes the first, and so on. */
   steps: MockStep[];
   /**
    * Answers for a fan-out's child threads, one entry per child role: used for a step whose
    * own entry in `steps` is for another role (or missing), as a child's first step is.
    */
   children?: MockStep[];
+  /**
+   * Entries by role, for a step `steps` has no entry of its role for: one entry answers every
+   * visit of the role; a list answers its first visit in the thread, then its second, and so
+   * on. A key `role[i]` is for the fan-out child of item `i` (from 0), before `role`.
+   */
+  roles?: Record<string, MockStep | MockStep[]>;
+}
+
+/** A `roles:` key: the role, and the fan-out item it is for (null: any thread). */
+export function roleKey(key: string): { role: string; item: number | null } {
+  const match = /^(.+)\[(\d+)\]$/.exec(key);
+  return match ? { role: match[1]!, item: Number(match[2]) } : { role: key, item: null };
 }
 
 const STEP_KEYS = new Set([
@@ -78,10 +92,17 @@ export function loadScenario(path: string, home?: string): MockScenario {
       throw invalid(path, `not valid YAML or JSON: ${errorMessage(error)}`);
     }
   }
-  if (!isPlainObject(data) || !Array.isArray(data.steps))
-    throw invalid(path, 'it must be a mapping with a "steps" list');
+  if (!isPlainObject(data) || (data.steps === undefined && data.roles === undefined))
+    throw invalid(path, 'it must be a mapping with a "steps" list or "roles" by name');
+  if (data.steps === undefined) data.steps = [];
   const problems: string[] = [];
-  for (const [index, step] of data.steps.entries()) stepProblems(step, `steps[${index}]`, problems);
+  if (!Array.isArray(data.steps)) problems.push('"steps" must be a list of steps');
+  else
+    for (const [index, step] of data.steps.entries())
+      stepProblems(step, `steps[${index}]`, problems);
+  if (data.roles !== undefined && !isPlainObject(data.roles))
+    problems.push('"roles" must be a mapping of role names to an entry or a list of entries');
+  else if (isPlainObject(data.roles)) rolesProblems(data.roles, problems);
   if (data.children !== undefined && !Array.isArray(data.children))
     problems.push('"children" must be a list of steps');
   else if (Array.isArray(data.children))
@@ -89,6 +110,22 @@ export function loadScenario(path: string, home?: string): MockScenario {
   if (problems.length > 0) throw invalid(path, problems.join("; "));
   if (home !== undefined && !cached) writeCachedScenario(home, path, text, data);
   return data as unknown as MockScenario;
+}
+
+/** `roles:` entries take their role from the key; a `role` written in one must agree. */
+function rolesProblems(roles: Record<string, unknown>, problems: string[]): void {
+  for (const [key, value] of Object.entries(roles)) {
+    const { role } = roleKey(key);
+    const entries = Array.isArray(value) ? value : [value];
+    if (entries.length === 0) problems.push(`roles.${key} must not be an empty list`);
+    for (const [i, entry] of entries.entries()) {
+      const where = Array.isArray(value) ? `roles.${key}[${i}]` : `roles.${key}`;
+      if (isPlainObject(entry) && entry.role !== undefined && entry.role !== role)
+        problems.push(`${where}.role is "${String(entry.role)}", but its key names role "${role}"`);
+      else if (isPlainObject(entry)) entry.role = role;
+      stepProblems(entry, where, problems);
+    }
+  }
 }
 
 function stepProblems(step: unknown, where: string, problems: string[]): void {

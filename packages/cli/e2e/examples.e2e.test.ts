@@ -33,9 +33,12 @@ const START_OPTIONS: Record<string, string[]> = {
   ],
 };
 
-/** The entries of an example's mock scenario: one per step, agent, human or script alike. */
-function scenarioSteps(name: string): { role: string; output: Record<string, unknown> }[] {
-  return parse(readFileSync(join(EXAMPLES, "scenarios", `${name}.yaml`), "utf8")).steps;
+/**
+ * The positional entries of an example's mock scenario: one per step, agent, human or script
+ * alike; null for a scenario keyed by role only (`roles:`), which scripts agents alone.
+ */
+function scenarioSteps(name: string): { role: string; output: Record<string, unknown> }[] | null {
+  return parse(readFileSync(join(EXAMPLES, "scenarios", `${name}.yaml`), "utf8")).steps ?? null;
 }
 
 /**
@@ -106,18 +109,26 @@ describe("every example runs as it is, with its mock scenario", () => {
     const agent = mockAgent(join(EXAMPLES, "scenarios", `${name}.yaml`));
     let exec = await uwfJson<ExecDoc>(sb, ["thread", "exec", thread, "-c", "20", "--agent", agent]);
     // A human role: answer as the scenario's entry for that step says, then run on.
-    for (let answers = 0; exec.status === "suspended" && answers < steps.length; answers++) {
+    for (
+      let answers = 0;
+      exec.status === "suspended" && answers < (steps?.length ?? 0);
+      answers++
+    ) {
       const show = await uwfJson<ShowDoc>(sb, ["thread", "show", thread]);
       expect(show.suspended?.kind, show.suspended?.reason).toBe("human");
-      const { $status, ...fields } = steps[show.steps]!.output;
+      const { $status, ...fields } = steps![show.steps]!.output;
       const sets = Object.entries(fields).flatMap(([key, value]) => ["--set", `${key}=${value}`]);
       await uwfJson(sb, ["thread", "answer", thread, "--status", String($status), ...sets]);
       exec = await uwfJson<ExecDoc>(sb, ["thread", "exec", thread, "-c", "20", "--agent", agent]);
     }
     expect([exec.status, exec.stoppedBecause]).toEqual(["completed", "completed"]);
-    // Every scripted entry is used: the scenario and the workflow agree step by step.
+    // Every positional entry is used: the scenario and the workflow agree step by step.
     const show = await uwfJson<ShowDoc>(sb, ["thread", "show", thread]);
-    expect(show.steps).toBe(steps.length);
+    if (steps !== null) expect(show.steps).toBe(steps.length);
+    // Its recording replays through the unchanged workflow: the same route, children included
+    // (human answers, script results and fan-outs as they were recorded).
+    const replay = await uwfJson<{ ok: boolean }>(sb, ["workflow", "test", name, "--from", thread]);
+    expect(replay.ok).toBe(true);
   });
 
   it("runs the README's demo and its bigger one by copy and paste", () => {
@@ -142,5 +153,46 @@ describe("every example runs as it is, with its mock scenario", () => {
     const show = JSON.parse(out.slice(out.lastIndexOf("\n{\n") + 1)) as { status: string };
     expect(show.status).toBe("completed");
     expect(out).toContain("committer → committed");
+  });
+
+  it("runs the README's run-tests and in-worktree instructions by copy and paste", () => {
+    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const demo = blocks.find((block) => block.includes("examples/scenarios/hello.yaml"));
+    const project = blocks.find((block) => block.includes("examples/scenarios/run-tests.yaml"));
+    expect(project).toContain("examples/scenarios/in-worktree.yaml");
+    // The demo's first line sets PATH (and a temp UWF_HOME: this test's sandbox instead). The
+    // scenarios are relative to the checkout, where the commands are typed; the steps run in
+    // the project and its worktree, elsewhere.
+    const setup = demo!.split("\n")[0]!;
+    const script = [
+      "set -e",
+      setup.replace(/UWF_HOME=\$\(mktemp -d\)/, `UWF_HOME=${JSON.stringify(sb.home)}`),
+      project!,
+      'uwf thread show "$id" --format json',
+    ].join("\n");
+    const identity = { NAME: "uwf test", EMAIL: "test@example.com" };
+    const out = execFileSync("bash", ["--norc", "--noprofile", "-c", script], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+      env: {
+        ...process.env,
+        UWF_HOME: sb.home,
+        TMPDIR: sb.work,
+        GIT_AUTHOR_NAME: identity.NAME,
+        GIT_AUTHOR_EMAIL: identity.EMAIL,
+        GIT_COMMITTER_NAME: identity.NAME,
+        GIT_COMMITTER_EMAIL: identity.EMAIL,
+      },
+    });
+    const show = JSON.parse(out.slice(out.lastIndexOf("\n{\n") + 1)) as {
+      status: string;
+      agent: string;
+    };
+    expect(show.status).toBe("completed");
+    expect(out).toContain("uwf in-worktree");
+    // Remembered with the path made absolute: a resume from any directory finds the scenario.
+    const scenario = join(EXAMPLES, "scenarios", "in-worktree.yaml");
+    expect(show.agent).toBe(`uwf-mock --scenario ${scenario}`);
   });
 });

@@ -1,7 +1,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT, runUwf, type TempHome, tempHome } from "@united-workforce/test-utils";
+import {
+  type MockScenarioStep,
+  REPO_ROOT,
+  runUwf,
+  type TempHome,
+  tempHome,
+  writeScenario,
+} from "@united-workforce/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 
 // Record and replay (issue 10): a solve-issue thread recorded once with uwf-mock, then
 // replayed by uwf-replay, alone and through `uwf workflow test`, with no scenario at all.
@@ -175,6 +183,25 @@ describe("uwf workflow test", () => {
     });
     const text = await uwf("workflow", "test", edited, "--from", recorded);
     expect(text.stdout).toContain("different route at step 4: after `reviewer` → `rejected`");
+  });
+
+  it("answers a question the way `thread resume -p` answered it, then goes on (exit 0)", async () => {
+    // The planner asks first; the answer given with resume -p is in the next planner's prompt.
+    const { steps } = parseYaml(readFileSync(SCENARIO, "utf8")) as { steps: MockScenarioStep[] };
+    const question = { $status: "insufficient_info", reason: "Which config file: yaml or json?" };
+    const scenario = writeScenario(temp.home, [{ role: "planner", output: question }, ...steps]);
+    const agent = `uwf-mock --scenario ${scenario}`;
+    const asked = (await uwf("thread", "start", SOLVE, "-p", TASK, "--cwd", work)).stdout.trim();
+    const first = await uwf("thread", "exec", asked, "-c", "5", "--agent", agent);
+    expect(first.code, first.stderr).toBe(0);
+    const answer = "The YAML one,\nconfig.yaml at the root.";
+    const resumed = await uwf("thread", "resume", asked, "-p", answer, "-c", "20");
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const run = await uwf("workflow", "test", SOLVE, "--from", asked, "--format", "json");
+    expect(run.code, run.stdout).toBe(0);
+    const [thread] = JSON.parse(run.stdout).threads;
+    expect(thread).toMatchObject({ result: "same" });
+    expect(thread.replayed).toHaveLength(steps.length + 1);
   });
 
   it("refuses to run without recordings, and names a bundle file that does not exist", async () => {

@@ -23,6 +23,8 @@ export interface RecordedStep {
   role: string;
   /** The output's `$status`; "" when it has none, or was not read (`statuses: false`). */
   status: string;
+  /** The edge prompt the step ran with (an answer given with `thread resume -p` ends it). */
+  edgePrompt: string;
   /** The text node of the prompt the agent got (DESIGN §9: stored with every step). */
   assembledPrompt: string;
   output: string;
@@ -67,6 +69,7 @@ export async function readRecording(
       hash,
       role: step.role,
       status: String(output[STATUS_FIELD] ?? ""),
+      edgePrompt: step.edgePrompt,
       assembledPrompt: step.assembledPrompt,
       output: step.output,
       body: step.body,
@@ -83,23 +86,49 @@ export interface ReplayHit {
   body: string;
 }
 
+/** A prompt to answer: its role, its text, and the hash of its text node. */
+export interface PromptToReplay {
+  role: string;
+  text: string;
+  hash: string;
+}
+
 /**
  * The first recorded step (in the order the recordings were given, oldest step first) whose
- * assembled prompt is the text node `promptHash`, with its output and body; null on a miss.
+ * assembled prompt is the text node `prompt.hash`, with its output and body; else the first
+ * of the same role whose prompt differs from it in thread ids only (a replay's fan-out children
+ * have new ids, which the join step after them lists); null on a miss.
  */
 export async function findReplay(
   recordings: readonly Recording[],
-  promptHash: string,
+  prompt: PromptToReplay,
 ): Promise<ReplayHit | null> {
+  const hit = async (step: RecordedStep, source: RecordingSource): Promise<ReplayHit> => {
+    const output = await source.cas.getPayload<Record<string, unknown>>(step.output);
+    return { step, output, body: await source.cas.getText(step.body) };
+  };
+  for (const recording of recordings) {
+    for (const step of recording.steps)
+      if (step.assembledPrompt === prompt.hash) return await hit(step, recording.source);
+  }
+  const masked = withoutThreadIds(prompt.text);
+  if (masked === prompt.text) return null;
   for (const recording of recordings) {
     for (const step of recording.steps) {
-      if (step.assembledPrompt !== promptHash) continue;
-      const output = await recording.source.cas.getPayload<Record<string, unknown>>(step.output);
-      const body = await recording.source.cas.getText(step.body);
-      return { step, output, body };
+      if (step.role !== prompt.role) continue;
+      const recorded = await recording.source.cas.getText(step.assembledPrompt);
+      if (withoutThreadIds(recorded) === masked) return await hit(step, recording.source);
     }
   }
   return null;
+}
+
+/** A thread id (a ULID: 26 characters of Crockford base32, a time first). */
+const THREAD_ID = /\b[0-7][0-9A-HJKMNP-TV-Z]{25}\b/g;
+
+/** `text` with every thread id in it replaced by the same placeholder. */
+export function withoutThreadIds(text: string): string {
+  return text.replace(THREAD_ID, "<thread>");
 }
 
 /** The recorded prompt nearest to one that missed, and where the two first differ. */

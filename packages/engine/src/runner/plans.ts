@@ -158,7 +158,7 @@ async function planResumeSuspended(
       });
     return {
       role: next.role,
-      prompt: withNote(next.prompt, answer, "Answer from a human"),
+      prompt: withNote(next.prompt, answer, ANSWER_NOTE),
       location: next.location,
       prev: prevOf(pointer),
       replaceHead: false,
@@ -201,12 +201,15 @@ async function planAnswer(
   const prompt = asked ? `${asked.edgePrompt.trimEnd()}\n\n## Question\n${question}` : question;
   return {
     role: info.role,
-    prompt: withNote(prompt, answer, "Answer from a human"),
+    prompt: withNote(prompt, answer, ANSWER_NOTE),
     location: info.location ?? asked?.cwd ?? null,
     prev: prevOf(pointer),
     replaceHead: false,
   };
 }
+
+/** The heading an answer given with `thread resume -p` has in the edge prompt it goes with. */
+export const ANSWER_NOTE = "Answer from a human";
 
 function withNote(prompt: string, note: string | null, heading: string): string {
   return note === null ? prompt : `${prompt}\n\n## ${heading}\n${note}`;

@@ -21,6 +21,14 @@ export interface RunContext {
   /** The environment adapters start with (`.env` is added under it); also gives PATH. */
   env: Record<string, string | undefined>;
   signal: AbortSignal;
+  /**
+   * `uwf workflow test`: the recorded result of a script step with this role and assembled
+   * prompt (its command and edge prompt), which the replay stores instead of running it again.
+   */
+  recordedScript?(
+    role: string,
+    assembledPrompt: string,
+  ): Promise<{ output: Record<string, unknown>; body: string; from: unknown } | null>;
   /** How a run waits between retries (tests pass one that records and returns). */
   sleep?(ms: number, signal: AbortSignal): Promise<void>;
 }

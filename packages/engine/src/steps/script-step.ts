@@ -82,6 +82,25 @@ export async function runScriptStep(
     argv,
     shown: typeof role.run === "string" ? role.run : argv.map((a) => shellQuote(a)).join(" "),
   };
+  const assembledPrompt = `$ ${script.shown}\n\n${plan.prompt}`;
+  const recorded = (await run.recordedScript?.(plan.role, assembledPrompt)) ?? null;
+  // One the workflow's schema no longer takes runs again, as an edited command does.
+  const replayable =
+    recorded !== null &&
+    (await outputProblems(run.store.cas, role.frontmatter, recorded.output)).length === 0;
+  if (recorded !== null && replayable) {
+    // A replay: the recorded result, so the steps after it get the prompts they got then.
+    const verified = await storeDirectStep(run.store.cas, pointer, plan, role.frontmatter, {
+      agent: SCRIPT_AGENT,
+      output: recorded.output,
+      body: recorded.body,
+      assembledPrompt,
+      cwd,
+      detail: { command: argv, replayedFrom: recorded.from },
+      startedAtMs,
+    });
+    return { kind: "stored", verified, agent: SCRIPT_AGENT, startedAtMs };
+  }
   const exit = await spawnScript(run, pointer, plan, role, script, { cwd, lease: options.lease });
   if ("kind" in exit) return exit;
   const result = await scriptResult(run, plan, role, script, exit);
@@ -91,7 +110,7 @@ export async function runScriptStep(
     agent: SCRIPT_AGENT,
     output: result.output,
     body: result.body,
-    assembledPrompt: `$ ${script.shown}\n\n${plan.prompt}`,
+    assembledPrompt,
     cwd,
     detail: {
       command: argv,

@@ -6,6 +6,11 @@ export function replaceFirstWord(line: string, word: string): string {
   return `${quoteWord(word)}${first === undefined ? "" : line.slice(first.end)}`;
 }
 
+/** Words as one command line that `splitCommand` reads back as the same words. */
+export function joinCommand(words: readonly string[]): string {
+  return words.map(quoteWord).join(" ");
+}
+
 /** `word` as one word of a command line: bare when it can be, else in single quotes. */
 function quoteWord(word: string): string {
   if (word !== "" && !/[\s"'\\]/.test(word)) return word;

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveAgent } from "./resolve-agent.js";
 
@@ -100,6 +103,47 @@ describe("resolveAgent", () => {
       callerCwd: "/elsewhere",
     });
     expect(again).toMatchObject({ command: "/x y/my agent", args: ["-v"], source: "remembered" });
+  });
+
+  it("makes relative paths among --agent's arguments absolute against the caller's directory", () => {
+    const caller = mkdtempSync(join(tmpdir(), "uwf-caller-"));
+    try {
+      mkdirSync(join(caller, "examples", "scenarios"), { recursive: true });
+      writeFileSync(join(caller, "examples", "scenarios", "run tests.yaml"), "steps: []\n");
+      writeFileSync(join(caller, "s.yaml"), "steps: []\n");
+      mkdirSync(join(caller, "gemini"));
+      const resolved = resolveAgent(config, {
+        flag: "uwf-mock --scenario 'examples/scenarios/run tests.yaml' --log=s.yaml --from missing.uwf-bundle --preset gemini",
+        workflow: "w",
+        role: "r",
+        callerCwd: caller,
+        isRunnable: onPath("uwf-mock"),
+      });
+      const scenario = join(caller, "examples", "scenarios", "run tests.yaml");
+      // A file that is not there, and a word that is no path (even when a folder has its name),
+      // stay as typed.
+      const args = ["--scenario", scenario, `--log=${join(caller, "s.yaml")}`];
+      args.push("--from", "missing.uwf-bundle", "--preset", "gemini");
+      expect(resolved).toMatchObject({ command: "uwf-mock", args });
+      // The thread remembers the absolute line: resumed from anywhere, it names the same file.
+      const again = resolveAgent(config, {
+        remembered: resolved!.choice,
+        workflow: "w",
+        role: "r",
+        callerCwd: "/elsewhere",
+      });
+      expect(again?.args).toEqual(args);
+      // Remembered and configured command lines are not rewritten: they were absolute or meant so.
+      const remembered = resolveAgent(config, {
+        remembered: "uwf-mock --scenario s.yaml",
+        workflow: "w",
+        role: "r",
+        callerCwd: caller,
+      });
+      expect(remembered?.args).toEqual(["--scenario", "s.yaml"]);
+    } finally {
+      rmSync(caller, { recursive: true, force: true });
+    }
   });
 
   it("names the known aliases and the PATH miss when a word is neither", () => {

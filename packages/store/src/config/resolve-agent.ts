@@ -1,6 +1,7 @@
+import { existsSync } from "node:fs";
 import { isAbsolute, resolve as resolvePath } from "node:path";
 import { UwfError } from "@united-workforce/util";
-import { replaceFirstWord, splitCommand } from "./command-line.js";
+import { joinCommand, replaceFirstWord, splitCommand } from "./command-line.js";
 import type { AgentConfig, UwfConfig } from "./config.js";
 
 export interface ResolvedAgent {
@@ -16,7 +17,8 @@ export interface ResolvedAgent {
   source: AgentSource;
   /**
    * The choice as a thread remembers it: the alias, or the command line with a relative
-   * command made absolute (so it means the same from any directory).
+   * command and relative path arguments made absolute (so it means the same from any
+   * directory).
    */
   choice: string;
 }
@@ -29,8 +31,9 @@ export type AgentSource = "flag" | "remembered" | "override" | "default";
  * command. Any other value is a command line: one with a space or a path separator is taken
  * as it is; a single word must be a command `isRunnable` finds on PATH, else it is an unknown
  * alias and the error lists the known ones. A relative command path given with `--agent`
- * resolves against `callerCwd` (where the user typed it), and a command line given with
- * `--agent` must be runnable now, so a typo fails before the thread is touched.
+ * resolves against `callerCwd` (where the user typed it), and so does a relative path among its
+ * arguments (`absoluteArgument`); a command line given with `--agent` must be runnable now, so
+ * a typo fails before the thread is touched.
  */
 export function resolveAgent(
   config: UwfConfig,
@@ -72,6 +75,11 @@ export function resolveAgent(
   const isPath = command.includes("/");
   if (source === "flag" && isPath && !isAbsolute(command) && options.callerCwd)
     command = resolvePath(options.callerCwd, command);
+  const typed = words.slice(1);
+  const { callerCwd } = options;
+  const args =
+    source === "flag" && callerCwd ? typed.map((word) => absoluteArgument(word, callerCwd)) : typed;
+  const argsChanged = args.some((arg, i) => arg !== typed[i]);
   const isCommandLine = /[\s/]/.test(choice);
   // A single word is a command only when it is on PATH; a command line typed just now with
   // --agent must run now too. Others are checked when spawned (a failure suspends the thread).
@@ -93,13 +101,34 @@ export function resolveAgent(
   return {
     alias: null,
     command,
-    args: words.slice(1),
+    args,
     timeoutSeconds: null,
     model: null,
     env: {},
     source,
-    choice: command === words[0] ? choice : replaceFirstWord(choice, command),
+    choice: argsChanged
+      ? joinCommand([command, ...args])
+      : command === words[0]
+        ? choice
+        : replaceFirstWord(choice, command),
   };
+}
+
+/**
+ * An argument of a command line typed with `--agent`, with a relative path in it made absolute
+ * against the caller's directory: a word (or the value of `--name=value`) that looks like a
+ * path (a `/` in it, a leading `.`, or a file extension) and names an existing file or folder
+ * there. The step runs in the thread's cwd, and a remembered agent from wherever the next
+ * command runs: both must find the file the user meant. Other words stay as typed.
+ */
+export function absoluteArgument(word: string, callerCwd: string): string {
+  const eq = word.startsWith("--") ? word.indexOf("=") : -1;
+  const prefix = eq === -1 ? "" : word.slice(0, eq + 1);
+  const value = word.slice(prefix.length);
+  if (value === "" || value.startsWith("-") || isAbsolute(value)) return word;
+  if (!/\/|^\.|\.[A-Za-z0-9]+$/.test(value)) return word;
+  const path = resolvePath(callerCwd, value);
+  return existsSync(path) ? `${prefix}${path}` : word;
 }
 
 function pickChoice(

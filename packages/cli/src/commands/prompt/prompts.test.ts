@@ -190,7 +190,7 @@ describe("uwf prompt guides", () => {
 
   it("adapter-developing names every flag agent-kit adapters accept", () => {
     // `uwf-mock --help` prints agent-kit's flags plus the mock's own.
-    const mockOnly = ["--scenario", "-h", "--help"];
+    const mockOnly = ["--scenario", "--mock-data", "-h", "--help"];
     const text = renderAdapterDeveloping();
     for (const flag of adapterFlags.filter((f) => !mockOnly.includes(f))) {
       const named = new RegExp(`(?<![\\w-])${flag}(?![\\w-])`).test(text);

@@ -15,7 +15,7 @@ export default defineCommand({
   summary:
     "re-run recorded threads through a workflow with uwf-replay: same route, different route or a miss (exit 1 unless every route is the same)",
   description:
-    "Each recorded thread (a thread of this store, or every thread of a bundle from `uwf thread export`) starts again with the same task, inputs and cwd under the workflow given, in a scratch store of its own (yours is not touched), and `uwf-replay` answers every agent step with the recorded step whose assembled prompt is the same: no model is called. A changed role text or history makes a miss, naming the role and the nearest recorded prompt; a changed edge makes a different route, naming the first step that differs and why. Script steps (`run:`) run for real, in the recorded cwd when it exists. A fan-out's children are replayed through their parent and compared with the recorded children item by item, at any depth. Usable in CI as a regression test of workflow edits.",
+    "Each recorded thread (a thread of this store, or every thread of a bundle from `uwf thread export`) starts again with the same task, inputs and cwd under the workflow given, in a scratch store of its own (yours is not touched), and `uwf-replay` answers every agent step with the recorded step whose assembled prompt is the same: no model is called. A changed role text or history makes a miss, naming the role and the nearest recorded prompt; a changed edge makes a different route, naming the first step that differs and why. A human role or question is answered as the recording was (`thread answer`, `thread resume -p`); a script step (`run:`) whose command and prompt were recorded gives its recorded result, and runs for real (in the recorded cwd when it exists) when they changed. A fan-out's children are replayed through their parent and compared with the recorded children item by item, at any depth. Usable in CI as a regression test of workflow edits.",
   args: [
     { name: "workflow", description: "workflow file, hash, .workflows/ name or registered name" },
   ],
@@ -77,8 +77,11 @@ export default defineCommand({
           hint: "Pass a bundle made by `uwf thread export`, or a thread id of this store.",
         });
       }
+      // With its fan-out children, as `thread export` bundles it: the replay's children answer
+      // from theirs.
+      const family = await engine.withFanoutChildren(store, [value]);
       const lines: string[] = [];
-      for await (const line of engine.exportBundle(store, [value])) lines.push(line);
+      for await (const line of engine.exportBundle(store, family)) lines.push(line);
       sources.push({ origin: `thread ${value}`, bundle: `${lines.join("\n")}\n` });
     }
     const workflow = await engine.resolveWorkflow(ref!, {

@@ -16,6 +16,7 @@ function steps(...route: string[]): RecordedStep[] {
       hash: "0000000000000",
       role,
       status,
+      edgePrompt: "",
       assembledPrompt: "0000000000000",
       output: "0000000000000",
       body: "0000000000000",

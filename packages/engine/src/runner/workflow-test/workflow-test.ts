@@ -14,10 +14,20 @@ import type { Cas, CasWrite, Store } from "@united-workforce/store";
 import { type EventStream, isoTime, newUlid } from "@united-workforce/util";
 import { childrenByParent } from "../../history/bundle.js";
 import { importBundle } from "../../history/import/import-bundle.js";
-import { readRecording } from "../../history/recordings.js";
+import {
+  findReplay,
+  type RecordedStep,
+  type Recording,
+  readRecording,
+} from "../../history/recordings.js";
 import { Router } from "../../moderator/router.js";
 import type { RunContext } from "../../steps/context.js";
+import type { PlannedStep } from "../../steps/planned-step.js";
+import { SCRIPT_AGENT } from "../../steps/script-step.js";
 import { takeThread } from "../../threads/lease.js";
+import { HUMAN_AGENT } from "../../workflow/step-roles.js";
+import { answerThread } from "../answer.js";
+import { ANSWER_NOTE, planResume } from "../plans.js";
 import { runSteps } from "../run-loop.js";
 import { compare } from "./compare.js";
 import { compareChildren, type Family } from "./compare-children.js";
@@ -54,6 +64,7 @@ export interface WorkflowTestOptions {
 export async function testWorkflow(options: WorkflowTestOptions): Promise<WorkflowTestDocument> {
   const { scratch } = options;
   const imported = await importRecordings(options);
+  const scripts = scriptRecordings(scratch, imported);
   // Fan-out children are not tested on their own: their parent's replay makes its own children,
   // which are compared with the recorded ones. Their steps still answer the replay.
   const recordedChildren = await childrenByParent(scratch);
@@ -65,6 +76,17 @@ export async function testWorkflow(options: WorkflowTestOptions): Promise<Workfl
   const workflow = await scratch.cas.getPayload<WorkflowPayload>(options.workflowHash, "workflow");
   const setup: ReplaySetup = {
     workflow,
+    recordedScript: async (role, text) => {
+      const hash = scratch.cas.prepareText(text).hash;
+      const hit = await findReplay(await scripts(), { role, text, hash });
+      if (hit === null) return null;
+      const { origin, thread, index: step } = hit.step;
+      return {
+        output: hit.output,
+        body: hit.body,
+        from: { origin, thread, step, hash: hit.step.hash },
+      };
+    },
     agentFlag: `${options.replayCommand}${imported.map((r) => ` --from ${r.thread}`).join("")}`,
     work: join(scratch.home, "work"),
   };
@@ -101,12 +123,38 @@ interface ReplaySetup {
   agentFlag: string;
   /** Where a replay runs whose recorded cwd does not exist on this machine. */
   work: string;
+  /** A script step's recorded result, stored instead of running it again (any thread's). */
+  recordedScript: NonNullable<RunContext["recordedScript"]>;
 }
 
 /** A tested thread, and what its children are compared with (null: it fanned out to none). */
 interface Tested {
   result: WorkflowTestThread;
   family: Family | null;
+}
+
+/**
+ * The script steps of every imported thread, read once when a replay first reaches a script:
+ * what `recordedScript` answers from.
+ */
+function scriptRecordings(
+  scratch: Store,
+  imported: readonly { origin: string; thread: string }[],
+): () => Promise<Recording[]> {
+  let read: Promise<Recording[]> | null = null;
+  const readAll = async (): Promise<Recording[]> => {
+    const recordings: Recording[] = [];
+    for (const { origin, thread } of imported) {
+      const recording = await readRecording(scratch, thread, origin, { statuses: false });
+      const steps = recording.steps.filter((step) => step.agent === SCRIPT_AGENT);
+      if (steps.length > 0) recordings.push({ ...recording, steps });
+    }
+    return recordings;
+  };
+  return () => {
+    read ??= readAll();
+    return read;
+  };
 }
 
 /** Import each recording into the scratch store: the threads imported, each once. */
@@ -148,6 +196,7 @@ async function replayThread(
     env: { ...options.env, UWF_STORE: "fs", UWF_REPLAY_REPORT: reportFile },
     events: options.events,
     signal: options.signal,
+    recordedScript: setup.recordedScript,
   };
   const replay = await startReplay(
     scratch,
@@ -156,20 +205,14 @@ async function replayThread(
     setup.workflow,
     setup.work,
   );
-  const lease = await takeThread(scratch, replay, "uwf workflow test");
-  let summary: Awaited<ReturnType<typeof runSteps>>;
-  try {
-    // One step past the recording when it completed: a workflow that no longer ends there
-    // shows where it goes next.
-    const done = recording.pointer.status === "completed";
-    summary = await runSteps(run, replay, {
-      count: Math.max(1, recording.steps.length + (done ? 1 : 0)),
-      agentFlag: setup.agentFlag,
-      lease,
-    });
-  } finally {
-    await lease.release();
-  }
+  // One step past the recording when it completed: a workflow that no longer ends there
+  // shows where it goes next.
+  const count =
+    Math.max(1, recording.steps.length) + (recording.pointer.status === "completed" ? 1 : 0);
+  const summary = await runReplay(run, replay, recording.steps, {
+    count,
+    agentFlag: setup.agentFlag,
+  });
   if (options.signal.aborted) return null;
   const replayed = await readRecording(scratch, replay, "replay");
   const reports = lastReports(reportFile);
@@ -189,6 +232,71 @@ async function replayThread(
       ? { origin, recorded: recording, replayed, reports, message: summary.message }
       : null,
   };
+}
+
+/** How a replay's run ended: where the thread stands, and why it stopped. */
+interface ReplayEnd {
+  pointer: ThreadPointer;
+  message: string;
+}
+
+/**
+ * Run a replay up to `count` steps. Where the recorded thread waited for a person and went on,
+ * the replay is answered as it was: a human role with the recorded step's output and body
+ * (`thread answer`), a question with the recorded answer (`thread resume -p`); the steps
+ * after run on. It stops where the recording did not go on, or went on otherwise.
+ */
+async function runReplay(
+  run: RunContext,
+  replay: string,
+  recorded: readonly RecordedStep[],
+  options: { count: number; agentFlag: string },
+): Promise<ReplayEnd> {
+  const runFrom = async (first?: PlannedStep): Promise<ReplayEnd> => {
+    const { steps } = await run.store.threads.get(replay);
+    const lease = await takeThread(run.store, replay, "uwf workflow test");
+    try {
+      return await runSteps(run, replay, {
+        count: options.count - steps,
+        agentFlag: options.agentFlag,
+        lease,
+        ...(first === undefined ? {} : { first }),
+      });
+    } finally {
+      await lease.release();
+    }
+  };
+  let ended = await runFrom();
+  for (;;) {
+    const { pointer } = ended;
+    const waiting = pointer.status === "suspended" ? pointer.suspended : null;
+    const next = recorded[pointer.steps];
+    if (run.signal.aborted || pointer.steps >= options.count) return ended;
+    if (waiting === null || next === undefined || next.role !== waiting.role) return ended;
+    if (waiting.kind === "human" && next.agent === HUMAN_AGENT) {
+      const answered = await answerThread(run, replay, {
+        values: await run.store.cas.getPayload<Record<string, unknown>>(next.output),
+        body: await run.store.cas.getText(next.body),
+        by: "uwf workflow test",
+      });
+      const now = await run.store.threads.get(replay);
+      ended = now.status === "idle" ? await runFrom() : { pointer: now, message: answered.message };
+      continue;
+    }
+    const answer = waiting.kind === "question" ? resumeAnswerOf(next) : null;
+    if (answer === null) return ended;
+    ended = await runFrom(await planResume(run.router, pointer, answer));
+  }
+}
+
+/**
+ * The answer a recorded step was given with `thread resume -p` after a question (the end of
+ * its edge prompt, as `planAnswer` writes it), or null when it ran without one.
+ */
+function resumeAnswerOf(step: RecordedStep): string | null {
+  const heading = `\n\n## ${ANSWER_NOTE}\n`;
+  const at = step.edgePrompt.lastIndexOf(heading);
+  return at === -1 ? null : step.edgePrompt.slice(at + heading.length);
 }
 
 /** A new thread with the recorded task, prompt, inputs and cwd, but the workflow under test. */
