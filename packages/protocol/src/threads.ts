@@ -135,6 +135,9 @@ export const threadPointerSchema = {
     cwd: { type: "string" },
     createdAt: isoTimeSchema,
     updatedAt: isoTimeSchema,
+    // The thread's name: `thread start --title`, or the task's first line; a fan-out's child is
+    // named by its item. Absent in pointers written before uwf kept one.
+    title: { type: "string" },
     forkedFrom: hashSchema,
     // The agent the thread was last run with by `--agent` (an alias, or a command line with an
     // absolute command), used again when a later exec, resume or poke names none.
