@@ -1,4 +1,4 @@
-import type { Runner } from "@united-workforce/engine";
+import type { AnswerDocument, Runner } from "@united-workforce/engine";
 import { type EventStream, UwfError } from "@united-workforce/util";
 import { threadStatus } from "./data/threads.js";
 
@@ -11,6 +11,34 @@ export interface AnswerContext {
   events: EventStream;
   /** The runs this server started and that have not ended: stopping the server waits for them. */
   runs: Set<Promise<unknown>>;
+  /** Who answers a human role from this server, recorded in the step (`thread answer --by`). */
+  by: string;
+}
+
+/** A human role's answer as a form sends it: the status and, by name, its fields as typed. */
+export interface FormAnswer {
+  status: string | null;
+  fields: [string, string][];
+  body: string;
+}
+
+/**
+ * Answer a thread waiting for a human role: exactly `uwf thread answer <id> --status <s>
+ * --set <field>=<value>… -m <body>`, by the runner in this process. Fields left empty are not
+ * sent, as a flag left out; the engine types and checks the rest against the role's schema, and
+ * writes nothing when the answer does not fit (that error, for the form to show).
+ */
+export function answerHuman(
+  ctx: AnswerContext,
+  thread: string,
+  answer: FormAnswer,
+): Promise<AnswerDocument> {
+  return ctx.runner.answer(thread, {
+    status: answer.status ?? undefined,
+    sets: answer.fields.filter(([, value]) => value.trim() !== ""),
+    body: answer.body,
+    by: ctx.by,
+  });
 }
 
 /**

@@ -14,6 +14,8 @@ export interface DashboardOptions {
   /** The runner's events: an answer's step is seen starting there. */
   events: EventStream;
   home: string;
+  /** Who answers human roles from the pages (`thread answer --by`): the user running it. */
+  by: string;
   /** 0: a free port the system picks. */
   port: number;
 }
@@ -54,6 +56,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     runner: options.runner,
     events: options.events,
     runs,
+    by: options.by,
     feed,
     guard,
     families,
