@@ -1,4 +1,4 @@
-import type { AnswerDocument, Runner } from "@united-workforce/engine";
+import type { AnswerDocument, Runner, RunResult } from "@united-workforce/engine";
 import { type EventStream, UwfError } from "@united-workforce/util";
 import { threadStatus } from "./data/threads.js";
 
@@ -69,13 +69,36 @@ export async function answerThread(
       hint: "Write your answer, then send it.",
     });
   }
+  return inBackground(ctx, thread, () =>
+    ctx.runner.resume(thread, { answer: answer.trim() === "" ? null : answer }),
+  );
+}
+
+/**
+ * `uwf thread exec <id>` after a human answer, when the thread routed on to a role: the page
+ * that answered moves the thread on, as answering a question does. Resolves like `answerThread`.
+ */
+export function runNextStep(ctx: AnswerContext, thread: string): Promise<"started" | "finished"> {
+  return inBackground(ctx, thread, () => ctx.runner.exec(thread, {}));
+}
+
+/**
+ * Start a run that goes on after the request is answered; resolves once its step has started
+ * (its `step.start` event) or the run has ended, and rejects when it is refused at once.
+ * Stopping the server waits for it.
+ */
+async function inBackground(
+  ctx: AnswerContext,
+  thread: string,
+  start: () => Promise<RunResult>,
+): Promise<"started" | "finished"> {
   let stopListening = (): void => {};
   const started = new Promise<"started">((resolve) => {
     stopListening = ctx.events.subscribe((event) => {
       if (event.event === "step.start" && event.thread === thread) resolve("started");
     });
   });
-  const run = ctx.runner.resume(thread, { answer: answer.trim() === "" ? null : answer });
+  const run = start();
   // The run goes on after the page has its answer: its end (or error) is the log's to tell.
   const tracked = run.then(
     () => {},

@@ -1,7 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Runner } from "@united-workforce/engine";
-import { isUwfError } from "@united-workforce/util";
-import { type AnswerContext, answerHuman, answerThread, type FormAnswer } from "./answer.js";
+import { errorMessage, isUwfError } from "@united-workforce/util";
+import {
+  type AnswerContext,
+  answerHuman,
+  answerThread,
+  type FormAnswer,
+  runNextStep,
+} from "./answer.js";
 import { APP_JS, STYLE_CSS } from "./assets/index.js";
 import { checkWrite, type Guard } from "./auth.js";
 import { stepDetail, threadView } from "./data/thread.js";
@@ -159,9 +165,11 @@ async function threadRoute(
   const notice =
     answered === "human"
       ? "Your answer was recorded; the thread routed on."
-      : answered !== null
-        ? "Your answer was sent; the thread resumed."
-        : null;
+      : answered === "next"
+        ? "Your answer was recorded; the next step runs."
+        : answered !== null
+          ? "Your answer was sent; the thread resumed."
+          : null;
   html(res, threadPage(view, c.guard.csrf, notice));
 }
 
@@ -233,6 +241,17 @@ async function answerRoute(
         threadPage(view, c.guard.csrf, null, { error: message, values: form }).text,
       );
     }
+    if (form.get("next") === "1") {
+      let ran: boolean;
+      try {
+        ran = await runNextIfIdle(c, id!);
+      } catch (error) {
+        const view = await threadView(c.runner, id!, c.families);
+        const notice = `Your answer was recorded, but the next step did not start: ${errorMessage(error)}`;
+        return html(res, threadPage(view, c.guard.csrf, notice));
+      }
+      return redirect(res, `/threads/${id}?answered=${ran ? "next" : "human"}`);
+    }
     return redirect(res, `/threads/${id}?answered=human`);
   }
   try {
@@ -241,6 +260,14 @@ async function answerRoute(
     return failed(res, url, error, 409);
   }
   redirect(res, `/threads/${id}?answered=1`);
+}
+
+/** After a human answer: the next step runs when the thread routed on to a role. */
+async function runNextIfIdle(c: RouteContext, id: string): Promise<boolean> {
+  const pointer = await c.runner.store.threads.get(id);
+  if (pointer.status !== "idle" || (await c.runner.next(pointer)) === null) return false;
+  await runNextStep(c, id);
+  return true;
 }
 
 /** A human answer form's fields: those of the chosen status, by their names. */
@@ -286,6 +313,7 @@ async function answerApiRoute(
         ]),
         body: typeof sent.body === "string" ? sent.body : "",
       });
+      if (sent.next === true) await runNextIfIdle(c, id!);
       return json(res, doc);
     } catch (error) {
       return failed(res, url, error, 409);

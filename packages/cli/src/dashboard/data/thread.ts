@@ -86,18 +86,17 @@ export async function threadView(
     s.number = i + 1;
   });
   // What `thread show` says runs next: the routed role when idle, the one resume runs when
-  // suspended.
-  let nextRole: string | null = null;
-  if (row.status === "idle" || row.status === "suspended") {
-    try {
-      nextRole = (await runner.next(pointer))?.role ?? null;
-    } catch {
-      nextRole = null;
-    }
+  // suspended. While an exec holds the thread, the same reading says which role runs.
+  let pending: string | null = null;
+  try {
+    pending = (await runner.next(pointer))?.role ?? null;
+  } catch {
+    pending = null;
   }
+  const nextRole = row.status === "idle" || row.status === "suspended" ? pending : null;
   const workflow = await runner.workflow(pointer.workflowHash);
   const holder = row.status === "running" ? await liveHolder(runner.store, id) : null;
-  const runningRole = pointer.status === "suspended" ? (pointer.suspended?.role ?? null) : nextRole;
+  const runningRole = pointer.status === "suspended" ? (pointer.suspended?.role ?? null) : pending;
   const current =
     row.status === "completed"
       ? END

@@ -2,6 +2,8 @@ import type { Runner } from "@united-workforce/engine";
 import type { WorkflowPayload } from "@united-workforce/protocol";
 import { HASH, notFound } from "./ids.js";
 
+type RegistryEntry = NonNullable<Awaited<ReturnType<Runner["store"]["registry"]["get"]>>>;
+
 // The workflows list, and one workflow at a version.
 
 export interface WorkflowRow {
@@ -81,13 +83,20 @@ export async function workflowByHash(runner: Runner, hash: string): Promise<Work
   } catch {
     throw notFound("WORKFLOW_NOT_FOUND", `no workflow ${hash} is stored`);
   }
-  return versionView(runner, hash, await runner.store.registry.get(name));
+  // A fan-out child's workflow is named `<parent>/<role>`, which no registry entry can be.
+  let entry: RegistryEntry | null = null;
+  try {
+    entry = await runner.store.registry.get(name);
+  } catch {
+    entry = null;
+  }
+  return versionView(runner, hash, entry);
 }
 
 async function versionView(
   runner: Runner,
   hash: string,
-  entry: Awaited<ReturnType<Runner["store"]["registry"]["get"]>>,
+  entry: RegistryEntry | null,
 ): Promise<WorkflowView> {
   const payload = await runner.workflow(hash);
   const name = payload.name;

@@ -43,6 +43,7 @@ ${sent ? html`<p class="error" role="alert" id="answer-error">${sent.error}</p>`
 ${humanFields(wait.form, sent?.values ?? null)}
 <label for="answer-body">Body (markdown, optional)</label>
 <textarea id="answer-body" name="body" rows="3">${sent?.values.get("body") ?? ""}</textarea>
+<label class="check"><input type="checkbox" name="next" value="1"${sent === null || sent.values.get("next") === "1" ? html` checked` : ""}> Then run the next step (as <code>uwf thread exec</code>)</label>
 <button type="submit">Send the answer</button>
 <p class="dim">Same as <code>uwf thread answer ${thread} --status &hellip; --set &hellip;</code>: checked against the role's schema, stored as its step, then the thread routes on.</p>
 </form></section>`;
