@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   REPO_ROOT,
@@ -10,7 +11,7 @@ import {
 } from "@united-workforce/test-utils";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mockAgent, type RunningDashboard, startDashboard } from "./dashboard-fixture.js";
+import { http, mockAgent, type RunningDashboard, startDashboard } from "./dashboard-fixture.js";
 
 /**
  * `uwf dashboard` answering what threads wait for, in Chromium: a human role's form (its
@@ -18,6 +19,7 @@ import { mockAgent, type RunningDashboard, startDashboard } from "./dashboard-fi
  * workflow page for threads started from a file, and a fan-out's children on its parent's page.
  */
 const CHROMIUM = process.env.UWF_CHROMIUM ?? "/usr/bin/chromium";
+const SHOTS = process.env.UWF_DASHBOARD_SHOTS ?? join(tmpdir(), "uwf-dashboard-shots");
 const EXAMPLES = join(REPO_ROOT, "examples");
 
 describe("uwf dashboard answers each kind of wait", () => {
@@ -29,11 +31,14 @@ describe("uwf dashboard answers each kind of wait", () => {
   let review = "";
   const uwf = (...args: string[]) => runUwf(args, { home: temp.home });
   const open = (path: string) => page.goto(`${dash.origin}${path}`);
+  const shot = (name: string) =>
+    page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   const start = async (file: string, prompt: string) =>
     (await uwf("thread", "start", join(EXAMPLES, file), "-p", prompt)).stdout.trim();
 
   beforeAll(async () => {
     expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium`).toBe(true);
+    mkdirSync(SHOTS, { recursive: true });
     temp = tempHome();
     // A writer drafts, a person approves or sends it back (the approver's entry keeps the
     // mock's step numbers in line: a person answers it), the writer drafts again.
@@ -84,6 +89,7 @@ describe("uwf dashboard answers each kind of wait", () => {
     expect(await waiting.count()).toBe(1);
     expect(await waiting.getAttribute("data-waiting")).toBe(gate);
     expect(await waiting.locator(".badge").textContent()).toBe("waiting for you");
+    await shot("threads-waiting-desktop");
   });
 
   it("answers a human gate from its form, with thread answer's rules, through to the next step", async () => {
@@ -109,6 +115,7 @@ describe("uwf dashboard answers each kind of wait", () => {
       'status "rejected" needs field "reason"',
     );
     expect(await page.getByLabel("rejected", { exact: true }).isChecked()).toBe(true);
+    await shot("human-gate-desktop");
     const before = JSON.parse((await uwf("thread", "show", gate, "--format", "json")).stdout);
     expect(before.steps).toBe(1);
 
@@ -165,6 +172,7 @@ describe("uwf dashboard answers each kind of wait", () => {
     await open(`/threads/${review}`);
     const children = page.locator("table.children tbody tr");
     expect(await children.count()).toBe(3);
+    await shot("fan-out-parent-desktop");
     expect(await children.locator(".badge").allTextContents()).toEqual([
       "completed",
       "completed",
@@ -184,5 +192,103 @@ describe("uwf dashboard answers each kind of wait", () => {
     await page.waitForURL(/\/workflows\/hash\//);
     expect(await page.locator("h1").textContent()).not.toContain("Not found");
     expect(await page.locator("svg.graph text").allTextContents()).toContain("reviewer");
+  });
+});
+
+describe("uwf dashboard's answers over HTTP", () => {
+  let temp: TempHome;
+  let dash: RunningDashboard;
+  const uwf = (...args: string[]) => runUwf(args, { home: temp.home });
+
+  beforeAll(async () => {
+    temp = tempHome();
+    dash = await startDashboard(temp.home);
+  }, 60_000);
+
+  afterAll(async () => {
+    await dash?.stop();
+    temp?.cleanup();
+  });
+
+  const request = (
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    body?: string,
+  ) =>
+    http(
+      dash.port,
+      method,
+      path,
+      {
+        host: `127.0.0.1:${dash.port}`,
+        cookie: `uwf_dashboard_${dash.port}=${dash.token}`,
+        ...headers,
+      },
+      body,
+    );
+
+  it("answers a human role from JSON with thread answer's rules, refusing what does not fit", async () => {
+    const gate = (
+      await uwf("thread", "start", join(EXAMPLES, "approval-gate.yaml"), "-p", "Announce 2.0")
+    ).stdout.trim();
+    const drafts = writeScenario(
+      temp.home,
+      [{ role: "writer", output: { $status: "drafted", title: "2.0", draft: "Out." } }],
+      "http-drafts.yaml",
+    );
+    expect((await uwf("thread", "exec", gate, "--agent", mockAgent(drafts))).code).toBe(0);
+    const page = await request("GET", `/threads/${gate}`);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    const post = (answer: unknown) =>
+      request(
+        "POST",
+        `/api/threads/${gate}/answer`,
+        { origin: dash.origin, "x-uwf-csrf": csrf, "content-type": "application/json" },
+        JSON.stringify(answer),
+      );
+    const refused = await post({ status: "rejected", fields: {} });
+    expect(refused.status).toBe(409);
+    expect(JSON.parse(refused.body).error).toMatchObject({ code: "OUTPUT_INVALID" });
+    expect(JSON.parse(refused.body).error.message).toContain('needs field "reason"');
+    const unknown = await post({ status: "maybe" });
+    expect(JSON.parse(unknown.body).error.message).toContain("not one of role");
+
+    const accepted = await post({ status: "approved", fields: { note: "Ship it." } });
+    expect(accepted.status, accepted.body).toBe(200);
+    expect(JSON.parse(accepted.body)).toMatchObject({ thread: gate, status: "completed" });
+    const shown = JSON.parse((await uwf("step", "list", gate, "--format", "json")).stdout);
+    expect(shown.steps.at(-1)).toMatchObject({
+      role: "approver",
+      status: "approved",
+      agent: "human",
+    });
+  });
+
+  it("serves the workflow page of an imported thread by its hash", async () => {
+    const other = tempHome();
+    try {
+      const thread = (
+        await runUwf(["thread", "start", join(EXAMPLES, "hello.yaml"), "-p", "Say hello"], {
+          home: other.home,
+        })
+      ).stdout.trim();
+      const bundle = join(other.home, "hello.jsonl");
+      expect(
+        (await runUwf(["thread", "export", thread, "-o", bundle], { home: other.home })).code,
+      ).toBe(0);
+      expect((await uwf("thread", "import", bundle)).code).toBe(0);
+      const pointer = JSON.parse((await uwf("thread", "show", thread, "--format", "json")).stdout);
+      const threadPage = await request("GET", `/threads/${thread}`);
+      expect(threadPage.body).toContain(`href="/workflows/hash/${pointer.workflowHash}"`);
+      const workflow = await request("GET", `/workflows/hash/${pointer.workflowHash}`);
+      expect(workflow.status).toBe(200);
+      expect(workflow.body).toContain("not registered");
+      const api = await request("GET", `/api/workflows/hash/${pointer.workflowHash}`);
+      expect(JSON.parse(api.body)).toMatchObject({ name: "hello", registered: false });
+      expect((await request("GET", "/workflows/hash/0000000000000")).status).toBe(404);
+    } finally {
+      other.cleanup();
+    }
   });
 });

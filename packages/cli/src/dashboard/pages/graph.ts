@@ -176,7 +176,7 @@ export function graphSvg(
     const label = e.fanout === null ? status : `${status} ${fanoutMark(e.fanout)}`;
     const fan = e.fanout === null ? "" : ` (fan-out: ${fanoutSummary(e.fanout)})`;
     const about = `${fan}${times > 0 ? `, taken ${times === 1 ? "once" : `${times} times`}` : ""}`;
-    return html`<a href="${base}#${e.id}" class="edge ${kind}${walked}" data-taken="${times}" aria-label="${e.from} ${e.status} to ${e.to}${about}"><title>${e.from} &rarr; ${e.status} &rarr; ${e.to}${about}: ${e.prompt}</title><path class="hit" d="${d}"/><path d="${d}" marker-end="url(#arrow)"/><text x="${num(lx)}" y="${num(ly)}" text-anchor="middle" class="edge-label" paint-order="stroke">${label}</text></a>`;
+    return html`<a href="${base}#${e.id}" class="edge ${kind}${walked}"${route === null ? "" : html` data-taken="${times}"`} aria-label="${e.from} ${e.status} to ${e.to}${about}"><title>${e.from} &rarr; ${e.status} &rarr; ${e.to}${about}: ${e.prompt}</title><path class="hit" d="${d}"/><path d="${d}" marker-end="url(#arrow)"/><text x="${num(lx)}" y="${num(ly)}" text-anchor="middle" class="edge-label" paint-order="stroke">${label}</text></a>`;
   });
   const nodeMarks = [...nodes.values()].map((p) => {
     const special = p.name.startsWith("$");
@@ -198,7 +198,7 @@ export function graphSvg(
       ? html`<g class="node ${cls}${seen}"${here ? html` aria-current="step"` : ""}><title>${p.name}${here ? " (the thread is here)" : ""}</title>${label}</g>`
       : html`<a href="${base}#role-${slug(p.name)}" class="node ${cls}${seen}"${here ? html` aria-current="step"` : ""} aria-label="role ${p.name}${here ? ", where the thread is now" : ""}"><title>${p.name}${here ? " (the thread is here)" : ""}</title>${label}</a>`;
   });
-  return html`<svg class="graph" viewBox="0 0 ${num(width)} ${num(height)}" width="${num(width)}" height="${num(height)}" role="img" aria-labelledby="graph-title"><title id="graph-title">graph of ${payload.name}</title><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z"/></marker></defs>${edgeMarks}${nodeMarks}</svg>`;
+  return html`<svg class="graph" viewBox="0 0 ${num(width)} ${num(height)}" width="${num(width)}" height="${num(height)}" role="img" aria-labelledby="graph-title"><title id="graph-title">graph of ${payload.name}</title><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="10" markerHeight="10" markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z"/></marker></defs>${edgeMarks}${nodeMarks}</svg>`;
 }
 
 export function roleAnchor(role: string): string {

@@ -91,7 +91,7 @@ function lineCount(text: string): string {
 function childList(view: ThreadView): Html {
   return html`<section aria-labelledby="children-h"><h2 id="children-h">Fan-out children</h2><div class="table-wrap"><table class="children"><thead><tr><th scope="col" class="num">Item</th><th scope="col">Thread</th><th scope="col">Status</th><th scope="col">Role</th><th scope="col" class="num">Steps</th></tr></thead><tbody>${view.children.map(
     (c) =>
-      html`<tr data-thread="${c.thread}"><td class="num">${c.index}</td><td><a href="/threads/${c.thread}">${threadName(c.thread, c.title)}</a> <span class="mono dim">${shortThread(c.thread)}</span></td><td>${statusBadge(c.status)}</td><td>${c.currentRole ?? "\u2014"}</td><td class="num">${c.steps}</td></tr>`,
+      html`<tr data-thread="${c.thread}"><td class="num">${c.index}</td><td><a href="/threads/${c.thread}"${c.title ? "" : html` class="mono"`}>${threadName(c.thread, c.title)}</a>${c.title ? html` <span class="mono dim">${shortThread(c.thread)}</span>` : ""}</td><td>${statusBadge(c.status)}</td><td>${c.currentRole ?? "\u2014"}</td><td class="num">${c.steps}</td></tr>`,
   )}</tbody></table></div></section>`;
 }
 
