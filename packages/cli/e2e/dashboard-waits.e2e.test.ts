@@ -93,6 +93,10 @@ describe("uwf dashboard answers each kind of wait", () => {
   });
 
   it("answers a human gate from its form, with thread answer's rules, through to the next step", async () => {
+    // The list, open meanwhile, follows: the gate leaves "waiting for a person" once it ends.
+    const list = await page.context().newPage();
+    await list.goto(`${dash.origin}/threads`);
+    await list.locator("#conn.on").waitFor();
     await open(`/threads/${gate}`);
     expect(await page.locator("#ask-h").textContent()).toContain(
       "approver is answered by a person",
@@ -157,6 +161,8 @@ describe("uwf dashboard answers each kind of wait", () => {
     const shown = JSON.parse((await uwf("thread", "show", gate, "--format", "json")).stdout);
     expect(shown.status).toBe("completed");
     expect(shown.steps).toBe(4);
+    await list.locator(`li[data-waiting="${gate}"]`).waitFor({ state: "hidden" });
+    await list.close();
   });
 
   it("shows the workflow of a thread started from a file", async () => {

@@ -163,6 +163,8 @@ async function stepView(runner: Runner, hash: string, step: StepPayload): Promis
 
 export interface StepDetail {
   thread: string;
+  /** The thread's title, if it has one. */
+  title: string | null;
   step: StepView;
   edgePrompt: string;
   body: string;
@@ -182,6 +184,7 @@ export async function stepDetail(runner: Runner, id: string, hash: string): Prom
   const { cas } = runner.store;
   return {
     thread: id,
+    title: pointer.title ?? null,
     step: await stepView(runner, hash, step),
     edgePrompt: step.edgePrompt,
     body: await cas.getText(step.body),

@@ -27,6 +27,8 @@ export interface ThreadRow {
   waiting: string | null;
   /** What a suspended thread waits for. */
   waitKind: SuspendKind | null;
+  /** Suspended on what only a person moves on (a question, a human role, a failure, a budget, a guard). */
+  waitsForAPerson: boolean;
   costUsd: number | null;
   /** Steps that reported no cost: with any, `costUsd` is a lower bound. */
   unknownCostSteps: number;
@@ -110,20 +112,13 @@ export async function threadsWaitingForAPerson(
   const query: ThreadQuery = { statuses: ["suspended"] };
   if (filter.workflow !== "") query.workflow = filter.workflow;
   const { items } = await runner.store.threads.list(query);
-  return items
-    .map(toRow)
-    .filter(
-      (row) =>
-        row.status === "suspended" &&
-        row.waitKind !== null &&
-        NEEDS_A_PERSON.has(row.waitKind) &&
-        matches(row, filter),
-    );
+  return items.map(toRow).filter((row) => row.waitsForAPerson && matches(row, filter));
 }
 
 export function toRow(item: ThreadListItem): ThreadRow {
   const { pointer } = item;
   const entry = threadListEntry(item);
+  const waitKind = pointer?.status === "suspended" ? (pointer.suspended?.kind ?? null) : null;
   return {
     thread: entry.thread,
     title: pointer?.title ?? null,
@@ -135,7 +130,9 @@ export function toRow(item: ThreadListItem): ThreadRow {
     createdAt: entry.createdAt,
     updatedAt: entry.updatedAt,
     waiting: pointer?.status === "suspended" ? (pointer.suspended?.reason ?? null) : null,
-    waitKind: pointer?.status === "suspended" ? (pointer.suspended?.kind ?? null) : null,
+    waitKind,
+    waitsForAPerson:
+      entry.status === "suspended" && waitKind !== null && NEEDS_A_PERSON.has(waitKind),
     costUsd: pointer?.usage?.costUsd ?? null,
     unknownCostSteps: pointer?.unknownCostSteps ?? 0,
     problem: entry.problem ?? null,

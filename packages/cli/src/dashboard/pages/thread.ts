@@ -126,7 +126,7 @@ export function stepPage(detail: StepDetail): Html {
   const s = detail.step;
   return page(
     { title: `Step ${s.hash}`, section: "threads", live: detail.thread },
-    html`<nav class="crumbs" aria-label="breadcrumb"><a href="/threads">Threads</a> &rsaquo; <a class="mono" href="/threads/${detail.thread}">${detail.thread}</a> &rsaquo; step</nav>
+    html`<nav class="crumbs" aria-label="breadcrumb"><a href="/threads">Threads</a> &rsaquo; <a href="/threads/${detail.thread}"${detail.title ? "" : html` class="mono"`}>${threadName(detail.thread, detail.title)}</a> &rsaquo; step</nav>
 <h1><b>${s.role}</b> &rarr; <span class="badge out">${s.status}</span> <span class="mono dim">${s.hash}</span></h1>
 <dl class="facts"><dt>Agent</dt><dd>${s.agent}</dd><dt>Duration</dt><dd>${duration(s.durationMs)}</dd><dt>Tokens</dt><dd>${tokens(s.usage.inputTokens, s.usage.outputTokens)}${s.usage.cacheReadTokens !== null ? html` &middot; ${s.usage.cacheReadTokens} cache read` : ""}</dd><dt>Cost</dt><dd>${cost(s.usage.costUsd)}</dd><dt>Started</dt><dd>${when(s.startedAt)}</dd><dt>Working dir</dt><dd class="mono">${detail.cwd}</dd>${detail.prev ? html`<dt>Previous</dt><dd><a class="mono" href="/threads/${detail.thread}/steps/${detail.prev}">${detail.prev}</a></dd>` : ""}</dl>
 <section aria-labelledby="out-h"><h2 id="out-h">Output</h2><pre>${JSON.stringify(s.output, null, 2)}</pre></section>

@@ -44,7 +44,7 @@ export function threadsPage(
   const pager = html`<nav class="pager" aria-label="pages"><span>${from}&ndash;${to} of ${total}</span>${filter.offset > 0 ? html` <a href="${query(Math.max(0, filter.offset - PAGE_SIZE))}" rel="prev">Newer</a>` : ""}${to < total ? html` <a href="${query(filter.offset + PAGE_SIZE)}" rel="next">Older</a>` : ""}</nav>`;
   return page(
     { title: "Threads", section: "threads", live: "*" },
-    html`<h1>Threads</h1>${filters}${waitingList(waiting)}<p class="notice" id="new-threads" hidden><a href="${query(0)}">New threads started &mdash; show them</a></p>${table}${pager}`,
+    html`<h1>Threads</h1>${filters}${waitingList(waiting)}<p class="notice" id="new-waits" hidden><a href="${query(0)}">A thread now waits for a person &mdash; show it</a></p><p class="notice" id="new-threads" hidden><a href="${query(0)}">New threads started &mdash; show them</a></p>${table}${pager}`,
   );
 }
 
