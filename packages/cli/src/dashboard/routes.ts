@@ -11,12 +11,8 @@ import {
 import { APP_JS, STYLE_CSS } from "./assets/index.js";
 import { checkWrite, type Guard } from "./auth.js";
 import { stepDetail, threadView } from "./data/thread.js";
-import {
-  listThreads,
-  parseFilter,
-  threadStatus,
-  threadsWaitingForAPerson,
-} from "./data/threads.js";
+import { listThreads, parseFilter, threadStatus, waitingForAPerson } from "./data/threads.js";
+import type { WaitingIndex } from "./data/waiting-index.js";
 import { listWorkflows, workflowByHash, workflowView } from "./data/workflows.js";
 import type { FamilyIndex } from "./family-index.js";
 import type { LiveFeed } from "./live.js";
@@ -32,6 +28,7 @@ export interface RouteContext extends AnswerContext {
   feed: LiveFeed;
   guard: Guard;
   families: FamilyIndex;
+  waiting: WaitingIndex;
 }
 
 type Handler = (
@@ -133,7 +130,7 @@ async function threadsRoute(c: RouteContext, _q: IncomingMessage, res: ServerRes
   const filter = parseFilter(url.searchParams);
   const [{ rows, total }, waiting, workflows] = await Promise.all([
     listThreads(c.runner, filter),
-    filter.offset === 0 ? threadsWaitingForAPerson(c.runner, filter) : [],
+    filter.offset === 0 ? c.waiting.rows() : [],
     c.runner.store.registry.list(),
   ]);
   html(
@@ -142,7 +139,7 @@ async function threadsRoute(c: RouteContext, _q: IncomingMessage, res: ServerRes
       filter,
       rows,
       total,
-      waiting,
+      waitingForAPerson(waiting, filter),
       workflows.map((w) => w.name),
     ),
   );

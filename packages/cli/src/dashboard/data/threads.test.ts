@@ -4,7 +4,8 @@ import { openStore, type Store } from "@united-workforce/store";
 import { tempHome } from "@united-workforce/test-utils";
 import { newUlid } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listThreads, parseFilter, threadsWaitingForAPerson } from "./threads.js";
+import { listThreads, parseFilter, waitingForAPerson } from "./threads.js";
+import { WaitingIndex } from "./waiting-index.js";
 
 describe("the thread list's data", () => {
   let temp: ReturnType<typeof tempHome>;
@@ -82,15 +83,18 @@ describe("the thread list's data", () => {
     await thread("Waits on children", waitingOn("fanout"));
     const failed = await thread("Failed", waitingOn("failure"));
     await thread("Idle");
-    const waiting = await threadsWaitingForAPerson(runner, filter(""));
+    const index = new WaitingIndex(runner);
+    const waiting = waitingForAPerson(await index.rows(), filter(""));
     expect(waiting.map((r) => [r.thread, r.waitKind])).toEqual([
       [failed, "failure"],
       [question, "question"],
       [human, "human"],
     ]);
-    expect(
-      (await threadsWaitingForAPerson(runner, filter("title=gate"))).map((r) => r.thread),
-    ).toEqual([human]);
-    expect(await threadsWaitingForAPerson(runner, filter("status=idle"))).toEqual([]);
+    // Kept from the rows the live feed reads: one that no longer waits leaves.
+    const [answered] = (await listThreads(runner, filter(`q=${human}`))).rows;
+    index.update({ ...answered!, status: "idle", waitKind: null, waitsForAPerson: false });
+    expect((await index.rows()).map((r) => r.thread)).toEqual([failed, question]);
+    expect(waitingForAPerson(waiting, filter("title=gate")).map((r) => r.thread)).toEqual([human]);
+    expect(waitingForAPerson(waiting, filter("status=idle"))).toEqual([]);
   });
 });

@@ -99,20 +99,15 @@ function matches(row: ThreadRow, filter: ThreadFilter): boolean {
   return has(haystack, filter.text) && has(row.title ?? "", filter.title);
 }
 
-/**
- * The threads of the filter that only a person moves on (a question, a human role, a failure,
- * a budget or a guard), newest first: the list shows them above the rest. Read only when the
- * filter admits suspended threads.
- */
-export async function threadsWaitingForAPerson(
-  runner: Runner,
+/** The threads waiting for a person (from the `WaitingIndex`) that the filter keeps. */
+export function waitingForAPerson(
+  waiting: readonly ThreadRow[],
   filter: ThreadFilter,
-): Promise<ThreadRow[]> {
+): ThreadRow[] {
   if (!["all", "active", "suspended"].includes(filter.status)) return [];
-  const query: ThreadQuery = { statuses: ["suspended"] };
-  if (filter.workflow !== "") query.workflow = filter.workflow;
-  const { items } = await runner.store.threads.list(query);
-  return items.map(toRow).filter((row) => row.waitsForAPerson && matches(row, filter));
+  return waiting.filter(
+    (row) => (filter.workflow === "" || row.workflow === filter.workflow) && matches(row, filter),
+  );
 }
 
 export function toRow(item: ThreadListItem): ThreadRow {
