@@ -230,7 +230,8 @@ async function answerRoute(
       if (!isUwfError(error) || !["OUTPUT_INVALID", "USAGE"].includes(error.code))
         return failed(res, url, error, 409);
       const view = await threadView(c.runner, id!, c.families);
-      const message = [error.message, error.hint].filter(Boolean).join("\n");
+      // The engine's hint is the command line's; the form says the same for the page.
+      const message = `${error.message}\nNothing was written: fix the answer and send it again.`;
       return send(
         res,
         422,
