@@ -102,8 +102,12 @@ function refreshThreadPage(): void {
         const role = document.getElementById("live-role")!;
         // The server's line (role, agent, since when) when it has one; else the last one seen.
         if (!role.textContent) role.replaceChildren(...keptRole);
+        // A run that ended stops counting: its line says when it started.
         if (!running)
-          for (const el of role.querySelectorAll("[data-since]")) el.removeAttribute("data-since");
+          for (const el of role.querySelectorAll<HTMLElement>("[data-since]")) {
+            el.textContent = `started ${(el.dataset.since ?? "").slice(11, 19)}`;
+            el.removeAttribute("data-since");
+          }
       }
       guardAnswerForms();
     })
