@@ -210,10 +210,20 @@ describe("uwf dashboard in Chromium", () => {
     const tree = page.locator(".tree");
     expect(await tree.locator(`a[href="/threads/${threads.fork}"]`).count()).toBe(1);
     expect(await tree.textContent()).toContain("forked at step 2 (developer)");
-    await steps.nth(2).locator("summary").click();
-    expect(await steps.nth(2).locator("pre").textContent()).toContain(
+    // Key output fields show inline; a body is there to expand.
+    expect(await steps.nth(2).locator("dl.output").textContent()).toContain(
       "No test for the stored choice.",
     );
+    await steps.nth(1).locator("details.body summary").click();
+    expect(await steps.nth(1).locator("details.body pre").textContent()).toContain(
+      "Added `theme` to the settings form",
+    );
+    // The route drawn on the graph: the review loop taken twice, the thread at $END.
+    const route = page.locator("#route-h ~ .graph-wrap svg");
+    expect(
+      await route.locator('a.edge[href$="#edge-developer-done"]').getAttribute("data-taken"),
+    ).toBe("2");
+    expect(await route.locator('[aria-current="step"] title').textContent()).toContain("$END");
     await shot(page, "thread-desktop", true);
 
     await steps.nth(1).locator(".step-head a").click();
@@ -266,6 +276,13 @@ describe("uwf dashboard in Chromium", () => {
     await page.locator("#live-role", { hasText: "developer" }).waitFor();
     await page.locator("h1 .badge", { hasText: "running" }).waitFor();
     await page.locator("#timeline > li", { hasText: "planner" }).waitFor();
+    // A page opened while the step runs says which role runs, by which agent, for how long.
+    const fresh = await desktop.newPage();
+    await fresh.goto(`${dash.origin}/threads/${threads.live}`);
+    expect(await fresh.locator('[data-field="running-role"]').textContent()).toBe("developer");
+    expect(await fresh.locator('[data-field="running-agent"]').textContent()).toContain("uwf-mock");
+    await fresh.locator(".elapsed", { hasText: "running for" }).waitFor();
+    await fresh.close();
     const listed = mobile.locator(`tr[data-thread="${threads.live}"]`);
     await listed.locator(".badge", { hasText: "running" }).waitFor();
     await shot(page, "live-desktop");
@@ -286,6 +303,7 @@ describe("uwf dashboard in Chromium", () => {
     expect(await page.locator("#question").textContent()).toBe(
       "Should dark mode follow the system setting, or be a toggle?",
     );
+    expect(await page.locator('#ask-h [data-field="wait-kind"]').textContent()).toBe("question");
     // The page names the role an answer resumes, as `thread show` does.
     const shown = await runUwf(["thread", "show", threads.asking, "--format", "json"], {
       home: temp.home,

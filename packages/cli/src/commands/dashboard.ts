@@ -7,7 +7,7 @@ export default defineCommand({
   interruptible: true,
   summary: "serve a local web view of workflows and threads, live, on 127.0.0.1",
   description:
-    "Prints a URL with a secret token (open it in a browser) and serves until Ctrl-C. Shows each workflow's graph, roles, schemas and versions; threads with filters and live status; a thread's steps (output, body, the exact prompt), its forks, the output of a running step as it comes; and a form to answer a suspended thread (as `uwf thread resume` does). Only this machine can connect, only with the token; other hosts and origins are refused.",
+    "Prints a URL with a secret token (open it in a browser) and serves until Ctrl-C. Shows each workflow's graph, roles, schemas and versions; threads with filters and live status; a thread's steps (output, body, the exact prompt), its forks, the output of a running step as it comes; and, on a suspended thread, what it waits for with the action that moves it on: a human role's form (as `uwf thread answer`), a question's answer, or resuming a failure, retry, guard, budget or fan-out (as `uwf thread resume`). Only this machine can connect, only with the token; other hosts and origins are refused.",
   options: [
     {
       flags: "--port <n>",
@@ -28,6 +28,7 @@ export default defineCommand({
       runner,
       events: ctx.events,
       home: ctx.home,
+      by: ctx.env.USER ?? ctx.env.LOGNAME ?? "unknown",
       port: options.port,
     });
     ctx.events.emit("dashboard.start", { port: dashboard.port });

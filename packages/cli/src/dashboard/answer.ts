@@ -1,4 +1,4 @@
-import type { Runner } from "@united-workforce/engine";
+import type { AnswerDocument, Runner, RunResult } from "@united-workforce/engine";
 import { type EventStream, UwfError } from "@united-workforce/util";
 import { threadStatus } from "./data/threads.js";
 
@@ -11,6 +11,34 @@ export interface AnswerContext {
   events: EventStream;
   /** The runs this server started and that have not ended: stopping the server waits for them. */
   runs: Set<Promise<unknown>>;
+  /** Who answers a human role from this server, recorded in the step (`thread answer --by`). */
+  by: string;
+}
+
+/** A human role's answer as a form sends it: the status and, by name, its fields as typed. */
+export interface FormAnswer {
+  status: string | null;
+  fields: [string, string][];
+  body: string;
+}
+
+/**
+ * Answer a thread waiting for a human role: exactly `uwf thread answer <id> --status <s>
+ * --set <field>=<value>… -m <body>`, by the runner in this process. Fields left empty are not
+ * sent, as a flag left out; the engine types and checks the rest against the role's schema, and
+ * writes nothing when the answer does not fit (that error, for the form to show).
+ */
+export function answerHuman(
+  ctx: AnswerContext,
+  thread: string,
+  answer: FormAnswer,
+): Promise<AnswerDocument> {
+  return ctx.runner.answer(thread, {
+    status: answer.status ?? undefined,
+    sets: answer.fields.filter(([, value]) => value.trim() !== ""),
+    body: answer.body,
+    by: ctx.by,
+  });
 }
 
 /**
@@ -41,13 +69,36 @@ export async function answerThread(
       hint: "Write your answer, then send it.",
     });
   }
+  return inBackground(ctx, thread, () =>
+    ctx.runner.resume(thread, { answer: answer.trim() === "" ? null : answer }),
+  );
+}
+
+/**
+ * `uwf thread exec <id>` after a human answer, when the thread routed on to a role: the page
+ * that answered moves the thread on, as answering a question does. Resolves like `answerThread`.
+ */
+export function runNextStep(ctx: AnswerContext, thread: string): Promise<"started" | "finished"> {
+  return inBackground(ctx, thread, () => ctx.runner.exec(thread, {}));
+}
+
+/**
+ * Start a run that goes on after the request is answered; resolves once its step has started
+ * (its `step.start` event) or the run has ended, and rejects when it is refused at once.
+ * Stopping the server waits for it.
+ */
+async function inBackground(
+  ctx: AnswerContext,
+  thread: string,
+  start: () => Promise<RunResult>,
+): Promise<"started" | "finished"> {
   let stopListening = (): void => {};
   const started = new Promise<"started">((resolve) => {
     stopListening = ctx.events.subscribe((event) => {
       if (event.event === "step.start" && event.thread === thread) resolve("started");
     });
   });
-  const run = ctx.runner.resume(thread, { answer: answer.trim() === "" ? null : answer });
+  const run = start();
   // The run goes on after the page has its answer: its end (or error) is the log's to tell.
   const tracked = run.then(
     () => {},

@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { Runner } from "@united-workforce/engine";
 import type { UwfEvent } from "@united-workforce/protocol";
 import { eventOf, followLog } from "@united-workforce/util";
-import { threadStatus } from "./data/threads.js";
+import { type ThreadRow, threadStatus } from "./data/threads.js";
 
 /**
  * The live feed: every run, in any process, writes its events to the process log; this follows
@@ -34,6 +34,7 @@ export class LiveFeed {
   readonly #runner: Runner;
   readonly #watchers = new Set<Watcher>();
   readonly #onLogEvent: (event: UwfEvent) => void;
+  readonly #onRow: (row: ThreadRow) => void;
   readonly #pending = new Map<string, NodeJS.Timeout>();
   /** Threads whose step ended while their exec may still hold the lease. */
   readonly #ending = new Set<string>();
@@ -41,15 +42,20 @@ export class LiveFeed {
   readonly #stopped: Promise<void>;
   #closed = false;
 
-  /** `onLogEvent` sees every logged event, with or without a thread (e.g. to drop caches). */
+  /**
+   * `onLogEvent` sees every logged event, with or without a thread (e.g. to drop caches);
+   * `onRow` every thread row read after its events (e.g. to keep an index).
+   */
   constructor(
     runner: Runner,
     home: string,
     signal: AbortSignal,
     onLogEvent: (event: UwfEvent) => void = () => {},
+    onRow: (row: ThreadRow) => void = () => {},
   ) {
     this.#runner = runner;
     this.#onLogEvent = onLogEvent;
+    this.#onRow = onRow;
     this.#stopped = followLog({ home, signal, intervalMs: 150 }, (record) => {
       const event = eventOf(record);
       if (event !== null) this.#onEvent(event);
@@ -116,6 +122,7 @@ export class LiveFeed {
       if (this.#closed) return;
       try {
         const row = await threadStatus(this.#runner, thread);
+        this.#onRow(row);
         this.#send(thread, `event: status\ndata: ${JSON.stringify(row)}\n\n`, true);
         if (row.status === "running" && this.#ending.has(thread)) this.#refresh(thread, RECHECK_MS);
         else this.#ending.delete(thread);

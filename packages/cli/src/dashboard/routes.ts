@@ -1,16 +1,25 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Runner } from "@united-workforce/engine";
-import { type AnswerContext, answerThread } from "./answer.js";
+import { errorMessage, isUwfError } from "@united-workforce/util";
+import {
+  type AnswerContext,
+  answerHuman,
+  answerThread,
+  type FormAnswer,
+  runNextStep,
+} from "./answer.js";
 import { APP_JS, STYLE_CSS } from "./assets/index.js";
 import { checkWrite, type Guard } from "./auth.js";
 import { stepDetail, threadView } from "./data/thread.js";
-import { listThreads, parseFilter, threadStatus } from "./data/threads.js";
-import { listWorkflows, workflowView } from "./data/workflows.js";
+import { listThreads, parseFilter, threadStatus, waitingForAPerson } from "./data/threads.js";
+import type { WaitingIndex } from "./data/waiting-index.js";
+import { listWorkflows, workflowByHash, workflowView } from "./data/workflows.js";
 import type { FamilyIndex } from "./family-index.js";
 import type { LiveFeed } from "./live.js";
 import { errorPage } from "./pages/layout.js";
 import { stepPage, threadPage } from "./pages/thread.js";
 import { threadsPage } from "./pages/threads.js";
+import { fieldName } from "./pages/wait.js";
 import { workflowPage, workflowsPage } from "./pages/workflows.js";
 import { asset, failed, html, json, plain, readBody, redirect, send } from "./respond.js";
 
@@ -19,6 +28,7 @@ export interface RouteContext extends AnswerContext {
   feed: LiveFeed;
   guard: Guard;
   families: FamilyIndex;
+  waiting: WaitingIndex;
 }
 
 type Handler = (
@@ -41,6 +51,12 @@ const ROUTES: [string, RegExp, Handler][] = [
   ["GET", re(`/threads/${ID}/steps/${HASH}`), stepRoute],
   ["POST", re(`/threads/${ID}/answer`), answerRoute],
   ["GET", /^\/workflows$/, workflowsRoute],
+  [
+    "GET",
+    re(`/workflows/hash/${HASH}`),
+    async (c, _q, res, _u, [hash]) =>
+      html(res, workflowPage(await workflowByHash(c.runner, hash!))),
+  ],
   ["GET", re(`/workflows/${NAME}`), workflowRoute],
   ["GET", /^\/events$/, eventsRoute],
   ["GET", /^\/api\/threads$/, async (c, _q, res, url) => json(res, await listApi(c, url))],
@@ -61,6 +77,11 @@ const ROUTES: [string, RegExp, Handler][] = [
   ],
   ["POST", re(`/api/threads/${ID}/answer`), answerApiRoute],
   ["GET", /^\/api\/workflows$/, async (c, _q, res) => json(res, await listWorkflows(c.runner))],
+  [
+    "GET",
+    re(`/api/workflows/hash/${HASH}`),
+    async (c, _q, res, _u, [hash]) => json(res, await workflowByHash(c.runner, hash!)),
+  ],
   [
     "GET",
     re(`/api/workflows/${NAME}`),
@@ -107,8 +128,9 @@ export async function route(
 
 async function threadsRoute(c: RouteContext, _q: IncomingMessage, res: ServerResponse, url: URL) {
   const filter = parseFilter(url.searchParams);
-  const [{ rows, total }, workflows] = await Promise.all([
+  const [{ rows, total }, waiting, workflows] = await Promise.all([
     listThreads(c.runner, filter),
+    filter.offset === 0 ? c.waiting.rows() : [],
     c.runner.store.registry.list(),
   ]);
   html(
@@ -117,6 +139,7 @@ async function threadsRoute(c: RouteContext, _q: IncomingMessage, res: ServerRes
       filter,
       rows,
       total,
+      waitingForAPerson(waiting, filter),
       workflows.map((w) => w.name),
     ),
   );
@@ -135,9 +158,15 @@ async function threadRoute(
   [id]: string[],
 ) {
   const view = await threadView(c.runner, id!, c.families);
-  const notice = url.searchParams.has("answered")
-    ? "Your answer was sent; the thread resumed."
-    : null;
+  const answered = url.searchParams.get("answered");
+  const notice =
+    answered === "human"
+      ? "Your answer was recorded; the thread routed on."
+      : answered === "next"
+        ? "Your answer was recorded; the next step runs."
+        : answered !== null
+          ? "Your answer was sent; the thread resumed."
+          : null;
   html(res, threadPage(view, c.guard.csrf, notice));
 }
 
@@ -178,7 +207,11 @@ async function eventsRoute(c: RouteContext, _q: IncomingMessage, res: ServerResp
   c.feed.watch(thread, res);
 }
 
-/** The form on a suspended thread's page: resume it, then show the thread. */
+/**
+ * The form on a suspended thread's page: a human role's answer is recorded (`thread answer`),
+ * anything else resumed (`thread resume`); then the thread is shown. A human answer that does
+ * not fit the role's schema shows the page again with what was wrong and what was typed.
+ */
 async function answerRoute(
   c: RouteContext,
   req: IncomingMessage,
@@ -189,6 +222,36 @@ async function answerRoute(
   const form = new URLSearchParams(await readBody(req));
   const verdict = checkWrite(req, form, c.guard);
   if (verdict.kind === "refuse") return plain(res, verdict.status, verdict.message);
+  const pointer = await c.runner.store.threads.get(id!).catch(() => null);
+  if (pointer?.status === "suspended" && pointer.suspended?.kind === "human") {
+    try {
+      await answerHuman(c, id!, formAnswer(form));
+    } catch (error) {
+      if (!isUwfError(error) || !["OUTPUT_INVALID", "USAGE"].includes(error.code))
+        return failed(res, url, error, 409);
+      const view = await threadView(c.runner, id!, c.families);
+      // The engine's hint is the command line's; the form says the same for the page.
+      const message = `${error.message}\nNothing was written: fix the answer and send it again.`;
+      return send(
+        res,
+        422,
+        "text/html",
+        threadPage(view, c.guard.csrf, null, { error: message, values: form }).text,
+      );
+    }
+    if (form.get("next") === "1") {
+      let ran: boolean;
+      try {
+        ran = await runNextIfIdle(c, id!);
+      } catch (error) {
+        const view = await threadView(c.runner, id!, c.families);
+        const notice = `Your answer was recorded, but the next step did not start: ${errorMessage(error)}`;
+        return html(res, threadPage(view, c.guard.csrf, notice));
+      }
+      return redirect(res, `/threads/${id}?answered=${ran ? "next" : "human"}`);
+    }
+    return redirect(res, `/threads/${id}?answered=human`);
+  }
   try {
     await answerThread(c, id!, form.get("answer") ?? "");
   } catch (error) {
@@ -197,7 +260,29 @@ async function answerRoute(
   redirect(res, `/threads/${id}?answered=1`);
 }
 
-/** The same for scripts: JSON `{ "answer": "…" }` with the X-Uwf-Csrf header. */
+/** After a human answer: the next step runs when the thread routed on to a role. */
+async function runNextIfIdle(c: RouteContext, id: string): Promise<boolean> {
+  const pointer = await c.runner.store.threads.get(id);
+  if (pointer.status !== "idle" || (await c.runner.next(pointer)) === null) return false;
+  await runNextStep(c, id);
+  return true;
+}
+
+/** A human answer form's fields: those of the chosen status, by their names. */
+function formAnswer(form: URLSearchParams): FormAnswer {
+  const status = form.get("status");
+  const prefix = status === null ? null : fieldName(status, "");
+  const fields: [string, string][] = [];
+  for (const [name, value] of form) {
+    if (prefix !== null && name.startsWith(prefix)) fields.push([name.slice(prefix.length), value]);
+  }
+  return { status, fields, body: form.get("body") ?? "" };
+}
+
+/**
+ * The same for scripts, with the X-Uwf-Csrf header: JSON `{ "answer": "…" }` resumes; a
+ * human role takes `{ "status": "…", "fields": { "name": "value" }, "body": "…" }`.
+ */
 async function answerApiRoute(
   c: RouteContext,
   req: IncomingMessage,
@@ -208,13 +293,37 @@ async function answerApiRoute(
   const body = await readBody(req);
   const verdict = checkWrite(req, new URLSearchParams(), c.guard);
   if (verdict.kind === "refuse") return plain(res, verdict.status, verdict.message);
-  let answer: unknown;
+  let sent: Record<string, unknown> = {};
   try {
-    answer = (JSON.parse(body) as { answer?: unknown }).answer;
+    const parsed: unknown = JSON.parse(body);
+    if (parsed !== null && typeof parsed === "object") sent = parsed as Record<string, unknown>;
   } catch {
-    answer = undefined;
+    sent = {};
   }
-  if (typeof answer !== "string") return plain(res, 400, 'send JSON { "answer": "…" }');
+  if (typeof sent.status === "string") {
+    const fields = sent.fields !== null && typeof sent.fields === "object" ? sent.fields : {};
+    try {
+      const doc = await answerHuman(c, id!, {
+        status: sent.status,
+        fields: Object.entries(fields).map(([k, v]) => [
+          k,
+          typeof v === "string" ? v : JSON.stringify(v),
+        ]),
+        body: typeof sent.body === "string" ? sent.body : "",
+      });
+      if (sent.next === true) await runNextIfIdle(c, id!);
+      return json(res, doc);
+    } catch (error) {
+      return failed(res, url, error, 409);
+    }
+  }
+  const answer = sent.answer;
+  if (typeof answer !== "string")
+    return plain(
+      res,
+      400,
+      'send JSON { "answer": "…" }, or { "status": "…", "fields": {…} } for a human role',
+    );
   try {
     const state = await answerThread(c, id!, answer);
     json(res, { thread: id, resumed: true, state });

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Runner } from "@united-workforce/engine";
 import { type EventStream, UwfError } from "@united-workforce/util";
 import { checkRequest, type Guard, loginCookie } from "./auth.js";
+import { WaitingIndex } from "./data/waiting-index.js";
 import { FAMILY_EVENTS, FamilyIndex } from "./family-index.js";
 import { LiveFeed } from "./live.js";
 import { STARTED, send } from "./respond.js";
@@ -14,6 +15,8 @@ export interface DashboardOptions {
   /** The runner's events: an answer's step is seen starting there. */
   events: EventStream;
   home: string;
+  /** Who answers human roles from the pages (`thread answer --by`): the user running it. */
+  by: string;
   /** 0: a free port the system picks. */
   port: number;
 }
@@ -44,9 +47,16 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const csrf = randomBytes(24).toString("base64url");
   const stop = new AbortController();
   const families = new FamilyIndex(options.runner.store);
-  const feed = new LiveFeed(options.runner, options.home, stop.signal, (event) => {
-    if (FAMILY_EVENTS.has(event.event)) families.invalidate();
-  });
+  const waiting = new WaitingIndex(options.runner);
+  const feed = new LiveFeed(
+    options.runner,
+    options.home,
+    stop.signal,
+    (event) => {
+      if (FAMILY_EVENTS.has(event.event)) families.invalidate();
+    },
+    (row) => waiting.update(row),
+  );
   let count = 0;
   const guard: Guard = { port: 0, token, csrf };
   const runs = new Set<Promise<unknown>>();
@@ -54,9 +64,11 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     runner: options.runner,
     events: options.events,
     runs,
+    by: options.by,
     feed,
     guard,
     families,
+    waiting,
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const began = performance.now();

@@ -1,4 +1,9 @@
-import { eventFrom, type ThreadEvent, type ThreadStatus } from "@united-workforce/protocol";
+import {
+  eventFrom,
+  type SuspendKind,
+  type ThreadEvent,
+  type ThreadStatus,
+} from "@united-workforce/protocol";
 
 /**
  * An event of the live feed, checked against its schema in protocol (the one vocabulary every
@@ -15,12 +20,17 @@ export function threadEventOf(value: unknown): ThreadEvent | null {
  */
 export interface ThreadStatusRow {
   thread: string;
+  title: string | null;
   status: ThreadStatus;
   currentRole: string | null;
   steps: number;
   updatedAt: string;
   /** The question of a suspended thread, or why it failed. */
   waiting: string | null;
+  /** What a suspended thread waits for. */
+  waitKind: SuspendKind | null;
+  /** Suspended on what only a person moves on: the list shows it first. */
+  waitsForAPerson: boolean;
   costUsd: number | null;
   /** Steps that reported no cost: with any, `costUsd` is a lower bound. */
   unknownCostSteps: number;

@@ -2,7 +2,10 @@ import { formatCost, setBadge } from "./badge.js";
 import type { ThreadStatusRow } from "./events.js";
 import { followFeed } from "./feed.js";
 
-/** The thread list: each listed thread's row follows its status; a new thread shows a note. */
+/**
+ * The thread list: each listed thread's row follows its status; a new thread, or one that now
+ * waits for a person, shows a note; one that no longer waits leaves the "waiting" list.
+ */
 export function followThreadList(): void {
   followFeed("*", { onStatus: onListStatus });
 }
@@ -10,10 +13,15 @@ export function followThreadList(): void {
 function onListStatus(e: ThreadStatusRow): void {
   const tr = document.querySelector(`tr[data-thread="${e.thread}"]`);
   if (tr) updateRow(tr, e);
-  else {
-    const note = document.getElementById("new-threads");
-    if (note) note.hidden = false;
-  }
+  else show("new-threads");
+  const listed = document.querySelector<HTMLElement>(`li[data-waiting="${e.thread}"]`);
+  if (listed) listed.hidden = !e.waitsForAPerson;
+  else if (e.waitsForAPerson) show("new-waits");
+}
+
+function show(id: string): void {
+  const note = document.getElementById(id);
+  if (note) note.hidden = false;
 }
 
 function updateRow(tr: Element, s: ThreadStatusRow): void {

@@ -38,7 +38,13 @@ function onThreadEvent(e: ThreadEvent): void {
   if (e.event === "step.start" && box) {
     box.hidden = false;
     document.getElementById("live-h")!.textContent = "Running now";
-    role!.textContent = `Step ${e.stepNumber}: ${e.role} (${e.agent}) started ${e.ts.replace("T", " ").slice(11, 19)}`;
+    const name = document.createElement("b");
+    name.textContent = e.role;
+    const since = document.createElement("span");
+    since.className = "elapsed";
+    since.dataset.since = e.ts;
+    since.textContent = `started ${e.ts.slice(11, 19)}`;
+    role!.replaceChildren(`Step ${e.stepNumber}: `, name, ` by ${e.agent} · `, since);
     out!.textContent += `${out!.textContent ? "\n" : ""}▶ ${e.role}`;
   } else if (e.event === "adapter.output" && out) {
     if (box) box.hidden = false;
@@ -69,7 +75,11 @@ function onThreadStatus(row: ThreadStatusRow): void {
 function refreshThreadPage(): void {
   if (refreshing) return;
   const active = document.activeElement;
-  if (active instanceof HTMLTextAreaElement && active.id === "answer" && active.value) return;
+  const typing =
+    (active instanceof HTMLTextAreaElement || active instanceof HTMLInputElement) &&
+    active.closest("form.answer") !== null &&
+    active.value !== "";
+  if (typing) return;
   refreshing = true;
   // With the query: the page's notice ("Your answer was sent") must survive the refresh.
   fetch(location.pathname + location.search, { credentials: "same-origin" })
@@ -81,7 +91,7 @@ function refreshThreadPage(): void {
       const main = document.querySelector("main");
       if (!fresh || !main) return;
       const kept = document.getElementById("live-output")?.textContent ?? "";
-      const keptRole = document.getElementById("live-role")?.textContent ?? "";
+      const keptRole = [...(document.getElementById("live-role")?.childNodes ?? [])];
       main.innerHTML = fresh.innerHTML;
       const liveBox = document.getElementById("live");
       if (kept && liveBox) {
@@ -89,7 +99,15 @@ function refreshThreadPage(): void {
         document.getElementById("live-output")!.textContent = kept;
         const running = lastStatus === "running";
         document.getElementById("live-h")!.textContent = running ? "Running now" : "Last run";
-        document.getElementById("live-role")!.textContent = keptRole;
+        const role = document.getElementById("live-role")!;
+        // The server's line (role, agent, since when) when it has one; else the last one seen.
+        if (!role.textContent) role.replaceChildren(...keptRole);
+        // A run that ended stops counting: its line says when it started.
+        if (!running)
+          for (const el of role.querySelectorAll<HTMLElement>("[data-since]")) {
+            el.textContent = `started ${(el.dataset.since ?? "").slice(11, 19)}`;
+            el.removeAttribute("data-since");
+          }
       }
       guardAnswerForms();
     })

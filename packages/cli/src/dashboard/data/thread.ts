@@ -1,14 +1,19 @@
 import type { Runner } from "@united-workforce/engine";
-import type {
-  StepPayload,
-  ThreadPointer,
-  ThreadTreeDocument,
-  Usage,
+import {
+  END,
+  type StepPayload,
+  type ThreadPointer,
+  type ThreadStatus,
+  type ThreadTreeDocument,
+  type Usage,
+  type WorkflowPayload,
 } from "@united-workforce/protocol";
 import { stepListEntry } from "../../commands/step/list-entry.js";
 import type { FamilyIndex } from "../family-index.js";
 import { HASH, notFound, readPointer } from "./ids.js";
+import { type ThreadRoute, threadRoute } from "./route.js";
 import { type ThreadRow, threadStatus } from "./threads.js";
+import { type WaitView, waitView } from "./wait.js";
 
 // One thread's page: its steps, what runs next, its fork family; and one step of it.
 
@@ -22,6 +27,8 @@ export interface StepView {
   durationMs: number;
   usage: Usage;
   output: Record<string, unknown>;
+  /** The step's markdown body. */
+  body: string;
   attempts: number;
 }
 
@@ -34,6 +41,27 @@ export interface ThreadView {
   nextRole: string | null;
   /** Its fork family (the engine's `forkTree`): every thread sharing its StartNode. */
   tree: ThreadTreeDocument;
+  /** The workflow it is pinned to, and the thread's route on its graph. */
+  workflow: WorkflowPayload;
+  route: ThreadRoute;
+  /** What it waits for, when suspended. */
+  wait: WaitView | null;
+  /** While an exec holds it: the role that runs, its agent, since when the exec holds it. */
+  running: { role: string | null; agent: string; since: string } | null;
+  /** The threads its fan-outs made, in item order. */
+  children: ChildRow[];
+}
+
+/** A fan-out's child, as its parent's page lists it. */
+export interface ChildRow {
+  thread: string;
+  title: string | null;
+  index: number;
+  status: ThreadStatus;
+  steps: number;
+  currentRole: string | null;
+  /** The parent's step whose route fanned out. */
+  step: string;
 }
 
 export async function threadView(
@@ -41,7 +69,7 @@ export async function threadView(
   id: string,
   families?: FamilyIndex,
 ): Promise<ThreadView> {
-  const { forkTree, walkBack } = await import("@united-workforce/engine");
+  const { forkTree, liveHolder, walkBack } = await import("@united-workforce/engine");
   const row = await threadStatus(runner, id);
   const pointer = await readPointer(runner, id);
   const { cas } = runner.store;
@@ -58,15 +86,23 @@ export async function threadView(
     s.number = i + 1;
   });
   // What `thread show` says runs next: the routed role when idle, the one resume runs when
-  // suspended.
-  let nextRole: string | null = null;
-  if (row.status === "idle" || row.status === "suspended") {
-    try {
-      nextRole = (await runner.next(pointer))?.role ?? null;
-    } catch {
-      nextRole = null;
-    }
+  // suspended. While an exec holds the thread, the same reading says which role runs.
+  let pending: string | null = null;
+  try {
+    pending = (await runner.next(pointer))?.role ?? null;
+  } catch {
+    pending = null;
   }
+  const nextRole = row.status === "idle" || row.status === "suspended" ? pending : null;
+  const workflow = await runner.workflow(pointer.workflowHash);
+  const holder = row.status === "running" ? await liveHolder(runner.store, id) : null;
+  const runningRole = pointer.status === "suspended" ? (pointer.suspended?.role ?? null) : pending;
+  const current =
+    row.status === "completed"
+      ? END
+      : row.status === "running"
+        ? runningRole
+        : (pointer.suspended?.role ?? nextRole);
   return {
     row,
     pointer,
@@ -74,16 +110,61 @@ export async function threadView(
     steps,
     nextRole,
     tree: await forkTree(families?.store() ?? runner.store, id),
+    workflow,
+    route: threadRoute(workflow, steps, current),
+    wait: await waitView(runner, pointer),
+    running:
+      holder === null
+        ? null
+        : {
+            role: runningRole,
+            agent: agentOf(workflow, runningRole, pointer),
+            since: holder.since,
+          },
+    children: await fanoutChildren(runner, id),
   };
+}
+
+/** Who runs a role: a person, its script, else the thread's `--agent` or config's agent. */
+function agentOf(workflow: WorkflowPayload, role: string | null, pointer: ThreadPointer): string {
+  const def = role === null ? undefined : workflow.roles[role];
+  if (def?.agent === "human") return "human";
+  if (def?.run !== undefined) return "script";
+  return pointer.agent ?? "the configured agent";
+}
+
+/** The threads whose pointer names this one as their fan-out parent (the engine's reading). */
+async function fanoutChildren(runner: Runner, id: string): Promise<ChildRow[]> {
+  const { withFanoutChildren } = await import("@united-workforce/engine");
+  const family = await withFanoutChildren(runner.store, [id]);
+  const rows: ChildRow[] = [];
+  for (const child of family.slice(1)) {
+    const pointer = await runner.store.threads.get(child);
+    if (pointer.parent?.thread !== id) continue;
+    const row = await threadStatus(runner, child);
+    rows.push({
+      thread: child,
+      title: pointer.title ?? null,
+      index: pointer.parent.index,
+      status: row.status,
+      steps: pointer.steps,
+      currentRole: pointer.currentRole,
+      step: pointer.parent.step,
+    });
+  }
+  return rows.sort((a, b) => a.step.localeCompare(b.step) || a.index - b.index);
 }
 
 async function stepView(runner: Runner, hash: string, step: StepPayload): Promise<StepView> {
   const { entry, output } = await stepListEntry(runner.store.cas, hash, step);
-  return { number: 0, ...entry, output, attempts: step.attempts };
+  const body = await runner.store.cas.getText(step.body);
+  return { number: 0, ...entry, output, body, attempts: step.attempts };
 }
 
 export interface StepDetail {
   thread: string;
+  /** The thread's title, if it has one. */
+  title: string | null;
   step: StepView;
   edgePrompt: string;
   body: string;
@@ -103,6 +184,7 @@ export async function stepDetail(runner: Runner, id: string, hash: string): Prom
   const { cas } = runner.store;
   return {
     thread: id,
+    title: pointer.title ?? null,
     step: await stepView(runner, hash, step),
     edgePrompt: step.edgePrompt,
     body: await cas.getText(step.body),

@@ -1,8 +1,9 @@
 import type { Runner } from "@united-workforce/engine";
-import { THREAD_STATUSES, type ThreadStatus } from "@united-workforce/protocol";
+import { type SuspendKind, THREAD_STATUSES, type ThreadStatus } from "@united-workforce/protocol";
 import type { ThreadListItem, ThreadQuery } from "@united-workforce/store";
 import { threadListEntry } from "../../commands/thread/list-entry.js";
 import { readPointer } from "./ids.js";
+import { NEEDS_A_PERSON } from "./wait.js";
 
 // The threads list: its rows, filtered and paged, and one row's live status.
 
@@ -12,7 +13,11 @@ export const PAGE_SIZE = 50;
 
 export interface ThreadRow {
   thread: string;
+  /** Its name (`thread start --title`, or the task's first line); null for older threads. */
+  title: string | null;
   workflow: string;
+  /** The workflow version it is pinned to (null for an unreadable pointer). */
+  workflowHash: string | null;
   status: ThreadStatus;
   currentRole: string | null;
   steps: number;
@@ -20,6 +25,10 @@ export interface ThreadRow {
   updatedAt: string;
   /** The question of a suspended thread, or why it failed. */
   waiting: string | null;
+  /** What a suspended thread waits for. */
+  waitKind: SuspendKind | null;
+  /** Suspended on what only a person moves on (a question, a human role, a failure, a budget, a guard). */
+  waitsForAPerson: boolean;
   costUsd: number | null;
   /** Steps that reported no cost: with any, `costUsd` is a lower bound. */
   unknownCostSteps: number;
@@ -29,8 +38,10 @@ export interface ThreadRow {
 export interface ThreadFilter {
   status: (typeof STATUS_FILTERS)[number];
   workflow: string;
-  /** Words every shown thread contains (id, workflow, role, question). */
+  /** Words every shown thread contains (id, title, workflow, role, question). */
   text: string;
+  /** Words every shown thread's title contains. */
+  title: string;
   offset: number;
 }
 
@@ -43,6 +54,7 @@ export function parseFilter(params: URLSearchParams): ThreadFilter {
       : "all",
     workflow: (params.get("workflow") ?? "").trim(),
     text: (params.get("q") ?? "").trim(),
+    title: (params.get("title") ?? "").trim(),
     offset: Number.isSafeInteger(offset) && offset > 0 ? offset : 0,
   };
 }
@@ -55,7 +67,7 @@ export async function listThreads(
   if (filter.status === "active") query.statuses = ACTIVE;
   else if (filter.status !== "all") query.statuses = [filter.status];
   if (filter.workflow !== "") query.workflow = filter.workflow;
-  if (filter.text === "") {
+  if (filter.text === "" && filter.title === "") {
     const page = await runner.store.threads.list({
       ...query,
       limit: PAGE_SIZE,
@@ -64,35 +76,58 @@ export async function listThreads(
     return { rows: page.items.map(toRow), total: page.total };
   }
   // The store filters by fields; words are matched here, over every thread the fields keep.
-  const words = filter.text.toLowerCase().split(/\s+/);
   const all = (await runner.store.threads.list(query)).items.map(toRow);
-  const kept = all.filter((row) => {
-    const haystack = [
-      row.thread,
-      row.workflow,
-      row.currentRole ?? "",
-      row.waiting ?? "",
-      row.status,
-    ]
-      .join(" ")
-      .toLowerCase();
-    return words.every((w) => haystack.includes(w));
-  });
+  const kept = all.filter((row) => matches(row, filter));
   return { rows: kept.slice(filter.offset, filter.offset + PAGE_SIZE), total: kept.length };
+}
+
+function matches(row: ThreadRow, filter: ThreadFilter): boolean {
+  const has = (text: string, words: string) =>
+    words === "" ||
+    words
+      .toLowerCase()
+      .split(/\s+/)
+      .every((w) => text.toLowerCase().includes(w));
+  const haystack = [
+    row.thread,
+    row.title ?? "",
+    row.workflow,
+    row.currentRole ?? "",
+    row.waiting ?? "",
+    row.status,
+  ].join(" ");
+  return has(haystack, filter.text) && has(row.title ?? "", filter.title);
+}
+
+/** The threads waiting for a person (from the `WaitingIndex`) that the filter keeps. */
+export function waitingForAPerson(
+  waiting: readonly ThreadRow[],
+  filter: ThreadFilter,
+): ThreadRow[] {
+  if (!["all", "active", "suspended"].includes(filter.status)) return [];
+  return waiting.filter(
+    (row) => (filter.workflow === "" || row.workflow === filter.workflow) && matches(row, filter),
+  );
 }
 
 export function toRow(item: ThreadListItem): ThreadRow {
   const { pointer } = item;
   const entry = threadListEntry(item);
+  const waitKind = pointer?.status === "suspended" ? (pointer.suspended?.kind ?? null) : null;
   return {
     thread: entry.thread,
+    title: pointer?.title ?? null,
     workflow: entry.workflow,
+    workflowHash: pointer?.workflowHash ?? null,
     status: entry.status,
     currentRole: entry.currentRole,
     steps: entry.steps,
     createdAt: entry.createdAt,
     updatedAt: entry.updatedAt,
     waiting: pointer?.status === "suspended" ? (pointer.suspended?.reason ?? null) : null,
+    waitKind,
+    waitsForAPerson:
+      entry.status === "suspended" && waitKind !== null && NEEDS_A_PERSON.has(waitKind),
     costUsd: pointer?.usage?.costUsd ?? null,
     unknownCostSteps: pointer?.unknownCostSteps ?? 0,
     problem: entry.problem ?? null,

@@ -2,6 +2,8 @@ import type { Runner } from "@united-workforce/engine";
 import type { WorkflowPayload } from "@united-workforce/protocol";
 import { HASH, notFound } from "./ids.js";
 
+type RegistryEntry = NonNullable<Awaited<ReturnType<Runner["store"]["registry"]["get"]>>>;
+
 // The workflows list, and one workflow at a version.
 
 export interface WorkflowRow {
@@ -44,6 +46,8 @@ export interface WorkflowView {
   payload: WorkflowPayload;
   schemas: Record<string, unknown>;
   history: { hash: string; at: string }[];
+  /** False for a version never registered under its name (started from a file, imported, a fan-out's child workflow). */
+  registered: boolean;
 }
 
 /**
@@ -64,6 +68,38 @@ export async function workflowView(
   const payload = await runner.workflow(hash);
   if (payload.name !== name)
     throw notFound("WORKFLOW_NOT_FOUND", `${hash} is workflow ${payload.name}, not ${name}`);
+  return versionView(runner, hash, entry);
+}
+
+/**
+ * A workflow version by its hash alone: what a thread is pinned to, whether or not its name is
+ * registered (a thread started from a file, imported, a fan-out's child running another file).
+ */
+export async function workflowByHash(runner: Runner, hash: string): Promise<WorkflowView> {
+  if (!HASH.test(hash)) throw notFound("WORKFLOW_NOT_FOUND", `"${hash}" is not a workflow hash`);
+  let name: string;
+  try {
+    name = (await runner.workflow(hash)).name;
+  } catch {
+    throw notFound("WORKFLOW_NOT_FOUND", `no workflow ${hash} is stored`);
+  }
+  // A fan-out child's workflow is named `<parent>/<role>`, which no registry entry can be.
+  let entry: RegistryEntry | null = null;
+  try {
+    entry = await runner.store.registry.get(name);
+  } catch {
+    entry = null;
+  }
+  return versionView(runner, hash, entry);
+}
+
+async function versionView(
+  runner: Runner,
+  hash: string,
+  entry: RegistryEntry | null,
+): Promise<WorkflowView> {
+  const payload = await runner.workflow(hash);
+  const name = payload.name;
   const schemas: Record<string, unknown> = {};
   for (const [role, def] of Object.entries(payload.roles)) {
     schemas[role] = await runner.store.cas.getPayload(def.frontmatter);
@@ -75,5 +111,6 @@ export async function workflowView(
     payload,
     schemas,
     history: entry?.history ?? [],
+    registered: entry?.history.some((h) => h.hash === hash) ?? false,
   };
 }

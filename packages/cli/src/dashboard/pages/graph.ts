@@ -137,8 +137,23 @@ export function layout(
   return { nodes, width, height };
 }
 
-export function graphSvg(payload: WorkflowPayload, edges: GraphEdge[]): Html {
+/** A thread's route to draw over the graph, and where its links go (its workflow's page). */
+export interface RouteOverlay {
+  /** Edge anchor → times taken. */
+  taken: ReadonlyMap<string, number>;
+  visited: ReadonlySet<string>;
+  current: string | null;
+  /** The page the edges and roles link into (the drawing is not on it). */
+  linkBase: string;
+}
+
+export function graphSvg(
+  payload: WorkflowPayload,
+  edges: GraphEdge[],
+  route: RouteOverlay | null = null,
+): Html {
   const { nodes, width, height } = layout(payload, edges);
+  const base = route?.linkBase ?? "";
   const pairCount = new Map<string, number>();
   const pairIndex = new Map<GraphEdge, number>();
   for (const e of edges) {
@@ -155,9 +170,13 @@ export function graphSvg(payload: WorkflowPayload, edges: GraphEdge[]): Html {
     const { d, lx, ly } = edgePath(a, b, spread, rightmost(nodes, a, b));
     const kind =
       e.fanout !== null ? "fanout" : e.to === SUSPEND ? "suspend" : e.to === END ? "end" : "";
-    const label = e.fanout === null ? e.status : `${e.status} ${fanoutMark(e.fanout)}`;
-    const about = e.fanout === null ? "" : ` (fan-out: ${fanoutSummary(e.fanout)})`;
-    return html`<a href="#${e.id}" class="edge ${kind}" aria-label="${e.from} ${e.status} to ${e.to}${about}"><title>${e.from} &rarr; ${e.status} &rarr; ${e.to}${about}: ${e.prompt}</title><path class="hit" d="${d}"/><path d="${d}" marker-end="url(#arrow)"/><text x="${num(lx)}" y="${num(ly)}" text-anchor="middle" class="edge-label" paint-order="stroke">${label}</text></a>`;
+    const times = route?.taken.get(e.id) ?? 0;
+    const walked = route === null ? "" : times > 0 ? " taken" : " untaken";
+    const status = times > 0 ? `${e.status} \u00b7${times}` : e.status;
+    const label = e.fanout === null ? status : `${status} ${fanoutMark(e.fanout)}`;
+    const fan = e.fanout === null ? "" : ` (fan-out: ${fanoutSummary(e.fanout)})`;
+    const about = `${fan}${times > 0 ? `, taken ${times === 1 ? "once" : `${times} times`}` : ""}`;
+    return html`<a href="${base}#${e.id}" class="edge ${kind}${walked}"${route === null ? "" : html` data-taken="${times}"`} aria-label="${e.from} ${e.status} to ${e.to}${about}"><title>${e.from} &rarr; ${e.status} &rarr; ${e.to}${about}: ${e.prompt}</title><path class="hit" d="${d}"/><path d="${d}" marker-end="url(#arrow)"/><text x="${num(lx)}" y="${num(ly)}" text-anchor="middle" class="edge-label" paint-order="stroke">${label}</text></a>`;
   });
   const nodeMarks = [...nodes.values()].map((p) => {
     const special = p.name.startsWith("$");
@@ -171,12 +190,15 @@ export function graphSvg(payload: WorkflowPayload, edges: GraphEdge[]): Html {
             : payload.roles[p.name]?.join === true
               ? "role join"
               : "role";
+    const here = route?.current === p.name;
+    const seen =
+      route === null ? "" : here ? " current" : route.visited.has(p.name) ? " visited" : "";
     const label = html`<rect x="${num(p.x)}" y="${num(p.y)}" width="${NODE_W}" height="${NODE_H}" rx="${special ? 20 : 6}"/><text x="${num(p.x + NODE_W / 2)}" y="${num(p.y + NODE_H / 2 + 5)}" text-anchor="middle">${truncate(p.name, 18)}</text>`;
     return special
-      ? html`<g class="node ${cls}"><title>${p.name}</title>${label}</g>`
-      : html`<a href="#role-${slug(p.name)}" class="node ${cls}" aria-label="role ${p.name}"><title>${p.name}</title>${label}</a>`;
+      ? html`<g class="node ${cls}${seen}"${here ? html` aria-current="step"` : ""}><title>${p.name}${here ? " (the thread is here)" : ""}</title>${label}</g>`
+      : html`<a href="${base}#role-${slug(p.name)}" class="node ${cls}${seen}"${here ? html` aria-current="step"` : ""} aria-label="role ${p.name}${here ? ", where the thread is now" : ""}"><title>${p.name}${here ? " (the thread is here)" : ""}</title>${label}</a>`;
   });
-  return html`<svg class="graph" viewBox="0 0 ${num(width)} ${num(height)}" width="${num(width)}" height="${num(height)}" role="img" aria-labelledby="graph-title"><title id="graph-title">graph of ${payload.name}</title><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z"/></marker></defs>${edgeMarks}${nodeMarks}</svg>`;
+  return html`<svg class="graph" viewBox="0 0 ${num(width)} ${num(height)}" width="${num(width)}" height="${num(height)}" role="img" aria-labelledby="graph-title"><title id="graph-title">graph of ${payload.name}</title><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="10" markerHeight="10" markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z"/></marker></defs>${edgeMarks}${nodeMarks}</svg>`;
 }
 
 export function roleAnchor(role: string): string {

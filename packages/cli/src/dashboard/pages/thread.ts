@@ -1,57 +1,98 @@
 import type { ThreadTreeEntry } from "@united-workforce/protocol";
 import { costText } from "@united-workforce/util";
+import { shortThread } from "../../live/format.js";
 import type { StepDetail, StepView, ThreadView } from "../data/thread.js";
 import { type Html, html } from "../html.js";
+import { graphEdges, graphSvg } from "./graph.js";
 import { cost, costFact, duration, page, statusBadge, tokens, when } from "./layout.js";
+import { type SentAnswer, waitPanel } from "./wait.js";
 
-/** A thread: its status, the question it waits on, live output, the steps, its forks. */
-export function threadPage(view: ThreadView, csrf: string, notice: string | null): Html {
+/** A thread: what it waits for, where it is on its graph, its steps, children and forks. */
+export function threadPage(
+  view: ThreadView,
+  csrf: string,
+  notice: string | null,
+  sent: SentAnswer | null = null,
+): Html {
   const { row, pointer } = view;
   const usage = pointer.usage;
+  const name = threadName(row.thread, pointer.title);
+  const workflowPage = `/workflows/hash/${pointer.workflowHash}`;
   return page(
-    { title: `Thread ${row.thread}`, section: "threads", live: row.thread, csrf },
-    html`<nav class="crumbs" aria-label="breadcrumb"><a href="/threads">Threads</a> &rsaquo; <span class="mono">${row.thread}</span></nav>
-<h1 class="thread-title"><span class="mono">${row.thread}</span> <span data-thread="${row.thread}">${statusBadge(row.status)}</span></h1>
+    { title: `${name} · thread`, section: "threads", live: row.thread, csrf },
+    html`<nav class="crumbs" aria-label="breadcrumb"><a href="/threads">Threads</a> &rsaquo; <span>${name}</span></nav>
+<h1 class="thread-title"><span data-field="title">${name}</span> <span data-thread="${row.thread}">${statusBadge(row.status)}</span></h1>
+<p class="mono dim thread-id">${row.thread}</p>
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
 <dl class="facts">
-<dt>Workflow</dt><dd><a href="/workflows/${encodeURIComponent(pointer.workflow)}?version=${pointer.workflowHash}">${pointer.workflow}</a> <span class="mono dim">${pointer.workflowHash}</span></dd>
+<dt>Workflow</dt><dd><a href="${workflowPage}">${pointer.workflow}</a> <span class="mono dim">${pointer.workflowHash}</span></dd>
+${pointer.parent ? html`<dt>Fan-out of</dt><dd><a class="mono" href="/threads/${pointer.parent.thread}">${pointer.parent.thread}</a> (item ${pointer.parent.index})</dd>` : ""}
 <dt>Steps</dt><dd>${view.steps.length}${view.nextRole ? html` &middot; next: <b>${view.nextRole}</b>` : ""}</dd>
 <dt>Usage</dt><dd>${usage ? html`${tokens(usage.inputTokens, usage.outputTokens)} &middot; ${threadCostFact(pointer)}` : "none yet"}</dd>
 <dt>Working dir</dt><dd class="mono">${pointer.cwd}</dd>
 <dt>Created</dt><dd>${when(pointer.createdAt)}</dd><dt>Updated</dt><dd>${when(pointer.updatedAt)}</dd>
 </dl>
-<details class="task"><summary>Task (start prompt)</summary><pre>${view.startPrompt}</pre></details>
-${answerForm(view, csrf)}
-<section id="live" class="live" aria-labelledby="live-h"${row.status === "running" ? "" : html` hidden`}><h2 id="live-h">Running now</h2><p id="live-role">${row.status === "running" ? "An exec is running; its next output appears here." : ""}</p><pre id="live-output" aria-live="polite" tabindex="0"></pre></section>
+<details class="task"><summary>Task (start prompt)</summary><pre class="wrap">${view.startPrompt}</pre></details>
+${row.status === "suspended" && view.wait ? waitPanel(row.thread, view.wait, csrf, sent) : ""}
+${runningNow(view)}
+<section aria-labelledby="route-h"><h2 id="route-h">Route</h2><div class="graph-wrap" tabindex="0" aria-label="the thread's route on its workflow graph, scrollable">${graphSvg(view.workflow, graphEdges(view.workflow), { ...view.route, linkBase: workflowPage })}</div>
+<p class="dim">Edges taken are drawn solid with how often (&middot;n); ${view.route.current ? html`the thread is at <b>${view.route.current}</b>.` : "nothing runs next."}</p></section>
 <section aria-labelledby="steps-h"><h2 id="steps-h">Steps</h2>${
       view.steps.length === 0
         ? html`<p class="empty">No steps yet. Run one with <code>uwf thread exec ${row.thread}</code>.</p>`
         : html`<ol class="timeline" id="timeline">${view.steps.map((s) => stepItem(row.thread, s))}</ol>`
     }</section>
+${view.children.length > 0 ? childList(view) : ""}
 <section aria-labelledby="forks-h"><h2 id="forks-h">Forks</h2>${forkTree(view)}</section>`,
   );
 }
 
-function answerForm(view: ThreadView, csrf: string): Html {
-  const { row, pointer } = view;
-  const info = pointer.suspended;
-  if (row.status !== "suspended" || !info) return html``;
-  const question = info.kind === "question";
-  return html`<section class="ask" aria-labelledby="ask-h"><h2 id="ask-h">${question ? `${info.role} asks` : info.kind === "failure" || info.kind === "retry" ? `${info.role} failed` : info.kind === "guard" ? "Stopped by a guard" : "Stopped by a budget"}</h2>
-<blockquote class="question" id="question">${info.reason}</blockquote>
-<form method="post" action="/threads/${row.thread}/answer" class="answer">
-<input type="hidden" name="csrf" value="${csrf}">
-<label for="answer">${question ? "Your answer" : "A note for the retry (optional)"}</label>
-<textarea id="answer" name="answer" rows="4"${question ? html` required` : ""}></textarea>
-<button type="submit">${question ? "Answer and resume" : "Retry the step"}</button>
-<p class="dim">Same as <code>uwf thread resume ${row.thread} -p "&hellip;"</code>: runs the next step in the background.</p>
-</form></section>`;
+/** The title people gave a thread, or its short id. */
+export function threadName(thread: string, title: string | null | undefined): string {
+  return title?.trim() ? title : shortThread(thread);
 }
 
+/** While an exec holds the thread: which role runs, by which agent, for how long; its output. */
+function runningNow(view: ThreadView): Html {
+  const run = view.running;
+  return html`<section id="live" class="live" aria-labelledby="live-h"${run ? "" : html` hidden`}><h2 id="live-h">Running now</h2><p id="live-role">${
+    run
+      ? html`<b data-field="running-role">${run.role ?? "a step"}</b> by <span data-field="running-agent">${run.agent}</span> &middot; <span class="elapsed" data-since="${run.since}">running since ${when(run.since)}</span>`
+      : ""
+  }</p><pre id="live-output" aria-live="polite" tabindex="0"></pre></section>`;
+}
+
+/** A step: its status, usage, its key output fields inline, long values and body to expand. */
 function stepItem(thread: string, s: StepView): Html {
+  const fields = Object.entries(s.output).filter(([key]) => key !== "$status");
   return html`<li class="step" id="step-${s.hash}"><div class="step-head"><span class="step-n">#${s.number}</span> <b class="role">${s.role}</b> <span class="arrow">&rarr;</span> <span class="badge out">${s.status}</span> <a class="mono" href="/threads/${thread}/steps/${s.hash}">${s.hash}</a></div>
-<div class="step-meta"><span title="agent">${s.agent}</span> &middot; <span title="duration">${duration(s.durationMs)}</span> &middot; <span title="tokens">${tokens(s.usage.inputTokens, s.usage.outputTokens)}</span> &middot; <span title="cost">${costFact(s.usage.costUsd)}</span>${s.attempts > 1 ? html` &middot; ${s.attempts} attempts` : ""} &middot; ${when(s.startedAt)}</div>
-<details><summary>Output</summary><pre>${JSON.stringify(s.output, null, 2)}</pre></details></li>`;
+<div class="step-meta dim">${s.agent} &middot; ${duration(s.durationMs)} &middot; ${tokens(s.usage.inputTokens, s.usage.outputTokens)} &middot; ${costFact(s.usage.costUsd)}${s.attempts > 1 ? html` &middot; ${s.attempts} attempts` : ""} &middot; ${when(s.startedAt)}</div>
+${fields.length > 0 ? html`<dl class="output">${fields.map(([key, value]) => outputField(key, value))}</dl>` : ""}
+${s.body.trim() ? html`<details class="body"><summary>Body (${lineCount(s.body)})</summary><pre class="wrap">${s.body}</pre></details>` : ""}</li>`;
+}
+
+/** Short values in full; a long or many-line one as its start, to expand. */
+function outputField(key: string, value: unknown): Html {
+  const text = typeof value === "string" ? value : JSON.stringify(value, null, 2);
+  const short = text.length <= 240 && !text.includes("\n");
+  return html`<dt>${key}</dt><dd>${
+    short
+      ? html`<span class="value">${text}</span>`
+      : html`<details><summary>${text.replace(/\s+/g, " ").slice(0, 120)}&hellip;</summary><pre class="wrap">${text}</pre></details>`
+  }</dd>`;
+}
+
+function lineCount(text: string): string {
+  const n = text.trimEnd().split("\n").length;
+  return n === 1 ? "1 line" : `${n} lines`;
+}
+
+/** The threads its fan-outs made: each child's item, title, status, role and steps. */
+function childList(view: ThreadView): Html {
+  return html`<section aria-labelledby="children-h"><h2 id="children-h">Fan-out children</h2><div class="table-wrap"><table class="children"><thead><tr><th scope="col" class="num">Item</th><th scope="col">Thread</th><th scope="col">Status</th><th scope="col">Role</th><th scope="col" class="num">Steps</th></tr></thead><tbody>${view.children.map(
+    (c) =>
+      html`<tr data-thread="${c.thread}"><td class="num">${c.index}</td><td><a href="/threads/${c.thread}"${c.title ? "" : html` class="mono"`}>${threadName(c.thread, c.title)}</a>${c.title ? html` <span class="mono dim">${shortThread(c.thread)}</span>` : ""}</td><td>${statusBadge(c.status)}</td><td>${c.currentRole ?? "\u2014"}</td><td class="num">${c.steps}</td></tr>`,
+  )}</tbody></table></div></section>`;
 }
 
 /** The fork family as a tree: each thread under the one that ran the step it was forked at. */
@@ -85,7 +126,7 @@ export function stepPage(detail: StepDetail): Html {
   const s = detail.step;
   return page(
     { title: `Step ${s.hash}`, section: "threads", live: detail.thread },
-    html`<nav class="crumbs" aria-label="breadcrumb"><a href="/threads">Threads</a> &rsaquo; <a class="mono" href="/threads/${detail.thread}">${detail.thread}</a> &rsaquo; step</nav>
+    html`<nav class="crumbs" aria-label="breadcrumb"><a href="/threads">Threads</a> &rsaquo; <a href="/threads/${detail.thread}"${detail.title ? "" : html` class="mono"`}>${threadName(detail.thread, detail.title)}</a> &rsaquo; step</nav>
 <h1><b>${s.role}</b> &rarr; <span class="badge out">${s.status}</span> <span class="mono dim">${s.hash}</span></h1>
 <dl class="facts"><dt>Agent</dt><dd>${s.agent}</dd><dt>Duration</dt><dd>${duration(s.durationMs)}</dd><dt>Tokens</dt><dd>${tokens(s.usage.inputTokens, s.usage.outputTokens)}${s.usage.cacheReadTokens !== null ? html` &middot; ${s.usage.cacheReadTokens} cache read` : ""}</dd><dt>Cost</dt><dd>${cost(s.usage.costUsd)}</dd><dt>Started</dt><dd>${when(s.startedAt)}</dd><dt>Working dir</dt><dd class="mono">${detail.cwd}</dd>${detail.prev ? html`<dt>Previous</dt><dd><a class="mono" href="/threads/${detail.thread}/steps/${detail.prev}">${detail.prev}</a></dd>` : ""}</dl>
 <section aria-labelledby="out-h"><h2 id="out-h">Output</h2><pre>${JSON.stringify(s.output, null, 2)}</pre></section>

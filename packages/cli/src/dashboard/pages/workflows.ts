@@ -33,7 +33,7 @@ export function workflowPage(view: WorkflowView): Html {
     { title: `Workflow ${view.name}`, section: "workflows" },
     html`<nav class="crumbs" aria-label="breadcrumb"><a href="/workflows">Workflows</a> &rsaquo; ${view.name}</nav>
 <h1>${view.name} <span class="mono dim">${view.hash}</span></h1>
-${old ? html`<p class="notice">An earlier version. <a href="/workflows/${encodeURIComponent(view.name)}">See the current one</a>.</p>` : ""}
+${!view.registered ? html`<p class="notice">This version is not registered as ${view.name}: a thread runs it that was started from a file, imported, or made by a fan-out.${view.current ? html` <a href="/workflows/${encodeURIComponent(view.name)}">See the registered one</a>.` : ""}</p>` : old ? html`<p class="notice">An earlier version. <a href="/workflows/${encodeURIComponent(view.name)}">See the current one</a>.</p>` : ""}
 ${payload.description ? html`<p>${payload.description}</p>` : ""}
 <section aria-labelledby="graph-h"><h2 id="graph-h">Graph</h2><div class="graph-wrap" tabindex="0" aria-label="workflow graph, scrollable">${graphSvg(payload, edges)}</div>
 <p class="dim">Hover or focus an edge for its prompt; select it to jump to the list below.</p></section>
@@ -47,9 +47,13 @@ ${payload.description ? html`<p>${payload.description}</p>` : ""}
 <dl class="facts">${def.goal ? html`<dt>Goal</dt><dd>${def.goal}</dd>` : ""}${def.capabilities?.length ? html`<dt>Capabilities</dt><dd>${def.capabilities.join(", ")}</dd>` : ""}${def.procedure ? html`<dt>Procedure</dt><dd class="pre">${def.procedure}</dd>` : ""}${def.output ? html`<dt>Output</dt><dd class="pre">${def.output}</dd>` : ""}</dl>
 <details><summary>Output schema</summary><pre>${JSON.stringify(view.schemas[role], null, 2)}</pre></details></article>`,
     )}</section>
-<section aria-labelledby="hist-h"><h2 id="hist-h">Versions</h2><ol class="history">${view.history.map(
-      (h) =>
-        html`<li>${h.hash === view.hash ? html`<b class="mono">${h.hash}</b> (shown)` : html`<a class="mono" href="/workflows/${encodeURIComponent(view.name)}?version=${h.hash}">${h.hash}</a>`}${h.hash === view.current ? " &middot; current" : ""} &middot; ${when(h.at)}</li>`,
-    )}</ol></section>`,
+${
+  view.history.length === 0
+    ? ""
+    : html`<section aria-labelledby="hist-h"><h2 id="hist-h">Versions</h2><ol class="history">${view.history.map(
+        (h) =>
+          html`<li>${h.hash === view.hash ? html`<b class="mono">${h.hash}</b> (shown)` : html`<a class="mono" href="/workflows/${encodeURIComponent(view.name)}?version=${h.hash}">${h.hash}</a>`}${h.hash === view.current ? " &middot; current" : ""} &middot; ${when(h.at)}</li>`,
+      )}</ol></section>`
+}`,
   );
 }
