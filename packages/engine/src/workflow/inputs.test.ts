@@ -54,7 +54,7 @@ describe("workflow inputs: validation", () => {
   it("names an input a template reads that the schema does not declare", () => {
     const result = check(variant(["Issue {{{inputs.issue}}} is", "Issue {{{inputs.isue}}} is"]));
     expect(result.errors).toEqual([
-      'prompt variable "inputs.isue" in graph[triager][done] not found in the workflow\'s inputs (declared: issue, labels, repo)',
+      'prompt variable "inputs.isue" in graph[triager][done] not found in the workflow\'s inputs (did you mean "inputs.issue"?)',
     ]);
     const start = check(variant(["{{{inputs.repo.owner}}}", "{{{inputs.repo.name}}}"]));
     expect(start.errors).toEqual([
