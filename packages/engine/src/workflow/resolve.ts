@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import {
   isHash,
   isHashPrefix,
@@ -20,6 +20,12 @@ import { workflowInvalidError } from "./invalid.js";
 import { loadWorkflowFile } from "./load.js";
 import { materialiseWorkflow, toWorkflowPayload } from "./materialise.js";
 import { parsedWorkflowCacheDir } from "./parse-cache.js";
+import {
+  placeProblems,
+  problemLine,
+  readerProblems,
+  type WorkflowProblem,
+} from "./problem-positions.js";
 import { discardingCas, schemaProblems } from "./schema-check.js";
 import type { SchemaMap } from "./schema-shape.js";
 import { shadowWarning } from "./shadow.js";
@@ -68,6 +74,8 @@ export type FanoutStore = Pick<ResolveContext, "cas" | "registry">;
 export interface LoadedWorkflow extends Omit<WorkflowValidation, "faultySchemas"> {
   path: string;
   includes: string[];
+  /** Every error and warning with its code, path, file, line and column (`--format json`). */
+  problems: WorkflowProblem[];
 }
 
 /**
@@ -214,15 +222,17 @@ export async function loadAndValidate(
     });
   } catch (error) {
     if (isUwfError(error) && error.code === "WORKFLOW_INVALID") {
-      const errors = (error.details?.errors as string[] | undefined) ?? [error.message];
+      const read = (error.details?.errors as string[] | undefined) ?? [error.message];
+      const problems = readerProblems(basename(path), read);
       return {
         valid: false,
         name: null,
-        errors,
+        errors: problems.map(problemLine),
         warnings: [],
         definition: null,
         path: resolve(path),
         includes: [],
+        problems,
       };
     }
     throw error;
@@ -245,17 +255,16 @@ export async function loadAndValidate(
     validation.warnings.push(...children.warnings);
     if (children.workflows.size > 0) validation.definition.fanoutWorkflows = children.workflows;
   }
+  // Positions are looked up only now, and only when there is something to place.
+  const placed = placeProblems(loaded.path, loaded.root, problems, validation.warnings);
+  const lines = placed.map(problemLine);
+  const errors = lines.slice(0, problems.length);
+  const warnings = lines.slice(problems.length);
+  const where = { path: loaded.path, includes: loaded.includes, problems: placed };
   if (problems.length > 0) {
-    return {
-      ...validation,
-      valid: false,
-      errors: problems,
-      definition: null,
-      path: loaded.path,
-      includes: loaded.includes,
-    };
+    return { ...validation, valid: false, errors, warnings, definition: null, ...where };
   }
-  return { ...validation, path: loaded.path, includes: loaded.includes };
+  return { ...validation, warnings, ...where };
 }
 
 /**
@@ -315,7 +324,7 @@ async function fromFile(
     ...(validatorCacheDir === undefined ? {} : { validatorCacheDir }),
   });
   if (!loaded.valid || loaded.definition === null) {
-    throw workflowInvalidError(path, loaded.errors, loaded.warnings);
+    throw workflowInvalidError(path, loaded.errors, loaded.warnings, loaded.problems);
   }
   let resolved: ResolvedWorkflow;
   const found = { source, path: loaded.path, warnings: [...loaded.warnings] };
