@@ -95,7 +95,7 @@ function edgeDetail(message: string): string[] {
 
 function roleDetail(role: string, rest: string): string[] {
   if (/^ graph /.test(rest) || /^ can never reach/.test(rest)) return ["graph", role];
-  if (/^ frontmatter/.test(rest)) return ["roles", role, "frontmatter"];
+  if (/^ frontmatter/.test(rest)) return ["roles", role, "frontmatter", ...schemaDetail(rest)];
   const key = new RegExp(`^: (?:unknown key |exitStatus(?:\\[[^\\]]*\\])? |)${QUOTED}`).exec(rest);
   if (key !== null) {
     const written = key[1]!;
@@ -106,8 +106,27 @@ function roleDetail(role: string, rest: string): string[] {
 
 function inputsDetail(top: string, message: string): string[] {
   if (top !== "inputs") return [top];
+  if (message.startsWith('"inputs": ')) return ["inputs", ...schemaDetail(message)];
   const properties = /^inputs\.properties\.([\w-]+)/.exec(message);
   if (properties !== null) return ["inputs", "properties", properties[1]!];
   if (/^"?inputs\.required/.test(message)) return ["inputs", "required"];
   return ["inputs"];
+}
+
+/**
+ * Inside a JSON Schema, the keyword or format a schema warning names, at the place it names
+ * (`at the top`, `at properties.title`; schema-lint writes an awkward name as `["a b"]`).
+ */
+function schemaDetail(message: string): string[] {
+  const found = new RegExp(`(?:keyword ${QUOTED}|format ${QUOTED}) at (the top|[^\\s;(]+)`).exec(
+    message,
+  );
+  if (found === null) return [];
+  const place =
+    found[3] === "the top"
+      ? []
+      : [...found[3]!.matchAll(/\["((?:[^"\\]|\\.)*)"\]|([^.[\]]+)/g)].map(
+          (part) => part[1] ?? part[2]!,
+        );
+  return found[1] === undefined ? [...place, "format"] : [...place, found[1]];
 }

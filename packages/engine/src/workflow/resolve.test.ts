@@ -260,6 +260,21 @@ describe("resolveWorkflow", () => {
     expect(error.hint).toContain("uwf workflow list");
   });
 
+  test("a misspelt name suggests the registered or .workflows/ name meant", async () => {
+    write("repo/.git/HEAD", "x");
+    write("repo/.workflows/review-pr.yaml", workflowYaml("review-pr"));
+    const { hash } = await resolveWorkflow(
+      write("elsewhere/greet.yaml", workflowYaml("greet")),
+      context(""),
+    );
+    await registry.add("greet", hash);
+    const fromFolder = await resolveError("reveiw-pr", "repo");
+    expect(fromFolder.hint).toMatch(/^Did you mean "review-pr"\? Run `uwf workflow list`/);
+    expect(fromFolder.details?.suggestion).toBe("review-pr");
+    expect((await resolveError("gret", "repo")).hint).toMatch(/^Did you mean "greet"\?/);
+    expect((await resolveError("unrelated", "repo")).hint).toMatch(/^Run `uwf workflow list`/);
+  });
+
   test("a reference that is not a name is never used as a path component of .workflows/ or the registry", async () => {
     write("repo/.workflows/evil.yaml", workflowYaml("evil"));
     const error = await resolveError("../.workflows/evil", "repo/sub");

@@ -9,7 +9,7 @@ import {
   workflowNodeKind,
 } from "@united-workforce/protocol";
 import type { Cas, RegistryStore } from "@united-workforce/store";
-import { isUwfError, UwfError } from "@united-workforce/util";
+import { isUwfError, nearestWord, UwfError } from "@united-workforce/util";
 import type { WorkflowDefinition, WorkflowSource } from "./definition.js";
 import {
   type FindFanoutChild,
@@ -30,7 +30,12 @@ import { discardingCas, schemaProblems } from "./schema-check.js";
 import type { SchemaMap } from "./schema-shape.js";
 import { shadowWarning } from "./shadow.js";
 import { validateWorkflow, type WorkflowValidation } from "./validate.js";
-import { findInWorkflowDirs, WORKFLOWS_DIR, workflowFileAt } from "./workflow-files.js";
+import {
+  findInWorkflowDirs,
+  namesInWorkflowDirs,
+  WORKFLOWS_DIR,
+  workflowFileAt,
+} from "./workflow-files.js";
 
 export interface ResolvedWorkflow {
   hash: string;
@@ -52,7 +57,7 @@ export interface ResolveContext {
     Cas,
     "has" | "get" | "getPayload" | "builtin" | "isKind" | "put" | "putSchema" | "backend"
   >;
-  registry: Pick<RegistryStore, "get">;
+  registry: Pick<RegistryStore, "get" | "list">;
   /** Where compiled validators are cached, to check role schemas of a file without ajv. */
   validatorCacheDir?: string;
   /**
@@ -157,7 +162,11 @@ export async function resolveWorkflow(
   tried.push(`registry: no workflow named "${ref}"`);
   const byPrefix = await workflowByHashPrefix(ref, cas);
   if (byPrefix !== null) return byPrefix;
-  throw notFound(ref, tried, null);
+  const known = [
+    ...(await registry.list()).map((entry) => entry.name),
+    ...namesInWorkflowDirs(searched),
+  ];
+  throw notFound(ref, tried, null, nearestWord(ref, known));
 }
 
 /** The one stored workflow node whose hash starts with `ref`, or null when none does. */
@@ -347,14 +356,21 @@ async function fromFile(
   return resolved;
 }
 
-function notFound(ref: string, tried: string[], note: string | null): UwfError {
+/** `near`: a registered or `.workflows/` name that `ref` most likely misspells. */
+function notFound(
+  ref: string,
+  tried: string[],
+  note: string | null,
+  near?: string | undefined,
+): UwfError {
   const lines = note === null ? tried : [...tried, note];
+  const guess = near === undefined ? "" : `Did you mean "${near}"? `;
   return new UwfError(
     "WORKFLOW_NOT_FOUND",
     `workflow "${ref}" not found; tried:\n${lines.map((l) => `  - ${l}`).join("\n")}`,
     {
-      hint: "Run `uwf workflow list` to see registered workflows, or pass the path of a workflow YAML file.",
-      details: { ref, tried: lines },
+      hint: `${guess}Run \`uwf workflow list\` to see registered workflows, or pass the path of a workflow YAML file.`,
+      details: { ref, tried: lines, ...(near === undefined ? {} : { suggestion: near }) },
     },
   );
 }
