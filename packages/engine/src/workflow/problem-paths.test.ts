@@ -17,6 +17,11 @@ describe("problemPath", () => {
       ["roles", "r", "agent"],
     ],
     ['role "r" is not reachable from $START', "UNREACHABLE", ["roles", "r"]],
+    [
+      'role "r": exitStatus key "300" must be an exit code from 0 to 255 or "default"',
+      "INVALID_VALUE",
+      ["roles", "r", "exitStatus"],
+    ],
     ['role "r" can never reach $END: every path loops', "UNREACHABLE", ["graph", "r"]],
     ['role "r" graph is missing status keys: done', "STATUS_KEYS", ["graph", "r"]],
     [

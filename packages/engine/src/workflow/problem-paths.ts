@@ -61,7 +61,7 @@ function pathOf(message: string): string[] | null {
   match = /^edge (.*?)\u2192(.*?): /.exec(message);
   if (match !== null) return ["graph", match[1]!, match[2]!, "role"];
   match = GRAPH_EDGE.exec(message);
-  if (match !== null) return [...["graph", match[1]!, match[2]!], ...edgeDetail(message)];
+  if (match !== null) return ["graph", match[1]!, match[2]!, ...edgeDetail(message)];
   match = /^graph\[([^\]]*)\]/.exec(message);
   if (match !== null) return ["graph", match[1]!];
   match = new RegExp(`^graph key ${QUOTED}`).exec(message);
@@ -72,7 +72,7 @@ function pathOf(message: string): string[] | null {
   match = new RegExp(`^unknown top-level key ${QUOTED}`).exec(message);
   if (match !== null) return [match[1]!];
   match = /^"?(inputs|maxSteps|name|description|worktree|version|roles|graph)\b/.exec(message);
-  if (match !== null) return inputsDetail(match[1]!, message);
+  if (match !== null) return topLevelDetail(match[1]!, message);
   if (/^workflow name /.test(message)) return ["name"];
   if (/^missing required field "/.test(message)) return [];
   return null;
@@ -96,15 +96,14 @@ function edgeDetail(message: string): string[] {
 function roleDetail(role: string, rest: string): string[] {
   if (/^ graph /.test(rest) || /^ can never reach/.test(rest)) return ["graph", role];
   if (/^ frontmatter/.test(rest)) return ["roles", role, "frontmatter", ...schemaDetail(rest)];
-  const key = new RegExp(`^: (?:unknown key |exitStatus(?:\\[[^\\]]*\\])? |)${QUOTED}`).exec(rest);
-  if (key !== null) {
-    const written = key[1]!;
-    return ["roles", role, written.split(/[ :]/)[0]!];
-  }
+  if (/^: exitStatus\b/.test(rest)) return ["roles", role, "exitStatus"];
+  // `: unknown key "x"`, `: "goal" must be …`, `: "agent: human" and "run" exclude …`
+  const key = new RegExp(`^: (?:unknown key )?${QUOTED}`).exec(rest);
+  if (key !== null) return ["roles", role, key[1]!.split(/[ :]/)[0]!];
   return ["roles", role];
 }
 
-function inputsDetail(top: string, message: string): string[] {
+function topLevelDetail(top: string, message: string): string[] {
   if (top !== "inputs") return [top];
   if (message.startsWith('"inputs": ')) return ["inputs", ...schemaDetail(message)];
   const properties = /^inputs\.properties\.([\w-]+)/.exec(message);
