@@ -593,6 +593,7 @@ describe("invalid workflows: exit 3, every error listed, nothing written", () =>
       message: expect.stringContaining(`invalid workflow "${file}"`),
       hint: expect.stringContaining("uwf workflow validate"),
       errors: expected,
+      problems,
     });
 
     expect((await uwf(["workflow", "list", "--format", "json"])).stdout).toBe(listBefore);
