@@ -56,13 +56,13 @@ export function checkGraphKeys(
     if (extra.length > 0) errors.push(undeclaredStatusKeys(source, extra, missing));
   }
   if (!graph.has(START)) errors.push(START_STATUSES_REQUIRED);
-  // A role run only as a fan-out's child needs no graph entry: its child workflow ends it.
   // A role whose entry is there under a misspelt key is told so by that key's error alone.
   const misspelt = new Set(
     [...graph.keys()]
       .filter((key) => !shape.roles.has(key))
       .map((key) => nearestWord(key, shape.roles.keys())),
   );
+  // A role run only as a fan-out's child needs no graph entry: its child workflow ends it.
   for (const role of shape.roles.keys()) {
     if (!graph.has(role) && !shape.fanoutMentions.childRoles.has(role) && !misspelt.has(role)) {
       errors.push(`role "${role}" has no graph entry: add graph.${role} with one edge per status`);
@@ -224,6 +224,8 @@ function startVariableNotFound(
   const name = variable.split(".")[0] as string;
   const declared = Object.keys(propertiesOf(inputs) ?? {});
   if (declared.includes(name)) return `${message}: write {{{inputs.${variable}}}}`;
+  const near = nearestWord(name, declared);
+  if (near !== undefined) return `${message}: did you mean {{{inputs.${near}}}}?`;
   const how =
     inputs === null
       ? `declare it under "inputs:" (properties: { ${name}: { type: string } }), pass it with "thread start --input ${name}=…"`

@@ -60,6 +60,12 @@ describe("workflow inputs: validation", () => {
     expect(start.errors).toEqual([
       'prompt variable "inputs.repo.name" in graph[$START][new] not found in the workflow\'s inputs (declared: issue, labels, repo)',
     ]);
+    // Written as upstream did, without "inputs.": the input meant, or how to write a declared one.
+    const bare = check(variant(["{{{inputs.repo.owner}}}", "{{{isue}}} in {{{repo.owner}}}"]));
+    expect(bare.errors).toEqual([
+      'prompt variable "isue" in graph[$START][new] not found: $START edges are rendered with no output fields: did you mean {{{inputs.issue}}}?',
+      'prompt variable "repo.owner" in graph[$START][new] not found: $START edges are rendered with no output fields: write {{{inputs.repo.owner}}}',
+    ]);
   });
 
   it("says a workflow without inputs has none to read", () => {

@@ -127,10 +127,10 @@ export function problemLine(problem: WorkflowProblem): string {
 function parseForPositions(real: string): ParsedFile | null {
   try {
     const lines = new LineCounter();
+    // The loader has read every file already, within its nesting, alias and size limits.
     const doc = parseDocument(readFileSync(real, "utf8"), {
       customTags: [includeMarker],
       lineCounter: lines,
-      keepSourceTokens: false,
     });
     return { doc, lines };
   } catch {
@@ -151,7 +151,7 @@ function findNode(
   let parsed = open(current);
   if (parsed === null) return { file, line: null, column: null };
   let node: Node | null = parsed.doc.contents as Node | null;
-  let offset: number | null = node?.range?.[0] ?? 0;
+  let offset = node?.range?.[0] ?? 0;
   for (const key of path) {
     node = resolveAlias(node, parsed);
     const included = includeTarget(node);
@@ -170,7 +170,6 @@ function findNode(
     offset = (pair.key as Node).range?.[0] ?? offset;
     node = pair.value as Node | null;
   }
-  if (offset === null) return { file: current, line: null, column: null };
   const { line, col } = parsed.lines.linePos(offset);
   return { file: current, line, column: col };
 }
