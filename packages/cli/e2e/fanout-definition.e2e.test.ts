@@ -205,7 +205,7 @@ describe("fan-out definitions", () => {
       PARENT.replace("role: review, concurrency: 2", "role: review, concurrency: 0"),
     );
     const expected = [
-      "graph[plan][ready].fanout.concurrency must be a whole number, at least 1 (how many children run at once; default 4)",
+      "review-all.yaml:42:52: graph[plan][ready].fanout.concurrency must be a whole number, at least 1 (how many children run at once; default 4)",
     ];
     const validate = await uwf(["workflow", "validate", "review-all.yaml", "--format", "json"]);
     expect(validate.code).toBe(3);

@@ -225,10 +225,10 @@ graph:
     const run = await uwf("workflow", "validate", file);
     expect(run.code).toBe(3);
     expect(run.stdout).toContain(
-      '  - inputs.properties.issue: type "int" is not a JSON Schema type (string, number, integer, boolean, array, object, null)',
+      '  - broken.yaml:5:5: inputs.properties.issue: type "int" is not a JSON Schema type (string, number, integer, boolean, array, object, null)',
     );
     expect(run.stdout).toContain(
-      '  - inputs.required names "title", which inputs.properties does not declare; declare its type under inputs.properties',
+      '  - broken.yaml:6:3: inputs.required names "title", which inputs.properties does not declare; declare its type under inputs.properties',
     );
   });
 });

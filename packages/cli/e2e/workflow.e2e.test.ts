@@ -406,48 +406,52 @@ const INVALID: InvalidCase[] = [
     title: "missing fields",
     file: fixture("invalid/missing-fields.yaml"),
     errors: [
-      'missing required field "name"',
-      'missing required field "roles"',
-      'missing required field "graph"',
+      'missing-fields.yaml:2:1: missing required field "name"',
+      'missing-fields.yaml:2:1: missing required field "roles"',
+      'missing-fields.yaml:2:1: missing required field "graph"',
     ],
   },
   {
     title: "an unknown target role",
     file: fixture("invalid/unknown-target.yaml"),
-    errors: ['edge reviewer→rejected: unknown target role "devloper"'],
+    errors: [
+      'unknown-target.yaml:21:17: edge reviewer→rejected: unknown target role "devloper" (did you mean "developer"?)',
+    ],
   },
   {
     title: 'the "_" status',
     file: fixture("invalid/underscore-status.yaml"),
     errors: [
-      'status key "_" is no longer valid: use explicit statuses (see uwf prompt workflow-authoring)',
+      'underscore-status.yaml: status key "_" is no longer valid: use explicit statuses (see uwf prompt workflow-authoring)',
     ],
   },
   {
     title: "const and enum mixed up in $status",
     file: fixture("invalid/status-mixup.yaml"),
     errors: [
-      'role "listed" frontmatter: "$status" const must be a string, found ["approved","rejected"]',
-      'role "scalar" frontmatter: "$status" enum must be a non-empty list of strings',
-      'role "variants" frontmatter oneOf[0]: "$status" enum has 2 values (ready, waiting); each variant declares exactly one status: use const',
+      'status-mixup.yaml:5:5: role "listed" frontmatter: "$status" const must be a string, found ["approved","rejected"]',
+      'status-mixup.yaml:10:5: role "scalar" frontmatter: "$status" enum must be a non-empty list of strings',
+      'status-mixup.yaml:15:5: role "variants" frontmatter oneOf[0]: "$status" enum has 2 values (ready, waiting); each variant declares exactly one status: use const',
     ],
   },
   {
     title: "$START without resume",
     file: fixture("invalid/start-without-resume.yaml"),
-    errors: ['$START must have edges with statuses "new" and "resume"'],
+    errors: [
+      'start-without-resume.yaml:9:3: $START must have edges with statuses "new" and "resume"',
+    ],
   },
   {
     title: "an unreachable role",
     file: fixture("invalid/unreachable-role.yaml"),
-    errors: ['role "tester" is not reachable from $START'],
+    errors: ['unreachable-role.yaml:8:3: role "tester" is not reachable from $START'],
   },
   {
     title: "undefined template variables (dotted ones too)",
     file: fixture("invalid/undefined-variable.yaml"),
     errors: [
-      'prompt variable "branch" in graph[developer][done] not found in role "developer" frontmatter',
-      'prompt variable "pr.number" in graph[developer][done] not found in role "developer" frontmatter',
+      'undefined-variable.yaml:16:25: prompt variable "branch" in graph[developer][done] not found in role "developer" frontmatter',
+      'undefined-variable.yaml:16:25: prompt variable "pr.number" in graph[developer][done] not found in role "developer" frontmatter',
     ],
   },
   {
@@ -481,7 +485,9 @@ const INVALID: InvalidCase[] = [
   {
     title: "an include cycle",
     file: fixture("invalid/include-cycle.yaml"),
-    errors: ["include cycle: cycle-roles.yaml → cycle-writer.yaml → cycle-roles.yaml"],
+    errors: [
+      "include-cycle.yaml: include cycle: cycle-roles.yaml → cycle-writer.yaml → cycle-roles.yaml",
+    ],
   },
   {
     title: "a YAML alias bomb",
@@ -494,18 +500,32 @@ const INVALID: InvalidCase[] = [
     title: "role schemas ajv cannot compile",
     file: fixture("invalid/uncompilable-schema.yaml"),
     errors: [
-      'role "writer" frontmatter is not a valid JSON Schema: at properties.pages.type: "integr" is not a JSON Schema type (string, number, integer, boolean, object, array, null)',
-      'role "editor" frontmatter is not a valid JSON Schema: at properties.words.minimum: must be number',
+      'uncompilable-schema.yaml:5:5: role "writer" frontmatter is not a valid JSON Schema: at properties.pages.type: "integr" is not a JSON Schema type (string, number, integer, boolean, object, array, null)',
+      'uncompilable-schema.yaml:10:5: role "editor" frontmatter is not a valid JSON Schema: at properties.words.minimum: must be number',
     ],
   },
   {
     title: "a name that is not the file's",
     file: fixture("invalid/name-mismatch.yaml"),
     errors: [
-      'workflow name mismatch: file "name-mismatch.yaml" implies name "name-mismatch" but YAML declares name "mismatched-name". Either rename the file to "mismatched-name.yaml" or change the YAML `name` field to "name-mismatch"',
+      'name-mismatch.yaml:1:1: workflow name mismatch: file "name-mismatch.yaml" implies name "name-mismatch" but YAML declares name "mismatched-name". Either rename the file to "mismatched-name.yaml" or change the YAML `name` field to "name-mismatch"',
     ],
   },
 ];
+
+interface ProblemEntry {
+  severity: string;
+  code: string;
+  message: string;
+  path: string[] | null;
+  file: string;
+  line: number | null;
+  column: number | null;
+}
+
+/** A problem of `--format json` as the text view writes it. */
+const problemText = (p: ProblemEntry) =>
+  `${p.line === null ? p.file : `${p.file}:${p.line}:${p.column}`}: ${p.message}`;
 
 const matcher = (error: string | RegExp) =>
   typeof error === "string" ? error : expect.stringMatching(error);
@@ -535,8 +555,15 @@ describe("invalid workflows: exit 3, every error listed, nothing written", () =>
     expect(validateJson.code).toBe(3);
     const doc = json(validateJson.stdout);
     expect(Object.keys(doc).sort()).toEqual(
-      ["errors", "hash", "name", "source", "valid", "warnings"].sort(),
+      ["errors", "hash", "name", "problems", "source", "valid", "warnings"].sort(),
     );
+    // Each error again with its code and place; the line a person reads is made of them.
+    const problems = (doc as { problems: ProblemEntry[] }).problems;
+    expect(problems.map((p) => p.severity)).toEqual(errors.map(() => "error"));
+    expect(problems.map(problemText)).toEqual(expected);
+    for (const problem of problems) {
+      expect(problem).toMatchObject({ code: expect.any(String), file: expect.any(String) });
+    }
     expect(doc).toMatchObject({
       valid: false,
       hash: null,
@@ -566,6 +593,7 @@ describe("invalid workflows: exit 3, every error listed, nothing written", () =>
       message: expect.stringContaining(`invalid workflow "${file}"`),
       hint: expect.stringContaining("uwf workflow validate"),
       errors: expected,
+      problems,
     });
 
     expect((await uwf(["workflow", "list", "--format", "json"])).stdout).toBe(listBefore);

@@ -44,6 +44,7 @@ export { type UsageQuery, usageReport } from "./usage/report.js";
 export type { RoleDefinition, WorkflowDefinition, WorkflowSource } from "./workflow/definition.js";
 export { workflowInvalidError } from "./workflow/invalid.js";
 export { type MaterialiseStore, materialiseWorkflow } from "./workflow/materialise.js";
+export type { WorkflowProblem } from "./workflow/problem-positions.js";
 export {
   type LoadedWorkflow,
   loadAndValidate,

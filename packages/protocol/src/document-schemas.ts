@@ -409,6 +409,19 @@ function build() {
       hash: nullableHash,
       errors: strings,
       warnings: strings,
+      // The errors and warnings again, each with where it is written (line and column null
+      // when the place is not known).
+      problems: list(
+        object({
+          severity: { enum: ["error", "warning"] },
+          code: str,
+          message: str,
+          path: { anyOf: [strings, { type: "null" }] },
+          file: str,
+          line: { type: ["integer", "null"] },
+          column: { type: ["integer", "null"] },
+        }),
+      ),
       source: str,
     }),
     "workflow show": extend(workflowSummary, {

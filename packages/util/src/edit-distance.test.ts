@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { editDistance } from "./edit-distance.js";
+import { editDistance, nearestWord } from "./edit-distance.js";
 
 describe("editDistance", () => {
   it("counts insertions, deletions and substitutions", () => {
@@ -15,5 +15,18 @@ describe("editDistance", () => {
     expect(editDistance("minLenght", "minLength")).toBe(1);
     expect(editDistance("!incldue", "!include")).toBe(1);
     expect(editDistance("tyep", "then")).toBe(2);
+  });
+});
+
+describe("nearestWord", () => {
+  it("finds the nearest candidate within two edits, ignoring case", () => {
+    expect(nearestWord("reviwer", ["writer", "reviewer"])).toBe("reviewer");
+    expect(nearestWord("Aproved", ["approved", "rejected"])).toBe("approved");
+  });
+
+  it("suggests nothing far, nothing for a short word, and never the word itself", () => {
+    expect(nearestWord("planner", ["reviewer"])).toBeUndefined();
+    expect(nearestWord("ab", ["if"])).toBeUndefined();
+    expect(nearestWord("done", ["done"])).toBeUndefined();
   });
 });

@@ -24,3 +24,25 @@ export function editDistance(a: string, b: string): number {
   }
   return previous[b.length]!;
 }
+
+/**
+ * The word of `candidates` that `word` most likely misspells, for "did you mean": ignoring
+ * case, at most two edits and fewer than the word's own length (so `ab` is not "corrected" to
+ * `if`); undefined when none is that near.
+ */
+export function nearestWord(word: string, candidates: Iterable<string>): string | undefined {
+  const lower = word.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Math.min(3, word.length);
+  for (const candidate of candidates) {
+    if (candidate === word) continue;
+    // Lengths apart by more than the limit cannot be near; this also keeps a huge key cheap.
+    if (Math.abs(candidate.length - lower.length) >= bestDistance) continue;
+    const distance = editDistance(lower, candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}

@@ -12,7 +12,7 @@ export {
 export { canonicalJson } from "./canonical-json.js";
 export { DOCS_BASE_URL, docsUrl } from "./docs-url.js";
 export { addHomeDotenv, readHomeDotenv } from "./dotenv.js";
-export { editDistance } from "./edit-distance.js";
+export { editDistance, nearestWord } from "./edit-distance.js";
 export { type ErrorFields, errorFields, isInternal } from "./error-fields.js";
 export { errorMessage, isUwfError, UwfError } from "./errors.js";
 export { type FollowLogOptions, followLog } from "./events/follow.js";

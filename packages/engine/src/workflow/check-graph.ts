@@ -1,9 +1,11 @@
 import { END, START, START_STATUSES, SUSPEND } from "@united-workforce/protocol";
+import { nearestWord } from "@united-workforce/util";
 import type { Edge, Shape } from "./check-shape.js";
 import { type FanoutDefinition, JOIN_OUTPUT_FIELDS } from "./fanout.js";
 import { fanoutTemplateFields } from "./fanout-rules.js";
 import { INPUTS_FIELD, inputsFields, inputsVariableProblem } from "./inputs.js";
 import {
+  didYouMean,
   missingStatusKeys,
   START_STATUSES_REQUIRED,
   templateVariableNotFound,
@@ -12,6 +14,7 @@ import {
   unknownTargetRole,
 } from "./messages.js";
 import type { RoleExits } from "./role-exits.js";
+import { propertiesOf, type SchemaMap } from "./schema-shape.js";
 import { findTemplateProblems, type TemplateProblem } from "./template-variables.js";
 
 /** Each graph key is a declared role (or $START) and keys exactly the statuses it declares. */
@@ -34,7 +37,9 @@ export function checkGraphKeys(
       continue;
     }
     if (!shape.roles.has(source)) {
-      errors.push(`graph[${source}]: "${source}" is not a role declared under "roles"`);
+      errors.push(
+        `graph[${source}]: "${source}" is not a role declared under "roles"${didYouMean(source, shape.roles.keys())}`,
+      );
       continue;
     }
     if (statuses.includes(SUSPEND)) {
@@ -48,12 +53,18 @@ export function checkGraphKeys(
     const missing = declared.statuses.filter((s) => !keyed.includes(s));
     const extra = keyed.filter((s) => !declared.statuses.includes(s));
     if (missing.length > 0) errors.push(missingStatusKeys(source, missing));
-    if (extra.length > 0) errors.push(undeclaredStatusKeys(source, extra));
+    if (extra.length > 0) errors.push(undeclaredStatusKeys(source, extra, missing));
   }
   if (!graph.has(START)) errors.push(START_STATUSES_REQUIRED);
+  // A role whose entry is there under a misspelt key is told so by that key's error alone.
+  const misspelt = new Set(
+    [...graph.keys()]
+      .filter((key) => !shape.roles.has(key))
+      .map((key) => nearestWord(key, shape.roles.keys())),
+  );
   // A role run only as a fan-out's child needs no graph entry: its child workflow ends it.
   for (const role of shape.roles.keys()) {
-    if (!graph.has(role) && !shape.fanoutMentions.childRoles.has(role)) {
+    if (!graph.has(role) && !shape.fanoutMentions.childRoles.has(role) && !misspelt.has(role)) {
       errors.push(`role "${role}" has no graph entry: add graph.${role} with one edge per status`);
     }
   }
@@ -91,7 +102,7 @@ export function checkEdge(
       warnings.push(`${where}: "location" is ignored on an edge to ${target.role}`);
     }
   } else if (!shape.roles.has(target.role)) {
-    errors.push(unknownTargetRole(source, status, target.role));
+    errors.push(unknownTargetRole(source, status, target.role, shape.roles.keys()));
   }
 
   if (target.prompt.trim() === "") errors.push(`${where}: "prompt" is empty`);
@@ -134,9 +145,11 @@ export function checkEdge(
         const message = templateVariableNotFound(field, problem.variable, source, status);
         const elsewhere = statusesDeclaring(declared, problem.variable, status);
         errors.push(
-          elsewhere.length === 0
-            ? message
-            : `${message} (declared only for status ${elsewhere.map((s) => `"${s}"`).join(", ")})`,
+          elsewhere.length > 0
+            ? `${message} (declared only for status ${elsewhere.map((s) => `"${s}"`).join(", ")})`
+            : problem.variable === BODY_VARIABLE
+              ? `${message}: ${BODY_ADVICE}`
+              : `${message}${didYouMean(problem.variable.split(".")[0] as string, Object.keys(fields))}`,
         );
       }
     }
@@ -162,7 +175,7 @@ function checkStartTemplate(
       errors.push(
         inputsVariableProblem(problem.variable, field, where, shape.inputs) ??
           item?.problem(problem.variable, field, where) ??
-          `${field} variable "${problem.variable}" in ${where} not found: $START edges are rendered with no output fields`,
+          startVariableNotFound(field, problem.variable, where, shape.inputs),
       );
     }
   }
@@ -175,6 +188,8 @@ function templateFormProblem(
   where: string,
 ): string {
   switch (problem.kind) {
+    case "filter":
+      return `${where}: ${field} uses a Liquid filter, {{${problem.tag}}}, but uwf templates are mustache, which has no filters: write {{{${problem.variable}}}} for the value as it is, or a section to shape a list, e.g. {{#${problem.variable}}}{{.}}, {{/${problem.variable}}}`;
     case "syntax":
       return `${where}: ${field} is not a valid mustache template: ${problem.message}`;
     case "partial":
@@ -184,6 +199,38 @@ function templateFormProblem(
         ? `${where}: ${field} reads {{.}} where the value is an object, which renders as "[object Object]": name a field instead, e.g. {{{summary}}}`
         : `${where}: ${field} reads {{{${problem.variable}}}}, an object (or a list of objects), which renders as "[object Object]": read its fields, e.g. {{#${problem.variable}}}{{{name}}}{{/${problem.variable}}}`;
   }
+}
+
+/** Upstream's name for the body of the answer before; uwf's templates read fields only. */
+const BODY_VARIABLE = "_body";
+const BODY_ADVICE =
+  'uwf has no {{_body}}: a template reads only the fields of the frontmatter, so declare the text as a field (e.g. "summary: { type: string }" under its properties) and write {{{summary}}}';
+
+/**
+ * A `$START` edge reads only the inputs: a variable there is most likely meant to be one (as
+ * upstream rendered its start prompts from the task's fields), so the message shows how.
+ */
+function startVariableNotFound(
+  field: "prompt" | "location",
+  variable: string,
+  where: string,
+  inputs: SchemaMap | null,
+): string {
+  const message = `${field} variable "${variable}" in ${where} not found: $START edges are rendered with no output fields`;
+  if (variable === BODY_VARIABLE) return `${message}; ${BODY_ADVICE}`;
+  if (variable === "task") {
+    return `${message}: the thread's task reaches the agent by itself (as "## Task"), so leave it out of the prompt`;
+  }
+  const name = variable.split(".")[0] as string;
+  const declared = Object.keys(propertiesOf(inputs) ?? {});
+  if (declared.includes(name)) return `${message}: write {{{inputs.${variable}}}}`;
+  const near = nearestWord(name, declared);
+  if (near !== undefined) return `${message}: did you mean {{{inputs.${near}}}}?`;
+  const how =
+    inputs === null
+      ? `declare it under "inputs:" (properties: { ${name}: { type: string } }), pass it with "thread start --input ${name}=…"`
+      : `declare it under inputs.properties`;
+  return `${message}: to give "${name}" when a thread starts, ${how} and write {{{inputs.${name}}}}`;
 }
 
 /** Other statuses of the role whose output does carry the variable's first field. */

@@ -3,10 +3,24 @@ import type { EdgeDefinition } from "./definition.js";
 import { checkFanoutShape, checkJoinRoleShape, JOIN_KEY } from "./fanout.js";
 import { checkMaxStepsShape, checkMaxVisitsShape, GUARD_ROLE_KEYS } from "./guards.js";
 import { checkInputsShape } from "./inputs.js";
+import { unknownKey } from "./messages.js";
 import type { SchemaMap } from "./schema-shape.js";
 import { checkStepRoleShape, STEP_ROLE_KEYS, type StepRoleSpec } from "./step-roles.js";
 
-const TOP_LEVEL_KEYS = ["name", "description", "roles", "graph", "inputs", "maxSteps", "worktree"];
+const TOP_LEVEL_KEYS = [
+  "version",
+  "name",
+  "description",
+  "roles",
+  "graph",
+  "inputs",
+  "maxSteps",
+  "worktree",
+];
+/** The workflow format versions uwf reads; a file without `version:` is the same format. */
+export const WORKFLOW_FORMAT_VERSIONS = [1];
+/** Top-level keys starting so are the author's own (upstream files keep YAML anchors there). */
+const EXTENSION_KEY_PREFIX = "x-";
 const ROLE_KEYS = [
   "description",
   "goal",
@@ -63,9 +77,14 @@ export function checkShape(raw: unknown, errors: string[]): Shape | null {
     return null;
   }
   for (const key of Object.keys(raw)) {
-    if (!TOP_LEVEL_KEYS.includes(key)) {
-      errors.push(`unknown top-level key "${key}" (expected: ${TOP_LEVEL_KEYS.join(", ")})`);
+    if (!TOP_LEVEL_KEYS.includes(key) && !key.startsWith(EXTENSION_KEY_PREFIX)) {
+      errors.push(unknownKey("unknown top-level key", key, TOP_LEVEL_KEYS));
     }
+  }
+  if (raw.version !== undefined && !WORKFLOW_FORMAT_VERSIONS.includes(raw.version as number)) {
+    errors.push(
+      `"version" is ${JSON.stringify(raw.version)}, but uwf reads workflow format version ${WORKFLOW_FORMAT_VERSIONS.join(", ")}: write "version: 1" or leave the line out`,
+    );
   }
 
   let name: string | null = null;
@@ -173,7 +192,7 @@ function checkRoleShape(role: string, value: unknown, errors: string[]): SchemaM
   }
   for (const key of Object.keys(value)) {
     if (!ROLE_KEYS.includes(key)) {
-      errors.push(`${where}: unknown key "${key}" (expected: ${ROLE_KEYS.join(", ")})`);
+      errors.push(unknownKey(`${where}: unknown key`, key, ROLE_KEYS));
     }
   }
   for (const key of ROLE_TEXT_KEYS) {
@@ -265,7 +284,7 @@ function checkEdgeShape(where: string, value: unknown, errors: string[]): EdgeDe
   const before = errors.length;
   for (const key of Object.keys(value)) {
     if (!EDGE_KEYS.includes(key)) {
-      errors.push(`${where}: unknown key "${key}" (expected: ${EDGE_KEYS.join(", ")})`);
+      errors.push(unknownKey(`${where}: unknown key`, key, EDGE_KEYS));
     }
   }
   for (const key of ["role", "prompt"]) {

@@ -214,7 +214,7 @@ describe("a workflow: fan-out", () => {
     expect(loaded.valid).toBe(false);
     expect(loaded.errors).toHaveLength(1);
     expect(loaded.errors[0]).toMatch(
-      /^graph\[plan\]\[ready\]: fanout\.workflow "\.\/nope\.yaml" was not found/,
+      /^parent\.yaml:26:30: graph\[plan\]\[ready\]: fanout\.workflow "\.\/nope\.yaml" was not found/,
     );
   });
 
@@ -226,7 +226,7 @@ describe("a workflow: fan-out", () => {
     );
     expect(loaded.valid).toBe(false);
     expect(loaded.errors[0]).toMatch(
-      /^graph\[plan\]\[ready\]: fanout\.workflow "\.\/child\.yaml" is invalid: /,
+      /^parent\.yaml:26:30: graph\[plan\]\[ready\]: fanout\.workflow "\.\/child\.yaml" is invalid: child\.yaml:4:5: /,
     );
   });
 
@@ -234,7 +234,7 @@ describe("a workflow: fan-out", () => {
     write("loop.yaml", CHILD("loop", "./loop.yaml"));
     const loaded = await loadAndValidate(join(base, "loop.yaml"), { store });
     expect(loaded.errors).toEqual([
-      'graph[work][done]: fanout.workflow "./loop.yaml": fan-out cycle: loop.yaml → loop.yaml (a workflow cannot fan out to itself, directly or through others)',
+      'loop.yaml:19:51: graph[work][done]: fanout.workflow "./loop.yaml": fan-out cycle: loop.yaml → loop.yaml (a workflow cannot fan out to itself, directly or through others)',
     ]);
   });
 
@@ -265,7 +265,7 @@ describe("a workflow: fan-out", () => {
       write("child.yaml", withInputs("path, size"));
       const path = write("parent.yaml", PARENT("{ over: files, workflow: ./child.yaml }"));
       expect((await loadAndValidate(path, { store })).errors).toEqual([
-        'graph[plan][ready]: fanout.workflow "./child.yaml": workflow "child" requires the inputs "size", which the items of fanout.over "files" do not declare',
+        'parent.yaml:26:30: graph[plan][ready]: fanout.workflow "./child.yaml": workflow "child" requires the inputs "size", which the items of fanout.over "files" do not declare',
       ]);
     });
 
@@ -279,7 +279,7 @@ describe("a workflow: fan-out", () => {
         .replace("Review {{{item.path}}}", "Review {{{item}}}");
       const path = write("parent.yaml", parent);
       expect((await loadAndValidate(path, { store })).errors).toEqual([
-        'graph[plan][ready]: fanout.workflow "./child.yaml" declares inputs (workflow "child"), which each child takes from its item, but the items of fanout.over "files" are declared as "string": make them objects of the child\'s inputs',
+        'parent.yaml:26:30: graph[plan][ready]: fanout.workflow "./child.yaml" declares inputs (workflow "child"), which each child takes from its item, but the items of fanout.over "files" are declared as "string": make them objects of the child\'s inputs',
       ]);
     });
 
@@ -291,7 +291,7 @@ describe("a workflow: fan-out", () => {
       );
       const path = write("parent.yaml", parent);
       expect((await loadAndValidate(path, { store })).errors).toEqual([
-        'graph[plan][ready]: fanout.workflow "./child.yaml" declares inputs (workflow "child"), which each child takes from its item, but without "over" the one child\'s item is null: fan out over a list of input objects',
+        'parent.yaml:26:17: graph[plan][ready]: fanout.workflow "./child.yaml" declares inputs (workflow "child"), which each child takes from its item, but without "over" the one child\'s item is null: fan out over a list of input objects',
       ]);
     });
   });

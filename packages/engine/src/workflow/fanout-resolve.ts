@@ -108,8 +108,10 @@ function childNotResolved(error: unknown, at: string, path: string, chain: strin
   }
   if (error.code === "WORKFLOW_NOT_FOUND") {
     const tried = (error.details?.tried as string[] | undefined) ?? [];
+    const near = error.details?.suggestion as string | undefined;
+    const guess = near === undefined ? "" : ` (did you mean "${near}"?)`;
     return tried.length > 0
-      ? `${at} was not found (looked for it relative to ${dirname(path)}: ${tried.join("; ")})`
+      ? `${at} was not found${guess} (looked for it relative to ${dirname(path)}: ${tried.join("; ")})`
       : `${at}: ${error.message}`;
   }
   if (error.code === "ID_AMBIGUOUS") return `${at}: ${error.message}`;

@@ -228,8 +228,7 @@ describe("fan-out validation", () => {
     test("must be a role of the workflow", () => {
       expect(errorsOf(withFanout("{ over: files, role: reviewer, failure: any }"))).toEqual([
         'role "review" has no graph entry: add graph.review with one edge per status',
-        'graph[plan][ready]: fanout.role "reviewer" is not a role declared under "roles"',
-        'role "review" is not reachable from $START',
+        'graph[plan][ready]: fanout.role "reviewer" is not a role declared under "roles" (did you mean "review"?)',
       ]);
     });
 
@@ -383,8 +382,8 @@ describe("fan-out validation", () => {
   });
 
   test("unknown-key messages list join and fanout", () => {
-    expect(errorsOf(variant(["    join: true\n", "    join: true\n    joins: 1\n"]))).toEqual([
-      'role "collect": unknown key "joins" (expected: description, goal, capabilities, procedure, output, frontmatter, agent, run, shell, exitStatus, timeoutSeconds, maxVisits, join)',
+    expect(errorsOf(variant(["    join: true\n", "    join: true\n    collector: 1\n"]))).toEqual([
+      'role "collect": unknown key "collector" (expected: description, goal, capabilities, procedure, output, frontmatter, agent, run, shell, exitStatus, timeoutSeconds, maxVisits, join)',
     ]);
   });
 });

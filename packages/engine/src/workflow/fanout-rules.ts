@@ -3,6 +3,7 @@ import { fanoutPath } from "../moderator/evaluate.js";
 import type { Edge, Shape } from "./check-shape.js";
 import { type FanoutDefinition, JOIN_FIELDS, JOIN_STATUSES } from "./fanout.js";
 import { INPUTS_FIELD, inputsFields } from "./inputs.js";
+import { didYouMean } from "./messages.js";
 import type { RoleExits } from "./role-exits.js";
 import { hasOwn, isArraySchema, propertiesOf, type SchemaMap, variantsOf } from "./schema-shape.js";
 
@@ -108,7 +109,9 @@ export function checkFanoutSemantics(
     }
     if (fanout.role !== undefined) {
       if (!shape.roles.has(fanout.role)) {
-        errors.push(`${where}: fanout.role "${fanout.role}" is not a role declared under "roles"`);
+        errors.push(
+          `${where}: fanout.role "${fanout.role}" is not a role declared under "roles"${didYouMean(fanout.role, shape.roles.keys())}`,
+        );
       } else if (shape.joins.has(fanout.role)) {
         errors.push(
           `${where}: fanout.role "${fanout.role}" is a join role; a child runs an ordinary role (an agent, human or script role)`,

@@ -8,6 +8,7 @@ import {
   type WorkflowPayload,
 } from "@united-workforce/protocol";
 import { fanoutPath } from "../moderator/evaluate.js";
+import { unknownKey } from "./messages.js";
 import type { SchemaMap } from "./schema-shape.js";
 
 /**
@@ -96,7 +97,7 @@ export function checkFanoutShape(
   const before = errors.length;
   for (const key of Object.keys(value)) {
     if (!FANOUT_KEYS.includes(key)) {
-      errors.push(`${at}: unknown key "${key}" (expected: ${FANOUT_KEYS.join(", ")})`);
+      errors.push(unknownKey(`${at}: unknown key`, key, FANOUT_KEYS));
     }
   }
   const { over, role, workflow, concurrency, failure, worktree } = value;

@@ -54,11 +54,17 @@ describe("workflow inputs: validation", () => {
   it("names an input a template reads that the schema does not declare", () => {
     const result = check(variant(["Issue {{{inputs.issue}}} is", "Issue {{{inputs.isue}}} is"]));
     expect(result.errors).toEqual([
-      'prompt variable "inputs.isue" in graph[triager][done] not found in the workflow\'s inputs (declared: issue, labels, repo)',
+      'prompt variable "inputs.isue" in graph[triager][done] not found in the workflow\'s inputs (did you mean "inputs.issue"?)',
     ]);
     const start = check(variant(["{{{inputs.repo.owner}}}", "{{{inputs.repo.name}}}"]));
     expect(start.errors).toEqual([
       'prompt variable "inputs.repo.name" in graph[$START][new] not found in the workflow\'s inputs (declared: issue, labels, repo)',
+    ]);
+    // Written as upstream did, without "inputs.": the input meant, or how to write a declared one.
+    const bare = check(variant(["{{{inputs.repo.owner}}}", "{{{isue}}} in {{{repo.owner}}}"]));
+    expect(bare.errors).toEqual([
+      'prompt variable "isue" in graph[$START][new] not found: $START edges are rendered with no output fields: did you mean {{{inputs.issue}}}?',
+      'prompt variable "repo.owner" in graph[$START][new] not found: $START edges are rendered with no output fields: write {{{inputs.repo.owner}}}',
     ]);
   });
 

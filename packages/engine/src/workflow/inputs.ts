@@ -1,4 +1,5 @@
 import { isPlainObject } from "@united-workforce/protocol";
+import { nearestWord } from "@united-workforce/util";
 import type { RoleExits } from "./role-exits.js";
 import { propertiesOf, type SchemaMap } from "./schema-shape.js";
 
@@ -127,6 +128,10 @@ export function inputsVariableProblem(
   }
   if (name === undefined) return null;
   const declared = Object.keys(propertiesOf(inputs) ?? {});
+  const near = nearestWord(name, declared);
+  if (near !== undefined) {
+    return `${field} variable "${variable}" in ${where} not found in the workflow's inputs (did you mean "inputs.${near}"?)`;
+  }
   return `${field} variable "${variable}" in ${where} not found in the workflow's inputs (declared: ${declared.length === 0 ? "none" : declared.join(", ")})`;
 }
 

@@ -1,3 +1,5 @@
+import { nearestWord } from "@united-workforce/util";
+
 /**
  * Validation messages users and tests rely on, word for word (DESIGN §5). Every other message
  * is written where it is raised.
@@ -8,8 +10,13 @@ export const UNDERSCORE_STATUS =
 
 export const START_STATUSES_REQUIRED = '$START must have edges with statuses "new" and "resume"';
 
-export function unknownTargetRole(source: string, status: string, target: string): string {
-  return `edge ${source}→${status}: unknown target role "${target}"`;
+export function unknownTargetRole(
+  source: string,
+  status: string,
+  target: string,
+  roles: Iterable<string> = [],
+): string {
+  return `edge ${source}→${status}: unknown target role "${target}"${didYouMean(target, roles)}`;
 }
 
 export function unreachableRole(role: string): string {
@@ -20,8 +27,18 @@ export function missingStatusKeys(role: string, statuses: readonly string[]): st
   return `role "${role}" graph is missing status keys: ${statusList(statuses)}${yamlKeyHint(statuses)}`;
 }
 
-export function undeclaredStatusKeys(role: string, statuses: readonly string[]): string {
-  return `role "${role}" graph has status keys its frontmatter does not declare in "$status": ${statusList(statuses)}`;
+/** `missing`: the declared statuses the graph lacks, which an undeclared key may misspell. */
+export function undeclaredStatusKeys(
+  role: string,
+  statuses: readonly string[],
+  missing: readonly string[] = [],
+): string {
+  const near = statuses.flatMap((s) => {
+    const declared = nearestWord(s, missing);
+    return declared === undefined ? [] : [`"${s}" → "${declared}"`];
+  });
+  const hint = near.length === 0 ? "" : ` (did you mean ${near.join(", ")}?)`;
+  return `role "${role}" graph has status keys its frontmatter does not declare in "$status": ${statusList(statuses)}${hint}`;
 }
 
 /** Plain words as they are; anything else (an empty key, a space) quoted, so it shows. */
@@ -83,4 +100,21 @@ export function frontmatterNotCompilable(role: string, reason: string): string {
 
 export function inputsNotCompilable(reason: string): string {
   return `"inputs" is not a valid JSON Schema: ${reason}`;
+}
+
+/** ` (did you mean "x"?)` when `word` looks like a misspelt candidate, else "". */
+export function didYouMean(word: string, candidates: Iterable<string>): string {
+  const near = nearestWord(word, candidates);
+  return near === undefined ? "" : ` (did you mean "${near}"?)`;
+}
+
+/**
+ * `<what> "<key>"`, then the key it most likely misspells or, when none is near, every key
+ * allowed there.
+ */
+export function unknownKey(what: string, key: string, expected: readonly string[]): string {
+  const near = nearestWord(key, expected);
+  return near === undefined
+    ? `${what} "${key}" (expected: ${expected.join(", ")})`
+    : `${what} "${key}" (did you mean "${near}"?)`;
 }

@@ -237,8 +237,8 @@ describe("resolveWorkflow", () => {
     const error = await resolveError(file, "");
     expect(error.code).toBe("WORKFLOW_INVALID");
     expect(error.details?.errors).toEqual([
-      'edge greeter→done: unknown target role "$ENDD"',
-      'workflow name mismatch: file "bad.yaml" implies name "bad" but YAML declares name "good". Either rename the file to "good.yaml" or change the YAML `name` field to "bad"',
+      'bad.yaml:12:13: edge greeter→done: unknown target role "$ENDD"',
+      'bad.yaml:1:1: workflow name mismatch: file "bad.yaml" implies name "bad" but YAML declares name "good". Either rename the file to "good.yaml" or change the YAML `name` field to "bad"',
     ]);
     expect(error.message).toContain("(2 errors)");
     expect((await cas.verify()).checked).toBe(0);
@@ -258,6 +258,21 @@ describe("resolveWorkflow", () => {
       ].join("\n"),
     );
     expect(error.hint).toContain("uwf workflow list");
+  });
+
+  test("a misspelt name suggests the registered or .workflows/ name meant", async () => {
+    write("repo/.git/HEAD", "x");
+    write("repo/.workflows/review-pr.yaml", workflowYaml("review-pr"));
+    const { hash } = await resolveWorkflow(
+      write("elsewhere/greet.yaml", workflowYaml("greet")),
+      context(""),
+    );
+    await registry.add("greet", hash);
+    const fromFolder = await resolveError("reveiw-pr", "repo");
+    expect(fromFolder.hint).toMatch(/^Did you mean "review-pr"\? Run `uwf workflow list`/);
+    expect(fromFolder.details?.suggestion).toBe("review-pr");
+    expect((await resolveError("gret", "repo")).hint).toMatch(/^Did you mean "greet"\?/);
+    expect((await resolveError("unrelated", "repo")).hint).toMatch(/^Run `uwf workflow list`/);
   });
 
   test("a reference that is not a name is never used as a path component of .workflows/ or the registry", async () => {
@@ -296,7 +311,7 @@ describe("loadAndValidate", () => {
     const result = await loadAndValidate(file);
     expect(result).toMatchObject({ valid: false, definition: null });
     expect(result.errors).toEqual([
-      'role "greeter" frontmatter is not a valid JSON Schema: at properties.greeting.type: "strng" is not a JSON Schema type (string, number, integer, boolean, object, array, null)',
+      'greet.yaml:4:5: role "greeter" frontmatter is not a valid JSON Schema: at properties.greeting.type: "strng" is not a JSON Schema type (string, number, integer, boolean, object, array, null)',
     ]);
   });
 

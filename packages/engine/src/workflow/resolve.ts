@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import {
   isHash,
   isHashPrefix,
@@ -9,7 +9,7 @@ import {
   workflowNodeKind,
 } from "@united-workforce/protocol";
 import type { Cas, RegistryStore } from "@united-workforce/store";
-import { isUwfError, UwfError } from "@united-workforce/util";
+import { isUwfError, nearestWord, UwfError } from "@united-workforce/util";
 import type { WorkflowDefinition, WorkflowSource } from "./definition.js";
 import {
   type FindFanoutChild,
@@ -20,11 +20,22 @@ import { workflowInvalidError } from "./invalid.js";
 import { loadWorkflowFile } from "./load.js";
 import { materialiseWorkflow, toWorkflowPayload } from "./materialise.js";
 import { parsedWorkflowCacheDir } from "./parse-cache.js";
+import {
+  placeProblems,
+  problemLine,
+  readerProblems,
+  type WorkflowProblem,
+} from "./problem-positions.js";
 import { discardingCas, schemaProblems } from "./schema-check.js";
 import type { SchemaMap } from "./schema-shape.js";
 import { shadowWarning } from "./shadow.js";
 import { validateWorkflow, type WorkflowValidation } from "./validate.js";
-import { findInWorkflowDirs, WORKFLOWS_DIR, workflowFileAt } from "./workflow-files.js";
+import {
+  findInWorkflowDirs,
+  namesInWorkflowDirs,
+  WORKFLOWS_DIR,
+  workflowFileAt,
+} from "./workflow-files.js";
 
 export interface ResolvedWorkflow {
   hash: string;
@@ -46,7 +57,7 @@ export interface ResolveContext {
     Cas,
     "has" | "get" | "getPayload" | "builtin" | "isKind" | "put" | "putSchema" | "backend"
   >;
-  registry: Pick<RegistryStore, "get">;
+  registry: Pick<RegistryStore, "get" | "list">;
   /** Where compiled validators are cached, to check role schemas of a file without ajv. */
   validatorCacheDir?: string;
   /**
@@ -68,6 +79,8 @@ export type FanoutStore = Pick<ResolveContext, "cas" | "registry">;
 export interface LoadedWorkflow extends Omit<WorkflowValidation, "faultySchemas"> {
   path: string;
   includes: string[];
+  /** Every error and warning with its code, path, file, line and column (`--format json`). */
+  problems: WorkflowProblem[];
 }
 
 /**
@@ -149,7 +162,11 @@ export async function resolveWorkflow(
   tried.push(`registry: no workflow named "${ref}"`);
   const byPrefix = await workflowByHashPrefix(ref, cas);
   if (byPrefix !== null) return byPrefix;
-  throw notFound(ref, tried, null);
+  const known = [
+    ...(await registry.list()).map((entry) => entry.name),
+    ...namesInWorkflowDirs(searched),
+  ];
+  throw notFound(ref, tried, null, nearestWord(ref, known));
 }
 
 /** The one stored workflow node whose hash starts with `ref`, or null when none does. */
@@ -214,15 +231,17 @@ export async function loadAndValidate(
     });
   } catch (error) {
     if (isUwfError(error) && error.code === "WORKFLOW_INVALID") {
-      const errors = (error.details?.errors as string[] | undefined) ?? [error.message];
+      const read = (error.details?.errors as string[] | undefined) ?? [error.message];
+      const problems = readerProblems(basename(path), read);
       return {
         valid: false,
         name: null,
-        errors,
+        errors: problems.map(problemLine),
         warnings: [],
         definition: null,
         path: resolve(path),
         includes: [],
+        problems,
       };
     }
     throw error;
@@ -245,17 +264,16 @@ export async function loadAndValidate(
     validation.warnings.push(...children.warnings);
     if (children.workflows.size > 0) validation.definition.fanoutWorkflows = children.workflows;
   }
+  // Positions are looked up only now, and only when there is something to place.
+  const placed = placeProblems(loaded.path, loaded.root, problems, validation.warnings);
+  const lines = placed.map(problemLine);
+  const errors = lines.slice(0, problems.length);
+  const warnings = lines.slice(problems.length);
+  const where = { path: loaded.path, includes: loaded.includes, problems: placed };
   if (problems.length > 0) {
-    return {
-      ...validation,
-      valid: false,
-      errors: problems,
-      definition: null,
-      path: loaded.path,
-      includes: loaded.includes,
-    };
+    return { ...validation, valid: false, errors, warnings, definition: null, ...where };
   }
-  return { ...validation, path: loaded.path, includes: loaded.includes };
+  return { ...validation, warnings, ...where };
 }
 
 /**
@@ -315,7 +333,7 @@ async function fromFile(
     ...(validatorCacheDir === undefined ? {} : { validatorCacheDir }),
   });
   if (!loaded.valid || loaded.definition === null) {
-    throw workflowInvalidError(path, loaded.errors, loaded.warnings);
+    throw workflowInvalidError(path, loaded.errors, loaded.warnings, loaded.problems);
   }
   let resolved: ResolvedWorkflow;
   const found = { source, path: loaded.path, warnings: [...loaded.warnings] };
@@ -338,14 +356,21 @@ async function fromFile(
   return resolved;
 }
 
-function notFound(ref: string, tried: string[], note: string | null): UwfError {
+/** `near`: a registered or `.workflows/` name that `ref` most likely misspells. */
+function notFound(
+  ref: string,
+  tried: string[],
+  note: string | null,
+  near?: string | undefined,
+): UwfError {
   const lines = note === null ? tried : [...tried, note];
+  const guess = near === undefined ? "" : `Did you mean "${near}"? `;
   return new UwfError(
     "WORKFLOW_NOT_FOUND",
     `workflow "${ref}" not found; tried:\n${lines.map((l) => `  - ${l}`).join("\n")}`,
     {
-      hint: "Run `uwf workflow list` to see registered workflows, or pass the path of a workflow YAML file.",
-      details: { ref, tried: lines },
+      hint: `${guess}Run \`uwf workflow list\` to see registered workflows, or pass the path of a workflow YAML file.`,
+      details: { ref, tried: lines, ...(near === undefined ? {} : { suggestion: near }) },
     },
   );
 }

@@ -92,8 +92,8 @@ describe("loadAndValidate reports schema problems with every other problem", () 
     const result = await loadAndValidate(file);
     expect(result.valid).toBe(false);
     expect(result.errors).toEqual([
-      'edge r→done: unknown target role "devloper"',
-      'role "r" frontmatter is not a valid JSON Schema: at properties.n.type: "integr" is not a JSON Schema type (string, number, integer, boolean, object, array, null)',
+      'w.yaml:11:16: edge r→done: unknown target role "devloper"',
+      'w.yaml:5:5: role "r" frontmatter is not a valid JSON Schema: at properties.n.type: "integr" is not a JSON Schema type (string, number, integer, boolean, object, array, null)',
     ]);
   });
 });

@@ -6,7 +6,7 @@ import {
   type SchemaDialect,
   schemaDialect,
 } from "@united-workforce/store";
-import { editDistance } from "@united-workforce/util";
+import { nearestWord } from "@united-workforce/util";
 import type { SchemaMap } from "./schema-shape.js";
 
 /**
@@ -167,7 +167,7 @@ export function schemaKeywordWarnings(schema: unknown, where: string): string[] 
 
 function unknownKeyword(where: string, keyword: string, path: string): string {
   const at = path === "" ? "at the top" : `at ${path}`;
-  const near = nearest(keyword, KEYWORDS);
+  const near = nearestWord(keyword, KEYWORDS);
   return near === undefined
     ? `${where}: unknown JSON Schema keyword ${JSON.stringify(keyword)} ${at}; ajv ignores it (prefix it with "x-" if it is an annotation of yours)`
     : `${where}: unknown JSON Schema keyword ${JSON.stringify(keyword)} ${at} (did you mean "${near}"?); ajv ignores it`;
@@ -200,7 +200,7 @@ const formatNames = (): string[] => (formats ??= knownFormatNames());
 /** A format ajv does not know is ignored, like a keyword: the value is then not checked. */
 function unknownFormat(where: string, format: string, path: string): string {
   const at = path === "" ? "at the top" : `at ${path}`;
-  const near = nearest(format, formatNames());
+  const near = nearestWord(format, formatNames());
   return `${where}: unknown format ${JSON.stringify(format)} ${at}${near === undefined ? "" : ` (did you mean "${near}"?)`}; values are not checked against it`;
 }
 
@@ -231,22 +231,4 @@ function joinPath(path: string, name: string): string {
   const segment = /^[\w$-]+$/.test(name) ? name : `[${JSON.stringify(name)}]`;
   if (path === "") return segment;
   return segment.startsWith("[") ? `${path}${segment}` : `${path}.${segment}`;
-}
-
-/** The word of `candidates` that `word` most likely misspells: ignoring case, at most two edits. */
-function nearest(word: string, candidates: readonly string[]): string | undefined {
-  const lower = word.toLowerCase();
-  let best: string | undefined;
-  // Shorter than the word itself, so `ab` is not "corrected" to `if`.
-  let bestDistance = Math.min(3, word.length);
-  for (const candidate of candidates) {
-    // Lengths apart by more than the limit cannot be near; this also keeps a huge key cheap.
-    if (Math.abs(candidate.length - lower.length) >= bestDistance) continue;
-    const distance = editDistance(lower, candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
 }

@@ -121,8 +121,8 @@ describe("human and script roles", () => {
   });
 
   test("unknown role keys list the new ones", () => {
-    expect(errorsOf(`${HUMAN}\n    agnet: human`, SCRIPT)).toEqual([
-      'role "approver": unknown key "agnet" (expected: description, goal, capabilities, procedure, output, frontmatter, agent, run, shell, exitStatus, timeoutSeconds, maxVisits, join)',
+    expect(errorsOf(`${HUMAN}\n    answeredBy: human`, SCRIPT)).toEqual([
+      'role "approver": unknown key "answeredBy" (expected: description, goal, capabilities, procedure, output, frontmatter, agent, run, shell, exitStatus, timeoutSeconds, maxVisits, join)',
     ]);
   });
 });

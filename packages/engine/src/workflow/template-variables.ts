@@ -23,7 +23,9 @@ export type TemplateProblem =
   | { kind: "partial"; name: string }
   | { kind: "missing"; variable: string }
   /** `{{.}}` or `{{{name}}}` where the value is an object: it renders as "[object Object]". */
-  | { kind: "object"; variable: string };
+  | { kind: "object"; variable: string }
+  /** `{{ name | filter }}`, Liquid's syntax (upstream's templates): mustache has no filters. */
+  | { kind: "filter"; variable: string; tag: string };
 
 /**
  * Every variable a mustache template reads that the given output fields do not provide.
@@ -47,7 +49,8 @@ export function findTemplateProblems(template: string, fields: SchemaMap): Templ
 function walk(tokens: unknown[], stack: Scope[], problems: TemplateProblem[]): void {
   for (const token of tokens) {
     if (!Array.isArray(token)) continue;
-    const [type, name, , , children] = token as [string, string, number, number, unknown];
+    const [type, written, , , children] = token as [string, string, number, number, unknown];
+    const name = liquidFilterVariable(written, type, problems);
     switch (type) {
       case "name":
       case "&": {
@@ -80,6 +83,18 @@ function walk(tokens: unknown[], stack: Scope[], problems: TemplateProblem[]): v
         break;
     }
   }
+}
+
+/**
+ * The variable a tag reads: for `{{ name | filter }}` the name, after reporting the filter (the
+ * variable is checked too, so a wrong name is said at once).
+ */
+function liquidFilterVariable(written: string, type: string, problems: TemplateProblem[]): string {
+  const bar = written.indexOf("|");
+  if (bar === -1 || !["name", "&", "#", "^"].includes(type)) return written;
+  const variable = written.slice(0, bar).trim();
+  problems.push({ kind: "filter", variable, tag: written });
+  return variable;
 }
 
 function report(problems: TemplateProblem[], variable: string): void {

@@ -111,16 +111,36 @@ describe("validateWorkflow", () => {
       const result = check(
         variant(
           ["approved: { role: $END, prompt", "approved: { role: $END, promt"],
-          ["name: review-loop", "name: review-loop\nversion: 2"],
+          ["name: review-loop", "name: review-loop\nversoin: 1"],
           ["  developer:\n    frontmatter", "  developer:\n    goal: [1]\n    frontmatter"],
         ),
       );
       expect(result.errors).toEqual([
-        'unknown top-level key "version" (expected: name, description, roles, graph, inputs, maxSteps, worktree)',
+        'unknown top-level key "versoin" (did you mean "version"?)',
         'role "developer": "goal" must be a string',
-        'graph[reviewer][approved]: unknown key "promt" (expected: role, prompt, location, fanout)',
+        'graph[reviewer][approved]: unknown key "promt" (did you mean "prompt"?)',
         'graph[reviewer][approved]: missing required field "prompt"',
       ]);
+    });
+
+    test("version 1 is accepted, any other version refused with the versions uwf reads", () => {
+      expect(check(`version: 1\n${REVIEW_LOOP}`, "/w/review-loop.yaml").errors).toEqual([]);
+      for (const [written, shown] of [
+        ["2", "2"],
+        ['"1"', '"1"'],
+        ["0.4", "0.4"],
+      ]) {
+        expect(check(`version: ${written}\n${REVIEW_LOOP}`, "/w/review-loop.yaml").errors).toEqual([
+          `"version" is ${shown}, but uwf reads workflow format version 1: write "version: 1" or leave the line out`,
+        ]);
+      }
+    });
+
+    test("top-level x- keys are the author's own: allowed and ignored", () => {
+      const anchored = `x-done: &done { type: string }\nx-notes: [any, thing]\n${REVIEW_LOOP}`;
+      const result = check(anchored, "/w/review-loop.yaml");
+      expect(result.errors).toEqual([]);
+      expect(result.warnings).toEqual([]);
     });
 
     test("a frontmatter that is not an object schema", () => {
@@ -205,6 +225,14 @@ describe("validateWorkflow", () => {
       expect(result.errors).toEqual([
         'role "reviewer" graph is missing status keys: approved',
         'role "reviewer" graph has status keys its frontmatter does not declare in "$status": maybe',
+      ]);
+    });
+
+    test("a misspelt status key is matched to the declared status it misses", () => {
+      const result = check(variant(["    approved: { role: $END", "    aproved: { role: $END"]));
+      expect(result.errors).toEqual([
+        'role "reviewer" graph is missing status keys: approved',
+        'role "reviewer" graph has status keys its frontmatter does not declare in "$status": aproved (did you mean "aproved" → "approved"?)',
       ]);
     });
 
@@ -321,7 +349,11 @@ describe("validateWorkflow", () => {
           'rejected: { role: devloper, prompt: "Fix',
         ]),
       );
-      expect(result.errors).toContain('edge reviewer→rejected: unknown target role "devloper"');
+      // One error: the developer it cut off is not also reported unreachable.
+      expect(result.errors).toEqual([
+        'edge reviewer→rejected: unknown target role "devloper" (did you mean "developer"?)',
+      ]);
+      expect(result.warnings).toEqual([]);
     });
 
     test("an unreachable role", () => {
@@ -340,7 +372,7 @@ describe("validateWorkflow", () => {
       expect(result.errors).toEqual(['role "tester" is not reachable from $START']);
     });
 
-    test("a graph key that is not a role, a role without a graph entry, reserved keys", () => {
+    test("a graph key that is not a role (a misspelt one said once), reserved keys", () => {
       const result = check(
         variant([
           "  reviewer:\n    approved",
@@ -350,8 +382,7 @@ describe("validateWorkflow", () => {
       expect(result.errors).toEqual([
         'graph[ghost]: "ghost" is not a role declared under "roles"',
         'graph key "$END" is not allowed: $END is a target only',
-        'graph[reviewr]: "reviewr" is not a role declared under "roles"',
-        'role "reviewer" has no graph entry: add graph.reviewer with one edge per status',
+        'graph[reviewr]: "reviewr" is not a role declared under "roles" (did you mean "reviewer"?)',
       ]);
     });
 
@@ -401,7 +432,7 @@ describe("validateWorkflow", () => {
     test("an undefined prompt variable", () => {
       const result = check(variant(["Review {{{branch}}}", "Review {{{brnch}}}"]));
       expect(result.errors).toEqual([
-        'prompt variable "brnch" in graph[developer][done] not found in role "developer" frontmatter',
+        'prompt variable "brnch" in graph[developer][done] not found in role "developer" frontmatter (did you mean "branch"?)',
       ]);
     });
 
@@ -482,6 +513,24 @@ describe("validateWorkflow", () => {
       ]);
     });
 
+    test("upstream's Liquid filters, {{_body}} and output fields in $START say what to write", () => {
+      const result = check(
+        variant(
+          [
+            'new: { role: developer, prompt: "Implement the task." }',
+            'new: { role: developer, prompt: "Work in {{ repoPath }}." }',
+          ],
+          ["Review {{{branch}}}", "Review {{ branch | upcase }}"],
+          ["Approved: {{{summary}}}", "Approved: {{_body}}"],
+        ),
+      );
+      expect(result.errors).toEqual([
+        'prompt variable "repoPath" in graph[$START][new] not found: $START edges are rendered with no output fields: to give "repoPath" when a thread starts, declare it under "inputs:" (properties: { repoPath: { type: string } }), pass it with "thread start --input repoPath=…" and write {{{inputs.repoPath}}}',
+        "graph[developer][done]: prompt uses a Liquid filter, {{branch | upcase}}, but uwf templates are mustache, which has no filters: write {{{branch}}} for the value as it is, or a section to shape a list, e.g. {{#branch}}{{.}}, {{/branch}}",
+        'prompt variable "_body" in graph[reviewer][approved] not found in role "reviewer" frontmatter: uwf has no {{_body}}: a template reads only the fields of the frontmatter, so declare the text as a field (e.g. "summary: { type: string }" under its properties) and write {{{summary}}}',
+      ]);
+    });
+
     test("$START prompts have no variables; malformed templates and partials are reported", () => {
       const result = check(
         variant(
@@ -494,7 +543,7 @@ describe("validateWorkflow", () => {
         ),
       );
       expect(result.errors).toEqual([
-        'prompt variable "task" in graph[$START][new] not found: $START edges are rendered with no output fields',
+        'prompt variable "task" in graph[$START][new] not found: $START edges are rendered with no output fields: the thread\'s task reaches the agent by itself (as "## Task"), so leave it out of the prompt',
         'graph[developer][done]: prompt is not a valid mustache template: Unclosed section "branch" at 42',
         'graph[reviewer][approved]: prompt uses the partial "{{> footer}}"; partials are not supported',
       ]);
@@ -530,8 +579,8 @@ describe("validateWorkflow", () => {
     expect(result.definition).toBeNull();
     expect(result.errors).toHaveLength(3);
     expect(result.errors).toEqual([
-      'prompt variable "brnch" in graph[developer][done] not found in role "developer" frontmatter',
-      'edge reviewer→rejected: unknown target role "devloper"',
+      'prompt variable "brnch" in graph[developer][done] not found in role "developer" frontmatter (did you mean "branch"?)',
+      'edge reviewer→rejected: unknown target role "devloper" (did you mean "developer"?)',
       'workflow name mismatch: file "review-loop.yaml" implies name "review-loop" but YAML declares name "other". Either rename the file to "other.yaml" or change the YAML `name` field to "review-loop"',
     ]);
   });

@@ -1,4 +1,4 @@
-import { START } from "@united-workforce/protocol";
+import { END, START, SUSPEND } from "@united-workforce/protocol";
 import { checkEdge, checkGraphKeys } from "./check-graph.js";
 import { checkShape, type Shape } from "./check-shape.js";
 import type { WorkflowDefinition } from "./definition.js";
@@ -90,7 +90,8 @@ function checkSemantics(
     checkGraphKeys(shape, exits, errors);
     for (const edge of shape.edges) checkEdge(edge, shape, exits, errors, warnings);
     checkFanoutSemantics(shape, exits, errors, warnings);
-    if (shape.graphWellFormed && shape.graph.has(START)) {
+    // An unknown name in the graph is said once: reachability would only add roles it cut off.
+    if (shape.graphWellFormed && shape.graph.has(START) && graphNamesKnown(shape)) {
       checkReachability(shape, errors, warnings);
     }
   }
@@ -100,6 +101,20 @@ function checkSemantics(
   }
   return exits;
 }
+
+/** Every graph key and every edge's target (and fan-out child) names a role or a marker. */
+function graphNamesKnown(shape: Shape): boolean {
+  const known = (name: string) => shape.roles.has(name) || MARKERS.includes(name);
+  return (
+    [...(shape.graph?.keys() ?? [])].every(known) &&
+    shape.edges.every(
+      ({ target }) =>
+        known(target.role) && (target.fanout?.role === undefined || known(target.fanout.role)),
+    )
+  );
+}
+
+const MARKERS: string[] = [START, END, SUSPEND];
 
 function unique(messages: string[]): string[] {
   return [...new Set(messages)];

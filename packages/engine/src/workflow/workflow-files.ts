@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { type Dirent, existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 // Where workflow files are found on disk, for resolve.ts: the file or folder a path names, and
@@ -44,4 +44,25 @@ export function findInWorkflowDirs(name: string, cwd: string, searched: string[]
     if (existsSync(join(dir, ".git")) || parent === dir) return null;
     dir = parent;
   }
+}
+
+/** The workflow names the `.workflows/` folders in `dirs` hold, for "did you mean". */
+export function namesInWorkflowDirs(dirs: readonly string[]): string[] {
+  const names: string[] = [];
+  for (const dir of dirs) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory()) {
+        if (workflowFileAt(join(dir, entry.name)) !== null) names.push(entry.name);
+      } else if (/\.ya?ml$/.test(entry.name)) {
+        names.push(entry.name.replace(/\.ya?ml$/, ""));
+      }
+    }
+  }
+  return names;
 }

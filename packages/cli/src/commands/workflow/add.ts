@@ -18,7 +18,7 @@ export default defineCommand({
       store: () => ctx.store(),
     });
     if (!loaded.valid || !loaded.definition)
-      throw workflowInvalidError(loaded.path, loaded.errors, loaded.warnings);
+      throw workflowInvalidError(loaded.path, loaded.errors, loaded.warnings, loaded.problems);
     const { cas, registry } = await ctx.store();
     const hash = await materialiseWorkflow(cas, loaded.definition);
     const { entry, changed } = await registry.add(loaded.definition.name, hash);

@@ -35,6 +35,7 @@ export default defineCommand({
       hash,
       errors: loaded.errors,
       warnings,
+      problems: loaded.problems,
       source: loaded.path,
     };
     return result(
