@@ -215,6 +215,8 @@ describe("uwf dashboard in Chromium", () => {
     const tree = page.locator(".tree");
     expect(await tree.locator(`a[href="/threads/${threads.fork}"]`).count()).toBe(1);
     expect(await tree.textContent()).toContain("forked at step 2 (developer)");
+    // Each member is named by its title; a fork's is its thread's, marked as a fork.
+    expect(await tree.textContent()).toMatch(/ \(fork\) /);
     // Key output fields show inline; a body is there to expand.
     expect(await steps.nth(2).locator("dl.output").textContent()).toContain(
       "No test for the stored choice.",

@@ -112,7 +112,7 @@ function forkTree(view: ThreadView): Html {
     if (kids.length === 0) return html``;
     return html`<ul class="${parent === null ? "tree" : ""}">${kids.map(
       (t) =>
-        html`<li>${t.thread === view.row.thread ? html`<b class="mono" aria-current="page">${t.thread}</b> (this thread)` : html`<a class="mono" href="/threads/${t.thread}">${t.thread}</a>`} ${statusBadge(t.status)} <span class="dim">${t.steps} steps${
+        html`<li>${t.thread === view.row.thread ? html`<b class="mono" aria-current="page">${t.thread}</b> (this thread)` : html`<a class="mono" href="/threads/${t.thread}">${t.thread}</a>`}${t.title ? html` ${t.title}` : ""} ${statusBadge(t.status)} <span class="dim">${t.steps} steps${
           t.forkedFrom
             ? html` &middot; forked at step ${t.forkStep ?? "?"}${t.forkRole ? html` (${t.forkRole})` : ""}, <a class="mono" href="/threads/${t.thread}/steps/${t.forkedFrom}">${t.forkedFrom}</a>`
             : ""
