@@ -1,4 +1,4 @@
-import { groupDigits } from "@united-workforce/util";
+import { durationText, tokensText, usdText } from "@united-workforce/util";
 import { type Html, html } from "../html.js";
 
 export interface PageOptions {
@@ -35,9 +35,7 @@ export function statusBadge(status: string): Html {
 }
 
 export function cost(usd: number | null): string {
-  if (usd === null) return "unknown";
-  // Cents hide what a step costs; four decimals show it (0.0123), as `uwf thread show` does.
-  return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
+  return usd === null ? "unknown" : usdText(usd);
 }
 
 /** A thread's cost, `≥` when some of its steps reported none (a lower bound). */
@@ -50,18 +48,12 @@ export function costFact(usd: number | null): string {
   return usd === null ? "cost unknown" : cost(usd);
 }
 
-export function duration(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  const m = Math.floor(s / 60);
-  return `${m} min ${Math.round(s - m * 60)} s`;
-}
+/** Figures as the CLI writes them (util's `figures`): one way of writing them everywhere. */
+export const duration = durationText;
 
 export function tokens(inputTokens: number | null, outputTokens: number | null): string {
-  if (inputTokens === null && outputTokens === null) return "tokens unknown";
-  const part = (n: number | null) => (n === null ? "?" : groupDigits(n));
-  return `${part(inputTokens)} in / ${part(outputTokens)} out`;
+  const text = tokensText({ inputTokens, outputTokens });
+  return text === "?" ? "tokens unknown" : text;
 }
 
 export function errorPage(status: number, message: string, hint: string | null): Html {
