@@ -12,7 +12,7 @@ export default defineCommand({
   examples: ['uwf cas put-text "hello"', "uwf cas put-text -f notes.md"],
   async run(ctx, [text], options) {
     const { cas } = await ctx.store();
-    const content = text ?? readInput(ctx.cwd, options.file as string | undefined);
+    const content = text ?? (await readInput(ctx.cwd, options.file as string | undefined));
     const hash = await cas.putText(content);
     const doc: CasPutDocument = { hash, type: cas.builtin("text") };
     return result(doc, (d) => d.hash);

@@ -27,7 +27,7 @@ export default defineCommand({
   examples: ['echo \'{"type":"string"}\' | uwf cas put --type schema'],
   async run(ctx, [file], options) {
     const { cas } = await ctx.store();
-    const input = parseJsonInput(readInput(ctx.cwd, file), file ?? "stdin");
+    const input = parseJsonInput(await readInput(ctx.cwd, file), file ?? "stdin");
     let type = options.type as string | undefined;
     let payload: unknown = input;
     if (type === undefined) {

@@ -1,17 +1,33 @@
-import { createReadStream, readFileSync } from "node:fs";
+import { createReadStream } from "node:fs";
 import { resolve } from "node:path";
 import { errorMessage, UwfError } from "@united-workforce/util";
 
-/** Read a file argument, or stdin when it is "-" or missing. */
-export function readInput(cwd: string, file: string | undefined): string {
-  try {
-    if (file === undefined || file === "-") return readFileSync(0, "utf8");
-    return readFileSync(resolve(cwd, file), "utf8");
-  } catch (error) {
-    throw new UwfError("IO", `cannot read ${file ?? "stdin"}: ${errorMessage(error)}`, {
-      hint: "Pass a readable file, or pipe the content on stdin.",
-    });
+/** What `cas put` and `cas put-text` take at most: a node is read whole into memory. */
+export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Read a file argument, or stdin when it is "-" or missing, as text: at most `maxBytes`, so
+ * `/dev/zero` or an endless pipe fails at the limit instead of filling memory.
+ */
+export async function readInput(
+  cwd: string,
+  file: string | undefined,
+  maxBytes = MAX_INPUT_BYTES,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of inputChunks(cwd, file)) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      throw new UwfError(
+        "USAGE",
+        `${file === undefined || file === "-" ? "stdin" : file} is over ${maxBytes / 1024 / 1024} MiB, more than a node may hold`,
+        { hint: "Store a smaller document; large files belong in the repository, not the store." },
+      );
+    }
+    chunks.push(chunk);
   }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**
