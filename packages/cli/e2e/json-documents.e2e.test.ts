@@ -211,7 +211,8 @@ describe("every --format json document matches its schema in protocol", () => {
     await check(["log", "list"]);
     await check(["log", "show"]);
     await check(["log", "clean"]);
-  });
+    // About sixty commands, each a process: a hang guard, not a time bound, on 2 shared cores.
+  }, 120_000);
 
   // Its own test, so the long one above keeps its time budget on a loaded machine.
   it("for setup, config and doctor", async () => {
