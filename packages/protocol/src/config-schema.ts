@@ -233,7 +233,7 @@ export const CONFIG_SCHEMA = {
     notify: {
       type: ["array", "null"],
       description:
-        "who hears when a thread waits for a person, fails, reaches a budget or completes: each entry runs a command or posts to a webhook (docs/config.md, Notifications)",
+        "who hears when a thread waits for a person, fails, reaches a budget or completes: each entry runs a command or posts to a webhook",
       items: {
         type: "object",
         required: ["on"],
