@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { ThreadPointer, UwfEvent } from "@united-workforce/protocol";
 import { createEventStream } from "@united-workforce/util";
 import { describe, expect, it } from "vitest";
@@ -101,5 +103,36 @@ describe("attachNotifier", () => {
         notifier: "/nonexistent/notify-command",
       }),
     ]);
+  });
+
+  it("logs a webhook's HTTP error and a webhook that does not answer in time", async () => {
+    // One answers 500, the other never answers: the request's timeout gives it up.
+    const server = createServer((request, response) => {
+      if (request.url === "/error") response.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const seen: UwfEvent[] = [];
+    const events = createEventStream((e) => seen.push(e));
+    const notifier = attachNotifier({
+      entries: [
+        { on: ["failed"], webhook: `${base}/error` },
+        { on: ["failed"], webhook: `${base}/silent`, timeoutSeconds: 0.05 },
+      ],
+      events,
+      readPointer: () => Promise.reject(new Error("no store")),
+      cwd: process.cwd(),
+      env: {},
+    });
+    events.emit("thread.suspended", { thread: THREAD, role: "r", reason: "x", kind: "failure" });
+    await notifier.settled();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    const reasons = seen.flatMap((e) => (e.event === "notify.failed" ? [e.reason] : []));
+    expect(reasons).toHaveLength(2);
+    expect(reasons).toContain("HTTP 500 Internal Server Error");
+    expect(reasons.find((reason) => reason !== "HTTP 500 Internal Server Error")).toMatch(
+      /timeout|aborted/i,
+    );
   });
 });
