@@ -30,12 +30,24 @@ export function openCommandContext(
   }
   let config: UwfConfig | undefined;
   let store: Promise<Store> | undefined;
+  let notifications: { settled(): Promise<void> } | undefined;
   const readConfigOnce = async (): Promise<UwfConfig> => {
     if (config === undefined) {
       const { loadConfig } = await import("@united-workforce/store");
       const loaded = loadConfig(home);
       for (const warning of loaded.warnings) io.stderr(configWarning(warning, loaded.file));
       config = loaded.config;
+      // Only a config with `notify:` loads the notifier: without it, nothing listens.
+      if (loaded.config.notify?.length) {
+        const { attachNotifier } = await import("./notify/notifier.js");
+        notifications = attachNotifier({
+          entries: loaded.config.notify,
+          events: context.events,
+          readPointer: async (thread) => (await context.store()).threads.get(thread),
+          cwd: io.cwd,
+          env: io.env,
+        });
+      }
     }
     return config;
   };
@@ -69,6 +81,9 @@ export function openCommandContext(
     },
   };
   const close = async (): Promise<void> => {
+    // Notifications still in flight are sent before the store closes and the command exits;
+    // each is bounded by its entry's timeout.
+    await notifications?.settled();
     if (store !== undefined) await (await store.catch(() => null))?.close();
   };
   return { context, close };

@@ -67,6 +67,13 @@ export const STORE_CONFIG_PROPERTIES = {
   },
 } as const;
 
+/**
+ * When a `notify:` entry fires: a thread waits for a person (question, human), failed (an
+ * agent's failure, a fan-out's), reached a budget or a guard, or completed.
+ */
+export const NOTIFY_MOMENTS = ["waiting", "failed", "budget", "completed"] as const;
+export type NotifyMoment = (typeof NOTIFY_MOMENTS)[number];
+
 export const CONFIG_SCHEMA = {
   $schema: "http://json-schema.org/draft-07/schema#",
   title: "config.yaml (UWF_HOME)",
@@ -220,6 +227,39 @@ export const CONFIG_SCHEMA = {
           ...name,
           description:
             "the folder new worktrees go in, one sub-folder per thread; relative to the repository's top folder (default: UWF_HOME/worktrees/<repository name>)",
+        },
+      },
+    },
+    notify: {
+      type: ["array", "null"],
+      description:
+        "who hears when a thread waits for a person, fails, reaches a budget or completes: each entry runs a command or posts to a webhook",
+      items: {
+        type: "object",
+        required: ["on"],
+        properties: {
+          on: {
+            type: "array",
+            description: "the moments to notify: waiting, failed, budget, completed",
+            items: { enum: NOTIFY_MOMENTS },
+          },
+          command: {
+            type: "array",
+            description:
+              "a command and its arguments, run with no shell; the notification's JSON document is on its stdin",
+            items: name,
+          },
+          webhook: {
+            ...name,
+            description:
+              "an http:// or https:// URL the notification is POSTed to as JSON, with a Slack-compatible text",
+          },
+          timeoutSeconds: {
+            type: "number",
+            exclusiveMinimum: 0,
+            description:
+              "how long the command or the request may take before it is given up (default 10)",
+          },
         },
       },
     },

@@ -317,6 +317,11 @@ function build() {
       "`uwf dashboard` began serving on 127.0.0.1 at `port`.",
       { port: int },
     ),
+    "notify.failed": event(
+      "notify.failed",
+      "A `notify:` entry of config.yaml could not deliver its notification (`on`: the moment, `notifier`: the command, or the webhook's origin); the run went on.",
+      { ...run, on: str, notifier: str, reason: str },
+    ),
     "command.interrupted": event(
       "command.interrupted",
       "An interruptible command was interrupted (`by`: the signal, or the closed output).",
@@ -391,6 +396,7 @@ export const EVENT_LEVELS: Readonly<Record<EventName, "info" | "warn" | "error">
   "dashboard.start": "info",
   "agent.step.stored": "info",
   "agent.output.invalid": "error",
+  "notify.failed": "warn",
   "command.interrupted": "warn",
   "command.crashed": "error",
 };

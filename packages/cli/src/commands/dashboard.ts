@@ -23,7 +23,8 @@ export default defineCommand({
   async run(ctx, _args, options) {
     const { startDashboard } = await import("../dashboard/server.js");
     // No progress view: the pages follow every run, its own answers' too, through the log.
-    const runner = await openRunner(ctx);
+    // The web view answers threads: its answers notify like `thread answer`.
+    const runner = await openRunner(ctx, { moves: true });
     const dashboard = await startDashboard({
       runner,
       events: ctx.events,

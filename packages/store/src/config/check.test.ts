@@ -37,3 +37,25 @@ describe("store", () => {
     ]);
   });
 });
+
+describe("notify", () => {
+  it("takes a command or a webhook per entry, and says what is wrong with the rest", () => {
+    const notify = [
+      { on: ["waiting"], command: ["notify-send", "uwf"] },
+      { on: ["completed"], webhook: "https://hooks.example/abc", timeoutSeconds: 5 },
+      { on: ["failed"] },
+      { on: ["failed"], command: ["x"], webhook: "https://x" },
+      { on: ["budget"], command: [] },
+      { on: ["budget"], webhook: "ftp://user:hunter2pass@host" },
+    ];
+    expect(checkConfig({ notify }).errors).toEqual([
+      "notify[2] must have either command or webhook (one of them)",
+      "notify[3] must have either command or webhook (one of them)",
+      "notify[4].command must name a command",
+      'notify[5].webhook must be an http:// or https:// URL, got "ftp://user:****@host"',
+    ]);
+    expect(checkConfig({ notify: [{ on: ["sometimes"], command: ["x"] }] }).errors).toEqual([
+      expect.stringContaining("notify[0].on[0]"),
+    ]);
+  });
+});

@@ -56,6 +56,19 @@ function referenceProblems(config: Record<string, unknown>): string[] {
       );
     }
   }
+  for (const [index, entry] of ((config.notify ?? []) as Record<string, unknown>[]).entries()) {
+    const at = `notify[${index}]`;
+    const { command, webhook } = entry as { command?: string[]; webhook?: string };
+    if ((command === undefined) === (webhook === undefined)) {
+      problems.push(`${at} must have either command or webhook (one of them)`);
+    } else if (command !== undefined && command.length === 0) {
+      problems.push(`${at}.command must name a command`);
+    } else if (webhook !== undefined && !/^https?:\/\/[^/\s]+/.test(webhook)) {
+      problems.push(
+        `${at}.webhook must be an http:// or https:// URL, got ${JSON.stringify(maskSecretsInText(webhook))}`,
+      );
+    }
+  }
   for (const [alias, model] of Object.entries(models)) {
     const provider = model?.provider as string;
     if (!Object.hasOwn(providers, provider)) {

@@ -3,6 +3,7 @@ import { dirname, join, resolve as resolvePath } from "node:path";
 import {
   CONFIG_SCHEMA,
   isPlainObject,
+  type NotifyMoment,
   type ProviderApi,
   STORE_CONFIG_PROPERTIES,
 } from "@united-workforce/protocol";
@@ -48,6 +49,8 @@ export interface UwfConfig {
   retry?: Partial<RetryPolicy> | null;
   /** Where threads' git worktrees go (`worktrees.dir`, relative to the repository's top). */
   worktrees?: { dir?: string };
+  /** Who hears when a thread waits, fails, reaches a budget or completes (`notify:`). */
+  notify?: NotifyEntry[] | null;
   /** `fs` (default) or a `postgres://` URL; `UWF_STORE` overrides it. */
   store?: string;
   /** This machine's name in exec leases (default: the host name). */
@@ -55,6 +58,14 @@ export interface UwfConfig {
   /** How long an exec lease lives without renewal. */
   leaseSeconds?: number;
   [key: string]: unknown;
+}
+
+/** One `notify:` entry: a command (argv, no shell) or a webhook URL, for these moments. */
+export interface NotifyEntry {
+  on: NotifyMoment[];
+  command?: string[];
+  webhook?: string;
+  timeoutSeconds?: number;
 }
 
 /** What one exec or resume run may spend before its thread suspends for a human to decide. */

@@ -70,7 +70,7 @@ export default defineCommand({
         hint: `See what the role accepts with: uwf thread show ${thread}`,
       });
     }
-    const runner = await openRunner(ctx);
+    const runner = await openRunner(ctx, { moves: true });
     const doc = await runner.answer(thread!, {
       status: options.status,
       sets,

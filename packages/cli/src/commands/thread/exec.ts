@@ -62,7 +62,7 @@ export default defineCommand({
       options.worker !== undefined || background ? null : progressView(ctx, options.quiet);
     // Checked now (a bad --max-cost is a usage error before anything runs); config read later.
     const limits = limitFlags(options);
-    const runner = await openRunner(ctx, { progress });
+    const runner = await openRunner(ctx, { progress, moves: true });
     const request = {
       count: options.count,
       agent: options.agent,

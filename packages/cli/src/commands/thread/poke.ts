@@ -26,7 +26,7 @@ export default defineCommand({
   examples: ['uwf thread poke 01JD… -p "Keep the public API unchanged."'],
   async run(ctx, [thread], options) {
     const progress = progressView(ctx, options.quiet);
-    const runner = await openRunner(ctx, { progress });
+    const runner = await openRunner(ctx, { progress, moves: true });
     try {
       const ran = await runner.poke(thread!, {
         prompt: options.prompt,

@@ -38,7 +38,7 @@ export default defineCommand({
   async run(ctx, [thread], options) {
     const limits = limitFlags(options);
     const progress = progressView(ctx, options.quiet);
-    const runner = await openRunner(ctx, { progress });
+    const runner = await openRunner(ctx, { progress, moves: true });
     try {
       const ran = await runner.resume(thread!, {
         count: options.count,

@@ -18,9 +18,12 @@ export const QUIET_OPTION = {
  */
 export async function openRunner(
   ctx: CommandContext,
-  options: { progress?: ProgressView | null } = {},
+  options: { progress?: ProgressView | null; moves?: boolean } = {},
 ): Promise<Runner> {
   const store = await ctx.store();
+  // A command that moves threads reads config.yaml before its first run, so that `notify:`
+  // subscribers hear its events; the others do not read it for nothing.
+  if (options.moves) await ctx.config();
   const { Runner } = await import("@united-workforce/engine");
   const { progress } = options;
   if (progress) {
