@@ -1,8 +1,19 @@
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runUwf, type TempHome, tempHome } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+
+/** systemd's own checker, where it is installed: it reads the units as systemd will. */
+const systemdAnalyze = (() => {
+  try {
+    execFileSync("systemd-analyze", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 const PASSWORD = "s3cret-Pa55word";
 const SECRET_URL = `postgres://uwf:${PASSWORD}@db.internal:5432/uwf`;
@@ -50,6 +61,25 @@ describe("uwf schedule", () => {
       /^ExecStart=\/bin\/sh -c ".*uwf thread exec \\"\$\$id\\" -c 5 --agent claude"$/m,
     );
     expect(timer).toMatch(/^OnCalendar=Mon\.\.Fri \*-\*-\* 06\.\.18:00\/30:00$/m);
+  });
+
+  it.skipIf(!systemdAnalyze)("prints units systemd-analyze accepts", async () => {
+    const doc = await schedule([
+      "--cron",
+      "*/30 6-18 * * 1-5",
+      "--target",
+      "systemd",
+      "-p",
+      `50% of "it's" $HOME \\ done`,
+    ]);
+    for (const file of doc.files) writeFileSync(join(temp.home, file.path), file.content);
+    const units = doc.files.map((file) => join(temp.home, file.path));
+    execFileSync("systemd-analyze", ["verify", ...units], { stdio: "pipe" });
+    const calendar = /^OnCalendar=(.*)$/m.exec(doc.files[1]?.content ?? "")?.[1] ?? "";
+    const normalized = execFileSync("systemd-analyze", ["calendar", calendar], {
+      encoding: "utf8",
+    });
+    expect(normalized).toContain(`Normalized form: ${calendar}`);
   });
 
   it("prints a GitHub Actions workflow: scheduled and by hand, uwf installed from the checkout", async () => {
