@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runUwf, type TempHome, tempHome } from "@united-workforce/test-utils";
+import { runBin, runUwf, type TempHome, tempHome, UWF_BIN } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { HELLO, mockAgent, sandbox, scenario, uwfJson } from "./fixtures/lifecycle/harness.js";
 
 /** systemd's own checker, where it is installed: it reads the units as systemd will. */
 const systemdAnalyze = (() => {
@@ -95,6 +96,43 @@ describe("uwf schedule", () => {
     expect(runs.at(-1)).toBe(
       `id=$(uwf thread start triage -p 'Triage the new issues' --title Triage) && uwf thread exec "$id" -c 20`,
     );
+  });
+
+  it("prints a run that, run by a shell, starts a thread and runs it to its end", async () => {
+    const sb = sandbox();
+    try {
+      const answer = [{ role: "greeter", output: { $status: "done", greeting: "Hi" } }];
+      const agent = mockAgent(scenario(sb, "greet", answer));
+      const printed = await runUwf(
+        ["schedule", HELLO, "--cron", "0 6 * * *", "--target", "github", "-p", "Greet Ada"].concat([
+          "--title",
+          "Morning greeting",
+          "--agent",
+          agent,
+          "-c",
+          "3",
+        ]),
+        { home: sb.home },
+      );
+      const steps = parse(printed.stdout).jobs.run.steps as { run?: string }[];
+      // `uwf` on PATH, as the install step leaves it.
+      const bin = join(sb.home, "bin");
+      mkdirSync(bin);
+      writeFileSync(join(bin, "uwf"), `#!/bin/sh\nexec "${process.execPath}" "${UWF_BIN}" "$@"\n`);
+      chmodSync(join(bin, "uwf"), 0o755);
+      const ran = await runBin("/bin/sh", ["-c", steps.at(-1)?.run ?? ""], {
+        cwd: sb.work,
+        env: { UWF_HOME: sb.home, HOME: sb.home, PATH: `${bin}:${process.env.PATH}` },
+      });
+      expect(ran.code).toBe(0);
+      const list = await uwfJson<{ threads: { status: string; title: string }[] }>(sb, [
+        "thread",
+        "list",
+      ]);
+      expect(list.threads).toMatchObject([{ status: "completed", title: "Morning greeting" }]);
+    } finally {
+      sb.cleanup();
+    }
   });
 
   it("prints a Kubernetes CronJob", async () => {
