@@ -145,6 +145,7 @@ describe("every --format json document matches its schema in protocol", () => {
     await check(["thread", "tree", thread]);
     await check(["thread", "diff", thread, String(forked.thread)]);
     await check(["usage", "--by", "thread,model", "--since", "1d"]);
+    await check(["schedule", "hello", "--cron", "0 6 * * 1-5", "--target", "systemd"]);
     const idle = await check(["thread", "start", "hello", "-p", "Never mind"]);
     await check(["thread", "cancel", String(idle.thread)]);
     // A thread in its own git worktree: show, fork, cancel and cleanup say what became of it.

@@ -734,6 +734,11 @@ function build() {
       rows: list(usageRow),
       total: usageTotal,
     }),
+    // What `uwf schedule` prints (it installs nothing): one or more files per target.
+    schedule: object({
+      target: { enum: ["crontab", "systemd", "github", "kubernetes"] },
+      files: list(object({ path: str, content: str })),
+    }),
     "log list": object({ files: list(object({ date: str, path: str, bytes: int })) }),
     "log show": object(
       {

@@ -42,6 +42,7 @@ export type ThreadDiffSide = ThreadDiffDocument["sides"][number];
 export type ThreadDiffStep = ThreadDiffSide["steps"][number];
 export type UsageDocument = DocumentOf<"usage">;
 export type UsageRow = UsageDocument["rows"][number];
+export type ScheduleDocument = DocumentOf<"schedule">;
 /** Usage summed over steps, with how many of them did not report their cost. */
 export type UsageTotal = UsageDocument["total"];
 export type ThreadCancelDocument = DocumentOf<"thread cancel">;

@@ -22,6 +22,7 @@ import promptBootstrap from "./prompt/bootstrap.js";
 import promptList from "./prompt/list.js";
 import promptUsage from "./prompt/usage.js";
 import promptWorkflowAuthoring from "./prompt/workflow-authoring.js";
+import schedule from "./schedule.js";
 import setup from "./setup.js";
 import stepFork from "./step/fork.js";
 import stepList from "./step/list.js";
@@ -114,6 +115,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   configUnset,
   doctor,
   dashboard,
+  schedule,
   usage,
   completion,
   promptList,
