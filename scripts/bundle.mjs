@@ -39,8 +39,16 @@ import { withLock } from "./lib/file-lock.mjs";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const BOOT = readFileSync(`${root}scripts/lib/boot.cjs`, "utf8");
 const { wrap } = createRequire(import.meta.url)("./lib/boot.cjs");
-/** Parts of the bundle in files of their own, loaded through boot.cjs's `loadChunk` on demand. */
-const CHUNKS = { yaml: { from: "packages/store" } };
+/**
+ * Parts of the bundle in files of their own, loaded through boot.cjs's `loadChunk` on demand:
+ * each holds `module` (a package, or one of our built files), resolved from `from`. A binary's
+ * folder gets the chunks its bundle loads.
+ */
+const CHUNKS = {
+  yaml: { from: "packages/store", module: "yaml" },
+  // The MCP SDK (with zod): only `uwf mcp` loads it (packages/cli/src/mcp/sdk.ts).
+  "mcp-sdk": { from: "packages/cli", module: "./dist/mcp/sdk.js" },
+};
 const KEEP = new Set(["main.cjs", "boot.cjs", ...Object.keys(CHUNKS).map((name) => `${name}.cjs`)]);
 
 const cliVersion = JSON.parse(readFileSync(`${root}packages/cli/package.json`, "utf8")).version;
@@ -205,14 +213,30 @@ const dashboardAssets = {
  * good (uwf-mock's: 455 KB with it, 290 KB without), deserialised at every start that needs
  * none of it. As a chunk, its code is cached apart and read only when YAML is parsed.
  */
+/** The chunks the bundle being built loads: its folder gets those. */
+let chunksUsed = new Set();
 const chunks = {
   name: "chunks",
   setup(b) {
-    const names = Object.keys(CHUNKS).join("|");
-    b.onResolve({ filter: new RegExp(`^(${names})$`) }, (args) => ({
-      path: args.path,
-      namespace: "uwf-chunk",
-    }));
+    const chunkOf = new Map(
+      Object.entries(CHUNKS).map(([name, { from, module }]) => [
+        module.startsWith(".") ? resolve(root, from, module) : module,
+        name,
+      ]),
+    );
+    const specifiers = Object.values(CHUNKS).map(({ module }) =>
+      module.startsWith(".")
+        ? `(^|/)${escapeRegExp(basename(module))}`
+        : `^${escapeRegExp(module)}`,
+    );
+    b.onResolve({ filter: new RegExp(`(${specifiers.join("|")})$`) }, (args) => {
+      const name =
+        chunkOf.get(args.path) ??
+        (args.path.startsWith(".") ? chunkOf.get(resolve(args.resolveDir, args.path)) : undefined);
+      if (name === undefined) return undefined;
+      chunksUsed.add(name);
+      return { path: name, namespace: "uwf-chunk" };
+    });
     b.onLoad({ filter: /.*/, namespace: "uwf-chunk" }, (args) => ({
       // `require` is the bundle's own (boot.cjs passes one made for main.cjs): this is the
       // boot.cjs beside it, the one already loaded.
@@ -292,11 +316,11 @@ const COMMON = {
 /** Each chunk's file text, built once for every binary. */
 async function buildChunks() {
   const texts = {};
-  for (const [name, { from }] of Object.entries(CHUNKS)) {
+  for (const [name, { from, module }] of Object.entries(CHUNKS)) {
     const result = await build({
       ...COMMON,
       stdin: {
-        contents: `module.exports = require(${JSON.stringify(name)});`,
+        contents: `module.exports = require(${JSON.stringify(module)});`,
         resolveDir: `${root}${from}`,
         loader: "js",
       },
@@ -321,6 +345,7 @@ if (pruneAt !== -1) {
 const chunkTexts = await buildChunks();
 for (const { entry, outdir } of targets) {
   if (!existsSync(`${root}${entry}`)) continue;
+  chunksUsed = new Set();
   const result = await build({
     ...COMMON,
     entryPoints: [`${root}${entry}`],
@@ -348,9 +373,7 @@ for (const { entry, outdir } of targets) {
     removeOldLayout(dir);
     mkdirSync(dir, { recursive: true });
     writeAtomically(join(dir, "boot.cjs"), BOOT);
-    for (const [name, chunk] of Object.entries(chunkTexts)) {
-      writeAtomically(join(dir, `${name}.cjs`), chunk);
-    }
+    for (const name of chunksUsed) writeAtomically(join(dir, `${name}.cjs`), chunkTexts[name]);
     writeAtomically(join(dir, "main.cjs"), text);
     removeOthers(dir);
   });
@@ -394,6 +417,10 @@ function removeOldLayout(dir) {
       rmSync(join(parent, name), { recursive: true, force: true });
     }
   }
+}
+
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 function writeAtomically(path, text) {

@@ -24,7 +24,7 @@ import type { CommandSpec, OptionSpec, OutputFormat } from "./commands/command.j
 import {
   argumentLabel,
   checkArgument,
-  parseOptionValue,
+  parseOptionValues,
   valueNote,
 } from "./commands/option-values.js";
 import { resolveIds } from "./commands/resolve-ids.js";
@@ -283,18 +283,7 @@ function parseInput(
   (spec.args ?? []).forEach((arg, i) => {
     for (const value of values[i] ?? []) checkArgument(arg, value);
   });
-  const now = Date.now();
-  const parsed: Record<string, unknown> = {};
-  for (const { spec: opt, key } of options) {
-    // `--x` with `--no-x` share one key: true, false, or undefined when neither is given.
-    const paired = options.filter((o) => o.key === key && o.spec.type === "boolean").length > 1;
-    parsed[key] = paired
-      ? raw[key] === undefined
-        ? undefined
-        : raw[key] === true
-      : parseOptionValue(opt, raw[key], now);
-  }
-  return { values, parsed };
+  return { values, parsed: parseOptionValues(options, raw, Date.now()) };
 }
 
 function withNote(description: string, note: string): string {

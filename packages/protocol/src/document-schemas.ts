@@ -726,6 +726,8 @@ function build() {
     doctor: object({ ok: bool, checks: list(checkResult) }),
     // Printed when the server stops; `url` without the token (the server is gone by then).
     dashboard: object({ url: str, port: int, requests: int }),
+    // Never printed (stdout carried the protocol): what an `uwf mcp` session did.
+    mcp: object({ calls: int, runs: int }),
 
     usage: object({
       since: { anyOf: [isoTime, { type: "null" }] },

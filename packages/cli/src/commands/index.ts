@@ -17,6 +17,7 @@ import doctor from "./doctor.js";
 import logClean from "./log/clean.js";
 import logList from "./log/list.js";
 import logShow from "./log/show.js";
+import mcp from "./mcp.js";
 import promptAdapterDeveloping from "./prompt/adapter-developing.js";
 import promptBootstrap from "./prompt/bootstrap.js";
 import promptList from "./prompt/list.js";
@@ -115,6 +116,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   configUnset,
   doctor,
   dashboard,
+  mcp,
   schedule,
   usage,
   completion,

@@ -55,6 +55,28 @@ export function argumentLabel(spec: ArgumentSpec): string {
 }
 
 /**
+ * A command's options as its handler gets them, by the key each is stored under: `raw` holds
+ * what was given (as commander collects it, or as an MCP tool call maps its input).
+ */
+export function parseOptionValues(
+  options: readonly { spec: OptionSpec; key: string }[],
+  raw: Record<string, unknown>,
+  now: number,
+): Record<string, unknown> {
+  const parsed: Record<string, unknown> = {};
+  for (const { spec, key } of options) {
+    // `--x` with `--no-x` share one key: true, false, or undefined when neither is given.
+    const paired = options.filter((o) => o.key === key && o.spec.type === "boolean").length > 1;
+    parsed[key] = paired
+      ? raw[key] === undefined
+        ? undefined
+        : raw[key] === true
+      : parseOptionValue(spec, raw[key], now);
+  }
+  return parsed;
+}
+
+/**
  * An option's value as the handler gets it: `raw` is what commander collected (a string,
  * `true` for a given boolean flag, or undefined), the default is used when it is missing.
  */

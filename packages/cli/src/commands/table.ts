@@ -63,6 +63,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { path: ["config", "unset"], load: () => import("./config/unset.js") },
   { path: ["doctor"], load: () => import("./doctor.js") },
   { path: ["dashboard"], load: () => import("./dashboard.js") },
+  { path: ["mcp"], load: () => import("./mcp.js") },
   { path: ["schedule"], load: () => import("./schedule.js") },
   { path: ["usage"], load: () => import("./usage.js") },
   { path: ["completion"], load: () => import("./completion.js") },

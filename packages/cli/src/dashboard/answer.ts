@@ -1,4 +1,4 @@
-import type { AnswerDocument, Runner, RunResult } from "@united-workforce/engine";
+import type { AnswerDocument, Runner } from "@united-workforce/engine";
 import { type EventStream, UwfError } from "@united-workforce/util";
 import { threadStatus } from "./data/threads.js";
 
@@ -85,12 +85,12 @@ export function runNextStep(ctx: AnswerContext, thread: string): Promise<"starte
 /**
  * Start a run that goes on after the request is answered; resolves once its step has started
  * (its `step.start` event) or the run has ended, and rejects when it is refused at once.
- * Stopping the server waits for it.
+ * Stopping the server waits for it. (`uwf mcp` starts its `thread_exec` runs the same way.)
  */
-async function inBackground(
-  ctx: AnswerContext,
+export async function inBackground(
+  ctx: Pick<AnswerContext, "events" | "runs">,
   thread: string,
-  start: () => Promise<RunResult>,
+  start: () => Promise<unknown>,
 ): Promise<"started" | "finished"> {
   let stopListening = (): void => {};
   const started = new Promise<"started">((resolve) => {
