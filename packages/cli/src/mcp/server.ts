@@ -4,7 +4,7 @@ import { errorFields, isInternal, UwfError } from "@united-workforce/util";
 import type { CommandContext } from "../commands/command.js";
 import { inBackground } from "../dashboard/answer.js";
 import { VERSION } from "../version.js";
-import { type Invocation, prepareCommand } from "./invoke.js";
+import { type PreparedCommand, prepareCommand } from "./invoke.js";
 import { MCP_TOOLS, type McpTool, type ToolInput } from "./tools.js";
 
 /** What a session did, for `uwf mcp`'s document when it ends. */
@@ -49,7 +49,17 @@ export async function serveMcp(
     columns: () => undefined,
     output: (text) => ctx.progress(text),
   };
+  // Calls under way and background runs: the session ends once they have stopped.
   const runs = new Set<Promise<unknown>>();
+  const tracked = <T>(work: Promise<T>): Promise<T> => {
+    const settled = work.then(
+      () => {},
+      () => {},
+    );
+    runs.add(settled);
+    void settled.finally(() => runs.delete(settled));
+    return work;
+  };
   const summary: McpSessionSummary = { calls: 0, runs: 0 };
 
   const server = new Server(
@@ -76,9 +86,10 @@ export async function serveMcp(
     summary.calls++;
     try {
       const input = checkInput(tool, request.params.arguments ?? {});
-      const document = tool.background
-        ? await runInBackground(tool.invocation(input))
-        : (await (await prepareCommand(session, tool.invocation(input))).run()).document;
+      const command = await prepareCommand(session, tool.invocation(input));
+      const document = tool.background?.(input)
+        ? await runInBackground(command)
+        : (await tracked(command.run())).document;
       // The document as structured content, and as JSON text for clients that read only text.
       return {
         content: [{ type: "text" as const, text: JSON.stringify(document) }],
@@ -93,8 +104,7 @@ export async function serveMcp(
    * `thread_exec`: its command's handler, run here without waiting for it. Returns the run's
    * document when it ended before its first step started, else says it runs in the background.
    */
-  async function runInBackground(invocation: Invocation): Promise<ThreadExecDocument> {
-    const command = await prepareCommand(session, invocation);
+  async function runInBackground(command: PreparedCommand): Promise<ThreadExecDocument> {
     const thread = command.args[0]!;
     const run = command.run();
     const outcome = await inBackground({ events: session.events, runs }, thread, () => run);

@@ -19,8 +19,11 @@ export interface McpTool {
   inputSchema: ToolInputSchema;
   /** The `uwf` command the call runs; its `--format json` document is the tool's result. */
   invocation(input: ToolInput): Invocation;
-  /** Runs in the background of the server: the call returns once the run is under way. */
-  background?: true;
+  /**
+   * Whether this call runs in the background of the server: it returns once the run is under
+   * way (or has ended before its first step), and the run goes on until the session ends.
+   */
+  background?(input: ToolInput): boolean;
 }
 
 const threadProperty = {
@@ -107,7 +110,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: "thread_exec",
     description:
-      "Run the next step(s) of a thread in the background of this server (as `uwf thread exec`) and return at once with the thread id: status `running` and stoppedBecause `background` while it runs. Follow it with thread_show (status, steps, current role) and read it with thread_read; the server also sends a log notification when the run ends. A run that ends before its first step started (the thread waits for a person, has completed, or failed) returns its full result instead. A thread waiting for a person (suspended with kind `human`) goes on with thread_answer, then thread_exec.",
+      "Run the next step(s) of a thread in the background of this server (as `uwf thread exec`) and return at once with the thread id: status `running` and stoppedBecause `background` while it runs. Follow it with thread_show (status, steps, current role) and read it with thread_read; the server also sends a log notification when the run ends. A run that ends before its first step started (the thread waits for a person, has completed, or failed) returns its full result instead, as does `wait: true`. A thread waiting for a person (suspended with kind `human`) goes on with thread_answer, then thread_exec. Runs stop when this server does (the steps finished are kept; exec again to go on).",
     inputSchema: {
       type: "object",
       properties: {
@@ -123,6 +126,11 @@ export const MCP_TOOLS: readonly McpTool[] = [
           description:
             "run up to this many steps (default 1); the run also stops when the thread completes or waits for someone",
         },
+        wait: {
+          type: "boolean",
+          description:
+            "wait for the run to end and return its result (the steps run, the status, why it stopped) instead of returning at once; for short runs, as a long one may outlast the client's tool timeout",
+        },
       },
       required: ["thread"],
       additionalProperties: false,
@@ -137,7 +145,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
         quiet: true,
       },
     }),
-    background: true,
+    background: (input) => input.wait !== true,
   },
   {
     name: "thread_show",
