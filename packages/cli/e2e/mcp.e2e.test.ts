@@ -25,6 +25,8 @@ interface ToolResult {
 /** `uwf mcp` in the temp home, spoken to by the SDK's own client over stdio. */
 async function connect(home: string): Promise<{
   client: Client;
+  /** The server's process id. */
+  pid: number | null;
   call(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
   /** The server's notice that a background run of `thread` ended. */
   runEnd(thread: string): Promise<Record<string, unknown>>;
@@ -49,6 +51,7 @@ async function connect(home: string): Promise<{
   await client.connect(transport);
   return {
     client,
+    pid: transport.pid,
     call: async (name, args = {}) =>
       (await client.callTool({ name, arguments: args })) as unknown as ToolResult,
     runEnd: (thread) => new Promise((resolve) => waiters.set(thread, resolve)),
@@ -211,6 +214,30 @@ describe("uwf mcp", () => {
     } finally {
       await server.client.close();
     }
+  });
+
+  it("ends on SIGTERM as on a closed stdin: its run stops and the lease is released", async () => {
+    const server = await connect(temp.home);
+    const { structuredContent: started } = await server.call("thread_start", {
+      workflow: join(EXAMPLES, "hello.yaml"),
+      prompt: "Greet Ada",
+    });
+    const thread = started!.thread as string;
+    const scenario = writeScenario(temp.home, [
+      { role: "greeter", wait_for: join(temp.home, "never"), output: { $status: "done" } },
+    ]);
+    const exec = await server.call("thread_exec", { thread, agent: mock(scenario) });
+    expect(exec.structuredContent).toMatchObject({ stoppedBecause: "background" });
+    const exited = new Promise<void>((resolve) => {
+      server.client.onclose = resolve;
+    });
+    process.kill(server.pid!, "SIGTERM");
+    await exited;
+
+    const shown = await runUwf(["thread", "show", thread, "--format", "json"], {
+      home: temp.home,
+    });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ status: "idle", steps: 0, lockHolder: null });
   });
 
   it("stops a background run when the client goes away: the lease is released, nothing is lost", async () => {
