@@ -174,5 +174,7 @@ export function renderBootstrap(): string {
     "- `uwf prompt usage`: every command, exit code and JSON document.",
     "- `uwf prompt workflow-authoring`: writing your own workflow.",
     "- `uwf prompt adapter-developing`: the adapter contract and every config key.",
+    "- `uwf mcp`: the same workflows and threads as tools of an MCP client, for an agent to",
+    "  drive: give Claude Code or Codex an MCP server named uwf that runs `uwf mcp`.",
   ].join("\n");
 }
