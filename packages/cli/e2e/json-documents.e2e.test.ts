@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { type DocumentName, documentSchemas } from "@united-workforce/protocol";
 import {
   REPO_ROOT,
@@ -13,6 +14,7 @@ import {
 } from "@united-workforce/test-utils";
 import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommandContext } from "../src/commands/command.js";
 import { COMMANDS } from "../src/commands/index.js";
 import { startDashboard } from "./dashboard-fixture.js";
 
@@ -285,6 +287,22 @@ describe("every --format json document matches its schema in protocol", () => {
     const dash = await startDashboard(temp.home, ["--format", "json"]);
     expect(await dash.stop()).toBe(130);
     validate("dashboard", JSON.parse(dash.process.stdout()), "dashboard");
+  });
+
+  it("uwf mcp prints nothing: stdout carries the protocol, and the summary it returns fits", async () => {
+    const run = await runUwf(["mcp", "--format", "json"], { home: temp.home });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe("");
+    // The document the command returns (the session's summary), from a session that ends at once.
+    const { serveMcp } = await import("../src/mcp/server.js");
+    const stdin = new PassThrough();
+    stdin.end();
+    const context = {
+      signal: new AbortController().signal,
+      progress: () => {},
+      output: () => {},
+    } as unknown as CommandContext;
+    validate("mcp", await serveMcp(context, stdin), "mcp");
   });
 
   it("leave no document without a command, nor a command without a document", () => {

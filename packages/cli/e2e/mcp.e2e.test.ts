@@ -211,6 +211,17 @@ describe("uwf mcp", () => {
       const noWorkflow = await server.call("thread_start", { workflow: "nope", prompt: "Go" });
       expect(noWorkflow.isError).toBe(true);
       expect(noWorkflow.content[0]!.text).toContain("hint: ");
+
+      // `-p -` reads stdin, which is the protocol's here: refused, and the session goes on.
+      const stdinTask = await server.call("thread_start", {
+        workflow: join(EXAMPLES, "hello.yaml"),
+        prompt: "-",
+      });
+      expect(stdinTask.structuredContent).toMatchObject({ error: { code: "USAGE" } });
+      expect((await server.call("thread_list")).structuredContent).toEqual({
+        threads: [],
+        total: 0,
+      });
     } finally {
       await server.client.close();
     }

@@ -35,7 +35,7 @@ export async function serveMcp(
     Server,
     StdioServerTransport,
   } = await import("./sdk.js");
-  const checkInput = await inputChecker(ctx);
+  const checkInput = inputChecker(ctx);
 
   const stop = new AbortController();
   const onAbort = (): void => stop.abort(ctx.signal.reason);
@@ -85,7 +85,7 @@ export async function serveMcp(
     }
     summary.calls++;
     try {
-      const input = checkInput(tool, request.params.arguments ?? {});
+      const input = await checkInput(tool, request.params.arguments ?? {});
       const command = await prepareCommand(session, tool.invocation(input));
       const document = tool.background?.(input)
         ? await runInBackground(command)
@@ -183,16 +183,15 @@ function toolError(ctx: CommandContext, tool: McpTool, error: unknown) {
 
 /**
  * Checks a call's arguments against its tool's schema, with the store's validators (compiled
- * once, cached on disk like a workflow's); USAGE names what does not fit.
+ * once, cached on disk like a workflow's); USAGE names what does not fit. The store is opened
+ * at the first call, so a store that cannot be opened is that call's error, not the server's.
  */
-async function inputChecker(
-  ctx: CommandContext,
-): Promise<(tool: McpTool, input: unknown) => ToolInput> {
-  const { cas } = await ctx.store();
+function inputChecker(ctx: CommandContext): (tool: McpTool, input: unknown) => Promise<ToolInput> {
   const validators = new Map<string, (payload: unknown) => { valid: boolean; errors: string[] }>();
-  return (tool, input) => {
+  return async (tool, input) => {
     let validate = validators.get(tool.name);
     if (validate === undefined) {
+      const { cas } = await ctx.store();
       validate = cas.schemaValidator(tool.inputSchema as unknown as JsonSchema).validate;
       validators.set(tool.name, validate);
     }

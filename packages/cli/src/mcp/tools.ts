@@ -1,4 +1,5 @@
 import { THREAD_STATUSES } from "@united-workforce/protocol";
+import { UwfError } from "@united-workforce/util";
 import type { Invocation } from "./invoke.js";
 
 /** A tool's input as JSON Schema: an object of named properties. */
@@ -98,7 +99,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
       path: ["thread", "start"],
       args: [input.workflow as string],
       options: {
-        prompt: input.prompt,
+        prompt: taskText(input.prompt as string),
         title: input.title,
         // `--input name=value` is coerced by the input's declared type, so JSON reads back as it was.
         input: Object.entries((input.inputs as Record<string, unknown> | undefined) ?? {}).map(
@@ -264,3 +265,11 @@ export const MCP_TOOLS: readonly McpTool[] = [
     }),
   },
 ];
+
+/** The task as `-p` takes it: `-p -` reads stdin, which here is the protocol's. */
+function taskText(prompt: string): string {
+  if (prompt !== "-") return prompt;
+  throw new UwfError("USAGE", 'thread_start: the prompt "-" would read the server\'s stdin', {
+    hint: "Give the task itself as the prompt.",
+  });
+}
