@@ -271,6 +271,9 @@ describe("uwf mcp", () => {
       status: "running",
       lockHolder: { pid: expect.any(Number) },
     });
+    // One run per thread, as with `uwf thread exec`.
+    const again = await server.call("thread_exec", { thread, agent: mock(scenario) });
+    expect(again.structuredContent).toMatchObject({ error: { code: "THREAD_BUSY" } });
     await server.client.close();
 
     const shown = await runUwf(["thread", "show", thread, "--format", "json"], {
