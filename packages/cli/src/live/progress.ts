@@ -2,6 +2,7 @@ import type { ThreadEvent } from "@united-workforce/protocol";
 import {
   costFact,
   durationText,
+  type EventStream,
   sanitizeTerminalText,
   stepCost,
   tokensFact,
@@ -73,9 +74,19 @@ export class ProgressView {
   /** Each thread's title, as its events said it: lines name threads by it. */
   private readonly titles = new Map<string, string>();
 
+  /** Ends the subscription `listen` made: a long-lived process (`uwf mcp`) runs many views. */
+  private unsubscribe: (() => void) | null = null;
+
   constructor(private readonly options: ProgressOptions) {
     this.now = options.now ?? Date.now;
     this.ownThread = options.thread ?? null;
+  }
+
+  /** Show the thread events of `stream` until `stop`. */
+  listen(stream: EventStream): void {
+    this.unsubscribe = stream.subscribe((event) => {
+      if ("thread" in event) this.handle(event);
+    });
   }
 
   handle(event: ThreadEvent): void {
@@ -228,6 +239,8 @@ export class ProgressView {
    * follower stopped watching).
    */
   stop(how: "interrupted" | "left" = "interrupted"): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
     const permanent: string[] = [];
     if (this.options.mode !== "quiet") {
       for (const step of this.running.values()) {

@@ -26,11 +26,7 @@ export async function openRunner(
   if (options.moves) await ctx.config();
   const { Runner } = await import("@united-workforce/engine");
   const { progress } = options;
-  if (progress) {
-    ctx.events.subscribe((event) => {
-      if ("thread" in event) progress.handle(event);
-    });
-  }
+  progress?.listen(ctx.events);
   return new Runner({
     store,
     cwd: ctx.cwd,
