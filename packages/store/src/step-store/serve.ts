@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import type { Server, Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ThreadPointer } from "@united-workforce/protocol";
-import { nodeNet } from "@united-workforce/util";
+import { makePrivateDir, nodeCrypto, nodeNet, nodeOs } from "@united-workforce/util";
 import type { ThreadsStore } from "../api.js";
 import type { Cas } from "../cas/cas.js";
 import { lineReader, type StepStoreAnswer, type StepStoreRequest, wireError } from "./wire.js";
+
+const MAX_SOCKET_PATH = 107;
 
 /** A step store being served: the socket's path for the adapter, and its end. */
 export interface ServedStepStore {
@@ -15,17 +16,25 @@ export interface ServedStepStore {
 }
 
 /**
- * Serve one step's adapter the store over a Unix socket in a private folder: the step's thread
- * as uwf holds it (no read), nodes from `cas` (those the run keeps cost no round trip), and the
- * adapter's writes through `cas`, kept so that checking the step reads none of them back. An
- * adapter given this opens no connection of its own (docs/decisions/step-store.md).
+ * Serve one step's adapter the store over a Unix socket in the home's private `run` folder: the
+ * step's thread as uwf holds it (no read), nodes from `cas` (those the run keeps cost no round
+ * trip), and the adapter's writes through `cas`, kept so that checking the step reads none of
+ * them back. An adapter given this opens no connection of its own
+ * (docs/decisions/step-store.md).
  */
 export async function serveStepStore(
-  store: { cas: Cas; threads: Pick<ThreadsStore, "get"> },
+  store: { home: string; cas: Cas; threads: Pick<ThreadsStore, "get"> },
   pointer: ThreadPointer,
 ): Promise<ServedStepStore> {
-  const dir = mkdtempSync(join(tmpdir(), "uwf-step-"));
-  const path = join(dir, "store.sock");
+  const name = `step-${nodeCrypto().randomBytes(8).toString("hex")}.sock`;
+  const runDir = join(store.home, "run");
+  // A socket's path has room for 107 bytes: a deep home serves from a private temp folder.
+  const tempDir =
+    Buffer.byteLength(join(runDir, name)) > MAX_SOCKET_PATH
+      ? mkdtempSync(join(nodeOs().tmpdir(), "uwf-run-"))
+      : null;
+  makePrivateDir(tempDir ?? runDir);
+  const path = join(tempDir ?? runDir, name);
   const sockets = new Set<Socket>();
   const { createServer } = nodeNet();
   const server = createServer((socket) => {
@@ -41,12 +50,7 @@ export async function serveStepStore(
       }),
     );
   });
-  try {
-    await listen(server, path);
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
+  await listen(server, path);
   // The adapter's exit must not wait on uwf, nor uwf's on a socket it left open.
   server.unref();
   return {
@@ -54,7 +58,7 @@ export async function serveStepStore(
     close() {
       for (const socket of sockets) socket.destroy();
       server.close();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(tempDir ?? path, { recursive: true, force: true });
     },
   };
 }

@@ -1,3 +1,5 @@
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { ThreadPointer } from "@united-workforce/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -48,7 +50,7 @@ beforeEach(async () => {
   };
   cas = new Cas(counted);
   pointer = chainPointer(chain);
-  served = await serveStepStore({ cas, threads: store.threads }, pointer);
+  served = await serveStepStore({ home: store.home, cas, threads: store.threads }, pointer);
   adapter = await openServedStore(served.path);
 });
 afterEach(async () => {
@@ -94,6 +96,13 @@ describe("the step store uwf serves an adapter", () => {
     expect(missing.code).toBe("CAS_NOT_FOUND");
     const listing = await caught(() => adapter.cas.backend.withPrefix("00", 5));
     expect(listing.code).toBe("STORE_UNAVAILABLE");
+  });
+
+  it("serves from the home's private run folder, and removes the socket when closed", () => {
+    expect(served.path.startsWith(join(store.home, "run"))).toBe(true);
+    expect(statSync(join(store.home, "run")).mode & 0o777).toBe(0o700);
+    served.close();
+    expect(existsSync(served.path)).toBe(false);
   });
 
   it("fails the adapter's next request once uwf has closed the store", async () => {
