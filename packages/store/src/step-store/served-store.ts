@@ -19,11 +19,8 @@ export interface StepStore {
   close(): Promise<void>;
 }
 
-type Request = StepStoreRequest extends infer R
-  ? R extends { id: number }
-    ? Omit<R, "id">
-    : never
-  : never;
+/** A request before it is numbered (each kind keeps its own fields). */
+type Unnumbered<R> = R extends { id: number } ? Omit<R, "id"> : never;
 
 /**
  * The store uwf serves this step's adapter at `path` (serve.ts): reads and writes go through
@@ -60,7 +57,7 @@ export async function openServedStore(
   socket.on("error", (error) => failAll(unavailable(path, error)));
   socket.on("close", () => failAll(unavailable(path, new Error("uwf closed the step's store"))));
 
-  const ask = <T>(request: Request): Promise<T> => {
+  const ask = <T>(request: Unnumbered<StepStoreRequest>): Promise<T> => {
     if (closed !== null) return Promise.reject(closed);
     const id = nextId++;
     if (pending.size === 0) socket.ref();
