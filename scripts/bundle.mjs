@@ -283,6 +283,30 @@ const installedBeside = {
   },
 };
 
+/**
+ * The `pg` driver asks at load whether it runs in a Cloudflare Worker by constructing a fetch
+ * `Response`, which loads Node's fetch implementation (undici): ≈ 15–30 ms of CPU in every
+ * process that opens a PostgreSQL store. uwf runs on Node only, so its bundle takes Node's
+ * sockets directly. The build fails if the driver no longer reads as expected.
+ */
+const PG_STREAM_CHOICE = "const { getStream, getSecureStream } = getStreamFuncs()";
+const pgNodeStreams = {
+  name: "pg-node-streams",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]pg[\\/]lib[\\/]stream\.js$/ }, ({ path }) => {
+      const code = readFileSync(path, "utf8");
+      if (!code.includes(PG_STREAM_CHOICE)) {
+        return { errors: [{ text: `${path} no longer chooses its streams as expected` }] };
+      }
+      const contents = code.replace(
+        PG_STREAM_CHOICE,
+        "const { getStream, getSecureStream } = getNodejsStreamFuncs()",
+      );
+      return { contents, loader: "js" };
+    });
+  },
+};
+
 /** esbuild's output as a bundle file: ASCII, its content hash on the first line. */
 function bundleText(code, name) {
   // As many UTF-8 bytes as characters: every character is ASCII (a pretty bundle keeps comments,
@@ -387,6 +411,7 @@ for (const { entry, outdir } of packageTargets) {
     ...COMMON,
     entryPoints: [`${root}${entry}`],
     outfile: `${root}${outdir}/main.cjs`,
+    plugins: [pgNodeStreams],
   });
   const text = bundleText(result.outputFiles[0].text, `${outdir}/main.cjs`);
   const dir = `${root}${outdir}`;

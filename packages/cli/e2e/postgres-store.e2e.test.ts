@@ -16,7 +16,7 @@ const HELLO = join(REPO_ROOT, "examples/hello.yaml");
 
 let server: PostgresServer;
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await startPostgres({ countStatements: true });
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
@@ -65,6 +65,23 @@ describe("uwf on a PostgreSQL store", () => {
     for (const local of ["cas", "threads", "workflows", "locks"]) {
       expect(existsSync(join(home, local))).toBe(false);
     }
+  });
+
+  it("runs a step on one connection, in at most 8 statements; the adapter opens none", async () => {
+    const url = await server.createDatabase();
+    const home = machine();
+    const env = { UWF_STORE: url };
+    await uwf(home, ["workflow", "add", HELLO], env);
+    const id = await uwf(home, ["thread", "start", "hello", "-p", "Greet Ada."], env);
+    await server.activity(url);
+    await uwf(home, ["thread", "exec", id, "--agent", MOCK], env);
+    const exec = await server.activity(url);
+    // The schema version, the lease, the thread, the nodes the step reads (one statement), the
+    // adapter's pid in the lease, the adapter's nodes, the new head, the lease's release.
+    expect(exec.connections).toBe(1);
+    expect(exec.statements.length, exec.statements.join("\n")).toBeLessThanOrEqual(8);
+    const done = JSON.parse(await uwf(home, ["thread", "show", id, "--format", "json"], env));
+    expect(done).toMatchObject({ status: "completed", steps: 1 });
   });
 
   it("lets two machines share threads: one starts, the other runs, both see the result", async () => {

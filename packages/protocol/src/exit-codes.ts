@@ -18,6 +18,14 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
  */
 export const ADAPTER_TRANSIENT_EXIT = 75;
 
+/**
+ * The environment variable naming the step's store that uwf serves an adapter over a Unix
+ * socket (docs/adapter-protocol.md): the adapter reads the thread and writes its nodes through
+ * uwf's own connection instead of opening the store a second time. Set only when the store is
+ * not on this machine's filesystem; an adapter may ignore it and open the store itself.
+ */
+export const STEP_STORE_ENV = "UWF_STEP_STORE";
+
 /** What each exit code tells a caller; docs/cli.md and `uwf prompt usage` print this table. */
 export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [ExitCode.ok]: "ok",

@@ -43,6 +43,19 @@ describe("PostgreSQL CAS backend", () => {
     expect(await cas.recordedRefs?.("0000000000000")).toBeNull();
   });
 
+  it("reads several nodes and the nodes one points to in one statement, leaving out the absent", async () => {
+    const { cas } = await backend();
+    const a = node("a");
+    const b = node("b");
+    const c = node("c", [a.hash, b.hash, "0000000000001"]);
+    const d = node("d");
+    await cas.write([a, b, c, d]);
+    const read = await cas.readMany!([c.hash, d.hash, "0000000000000"], [c.hash]);
+    expect([...read.keys()].sort()).toEqual([a.hash, b.hash, c.hash, d.hash].sort());
+    expect(decode(read.get(b.hash) ?? null)).toBe(decode(b.bytes));
+    expect((await cas.readMany!([d.hash], [])).size).toBe(1);
+  });
+
   it("rewriting an existing node creates nothing and restarts its gc grace period", async () => {
     const { db, cas } = await backend();
     const a = node("a");

@@ -33,6 +33,16 @@ export function createPostgresCasBackend(
       return row?.bytes ?? null;
     },
 
+    async readMany(hashes, refsOf) {
+      const rows = await db.query<{ hash: string; bytes: Buffer }>(
+        `select hash, bytes from uwf_cas_nodes
+         where hash = any($1::text[])
+            or hash = any(array(select unnest(refs) from uwf_cas_nodes where hash = any($2::text[])))`,
+        [hashes, refsOf],
+      );
+      return new Map(rows.map((row) => [row.hash, row.bytes]));
+    },
+
     async write(nodes) {
       const created = new Set<string>();
       for (const batch of batches(unique(nodes))) {

@@ -19,5 +19,7 @@ export {
   schemaDialect,
 } from "./schemas/dialects.js";
 export { knownFormatNames } from "./schemas/formats.js";
+export { type ServedStepStore, serveStepStore } from "./step-store/serve.js";
+export { openServedStore, type StepStore } from "./step-store/served-store.js";
 export { maskUrl } from "./store-url.js";
 export { pointerProblem } from "./threads/pointer-check.js";

@@ -27,7 +27,13 @@ export { makeGitRepo, runGit } from "./git.js";
 export { TEMP_PREFIX, type TempHome, tempHome } from "./home.js";
 export { normalise } from "./normalise.js";
 export { freePort } from "./ports.js";
-export { findPostgresBin, type PostgresServer, startPostgres } from "./postgres.js";
+export {
+  type DatabaseActivity,
+  findPostgresBin,
+  type PostgresOptions,
+  type PostgresServer,
+  startPostgres,
+} from "./postgres.js";
 export { isProcessGone, processesIn, sleep, waitUntilGone } from "./processes.js";
 export {
   REPO_ROOT,

@@ -32,8 +32,26 @@ export interface PostgresServer {
    * server small, so stopping it (and removing its folder) stays quick.
    */
   dropDatabase(url: string): Promise<void>;
+  /**
+   * What the sessions of database `url` (every process's) did since the last call for it: the
+   * connections they opened and the statements they ran, each as its first line. Only for a
+   * server started with `{ countStatements: true }`, which logs every statement. Counting is
+   * exact: the server logs a statement before it answers it, and this waits for a mark it runs
+   * after them.
+   */
+  activity(url: string): Promise<DatabaseActivity>;
   /** Stop the server and remove its directory. Safe to call twice. */
   stop(): Promise<void>;
+}
+
+export interface DatabaseActivity {
+  connections: number;
+  statements: string[];
+}
+
+export interface PostgresOptions {
+  /** Log every connection and statement so that `activity` can count them. */
+  countStatements?: boolean;
 }
 
 /** Where the binaries are: `UWF_TEST_PG_BIN`, or the newest `/usr/lib/postgresql/<v>/bin`. */
@@ -179,6 +197,57 @@ async function makeTemplate(bin: string, version: string): Promise<string> {
   return dir;
 }
 
+// ─── Counting statements ───────────────────────────────────────────────────────────────────
+
+/** Each log line starts with the database and the session's pid: `<db>|<pid>| `. */
+const LOG_PREFIX = "%d|%p| ";
+const LOG_LINE =
+  /^([^|\n]*)\|(\d+)\| (?:LOG: {2}(connection authorized|statement: |execute [^:]*: )(.*))?/;
+
+/** The server's log as lines, kept until `takeUntil` has counted them. */
+class LogLines {
+  #pending = "";
+  #lines: string[] = [];
+  #waiters: (() => void)[] = [];
+
+  add(text: string): void {
+    const parts = (this.#pending + text).split("\n");
+    this.#pending = parts.pop() ?? "";
+    this.#lines.push(...parts);
+    for (const wake of this.#waiters.splice(0)) wake();
+  }
+
+  /**
+   * Connections and statements of `database` up to the statement that selects `mark` (run by
+   * the caller after the work it counts), whose own session is left out; those lines are used up.
+   */
+  async takeUntil(database: string, mark: string): Promise<DatabaseActivity> {
+    for (;;) {
+      const at = this.#lines.findIndex((line) => line.includes(`select '${mark}'`));
+      if (at >= 0) {
+        const markPid = LOG_LINE.exec(this.#lines[at] ?? "")?.[2];
+        const activity: DatabaseActivity = { connections: 0, statements: [] };
+        const kept: string[] = [];
+        for (const line of this.#lines.slice(0, at + 1)) {
+          const match = LOG_LINE.exec(line);
+          // Continuation lines and sessions not yet in a database count for nobody.
+          if (!match?.[1]) continue;
+          if (match[1] !== database) {
+            kept.push(line);
+            continue;
+          }
+          if (match[2] === markPid || !match[3]) continue;
+          if (match[3] === "connection authorized") activity.connections++;
+          else activity.statements.push((match[4] ?? "").trim());
+        }
+        this.#lines = [...kept, ...this.#lines.slice(at + 1)];
+        return activity;
+      }
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+}
+
 // ─── Servers ────────────────────────────────────────────────────────────────────────────────
 
 const running = new Set<{ child: ChildProcess; dir: string }>();
@@ -202,7 +271,7 @@ function installExitHook(): void {
  * full-page writes, 127.0.0.1 and a socket in the directory only. Throws (so the test fails,
  * never skips) when the binaries are missing.
  */
-export async function startPostgres(): Promise<PostgresServer> {
+export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresServer> {
   const { bin, version } = findPostgresBin();
   const template = await templateDir(bin, version);
   const dir = mkdtempSync(join(tmpdir(), "uwf-pg-"));
@@ -210,20 +279,25 @@ export async function startPostgres(): Promise<PostgresServer> {
   try {
     // cp -a keeps the owner and the 0700 mode postgres insists on.
     await run("cp", ["-a", join(template, "data"), join(dir, "data")], false);
-    return await startIn(bin, version, dir);
+    return await startIn(bin, version, dir, options);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
 }
 
-async function startIn(bin: string, version: string, dir: string): Promise<PostgresServer> {
+async function startIn(
+  bin: string,
+  version: string,
+  dir: string,
+  options: PostgresOptions,
+): Promise<PostgresServer> {
   let lastError: unknown;
   // A free port can be taken by someone else between choosing it and binding it: try again.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     try {
-      return await launch(bin, version, dir, port);
+      return await launch(bin, version, dir, port, options);
     } catch (error) {
       lastError = error;
       if (!String((error as Error).message).includes("could not bind")) break;
@@ -232,8 +306,15 @@ async function startIn(bin: string, version: string, dir: string): Promise<Postg
   throw lastError;
 }
 
-function launch(bin: string, version: string, dir: string, port: number): Promise<PostgresServer> {
+function launch(
+  bin: string,
+  version: string,
+  dir: string,
+  port: number,
+  options: PostgresOptions,
+): Promise<PostgresServer> {
   const user = serverUser();
+  const counting = options.countStatements === true;
   const args = [
     "-D",
     join(dir, "data"),
@@ -257,6 +338,16 @@ function launch(bin: string, version: string, dir: string, port: number): Promis
     "log_min_messages=warning",
     "-c",
     "log_min_error_statement=panic",
+    ...(counting
+      ? [
+          "-c",
+          "log_statement=all",
+          "-c",
+          "log_connections=on",
+          "-c",
+          `log_line_prefix=${LOG_PREFIX}`,
+        ]
+      : []),
   ];
   const child = spawn(join(bin, "postgres"), args, {
     ...(user ?? {}),
@@ -267,16 +358,19 @@ function launch(bin: string, version: string, dir: string, port: number): Promis
   running.add(server);
   installExitHook();
   let log = "";
+  const lines = counting ? new LogLines() : null;
   return new Promise<PostgresServer>((resolve, reject) => {
     let ready = false;
     const onData = (chunk: Buffer) => {
       // Keep reading for the server's whole life (a full pipe would block it); keep a tail.
-      log = (log + chunk.toString("utf8")).slice(-8_000);
+      const text = chunk.toString("utf8");
+      log = (log + text).slice(-8_000);
+      lines?.add(text);
       if (!ready && log.includes("ready to accept connections")) {
         ready = true;
         child.unref();
         (child.stderr as unknown as { unref?: () => void }).unref?.();
-        resolve(serverHandle(bin, version, dir, port, server, watchdog(child, dir)));
+        resolve(serverHandle(bin, version, dir, port, server, watchdog(child, dir), lines));
       }
     };
     child.stderr?.on("data", onData);
@@ -322,6 +416,7 @@ function serverHandle(
   port: number,
   server: { child: ChildProcess; dir: string },
   dog: ChildProcess,
+  lines: LogLines | null,
 ): PostgresServer {
   const base = `postgres://uwf@127.0.0.1:${port}`;
   const psql = (sql: string) => {
@@ -333,6 +428,7 @@ function serverHandle(
     );
   };
   let databases = 0;
+  let marks = 0;
   let stopped: Promise<void> | null = null;
   return {
     url: `${base}/postgres`,
@@ -362,6 +458,30 @@ function serverHandle(
       if (!/^uwf_test_\d+_\d+$/.test(name))
         throw new Error(`${url} was not made by createDatabase`);
       await psql(`drop database if exists ${name} with (force)`);
+    },
+    async activity(url) {
+      if (lines === null) throw new Error("start the server with { countStatements: true }");
+      const database = new URL(url).pathname.slice(1);
+      const mark = `uwf-activity-mark-${++marks}`;
+      await run(
+        join(bin, "psql"),
+        [
+          "-X",
+          "-q",
+          "-h",
+          "127.0.0.1",
+          "-p",
+          String(port),
+          "-U",
+          "uwf",
+          "-d",
+          database,
+          "-c",
+          `select '${mark}'`,
+        ],
+        false,
+      );
+      return lines.takeUntil(database, mark);
     },
     stop() {
       stopped ??= new Promise<void>((resolve) => {

@@ -33,7 +33,7 @@ export interface ThreadContext {
 
 export async function loadThreadContext(
   cas: Cas,
-  threads: ThreadsStore,
+  threads: Pick<ThreadsStore, "get">,
   options: { thread: string; role: string; historyQuota?: number; replaceHead?: boolean },
 ): Promise<ThreadContext> {
   const pointer = await threads.get(options.thread);

@@ -2,7 +2,8 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { StepPayload } from "@united-workforce/protocol";
+import { STEP_STORE_ENV, type StepPayload } from "@united-workforce/protocol";
+import { serveStepStore } from "@united-workforce/store";
 import {
   appendStep,
   type FakeLlm,
@@ -113,6 +114,32 @@ function scripted(texts: string[], usage?: AgentRunResult["usage"]) {
 }
 
 describe("createAgent", () => {
+  it("reads and writes through the step's store uwf serves, and hides it from the agent", async () => {
+    const store = await openHomeStore(temp.home);
+    const pointer = await store.threads.get(seeded.thread);
+    const served = await serveStepStore(store, pointer);
+    let agentEnv: Record<string, string | undefined> = {};
+    try {
+      const result = await run(
+        {
+          run: async (ctx) => {
+            agentEnv = ctx.env;
+            return { text: READY };
+          },
+        },
+        // A store the adapter cannot reach: only the served one works.
+        { env: { [STEP_STORE_ENV]: served.path, UWF_STORE: "postgres://nobody@127.0.0.1:1/x" } },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const step = await store.cas.getPayload<StepPayload>(String(result.json!.stepHash), "step");
+      expect(step).toMatchObject({ start: pointer.start, prev: null, role: "planner" });
+      expect(agentEnv[STEP_STORE_ENV]).toBeUndefined();
+    } finally {
+      served.close();
+      await store.close();
+    }
+  });
+
   it("stores the step and prints one JSON line last on stdout", async () => {
     const result = await run({ run: answer(READY) });
     expect(result.code).toBe(0);

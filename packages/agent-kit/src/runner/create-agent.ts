@@ -1,13 +1,20 @@
 import { renderTask } from "@united-workforce/engine/adapter";
-import { ExitCode, STATUS_FIELD, type StepPayload } from "@united-workforce/protocol";
+import {
+  ExitCode,
+  STATUS_FIELD,
+  STEP_STORE_ENV,
+  type StepPayload,
+} from "@united-workforce/protocol";
 import {
   type Cas,
   type CasBatch,
+  openServedStore,
   openStore,
   readConfig,
   resolveModel,
-  type Store,
+  type StepStore,
   storeOptionsFrom,
+  validatorCacheDir,
 } from "@united-workforce/store";
 import { createEventStream, type EventStream, eventLogWriter } from "@united-workforce/util";
 import { loadThreadContext, type ThreadContext } from "../context/load-context.js";
@@ -37,8 +44,7 @@ export async function runStoredStep(
   // Started by a uwf that is already gone: nobody will verify this step, so do nothing.
   io.signal?.throwIfAborted();
   const { home, say } = env;
-  const options = storeOptionsFrom(home, readConfig(home), io.env);
-  const store = await openStore({ ...options, backends: storeBackends });
+  const store = await openStepStore(home, io.env);
   try {
     return await runStep(definition, args, io, { home, store, say });
   } finally {
@@ -46,12 +52,28 @@ export async function runStoredStep(
   }
 }
 
+/**
+ * The store uwf serves this step (`UWF_STEP_STORE`: no connection of the adapter's own), else
+ * the store config.yaml names, opened here. The variable is this adapter's alone: the agent and
+ * the commands it runs do not inherit it.
+ */
+async function openStepStore(
+  home: string,
+  env: Record<string, string | undefined>,
+): Promise<StepStore> {
+  const served = env[STEP_STORE_ENV];
+  delete env[STEP_STORE_ENV];
+  if (served) return openServedStore(served, { validatorCacheDir: validatorCacheDir(home) });
+  const options = storeOptionsFrom(home, readConfig(home), env);
+  return openStore({ ...options, backends: storeBackends });
+}
+
 /** One step, in stages: prepare it from the chain, let the agent attempt it, store the result. */
 async function runStep(
   definition: AgentDefinition,
   args: AgentArgs,
   io: AgentIo,
-  env: { home: string; store: Store; say: (line: string) => void },
+  env: { home: string; store: StepStore; say: (line: string) => void },
 ): Promise<number> {
   const startedAtMs = Date.now();
   const prepared = await prepareStep(definition, args, io, env);
@@ -92,7 +114,7 @@ async function prepareStep(
   definition: AgentDefinition,
   args: AgentArgs,
   io: AgentIo,
-  env: { home: string; store: Store; say: (line: string) => void },
+  env: { home: string; store: StepStore; say: (line: string) => void },
 ): Promise<PreparedStep> {
   const { cas } = env.store;
   const context = await loadThreadContext(cas, env.store.threads, {
@@ -185,7 +207,7 @@ async function storeFailure(
   prepared: PreparedStep,
   outcome: AttemptsOutcome,
   io: AgentIo,
-  env: { store: Store; say: (line: string) => void },
+  env: { store: StepStore; say: (line: string) => void },
 ): Promise<number> {
   if (outcome.extraction.ok) throw new Error("storeFailure called with a valid output");
   const { cas } = env.store;
@@ -216,7 +238,7 @@ async function storeFailure(
 async function storeStep(
   prepared: PreparedStep,
   outcome: AttemptsOutcome,
-  store: Store,
+  store: StepStore,
   startedAtMs: number,
 ): Promise<{ stepHash: string; role: string; status: string; attempts: number }> {
   if (!outcome.extraction.ok) throw new Error("storeStep called with an invalid output");

@@ -55,22 +55,24 @@ async function execWithLease(
   request: ExecRequest,
   reportError: ((error: unknown) => void) | null,
 ): Promise<RunResult> {
-  const before = await run.store.threads.get(thread);
+  // A background hand-off reads the thread first: a missing one takes no lease.
+  if (request.background) await run.store.threads.get(thread);
   const lease = request.worker
     ? await run.store.leases.adopt(thread, request.worker)
     : await takeThread(run.store, thread, "uwf thread exec", run.events);
   if (request.background) return handOff(run, thread, request, request.background, lease);
   try {
-    // Read again under the lease when what runs depends on the state: a retry time.
-    const pointer = request.wait ? await run.store.threads.get(thread) : before;
+    // Read once, under the lease: nothing can change it before the run starts.
+    const pointer = await run.store.threads.get(thread);
     const waitFor = request.wait ? await retryWait(run.router, pointer) : null;
     if (waitFor !== null) await waitUntil(run, thread, waitFor);
     const summary = await runSteps(run, thread, {
       count: request.count ?? 1,
       agentFlag: request.agent,
       lease,
-      limits: () => limitsOf(run, before, request.limits),
-      ...(waitFor === null ? {} : { first: waitFor.plan }),
+      limits: () => limitsOf(run, pointer, request.limits),
+      // A wait may be long: the run reads the thread again after one.
+      ...(waitFor === null ? { pointer } : { first: waitFor.plan }),
     });
     return await ended(run, summary);
   } catch (error) {
@@ -93,6 +95,7 @@ export function resumeThread(
       count: request.count ?? 1,
       agentFlag: request.agent,
       lease,
+      pointer,
       first: await planResume(run.router, pointer, answer),
       // A resumed run counts afresh: the human who resumes has seen what the last one spent.
       limits: () => limitsOf(run, pointer, request.limits),
@@ -112,6 +115,7 @@ export function pokeThread(
       count: 1,
       agentFlag: request.agent,
       lease,
+      pointer,
       first: await planPoke(run.router, pointer, request.prompt),
     }),
   );

@@ -27,6 +27,8 @@ export interface RunOptions {
   lease: Lease;
   /** Resume and poke choose the first step themselves instead of asking the moderator. */
   first?: PlannedStep;
+  /** The thread as the caller read it under the lease, so the run does not read it again. */
+  pointer?: ThreadPointer;
   /**
    * This run's budget: reaching it suspends the thread before the next step starts. Asked for
    * only once a step has run (config.yaml is read when a step needs it, not before).
@@ -62,8 +64,16 @@ export async function runSteps(
   threadId: string,
   options: RunOptions,
 ): Promise<ExecSummary> {
+  const pointer = options.pointer ?? (await run.store.threads.get(threadId));
+  // The workflow, the start node and the head, and the role schemas the workflow points to,
+  // in one round trip on PostgreSQL: routing, the adapter's context and the step's check all
+  // read them.
+  await run.store.cas.prefetch(
+    [pointer.workflowHash, pointer.start, pointer.head],
+    [pointer.workflowHash],
+  );
   const state: RunState = {
-    pointer: await run.store.threads.get(threadId),
+    pointer,
     steps: [],
     fanouts: [],
     budget: options.budget ?? { spent: emptyTotal() },

@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import {
   ADAPTER_TRANSIENT_EXIT,
   type RolePayload,
+  STEP_STORE_ENV,
   type ThreadPointer,
 } from "@united-workforce/protocol";
 import {
@@ -11,6 +12,8 @@ import {
   type RetryPolicy,
   resolveAgent,
   retryPolicy,
+  type ServedStepStore,
+  serveStepStore,
 } from "@united-workforce/store";
 import {
   findExecutable,
@@ -84,7 +87,13 @@ async function spawnAgent(
 ): Promise<StepOutcome> {
   const { agent, label, cwd, lease } = step;
   const timeoutSeconds = agent.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  // A store that is not this machine's files is served to the adapter through this process's
+  // connection (docs/decisions/step-store.md): the adapter opens none of its own.
+  let served: ServedStepStore | null = null;
   try {
+    if (run.store.kind !== "fs") served = await serveStepStore(run.store, pointer);
+    // Never one inherited from a uwf that runs this one: only this step's.
+    const env = { ...adapterEnv(run, agent), [STEP_STORE_ENV]: served?.path };
     const invocation = adapterArgv(agent, pointer.thread, plan);
     const check = new StepCheck(run.store.cas, {
       prev: plan.prev,
@@ -99,7 +108,7 @@ async function spawnAgent(
         args: invocation.args,
         ...(invocation.stdin !== null ? { stdin: invocation.stdin } : {}),
         cwd,
-        env: adapterEnv(run, agent),
+        env,
         timeoutMs: timeoutSeconds * 1000,
         signal: run.signal,
         onStderr: (chunk) => childOutput(run, pointer.thread, plan.role, chunk),
@@ -144,6 +153,8 @@ async function spawnAgent(
     if (isUwfError(error) && error.code === "AGENT_FAILED")
       return { kind: "failed", failure: error };
     throw error;
+  } finally {
+    served?.close();
   }
 }
 

@@ -32,6 +32,28 @@ export function describeCasConformance(context: ConformanceContext): void {
       );
     });
 
+    it("prefetches a run's nodes and reads them as stored; a missing one stays missing", async () => {
+      const { cas } = context.store;
+      const chain = await storeChain(cas, "prefetch");
+      const expected = await cas.get(chain.start);
+      await cas.prefetch([chain.workflow, chain.start, "0000000000000"], [chain.workflow]);
+      expect(await cas.get(chain.start)).toEqual(expected);
+      expect(await cas.schema(chain.role)).toMatchObject({ required: ["$status"] });
+      expect((await caught(() => cas.get("0000000000000"))).code).toBe("CAS_NOT_FOUND");
+      if (cas.backend.readMany !== undefined) {
+        const read = await cas.backend.readMany([chain.start], [chain.workflow]);
+        expect(read.has(chain.start) && read.has(chain.role)).toBe(true);
+      }
+    });
+
+    it("writes nodes prepared elsewhere (an adapter's) and reads them back", async () => {
+      const { cas } = context.store;
+      const node = cas.prepareText("written for an adapter");
+      expect(await cas.writeKept([node])).toEqual(new Set([node.hash]));
+      expect(await cas.getText(node.hash)).toBe("written for an adapter");
+      expect(await cas.backend.has(node.hash)).toBe(true);
+    });
+
     it("names nodes the same in every store: the hash format is pinned", async () => {
       const { cas } = context.store;
       expect(cas.builtin("text")).toBe("BFPCY5DWEPBVJ");

@@ -25,6 +25,12 @@ export interface CasStray {
 export interface CasBackend {
   read(hash: string): Promise<Uint8Array | null>;
   /**
+   * Several nodes at once, with the nodes each of `refsOf` points to (one level, by its
+   * recorded refs), in one round trip; absent nodes are left out. Optional: a store without a
+   * round trip per read (the filesystem) leaves it out and is read node by node.
+   */
+  readMany?(hashes: readonly string[], refsOf: readonly string[]): Promise<Map<string, Uint8Array>>;
+  /**
    * Store nodes; an existing hash is a no-op unless its stored bytes no longer hash to it, in
    * which case they are replaced (a repair). Every write is complete or absent, never partial.
    * Returns the hashes that were newly created.

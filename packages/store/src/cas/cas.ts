@@ -66,6 +66,8 @@ export class Cas {
   readonly #pendingBuiltins = new Set<BuiltinNodeKind>(BUILTIN_KINDS);
   // Compiled validators shared with later processes (schemas/disk-cache.ts); none if unset.
   readonly #validatorCacheDir: string | undefined;
+  // Node bytes a run asked to keep (`prefetch`, `writeKept`): read again with no round trip.
+  readonly #kept = new KeptNodes();
 
   constructor(backend: CasBackend, options: { validatorCacheDir?: string } = {}) {
     this.backend = backend;
@@ -138,6 +140,37 @@ export class Cas {
     return editionsOf(kind).some((edition) => BUILTIN_HASHES[edition] === type);
   }
 
+  /**
+   * Read `hashes`, and the nodes `refsOf` point to, in one round trip where the backend can
+   * (PostgreSQL), and keep them for this Cas's later reads: a run reads its workflow, start and
+   * role schemas once. Nodes are immutable, so a kept node never goes stale; the backends
+   * without a round trip per read (the filesystem) keep nothing.
+   */
+  async prefetch(hashes: readonly string[], refsOf: readonly string[] = []): Promise<void> {
+    if (this.backend.readMany === undefined) return;
+    for (const [hash, bytes] of await this.backend.readMany(hashes, refsOf)) {
+      this.#kept.add(hash, bytes);
+    }
+  }
+
+  /**
+   * Write nodes another process prepared (an adapter, through the step's store uwf serves it)
+   * and keep them: checking the step they make reads none of them back. They are checked when
+   * read, like any node.
+   */
+  async writeKept(nodes: readonly CasWrite[]): Promise<Set<string>> {
+    const created = await this.backend.write(nodes);
+    for (const node of nodes) this.#kept.add(node.hash, node.bytes);
+    return created;
+  }
+
+  /** A node's stored bytes, unchecked (the reader checks them), or null when it is absent. */
+  readBytes(hash: string): Promise<Uint8Array | null> {
+    assertHash(hash);
+    const kept = this.#kept.get(hash);
+    return kept === undefined ? this.backend.read(hash) : Promise.resolve(kept);
+  }
+
   async get(hash: string): Promise<CasNode> {
     return (await this.read(hash)).node;
   }
@@ -147,8 +180,7 @@ export class Cas {
    * have), re-hashed: bytes that do not hash to `hash` or do not decode are CAS_CORRUPT.
    */
   async read(hash: string): Promise<{ node: CasNode; bytes: Uint8Array }> {
-    assertHash(hash);
-    const bytes = await this.backend.read(hash);
+    const bytes = await this.readBytes(hash);
     if (bytes === null) {
       // Built-in schemas are known to every store, written or not.
       const builtin = builtinKindOf(hash);
@@ -192,6 +224,7 @@ export class Cas {
 
   async has(hash: string): Promise<boolean> {
     assertHash(hash);
+    if (this.#kept.get(hash) !== undefined) return true;
     return (await this.backend.has(hash)) || builtinKindOf(hash) !== null;
   }
 
@@ -348,6 +381,31 @@ export class Cas {
     if (node.type === SCHEMA_TYPE) return [];
     const refs = collectRefs(await this.#schema(node.type), node.payload);
     return [node.type, ...refs.filter((ref) => ref !== node.type)];
+  }
+}
+
+/**
+ * Kept node bytes, the oldest dropped past a bound: a long run (`-c N`, fan-outs) keeps what
+ * its next steps read, not every node it ever wrote.
+ */
+class KeptNodes {
+  static readonly MAX_BYTES = 16 * 1024 * 1024;
+  readonly #nodes = new Map<string, Uint8Array>();
+  #bytes = 0;
+
+  get(hash: string): Uint8Array | undefined {
+    return this.#nodes.get(hash);
+  }
+
+  add(hash: string, bytes: Uint8Array): void {
+    if (this.#nodes.has(hash) || bytes.byteLength > KeptNodes.MAX_BYTES) return;
+    this.#nodes.set(hash, bytes);
+    this.#bytes += bytes.byteLength;
+    for (const [oldest, old] of this.#nodes) {
+      if (this.#bytes <= KeptNodes.MAX_BYTES) break;
+      this.#nodes.delete(oldest);
+      this.#bytes -= old.byteLength;
+    }
   }
 }
 
