@@ -447,14 +447,23 @@ function build() {
       threads: list(workflowTestThreadSchema),
     }),
 
-    "thread start": object({
-      thread: threadId,
-      // The title given with --title, or the one made from the task's first line.
-      title: str,
-      workflow: str,
-      head: hash,
-      status: threadStatus,
-    }),
+    "thread start": withOptional(
+      object({
+        thread: threadId,
+        // The title given with --title, or the one made from the task's first line.
+        title: str,
+        workflow: str,
+        head: hash,
+        status: threadStatus,
+      }),
+      {
+        // Only with --event: false when the event had started its thread already (the thread
+        // as it is now is reported), the event as the workflow matched it, and its key.
+        started: { type: "boolean" },
+        event: str,
+        key: str,
+      },
+    ),
     "thread exec": threadExec,
     "thread show": withOptional(
       object({
