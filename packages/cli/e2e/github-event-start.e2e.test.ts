@@ -106,4 +106,21 @@ describe("thread start --event (examples/triage.yaml's on.github)", () => {
     expect(exec.code).toBe(0);
     expect(JSON.parse(exec.stdout)).toMatchObject({ thread, status: "completed" });
   });
+
+  it("workflow show names the triggers, in text and JSON", async () => {
+    const text = (await uwf(["workflow", "show", TRIAGE])).stdout;
+    expect(text).toContain(
+      [
+        "triggers:",
+        "  github: issues.opened",
+        "    issue ← {{{event.issue.number}}}",
+        "    title ← {{{event.issue.title}}}",
+        "    key: {{{event.repository.full_name}}}#{{{event.issue.number}}}",
+      ].join("\n"),
+    );
+    const doc = JSON.parse((await uwf(["workflow", "show", TRIAGE, "--format", "json"])).stdout);
+    expect(doc.on.github.events).toEqual(["issues.opened"]);
+    const hello = JSON.parse((await uwf(["workflow", "show", HELLO, "--format", "json"])).stdout);
+    expect(hello).not.toHaveProperty("on");
+  });
 });

@@ -424,13 +424,17 @@ function build() {
       ),
       source: str,
     }),
-    "workflow show": extend(workflowSummary, {
-      path: nullableStr,
-      graph: anyObject,
-      roleDetails: anyObject,
-      // The JSON Schema of the thread inputs the workflow declares; null when it declares none.
-      inputs: { anyOf: [{ type: "null" }, anyObject] },
-    }),
+    "workflow show": withOptional(
+      extend(workflowSummary, {
+        path: nullableStr,
+        graph: anyObject,
+        roleDetails: anyObject,
+        // The JSON Schema of the thread inputs the workflow declares; null when it declares none.
+        inputs: { anyOf: [{ type: "null" }, anyObject] },
+      }),
+      // The workflow's triggers (`on:`), only when it declares them.
+      { on: anyObject },
+    ),
     "workflow list": object({
       workflows: list(object({ name: str, hash, updatedAt: isoTime, versions: int })),
       // Registry entries that cannot be read, listed rather than left out.
