@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  makeGitRepo,
   REPO_ROOT,
   runUwf,
   type TempHome,
@@ -122,5 +123,46 @@ describe("thread start --event (examples/triage.yaml's on.github)", () => {
     expect(doc.on.github.events).toEqual(["issues.opened"]);
     const hello = JSON.parse((await uwf(["workflow", "show", HELLO, "--format", "json"])).stdout);
     expect(hello).not.toHaveProperty("on");
+  });
+
+  it("two processes starting one event at once make one thread, and both print it", async () => {
+    const start = () =>
+      uwf([
+        ...["thread", "start", TRIAGE, "--event", ISSUE_OPENED, "--event-name", "issues"],
+        ...["--format", "json"],
+      ]);
+    const results = await Promise.all([start(), start(), start()]);
+    expect(results.map((r) => r.code)).toEqual([0, 0, 0]);
+    const docs = results.map((r) => JSON.parse(r.stdout));
+    expect(new Set(docs.map((d) => d.thread)).size).toBe(1);
+    expect(docs.filter((d) => d.started).length).toBe(1);
+    const list = JSON.parse((await uwf(["thread", "list", "--format", "json"])).stdout);
+    expect(list.threads).toHaveLength(1);
+  });
+
+  it("a worktree workflow gets one worktree for the event, kept for its thread", async () => {
+    const workflow = readFileSync(join(REPO_ROOT, "examples/hello.yaml"), "utf8").replace(
+      /^name: hello$/m,
+      "name: w\nworktree: true\non: { github: { events: [push] } }",
+    );
+    const repo = makeGitRepo(temp.home, join(temp.home, "repo"), { "w.yaml": workflow });
+    const push = join(temp.home, "push.json");
+    writeFileSync(
+      push,
+      JSON.stringify({ ref: "refs/heads/main", head_commit: { message: "Fix it" } }),
+    );
+    const run = (args: string[]) =>
+      runUwf(args, { home, cwd: repo, env: { GITHUB_EVENT_NAME: "push" } });
+    const first = await run(["thread", "start", "w.yaml", "--event", push]);
+    expect(first.code, first.stderr).toBe(0);
+    const again = await run(["thread", "start", "w.yaml", "--event", push]);
+    expect([again.code, again.stdout]).toEqual([0, first.stdout]);
+    const show = JSON.parse(
+      (await run(["thread", "show", first.stdout.trim(), "--format", "json"])).stdout,
+    );
+    expect(show).toMatchObject({
+      title: "Fix it",
+      worktree: { branch: `uwf/${first.stdout.trim()}` },
+    });
   });
 });

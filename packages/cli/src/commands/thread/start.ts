@@ -242,14 +242,29 @@ async function startFromEvent(ctx: CommandContext, ref: string, given: EventStar
   if (!match.matched) throw eventNotDeclared(workflow.payload.name, match);
   if (workflow.unstored !== null) await materialiseWorkflow(store.cas, workflow.unstored);
   const wantWorktree = given.worktree ?? workflow.payload.worktree === true;
-  const { pointer, started } = await startTriggeredThread(store, {
-    workflow: { name: workflow.payload.name, hash: workflow.hash },
-    match,
-    ...(given.prompt === undefined ? {} : { prompt: given.prompt }),
-    ...(given.title === undefined ? {} : { title: given.title }),
-    cwd: given.cwd,
-    ...(wantWorktree && { place: (thread: string) => makeWorktree(ctx, given.cwd, thread) }),
-  });
+  // A worktree made for a thread that was then not stored is taken back; one whose thread
+  // exists (another start of the same event won) is that thread's.
+  let made: ThreadWorktree | undefined;
+  const place = async (thread: string) => {
+    const placed = await makeWorktree(ctx, given.cwd, thread);
+    made = placed.worktree;
+    return placed;
+  };
+  let triggered: Awaited<ReturnType<typeof startTriggeredThread>>;
+  try {
+    triggered = await startTriggeredThread(store, {
+      workflow: { name: workflow.payload.name, hash: workflow.hash },
+      match,
+      ...(given.prompt === undefined ? {} : { prompt: given.prompt }),
+      ...(given.title === undefined ? {} : { title: given.title }),
+      cwd: given.cwd,
+      ...(wantWorktree && { place }),
+    });
+  } catch (error) {
+    if (!(await store.threads.exists(match.thread))) await dropWorktree(made, ctx.env);
+    throw error;
+  }
+  const { pointer, started } = triggered;
   if (started) {
     ctx.events.emit("thread.start", {
       thread: pointer.thread,
