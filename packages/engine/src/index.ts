@@ -40,6 +40,13 @@ export { migrateStore, type StoreMigrateDocument } from "./store/migrate.js";
 export { collectThreadInputs } from "./threads/inputs.js";
 export { createThread, type NewThread } from "./threads/new-thread.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
+export {
+  familyTrace,
+  type SpanAttributeValue,
+  type TraceScope,
+  type TraceSpan,
+  threadTrace,
+} from "./trace/thread-trace.js";
 export { type UsageQuery, usageReport } from "./usage/report.js";
 export type { RoleDefinition, WorkflowDefinition, WorkflowSource } from "./workflow/definition.js";
 export { workflowInvalidError } from "./workflow/invalid.js";
