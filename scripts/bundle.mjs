@@ -39,8 +39,21 @@ import { withLock } from "./lib/file-lock.mjs";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const BOOT = readFileSync(`${root}scripts/lib/boot.cjs`, "utf8");
 const { wrap } = createRequire(import.meta.url)("./lib/boot.cjs");
-/** Parts of the bundle in files of their own, loaded through boot.cjs's `loadChunk` on demand. */
-const CHUNKS = { yaml: { from: "packages/store" } };
+/**
+ * Parts of the bundle in files of their own, loaded through boot.cjs's `loadChunk` on demand:
+ * the chunk's name, the module it holds (its name when absent), where that resolves from, and
+ * the bundles it goes beside (every binary's when absent).
+ */
+const CHUNKS = {
+  yaml: { from: "packages/store" },
+  // OpenTelemetry's OTLP encoders (≈ 270 KB with what they import) are loaded by uwf only, and
+  // only when it exports a trace: as part of main.cjs they would be read at every start.
+  otlp: {
+    module: "@opentelemetry/otlp-transformer",
+    from: "packages/cli",
+    only: ["packages/cli/dist/bundle"],
+  },
+};
 const KEEP = new Set(["main.cjs", "boot.cjs", ...Object.keys(CHUNKS).map((name) => `${name}.cjs`)]);
 
 const cliVersion = JSON.parse(readFileSync(`${root}packages/cli/package.json`, "utf8")).version;
@@ -208,9 +221,12 @@ const dashboardAssets = {
 const chunks = {
   name: "chunks",
   setup(b) {
-    const names = Object.keys(CHUNKS).join("|");
+    const chunkOf = new Map(
+      Object.entries(CHUNKS).map(([name, { module }]) => [module ?? name, name]),
+    );
+    const names = [...chunkOf.keys()].map((name) => name.replace(/[/.]/g, "\\$&")).join("|");
     b.onResolve({ filter: new RegExp(`^(${names})$`) }, (args) => ({
-      path: args.path,
+      path: chunkOf.get(args.path),
       namespace: "uwf-chunk",
     }));
     b.onLoad({ filter: /.*/, namespace: "uwf-chunk" }, (args) => ({
@@ -292,11 +308,11 @@ const COMMON = {
 /** Each chunk's file text, built once for every binary. */
 async function buildChunks() {
   const texts = {};
-  for (const [name, { from }] of Object.entries(CHUNKS)) {
+  for (const [name, { from, module }] of Object.entries(CHUNKS)) {
     const result = await build({
       ...COMMON,
       stdin: {
-        contents: `module.exports = require(${JSON.stringify(name)});`,
+        contents: `module.exports = require(${JSON.stringify(module ?? name)});`,
         resolveDir: `${root}${from}`,
         loader: "js",
       },
@@ -349,6 +365,7 @@ for (const { entry, outdir } of targets) {
     mkdirSync(dir, { recursive: true });
     writeAtomically(join(dir, "boot.cjs"), BOOT);
     for (const [name, chunk] of Object.entries(chunkTexts)) {
+      if (CHUNKS[name].only?.includes(outdir) === false) continue;
       writeAtomically(join(dir, `${name}.cjs`), chunk);
     }
     writeAtomically(join(dir, "main.cjs"), text);

@@ -420,11 +420,12 @@ function checkTarball(pkg) {
     }
   }
   // Each bin's bundle (the folder its boot.cjs is in: `dist/bundle`, uwf-replay's
-  // `dist/replay-bundle`), and the chunk boot.cjs loads (yaml).
+  // `dist/replay-bundle`), and the chunks boot.cjs loads (yaml; uwf's OTLP encoders).
+  const chunks = meta.name === "@united-workforce/cli" ? ["yaml.cjs", "otlp.cjs"] : ["yaml.cjs"];
   for (const target of Object.values(meta.bin ?? {})) {
     const script = readFileSync(join(pkg.dir, target), "utf8");
     const folder = /\.\.\/(dist\/[\w-]+)\/boot\.cjs/.exec(script)?.[1] ?? "dist/bundle";
-    for (const file of ["main.cjs", "boot.cjs", "yaml.cjs"]) {
+    for (const file of ["main.cjs", "boot.cjs", ...chunks]) {
       if (!has.has(`${folder}/${file}`)) problems.push(`has no ${folder}/${file}`);
     }
   }

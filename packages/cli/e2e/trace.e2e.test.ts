@@ -1,0 +1,378 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import {
+  type FakeLlm,
+  type OtlpReceiver,
+  REPO_ROOT,
+  type ReceivedSpan,
+  startFakeLlm,
+  startOtlpReceiver,
+} from "@united-workforce/test-utils";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  DRAFT_REVIEW,
+  mockAgent,
+  type Sandbox,
+  sandbox,
+  scenario,
+  startThread,
+  uwf,
+  uwfJson,
+} from "./fixtures/lifecycle/harness.js";
+
+/**
+ * `uwf thread trace`: a thread's OpenTelemetry trace rebuilt from history, written as OTLP JSON
+ * or sent to a collector (a local receiver that decodes protobuf with the official protocol
+ * definitions), with ids derived from hashes so that every export names the same spans.
+ */
+
+interface OtlpJson {
+  resourceSpans: {
+    resource: { attributes: { key: string; value: Record<string, unknown> }[] };
+    scopeSpans: {
+      scope: { name: string };
+      spans: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        startTimeUnixNano: string;
+        attributes: { key: string; value: Record<string, unknown> }[];
+      }[];
+    }[];
+  }[];
+}
+
+const spansOfJson = (doc: OtlpJson) =>
+  doc.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
+
+let sb: Sandbox;
+let receiver: OtlpReceiver;
+beforeEach(async () => {
+  sb = sandbox();
+  receiver = await startOtlpReceiver();
+});
+afterEach(async () => {
+  await receiver.close();
+  sb.cleanup();
+});
+
+/** A draft-review thread run to completion by uwf-mock: writer, reviewer (changes), writer, reviewer. */
+async function completedThread(): Promise<string> {
+  const file = scenario(sb, "review", [
+    {
+      role: "writer",
+      output: { $status: "drafted", title: "One" },
+      usage: { inputTokens: 120, outputTokens: 30, costUsd: 0.002 },
+    },
+    { role: "reviewer", output: { $status: "changes", notes: "shorter" } },
+    { role: "writer", output: { $status: "drafted", title: "Two" } },
+    { role: "reviewer", output: { $status: "approved" } },
+  ]);
+  const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note.");
+  const exec = await uwf(sb, ["thread", "exec", thread, "-c", "4", "--agent", mockAgent(file)]);
+  expect(exec.code, exec.stderr).toBe(0);
+  return thread;
+}
+
+/** The parent of every span is in the trace, and the run is its one root. */
+function expectOneTree(spans: ReceivedSpan[]): ReceivedSpan {
+  const ids = new Set(spans.map((s) => s.spanId));
+  const roots = spans.filter((s) => s.parentSpanId === null);
+  expect(roots).toHaveLength(1);
+  for (const span of spans) {
+    if (span.parentSpanId !== null) expect(ids.has(span.parentSpanId), span.name).toBe(true);
+  }
+  expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+  return roots[0]!;
+}
+
+describe("uwf thread trace", () => {
+  it("writes the same OTLP JSON every time, and sends the same spans to a collector", async () => {
+    const thread = await completedThread();
+    const first = await uwfJson<{ traceId: string; spans: number; file: string }>(sb, [
+      "thread",
+      "trace",
+      thread,
+      "-o",
+      "a.json",
+    ]);
+    expect(first).toMatchObject({ spans: 5, protocol: "http/json", endpoint: null });
+    await uwfJson(sb, ["thread", "trace", thread, "-o", "b.json"]);
+    const a = readFileSync(join(sb.work, "a.json"), "utf8");
+    expect(readFileSync(join(sb.work, "b.json"), "utf8")).toBe(a);
+    const written = spansOfJson(JSON.parse(a) as OtlpJson);
+    expect(written.map((s) => s.name)).toEqual([
+      "invoke_workflow draft-review",
+      "invoke_agent writer",
+      "invoke_agent reviewer",
+      "invoke_agent writer",
+      "invoke_agent reviewer",
+    ]);
+    expect(written.every((s) => s.traceId === first.traceId)).toBe(true);
+    // The official JSON encoding: hex ids, camelCase, int64 as strings.
+    expect(first.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(written[1]!.startTimeUnixNano).toMatch(/^\d+$/);
+    expect(written[1]!.attributes).toContainEqual({
+      key: "gen_ai.usage.input_tokens",
+      value: { intValue: "120" },
+    });
+
+    // Printed without -o or --otlp: the same request.
+    const printed = await uwf(sb, ["thread", "trace", thread]);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toBe(`${a}\n`);
+
+    // Sent (protobuf by default) twice: decoded by the official definitions, the same spans.
+    for (let i = 0; i < 2; i++) {
+      const sent = await uwf(sb, ["thread", "trace", thread, "--otlp", receiver.url]);
+      expect(sent.code, sent.stderr).toBe(0);
+      expect(sent.stdout).toBe(
+        `sent 5 spans of trace ${first.traceId} to ${receiver.url}/v1/traces\n`,
+      );
+    }
+    expect(receiver.requests.map((r) => [r.path, r.protocol])).toEqual([
+      ["/v1/traces", "http/protobuf"],
+      ["/v1/traces", "http/protobuf"],
+    ]);
+    const [once, twice] = receiver.requests.map((r) => r.spans);
+    expect(twice).toEqual(once);
+    const spans = once!;
+    expect(spans.map((s) => s.spanId)).toEqual(written.map((s) => s.spanId));
+    const run = expectOneTree(spans);
+    expect(run).toMatchObject({ name: "invoke_workflow draft-review", kind: 1, scope: "uwf" });
+    expect(run.resource["service.name"]).toBe("uwf");
+    expect(run.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_workflow",
+      "gen_ai.workflow.name": "draft-review",
+      "uwf.thread.id": thread,
+      "uwf.thread.status": "completed",
+    });
+    const steps = spans.filter((s) => s !== run);
+    for (const step of steps) expect(step.parentSpanId).toBe(run.spanId);
+    const hashes = (
+      await uwfJson<{ steps: { hash: string }[] }>(sb, ["step", "list", thread])
+    ).steps.map((s) => s.hash);
+    expect(steps.map((s) => s.attributes["uwf.step.hash"])).toEqual(hashes);
+    expect(steps[0]!.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": "writer",
+      "gen_ai.request.model": "mock",
+      "gen_ai.usage.input_tokens": 120,
+      "gen_ai.usage.output_tokens": 30,
+      "uwf.usage.cost_usd": 0.002,
+      "uwf.step.status": "drafted",
+      "uwf.step.number": 1,
+    });
+    expect(steps[1]!.attributes["uwf.step.status"]).toBe("changes");
+
+    // http/json to a URL that names the traces path already, with the service named by env.
+    const json = await uwf(
+      sb,
+      ["thread", "trace", thread, "--otlp", `${receiver.url}/v1/traces`, "--protocol", "http/json"],
+      { env: { OTEL_SERVICE_NAME: "release-bot", OTEL_EXPORTER_OTLP_HEADERS: "x-team=a%20b" } },
+    );
+    expect(json.code, json.stderr).toBe(0);
+    const last = receiver.requests.at(-1)!;
+    expect([last.path, last.protocol, last.headers["x-team"]]).toEqual([
+      "/v1/traces",
+      "http/json",
+      "a b",
+    ]);
+    expect(last.spans.map((s) => s.spanId)).toEqual(written.map((s) => s.spanId));
+    expect(last.spans[0]!.resource["service.name"]).toBe("release-bot");
+  });
+
+  it("records the built-in agent's model, turns and tool calls against the fake model", async () => {
+    const llm: FakeLlm = await startFakeLlm();
+    try {
+      const repo = join(sb.home, "repo");
+      mkdirSync(repo);
+      execFileSync("git", ["init", "-q"], { cwd: repo });
+      writeFileSync(
+        join(sb.home, "config.yaml"),
+        JSON.stringify({
+          providers: { fake: { baseUrl: llm.baseUrl, apiKey: "sk-fake-key" } },
+          models: { fake: { provider: "fake", name: "fake-model" } },
+          agents: {
+            builtin: {
+              command: join(REPO_ROOT, "packages/agent-builtin/bin/uwf-builtin.cjs"),
+              args: ["--model", "fake"],
+            },
+          },
+          defaultAgent: "builtin",
+        }),
+        { mode: 0o600 },
+      );
+      llm.setScript({
+        steps: [
+          { tool: { write_file: { path: "NOTE.md", content: "A note.\n" } } },
+          { text: "---\n$status: drafted\ntitle: Note\n---\nWritten to NOTE.md.\n" },
+        ],
+      });
+      const { thread } = await uwfJson<{ thread: string }>(sb, [
+        "thread",
+        "start",
+        DRAFT_REVIEW,
+        "-p",
+        "Write a note.",
+        "--cwd",
+        repo,
+      ]);
+      const exec = await uwf(sb, ["thread", "exec", thread]);
+      expect(exec.code, exec.stderr).toBe(0);
+      const sent = await uwf(sb, ["thread", "trace", thread, "--otlp", receiver.url]);
+      expect(sent.code, sent.stderr).toBe(0);
+      const spans = receiver.spans();
+      expect(spans.map((s) => s.name)).toEqual([
+        "invoke_workflow draft-review",
+        "invoke_agent writer",
+        "chat fake-model",
+        "execute_tool write_file",
+        "chat fake-model",
+      ]);
+      expectOneTree(spans);
+      const [, step, chat, tool] = spans;
+      expect(step!.attributes).toMatchObject({
+        "gen_ai.request.model": "fake-model",
+        "gen_ai.response.model": "fake-model",
+        "uwf.agent.adapter": "uwf-builtin",
+      });
+      expect(step!.attributes["gen_ai.usage.input_tokens"]).toBeGreaterThan(0);
+      expect(chat).toMatchObject({ kind: 3, parentSpanId: step!.spanId });
+      expect(chat!.attributes).toMatchObject({
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": "fake-model",
+        "uwf.timing": "estimated",
+      });
+      expect(chat!.attributes["gen_ai.usage.output_tokens"]).toBeGreaterThan(0);
+      expect(tool).toMatchObject({ parentSpanId: step!.spanId, status: { code: 0 } });
+      expect(tool!.attributes).toMatchObject({
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "write_file",
+      });
+    } finally {
+      await llm.close();
+    }
+  });
+
+  it("puts a fan-out's children in the parent's trace, under the step that fanned out", async () => {
+    writeFileSync(
+      join(sb.work, "plan.cjs"),
+      `console.log(JSON.stringify({ $status: "ready", files: ["a", "b"] }));`,
+    );
+    writeFileSync(
+      join(sb.work, "child.cjs"),
+      `console.log(JSON.stringify({ $status: "done", task: process.env.UWF_TASK }));`,
+    );
+    writeFileSync(
+      join(sb.work, "fan.yaml"),
+      `name: fan
+roles:
+  plan:
+    run: [${JSON.stringify(process.execPath)}, plan.cjs]
+    frontmatter:
+      type: object
+      required: [$status, files]
+      properties:
+        $status: { const: ready }
+        files: { type: array, items: { type: string } }
+  work:
+    run: [${JSON.stringify(process.execPath)}, child.cjs]
+    frontmatter:
+      type: object
+      required: [$status, task]
+      properties:
+        $status: { const: done }
+        task: { type: string }
+  collect:
+    join: true
+    frontmatter:
+      type: object
+      required: [$status, results]
+      properties:
+        $status: { const: done }
+        results: { type: array }
+graph:
+  $START:
+    new: { role: plan, prompt: "Plan." }
+    resume: { role: plan, prompt: "Plan again." }
+  plan:
+    ready:
+      role: collect
+      prompt: "item {{{index}}} {{{item}}}"
+      fanout: { over: "{{{files}}}", role: work }
+  collect:
+    done: { role: $END, prompt: "All done." }
+`,
+    );
+    const { thread } = await startThread(sb, join(sb.work, "fan.yaml"), "Fan out.");
+    const exec = await uwf(sb, ["thread", "exec", thread, "-c", "5"]);
+    expect(exec.code, exec.stderr).toBe(0);
+    const doc = await uwfJson<{ threads: string[] }>(sb, [
+      "thread",
+      "trace",
+      thread,
+      "--otlp",
+      receiver.url,
+    ]);
+    expect(doc.threads).toHaveLength(3);
+    const spans = receiver.spans();
+    const root = expectOneTree(spans);
+    expect(root.attributes["uwf.thread.id"]).toBe(thread);
+    const plan = spans.find((s) => s.name === "script plan")!;
+    const children = spans.filter((s) => s.name === "invoke_workflow fan/work");
+    expect(children).toHaveLength(2);
+    for (const child of children) {
+      expect(child.parentSpanId).toBe(plan.spanId);
+      expect(child.attributes["uwf.parent.thread"]).toBe(thread);
+    }
+    expect(spans.find((s) => s.name === "join collect")?.parentSpanId).toBe(root.spanId);
+    // A child traced alone lands in the same trace, in the same place.
+    const child = children[0]!.attributes["uwf.thread.id"] as string;
+    const alone = await uwf(sb, ["thread", "trace", child]);
+    const aloneSpans = spansOfJson(JSON.parse(alone.stdout) as OtlpJson);
+    expect(aloneSpans[0]).toMatchObject({
+      traceId: root.traceId,
+      spanId: children[0]!.spanId,
+      parentSpanId: plan.spanId,
+    });
+  });
+
+  it("fails with a clear error when no collector takes the trace", async () => {
+    const thread = await completedThread();
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const sent = await uwf(sb, ["thread", "trace", thread, "--otlp", `http://127.0.0.1:${port}`]);
+    expect(sent.code).toBe(1);
+    expect(sent.stderr).toContain(
+      `sending the trace to http://127.0.0.1:${port}/v1/traces failed: fetch failed`,
+    );
+    expect(sent.stderr).toContain("ECONNREFUSED");
+
+    const refusing = await startOtlpReceiver({ status: 503 });
+    try {
+      const refused = await uwf(sb, [
+        "thread",
+        "trace",
+        thread,
+        "--otlp",
+        refusing.url,
+        "--format",
+        "json",
+      ]);
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stderr)).toMatchObject({
+        error: { code: "OTLP_EXPORT_FAILED" },
+      });
+      expect(refused.stderr).toContain("HTTP 503");
+    } finally {
+      await refusing.close();
+    }
+  });
+});
