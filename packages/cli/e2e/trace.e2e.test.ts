@@ -60,9 +60,9 @@ afterEach(async () => {
   sb.cleanup();
 });
 
-/** A draft-review thread run to completion by uwf-mock: writer, reviewer (changes), writer, reviewer. */
-async function completedThread(): Promise<string> {
-  const file = scenario(sb, "review", [
+/** The uwf-mock scenario of a draft-review thread: writer, reviewer (changes), writer, reviewer. */
+function reviewScenario(): string {
+  return scenario(sb, "review", [
     {
       role: "writer",
       output: { $status: "drafted", title: "One" },
@@ -72,6 +72,11 @@ async function completedThread(): Promise<string> {
     { role: "writer", output: { $status: "drafted", title: "Two" } },
     { role: "reviewer", output: { $status: "approved" } },
   ]);
+}
+
+/** A draft-review thread run to completion by uwf-mock. */
+async function completedThread(): Promise<string> {
+  const file = reviewScenario();
   const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note.");
   const exec = await uwf(sb, ["thread", "exec", thread, "-c", "4", "--agent", mockAgent(file)]);
   expect(exec.code, exec.stderr).toBe(0);
@@ -373,6 +378,115 @@ graph:
       expect(refused.stderr).toContain("HTTP 503");
     } finally {
       await refusing.close();
+    }
+  });
+});
+
+describe("live export during thread exec (OTEL_EXPORTER_OTLP_ENDPOINT)", () => {
+  it("sends each exec's steps, and the run once the thread completes, with the ids thread trace derives", async () => {
+    const agent = mockAgent(reviewScenario());
+    const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note.");
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
+    const first = await uwf(sb, ["thread", "exec", thread, "-c", "2", "--agent", agent], { env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests[0]).toMatchObject({ path: "/v1/traces", protocol: "http/protobuf" });
+    expect(receiver.requests[0]!.spans.map((s) => s.name)).toEqual([
+      "invoke_agent writer",
+      "invoke_agent reviewer",
+    ]);
+    const second = await uwf(sb, ["thread", "exec", thread, "-c", "2", "--agent", agent], {
+      env,
+    });
+    expect(second.code, second.stderr).toBe(0);
+    expect(receiver.requests[1]!.spans.map((s) => s.name)).toEqual([
+      "invoke_workflow draft-review",
+      "invoke_agent writer",
+      "invoke_agent reviewer",
+    ]);
+    const live = receiver.spans();
+    const root = expectOneTree(live);
+    expect(root.attributes["uwf.thread.status"]).toBe("completed");
+
+    // After the fact: the same trace, the same spans, the same ids.
+    const after = spansOfJson(JSON.parse((await uwf(sb, ["thread", "trace", thread])).stdout));
+    const key = (s: { spanId: string; parentSpanId?: string | null; traceId: string }) =>
+      `${s.traceId}/${s.spanId}/${s.parentSpanId || ""}`;
+    expect(new Set(live.map(key))).toEqual(new Set(after.map(key)));
+  });
+
+  it("speaks http/json to a traces endpoint given whole, with the headers and service asked for", async () => {
+    const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note.");
+    const exec = await uwf(sb, ["thread", "exec", thread, "--agent", mockAgent(reviewScenario())], {
+      env: {
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20t0ken",
+        OTEL_SERVICE_NAME: "nightly",
+      },
+    });
+    expect(exec.code, exec.stderr).toBe(0);
+    expect(receiver.requests).toHaveLength(1);
+    const [request] = receiver.requests;
+    expect([request!.protocol, request!.headers.authorization]).toEqual([
+      "http/json",
+      "Bearer t0ken",
+    ]);
+    expect(request!.spans).toHaveLength(1);
+    expect(request!.spans[0]).toMatchObject({
+      name: "invoke_agent writer",
+      resource: { "service.name": "nightly" },
+    });
+  });
+
+  it("never fails the exec: a collector down, silent or spoken to in grpc is said on stderr and logged", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    // A collector that takes the request and never answers.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const cases: [Record<string, string>, string][] = [
+        [{ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` }, "ECONNREFUSED"],
+        [
+          { OTEL_EXPORTER_OTLP_ENDPOINT: silentUrl, OTEL_EXPORTER_OTLP_TIMEOUT: "300" },
+          "no answer within 0.3 s",
+        ],
+        [
+          { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
+          'OTEL_EXPORTER_OTLP_PROTOCOL is "grpc": uwf sends http/protobuf or http/json',
+        ],
+      ];
+      for (const [env, why] of cases) {
+        const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note.");
+        const exec = await uwf(
+          sb,
+          ["thread", "exec", thread, "--agent", mockAgent(reviewScenario())],
+          { env },
+        );
+        expect(exec.code, exec.stderr).toBe(0);
+        expect(exec.stderr).toContain("uwf: the trace was not exported (");
+        expect(exec.stderr).toContain(why);
+        const show = await uwfJson<{ status: string; steps: number }>(sb, [
+          "thread",
+          "show",
+          thread,
+        ]);
+        expect(show).toMatchObject({ status: "idle", steps: 1 });
+      }
+      expect(receiver.requests).toHaveLength(0);
+      const log = await uwfJson<{ events: { event: string; reason: string; spans: number }[] }>(
+        sb,
+        ["log", "show"],
+      );
+      const failed = log.events.filter((e) => e.event === "trace.failed");
+      expect(failed.map((e) => e.spans)).toEqual([1, 1, 0]);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 });
