@@ -185,8 +185,8 @@ async function stepSpans(
 ): Promise<TraceSpan[]> {
   const output = await store.cas.getPayload<Record<string, unknown>>(step.output);
   const status = typeof output[STATUS_FIELD] === "string" ? output[STATUS_FIELD] : "";
-  const kind = engineStepKind(step.agent);
-  const detail = kind === null ? await detailFacts(store, step.detail) : null;
+  const writtenBy = engineStepKind(step.agent);
+  const detail = writtenBy === null ? await detailFacts(store, step.detail) : null;
   const spanId = stepSpanIdOf(hash);
   const attributes: Record<string, SpanAttributeValue> = {
     "uwf.step.hash": hash,
@@ -196,7 +196,7 @@ async function stepSpans(
     "uwf.step.number": number,
     "uwf.step.attempts": step.attempts,
   };
-  if (kind === null) {
+  if (writtenBy === null) {
     attributes[GEN_AI.operationName] = GEN_AI_OPERATION.invokeAgent;
     attributes[GEN_AI.agentName] = step.role;
   }
@@ -210,11 +210,10 @@ async function stepSpans(
   let error: { type: string; message: string } | null = null;
   if (detail !== null && detail.failure.length > 0) {
     error = { type: "invalid_output", message: detail.failure.join("; ") };
-  } else if (kind === "join" && failedChildren(output) > 0) {
-    error = {
-      type: "fanout_child_failed",
-      message: `${failedChildren(output)} fan-out child(ren) failed`,
-    };
+  } else if (writtenBy === "join") {
+    const failed = failedChildren(output);
+    if (failed > 0)
+      error = { type: "fanout_child_failed", message: `${failed} of its fan-out children failed` };
   }
   if (error !== null) attributes[GEN_AI.errorType] = error.type;
   const spans: TraceSpan[] = [
@@ -222,7 +221,10 @@ async function stepSpans(
       traceId,
       spanId,
       parentSpanId: runSpanId,
-      name: kind === null ? `${GEN_AI_OPERATION.invokeAgent} ${step.role}` : `${kind} ${step.role}`,
+      name:
+        writtenBy === null
+          ? `${GEN_AI_OPERATION.invokeAgent} ${step.role}`
+          : `${writtenBy} ${step.role}`,
       kind: "internal",
       startMs: step.startedAtMs,
       endMs: step.completedAtMs,

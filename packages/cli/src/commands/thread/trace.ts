@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { ThreadTraceDocument } from "@united-workforce/protocol";
+import { UwfError } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { outputFile } from "../output-file.js";
 
@@ -49,7 +50,6 @@ export default defineCommand({
   ],
   async run(ctx, [thread], options) {
     if (options.otlp !== undefined && options.output !== undefined) {
-      const { UwfError } = await import("@united-workforce/util");
       throw new UwfError("USAGE", "--otlp and -o cannot be given together", {
         hint: "Send the trace with --otlp, or write it with -o; run twice for both.",
       });
