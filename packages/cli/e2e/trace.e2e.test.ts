@@ -356,7 +356,7 @@ graph:
     const sent = await uwf(sb, ["thread", "trace", thread, "--otlp", `http://127.0.0.1:${port}`]);
     expect(sent.code).toBe(1);
     expect(sent.stderr).toContain(
-      `sending the trace to http://127.0.0.1:${port}/v1/traces failed: fetch failed`,
+      `sending the trace to http://127.0.0.1:${port}/v1/traces failed: connect ECONNREFUSED`,
     );
     expect(sent.stderr).toContain("ECONNREFUSED");
 
