@@ -10,6 +10,7 @@ import {
   type ReceivedSpan,
   startFakeLlm,
   startOtlpReceiver,
+  startUwf,
 } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -484,6 +485,37 @@ describe("live export during thread exec (OTEL_EXPORTER_OTLP_ENDPOINT)", () => {
       );
       const failed = log.events.filter((e) => e.event === "trace.failed");
       expect(failed.map((e) => e.spans)).toEqual([1, 1, 0]);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it("ends an export in flight at once on Ctrl-C, the step kept", async () => {
+    let arrived: () => void = () => undefined;
+    const requestArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    // Takes the request, never answers: only SIGINT can end the wait before its 10 minutes.
+    const silent = createServer(() => arrived());
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note.");
+      const exec = startUwf(["thread", "exec", thread, "--agent", mockAgent(reviewScenario())], {
+        home: sb.home,
+        cwd: sb.work,
+        env: {
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+          OTEL_EXPORTER_OTLP_TIMEOUT: "600000",
+        },
+      });
+      await requestArrived;
+      process.kill(exec.pid, "SIGINT");
+      const ended = await exec.done;
+      // The run had ended: Ctrl-C ends the process as it would any command's (a shell says 130).
+      expect([ended.timedOut, ended.signal, ended.code]).toEqual([false, "SIGINT", null]);
+      const show = await uwfJson<{ steps: number }>(sb, ["thread", "show", thread]);
+      expect(show.steps).toBe(1);
     } finally {
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));
