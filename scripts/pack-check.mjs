@@ -105,6 +105,10 @@ try {
   if (!transcript.includes("Hello, Ada! Welcome to the team.")) {
     fail(`uwf thread read does not show the greeting:\n${transcript}`);
   }
+  // The OTLP encoders load from their bundle chunk (otlp.cjs) as installed.
+  const trace = JSON.parse(uwf("thread", "trace", thread));
+  const spans = trace.resourceSpans?.[0]?.scopeSpans?.[0]?.spans ?? [];
+  if (spans.length !== 2) fail(`uwf thread trace gave ${spans.length} spans, not 2`);
   // Every adapter binary starts from its installed bundle (its own dependencies resolve).
   for (const pkg of packages) {
     for (const name of Object.keys(pkg.pkg.bin ?? {})) {
