@@ -48,6 +48,9 @@ const CHUNKS = {
   yaml: { from: "packages/store", module: "yaml" },
   // The MCP SDK (with zod): only `uwf mcp` loads it (packages/cli/src/mcp/sdk.ts).
   "mcp-sdk": { from: "packages/cli", module: "./dist/mcp/sdk.js" },
+  // OpenTelemetry's OTLP encoders (≈ 270 KB with what they import): loaded only when uwf
+  // exports a trace; as part of main.cjs they would be read at every start.
+  otlp: { from: "packages/cli", module: "@opentelemetry/otlp-transformer" },
 };
 const KEEP = new Set(["main.cjs", "boot.cjs", ...Object.keys(CHUNKS).map((name) => `${name}.cjs`)]);
 

@@ -105,6 +105,10 @@ try {
   if (!transcript.includes("Hello, Ada! Welcome to the team.")) {
     fail(`uwf thread read does not show the greeting:\n${transcript}`);
   }
+  // The OTLP encoders load from their bundle chunk (otlp.cjs) as installed.
+  const trace = JSON.parse(uwf("thread", "trace", thread));
+  const spans = trace.resourceSpans?.[0]?.scopeSpans?.[0]?.spans ?? [];
+  if (spans.length !== 2) fail(`uwf thread trace gave ${spans.length} spans, not 2`);
   // Every adapter binary starts from its installed bundle (its own dependencies resolve).
   for (const pkg of packages) {
     for (const name of Object.keys(pkg.pkg.bin ?? {})) {
@@ -420,11 +424,12 @@ function checkTarball(pkg) {
     }
   }
   // Each bin's bundle (the folder its boot.cjs is in: `dist/bundle`, uwf-replay's
-  // `dist/replay-bundle`), and the chunk boot.cjs loads (yaml).
+  // `dist/replay-bundle`), and the chunks boot.cjs loads (yaml; uwf's OTLP encoders).
+  const chunks = meta.name === "@united-workforce/cli" ? ["yaml.cjs", "otlp.cjs"] : ["yaml.cjs"];
   for (const target of Object.values(meta.bin ?? {})) {
     const script = readFileSync(join(pkg.dir, target), "utf8");
     const folder = /\.\.\/(dist\/[\w-]+)\/boot\.cjs/.exec(script)?.[1] ?? "dist/bundle";
-    for (const file of ["main.cjs", "boot.cjs", "yaml.cjs"]) {
+    for (const file of ["main.cjs", "boot.cjs", ...chunks]) {
       if (!has.has(`${folder}/${file}`)) problems.push(`has no ${folder}/${file}`);
     }
   }

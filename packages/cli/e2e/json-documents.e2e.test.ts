@@ -134,6 +134,7 @@ describe("every --format json document matches its schema in protocol", () => {
     const bundle = join(temp.home, "thread.uwf-bundle");
     await check(["thread", "export", thread, "-o", bundle]);
     await check(["thread", "import", bundle]);
+    await check(["thread", "trace", thread, "-o", join(temp.home, "trace.json")]);
     const rerouted = await check(["thread", "reroute", thread, "--workflow", "hello"]);
     expect(rerouted).toMatchObject({ ok: true, firstChange: null });
     const grepped = await check(["thread", "grep", "Ada", "--thread", thread]);

@@ -10,6 +10,8 @@ import type { CommandContext, CommandSpec, OutputFormat } from "./commands/comma
 import { configWarning } from "./output/config-warning.js";
 import { takeoverNote } from "./output/takeover-note.js";
 import { storeBackends } from "./store-backends.js";
+import { attachLiveExport } from "./tracing/live-export.js";
+import { otlpSettings } from "./tracing/otel-env.js";
 
 /**
  * What a command's handler is given, made from the CLI's io: config.yaml is read and the store
@@ -80,10 +82,24 @@ export function openCommandContext(
       return store;
     },
   };
+  // Live OpenTelemetry export, when the standard variables name a collector: a listener on
+  // the event stream; nothing of OpenTelemetry is loaded until there is a span to send.
+  const otlp = otlpSettings(io.env);
+  const { url } = otlp;
+  const traces =
+    url === null
+      ? null
+      : attachLiveExport({
+          settings: { ...otlp, url },
+          events: context.events,
+          store: context.store,
+          stderr: io.stderr,
+          signal: io.signal,
+        });
   const close = async (): Promise<void> => {
-    // Notifications still in flight are sent before the store closes and the command exits;
-    // each is bounded by its entry's timeout.
-    await notifications?.settled();
+    // Notifications and spans still in flight are sent before the store closes and the
+    // command exits; each is bounded by its timeout, and spans by SIGINT too.
+    await Promise.all([notifications?.settled(), traces?.settled()]);
     if (store !== undefined) await (await store.catch(() => null))?.close();
   };
   return { context, close };

@@ -41,6 +41,13 @@ export { collectThreadInputs } from "./threads/inputs.js";
 export { createThread, type NewThread } from "./threads/new-thread.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
 export {
+  familyTrace,
+  type SpanAttributeValue,
+  type TraceScope,
+  type TraceSpan,
+  threadTrace,
+} from "./trace/thread-trace.js";
+export {
   declaresGithubEvent,
   describeGithubEvent,
   eventNotDeclared,

@@ -638,6 +638,20 @@ function build() {
       matches: list(grepMatchSchema),
     }),
     "thread export": object({ file: str, threads: list(threadId), nodes: int, bytes: int }),
+    "thread trace": object({
+      thread: threadId,
+      // The trace's id (32 hex digits), derived from the thread's StartNode (a fan-out child's:
+      // its top parent's), so every export of the thread names the same trace.
+      traceId: str,
+      // The threads whose spans it holds: the thread and its fan-out children.
+      threads: list(threadId),
+      spans: int,
+      // Where it went: the file written, or the OTLP endpoint it was sent to (null: neither).
+      file: nullableStr,
+      endpoint: nullableStr,
+      protocol: { enum: ["http/json", "http/protobuf"] },
+      bytes: int,
+    }),
     "thread import": object({
       threads: list(
         object(

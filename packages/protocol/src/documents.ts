@@ -50,6 +50,7 @@ export type ThreadCleanupDocument = DocumentOf<"thread cleanup">;
 export type ThreadJoinDocument = DocumentOf<"thread join">;
 export type ThreadVerifyDocument = DocumentOf<"thread verify">;
 export type ThreadExportDocument = DocumentOf<"thread export">;
+export type ThreadTraceDocument = DocumentOf<"thread trace">;
 export type ThreadImportDocument = DocumentOf<"thread import">;
 /** What the engine's `verifyThread` returns for one thread. */
 export type ThreadVerifyReport = FromSchema<DocumentSchemaSet["threadVerifyReportSchema"]>;

@@ -322,6 +322,11 @@ function build() {
       "A `notify:` entry of config.yaml could not deliver its notification (`on`: the moment, `notifier`: the command, or the webhook's origin); the run went on.",
       { ...run, on: str, notifier: str, reason: str },
     ),
+    "trace.failed": event(
+      "trace.failed",
+      "A live OpenTelemetry export (`OTEL_EXPORTER_OTLP_ENDPOINT` set) could not send the spans of the steps a command ran to `endpoint`; the run went on. `uwf thread trace --otlp` sends them again.",
+      { endpoint: str, threads: strings, spans: int, reason: str },
+    ),
     "command.interrupted": event(
       "command.interrupted",
       "An interruptible command was interrupted (`by`: the signal, or the closed output).",
@@ -397,6 +402,7 @@ export const EVENT_LEVELS: Readonly<Record<EventName, "info" | "warn" | "error">
   "agent.step.stored": "info",
   "agent.output.invalid": "error",
   "notify.failed": "warn",
+  "trace.failed": "warn",
   "command.interrupted": "warn",
   "command.crashed": "error",
 };

@@ -105,6 +105,8 @@ export const ERROR_EXIT_CODES = {
   PATH_UNSAFE: ExitCode.error,
   /** A thread's git worktree cannot be made or removed: no git, not a repository, git failed. */
   WORKTREE_FAILED: ExitCode.error,
+  /** `uwf thread trace --otlp`: the collector did not take the trace (down, refused, too slow). */
+  OTLP_EXPORT_FAILED: ExitCode.error,
   IO: ExitCode.error,
   INTERRUPTED: ExitCode.interrupted,
   INTERNAL: ExitCode.error,

@@ -26,6 +26,13 @@ export {
 export { makeGitRepo, runGit } from "./git.js";
 export { TEMP_PREFIX, type TempHome, tempHome } from "./home.js";
 export { normalise } from "./normalise.js";
+export {
+  type OtlpReceiver,
+  type ReceivedRequest,
+  type ReceivedSpan,
+  type ReceivedValue,
+  startOtlpReceiver,
+} from "./otlp-receiver.js";
 export { freePort } from "./ports.js";
 export {
   type DatabaseActivity,

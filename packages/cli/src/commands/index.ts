@@ -47,6 +47,7 @@ import threadResume from "./thread/resume.js";
 import threadShow from "./thread/show.js";
 import threadStart from "./thread/start.js";
 import threadStop from "./thread/stop.js";
+import threadTrace from "./thread/trace.js";
 import threadTree from "./thread/tree.js";
 import threadVerify from "./thread/verify.js";
 import threadWatch from "./thread/watch.js";
@@ -88,6 +89,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadVerify,
   threadExport,
   threadImport,
+  threadTrace,
   threadReroute,
   threadGrep,
   threadWatch,

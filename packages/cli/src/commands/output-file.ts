@@ -16,7 +16,7 @@ export type OutputWrite = "created" | "replaced" | "written-into";
 export function outputFile(
   file: string,
   options: { force: boolean },
-): (data: string) => OutputWrite {
+): (data: string | Uint8Array) => OutputWrite {
   if (lstatOrNull(file) === null) {
     return (data) => {
       writeFileAtomic(file, data, { mode: 0o600 });

@@ -9,7 +9,7 @@ import type { Child, FanoutReport } from "./child-standing.js";
 import { count, firstLine } from "./wording.js";
 
 /** The `agent` recorded on a join step: uwf wrote it from the children's results. */
-const JOIN_AGENT = "join";
+export const JOIN_AGENT = "join";
 
 /**
  * What a fan-out came to: the join step written (`joined`), or the parent waiting (its children
