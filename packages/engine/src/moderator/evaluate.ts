@@ -8,7 +8,7 @@ import {
   SUSPEND,
 } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
-import { renderVerbatim } from "../workflow/render-template.js";
+import { renderTemplate } from "../workflow/render-template.js";
 
 /** Where the thread goes after the head step, with the rendered edge prompt. */
 export type Transition =
@@ -86,7 +86,7 @@ export function evaluate(
   const where = `graph[${lastRole}][${status}]`;
   const view = inputs === undefined ? lastOutput : { ...lastOutput, inputs };
   if (edge.fanout !== undefined) return fanoutTransition(edge, edge.fanout, view, lastRole, where);
-  const prompt = render(edge.prompt, view, `${where}.prompt`);
+  const prompt = renderTemplate(edge.prompt, view, `${where}.prompt`, "MODERATOR");
   if (prompt.trim() === "") {
     throw new UwfError(
       "MODERATOR",
@@ -101,7 +101,9 @@ export function evaluate(
 
   // A location that renders blank means "the thread's own working directory".
   const location =
-    edge.location === undefined ? null : render(edge.location, view, `${where}.location`).trim();
+    edge.location === undefined
+      ? null
+      : renderTemplate(edge.location, view, `${where}.location`, "MODERATOR").trim();
   return { kind: "next", role: edge.role, prompt, location: location === "" ? null : location };
 }
 
@@ -144,7 +146,7 @@ function fanoutTransition(
   }
   const items = list.map((item, index) => {
     const itemView = { ...view, item, index };
-    const prompt = render(edge.prompt, itemView, `${where}.prompt`);
+    const prompt = renderTemplate(edge.prompt, itemView, `${where}.prompt`, "MODERATOR");
     if (prompt.trim() === "") {
       throw new UwfError(
         "MODERATOR",
@@ -157,25 +159,10 @@ function fanoutTransition(
     const location =
       edge.location === undefined
         ? null
-        : render(edge.location, itemView, `${where}.location`).trim() || null;
+        : renderTemplate(edge.location, itemView, `${where}.location`, "MODERATOR").trim() || null;
     return { item, prompt, location };
   });
   return { kind: "fanout", role: edge.role, fanout, items, template: edge.prompt };
-}
-
-function render(template: string, view: Record<string, unknown>, what: string): string {
-  try {
-    return renderVerbatim(template, view);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new UwfError(
-      "MODERATOR",
-      `cannot render ${what} ${JSON.stringify(template)}: ${reason}`,
-      {
-        hint: "Fix the mustache template in the workflow (`uwf workflow validate` reports template errors).",
-      },
-    );
-  }
 }
 
 function suspendReason(role: string, output: Record<string, unknown>): string {

@@ -18,7 +18,7 @@ import {
 import { collectThreadInputs } from "../threads/inputs.js";
 import { createThread } from "../threads/new-thread.js";
 import { titleFromText } from "../threads/title.js";
-import { renderVerbatim } from "../workflow/render-template.js";
+import { renderTemplate } from "../workflow/render-template.js";
 import type { SchemaMap } from "../workflow/schema-shape.js";
 
 /**
@@ -118,7 +118,10 @@ export function matchGithubEvent(
   }
   const view = { event: event.payload, event_name: event.name, delivery: event.delivery ?? "" };
   const inputs = triggerInputs(workflow, github.inputs ?? {}, view);
-  const rendered = github.key === undefined ? "" : render(github.key, view, "on.github.key").trim();
+  const rendered =
+    github.key === undefined
+      ? ""
+      : renderTemplate(github.key, view, "on.github.key", "WORKFLOW_INVALID").trim();
   const key = rendered !== "" ? rendered : defaultKey(event);
   return {
     matched: true,
@@ -319,7 +322,7 @@ function triggerInputs(
 ): Record<string, JsonValue> | null {
   const pairs: string[] = [];
   for (const [name, template] of Object.entries(templates)) {
-    const text = render(template, view, `on.github.inputs.${name}`);
+    const text = renderTemplate(template, view, `on.github.inputs.${name}`, "WORKFLOW_INVALID");
     if (text !== "") pairs.push(`${name}=${text}`);
   }
   if (workflow.inputs === null) return null;
@@ -340,20 +343,5 @@ function triggerInputs(
       hint: "Nothing was started. Fix on.github.inputs in the workflow so each template reads the event's field (`uwf workflow show` prints them), or make the input optional.",
       details: error.details,
     });
-  }
-}
-
-function render(template: string, view: Record<string, unknown>, what: string): string {
-  try {
-    return renderVerbatim(template, view);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new UwfError(
-      "WORKFLOW_INVALID",
-      `cannot render ${what} ${JSON.stringify(template)}: ${reason}`,
-      {
-        hint: "Fix the mustache template in the workflow (`uwf workflow validate` reports template errors).",
-      },
-    );
   }
 }
