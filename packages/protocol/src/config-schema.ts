@@ -263,6 +263,22 @@ export const CONFIG_SCHEMA = {
         },
       },
     },
+    dashboard: {
+      type: ["object", "null"],
+      description: "the web view (uwf dashboard) when a proxy or tunnel serves it to others",
+      properties: {
+        publicUrl: {
+          ...name,
+          description:
+            "the http:// or https:// origin a proxy or tunnel serves uwf dashboard at (no path); set, notifications carry a signed single-use link to the thread's answer form",
+        },
+        linkHours: {
+          type: "number",
+          exclusiveMinimum: 0,
+          description: "how long an answer link in a notification is valid (default 24)",
+        },
+      },
+    },
     ...STORE_CONFIG_PROPERTIES,
   },
 } as const;

@@ -58,4 +58,15 @@ describe("notify", () => {
       expect.stringContaining("notify[0].on[0]"),
     ]);
   });
+
+  it("needs an origin for dashboard.publicUrl", () => {
+    expect(
+      checkConfig({ dashboard: { publicUrl: "https://uwf.example.com", linkHours: 2 } }).errors,
+    ).toEqual([]);
+    expect(checkConfig({ dashboard: { publicUrl: "https://uwf.example.com/uwf" } }).errors).toEqual(
+      [
+        'dashboard.publicUrl must be an http:// or https:// origin with no path, got "https://uwf.example.com/uwf"',
+      ],
+    );
+  });
 });

@@ -69,6 +69,12 @@ function referenceProblems(config: Record<string, unknown>): string[] {
       );
     }
   }
+  const publicUrl = (config.dashboard as { publicUrl?: string } | null | undefined)?.publicUrl;
+  if (publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+\/?$/.test(publicUrl)) {
+    problems.push(
+      `dashboard.publicUrl must be an http:// or https:// origin with no path, got ${JSON.stringify(maskSecretsInText(publicUrl))}`,
+    );
+  }
   for (const [alias, model] of Object.entries(models)) {
     const provider = model?.provider as string;
     if (!Object.hasOwn(providers, provider)) {
