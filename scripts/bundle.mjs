@@ -115,7 +115,7 @@ const lazyBuiltins = {
  */
 const LAZY_LIBRARIES = {
   yaml: {
-    functions: ["parse", "stringify", "parseDocument", "isAlias", "isMap", "isScalar"],
+    functions: ["parse", "stringify", "parseDocument", "isAlias", "isMap", "isScalar", "isSeq"],
     // `new LineCounter()` (and the other classes) returns the library's own instance.
     extra: ["LineCounter", "Lexer", "Parser", "Composer"]
       .map((name) => `export function ${name}(...args) { return new (load().${name})(...args); }`)

@@ -40,6 +40,21 @@ export { migrateStore, type StoreMigrateDocument } from "./store/migrate.js";
 export { collectThreadInputs } from "./threads/inputs.js";
 export { createThread, type NewThread } from "./threads/new-thread.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
+export {
+  declaresGithubEvent,
+  describeGithubEvent,
+  eventNotDeclared,
+  type GithubEvent,
+  type GithubEventMatch,
+  type GithubEventRefusal,
+  githubEventName,
+  loadTriggeredWorkflow,
+  matchGithubEvent,
+  startTriggeredThread,
+  type TriggeredStart,
+  type TriggeredWorkflow,
+  triggeredThreadId,
+} from "./triggers/github.js";
 export { type UsageQuery, usageReport } from "./usage/report.js";
 export type { RoleDefinition, WorkflowDefinition, WorkflowSource } from "./workflow/definition.js";
 export { workflowInvalidError } from "./workflow/invalid.js";

@@ -43,6 +43,11 @@ export const ERROR_EXIT_CODES = {
   OUTPUT_INVALID: ExitCode.invalid,
   /** `thread start --input/--inputs` values the workflow's `inputs:` schema refuses. */
   INPUT_INVALID: ExitCode.usage,
+  /**
+   * `thread start --event` of an event the workflow's `on.github.events` does not list, or for
+   * a workflow that declares no GitHub trigger; nothing is started.
+   */
+  EVENT_NOT_DECLARED: ExitCode.usage,
   SCHEMA_INVALID: ExitCode.invalid,
   NODE_INVALID: ExitCode.invalid,
   AGENT_FAILED: ExitCode.agentFailed,

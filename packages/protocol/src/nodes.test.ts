@@ -63,6 +63,7 @@ describe("built-in schemas", () => {
       workflow2: "12f7f64cd14e3328",
       start2: "0bc98da04700afaa",
       workflow3: "2f6c483dc07ca9b8",
+      workflow4: "54f73047bcebb3ca",
     });
   });
 });

@@ -174,6 +174,48 @@ export const workflow3Schema = {
   },
 } as const;
 
+/**
+ * What starts a workflow by itself (issue 28): `github` maps a GitHub event to the thread's
+ * inputs. `events` lists `<event>` or `<event>.<action>` names; `inputs` and `key` are mustache
+ * templates read with `{ event, event_name, delivery }`; `key` names an event's identity (by
+ * default the delivery id, else the payload's hash), from which the thread id is derived.
+ */
+const triggersSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    github: {
+      type: "object",
+      required: ["events"],
+      additionalProperties: false,
+      properties: {
+        events: { type: "array", minItems: 1, items: { type: "string" } },
+        inputs: { type: "object", additionalProperties: { type: "string" } },
+        key: { type: "string" },
+      },
+    },
+  },
+} as const;
+
+/**
+ * The fourth edition of the workflow node: the third plus `on`, the workflow's triggers. They
+ * travel with the hash, so a webhook finds them from a registered workflow. Written only for a
+ * workflow that declares triggers, so every other workflow keeps its hash.
+ */
+export const workflow4Schema = {
+  $id: "uwf:workflow/4",
+  type: "object",
+  required: ["name", "roles", "graph"],
+  additionalProperties: false,
+  properties: {
+    ...workflow3Schema.properties,
+    on: triggersSchema,
+  },
+} as const;
+
+export type WorkflowTriggers = FromSchema<typeof triggersSchema>;
+export type GithubTrigger = NonNullable<WorkflowTriggers["github"]>;
+
 export type RolePayload = FromSchema<typeof roleSchema> &
   Partial<Omit<FromSchema<typeof role3Schema>, "frontmatter">>;
 export type FanoutFailureRule = (typeof FANOUT_FAILURE_RULES)[number];
@@ -183,6 +225,7 @@ export type EdgeTarget = FromSchema<typeof edgeSchema> & { fanout?: Fanout };
 export type WorkflowPayload = Omit<FromSchema<typeof workflow2Schema>, "roles" | "graph"> & {
   roles: Record<string, RolePayload>;
   graph: Record<string, Record<string, EdgeTarget>>;
+  on?: WorkflowTriggers;
 };
 /** `graph[role][$status]` → the edge taken. */
 export type Graph = WorkflowPayload["graph"];
@@ -384,6 +427,7 @@ export const BUILTIN_SCHEMAS = {
   workflow2: workflow2Schema,
   start2: start2Schema,
   workflow3: workflow3Schema,
+  workflow4: workflow4Schema,
 } as const;
 
 export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
@@ -394,7 +438,7 @@ export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
  * edition never changes the hash of a node that could be written before.
  */
 export const BUILTIN_EDITIONS: Readonly<Partial<Record<BuiltinNodeKind, BuiltinNodeKind[]>>> = {
-  workflow: ["workflow", "workflow2", "workflow3"],
+  workflow: ["workflow", "workflow2", "workflow3", "workflow4"],
   start: ["start", "start2"],
 };
 
@@ -413,10 +457,14 @@ function onlyKeysOf(value: object, schema: { properties: object }): boolean {
 /**
  * The edition a workflow node is written with: the first whenever the first can hold it, so a
  * workflow that uses nothing a later edition added (inputs, guards, worktrees, roles that run
- * no agent) keeps the hash it always had; only fan-out edges and join roles need the third. A
+ * no agent) keeps the hash it always had; only fan-out edges and join roles need the third,
+ * only triggers (`on`) the fourth. A
  * top-level or role field added to `workflow2Schema` needs nothing here.
  */
-export function workflowNodeKind(payload: WorkflowPayload): "workflow" | "workflow2" | "workflow3" {
+export function workflowNodeKind(
+  payload: WorkflowPayload,
+): "workflow" | "workflow2" | "workflow3" | "workflow4" {
+  if (payload.on !== undefined) return "workflow4";
   const third =
     Object.values(payload.roles).some((role) => role.join !== undefined) ||
     Object.values(payload.graph).some((edges) =>
@@ -450,6 +498,7 @@ export const BUILTIN_SCHEMA_HASHES: Readonly<Record<BuiltinNodeKind, string>> = 
   workflow2: "1EKRTKKY5KXSV",
   start2: "7B290PMF22E5K",
   workflow3: "6327N5FNC2J85",
+  workflow4: "ATCZPHRT5GXR3",
 };
 
 /** Add usage figures; unknown stays unknown only while every side is unknown. */

@@ -8,7 +8,7 @@ import {
   SUSPEND,
 } from "@united-workforce/protocol";
 import { UwfError } from "@united-workforce/util";
-import mustache from "mustache";
+import { renderVerbatim } from "../workflow/render-template.js";
 
 /** Where the thread goes after the head step, with the rendered edge prompt. */
 export type Transition =
@@ -35,11 +35,6 @@ export interface FanoutItem {
   prompt: string;
   location: string | null;
 }
-
-/** Edge prompts are plain text for agents: values are inserted verbatim, never HTML-escaped. */
-const VERBATIM = { escape: (value: unknown) => String(value) };
-/** Partials are not part of the workflow format; `{{> x}}` renders nothing. */
-const NO_PARTIALS = {};
 
 /**
  * The output routing reads when the head is the StartNode: lastRole is `$START` and the status
@@ -170,7 +165,7 @@ function fanoutTransition(
 
 function render(template: string, view: Record<string, unknown>, what: string): string {
   try {
-    return mustache.render(template, view, NO_PARTIALS, VERBATIM);
+    return renderVerbatim(template, view);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new UwfError(

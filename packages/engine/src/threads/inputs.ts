@@ -8,6 +8,8 @@ export interface InputSources {
   pairs: readonly string[];
   /** The parsed `--inputs` file and its name for messages. */
   file?: { name: string; values: unknown } | undefined;
+  /** How a pair is named in messages; `--input name=value` unless it came from elsewhere. */
+  pairLabel?: (name: string, text: string) => string;
 }
 
 /**
@@ -30,6 +32,7 @@ export function collectThreadInputs(
     });
   }
   const problems: string[] = [];
+  const label = sources.pairLabel ?? ((name: string, text: string) => `--input ${name}=${text}`);
   const values: Record<string, JsonValue> = {};
   // defineProperty keeps a "__proto__" input an ordinary key, never the object's prototype.
   const set = (name: string, value: JsonValue) =>
@@ -62,7 +65,7 @@ export function collectThreadInputs(
     const text = pair.slice(equals + 1);
     const coerced = coerce(text, typesOf(properties[name]));
     if ("problem" in coerced) {
-      problems.push(`--input ${name}=${text}: ${coerced.problem}`);
+      problems.push(`${label(name, text)}: ${coerced.problem}`);
       unreadable.add(name);
     } else {
       set(name, coerced.value);

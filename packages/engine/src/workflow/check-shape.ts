@@ -6,6 +6,7 @@ import { checkInputsShape } from "./inputs.js";
 import { unknownKey } from "./messages.js";
 import type { SchemaMap } from "./schema-shape.js";
 import { checkStepRoleShape, STEP_ROLE_KEYS, type StepRoleSpec } from "./step-roles.js";
+import { checkTriggersShape } from "./triggers.js";
 
 const TOP_LEVEL_KEYS = [
   "version",
@@ -16,6 +17,7 @@ const TOP_LEVEL_KEYS = [
   "inputs",
   "maxSteps",
   "worktree",
+  "on",
 ];
 /** The workflow format versions uwf reads; a file without `version:` is the same format. */
 export const WORKFLOW_FORMAT_VERSIONS = [1];
@@ -107,6 +109,7 @@ export function checkShape(raw: unknown, errors: string[]): Shape | null {
 
   const inputs = checkInputsShape(raw.inputs, errors);
   const maxSteps = checkMaxStepsShape(raw.maxSteps, errors);
+  checkTriggersShape(raw.on, inputs, raw.inputs !== undefined, errors);
   const stepRoles = new Map<string, StepRoleSpec>();
   const maxVisits = new Map<string, number>();
   const joins = new Set<string>();

@@ -1,4 +1,4 @@
-import type { EdgeTarget, WorkflowPayload } from "@united-workforce/protocol";
+import type { EdgeTarget, WorkflowPayload, WorkflowTriggers } from "@united-workforce/protocol";
 import type { FanoutDefinition } from "./fanout.js";
 import type { SchemaMap } from "./schema-shape.js";
 
@@ -42,6 +42,8 @@ export interface WorkflowDefinition {
   maxSteps?: number;
   /** Every thread runs in its own git worktree on its own branch. */
   worktree?: boolean;
+  /** What starts the workflow by itself: GitHub events (triggers.ts). */
+  on?: WorkflowTriggers;
   /**
    * Not YAML: the child workflows of `fanout.workflow` edges, by the reference written, once
    * `loadAndValidate` has resolved them (materialising stores them and pins their hashes).

@@ -231,7 +231,7 @@ describe("loadWorkflowFile", () => {
     expect(Object.keys(definition)).toEqual(["name", "__proto__"]);
     expect(Object.getPrototypeOf(definition)).toBe(Object.prototype);
     expect(validateWorkflow(definition).errors).toContain(
-      'unknown top-level key "__proto__" (expected: version, name, description, roles, graph, inputs, maxSteps, worktree)',
+      'unknown top-level key "__proto__" (expected: version, name, description, roles, graph, inputs, maxSteps, worktree, on)',
     );
   });
 

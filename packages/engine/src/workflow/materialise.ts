@@ -109,6 +109,9 @@ export async function toWorkflowPayload(
   if (definition.maxSteps !== undefined) workflow.maxSteps = definition.maxSteps;
   // Only `true` is stored: `false` is the default, and the node keeps its first-edition hash.
   if (definition.worktree === true) workflow.worktree = true;
+  // Stored (in the fourth edition) so the triggers travel with the hash: a webhook finds them
+  // from a registered workflow. Kept as written: templates and event names are the contract.
+  if (definition.on !== undefined) workflow.on = definition.on;
   return workflow;
 }
 

@@ -71,11 +71,22 @@ function pathOf(message: string): string[] | null {
   if (match !== null) return roleDetail(match[1]!, message.slice(match[0].length));
   match = new RegExp(`^unknown top-level key ${QUOTED}`).exec(message);
   if (match !== null) return [match[1]!];
+  if (/^"?on\b/.test(message)) return onDetail(message);
   match = /^"?(inputs|maxSteps|name|description|worktree|version|roles|graph)\b/.exec(message);
   if (match !== null) return topLevelDetail(match[1]!, message);
   if (/^workflow name /.test(message)) return ["name"];
   if (/^missing required field "/.test(message)) return [];
   return null;
+}
+
+/** Inside `on:`: `on.github.events[1]: …`, `on.github: unknown key "x"`, `on: unknown key "x"`. */
+function onDetail(message: string): string[] {
+  const [, dotted = "", index, unknown] =
+    /^"?on((?:\.[\w-]+)*)"?(?:\[(\d+)\])?(?::\s*unknown key "([^"]*)")?/.exec(message) ?? [];
+  const path = ["on", ...dotted.split(".").filter((part) => part !== "")];
+  if (index !== undefined) path.push(index);
+  if (unknown !== undefined) path.push(unknown);
+  return path;
 }
 
 /** Inside an edge: its fan-out, a key it names, or the template a message is about. */

@@ -4,6 +4,7 @@ import {
   isAlias,
   isMap,
   isScalar,
+  isSeq,
   LineCounter,
   type Node,
   parseDocument,
@@ -163,6 +164,13 @@ function findNode(
       parsed = inner;
       node = resolveAlias(parsed.doc.contents as Node | null, parsed);
       offset = node?.range?.[0] ?? 0;
+    }
+    if (isSeq(node) && /^\d+$/.test(key)) {
+      const item = node.items[Number(key)] as Node | undefined;
+      if (item === undefined) break;
+      offset = item.range?.[0] ?? offset;
+      node = item;
+      continue;
     }
     if (!isMap(node)) break;
     const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === key);

@@ -38,6 +38,20 @@ export function describeThreadConformance(context: ConformanceContext): void {
       expect(await threads.get(p.thread)).toEqual({ ...p, rev: 1 });
     });
 
+    // Triggered starts (one GitHub event delivered twice at once) rely on this: one pointer.
+    it(`lets exactly one of ${CONTENDERS} concurrent creates of one id win`, async () => {
+      const { threads } = context.store;
+      const p = pointer();
+      const heads = Array.from({ length: CONTENDERS }, (_, i) => `${i}`.padStart(13, "A"));
+      const results = await Promise.allSettled(heads.map((head) => threads.create({ ...p, head })));
+      const winners = results.filter((result) => result.status === "fulfilled");
+      expect(winners).toHaveLength(1);
+      for (const result of results) {
+        if (result.status === "rejected") expect(result.reason.code).toBe("THREAD_EXISTS");
+      }
+      expect(await threads.get(p.thread)).toEqual(winners[0]!.value);
+    });
+
     it("reports a missing thread with a hint", async () => {
       const { threads } = context.store;
       const id = newUlid();
