@@ -279,6 +279,29 @@ export const CONFIG_SCHEMA = {
         },
       },
     },
+    webhooks: {
+      type: ["object", "null"],
+      description: "events uwf dashboard accepts at /hooks/<source>, signed with a shared secret",
+      properties: {
+        github: {
+          type: "object",
+          description:
+            "GitHub's webhook deliveries at POST /hooks/github: each starts the registered workflows whose on.github matches",
+          properties: {
+            secret: {
+              ...name,
+              description:
+                "the webhook's secret itself (prefer secretEnv: the file then holds none)",
+            },
+            secretEnv: {
+              ...name,
+              description:
+                "the environment variable (or UWF_HOME/.env entry) holding the webhook's secret",
+            },
+          },
+        },
+      },
+    },
     ...STORE_CONFIG_PROPERTIES,
   },
 } as const;

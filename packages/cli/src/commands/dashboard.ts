@@ -1,6 +1,9 @@
 import { ExitCode } from "@united-workforce/protocol";
-import { defineCommand, result } from "./command.js";
+import type { UwfConfig } from "@united-workforce/store";
+import { readHomeDotenv, UwfError } from "@united-workforce/util";
+import { type CommandContext, defineCommand, result } from "./command.js";
 import { openRunner } from "./thread/shared.js";
+import { worktreePlace } from "./thread/worktrees.js";
 
 export default defineCommand({
   path: ["dashboard"],
@@ -46,6 +49,14 @@ export default defineCommand({
       port: options.port,
       host,
       publicUrl: config.dashboard?.publicUrl ?? null,
+      githubSecret: githubSecret(ctx, config),
+      cwd: ctx.cwd,
+      // A workflow with `worktree: true` runs each thread a webhook starts in its own worktree.
+      placeThread: async (thread, workflow) => {
+        if (workflow.worktree !== true) return { cwd: ctx.cwd };
+        const { createThreadWorktree } = await import("@united-workforce/engine");
+        return createThreadWorktree(await worktreePlace(ctx), ctx.cwd, thread);
+      },
     });
     ctx.events.emit("dashboard.start", { port: dashboard.port });
     const where =
@@ -70,3 +81,27 @@ export default defineCommand({
     );
   },
 });
+
+/**
+ * `webhooks.github`'s secret: the value itself, or the variable `secretEnv` names (the
+ * environment, then UWF_HOME/.env); null when none is configured. A variable that is not set
+ * stops the start: an endpoint that would refuse every delivery is a mistake to say at once.
+ */
+function githubSecret(ctx: CommandContext, config: UwfConfig): string | null {
+  const github = config.webhooks?.github;
+  if (!github) return null;
+  if (github.secret) return github.secret;
+  const name = github.secretEnv;
+  if (!name) return null;
+  const value = ctx.env[name] ?? readHomeDotenv(ctx.home)[name];
+  if (!value) {
+    throw new UwfError(
+      "CONFIG_INVALID",
+      `webhooks.github.secretEnv names ${name}, which is not set`,
+      {
+        hint: `Set ${name} to the GitHub webhook's secret (in the environment or UWF_HOME/.env), or remove webhooks.github from config.yaml.`,
+      },
+    );
+  }
+  return value;
+}

@@ -95,7 +95,7 @@ export async function runNextIfIdle(ctx: AnswerContext, thread: string): Promise
  * (its `step.start` event) or the run has ended, and rejects when it is refused at once.
  * Stopping the server waits for it.
  */
-async function inBackground(
+export async function inBackground(
   ctx: AnswerContext,
   thread: string,
   start: () => Promise<RunResult>,

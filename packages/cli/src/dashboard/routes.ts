@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Runner } from "@united-workforce/engine";
 import { errorMessage, isUwfError } from "@united-workforce/util";
-import { type AnswerContext, answerHuman, answerThread, runNextIfIdle } from "./answer.js";
+import { answerHuman, answerThread, runNextIfIdle } from "./answer.js";
 import { APP_JS, STYLE_CSS } from "./assets/index.js";
 import { checkWrite, type Guard } from "./auth.js";
 import { stepDetail, threadView } from "./data/thread.js";
@@ -9,6 +9,7 @@ import { listThreads, parseFilter, threadStatus, waitingForAPerson } from "./dat
 import type { WaitingIndex } from "./data/waiting-index.js";
 import { listWorkflows, workflowByHash, workflowView } from "./data/workflows.js";
 import type { FamilyIndex } from "./family-index.js";
+import { githubHookRoute, type HookContext } from "./github-hook.js";
 import { answerByLinkRoute, answerLinkRoute } from "./link-routes.js";
 import type { LiveFeed } from "./live.js";
 import { errorPage } from "./pages/layout.js";
@@ -18,7 +19,7 @@ import { formAnswer } from "./pages/wait.js";
 import { workflowPage, workflowsPage } from "./pages/workflows.js";
 import { asset, failed, html, json, plain, readBody, redirect, send } from "./respond.js";
 
-export interface RouteContext extends AnswerContext {
+export interface RouteContext extends HookContext {
   runner: Runner;
   /** `dashboard.publicUrl`: answer links are served only when it is set. */
   publicUrl: string | null;
@@ -52,6 +53,7 @@ const ROUTES: [string, RegExp, Handler][] = [
   ["POST", re(`/threads/${ID}/answer`), answerRoute],
   ["GET", re(`/answer/${LINK}`), answerLinkRoute],
   ["POST", re(`/answer/${LINK}`), answerByLinkRoute],
+  ["POST", /^\/hooks\/github$/, githubHookRoute],
   ["GET", /^\/workflows$/, workflowsRoute],
   [
     "GET",

@@ -13,6 +13,7 @@ import {
 } from "./auth.js";
 import { WaitingIndex } from "./data/waiting-index.js";
 import { FAMILY_EVENTS, FamilyIndex } from "./family-index.js";
+import type { PlaceThread } from "./github-hook.js";
 import { LiveFeed } from "./live.js";
 import { STARTED, send } from "./respond.js";
 import { type RouteContext, route } from "./routes.js";
@@ -31,6 +32,11 @@ export interface DashboardOptions {
   host?: string;
   /** `dashboard.publicUrl`: the name a proxy or tunnel serves it by; answer links need it. */
   publicUrl?: string | null;
+  /** `webhooks.github`'s secret: `POST /hooks/github` is open only with one. */
+  githubSecret?: string | null;
+  /** Where a thread a webhook starts runs (default: `cwd`, the server's folder). */
+  placeThread?: PlaceThread;
+  cwd: string;
 }
 
 export interface Dashboard {
@@ -74,6 +80,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const runs = new Set<Promise<unknown>>();
   let linkKey: Buffer | undefined;
   const ctx: RouteContext = {
+    githubSecret: options.githubSecret ?? null,
+    cwd: options.cwd,
+    placeThread: options.placeThread ?? (async () => ({ cwd: options.cwd })),
     publicUrl: options.publicUrl ?? null,
     linkKey: () => {
       linkKey ??= readLinkKey(options.home);

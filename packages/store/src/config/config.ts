@@ -53,6 +53,8 @@ export interface UwfConfig {
   notify?: NotifyEntry[] | null;
   /** The web view served to others: its public origin, and how long answer links live. */
   dashboard?: { publicUrl?: string; linkHours?: number } | null;
+  /** Secrets of the webhooks `uwf dashboard` accepts (`/hooks/github`). */
+  webhooks?: { github?: { secret?: string; secretEnv?: string } } | null;
   /** `fs` (default) or a `postgres://` URL; `UWF_STORE` overrides it. */
   store?: string;
   /** This machine's name in exec leases (default: the host name). */
