@@ -62,7 +62,7 @@ export default defineCommand({
     const where =
       host === "127.0.0.1"
         ? "Serving on 127.0.0.1 only"
-        : `Serving on ${host}:${dashboard.port}; every page but answer links needs the token`;
+        : `Serving on ${host}:${dashboard.port}; every page needs the token (answer links and /hooks/github carry their own proof)`;
     ctx.progress(`uwf dashboard: open ${dashboard.url}\n${where}; Ctrl-C stops it.`);
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();
