@@ -424,13 +424,17 @@ function build() {
       ),
       source: str,
     }),
-    "workflow show": extend(workflowSummary, {
-      path: nullableStr,
-      graph: anyObject,
-      roleDetails: anyObject,
-      // The JSON Schema of the thread inputs the workflow declares; null when it declares none.
-      inputs: { anyOf: [{ type: "null" }, anyObject] },
-    }),
+    "workflow show": withOptional(
+      extend(workflowSummary, {
+        path: nullableStr,
+        graph: anyObject,
+        roleDetails: anyObject,
+        // The JSON Schema of the thread inputs the workflow declares; null when it declares none.
+        inputs: { anyOf: [{ type: "null" }, anyObject] },
+      }),
+      // The workflow's triggers (`on:`), only when it declares them.
+      { on: anyObject },
+    ),
     "workflow list": object({
       workflows: list(object({ name: str, hash, updatedAt: isoTime, versions: int })),
       // Registry entries that cannot be read, listed rather than left out.
@@ -447,14 +451,23 @@ function build() {
       threads: list(workflowTestThreadSchema),
     }),
 
-    "thread start": object({
-      thread: threadId,
-      // The title given with --title, or the one made from the task's first line.
-      title: str,
-      workflow: str,
-      head: hash,
-      status: threadStatus,
-    }),
+    "thread start": withOptional(
+      object({
+        thread: threadId,
+        // The title given with --title, or the one made from the task's first line.
+        title: str,
+        workflow: str,
+        head: hash,
+        status: threadStatus,
+      }),
+      {
+        // Only with --event: false when the event had started its thread already (the thread
+        // as it is now is reported), the event as the workflow matched it, and its key.
+        started: { type: "boolean" },
+        event: str,
+        key: str,
+      },
+    ),
     "thread exec": threadExec,
     "thread show": withOptional(
       object({

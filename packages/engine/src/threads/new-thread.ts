@@ -32,7 +32,10 @@ export interface NewThread {
  * Store a new thread: its StartNode, then its pointer, created (never overwriting one: an id
  * already taken is THREAD_EXISTS). Returns the pointer as stored.
  */
-export async function createThread(store: Store, spec: NewThread): Promise<ThreadPointer> {
+export async function createThread(
+  store: Pick<Store, "cas" | "threads">,
+  spec: NewThread,
+): Promise<ThreadPointer> {
   const startPayload: StartPayload = {
     workflow: spec.workflowHash,
     prompt: spec.prompt,

@@ -200,7 +200,7 @@ export async function startTriggeredThread(
   }
   try {
     const place = start.place === undefined ? { cwd: start.cwd } : await start.place(thread);
-    const pointer = await createThread(store as Store, {
+    const pointer = await createThread(store, {
       thread,
       workflow: start.workflow.name,
       workflowHash: start.workflow.hash,

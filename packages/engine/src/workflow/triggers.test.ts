@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { loadAndValidate } from "./resolve.js";
+import { validateWorkflow } from "./validate.js";
 
 const temps: string[] = [];
 afterEach(() => {
@@ -104,5 +105,52 @@ describe("on.github in a workflow", () => {
       /^w\.yaml:10:7: on\.github\.inputs\.issue: the mustache template does not parse/,
     );
     expect(loaded.problems[0]).toMatchObject({ code: "TEMPLATE" });
+  });
+});
+
+describe("on: shapes that are refused", () => {
+  const HELLO = {
+    name: "hello",
+    roles: {
+      greeter: {
+        frontmatter: {
+          type: "object",
+          properties: { $status: { const: "done" } },
+          required: ["$status"],
+        },
+      },
+    },
+    graph: {
+      $START: {
+        new: { role: "greeter", prompt: "Greet." },
+        resume: { role: "greeter", prompt: "Again." },
+      },
+      greeter: { done: { role: "$END", prompt: "Bye." } },
+    },
+  };
+  const errors = (on: unknown) => validateWorkflow({ ...HELLO, on }).errors;
+
+  test("each with a message that says what to write", () => {
+    expect(errors("github")).toEqual([
+      '"on" must be a mapping of what starts the workflow (on: { github: { events: [issues.opened] } })',
+    ]);
+    expect(errors({ github: [] })).toEqual(["on.github must be a mapping (events, inputs, key)"]);
+    expect(errors({ github: { events: [] } })).toEqual([
+      "on.github.events must be a non-empty list of event names (issues.opened, issue_comment.created, push, …)",
+    ]);
+    expect(
+      errors({ github: { events: ["push"], inputs: { issue: "{{{event.number}}}" } } }),
+    ).toEqual([
+      'on.github.inputs: the workflow declares no inputs (add an "inputs:" JSON Schema declaring each input the event fills)',
+    ]);
+    expect(errors({ github: { events: ["push"], key: 7 } })).toEqual([
+      'on.github.key must be a template naming the event\'s identity ("{{{event.repository.full_name}}}#{{{event.issue.number}}}")',
+    ]);
+    expect(errors({ github: { events: ["push"], key: "{{{event}}}" } })).toEqual([
+      'on.github.key: template variable "event" is an object and renders as [object Object]',
+    ]);
+    expect(
+      errors({ github: { events: ["issues.opened", "push"], key: "{{{delivery}}}" } }),
+    ).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { isPlainObject, type WorkflowTriggers } from "@united-workforce/protocol";
+import { isPlainObject } from "@united-workforce/protocol";
 import { nearestWord } from "@united-workforce/util";
 import { unknownKey } from "./messages.js";
 import { propertiesOf, type SchemaMap } from "./schema-shape.js";
@@ -24,32 +24,26 @@ export const GITHUB_TEMPLATE_FIELDS: SchemaMap = {
 /**
  * Shape rules of `on:`; every problem is pushed to `errors`. `inputs` is the workflow's declared
  * inputs schema (null when absent or malformed): each `on.github.inputs` name must be one of
- * its properties. Returns the triggers as stored when well formed, else null.
+ * its properties. A definition that passes is stored as written (materialise.ts).
  */
 export function checkTriggersShape(
   raw: unknown,
   inputs: SchemaMap | null,
   inputsDeclared: boolean,
   errors: string[],
-): WorkflowTriggers | null {
-  if (raw === undefined) return null;
+): void {
+  if (raw === undefined) return;
   if (!isPlainObject(raw)) {
     errors.push(
       '"on" must be a mapping of what starts the workflow (on: { github: { events: [issues.opened] } })',
     );
-    return null;
+    return;
   }
-  const before = errors.length;
   for (const key of Object.keys(raw)) {
     if (!TRIGGER_KINDS.includes(key))
       errors.push(unknownKey("on: unknown key", key, TRIGGER_KINDS));
   }
-  const triggers: WorkflowTriggers = {};
-  if (raw.github !== undefined) {
-    const github = checkGithubShape(raw.github, inputs, inputsDeclared, errors);
-    if (github !== null) triggers.github = github;
-  }
-  return errors.length === before ? triggers : null;
+  if (raw.github !== undefined) checkGithubShape(raw.github, inputs, inputsDeclared, errors);
 }
 
 function checkGithubShape(
@@ -57,21 +51,17 @@ function checkGithubShape(
   inputs: SchemaMap | null,
   inputsDeclared: boolean,
   errors: string[],
-): WorkflowTriggers["github"] | null {
+): void {
   if (!isPlainObject(raw)) {
     errors.push("on.github must be a mapping (events, inputs, key)");
-    return null;
+    return;
   }
   for (const key of Object.keys(raw)) {
     if (!GITHUB_KEYS.includes(key))
       errors.push(unknownKey("on.github: unknown key", key, GITHUB_KEYS));
   }
-  const events = checkEvents(raw.events, errors);
-  const github: NonNullable<WorkflowTriggers["github"]> = { events: events ?? [] };
-  if (raw.inputs !== undefined) {
-    const mapped = checkInputTemplates(raw.inputs, inputs, inputsDeclared, errors);
-    if (mapped !== null) github.inputs = mapped;
-  }
+  checkEvents(raw.events, errors);
+  if (raw.inputs !== undefined) checkInputTemplates(raw.inputs, inputs, inputsDeclared, errors);
   if (raw.key !== undefined) {
     if (typeof raw.key !== "string" || raw.key.trim() === "") {
       errors.push(
@@ -79,22 +69,20 @@ function checkGithubShape(
       );
     } else {
       checkTemplate("on.github.key", raw.key, errors);
-      github.key = raw.key;
     }
   }
-  return github;
 }
 
-function checkEvents(raw: unknown, errors: string[]): string[] | null {
+function checkEvents(raw: unknown, errors: string[]): void {
   if (raw === undefined) {
     errors.push('on.github: missing required field "events" (e.g. events: [issues.opened])');
-    return null;
+    return;
   }
   if (!Array.isArray(raw) || raw.length === 0) {
     errors.push(
       "on.github.events must be a non-empty list of event names (issues.opened, issue_comment.created, push, …)",
     );
-    return null;
+    return;
   }
   raw.forEach((event, index) => {
     if (typeof event !== "string" || !GITHUB_EVENT_PATTERN.test(event)) {
@@ -103,7 +91,6 @@ function checkEvents(raw: unknown, errors: string[]): string[] | null {
       );
     }
   });
-  return raw.filter((event): event is string => typeof event === "string");
 }
 
 function checkInputTemplates(
@@ -111,12 +98,12 @@ function checkInputTemplates(
   inputs: SchemaMap | null,
   inputsDeclared: boolean,
   errors: string[],
-): Record<string, string> | null {
+): void {
   if (!isPlainObject(raw)) {
     errors.push(
       'on.github.inputs must be a mapping of input name to template (issue: "{{{event.issue.number}}}")',
     );
-    return null;
+    return;
   }
   if (!inputsDeclared) {
     errors.push(
@@ -124,7 +111,6 @@ function checkInputTemplates(
     );
   }
   const declared = Object.keys(propertiesOf(inputs) ?? {});
-  const mapped: Record<string, string> = {};
   for (const [name, template] of Object.entries(raw)) {
     const where = `on.github.inputs.${name}`;
     if (inputs !== null && !declared.includes(name)) {
@@ -140,9 +126,7 @@ function checkInputTemplates(
       continue;
     }
     checkTemplate(where, template, errors);
-    Object.defineProperty(mapped, name, { value: template, enumerable: true, writable: true });
   }
-  return mapped;
 }
 
 /** A template reads only `event…`, `event_name` and `delivery`, and must parse. */

@@ -11,6 +11,7 @@ import type {
 import type { Store } from "@united-workforce/store";
 import { newUlid, UwfError } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "../command.js";
+import { readGithubEvent } from "./event-input.js";
 import { readInputsFile } from "./inputs-file.js";
 import { readTask } from "./task-input.js";
 import { givenTitle, titleOption } from "./title-option.js";
@@ -18,7 +19,8 @@ import { worktreePlace } from "./worktrees.js";
 
 export default defineCommand({
   path: ["thread", "start"],
-  summary: "start a thread of a workflow (nothing runs until `thread exec`)",
+  summary:
+    "start a thread of a workflow (nothing runs until `thread exec`), or the thread a GitHub event starts",
   args: [
     { name: "workflow", description: "workflow hash, file, .workflows/ name or registered name" },
   ],
@@ -26,7 +28,8 @@ export default defineCommand({
     {
       flags: "-p, --prompt <text>",
       type: "string",
-      description: 'the task, given to every role as ## Task ("-": read it from stdin)',
+      description:
+        'the task, given to every role as ## Task ("-": read it from stdin); with --event, a description of the event unless given',
       hint: 'Say what the thread should do: -p "…", or -p - to read it from stdin',
     },
     {
@@ -53,6 +56,23 @@ export default defineCommand({
       description: "read the workflow's inputs from a YAML or JSON mapping",
     },
     {
+      flags: "--event <file>",
+      type: "string",
+      description:
+        'start the thread a GitHub event starts (its JSON payload; "-": stdin), as the workflow\'s on.github maps it: the same event again finds the same thread',
+    },
+    {
+      flags: "--event-name <name>",
+      type: "string",
+      description: "the event's name (issues, push, issue_comment, …; default: $GITHUB_EVENT_NAME)",
+    },
+    {
+      flags: "--delivery <id>",
+      type: "string",
+      description:
+        "the event's delivery id (X-GitHub-Delivery): the event's identity when on.github.key is not declared",
+    },
+    {
       flags: "--worktree",
       type: "boolean",
       description:
@@ -73,17 +93,36 @@ export default defineCommand({
     'uwf thread start examples/triage.yaml -p "Triage it" --input issue=42 --input urgent=true',
     'uwf thread start triage -p "Triage it" --inputs issue.yaml',
     'uwf thread start solve-issue -p "Fix #12" --worktree',
+    'uwf thread start examples/triage.yaml --event "$GITHUB_EVENT_PATH"',
+    "uwf thread start triage --event issue.json --event-name issues --delivery 72d3162e",
   ],
   async run(ctx, [ref], options) {
     const title = givenTitle(options.title);
-    const prompt = readTask(ctx.cwd, {
-      prompt: options.prompt,
-      promptFile: options.promptFile,
-    });
+    const event = options.event as string | undefined;
+    if (event !== undefined) checkEventOptions(options);
+    // With --event the task may be left out: the event's description is the task.
+    const prompt =
+      event !== undefined && options.prompt === undefined && options.promptFile === undefined
+        ? undefined
+        : readTask(ctx.cwd, {
+            prompt: options.prompt,
+            promptFile: options.promptFile,
+          });
     const cwd = resolve(ctx.cwd, (options.cwd as string | undefined) ?? ".");
     if (!isDirectory(cwd)) {
       throw new UwfError("USAGE", `--cwd "${cwd}" is not an existing directory`, {
         hint: "Create the directory first or pass another one.",
+      });
+    }
+    if (event !== undefined) {
+      return startFromEvent(ctx, ref!, {
+        event,
+        eventName: options.eventName as string | undefined,
+        delivery: options.delivery as string | undefined,
+        prompt,
+        title,
+        cwd,
+        worktree: options.worktree as boolean | undefined,
       });
     }
     const inputsFile =
@@ -100,6 +139,7 @@ export default defineCommand({
       deferWrite: true,
     });
     for (const warning of workflow.warnings) ctx.progress(`warning: ${warning}`);
+    if (prompt === undefined) throw new UwfError("INTERNAL", "thread start: no task");
     const inputs = await workflowInputs(store, workflow, {
       pairs: options.input,
       file: inputsFile,
@@ -140,6 +180,114 @@ export default defineCommand({
   },
 });
 
+/** With --event the event gives the inputs, and stdin can hold only one of the event and the task. */
+function checkEventOptions(options: Record<string, unknown>): void {
+  const inputs = options.input as readonly string[] | undefined;
+  if ((inputs !== undefined && inputs.length > 0) || options.inputs !== undefined) {
+    throw new UwfError("USAGE", "--input and --inputs do not go with --event", {
+      hint: "The event gives the thread's inputs, as the workflow's on.github.inputs maps them.",
+    });
+  }
+  if (options.event === "-" && options.prompt === "-") {
+    throw new UwfError("USAGE", "--event - and -p - both read stdin", {
+      hint: "Give the event as a file, or the task with -p <text> or --prompt-file.",
+    });
+  }
+}
+
+interface EventStart {
+  event: string;
+  eventName: string | undefined;
+  delivery: string | undefined;
+  prompt: string | undefined;
+  title: string | undefined;
+  cwd: string;
+  worktree: boolean | undefined;
+}
+
+/**
+ * `thread start --event`: the thread the event maps to, started once (engine's
+ * triggers/github.ts). The same event again prints the same id with `started: false`.
+ */
+async function startFromEvent(ctx: CommandContext, ref: string, given: EventStart) {
+  const event = readGithubEvent(ctx.cwd, given, ctx.env);
+  const store = await ctx.store();
+  const { validatorCacheDir } = await import("@united-workforce/store");
+  const {
+    eventNotDeclared,
+    matchGithubEvent,
+    materialiseWorkflow,
+    resolveWorkflow,
+    startTriggeredThread,
+  } = await import("@united-workforce/engine");
+  const workflow = await resolveWorkflow(ref, {
+    cwd: ctx.cwd,
+    cas: store.cas,
+    registry: store.registry,
+    validatorCacheDir: validatorCacheDir(ctx.home),
+    deferWrite: true,
+  });
+  for (const warning of workflow.warnings) ctx.progress(`warning: ${warning}`);
+  const schema = await inputsSchema(store, workflow);
+  const match = matchGithubEvent(
+    {
+      hash: workflow.hash,
+      payload: workflow.payload,
+      inputs: schema,
+      validate:
+        schema === null ? undefined : store.cas.schemaValidator(schema as JsonSchema).validate,
+    },
+    event,
+  );
+  if (!match.matched) throw eventNotDeclared(workflow.payload.name, match);
+  if (workflow.unstored !== null) await materialiseWorkflow(store.cas, workflow.unstored);
+  const wantWorktree = given.worktree ?? workflow.payload.worktree === true;
+  const { pointer, started } = await startTriggeredThread(store, {
+    workflow: { name: workflow.payload.name, hash: workflow.hash },
+    match,
+    ...(given.prompt === undefined ? {} : { prompt: given.prompt }),
+    ...(given.title === undefined ? {} : { title: given.title }),
+    cwd: given.cwd,
+    ...(wantWorktree && { place: (thread: string) => makeWorktree(ctx, given.cwd, thread) }),
+  });
+  if (started) {
+    ctx.events.emit("thread.start", {
+      thread: pointer.thread,
+      workflow: pointer.workflow,
+      title: pointer.title!,
+      ...(pointer.worktree && { worktree: pointer.worktree.path, branch: pointer.worktree.branch }),
+    });
+  } else {
+    ctx.progress(
+      `thread ${pointer.thread} was already started by this event (${match.event}, key ${match.key}); it is ${pointer.status}`,
+    );
+  }
+  const doc: ThreadStartDocument = {
+    thread: pointer.thread,
+    title: pointer.title ?? pointer.workflow,
+    workflow: pointer.workflow,
+    head: pointer.head,
+    status: pointer.status,
+    started,
+    event: match.event,
+    key: match.key,
+  };
+  return result(doc, (d) => d.thread);
+}
+
+/** The workflow's declared `inputs:` schema, from the file read or from the store; null when none. */
+async function inputsSchema(
+  store: Store,
+  workflow: ResolvedWorkflow,
+): Promise<Record<string, unknown> | null> {
+  return (
+    workflow.unstored?.inputs ??
+    (workflow.payload.inputs === undefined
+      ? null
+      : ((await store.cas.get(workflow.payload.inputs)).payload as Record<string, unknown>))
+  );
+}
+
 /**
  * The thread's inputs, checked against the workflow's declared ones (null when it declares
  * none). Unreadable, missing and unknown inputs are named together, in one error.
@@ -150,11 +298,7 @@ async function workflowInputs(
   given: { pairs: readonly string[]; file: { name: string; values: unknown } | undefined },
 ): Promise<Record<string, JsonValue> | null> {
   const { collectThreadInputs } = await import("@united-workforce/engine");
-  const schema =
-    workflow.unstored?.inputs ??
-    (workflow.payload.inputs === undefined
-      ? null
-      : ((await store.cas.get(workflow.payload.inputs)).payload as Record<string, unknown>));
+  const schema = await inputsSchema(store, workflow);
   const inputs = collectThreadInputs(
     workflow.payload.name,
     schema,

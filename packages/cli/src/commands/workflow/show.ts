@@ -35,6 +35,7 @@ export default defineCommand({
       graph: found.payload.graph,
       roleDetails: found.payload.roles,
       inputs,
+      ...(found.payload.on === undefined ? {} : { on: found.payload.on }),
     };
     // A fan-out names its child workflow by hash: the text shows its name too.
     const children = new Map<string, string>();
@@ -65,6 +66,14 @@ function renderWorkflow(
   const lines = [`${name} (${hash})`];
   if (payload.description) lines.push(payload.description);
   if (inputs !== null) lines.push("", "inputs:", ...inputLines(inputs));
+  const github = payload.on?.github;
+  if (github !== undefined) {
+    lines.push("", "triggers:", `  github: ${github.events.join(", ")}`);
+    for (const [input, template] of Object.entries(github.inputs ?? {})) {
+      lines.push(`    ${input} ← ${template}`);
+    }
+    lines.push(`    key: ${github.key ?? "the delivery id, else the payload's hash"}`);
+  }
   lines.push("", "roles:");
   for (const [role, def] of Object.entries(payload.roles)) {
     const join = def.join === true ? " (join)" : "";
