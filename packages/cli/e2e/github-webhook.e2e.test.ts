@@ -193,6 +193,16 @@ describe("GitHub webhooks on uwf dashboard", () => {
       thread: started!.thread,
       started: false,
     });
+    // The webhook's other content type: the payload as a form field, the form signed.
+    const form = new URLSearchParams({ payload: body }).toString();
+    const asForm = await deliver(dash.port, "issues", form, {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-github-delivery": "d-form",
+      "x-hub-signature-256": await sign(SECRET, form),
+    });
+    expect((JSON.parse(asForm.body) as HookReply).threads).toEqual([
+      { ...started, started: false },
+    ]);
     const after = JSON.parse(
       (await uwf("thread", "join", started!.thread, "--format", "json")).stdout,
     );
