@@ -211,6 +211,23 @@ describe("GitHub webhooks on uwf dashboard", () => {
       .flatMap((file) => readFileSync(join(temp.home, "logs", file), "utf8").split("\n"))
       .filter((line) => line.includes('"event":"exec.end"') && line.includes(started!.thread));
     expect(runs).toHaveLength(1);
+    // Each delivery is logged with what it did and how long it took to answer.
+    const deliveries = readdirSync(join(temp.home, "logs"))
+      .flatMap((file) => readFileSync(join(temp.home, "logs", file), "utf8").split("\n"))
+      .filter((line) => line.includes('"event":"webhook.delivery"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(
+      deliveries.map(({ delivery, started, found }) => ({ delivery, started, found })),
+    ).toEqual([
+      { delivery: "d-1", started: [started!.thread], found: [] },
+      { delivery: "d-1", started: [], found: [started!.thread] },
+      { delivery: "d-2", started: [], found: [started!.thread] },
+      { delivery: "d-form", started: [], found: [started!.thread] },
+    ]);
+    expect(deliveries[0]).toMatchObject({
+      githubEvent: "issues.opened",
+      durationMs: expect.any(Number),
+    });
     expect(await threadCount()).toBe(1);
   });
 

@@ -58,6 +58,7 @@ export async function githubHookRoute(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  const arrived = performance.now();
   const refuse = (status: number, code: string, message: string, hint: string | null = null) =>
     json(res, { error: { code, message, hint } }, status);
   if (c.githubSecret === null) {
@@ -86,6 +87,14 @@ export async function githubHookRoute(
   };
   const doc = await startMatching(c, event);
   await Promise.all(doc.threads.filter((t) => t.started).map((t) => runTriggered(c, t.thread)));
+  c.events.emit("webhook.delivery", {
+    githubEvent: doc.event,
+    delivery: doc.delivery,
+    started: doc.threads.filter((t) => t.started).map((t) => t.thread),
+    found: doc.threads.filter((t) => !t.started).map((t) => t.thread),
+    refused: doc.refused.map((r) => r.workflow),
+    durationMs: Math.round(performance.now() - arrived),
+  });
   json(res, doc, doc.threads.length > 0 ? 202 : 200);
 }
 
