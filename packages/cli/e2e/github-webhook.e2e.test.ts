@@ -263,6 +263,24 @@ describe("GitHub webhooks on uwf dashboard", () => {
     expect(ok.status).toBe(200);
   });
 
+  it("says where deliveries go, and refuses to start when secretEnv names an unset variable", async () => {
+    expect(dash.process.stderr()).toContain(
+      `GitHub deliveries: POST http://127.0.0.1:${dash.port}/hooks/github`,
+    );
+    const other = tempHome();
+    try {
+      const config = { webhooks: { github: { secretEnv: "UWF_TEST_UNSET_SECRET" } } };
+      writeFileSync(join(other.home, "config.yaml"), JSON.stringify(config));
+      const started = await runUwf(["dashboard"], { home: other.home });
+      expect(started.code).toBe(1);
+      expect(started.stderr).toContain(
+        "webhooks.github.secretEnv names UWF_TEST_UNSET_SECRET, which is not set",
+      );
+    } finally {
+      other.cleanup();
+    }
+  });
+
   it("has no endpoint without a secret configured", async () => {
     const other = tempHome();
     try {

@@ -10,7 +10,7 @@ export default defineCommand({
   interruptible: true,
   summary: "serve a local web view of workflows and threads, live, on 127.0.0.1",
   description:
-    "Prints a URL with a secret token (open it in a browser) and serves until Ctrl-C. Shows each workflow's graph, roles, schemas and versions; threads with filters and live status; a thread's steps (output, body, the exact prompt), its forks, the output of a running step as it comes; and, on a suspended thread, what it waits for with the action that moves it on: a human role's form (as `uwf thread answer`), a question's answer, or resuming a failure, retry, guard, budget or fan-out (as `uwf thread resume`). It listens on 127.0.0.1 unless --host says otherwise, and every page needs the token; requests naming another host or coming from another origin are refused. With dashboard.publicUrl in config.yaml it also answers to that name, and opens the signed answer links notifications carry (one thread's answer form, once).",
+    "Prints a URL with a secret token (open it in a browser) and serves until Ctrl-C. Shows each workflow's graph, roles, schemas and versions; threads with filters and live status; a thread's steps (output, body, the exact prompt), its forks, the output of a running step as it comes; and, on a suspended thread, what it waits for with the action that moves it on: a human role's form (as `uwf thread answer`), a question's answer, or resuming a failure, retry, guard, budget or fan-out (as `uwf thread resume`). It listens on 127.0.0.1 unless --host says otherwise, and every page needs the token; requests naming another host or coming from another origin are refused. With dashboard.publicUrl in config.yaml it also answers to that name, and opens the signed answer links notifications carry (one thread's answer form, once). With webhooks.github in config.yaml it takes GitHub's signed deliveries at POST /hooks/github and starts the registered workflows whose on.github declares the event, once each, running them in this process.",
   options: [
     {
       flags: "--port <n>",
@@ -41,6 +41,7 @@ export default defineCommand({
     const runner = await openRunner(ctx, { moves: true });
     const config = await ctx.config();
     const host = options.host;
+    const secret = githubSecret(ctx, config);
     const dashboard = await startDashboard({
       runner,
       events: ctx.events,
@@ -49,7 +50,7 @@ export default defineCommand({
       port: options.port,
       host,
       publicUrl: config.dashboard?.publicUrl ?? null,
-      githubSecret: githubSecret(ctx, config),
+      githubSecret: secret,
       cwd: ctx.cwd,
       // A workflow with `worktree: true` runs each thread a webhook starts in its own worktree.
       placeThread: async (thread, workflow) => {
@@ -63,7 +64,11 @@ export default defineCommand({
       host === "127.0.0.1"
         ? "Serving on 127.0.0.1 only"
         : `Serving on ${host}:${dashboard.port}; every page needs the token (answer links and /hooks/github carry their own proof)`;
-    ctx.progress(`uwf dashboard: open ${dashboard.url}\n${where}; Ctrl-C stops it.`);
+    const hooks =
+      secret === null
+        ? ""
+        : `\nGitHub deliveries: POST ${config.dashboard?.publicUrl ?? new URL(dashboard.url).origin}/hooks/github`;
+    ctx.progress(`uwf dashboard: open ${dashboard.url}\n${where}; Ctrl-C stops it.${hooks}`);
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();
       else ctx.signal.addEventListener("abort", () => resolve(), { once: true });
