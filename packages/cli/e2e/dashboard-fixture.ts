@@ -27,13 +27,14 @@ export interface RunningDashboard {
   stop(): Promise<number | null>;
 }
 
-/** Start the built `uwf dashboard` (with more `args`) and wait for the URL it prints. */
+/** Start the built `uwf dashboard` (with more `args`, and `env`) and wait for the URL it prints. */
 export async function startDashboard(
   home: string,
   args: readonly string[] = [],
+  env: Record<string, string> = {},
 ): Promise<RunningDashboard> {
   // It serves until stopped: the default 30 s limit of a test's process is not for it.
-  const proc = startUwf(["dashboard", ...args], { home, timeoutMs: 600_000 });
+  const proc = startUwf(["dashboard", ...args], { home, env, timeoutMs: 600_000 });
   let url: string | undefined;
   for (const deadline = Date.now() + 20_000; Date.now() < deadline; await sleep(25)) {
     url = /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.exec(proc.stderr())?.[0];

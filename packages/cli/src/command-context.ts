@@ -42,12 +42,24 @@ export function openCommandContext(
       // Only a config with `notify:` loads the notifier: without it, nothing listens.
       if (loaded.config.notify?.length) {
         const { attachNotifier } = await import("./notify/notifier.js");
+        const publicUrl = loaded.config.dashboard?.publicUrl;
+        // With a public URL, a wait's notification links to its answer form.
+        const links = publicUrl ? await import("./dashboard/answer-link.js") : null;
         notifications = attachNotifier({
           entries: loaded.config.notify,
           events: context.events,
           readPointer: async (thread) => (await context.store()).threads.get(thread),
           cwd: io.cwd,
           env: io.env,
+          ...(publicUrl && links
+            ? {
+                answerLink: links.answerLinkMaker(
+                  home,
+                  publicUrl,
+                  loaded.config.dashboard?.linkHours ?? links.DEFAULT_LINK_HOURS,
+                ),
+              }
+            : {}),
         });
       }
     }

@@ -263,6 +263,45 @@ export const CONFIG_SCHEMA = {
         },
       },
     },
+    dashboard: {
+      type: ["object", "null"],
+      description: "the web view (uwf dashboard) when a proxy or tunnel serves it to others",
+      properties: {
+        publicUrl: {
+          ...name,
+          description:
+            "the http:// or https:// origin a proxy or tunnel serves uwf dashboard at (no path); set, notifications carry a signed single-use link to the thread's answer form",
+        },
+        linkHours: {
+          type: "number",
+          exclusiveMinimum: 0,
+          description: "how long an answer link in a notification is valid (default 24)",
+        },
+      },
+    },
+    webhooks: {
+      type: ["object", "null"],
+      description: "events uwf dashboard accepts at /hooks/<source>, signed with a shared secret",
+      properties: {
+        github: {
+          type: "object",
+          description:
+            "GitHub's webhook deliveries at POST /hooks/github: each starts the registered workflows whose on.github matches",
+          properties: {
+            secret: {
+              ...name,
+              description:
+                "the webhook's secret itself (prefer secretEnv: the file then holds none)",
+            },
+            secretEnv: {
+              ...name,
+              description:
+                "the environment variable (or UWF_HOME/.env entry) holding the webhook's secret",
+            },
+          },
+        },
+      },
+    },
     ...STORE_CONFIG_PROPERTIES,
   },
 } as const;

@@ -317,6 +317,18 @@ function build() {
       "`uwf dashboard` began serving on 127.0.0.1 at `port`.",
       { port: int },
     ),
+    "webhook.delivery": event(
+      "webhook.delivery",
+      "`uwf dashboard` took a signed GitHub delivery (`githubEvent`, e.g. `issues.opened`): the threads it `started` and `found` (started before), the workflows that `refused` it, and `durationMs` from its arrival to its answer.",
+      {
+        githubEvent: str,
+        delivery: nullableStr,
+        started: strings,
+        found: strings,
+        refused: strings,
+        durationMs: int,
+      },
+    ),
     "notify.failed": event(
       "notify.failed",
       "A `notify:` entry of config.yaml could not deliver its notification (`on`: the moment, `notifier`: the command, or the webhook's origin); the run went on.",
@@ -401,6 +413,7 @@ export const EVENT_LEVELS: Readonly<Record<EventName, "info" | "warn" | "error">
   "dashboard.start": "info",
   "agent.step.stored": "info",
   "agent.output.invalid": "error",
+  "webhook.delivery": "info",
   "notify.failed": "warn",
   "trace.failed": "warn",
   "command.interrupted": "warn",

@@ -82,6 +82,14 @@ export function runNextStep(ctx: AnswerContext, thread: string): Promise<"starte
   return inBackground(ctx, thread, () => ctx.runner.exec(thread, {}));
 }
 
+/** After a human answer: the next step runs when the thread routed on to a role. */
+export async function runNextIfIdle(ctx: AnswerContext, thread: string): Promise<boolean> {
+  const pointer = await ctx.runner.store.threads.get(thread);
+  if (pointer.status !== "idle" || (await ctx.runner.next(pointer)) === null) return false;
+  await runNextStep(ctx, thread);
+  return true;
+}
+
 /**
  * Start a run that goes on after the request is answered; resolves once its step has started
  * (its `step.start` event) or the run has ended, and rejects when it is refused at once.

@@ -1,6 +1,13 @@
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
-import { checkRequest, checkWrite, type Guard } from "./auth.js";
+import {
+  accessOf,
+  checkRequest,
+  checkWrite,
+  type Guard,
+  publicName,
+  servedAddress,
+} from "./auth.js";
 
 const guard: Guard = { port: 4321, token: "secret-token", csrf: "csrf-token" };
 const cookie = "uwf_dashboard_4321=secret-token";
@@ -85,5 +92,50 @@ describe("checkWrite", () => {
       status: 403,
     });
     expect(checkWrite(req("POST", { origin }), form(""), guard)).toMatchObject({ status: 403 });
+  });
+});
+
+describe("served beyond this machine", () => {
+  const served: Guard = {
+    ...guard,
+    also: [servedAddress("192.168.1.5", 4321)!, publicName("https://uwf.example.com/")],
+  };
+
+  it("answers to --host's address and the public URL's name, and to no other", () => {
+    const check = (host: string, path = "/threads") =>
+      checkRequest(req("GET", { host, cookie }), url(path), served);
+    expect(check("192.168.1.5:4321")).toEqual({ kind: "ok" });
+    expect(check("uwf.example.com")).toEqual({ kind: "ok" });
+    expect(check("UWF.example.com")).toEqual({ kind: "ok" });
+    expect(check("attacker.example")).toMatchObject({ status: 403 });
+    expect(check("uwf.example.com:8080")).toMatchObject({ status: 403 });
+    expect(servedAddress("0.0.0.0", 4321)).toBeNull();
+    expect(servedAddress("::1", 4321)).toEqual({ host: "[::1]:4321", origin: "http://[::1]:4321" });
+  });
+
+  it("still needs the token for every page but a link, the hook and the stylesheet", () => {
+    const bare = (method: string, path: string, host = "uwf.example.com") =>
+      checkRequest(req(method, { host, "sec-fetch-site": "cross-site" }), url(path), served);
+    for (const path of ["/threads", "/api/threads", "/events", "/assets/app.js", "/answer"]) {
+      expect(bare("GET", path)).toMatchObject({ kind: "refuse" });
+    }
+    expect(bare("GET", "/answer/1.abc.def")).toEqual({ kind: "ok" });
+    expect(bare("POST", "/answer/1.abc.def")).toEqual({ kind: "ok" });
+    expect(bare("GET", "/assets/style.css")).toEqual({ kind: "ok" });
+    // The hook is proved by its signature; GitHub names whatever host it posted to.
+    expect(bare("POST", "/hooks/github", "203.0.113.9:4321")).toEqual({ kind: "ok" });
+    // A link still needs a name of this server: a rebound name opens nothing.
+    expect(bare("GET", "/answer/1.abc.def", "attacker.example")).toMatchObject({ status: 403 });
+    expect(accessOf("GET", "/hooks/github")).toBe("hook");
+  });
+
+  it("takes a write from the public origin with the page's own CSRF token", () => {
+    const origin = "https://uwf.example.com";
+    expect(
+      checkWrite(req("POST", { origin }), new URLSearchParams("csrf=link"), served, "link"),
+    ).toEqual({ kind: "ok" });
+    expect(
+      checkWrite(req("POST", { origin }), new URLSearchParams("csrf=csrf-token"), served, "link"),
+    ).toMatchObject({ status: 403 });
   });
 });

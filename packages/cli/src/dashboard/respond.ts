@@ -7,15 +7,20 @@ import { errorPage } from "./pages/layout.js";
 /** A request body past what an answer can be: 413. */
 class TooLarge extends Error {}
 
-/** A request's body as text, refused (TooLarge) past four times the longest answer. */
-export function readBody(req: IncomingMessage): Promise<string> {
+/** A request's body as text, refused (TooLarge) past `limit` bytes (four longest answers). */
+export function readBody(req: IncomingMessage, limit = MAX_ANSWER_BYTES * 4): Promise<string> {
   return new Promise((resolve, reject) => {
+    // Said too long up front: refused before a byte is read.
+    if (Number(req.headers["content-length"] ?? 0) > limit) {
+      reject(new TooLarge(`the request's body is longer than ${limit} bytes`));
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_ANSWER_BYTES * 4) {
-        reject(new TooLarge("the answer is too long"));
+      if (size > limit) {
+        reject(new TooLarge(`the request's body is longer than ${limit} bytes`));
         req.destroy();
         return;
       }
@@ -30,7 +35,7 @@ export function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /**
- * An error as a response: a page, or `{ error }` under /api/; its status from its code
+ * An error as a response: a page, or `{ error }` under /api/ and /hooks/; its status from its code
  * (`fallback` for a UwfError that is not a missing thing), 500 for anything unexpected.
  */
 export function failed(res: ServerResponse, url: URL, error: unknown, fallback = 500): void {
@@ -49,9 +54,11 @@ export function failed(res: ServerResponse, url: URL, error: unknown, fallback =
             ? 400
             : fallback
           : 500;
+  // The rest of a body too long is never read: the connection cannot carry another request.
+  if (error instanceof TooLarge) res.setHeader("connection", "close");
   const message = errorMessage(error);
   const hint = isUwfError(error) ? (error.hint ?? null) : null;
-  if (url.pathname.startsWith("/api/")) json(res, { error: { code, message, hint } }, status);
+  if (/^\/(api|hooks)\//.test(url.pathname)) json(res, { error: { code, message, hint } }, status);
   else send(res, status, "text/html", errorPage(status, message, hint).text);
 }
 

@@ -1,13 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Runner } from "@united-workforce/engine";
 import { errorMessage, isUwfError } from "@united-workforce/util";
-import {
-  type AnswerContext,
-  answerHuman,
-  answerThread,
-  type FormAnswer,
-  runNextStep,
-} from "./answer.js";
+import { answerHuman, answerThread, runNextIfIdle } from "./answer.js";
 import { APP_JS, STYLE_CSS } from "./assets/index.js";
 import { checkWrite, type Guard } from "./auth.js";
 import { stepDetail, threadView } from "./data/thread.js";
@@ -15,16 +9,22 @@ import { listThreads, parseFilter, threadStatus, waitingForAPerson } from "./dat
 import type { WaitingIndex } from "./data/waiting-index.js";
 import { listWorkflows, workflowByHash, workflowView } from "./data/workflows.js";
 import type { FamilyIndex } from "./family-index.js";
+import { githubHookRoute, type HookContext } from "./github-hook.js";
+import { answerByLinkRoute, answerLinkRoute } from "./link-routes.js";
 import type { LiveFeed } from "./live.js";
 import { errorPage } from "./pages/layout.js";
 import { stepPage, threadPage } from "./pages/thread.js";
 import { threadsPage } from "./pages/threads.js";
-import { fieldName } from "./pages/wait.js";
+import { formAnswer } from "./pages/wait.js";
 import { workflowPage, workflowsPage } from "./pages/workflows.js";
 import { asset, failed, html, json, plain, readBody, redirect, send } from "./respond.js";
 
-export interface RouteContext extends AnswerContext {
+export interface RouteContext extends HookContext {
   runner: Runner;
+  /** `dashboard.publicUrl`: answer links are served only when it is set. */
+  publicUrl: string | null;
+  /** The answer links' key (read, or made, on first use). */
+  linkKey(): Buffer;
   feed: LiveFeed;
   guard: Guard;
   families: FamilyIndex;
@@ -42,6 +42,7 @@ type Handler = (
 const ID = "([0-9A-HJKMNP-TV-Z]{26})";
 const HASH = "([0-9A-HJKMNP-TV-Z]{13})";
 const NAME = "([^/]+)";
+const LINK = "([A-Za-z0-9._-]{1,200})";
 
 /** Every route: method, path pattern, handler. Anything else is 404. */
 const ROUTES: [string, RegExp, Handler][] = [
@@ -50,6 +51,9 @@ const ROUTES: [string, RegExp, Handler][] = [
   ["GET", re(`/threads/${ID}`), threadRoute],
   ["GET", re(`/threads/${ID}/steps/${HASH}`), stepRoute],
   ["POST", re(`/threads/${ID}/answer`), answerRoute],
+  ["GET", re(`/answer/${LINK}`), answerLinkRoute],
+  ["POST", re(`/answer/${LINK}`), answerByLinkRoute],
+  ["POST", /^\/hooks\/github$/, githubHookRoute],
   ["GET", /^\/workflows$/, workflowsRoute],
   [
     "GET",
@@ -258,25 +262,6 @@ async function answerRoute(
     return failed(res, url, error, 409);
   }
   redirect(res, `/threads/${id}?answered=1`);
-}
-
-/** After a human answer: the next step runs when the thread routed on to a role. */
-async function runNextIfIdle(c: RouteContext, id: string): Promise<boolean> {
-  const pointer = await c.runner.store.threads.get(id);
-  if (pointer.status !== "idle" || (await c.runner.next(pointer)) === null) return false;
-  await runNextStep(c, id);
-  return true;
-}
-
-/** A human answer form's fields: those of the chosen status, by their names. */
-function formAnswer(form: URLSearchParams): FormAnswer {
-  const status = form.get("status");
-  const prefix = status === null ? null : fieldName(status, "");
-  const fields: [string, string][] = [];
-  for (const [name, value] of form) {
-    if (prefix !== null && name.startsWith(prefix)) fields.push([name.slice(prefix.length), value]);
-  }
-  return { status, fields, body: form.get("body") ?? "" };
 }
 
 /**

@@ -2,9 +2,18 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Runner } from "@united-workforce/engine";
 import { type EventStream, UwfError } from "@united-workforce/util";
-import { checkRequest, type Guard, loginCookie } from "./auth.js";
+import { readLinkKey } from "./answer-link.js";
+import {
+  checkRequest,
+  type Guard,
+  loginCookie,
+  publicName,
+  type ServedName,
+  servedAddress,
+} from "./auth.js";
 import { WaitingIndex } from "./data/waiting-index.js";
 import { FAMILY_EVENTS, FamilyIndex } from "./family-index.js";
+import type { PlaceThread } from "./github-hook.js";
 import { LiveFeed } from "./live.js";
 import { STARTED, send } from "./respond.js";
 import { type RouteContext, route } from "./routes.js";
@@ -19,6 +28,15 @@ export interface DashboardOptions {
   by: string;
   /** 0: a free port the system picks. */
   port: number;
+  /** The address to listen on (`--host`); 127.0.0.1 when not given. */
+  host?: string;
+  /** `dashboard.publicUrl`: the name a proxy or tunnel serves it by; answer links need it. */
+  publicUrl?: string | null;
+  /** `webhooks.github`'s secret: `POST /hooks/github` is open only with one. */
+  githubSecret?: string | null;
+  /** Where a thread a webhook starts runs (default: `cwd`, the server's folder). */
+  placeThread?: PlaceThread;
+  cwd: string;
 }
 
 export interface Dashboard {
@@ -41,7 +59,7 @@ const SECURITY_HEADERS = {
   "cross-origin-resource-policy": "same-origin",
 };
 
-/** Serve the dashboard on 127.0.0.1 until `close`. */
+/** Serve the dashboard (on 127.0.0.1 unless `host` says otherwise) until `close`. */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   const token = randomBytes(24).toString("base64url");
   const csrf = randomBytes(24).toString("base64url");
@@ -60,7 +78,16 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   let count = 0;
   const guard: Guard = { port: 0, token, csrf };
   const runs = new Set<Promise<unknown>>();
+  let linkKey: Buffer | undefined;
   const ctx: RouteContext = {
+    githubSecret: options.githubSecret ?? null,
+    cwd: options.cwd,
+    placeThread: options.placeThread ?? (async () => ({ cwd: options.cwd })),
+    publicUrl: options.publicUrl ?? null,
+    linkKey: () => {
+      linkKey ??= readLinkKey(options.home);
+      return linkKey;
+    },
     runner: options.runner,
     events: options.events,
     runs,
@@ -93,10 +120,11 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     void route(ctx, req, res, url);
   });
   server.keepAliveTimeout = 5000;
+  const listenHost = options.host ?? "127.0.0.1";
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(options.port, "127.0.0.1", resolve);
+      server.listen(options.port, listenHost, resolve);
     });
   } catch (error) {
     stop.abort();
@@ -105,12 +133,25 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       throw new UwfError("USAGE", `port ${options.port} is in use`, {
         hint: "Pick another with --port <n>, or leave --port out for a free one.",
       });
+    if (
+      ["EADDRNOTAVAIL", "ENOTFOUND", "EAI_AGAIN"].includes(
+        (error as NodeJS.ErrnoException).code ?? "",
+      )
+    )
+      throw new UwfError("USAGE", `cannot listen on ${listenHost}: no such address here`, {
+        hint: "Give one of this machine's addresses with --host, or 0.0.0.0 for all of them.",
+      });
     throw error;
   }
   const address = server.address();
   guard.port = typeof address === "object" && address ? address.port : options.port;
+  const also: ServedName[] = [];
+  const served = servedAddress(listenHost, guard.port);
+  if (served !== null) also.push(served);
+  if (options.publicUrl) also.push(publicName(options.publicUrl));
+  guard.also = also;
   return {
-    url: `http://127.0.0.1:${guard.port}/?token=${token}`,
+    url: `${served?.origin ?? `http://127.0.0.1:${guard.port}`}/?token=${token}`,
     port: guard.port,
     requests: () => count,
     async close() {

@@ -64,6 +64,17 @@ describe("notificationDocument", () => {
     );
   });
 
+  it("carries an answer link when one is made, in the document and the chat text", () => {
+    const event = suspended("human") as Extract<UwfEvent, { event: "thread.suspended" }>;
+    const link = "https://uwf.example.com/answer/1.x";
+    const doc = notificationDocument("waiting", event, pointer, link);
+    expect(doc.link).toBe(link);
+    expect(notificationText(doc)).toBe(
+      `uwf: thread "Ship it" (${THREAD}) [review] waits for an answer at review: approve?\nAnswer: ${link}`,
+    );
+    expect("link" in notificationDocument("waiting", event, pointer)).toBe(false);
+  });
+
   it("gives a completed thread's last role and end message; nulls without a pointer", () => {
     const event = { event: "thread.completed", ts: TS, thread: THREAD, message: "done" } as const;
     expect(notificationDocument("completed", event, pointer)).toMatchObject({

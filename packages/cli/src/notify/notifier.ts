@@ -24,6 +24,11 @@ export interface NotificationDocument {
   kind: string | null;
   /** When it happened (the event's time, ISO 8601 UTC). */
   at: string;
+  /**
+   * With `dashboard.publicUrl` set, on a wait: a signed link that opens the thread's answer
+   * form in the web view, once, until it expires (`dashboard.linkHours`).
+   */
+  link?: string;
 }
 
 /** The moment an event is, for `notify:`; null for an event no entry can ask for. */
@@ -51,9 +56,10 @@ export function notificationDocument(
   moment: NotifyMoment,
   event: Extract<UwfEvent, { event: "thread.suspended" | "thread.completed" }>,
   pointer: ThreadPointer | null,
+  link: string | null = null,
 ): NotificationDocument {
   const suspended = event.event === "thread.suspended" ? event : null;
-  return {
+  const doc: NotificationDocument = {
     event: moment,
     thread: event.thread,
     title: pointer?.title ?? null,
@@ -63,6 +69,8 @@ export function notificationDocument(
     kind: suspended?.kind ?? null,
     at: event.ts,
   };
+  if (link !== null) doc.link = link;
+  return doc;
 }
 
 /** The one line a chat shows (Slack's `text`): which thread, and what happened to it. */
@@ -78,7 +86,8 @@ export function notificationText(doc: NotificationDocument): string {
           ? `failed at ${doc.role}`
           : `stopped at a budget before ${doc.role}`;
   const reason = doc.reason ? `: ${doc.reason}` : "";
-  return `uwf: thread ${name}${workflow} ${what}${reason}`;
+  const link = doc.link === undefined ? "" : `\nAnswer: ${doc.link}`;
+  return `uwf: thread ${name}${workflow} ${what}${reason}${link}`;
 }
 
 export interface NotifierOptions {
@@ -88,6 +97,11 @@ export interface NotifierOptions {
   readPointer(thread: string): Promise<ThreadPointer>;
   cwd: string;
   env: Record<string, string | undefined>;
+  /**
+   * The answer link of a thread that waits (`dashboard.publicUrl`); null when it does not
+   * wait. Absent: notifications carry no link.
+   */
+  answerLink?(pointer: ThreadPointer): string | null;
 }
 
 /**
@@ -106,7 +120,12 @@ export function attachNotifier(options: NotifierOptions): { settled(): Promise<v
     if (entries.length === 0) return;
     const sent = (async () => {
       const pointer = await options.readPointer(event.thread).catch(() => null);
-      const doc = notificationDocument(moment, event, pointer);
+      const doc = notificationDocument(
+        moment,
+        event,
+        pointer,
+        answerLink(options, moment, pointer),
+      );
       await Promise.all(entries.map((entry) => deliver(options, entry, doc)));
     })();
     pending.add(sent);
@@ -117,6 +136,26 @@ export function attachNotifier(options: NotifierOptions): { settled(): Promise<v
       while (pending.size > 0) await Promise.all(pending);
     },
   };
+}
+
+/** The link to put in the notification, if any; one that cannot be made is logged, not sent. */
+function answerLink(
+  options: NotifierOptions,
+  moment: NotifyMoment,
+  pointer: ThreadPointer | null,
+): string | null {
+  if (options.answerLink === undefined || moment === "completed" || pointer === null) return null;
+  try {
+    return options.answerLink(pointer);
+  } catch (error) {
+    options.events.emit("notify.failed", {
+      thread: pointer.thread,
+      on: moment,
+      notifier: "answer link",
+      reason: errorMessage(error),
+    });
+    return null;
+  }
 }
 
 async function deliver(

@@ -58,4 +58,28 @@ describe("notify", () => {
       expect.stringContaining("notify[0].on[0]"),
     ]);
   });
+
+  it("needs an origin for dashboard.publicUrl and one secret for webhooks.github", () => {
+    expect(
+      checkConfig({
+        dashboard: { publicUrl: "https://uwf.example.com", linkHours: 2 },
+        webhooks: { github: { secretEnv: "GITHUB_WEBHOOK_SECRET" } },
+      }).errors,
+    ).toEqual([]);
+    expect(
+      checkConfig({
+        dashboard: { publicUrl: "https://uwf.example.com/uwf" },
+        webhooks: { github: { secret: "s3cret", secretEnv: "X" } },
+      }).errors,
+    ).toEqual([
+      'dashboard.publicUrl must be an http:// or https:// origin with no path, got "https://uwf.example.com/uwf"',
+      "webhooks.github must have either secret or secretEnv (one of them)",
+    ]);
+    expect(checkConfig({ webhooks: { github: { secretEnv: "not a name" } } }).errors).toEqual([
+      expect.stringContaining("webhooks.github.secretEnv must be an environment variable name"),
+    ]);
+    expect(checkConfig({ webhooks: { github: {} } }).errors).toEqual([
+      "webhooks.github must have either secret or secretEnv (one of them)",
+    ]);
+  });
 });

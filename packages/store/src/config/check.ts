@@ -69,6 +69,23 @@ function referenceProblems(config: Record<string, unknown>): string[] {
       );
     }
   }
+  const publicUrl = (config.dashboard as { publicUrl?: string } | null | undefined)?.publicUrl;
+  if (publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+\/?$/.test(publicUrl)) {
+    problems.push(
+      `dashboard.publicUrl must be an http:// or https:// origin with no path, got ${JSON.stringify(maskSecretsInText(publicUrl))}`,
+    );
+  }
+  const github = (config.webhooks as { github?: Record<string, unknown> } | null | undefined)
+    ?.github;
+  if (github !== undefined && github !== null) {
+    if ((github.secret === undefined) === (github.secretEnv === undefined)) {
+      problems.push("webhooks.github must have either secret or secretEnv (one of them)");
+    } else if (typeof github.secretEnv === "string" && !ENV_NAME.test(github.secretEnv)) {
+      problems.push(
+        `webhooks.github.secretEnv must be an environment variable name (letters, digits, _), got ${JSON.stringify(maskSecret(github.secretEnv))}`,
+      );
+    }
+  }
   for (const [alias, model] of Object.entries(models)) {
     const provider = model?.provider as string;
     if (!Object.hasOwn(providers, provider)) {

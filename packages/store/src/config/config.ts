@@ -51,6 +51,10 @@ export interface UwfConfig {
   worktrees?: { dir?: string };
   /** Who hears when a thread waits, fails, reaches a budget or completes (`notify:`). */
   notify?: NotifyEntry[] | null;
+  /** The web view served to others: its public origin, and how long answer links live. */
+  dashboard?: { publicUrl?: string; linkHours?: number } | null;
+  /** Secrets of the webhooks `uwf dashboard` accepts (`/hooks/github`). */
+  webhooks?: { github?: { secret?: string; secretEnv?: string } } | null;
   /** `fs` (default) or a `postgres://` URL; `UWF_STORE` overrides it. */
   store?: string;
   /** This machine's name in exec leases (default: the host name). */

@@ -8,6 +8,8 @@ export interface PageOptions {
   /** The thread whose events the page follows live (`*` for every thread), if any. */
   live?: string;
   csrf?: string;
+  /** A page opened by an answer link: no sections to go to, no script (both need the token). */
+  bare?: boolean;
 }
 
 /** The frame of every page: header with the two sections, main content, the live script. */
@@ -18,9 +20,13 @@ export function page(options: PageOptions, body: Html): Html {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${options.title} &middot; uwf</title><link rel="stylesheet" href="/assets/style.css"><link rel="icon" href="data:,"></head>
 <body${options.live ? html` data-live="${options.live}"` : ""}${options.csrf ? html` data-csrf="${options.csrf}"` : ""}>
 <a class="skip" href="#main">Skip to content</a>
-<header class="top"><a class="brand" href="/">uwf</a><nav aria-label="sections">${tab("threads", "/threads", "Threads")}${tab("workflows", "/workflows", "Workflows")}</nav><span class="conn" id="conn" role="status" aria-live="polite"></span></header>
+${
+  options.bare
+    ? html`<header class="top"><span class="brand">uwf</span></header>`
+    : html`<header class="top"><a class="brand" href="/">uwf</a><nav aria-label="sections">${tab("threads", "/threads", "Threads")}${tab("workflows", "/workflows", "Workflows")}</nav><span class="conn" id="conn" role="status" aria-live="polite"></span></header>`
+}
 <main id="main" tabindex="-1">${body}</main>
-<script src="/assets/app.js" defer></script>
+${options.bare ? "" : html`<script src="/assets/app.js" defer></script>`}
 </body></html>`;
 }
 

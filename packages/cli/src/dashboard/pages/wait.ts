@@ -1,4 +1,5 @@
 import type { SuspendKind } from "@united-workforce/protocol";
+import type { FormAnswer } from "../answer.js";
 import type { FormField, HumanForm, WaitView } from "../data/wait.js";
 import { type Html, html } from "../html.js";
 import { when } from "./layout.js";
@@ -23,16 +24,17 @@ export const WAIT_LABELS: Record<SuspendKind, string> = {
 /**
  * What a suspended thread waits for, labelled as what it is, with the one action that moves it
  * on: a human role's form, a question's answer, or resuming (a failure, a retry, a guard, a
- * budget, a fan-out), saying what resuming does.
+ * budget, a fan-out), saying what resuming does. `action`: where the form posts (an answer
+ * link's page posts to its link).
  */
 export function waitPanel(
   thread: string,
   wait: WaitView,
   csrf: string,
   sent: SentAnswer | null,
+  action = `/threads/${thread}/answer`,
 ): Html {
   const heading = headingOf(wait);
-  const action = `/threads/${thread}/answer`;
   const csrfInput = html`<input type="hidden" name="csrf" value="${csrf}">`;
   const kind = html`<span class="badge w-${wait.kind}" data-field="wait-kind">${WAIT_LABELS[wait.kind]}</span>`;
   if (wait.kind === "human" && wait.form !== null) {
@@ -136,6 +138,17 @@ function humanFields(form: HumanForm, sent: URLSearchParams | null): Html {
 /** The form name of a status's field: what the server reads back into `--set name=value`. */
 export function fieldName(status: string, field: string): string {
   return `f.${status}.${field}`;
+}
+
+/** A human answer form's fields: those of the chosen status, by their names. */
+export function formAnswer(form: URLSearchParams): FormAnswer {
+  const status = form.get("status");
+  const prefix = status === null ? null : fieldName(status, "");
+  const fields: [string, string][] = [];
+  for (const [name, value] of form) {
+    if (prefix !== null && name.startsWith(prefix)) fields.push([name.slice(prefix.length), value]);
+  }
+  return { status, fields, body: form.get("body") ?? "" };
 }
 
 function fieldControl(status: string, field: FormField, value: string): Html {
