@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { runUwf, type TempHome, tempHome } from "@united-workforce/test-utils";
+import { REPO_ROOT, runUwf, type TempHome, tempHome } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 // A workflow whose one role is a person: exec waits for them, their answer completes it.
@@ -25,12 +25,8 @@ graph:
     approved: { role: $END, prompt: "Approved." }
 `;
 
-// Appends what it reads on stdin to the file it is given: one notification per line.
-const RECORDER = `const { appendFileSync } = require("node:fs");
-let text = "";
-process.stdin.on("data", (chunk) => { text += chunk; });
-process.stdin.on("end", () => appendFileSync(process.argv[2], text));
-`;
+// The example notifier (docs/config.md): appends each notification to the file it is given.
+const RECORDER = join(REPO_ROOT, "examples", "notify", "append-to-file.mjs");
 
 interface Received {
   text: string;
@@ -82,17 +78,15 @@ describe("notify: in config.yaml", () => {
     const refusedPort = await listen(closed);
     await new Promise((resolve) => closed.close(resolve));
 
-    const recorder = join(temp.home, "recorder.cjs");
     const received = join(temp.home, "notifications.jsonl");
-    writeFileSync(recorder, RECORDER);
     writeFileSync(join(temp.home, "ask.yaml"), ASK);
     const config = {
       notify: [
-        { on: ["waiting", "completed"], command: [process.execPath, recorder, received] },
+        { on: ["waiting", "completed"], command: [process.execPath, RECORDER, received] },
         { on: ["waiting", "completed"], webhook: `http://127.0.0.1:${port}/hook/secret` },
         { on: ["waiting", "completed"], command: [process.execPath, "-e", "process.exit(3)"] },
         { on: ["waiting"], webhook: `http://127.0.0.1:${refusedPort}/hook`, timeoutSeconds: 5 },
-        { on: ["failed", "budget"], command: [process.execPath, recorder, received] },
+        { on: ["failed", "budget"], command: [process.execPath, RECORDER, received] },
       ],
     };
     writeFileSync(join(temp.home, "config.yaml"), JSON.stringify(config));
