@@ -34,6 +34,9 @@ describe("uwf-acp --preset opencode conformance against the real opencode acp", 
     },
     env: () => ({ UWF_ACP_BIN: opencode }),
     timeoutMs: 60_000,
+    // opencode takes 4–12 s from spawn to its first model request on a loaded 2-core machine
+    // (research/agents-and-infra.md): the hung model must be reached before the step times out.
+    hungTimeoutSeconds: 30,
     skip: {
       "http-500": RETRIES_ITS_OWN,
       "transient-retry": RETRIES_ITS_OWN,

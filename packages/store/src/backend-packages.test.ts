@@ -1,5 +1,5 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitCodeFor } from "@united-workforce/protocol";
@@ -55,12 +55,20 @@ describe("opening a PostgreSQL store without its package", () => {
   });
 
   it("recognises the bundled binaries' words for it too (they resolve its bundle)", async () => {
-    let requireError: unknown;
-    try {
-      createRequire(join(home, "probe.cjs")).resolve("@united-workforce/store-postgres/bundle");
-    } catch (error) {
-      requireError = error;
-    }
+    // Resolved in a child without NODE_PATH: vitest's NODE_PATH holds pnpm's hoisted folder,
+    // where the workspace's own copy of the package is found.
+    const { NODE_PATH: _, ...env } = process.env;
+    const probe = spawnSync(
+      process.execPath,
+      [
+        "-e",
+        `try { require.resolve("@united-workforce/store-postgres/bundle"); }
+         catch (e) { process.stdout.write(JSON.stringify({ code: e.code, message: e.message })); }`,
+      ],
+      { cwd: home, env, encoding: "utf8" },
+    );
+    const { code, message } = JSON.parse(probe.stdout) as { code: string; message: string };
+    const requireError = Object.assign(new Error(message), { code });
     const error = await caught(() =>
       openStore({ home, url, backends: { postgres: failing(requireError) } }),
     );
