@@ -412,6 +412,11 @@ describe("uwf mcp: thread_exec as an MCP task (the task is the thread)", () => {
         CallToolResultSchema,
       );
       expect(result.structuredContent).toMatchObject({ thread, status: "completed", steps: 4 });
+      // A task exec of a completed thread runs nothing and gives the same, ended task.
+      expect(await server.execTask({ thread, agent })).toMatchObject({
+        taskId: thread,
+        status: "completed",
+      });
     } finally {
       await server.client.close();
     }
