@@ -1,7 +1,13 @@
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  LoggingMessageNotificationSchema,
+  type Task,
+  TaskStatusNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import {
   REPO_ROOT,
   runUwf,
@@ -30,6 +36,10 @@ async function connect(home: string): Promise<{
   call(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
   /** The server's notice that a background run of `thread` ended. */
   runEnd(thread: string): Promise<Record<string, unknown>>;
+  /** `thread_exec` called as a task: the task it made. */
+  execTask(args: Record<string, unknown>): Promise<Task>;
+  /** The server's notice of a task's new status (sent when a task's run ends). */
+  taskStatus(thread: string): Promise<Task>;
 }> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
@@ -48,6 +58,10 @@ async function connect(home: string): Promise<{
     const data = notification.params.data as Record<string, unknown>;
     waiters.get(String(data.thread))?.(data);
   });
+  const statusWaiters = new Map<string, (task: Task) => void>();
+  client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
+    statusWaiters.get(notification.params.taskId)?.(notification.params);
+  });
   await client.connect(transport);
   return {
     client,
@@ -55,6 +69,14 @@ async function connect(home: string): Promise<{
     call: async (name, args = {}) =>
       (await client.callTool({ name, arguments: args })) as unknown as ToolResult,
     runEnd: (thread) => new Promise((resolve) => waiters.set(thread, resolve)),
+    execTask: async (args) =>
+      (
+        await client.request(
+          { method: "tools/call", params: { name: "thread_exec", arguments: args, task: {} } },
+          CreateTaskResultSchema,
+        )
+      ).task,
+    taskStatus: (thread) => new Promise((resolve) => statusWaiters.set(thread, resolve)),
   };
 }
 
@@ -280,5 +302,218 @@ describe("uwf mcp", () => {
       home: temp.home,
     });
     expect(JSON.parse(shown.stdout)).toMatchObject({ status: "idle", steps: 0, lockHolder: null });
+  });
+});
+
+describe("uwf mcp: thread_exec as an MCP task (the task is the thread)", () => {
+  let temp: TempHome;
+  beforeEach(() => {
+    temp = tempHome();
+  });
+  afterEach(() => temp.cleanup());
+
+  async function startThread(
+    server: Awaited<ReturnType<typeof connect>>,
+    workflow: string,
+  ): Promise<string> {
+    const started = await server.call("thread_start", {
+      workflow: join(EXAMPLES, workflow),
+      prompt: "Announce 2.0 to Ada",
+    });
+    return started.structuredContent!.thread as string;
+  }
+
+  it("declares tasks, runs a task to completed, and gives the thread's document as its result", async () => {
+    const server = await connect(temp.home);
+    try {
+      expect(server.client.getServerCapabilities()?.tasks).toMatchObject({
+        list: {},
+        cancel: {},
+        requests: { tools: { call: {} } },
+      });
+      const { tools } = await server.client.listTools();
+      expect(
+        tools.filter((t) => t.execution?.taskSupport === "optional").map((t) => t.name),
+      ).toEqual(["thread_exec"]);
+      const thread = await startThread(server, "hello.yaml");
+
+      // The SDK's own helper: it creates the task, polls tasks/get, then fetches tasks/result.
+      const messages = [];
+      for await (const message of server.client.experimental.tasks.callToolStream(
+        {
+          name: "thread_exec",
+          arguments: { thread, agent: mock(join(EXAMPLES, "scenarios", "hello.yaml")) },
+        },
+        undefined,
+        { task: {} },
+      )) {
+        messages.push(message);
+      }
+      expect(messages[0]).toMatchObject({ type: "taskCreated", task: { taskId: thread } });
+      const statuses = messages.flatMap((m) => (m.type === "taskStatus" ? [m.task.status] : []));
+      expect(statuses.at(-1)).toBe("completed");
+      expect(statuses.every((s) => s === "working" || s === "completed")).toBe(true);
+      const last = messages.at(-1)!;
+      expect(last.type).toBe("result");
+      const result = (last as { result: { isError?: boolean; structuredContent?: unknown } })
+        .result;
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ thread, status: "completed", steps: 1 });
+
+      const task = await server.client.experimental.tasks.getTask(thread);
+      expect(task).toMatchObject({ taskId: thread, status: "completed", ttl: null });
+      const { tasks } = await server.client.experimental.tasks.listTasks();
+      expect(tasks).toEqual([expect.objectContaining({ taskId: thread, status: "completed" })]);
+    } finally {
+      await server.client.close();
+    }
+  });
+
+  it("is input_required while a human role waits; thread_answer and a second task exec move the same task", async () => {
+    const server = await connect(temp.home);
+    try {
+      const thread = await startThread(server, "approval-gate.yaml");
+      const agent = mock(join(EXAMPLES, "scenarios", "approval-gate.yaml"));
+      let ended = server.taskStatus(thread);
+      const created = await server.execTask({ thread, agent, count: 5 });
+      // Working, unless the writer's step has already ended.
+      expect(created).toMatchObject({ taskId: thread, ttl: null, pollInterval: 500 });
+      const waiting = await ended;
+      expect(waiting).toMatchObject({ taskId: thread, status: "input_required" });
+      expect(waiting.statusMessage).toContain("role approver waits for a person");
+      expect(waiting.statusMessage).toContain("thread_answer");
+      expect(await server.client.experimental.tasks.getTask(thread)).toMatchObject({
+        status: "input_required",
+        statusMessage: waiting.statusMessage,
+      });
+
+      await server.call("thread_answer", {
+        thread,
+        status: "rejected",
+        fields: { reason: "Mention the migration guide." },
+      });
+      const idle = await server.client.experimental.tasks.getTask(thread);
+      expect(idle).toMatchObject({ status: "input_required" });
+      expect(idle.statusMessage).toContain("next role writer");
+      expect(idle.statusMessage).toContain("call thread_exec");
+
+      ended = server.taskStatus(thread);
+      expect(await server.execTask({ thread, agent, count: 5 })).toMatchObject({
+        taskId: thread,
+      });
+      expect(await ended).toMatchObject({ status: "input_required" });
+      await server.call("thread_answer", { thread, status: "approved" });
+
+      expect(await server.client.experimental.tasks.getTask(thread)).toMatchObject({
+        status: "completed",
+      });
+      const result = await server.client.experimental.tasks.getTaskResult(
+        thread,
+        CallToolResultSchema,
+      );
+      expect(result.structuredContent).toMatchObject({ thread, status: "completed", steps: 4 });
+      // A task exec of a completed thread runs nothing and gives the same, ended task.
+      expect(await server.execTask({ thread, agent })).toMatchObject({
+        taskId: thread,
+        status: "completed",
+      });
+    } finally {
+      await server.client.close();
+    }
+  });
+
+  it("follows its thread when a terminal exec moves it, and outlives the session", async () => {
+    const first = await connect(temp.home);
+    let thread: string;
+    try {
+      thread = await startThread(first, "hello.yaml");
+      expect(await first.client.experimental.tasks.getTask(thread)).toMatchObject({
+        status: "input_required",
+        statusMessage: expect.stringContaining("call thread_exec"),
+      });
+      const exec = await runUwf(
+        ["thread", "exec", thread, "--agent", mock(join(EXAMPLES, "scenarios", "hello.yaml"))],
+        { home: temp.home },
+      );
+      expect(exec.code).toBe(0);
+      expect(await first.client.experimental.tasks.getTask(thread)).toMatchObject({
+        status: "completed",
+      });
+    } finally {
+      await first.client.close();
+    }
+    const second = await connect(temp.home);
+    try {
+      expect(await second.client.experimental.tasks.getTask(thread)).toMatchObject({
+        taskId: thread,
+        status: "completed",
+      });
+      const result = await second.client.experimental.tasks.getTaskResult(
+        thread,
+        CallToolResultSchema,
+      );
+      expect(result.structuredContent).toMatchObject({ thread, status: "completed" });
+    } finally {
+      await second.client.close();
+    }
+  });
+
+  it("tasks/cancel stops the session's run and cancels the thread; the session goes on", async () => {
+    const server = await connect(temp.home);
+    try {
+      const thread = await startThread(server, "hello.yaml");
+      const scenario = writeScenario(temp.home, [
+        { role: "greeter", wait_for: join(temp.home, "never"), output: { $status: "done" } },
+      ]);
+      expect(await server.execTask({ thread, agent: mock(scenario) })).toMatchObject({
+        status: "working",
+        statusMessage: expect.stringContaining("in this uwf mcp server"),
+      });
+      const cancelled = await server.client.experimental.tasks.cancelTask(thread);
+      expect(cancelled).toMatchObject({ taskId: thread, status: "cancelled" });
+      expect((await server.call("thread_show", { thread })).structuredContent).toMatchObject({
+        status: "cancelled",
+        lockHolder: null,
+      });
+      await expect(server.client.experimental.tasks.cancelTask(thread)).rejects.toThrow(
+        /terminal status: cancelled/,
+      );
+      const result = await server.client.experimental.tasks.getTaskResult(
+        thread,
+        CallToolResultSchema,
+      );
+      expect(result).toMatchObject({ isError: true, structuredContent: { status: "cancelled" } });
+    } finally {
+      await server.client.close();
+    }
+  });
+
+  it("refuses unknown task ids, task calls of other tools, and a task exec of no thread", async () => {
+    const server = await connect(temp.home);
+    try {
+      const tasks = server.client.experimental.tasks;
+      await expect(tasks.getTask("01JD0000000000000000000000")).rejects.toThrow(/Task not found/);
+      await expect(tasks.getTask("nope")).rejects.toThrow(/Task not found/);
+      await expect(
+        tasks.getTaskResult("01JD0000000000000000000000", CallToolResultSchema),
+      ).rejects.toThrow(/Task not found/);
+      await expect(tasks.cancelTask("01JD0000000000000000000000")).rejects.toThrow(/not found/);
+      await expect(
+        server.client.request(
+          { method: "tools/call", params: { name: "thread_list", arguments: {}, task: {} } },
+          CreateTaskResultSchema,
+        ),
+      ).rejects.toThrow(/thread_list cannot be called as a task/);
+      await expect(server.execTask({ thread: "01JD0000000000000000000000" })).rejects.toThrow(
+        /error: no thread 01JD0+\nhint: /,
+      );
+      // Calls without a task are as they were.
+      expect((await server.call("thread_list")).structuredContent).toEqual({
+        threads: [],
+        total: 0,
+      });
+    } finally {
+      await server.client.close();
+    }
   });
 });

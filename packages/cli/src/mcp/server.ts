@@ -5,6 +5,8 @@ import type { CommandContext } from "../commands/command.js";
 import { inBackground } from "../dashboard/answer.js";
 import { VERSION } from "../version.js";
 import { type PreparedCommand, prepareCommand } from "./invoke.js";
+import type { Task } from "./sdk.js";
+import { threadTaskStore } from "./tasks.js";
 import { MCP_TOOLS, type McpTool, type ToolInput } from "./tools.js";
 
 /** What a session did, for `uwf mcp`'s document when it ends. */
@@ -14,7 +16,7 @@ export interface McpSessionSummary {
 }
 
 const INSTRUCTIONS =
-  "uwf runs multi-role agent workflows as threads, one step at a time, with the history kept in its store. To get work done: workflow_list (or a workflow file's path), thread_start with a task, thread_exec with a count (it returns at once and runs in the background of this server), then thread_show until the status is completed or suspended, and thread_read for what each role wrote. A thread suspended with kind `human` waits for a person: thread_answer, then thread_exec again.";
+  "uwf runs multi-role agent workflows as threads, one step at a time, with the history kept in its store. To get work done: workflow_list (or a workflow file's path), thread_start with a task, thread_exec with a count (it returns at once and runs in the background of this server), then thread_show until the status is completed or suspended, and thread_read for what each role wrote. A thread suspended with kind `human` waits for a person: thread_answer, then thread_exec again. A client with MCP tasks can call thread_exec as a task: the task is the thread (its id is the thread id), `input_required` while the thread waits for a person or for the next thread_exec.";
 
 /**
  * Serve the Model Context Protocol on `stdin` and `ctx.output` (stdout carries protocol only;
@@ -22,6 +24,9 @@ const INSTRUCTIONS =
  * CLI command in this process (MCP_TOOLS); `thread_exec` runs in the background here, so the
  * session stays daemonless: when it ends, its runs are interrupted as a Ctrl-C'd exec is (the
  * agent stopped, the lease released, the head as the last finished step left it).
+ *
+ * `thread_exec` may also be called as an MCP task: the task is the thread, read from the store
+ * at each `tasks/get` (tasks.ts), and `tasks/cancel` cancels the thread.
  */
 export async function serveMcp(
   ctx: CommandContext,
@@ -60,11 +65,22 @@ export async function serveMcp(
     void settled.finally(() => runs.delete(settled));
     return work;
   };
+  // This session's background runs by thread, each stoppable alone (a cancelled task).
+  const held = new Map<string, { stop: AbortController; run: Promise<unknown> }>();
   const summary: McpSessionSummary = { calls: 0, runs: 0 };
+  const tasks = threadTaskStore(session, cancelThread);
 
   const server = new Server(
     { name: "uwf", version: VERSION },
-    { capabilities: { tools: {}, logging: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: {
+        tools: {},
+        logging: {},
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      },
+      instructions: INSTRUCTIONS,
+      taskStore: tasks,
+    },
   );
   const tell = (level: "info" | "error", data: Record<string, unknown>): void => {
     if (stop.signal.aborted) return;
@@ -72,10 +88,11 @@ export async function serveMcp(
   };
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: MCP_TOOLS.map(({ name, description, inputSchema }) => ({
+    tools: MCP_TOOLS.map(({ name, description, inputSchema, task }) => ({
       name,
       description,
       inputSchema,
+      ...(task ? { execution: { taskSupport: "optional" as const } } : {}),
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
@@ -83,33 +100,103 @@ export async function serveMcp(
     if (tool === undefined) {
       throw new McpError(ErrorCode.InvalidParams, `uwf has no tool "${request.params.name}"`);
     }
+    const asTask = request.params.task !== undefined;
+    if (asTask && tool.task !== true) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `${tool.name} cannot be called as a task: only thread_exec can (its task is the thread)`,
+      );
+    }
     summary.calls++;
     try {
       const input = await checkInput(tool, request.params.arguments ?? {});
-      const command = await prepareCommand(session, tool.invocation(input));
-      const document = tool.background?.(input)
-        ? await runInBackground(command)
-        : (await tracked(command.run())).document;
-      // The document as structured content, and as JSON text for clients that read only text.
-      return {
-        content: [{ type: "text" as const, text: JSON.stringify(document) }],
-        structuredContent: document as Record<string, unknown>,
-      };
+      if (!asTask && tool.background?.(input) !== true) {
+        const command = await prepareCommand(session, tool.invocation(input));
+        return toolResult((await tracked(command.run())).document);
+      }
+      // A background run has a signal of its own, so that cancelling its task stops it alone.
+      const stopRun = new AbortController();
+      const command = await prepareCommand(
+        { ...session, signal: stopRun.signal },
+        tool.invocation(input),
+      );
+      const document = await runInBackground(command, stopRun, asTask);
+      if (!asTask) return toolResult(document);
+      return { task: await threadTask(document.thread) };
     } catch (error) {
-      return toolError(ctx, tool, error);
+      const failed = toolError(ctx, tool, error);
+      if (!asTask) return failed;
+      // No task was made (no such thread, a run refused): the call's error says why.
+      throw new McpError(
+        isInternal(error) ? ErrorCode.InternalError : ErrorCode.InvalidParams,
+        failed.content[0]!.text,
+        failed.structuredContent,
+      );
     }
   });
+
+  /** The thread's task as it is now: a thread just ran by this session exists. */
+  async function threadTask(thread: string): Promise<Task> {
+    const task = await tasks.getTask(thread);
+    if (task === null) throw new Error(`thread ${thread} has no task`);
+    return task;
+  }
+
+  /**
+   * `tasks/cancel`: cancel the thread as `uwf thread cancel` does. A run of this session is
+   * stopped first, as an interrupted exec (`uwf thread cancel` would signal its holder, which
+   * is this process); a run elsewhere is stopped by the cancel itself.
+   */
+  async function cancelThread(thread: string): Promise<void> {
+    const run = held.get(thread);
+    if (run !== undefined) {
+      run.stop.abort("task cancelled");
+      await run.run.catch(() => {});
+    }
+    const command = await prepareCommand(session, {
+      path: ["thread", "cancel"],
+      args: [thread],
+      options: {},
+    });
+    await tracked(command.run());
+  }
 
   /**
    * `thread_exec`: its command's handler, run here without waiting for it. Returns the run's
    * document when it ended before its first step started, else says it runs in the background.
    */
-  async function runInBackground(command: PreparedCommand): Promise<ThreadExecDocument> {
+  async function runInBackground(
+    command: PreparedCommand,
+    stopRun: AbortController,
+    asTask: boolean,
+  ): Promise<ThreadExecDocument> {
     const thread = command.args[0]!;
+    const endWithSession = (): void => stopRun.abort(stop.signal.reason);
+    if (stop.signal.aborted) endWithSession();
+    else stop.signal.addEventListener("abort", endWithSession, { once: true });
     const run = command.run();
+    void run
+      .finally(() => stop.signal.removeEventListener("abort", endWithSession))
+      .catch(() => {});
     const outcome = await inBackground({ events: session.events, runs }, thread, () => run);
     summary.runs++;
     if (outcome === "finished") return (await run).document as ThreadExecDocument;
+    const entry = { stop: stopRun, run };
+    held.set(thread, entry);
+    void run
+      .finally(() => {
+        if (held.get(thread) === entry) held.delete(thread);
+        // A task's client learns its new status without asking (notifications/tasks/status);
+        // a run stopped (the session ends, its task is being cancelled) has nothing to tell.
+        if (asTask && !stopRun.signal.aborted) {
+          void threadTask(thread)
+            .then((task) =>
+              server.notification({ method: "notifications/tasks/status", params: task }),
+            )
+            .catch(() => {});
+        }
+      })
+      .catch(() => {});
     void run.then(
       ({ document }) => {
         const { status, stoppedBecause, message, steps } = document as ThreadExecDocument;
@@ -160,6 +247,14 @@ export async function serveMcp(
   await Promise.allSettled([...runs]);
   await server.close();
   return summary;
+}
+
+/** The document as structured content, and as JSON text for clients that read only text. */
+function toolResult(document: unknown) {
+  return {
+    content: [{ type: "text" as const, text: JSON.stringify(document) }],
+    structuredContent: document as Record<string, unknown>,
+  };
 }
 
 /** A failed call: the tool error an agent reads (message and hint), and the error document. */

@@ -25,6 +25,11 @@ export interface McpTool {
    * way (or has ended before its first step), and the run goes on until the session ends.
    */
   background?(input: ToolInput): boolean;
+  /**
+   * Whether a client may call it as an MCP task (`execution.taskSupport: optional`): the task
+   * is the thread the call runs, and the call runs in the background whatever its input says.
+   */
+  task?: true;
 }
 
 const threadProperty = {
@@ -111,7 +116,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: "thread_exec",
     description:
-      "Run the next step(s) of a thread in the background of this server (as `uwf thread exec`) and return at once with the thread id: status `running` and stoppedBecause `background` while it runs. Follow it with thread_show (status, steps, current role) and read it with thread_read; the server also sends a log notification when the run ends. A run that ends before its first step started (the thread waits for a person, has completed, or failed) returns its full result instead, as does `wait: true`. A thread waiting for a person (suspended with kind `human`) goes on with thread_answer, then thread_exec. Runs stop when this server does (the steps finished are kept; exec again to go on).",
+      "Run the next step(s) of a thread in the background of this server (as `uwf thread exec`) and return at once with the thread id: status `running` and stoppedBecause `background` while it runs. Follow it with thread_show (status, steps, current role) and read it with thread_read; the server also sends a log notification when the run ends. A run that ends before its first step started (the thread waits for a person, has completed, or failed) returns its full result instead, as does `wait: true`. A thread waiting for a person (suspended with kind `human`) goes on with thread_answer, then thread_exec. Runs stop when this server does (the steps finished are kept; exec again to go on). Clients with MCP tasks may call it as a task: the task is the thread (its id is the thread id; tasks/result gives the thread_show document).",
     inputSchema: {
       type: "object",
       properties: {
@@ -147,6 +152,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
       },
     }),
     background: (input) => input.wait !== true,
+    task: true,
   },
   {
     name: "thread_show",
