@@ -314,8 +314,8 @@ function build() {
     ),
     "dashboard.start": event(
       "dashboard.start",
-      "`uwf dashboard` began serving on 127.0.0.1 at `port`.",
-      { port: int },
+      "`uwf dashboard` began serving on `host` (127.0.0.1 unless `--host` said otherwise) at `port`.",
+      { host: str, port: int },
     ),
     "webhook.delivery": event(
       "webhook.delivery",

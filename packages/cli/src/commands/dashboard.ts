@@ -59,7 +59,7 @@ export default defineCommand({
         return createThreadWorktree(await worktreePlace(ctx), ctx.cwd, thread);
       },
     });
-    ctx.events.emit("dashboard.start", { port: dashboard.port });
+    ctx.events.emit("dashboard.start", { host, port: dashboard.port });
     const where =
       host === "127.0.0.1"
         ? "Serving on 127.0.0.1 only"
