@@ -4,6 +4,7 @@ import {
   type ThreadRerouteDocument,
 } from "@united-workforce/protocol";
 import { defineCommand, result } from "../command.js";
+import { resolveUnstored } from "./shared.js";
 
 export default defineCommand({
   path: ["thread", "reroute"],
@@ -25,18 +26,10 @@ export default defineCommand({
     "uwf thread reroute 01JD… -w solve-issue --format json",
   ],
   async run(ctx, [thread], options) {
-    const { validatorCacheDir } = await import("@united-workforce/store");
-    const { rerouteThread, resolveWorkflow } = await import("@united-workforce/engine");
+    const { rerouteThread } = await import("@united-workforce/engine");
     const store = await ctx.store();
     // A workflow read from a file is compiled in memory and never stored: this is a what-if.
-    const workflow = await resolveWorkflow(options.workflow!, {
-      cwd: ctx.cwd,
-      cas: store.cas,
-      registry: store.registry,
-      validatorCacheDir: validatorCacheDir(ctx.home),
-      deferWrite: true,
-    });
-    for (const warning of workflow.warnings) ctx.progress(`warning: ${warning}`);
+    const workflow = await resolveUnstored(ctx, store, options.workflow!);
     const doc: ThreadRerouteDocument = await rerouteThread(store, thread!, workflow);
     return result(doc, renderReroute, doc.ok ? ExitCode.ok : ExitCode.error);
   },

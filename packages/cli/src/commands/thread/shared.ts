@@ -1,5 +1,6 @@
-import type { Runner, RunResult } from "@united-workforce/engine";
+import type { ResolvedWorkflow, Runner, RunResult } from "@united-workforce/engine";
 import type { ThreadExecDocument } from "@united-workforce/protocol";
+import type { Store } from "@united-workforce/store";
 import { ProgressView } from "../../live/progress.js";
 import { progressStyle } from "../../live/terminal.js";
 import { type CommandContext, type CommandResult, result } from "../command.js";
@@ -102,4 +103,26 @@ function renderExec(doc: ThreadExecDocument): string {
 
 function stepLine(step: ThreadExecDocument["steps"][number]): string {
   return `✓ ${step.role} → ${step.status}  ${step.hash}  (${step.agent}, ${step.durationMs} ms)`;
+}
+
+/**
+ * The workflow `ref` names, resolved as `thread start` and `reroute` need it: read from a file
+ * (includes too) and compiled, but stored only once the command decides to; its warnings shown.
+ */
+export async function resolveUnstored(
+  ctx: CommandContext,
+  store: Store,
+  ref: string,
+): Promise<ResolvedWorkflow> {
+  const { validatorCacheDir } = await import("@united-workforce/store");
+  const { resolveWorkflow } = await import("@united-workforce/engine");
+  const workflow = await resolveWorkflow(ref, {
+    cwd: ctx.cwd,
+    cas: store.cas,
+    registry: store.registry,
+    validatorCacheDir: validatorCacheDir(ctx.home),
+    deferWrite: true,
+  });
+  for (const warning of workflow.warnings) ctx.progress(`warning: ${warning}`);
+  return workflow;
 }

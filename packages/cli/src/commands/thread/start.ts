@@ -13,6 +13,7 @@ import { newUlid, UwfError } from "@united-workforce/util";
 import { type CommandContext, defineCommand, result } from "../command.js";
 import { readGithubEvent } from "./event-input.js";
 import { readInputsFile } from "./inputs-file.js";
+import { resolveUnstored } from "./shared.js";
 import { readTask } from "./task-input.js";
 import { givenTitle, titleOption } from "./title-option.js";
 import { worktreePlace } from "./worktrees.js";
@@ -128,17 +129,8 @@ export default defineCommand({
     const inputsFile =
       options.inputs === undefined ? undefined : await readInputsFile(ctx.cwd, options.inputs);
     const store = await ctx.store();
-    const { validatorCacheDir } = await import("@united-workforce/store");
-    const { resolveWorkflow } = await import("@united-workforce/engine");
     // Nothing is stored, the workflow read from a file included, until the inputs are valid.
-    const workflow = await resolveWorkflow(ref!, {
-      cwd: ctx.cwd,
-      cas: store.cas,
-      registry: store.registry,
-      validatorCacheDir: validatorCacheDir(ctx.home),
-      deferWrite: true,
-    });
-    for (const warning of workflow.warnings) ctx.progress(`warning: ${warning}`);
+    const workflow = await resolveUnstored(ctx, store, ref!);
     if (prompt === undefined) throw new UwfError("INTERNAL", "thread start: no task");
     const inputs = await workflowInputs(store, workflow, {
       pairs: options.input,
@@ -212,22 +204,9 @@ interface EventStart {
 async function startFromEvent(ctx: CommandContext, ref: string, given: EventStart) {
   const event = readGithubEvent(ctx.cwd, given, ctx.env);
   const store = await ctx.store();
-  const { validatorCacheDir } = await import("@united-workforce/store");
-  const {
-    eventNotDeclared,
-    matchGithubEvent,
-    materialiseWorkflow,
-    resolveWorkflow,
-    startTriggeredThread,
-  } = await import("@united-workforce/engine");
-  const workflow = await resolveWorkflow(ref, {
-    cwd: ctx.cwd,
-    cas: store.cas,
-    registry: store.registry,
-    validatorCacheDir: validatorCacheDir(ctx.home),
-    deferWrite: true,
-  });
-  for (const warning of workflow.warnings) ctx.progress(`warning: ${warning}`);
+  const { eventNotDeclared, matchGithubEvent, materialiseWorkflow, startTriggeredThread } =
+    await import("@united-workforce/engine");
+  const workflow = await resolveUnstored(ctx, store, ref);
   const schema = await inputsSchema(store, workflow);
   const match = matchGithubEvent(
     {
