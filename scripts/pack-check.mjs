@@ -291,7 +291,8 @@ function checkPostgresMissing({ bin, outside, env, thread, version }) {
 
 /**
  * With @united-workforce/store-postgres installed beside uwf, a whole mock thread runs on a
- * throwaway PostgreSQL server (uwf and uwf-mock each run the package's bundle from the install),
+ * throwaway PostgreSQL server (uwf runs the package's bundle from the install; uwf-mock uses the
+ * step store uwf serves it),
  * nothing of it lands in UWF_HOME, and an unreachable server is STORE_UNAVAILABLE: an error from
  * the backend's own copy of uwf's packages keeps its code in the bundled binary that reports it.
  */
@@ -328,13 +329,14 @@ async function checkPostgres({ bin, outside, env }) {
     }
     const local = ["cas", "threads", "workflows"].filter((name) => existsSync(join(home, name)));
     if (local.length > 0) fail(`a PostgreSQL store wrote ${local.join(", ")} under UWF_HOME`);
-    // Both ran the package's own bundle (boot.cjs's importPackage), each with its code cache.
-    const caches = ["uwf", "uwf-mock"].map((name) =>
-      join(home, "cache/code", `${name}.store-postgres`),
-    );
-    const uncached = caches.filter((dir) => !existsSync(dir));
-    if (uncached.length > 0)
-      fail(`no code cache of ${POSTGRES}'s bundle at ${uncached.join(", ")}`);
+    // uwf ran the package's own bundle (boot.cjs's importPackage), with its code cache; uwf-mock
+    // read and wrote through the step store uwf served it, so it never loaded the package.
+    if (!existsSync(join(home, "cache/code", "uwf.store-postgres"))) {
+      fail(`no code cache of ${POSTGRES}'s bundle for uwf`);
+    }
+    if (existsSync(join(home, "cache/code", "uwf-mock.store-postgres"))) {
+      fail(`uwf-mock loaded ${POSTGRES} itself instead of using the step store uwf served`);
+    }
 
     const unreachable = runToEnd(join(bin, "uwf"), ["thread", "list", "--format", "json"], {
       cwd: outside,
