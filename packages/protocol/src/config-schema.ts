@@ -50,7 +50,7 @@ export const STORE_CONFIG_PROPERTIES = {
         type: "integer",
         exclusiveMinimum: 0,
         description:
-          "connection attempts before giving up, the pause between them doubling from 0.25 s (default 3)",
+          "connection attempts before giving up on a server that refuses, drops or does not accept connections, is out of connection slots or starting up; the pause between them doubles from about 0.25 s to about 2 s, with jitter (default 8)",
       },
       statementTimeoutSeconds: {
         type: "number",

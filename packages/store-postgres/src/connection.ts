@@ -1,7 +1,8 @@
 import type { StoreTimeouts } from "@united-workforce/store";
 import { maskUrl } from "@united-workforce/store/backend";
-import { errorMessage, isUwfError, sleepUnlessAborted, UwfError } from "@united-workforce/util";
+import { errorMessage, isUwfError, UwfError } from "@united-workforce/util";
 import pg, { type Pool, type PoolClient, type QueryConfig, type QueryResultRow } from "pg";
+import { MAX_RETRY_PAUSE_MS, retryConnect } from "./connect-retry.js";
 
 /** What runs SQL: the pool, or one client inside a transaction. */
 export interface Sql {
@@ -31,14 +32,11 @@ const POOL_MAX = 3;
 /** Every wait on the server is bounded (config.yaml `postgres:` changes these). */
 export const DEFAULT_TIMEOUTS: StoreTimeouts = {
   connectTimeoutMs: 10_000,
-  connectAttempts: 3,
+  // About ten seconds of pauses: long enough for a busy server to free a connection slot.
+  connectAttempts: 8,
   statementTimeoutMs: 60_000,
   lockTimeoutMs: 30_000,
 };
-
-/** The pause before the second connection attempt; it doubles for each next one, up to the cap. */
-const FIRST_RETRY_PAUSE_MS = 250;
-const MAX_RETRY_PAUSE_MS = 2_000;
 
 /**
  * Once the command is interrupted, what it still asks of the store (releasing its lease) gets
@@ -171,11 +169,12 @@ class PoolDatabase implements Database {
   }
 
   /**
-   * A connection from the pool: a failed attempt is retried after a pause that doubles, at most
-   * `connectAttempts` times in all, each attempt bounded by `connectTimeoutMs`. After an abort:
-   * one short attempt.
+   * A connection from the pool: an attempt that failed for a reason that may pass is retried
+   * after a jittered pause that doubles (at most 2 s, and never longer than one attempt may
+   * take), `connectAttempts` times in all, each attempt bounded by `connectTimeoutMs`. After an
+   * abort: one short attempt.
    */
-  async #connect(afterAbort: boolean): Promise<PoolClient> {
+  #connect(afterAbort: boolean): Promise<PoolClient> {
     if (afterAbort) {
       return withDeadline(this.#pool.connect(), AFTER_ABORT_MS, (client) =>
         client.release(true),
@@ -183,20 +182,14 @@ class PoolDatabase implements Database {
         throw unavailable(this.location, error, this.#timeouts);
       });
     }
-    const attempts = Math.max(1, Math.floor(this.#timeouts.connectAttempts));
-    let pause = FIRST_RETRY_PAUSE_MS;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#pool.connect();
-      } catch (error) {
-        if (attempt >= attempts || !mayPass(error)) {
-          throw storeError(this.location, error, this.#timeouts);
-        }
-      }
-      await sleepUnlessAborted(pause, this.#signal ?? NEVER);
-      if (this.#signal?.aborted) throw this.#interrupted();
-      pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MS);
-    }
+    return retryConnect(() => this.#pool.connect(), {
+      attempts: this.#timeouts.connectAttempts,
+      maxPauseMs: Math.min(MAX_RETRY_PAUSE_MS, this.#timeouts.connectTimeoutMs),
+      signal: this.#signal ?? NEVER,
+      interrupted: () => this.#interrupted(),
+      giveUp: (error, attempts) =>
+        afterAttempts(storeError(this.location, error, this.#timeouts), attempts),
+    });
   }
 
   /**
@@ -234,14 +227,14 @@ class PoolDatabase implements Database {
   }
 }
 
-/**
- * Whether a failed connection attempt may succeed when tried again: no answer, a refused or
- * dropped socket, a server starting up or out of connections. Bad credentials or a missing
- * database fail at once.
- */
-function mayPass(error: unknown): boolean {
-  const state = sqlState(error);
-  return state === null || state === "57P03" || state === "53300";
+/** A connection error that ends the retries, saying how many attempts were made. */
+function afterAttempts(error: Error, attempts: number): Error {
+  if (attempts < 2 || !isUwfError(error)) return error;
+  return new UwfError(error.code, `${error.message} (gave up after ${attempts} attempts)`, {
+    hint: error.hint,
+    cause: error.cause,
+    details: { ...error.details, attempts },
+  });
 }
 
 /** `work`, or a timeout error after `ms`; `abandon` gets what `work` resolves to too late. */

@@ -59,7 +59,10 @@ describe("opening a store that cannot be used", () => {
   it("names the server without its password when nothing listens", async () => {
     const port = await freePort();
     const error = await caught(() =>
-      openPostgresParts(`postgres://uwf:s3cret@127.0.0.1:${port}/uwf`),
+      // One attempt: a refused connection is otherwise retried (connect-retry.test.ts).
+      openPostgresParts(`postgres://uwf:s3cret@127.0.0.1:${port}/uwf`, {
+        timeouts: { connectAttempts: 1 },
+      }),
     );
     expect(error.code).toBe("STORE_UNAVAILABLE");
     expect(error.message).toContain(

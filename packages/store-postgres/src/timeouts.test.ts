@@ -70,7 +70,7 @@ describe("a server that does not answer", () => {
     const error = await caught(() => openPostgresParts(silent.url, { timeouts: TINY }));
     expect(error.code).toBe("STORE_UNAVAILABLE");
     expect(error.message).toBe(
-      `cannot use the store at postgres://uwf:****@127.0.0.1:${new URL(silent.url).port}/uwf: the server did not accept a connection within 0.05 s`,
+      `cannot use the store at postgres://uwf:****@127.0.0.1:${new URL(silent.url).port}/uwf: the server did not accept a connection within 0.05 s (gave up after ${TINY.connectAttempts} attempts)`,
     );
     expect(error.hint).toContain("running, answering");
     expect(error.hint).toContain("`postgres:` in config.yaml");
