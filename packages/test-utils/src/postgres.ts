@@ -52,6 +52,8 @@ export interface DatabaseActivity {
 export interface PostgresOptions {
   /** Log every connection and statement so that `activity` can count them. */
   countStatements?: boolean;
+  /** The server's `max_connections` (default 200). */
+  maxConnections?: number;
 }
 
 /** Where the binaries are: `UWF_TEST_PG_BIN`, or the newest `/usr/lib/postgresql/<v>/bin`. */
@@ -333,7 +335,7 @@ function launch(
     "-c",
     "shared_buffers=32MB",
     "-c",
-    "max_connections=200",
+    `max_connections=${options.maxConnections ?? 200}`,
     "-c",
     "log_min_messages=warning",
     "-c",
