@@ -116,12 +116,23 @@ export async function buildManyThreads(store, workflowHash, count, cwd) {
   }
 }
 
+/** Why a suspended bench thread waits: a human, as nothing resumes it. */
+const benchSuspension = { role: "worker", reason: "bench", kind: "human" };
+
 /**
  * `count` threads of the loop workflow with `steps` steps each, every step with its own output,
  * body and assembled prompt (as real steps have), one in ten holding the word "needle" in its
- * body: the store `uwf thread grep` searches in the benchmark.
+ * body: the store `uwf thread grep` searches in the benchmark. With `suspendedEvery`, one in that
+ * many is suspended.
  */
-export async function buildManyShortThreads(store, workflowHash, count, steps, cwd) {
+export async function buildManyShortThreads(
+  store,
+  workflowHash,
+  count,
+  steps,
+  cwd,
+  { suspendedEvery } = {},
+) {
   const { cas, threads } = store;
   const workflow = await cas.getPayload(workflowHash, "workflow");
   const schema = workflow.roles.worker.frontmatter;
@@ -156,15 +167,16 @@ export async function buildManyShortThreads(store, workflowHash, count, steps, c
       );
     }
     const at = new Date(createdAtMs).toISOString();
+    const suspended = suspendedEvery && t % suspendedEvery === 1;
     pointers.push({
       thread: newUlid(createdAtMs),
       workflow: workflow.name,
       workflowHash,
       start,
       head: prev ?? start,
-      status: "idle",
-      currentRole: steps > 0 ? "worker" : null,
-      suspended: null,
+      status: suspended ? "suspended" : "idle",
+      currentRole: steps > 0 || suspended ? "worker" : null,
+      suspended: suspended ? benchSuspension : null,
       steps,
       cwd,
       createdAt: at,

@@ -1,0 +1,25 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { REPO_ROOT } from "@united-workforce/test-utils";
+import { describe, expect, it } from "vitest";
+
+// `pnpm bench:scale` at a toy size on the filesystem only: the script still builds its store
+// and runs every command it times (the bench itself is run by hand, not in CI). It needs
+// `perf` for CPU time; without it, skipped.
+
+const perfFound = spawnSync("perf", ["--version"]).status === 0;
+
+describe.skipIf(!perfFound)("bench:scale", () => {
+  it("prints a table with every command at two tiny sizes", () => {
+    const result = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, "bench/scale.mjs"), "--sizes", "10,20", "--backends", "fs", "--runs", "1"],
+      { encoding: "utf8", timeout: 60_000 },
+    );
+    expect(result.stderr).toContain("fs: 20 threads built");
+    expect(result.status).toBe(0);
+    for (const command of ["thread show", "thread list --status suspended", "cas verify", "usage"])
+      expect(result.stdout).toContain(command);
+    expect(result.stdout).toMatch(/10→20/);
+  });
+});
