@@ -13,15 +13,16 @@ import { appendFileSync } from "node:fs";
 const file = process.argv[2];
 if (file === undefined) {
   console.error("usage: append-to-file.mjs <notifications.jsonl>");
-  process.exit(2);
+  process.exitCode = 2;
+} else {
+  let text = "";
+  process.stdin.setEncoding("utf8");
+  for await (const chunk of process.stdin) text += chunk;
+  const notification = JSON.parse(text);
+  appendFileSync(file, `${JSON.stringify(notification)}\n`);
+  const { event, thread, title, role, reason, link } = notification;
+  const line = [`uwf: ${event}`, title ? `"${title}"` : thread, role && `at ${role}`, reason, link]
+    .filter(Boolean)
+    .join(" · ");
+  console.error(line);
 }
-let text = "";
-process.stdin.setEncoding("utf8");
-for await (const chunk of process.stdin) text += chunk;
-const notification = JSON.parse(text);
-appendFileSync(file, `${JSON.stringify(notification)}\n`);
-const { event, thread, title, role, reason, link } = notification;
-const line = [`uwf: ${event}`, title ? `"${title}"` : thread, role && `at ${role}`, reason, link]
-  .filter(Boolean)
-  .join(" · ");
-console.error(line);
