@@ -1,3 +1,4 @@
+import type { GithubTrigger } from "@united-workforce/protocol";
 import type { WorkflowRow, WorkflowView } from "../data/workflows.js";
 import { type Html, html } from "../html.js";
 import { fanoutSummary, graphEdges, graphSvg, roleAnchor } from "./graph.js";
@@ -35,6 +36,7 @@ export function workflowPage(view: WorkflowView): Html {
 <h1>${view.name} <span class="mono dim">${view.hash}</span></h1>
 ${!view.registered ? html`<p class="notice">This version is not registered as ${view.name}: a thread runs it that was started from a file, imported, or made by a fan-out.${view.current ? html` <a href="/workflows/${encodeURIComponent(view.name)}">See the registered one</a>.` : ""}</p>` : old ? html`<p class="notice">An earlier version. <a href="/workflows/${encodeURIComponent(view.name)}">See the current one</a>.</p>` : ""}
 ${payload.description ? html`<p>${payload.description}</p>` : ""}
+${triggersSection(payload.on?.github)}
 <section aria-labelledby="graph-h"><h2 id="graph-h">Graph</h2><div class="graph-wrap" tabindex="0" aria-label="workflow graph, scrollable">${graphSvg(payload, edges)}</div>
 <p class="dim">Hover or focus an edge for its prompt; select it to jump to the list below.</p></section>
 <section aria-labelledby="edges-h"><h2 id="edges-h">Edges</h2><div class="table-wrap"><table class="edges"><thead><tr><th scope="col">From</th><th scope="col">$status</th><th scope="col">To</th><th scope="col">Prompt</th></tr></thead><tbody>${edges.map(
@@ -56,4 +58,12 @@ ${
       )}</ol></section>`
 }`,
   );
+}
+
+/** What starts the workflow (`on.github`), as `uwf workflow show` lists it; nothing when undeclared. */
+export function triggersSection(github: GithubTrigger | undefined): Html | "" {
+  if (github === undefined) return "";
+  const inputs = Object.entries(github.inputs ?? {});
+  return html`<section aria-labelledby="on-h"><h2 id="on-h">Started by</h2>
+<dl class="facts"><dt>GitHub events</dt><dd>${github.events.map((e) => html`<span class="badge out">${e}</span> `)}</dd>${inputs.length > 0 ? html`<dt>Inputs</dt><dd>${inputs.map(([name, template]) => html`<div><b>${name}</b> <span class="mono">${template}</span></div>`)}</dd>` : ""}<dt>Key</dt><dd>${github.key === undefined ? "the delivery id, else the payload's hash" : html`<span class="mono">${github.key}</span>`}</dd></dl></section>`;
 }
