@@ -43,6 +43,20 @@ export function createPostgresCasBackend(
       return new Map(rows.map((row) => [row.hash, row.bytes]));
     },
 
+    async reachableRefs(roots) {
+      // `union` drops what was reached already, so shared nodes (and any cycle) end the walk.
+      const rows = await db.query<{ hash: string; refs: string[] }>(
+        `with recursive reach(hash) as (
+           select unnest($1::text[])
+           union
+           select unnest(n.refs) from reach join uwf_cas_nodes n on n.hash = reach.hash
+         )
+         select n.hash, n.refs from reach join uwf_cas_nodes n on n.hash = reach.hash`,
+        [roots],
+      );
+      return new Map(rows.map((row) => [row.hash, row.refs]));
+    },
+
     async write(nodes) {
       const created = new Set<string>();
       for (const batch of batches(unique(nodes))) {

@@ -52,6 +52,34 @@ describe("exportBundle", () => {
     expect(hashes.filter((h) => h === start)).toHaveLength(1);
     expect(new Set(hashes).size).toBe(hashes.length);
   });
+  it("lists nodes as bundles always have: depth first from the pointers, the last ref first", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "p", cwd: home });
+    for (let n = 0; n < 3; n++) {
+      await appendStep(store, thread, {
+        role: "writer",
+        output: { $status: "written", text: `${n}` },
+      });
+    }
+    const pointer = await store.threads.get(thread);
+    // The walk every earlier uwf wrote bundles by, node by node.
+    const expected: string[] = [];
+    const seen = new Set([pointer.head, pointer.start, pointer.workflowHash]);
+    const stack = [...seen];
+    while (stack.length > 0) {
+      const hash = stack.pop()!;
+      const { node, bytes } = await store.cas.read(hash);
+      expected.push(`${hash} ${Buffer.from(bytes).toString("utf8")}`);
+      for (const ref of await store.cas.refsOf(node)) {
+        if (!seen.has(ref)) {
+          seen.add(ref);
+          stack.push(ref);
+        }
+      }
+    }
+    const lines = await bundleOf(store, [thread]);
+    expect(lines.slice(1)).toEqual(expected);
+    expect(JSON.parse(lines[0]!).nodes).toBe(expected.length);
+  });
 });
 
 describe("parseBundle", () => {

@@ -20,11 +20,17 @@ export interface BundleHeader {
   nodes: number;
 }
 
+/** Nodes read in one round trip while a bundle is written: what it holds of their bytes at once. */
+const EXPORT_BATCH = 500;
+
 /**
  * The bundle of `ids` (a thread and, when asked, its forks): every node their pointers reach
  * (the chain, outputs, bodies, details, prompts, the StartNode, the workflow, every schema, and
  * the step of a bundled parent that each bundled fan-out child hangs off), each once, re-hashed
- * as it is read. Yields the file's lines, header first.
+ * as it is read. Yields the file's lines, header first, as it reads them: the header counts the
+ * nodes, so their hashes are found first (`Cas.reachableRefs`: one statement on PostgreSQL),
+ * then their bytes are read in batches; what is held is the hashes and one batch, never the
+ * bundle (docs/decisions/streaming-export-and-usage-cache.md).
  */
 export async function* exportBundle(
   store: Store,
@@ -36,38 +42,56 @@ export async function* exportBundle(
     const { rev: _rev, ...pointer } = await store.threads.get(id);
     pointers.push(pointer);
   }
-  const lines: string[] = [];
   // A thread with no steps has its StartNode for head, and forks share theirs: each once.
-  const seen = new Set(pointers.flatMap((p) => [p.head, p.start, p.workflowHash]));
+  const roots = new Set(pointers.flatMap((p) => [p.head, p.start, p.workflowHash]));
   // The step each fan-out of the bundle followed, which the import checks its children
   // against: in the parent's chain already, unless a poke replaced it there since.
   const bundled = new Set(ids);
   for (const { parent } of pointers) {
     if (parent === undefined || !bundled.has(parent.thread)) continue;
     // A replaced step no pointer reaches may be gone (`cas gc`): the import then says so.
-    if (await store.cas.has(parent.step)) seen.add(parent.step);
+    if (await store.cas.has(parent.step)) roots.add(parent.step);
   }
-  const queue = [...seen];
-  while (queue.length > 0) {
-    const hash = queue.pop()!;
-    const { node, bytes } = await store.cas.read(hash);
-    lines.push(`${hash} ${Buffer.from(bytes).toString("utf8")}`);
-    for (const ref of await store.cas.refsOf(node)) {
-      if (!seen.has(ref)) {
-        seen.add(ref);
-        queue.push(ref);
-      }
-    }
-  }
+  const order = await bundleOrder(store.cas, [...roots]);
   const header: BundleHeader = {
     format: BUNDLE_FORMAT,
     version: BUNDLE_VERSION,
     exportedAt: isoTime(now.getTime()),
     threads: pointers,
-    nodes: lines.length,
+    nodes: order.length,
   };
   yield JSON.stringify(header);
-  yield* lines;
+  for (let from = 0; from < order.length; from += EXPORT_BATCH) {
+    const batch = order.slice(from, from + EXPORT_BATCH);
+    await store.cas.prefetch(batch);
+    for (const hash of batch) {
+      const { bytes } = await store.cas.read(hash);
+      yield `${hash} ${Buffer.from(bytes).toString("utf8")}`;
+    }
+  }
+}
+
+/**
+ * The nodes `roots` reach, in the order bundles have always listed them (depth first, the last
+ * ref first), so a bundle's bytes do not depend on the store it came from. A node that is
+ * absent stays in the list: reading it says so.
+ */
+async function bundleOrder(cas: Cas, roots: readonly string[]): Promise<string[]> {
+  const refs = await cas.reachableRefs(roots);
+  const seen = new Set(roots);
+  const stack = [...roots];
+  const order: string[] = [];
+  while (stack.length > 0) {
+    const hash = stack.pop()!;
+    order.push(hash);
+    for (const ref of refs.get(hash) ?? []) {
+      if (!seen.has(ref)) {
+        seen.add(ref);
+        stack.push(ref);
+      }
+    }
+  }
+  return order;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { canonicalJson, hashBytes } from "@united-workforce/util";
 import { describe, expect, it } from "vitest";
 import type { ConformanceContext } from "./conformance-context.js";
-import { caught, storeChain } from "./store-fixtures.js";
+import { caught, chainNodes, storeChain } from "./store-fixtures.js";
 
 const planSchema = {
   type: "object",
@@ -44,6 +44,17 @@ export function describeCasConformance(context: ConformanceContext): void {
         const read = await cas.backend.readMany([chain.start], [chain.workflow]);
         expect(read.has(chain.start) && read.has(chain.role)).toBe(true);
       }
+    });
+
+    it("finds every node a chain reaches, with its refs, and leaves a missing one out", async () => {
+      const { cas } = context.store;
+      const chain = await storeChain(cas, "reach");
+      const reached = await cas.reachableRefs([chain.step2.hash, "0000000000000"]);
+      expect([...reached.keys()].sort()).toEqual([...new Set(chainNodes(cas, chain))].sort());
+      for (const [hash, refs] of reached) expect(refs).toEqual(await cas.refs(hash));
+      expect((await cas.reachableRefs([chain.step1.body])).get(chain.step1.body)).toEqual([
+        cas.builtin("text"),
+      ]);
     });
 
     it("writes nodes prepared elsewhere (an adapter's) and reads them back", async () => {

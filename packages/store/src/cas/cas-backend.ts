@@ -31,6 +31,12 @@ export interface CasBackend {
    */
   readMany?(hashes: readonly string[], refsOf: readonly string[]): Promise<Map<string, Uint8Array>>;
   /**
+   * Every stored node reachable from `roots` by recorded refs (the roots included), with its
+   * recorded refs, in one round trip and without the nodes' bytes; absent nodes are left out.
+   * Optional: a store without it (the filesystem) is walked by reading each node.
+   */
+  reachableRefs?(roots: readonly string[]): Promise<Map<string, readonly string[]>>;
+  /**
    * Store nodes; an existing hash is a no-op unless its stored bytes no longer hash to it, in
    * which case they are replaced (a repair). Every write is complete or absent, never partial.
    * Returns the hashes that were newly created.

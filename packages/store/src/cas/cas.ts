@@ -7,7 +7,13 @@ import {
   type JsonSchema,
   SCHEMA_TYPE,
 } from "@united-workforce/protocol";
-import { canonicalJson, errorMessage, hashBytes, UwfError } from "@united-workforce/util";
+import {
+  canonicalJson,
+  errorMessage,
+  hashBytes,
+  isUwfError,
+  UwfError,
+} from "@united-workforce/util";
 import { runValidator, validatorFor } from "../schemas/validator-cache.js";
 import { BUILTIN_HASHES, BUILTIN_KINDS, builtinKindOf, builtinSchemaNode } from "./builtins.js";
 import type { CasBackend, CasWrite } from "./cas-backend.js";
@@ -151,6 +157,40 @@ export class Cas {
     for (const [hash, bytes] of await this.backend.readMany(hashes, refsOf)) {
       this.#kept.add(hash, bytes);
     }
+  }
+
+  /**
+   * Every node reachable from `roots` (the roots included) with the hashes it points to, as
+   * `refs` gives them: one round trip where the backend follows its recorded refs (PostgreSQL),
+   * else each node read. A built-in schema not yet written is there with no refs; a node that is
+   * absent is left out (reading it says CAS_NOT_FOUND).
+   */
+  async reachableRefs(roots: readonly string[]): Promise<Map<string, readonly string[]>> {
+    if (this.backend.reachableRefs !== undefined) {
+      const reached = await this.backend.reachableRefs(roots);
+      for (const refs of [roots, ...reached.values()]) {
+        for (const hash of refs) {
+          if (!reached.has(hash) && builtinKindOf(hash) !== null) reached.set(hash, []);
+        }
+      }
+      return reached;
+    }
+    const reached = new Map<string, readonly string[]>();
+    const queue = [...new Set(roots)];
+    while (queue.length > 0) {
+      const hash = queue.pop()!;
+      if (reached.has(hash)) continue;
+      let refs: string[];
+      try {
+        refs = await this.refs(hash);
+      } catch (error) {
+        if (isUwfError(error) && error.code === "CAS_NOT_FOUND") continue;
+        throw error;
+      }
+      reached.set(hash, refs);
+      for (const ref of refs) if (!reached.has(ref)) queue.push(ref);
+    }
+    return reached;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { ThreadExportDocument } from "@united-workforce/protocol";
 import { defineCommand, result } from "../command.js";
-import { outputFile } from "../output-file.js";
+import { outputStream } from "../output-file.js";
 
 export default defineCommand({
   path: ["thread", "export"],
@@ -29,25 +29,30 @@ export default defineCommand({
     const { exportBundle, withFanoutChildren } = await import("@united-workforce/engine");
     const store = await ctx.store();
     const file = resolve(ctx.cwd, options.output ?? `${thread}.uwf-bundle`);
-    const write = outputFile(file, { force: options.force === true });
-    const chosen = [thread!];
-    if (options.forks) {
-      const { start } = await store.threads.get(thread!);
-      for await (const item of store.threads.all()) {
-        if (item.id !== thread && item.pointer?.start === start) chosen.push(item.id);
+    // Checked before any work, like every `-o`; the bundle is written as it is read.
+    const out = outputStream(file, { force: options.force === true });
+    let ids: string[];
+    let nodes = -1;
+    let bytes: number;
+    try {
+      const chosen = [thread!];
+      if (options.forks) {
+        const { start } = await store.threads.get(thread!);
+        for await (const item of store.threads.all()) {
+          if (item.id !== thread && item.pointer?.start === start) chosen.push(item.id);
+        }
       }
+      ids = await withFanoutChildren(store, chosen);
+      for await (const line of exportBundle(store, ids)) {
+        out.write(`${line}\n`);
+        nodes++;
+      }
+      ({ bytes } = out.end());
+    } catch (error) {
+      out.abandon();
+      throw error;
     }
-    const ids = await withFanoutChildren(store, chosen);
-    const lines: string[] = [];
-    for await (const line of exportBundle(store, ids)) lines.push(line);
-    const text = `${lines.join("\n")}\n`;
-    write(text);
-    const doc: ThreadExportDocument = {
-      file,
-      threads: ids,
-      nodes: lines.length - 1,
-      bytes: Buffer.byteLength(text),
-    };
+    const doc: ThreadExportDocument = { file, threads: ids, nodes, bytes };
     return result(
       doc,
       (d) =>
