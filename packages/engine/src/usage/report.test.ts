@@ -1,3 +1,6 @@
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { StepPayload } from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
 import {
   appendStep,
@@ -90,4 +93,46 @@ describe("usageReport", () => {
     const grown = await usageReport(store, { by: ["thread"] });
     expect(grown.rows.find((r) => r.key.thread === a)).toMatchObject({ steps: 4, costUsd: 3.5 });
   });
+
+  it("reads again only the steps a thread added since the last report", async () => {
+    const { a, b } = await family();
+    const first = await usageReport(store, { by: ["thread", "model"] });
+    const reads = countReads(store);
+    expect(await usageReport(store, { by: ["thread", "model"] })).toEqual(first);
+    expect(reads).toEqual([]);
+    const added = await appendStep(store, b, { ...reviewer, startedAtMs: day(8) });
+    const { detail } = await store.cas.getPayload<StepPayload>(added, "step");
+    reads.length = 0;
+    const moved = await usageReport(store, { by: ["thread"] });
+    expect(reads.sort()).toEqual([added, detail].sort());
+    expect(moved.rows.map((r) => [r.key.thread, r.steps])).toEqual([
+      [b, 2],
+      [a, 3],
+    ]);
+  });
+
+  it("keeps one private file of a line per step, and rebuilds it when it is damaged", async () => {
+    await family();
+    const first = await usageReport(store, { by: ["thread", "role", "model"] });
+    const file = join(temp.home, "cache", "usage.jsonl");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(1 + 4);
+    writeFileSync(file, '{"format":2}\n["not a step"\n');
+    const reads = countReads(store);
+    expect(await usageReport(store, { by: ["thread", "role", "model"] })).toEqual(first);
+    expect(reads.length).toBeGreaterThan(0);
+    expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(1 + 4);
+  });
 });
+
+/** The hashes `store` reads from its backend from now on. */
+function countReads(store: Store): string[] {
+  const reads: string[] = [];
+  const { backend } = store.cas;
+  const read = backend.read.bind(backend);
+  backend.read = (hash) => {
+    reads.push(hash);
+    return read(hash);
+  };
+  return reads;
+}

@@ -6,7 +6,7 @@ import type {
 } from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
 import { isoTime } from "@united-workforce/util";
-import { ChainRows } from "./chain-rows.js";
+import { StepRows } from "./chain-rows.js";
 import { addToTotal, emptyTotal } from "./total.js";
 
 export interface UsageQuery {
@@ -23,9 +23,10 @@ export interface UsageQuery {
  * prefix that forks share belongs to the oldest thread holding it (the one that ran it).
  *
  * Cost: every pointer is read; a thread not updated since `sinceMs` (its last step ended before
- * the range) or created after `untilMs` is skipped without reading its chain. A chain's steps
- * come from a local cache keyed by its head (chain-rows.ts), so only steps added since the last
- * report are read from the CAS (the step and its detail, for the model).
+ * the range) or created after `untilMs` is skipped without reading its chain. Steps come from a
+ * local cache of every step read before (chain-rows.ts), followed from each pointer's head, so
+ * only steps added since the last report are read from the CAS (the step and its detail, for
+ * the model), in batches of chains.
  */
 export async function usageReport(store: Store, query: UsageQuery = {}): Promise<UsageDocument> {
   const by = [...(query.by ?? [])];
@@ -40,14 +41,18 @@ export async function usageReport(store: Store, query: UsageQuery = {}): Promise
     if (item.pointer !== null && item.pointer.head !== item.pointer.start)
       pointers.push(item.pointer);
   }
-  const chains = new ChainRows(store, new Set(pointers.map((p) => p.head)));
-  for (const pointer of pointers) {
-    if (Date.parse(pointer.updatedAt) < since || Date.parse(pointer.createdAt) >= until) {
-      // None of this thread's own steps can be in range (a prefix it shares with an older
-      // thread is counted there).
-      continue;
-    }
-    for (const step of await chains.rows(pointer.head, since)) {
+  // A thread not updated since the range began, or created after it ended, has none of its own
+  // steps in it (a prefix it shares with an older thread is counted there).
+  const inRange = pointers.filter(
+    (p) => !(Date.parse(p.updatedAt) < since || Date.parse(p.createdAt) >= until),
+  );
+  const chains = StepRows.open(store);
+  await chains.fill(
+    inRange.map((pointer) => pointer.head),
+    since,
+  );
+  for (const pointer of inRange) {
+    for await (const step of chains.rows(pointer.head)) {
       // Everything before a counted step was counted with it.
       if (seen.has(step.hash)) break;
       seen.add(step.hash);
@@ -69,6 +74,7 @@ export async function usageReport(store: Store, query: UsageQuery = {}): Promise
     }
   }
 
+  chains.save(!Number.isFinite(since) && !Number.isFinite(until));
   return {
     since: Number.isFinite(since) ? isoTime(since) : null,
     until: Number.isFinite(until) ? isoTime(until) : null,
