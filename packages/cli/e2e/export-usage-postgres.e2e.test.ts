@@ -108,19 +108,30 @@ describe("batched walks on PostgreSQL", () => {
         await appendStep(store, thread, { role: "solo", output: { $status: "again", n: t } });
         threads.push(thread);
       }
+      const { thread: long } = await seedThread(store, { workflow: SOLO, prompt: "p", cwd: home });
+      for (let n = 0; n < 30; n++) {
+        await appendStep(store, long, { role: "solo", output: { $status: "again", n } });
+      }
+      threads.push(long);
       return threads;
     });
     await server.activity(url);
-    const cold = JSON.parse(await uwf(home, url, ["usage", "--format", "json"]));
-    expect(cold.total.steps).toBe(40);
-    // The steps in one statement, their details in another.
-    expect(nodeReads((await server.activity(url)).statements)).toHaveLength(2);
+    const cold = JSON.parse(await uwf(home, url, ["usage", "--by", "thread", "--format", "json"]));
+    expect(cold.total.steps).toBe(70);
+    expect(
+      cold.rows.find((row: { key: { thread: string } }) => row.key.thread === threads[40]),
+    ).toMatchObject({ steps: 30 });
+    // Each round, the chains' next steps in one statement and their details in another; after
+    // four rounds, the long chain's steps found by their refs (one statement) and read at once.
+    const coldReads = (await server.activity(url)).statements;
+    expect(nodeReads(coldReads)).toHaveLength(4 * 2 + 2);
+    expect(coldReads.filter((s) => s.startsWith("with recursive"))).toHaveLength(1);
     await withStore(home, url, (store) =>
       appendStep(store, threads[7]!, { role: "solo", output: { $status: "again", n: 99 } }),
     );
     await server.activity(url);
     const warm = JSON.parse(await uwf(home, url, ["usage", "--format", "json"]));
-    expect(warm.total.steps).toBe(41);
+    expect(warm.total.steps).toBe(71);
     expect(nodeReads((await server.activity(url)).statements)).toHaveLength(2);
     await uwf(home, url, ["usage"]);
     expect(nodeReads((await server.activity(url)).statements)).toHaveLength(0);

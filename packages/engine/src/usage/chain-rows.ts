@@ -1,7 +1,9 @@
 import { appendFileSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import {
+  BUILTIN_SCHEMA_HASHES,
   type DetailPayload,
+  editionsOf,
   isPlainObject,
   type StepPayload,
   type Usage,
@@ -30,6 +32,12 @@ interface CachedStep {
 const FORMAT = 2;
 /** Steps read in one round trip (and their details in one more) where the store has them. */
 const READ_BATCH = 500;
+/** Rounds of a batch of chains' next steps before the chains left are read by their refs. */
+const SHORT_CHAIN_ROUNDS = 4;
+/** The step schema of every edition: a chain may hold steps an older uwf wrote. */
+const STEP_TYPES: ReadonlySet<string> = new Set(
+  editionsOf("step").map((edition) => BUILTIN_SCHEMA_HASHES[edition]),
+);
 /** A file this much larger than what the last whole report used is rewritten without the rest. */
 const COMPACT_RATIO = 2;
 const COMPACT_MIN_ROWS = 1_000;
@@ -73,26 +81,57 @@ export class StepRows {
    */
   async fill(heads: Iterable<string>, sinceMs: number): Promise<void> {
     const walked = new Set<string>();
-    let frontier = [...new Set(heads)].filter((hash) => this.#gapFrom(hash, sinceMs, walked));
-    while (frontier.length > 0) {
+    let frontier = [...new Set(heads)].flatMap(
+      (head) => this.#gapFrom(head, sinceMs, walked) ?? [],
+    );
+    for (let round = 1; frontier.length > 0; round++) {
+      // Chains still going after a few rounds are long: find their steps in one statement
+      // rather than a round trip a step (where the store can).
+      const hashes = round > SHORT_CHAIN_ROUNDS ? await this.#stepsAhead(frontier) : frontier;
       const next: string[] = [];
-      for (let from = 0; from < frontier.length; from += READ_BATCH) {
-        const batch = frontier.slice(from, from + READ_BATCH);
-        await this.#store.cas.prefetch(batch);
-        const steps: [string, StepPayload][] = [];
-        for (const hash of batch) {
-          steps.push([hash, await this.#store.cas.getPayload<StepPayload>(hash, "step")]);
-        }
-        await this.#store.cas.prefetch(steps.map(([, step]) => step.detail));
-        for (const [hash, step] of steps) {
-          await this.#add(hash, step);
+      for (let from = 0; from < hashes.length; from += READ_BATCH) {
+        for (const step of await this.#readSteps(hashes.slice(from, from + READ_BATCH))) {
           if (step.completedAtMs < sinceMs || step.prev === null) continue;
           const gap = this.#gapFrom(step.prev, sinceMs, walked);
           if (gap !== null) next.push(gap);
         }
       }
-      frontier = [...new Set(next)];
+      frontier = [...new Set(next)].filter((hash) => !this.#steps.has(hash));
     }
+  }
+
+  /** Read and keep these steps: one round trip for them, one for their details. */
+  async #readSteps(hashes: readonly string[]): Promise<StepPayload[]> {
+    const { cas } = this.#store;
+    await cas.prefetch(hashes);
+    const steps: [string, StepPayload][] = [];
+    for (const hash of hashes) steps.push([hash, await cas.getPayload<StepPayload>(hash, "step")]);
+    await cas.prefetch(steps.map(([, step]) => step.detail));
+    for (const [hash, step] of steps) await this.#add(hash, step);
+    return steps.map(([, step]) => step);
+  }
+
+  /**
+   * The uncached steps of the chains from `heads`, newest first, found by the refs the store
+   * recorded (`Cas.reachableRefs`); just `heads` where the store does not record them. A step's
+   * `prev` is taken to be its first ref to a step: reading the steps checks it, and a wrong
+   * guess only leaves a gap that `fill` reads next round.
+   */
+  async #stepsAhead(heads: readonly string[]): Promise<string[]> {
+    if (this.#store.cas.backend.reachableRefs === undefined) return [...heads];
+    const refs = await this.#store.cas.reachableRefs(heads);
+    const isStep = (hash: string) => STEP_TYPES.has(refs.get(hash)?.[0] ?? "");
+    const ahead: string[] = [];
+    const listed = new Set<string>();
+    for (const head of heads) {
+      let at: string | null = head;
+      while (at !== null && !this.#steps.has(at) && !listed.has(at)) {
+        listed.add(at);
+        ahead.push(at);
+        at = refs.get(at)?.slice(1).find(isStep) ?? null;
+      }
+    }
+    return ahead;
   }
 
   /** The chain's rows from `head` back, newest first; stop iterating to stop reading. */
