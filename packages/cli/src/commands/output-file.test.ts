@@ -3,6 +3,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -13,7 +14,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { outputFile } from "./output-file.js";
+import { outputFile, outputStream } from "./output-file.js";
 
 let dir: string;
 beforeEach(() => {
@@ -96,5 +97,42 @@ describe("outputFile: what -o writes to", () => {
     expect(outputFile("/dev/null", { force: true })("gone")).toBe("written-into");
     expect(outputFile("/dev/null", { force: false })("gone")).toBe("written-into");
     expect(lstatSync("/dev/null").isCharacterDevice()).toBe(true);
+  });
+});
+
+describe("outputStream: -o for output written piece by piece", () => {
+  it("makes a new or replaced file appear whole at its end, private to its owner", () => {
+    const file = join(dir, "bundle");
+    const out = outputStream(file, { force: false });
+    out.write("one\n");
+    out.write("two\n");
+    expect(() => lstatSync(file)).toThrow();
+    expect(out.end()).toEqual({ bytes: 8, how: "created" });
+    expect(readFileSync(file, "utf8")).toBe("one\ntwo\n");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const again = outputStream(file, { force: true });
+    again.write("three\n");
+    expect(again.end().how).toBe("replaced");
+    expect(readFileSync(file, "utf8")).toBe("three\n");
+  });
+
+  it("leaves nothing when abandoned, and the file it would replace as it was", () => {
+    const file = join(dir, "kept");
+    writeFileSync(file, "before\n");
+    const out = outputStream(file, { force: true });
+    out.write("half");
+    out.abandon();
+    expect(readFileSync(file, "utf8")).toBe("before\n");
+    expect(readdirSync(dir)).toEqual(["kept"]);
+  });
+
+  it("writes into a device, and refuses what -o refuses before anything is written", () => {
+    const out = outputStream("/dev/null", { force: false });
+    out.write("gone\n");
+    expect(out.end()).toEqual({ bytes: 5, how: "written-into" });
+    const file = join(dir, "exists");
+    writeFileSync(file, "x");
+    expect(refusal(() => outputStream(file, { force: false })).code).toBe("USAGE");
+    expect(refusal(() => outputStream(dir, { force: true })).code).toBe("USAGE");
   });
 });
