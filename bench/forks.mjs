@@ -260,7 +260,7 @@ try {
     });
   }
   await usageStore.close();
-  const noCache = () => rmSync(join(many.home, "cache", "usage"), { recursive: true, force: true });
+  const noCache = () => rmSync(join(many.home, "cache", "usage.jsonl"), { force: true });
   const cold = time([uwfBin, "usage", "--format", "json"], many.home, noCache);
   const total = JSON.parse(cold.stdout).total;
   report(`uwf usage: 1,000 threads × 20 steps (${total.steps} steps), no cache`, cold.ms, n0);

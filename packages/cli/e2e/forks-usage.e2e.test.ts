@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MockScenarioStep } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -269,8 +269,7 @@ describe("uwf usage", () => {
     expect((await uwf(sb, ["usage"])).stdout).toContain("≥ $2.00 (1 step unknown)");
 
     // A damaged cache is ignored, not believed.
-    const cache = join(sb.home, "cache", "usage");
-    for (const name of readdirSync(cache)) writeFileSync(join(cache, name), "{ not json");
+    writeFileSync(join(sb.home, "cache", "usage.jsonl"), "{ not json");
     expect((await uwfJson<UsageDoc>(sb, ["usage"])).total).toEqual(grown.total);
   });
 });
