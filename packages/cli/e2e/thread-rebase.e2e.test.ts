@@ -50,6 +50,9 @@ graph:
     done: { role: $END, prompt: "Finished." }
 `;
 
+// Each case runs a dozen uwf processes (and agents) on a shared machine.
+const SLOW = 120_000;
+
 let server: PostgresServer;
 beforeAll(async () => {
   server = await startPostgres();
@@ -123,7 +126,7 @@ describe.each(["filesystem", "postgres"] as const)("uwf thread rebase (%s store)
     expect(doc.reused.map((s) => s.hash)).toEqual(steps);
     expect(doc.run).toBeUndefined();
     expect(await threadCount()).toBe(1);
-  });
+  }, SLOW);
 
   it("forks at the first step of an edited role and runs on from it, reusing the steps before", async () => {
     const { thread, steps } = await chainThread();
@@ -175,7 +178,7 @@ describe.each(["filesystem", "postgres"] as const)("uwf thread rebase (%s store)
     expect(log.events.filter((e) => e.event === "thread.rebased")).toEqual([
       expect.objectContaining({ thread: rebased, from: thread, reused: 1, firstChange: 2 }),
     ]);
-  });
+  }, SLOW);
 
   it("forks at the step an edited edge prompt leads into, with a diff of the prompt", async () => {
     const { thread, steps } = await chainThread();
@@ -190,7 +193,33 @@ describe.each(["filesystem", "postgres"] as const)("uwf thread rebase (%s store)
     const [rebased] = (await json<{ threads: { thread: string }[] }>("thread", "list")).threads;
     const list = await json<{ steps: { role: string }[] }>("step", "list", rebased!.thread);
     expect(list.steps.map((s) => s.role)).toEqual(["a", "b", "c"]);
-  });
+  }, SLOW);
+
+  it("exports the rebased thread like any other; the import keeps where it came from", async () => {
+    const { thread, steps } = await chainThread();
+    const file = edited("v2", (yaml) => yaml.replace("Go on from", "Now go on from"));
+    const doc = await json<ThreadRebaseDocument>("thread", "rebase", thread, "-w", file);
+    expect(doc.firstChange).toMatchObject({ step: 2, from: "a" });
+    const rebased = doc.rebased!.thread;
+    const bundle = join(temp.home, "rebased.uwf-bundle");
+    expect((await uwf("thread", "export", rebased, "-o", bundle)).code).toBe(0);
+
+    const other = tempHome();
+    try {
+      const there = (...args: string[]) => runUwf(args, { home: other.home });
+      const imported = await there("thread", "import", bundle);
+      expect(imported.code, imported.stderr).toBe(0);
+      const show = await there("thread", "show", rebased, "--format", "json");
+      expect(JSON.parse(show.stdout)).toMatchObject({
+        status: "completed",
+        steps: 3,
+        rebasedFrom: { thread, step: steps[0] },
+      });
+      expect((await there("thread", "verify", rebased)).code).toBe(0);
+    } finally {
+      other.cleanup();
+    }
+  }, SLOW);
 });
 
 function casFiles(home: string): number {
