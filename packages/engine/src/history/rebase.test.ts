@@ -143,29 +143,51 @@ describe("planRebase", () => {
     expect(plan.firstChange?.routeChange?.diff).toEqual(["- Again.", "+ Once more."]);
   });
 
-  it("refuses a thread whose history goes through a fan-out", async () => {
-    const child = await seedThread(store, { workflow: loop, prompt: "child", cwd: home });
-    const fanning = structuredClone(loop);
-    fanning.graph.writer = {
-      written: {
-        role: "reviewer",
-        prompt: "Review {{{text}}}",
-        fanout: { workflow: child.workflowHash },
-      },
-    } as (typeof fanning.graph)[string];
-    fanning.roles.reviewer = {
-      ...fanning.roles.reviewer!,
-      join: true,
-    } as (typeof fanning.roles)[string];
-    const { thread } = await seedThread(store, { workflow: fanning, prompt: "p", cwd: home });
-    await appendStep(store, thread, { role: "writer", output: { $status: "written", text: "a" } });
-    const other = structuredClone(fanning);
-    other.description = "edited";
-    const seeded = await seedThread(store, { workflow: other, prompt: "o", cwd: home });
-    const payload = await store.cas.getPayload<WorkflowPayload>(seeded.workflowHash, "workflow");
-    await expect(
-      planRebase(store, thread, { hash: seeded.workflowHash, payload }),
-    ).rejects.toMatchObject({ code: "REBASE_UNSUPPORTED" });
+  describe("through a fan-out", () => {
+    /** A thread whose writer fans out to the reviewer (the join), and a version of its workflow. */
+    async function fanningThread(edit: (w: typeof loop) => void) {
+      const child = await seedThread(store, { workflow: loop, prompt: "child", cwd: home });
+      const fanning = structuredClone(loop);
+      fanning.graph.writer = {
+        written: {
+          role: "reviewer",
+          prompt: "Review {{{text}}}",
+          fanout: { workflow: child.workflowHash },
+        },
+      } as (typeof fanning.graph)[string];
+      fanning.roles.reviewer = {
+        ...fanning.roles.reviewer!,
+        join: true,
+      } as (typeof fanning.roles)[string];
+      const { thread } = await seedThread(store, { workflow: fanning, prompt: "p", cwd: home });
+      await appendStep(store, thread, {
+        role: "writer",
+        output: { $status: "written", text: "a" },
+      });
+      const other = structuredClone(fanning);
+      edit(other);
+      const seeded = await seedThread(store, { workflow: other, prompt: "o", cwd: home });
+      const payload = await store.cas.getPayload<WorkflowPayload>(seeded.workflowHash, "workflow");
+      return { thread, workflow: { hash: seeded.workflowHash, payload } };
+    }
+
+    it("refuses to reuse steps past a fan-out", async () => {
+      const { thread, workflow } = await fanningThread((w) => {
+        w.description = "edited";
+      });
+      await expect(planRebase(store, thread, workflow)).rejects.toMatchObject({
+        code: "REBASE_UNSUPPORTED",
+      });
+    });
+
+    it("parts before a fan-out when the edit changes a step before it", async () => {
+      const { thread, workflow } = await fanningThread((w) => {
+        w.roles.writer!.goal = "Write better.";
+      });
+      const plan = await planRebase(store, thread, workflow);
+      expect(plan.reused).toEqual([]);
+      expect(plan.firstChange).toMatchObject({ step: 1, roleChange: { fields: ["goal"] } });
+    });
   });
 });
 

@@ -112,9 +112,9 @@ function stepChange(
   if (before.fanout || after.fanout) {
     throw new UwfError(
       "REBASE_UNSUPPORTED",
-      `step ${number} of the thread follows a fan-out from role "${from}": rebasing through a fan-out is not supported yet`,
+      `the edit changes no step before the fan-out from role "${from}" (step ${number - 1}): reusing steps past a fan-out is not supported yet`,
       {
-        hint: "Rebase the thread's steps before the fan-out with `uwf step fork` and `uwf thread exec`, or rebase a child thread on its own.",
+        hint: "An edit that changes a step before the fan-out rebases (the fan-out then runs afresh); a fan-out's child thread can be rebased on its own.",
       },
     );
   }
