@@ -359,11 +359,20 @@ function build() {
     steps: list(rerouteStepSchema),
   });
 
-  /** A route as `uwf thread rebase` compares it: `routeSchema` plus the rendered location. */
+  /**
+   * A route as `uwf thread rebase` compares it: `routeSchema` plus the rendered location and,
+   * for a fan-out edge (whose prompt is then the template), its `fanout` spec as written.
+   */
   const rebaseRouteSchema = object({
     target: nullableStr,
     prompt: nullableStr,
     location: nullableStr,
+    fanout: {
+      anyOf: [
+        { type: "null" },
+        { type: "object", required: ["workflow"], additionalProperties: true },
+      ],
+    },
     error: nullableStr,
   });
 

@@ -115,8 +115,20 @@ describe("planRebase", () => {
       from: "reviewer",
       roleChange: null,
       routeChange: {
-        recorded: { target: "writer", prompt: "Revise: shorter", location: null, error: null },
-        rebased: { target: "writer", prompt: "Revise it: shorter", location: null, error: null },
+        recorded: {
+          target: "writer",
+          prompt: "Revise: shorter",
+          location: null,
+          fanout: null,
+          error: null,
+        },
+        rebased: {
+          target: "writer",
+          prompt: "Revise it: shorter",
+          location: null,
+          fanout: null,
+          error: null,
+        },
         diff: ["- Revise: shorter", "+ Revise it: shorter"],
       },
     });
@@ -171,13 +183,42 @@ describe("planRebase", () => {
       return { thread, workflow: { hash: seeded.workflowHash, payload } };
     }
 
-    it("refuses to reuse steps past a fan-out", async () => {
+    it("reuses the steps up to a fan-out that is the same, and leaves it to run afresh", async () => {
       const { thread, workflow } = await fanningThread((w) => {
         w.description = "edited";
       });
+      const plan = await planRebase(store, thread, workflow);
+      expect(plan.reused.map((s) => s.role)).toEqual(["writer"]);
+      expect(plan.firstChange).toBeNull();
+    });
+
+    it("refuses to reuse the join of a fan-out that is the same", async () => {
+      const { thread, workflow } = await fanningThread((w) => {
+        w.description = "edited";
+      });
+      await appendStep(store, thread, { role: "reviewer", output: { $status: "approved" } });
       await expect(planRebase(store, thread, workflow)).rejects.toMatchObject({
         code: "REBASE_UNSUPPORTED",
+        message: expect.stringContaining("reusing a fan-out's join (step 2)"),
       });
+    });
+
+    it("parts at the join when the fan-out edge or the join role changed", async () => {
+      const edge = await fanningThread((w) => {
+        w.graph.writer!.written!.fanout!.concurrency = 2;
+      });
+      await appendStep(store, edge.thread, { role: "reviewer", output: { $status: "approved" } });
+      const plan = await planRebase(store, edge.thread, edge.workflow);
+      expect(plan.reused.map((s) => s.role)).toEqual(["writer"]);
+      expect(plan.firstChange).toMatchObject({ step: 2, role: "reviewer", roleChange: null });
+      expect(plan.firstChange?.routeChange?.rebased.fanout).toMatchObject({ concurrency: 2 });
+
+      const join = await fanningThread((w) => {
+        w.roles.reviewer!.goal = "Join carefully.";
+      });
+      await appendStep(store, join.thread, { role: "reviewer", output: { $status: "approved" } });
+      const joined = await planRebase(store, join.thread, join.workflow);
+      expect(joined.firstChange).toMatchObject({ step: 2, roleChange: { fields: ["goal"] } });
     });
 
     it("parts before a fan-out when the edit changes a step before it", async () => {

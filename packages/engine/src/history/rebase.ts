@@ -109,19 +109,22 @@ function stepChange(
   const from = parent === null ? START : parent.step.role;
   const before = edgeInto(recorded, parent, current !== undefined);
   const after = edgeInto(rebased, parent, current !== undefined);
-  if (before.fanout || after.fanout) {
-    throw new UwfError(
-      "REBASE_UNSUPPORTED",
-      `the edit changes no step before the fan-out from role "${from}" (step ${number - 1}): reusing steps past a fan-out is not supported yet`,
-      {
-        hint: "An edit that changes a step before the fan-out rebases (the fan-out then runs afresh); a fan-out's child thread can be rebased on its own.",
-      },
-    );
-  }
-  const sameRoute = canonicalJson(before.route) === canonicalJson(after.route);
+  const sameRoute = canonicalJson(before) === canonicalJson(after);
   const role = current?.step.role ?? null;
   const roleFields = role === null ? [] : changedFields(recorded, rebased, role);
-  if (sameRoute && roleFields.length === 0) return null;
+  if (sameRoute && roleFields.length === 0) {
+    // The step is the join of an unchanged fan-out: reusing it would need the children too.
+    if (current !== undefined && before.fanout !== null) {
+      throw new UwfError(
+        "REBASE_UNSUPPORTED",
+        `the edit changes neither the fan-out from ${from === START ? "the start" : `role "${from}"`} nor any step before it: reusing a fan-out's join (step ${number}) is not supported yet`,
+        {
+          hint: "An edit that changes a step before the fan-out, the fan-out edge or its join role rebases (the fan-out then runs afresh); a fan-out's child thread can be rebased on its own.",
+        },
+      );
+    }
+    return null;
+  }
   return {
     step: number,
     hash: current?.hash ?? null,
@@ -131,9 +134,9 @@ function stepChange(
     routeChange: sameRoute
       ? null
       : {
-          recorded: before.route,
-          rebased: after.route,
-          diff: lineDiff(before.route.prompt ?? "", after.route.prompt ?? ""),
+          recorded: before,
+          rebased: after,
+          diff: lineDiff(before.prompt ?? "", after.prompt ?? ""),
         },
   };
 }
@@ -142,37 +145,31 @@ function stepChange(
  * The edge a graph takes into a step from its parent (the StartNode when null). A step after a
  * route to `$END` is a completed thread's restart, which takes `$START.resume`.
  */
-function edgeInto(
-  routing: Routing,
-  parent: ChainStep | null,
-  followed: boolean,
-): { route: RebaseRoute; fanout: boolean } {
+function edgeInto(routing: Routing, parent: ChainStep | null, followed: boolean): RebaseRoute {
   const routed = route(routing, parent === null ? START : parent.step.role, parent?.output);
-  if (followed && parent !== null && routed.route.target === END) {
+  if (followed && parent !== null && routed.target === END) {
     return route(routing, START, startOutput("resume"));
   }
   return routed;
 }
 
+/** Where `routing` sends the thread after `role` answered `output`: a fan-out with its spec. */
 function route(
   routing: Routing,
   role: string,
   output: Record<string, unknown> = startOutput("new"),
-): { route: RebaseRoute; fanout: boolean } {
+): RebaseRoute {
   try {
     const next = evaluate(routing.workflow.graph, role, output, routing.inputs);
     if (next.kind === "fanout") {
-      return {
-        route: { target: next.role, prompt: next.template, location: null, error: null },
-        fanout: true,
-      };
+      const { template: prompt, fanout } = next;
+      return { target: next.role, prompt, location: null, fanout, error: null };
     }
     const target = next.kind === "next" ? next.role : next.kind === "end" ? END : SUSPEND;
     const location = next.kind === "next" ? next.location : null;
-    return { route: { target, prompt: next.prompt, location, error: null }, fanout: false };
+    return { target, prompt: next.prompt, location, fanout: null, error: null };
   } catch (error) {
-    const route = { target: null, prompt: null, location: null, error: errorMessage(error) };
-    return { route, fanout: false };
+    return { target: null, prompt: null, location: null, fanout: null, error: errorMessage(error) };
   }
 }
 

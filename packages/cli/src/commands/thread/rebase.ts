@@ -17,7 +17,7 @@ export default defineCommand({
   description: [
     "Walks the thread's steps oldest first. A step is reused while its key is unchanged: its role's definition (every field, the output schema included), the edge prompt that led into it (target, rendered prompt and location, from the same output under both graphs) and its parent. Reused steps run no agent: the new thread holds them with their recorded outputs, bodies, details, prompts and usage.",
     "At the first step whose key changed, a new thread (titled `… (rebased)`) parts from the recorded one and runs on under the edited workflow with the thread's agent, like `uwf thread exec`; the recorded thread keeps its id and history. The report names the reused steps, the first changed step and why (the role's changed fields, a diff of the edge prompt).",
-    "--dry-run reports the same without storing anything, not even a workflow read from a file. A rebase onto the workflow the thread is pinned to reuses everything and does nothing. Reusing steps past a fan-out is refused (not supported yet); an edit that changes a step before the fan-out rebases, and the fan-out runs afresh.",
+    "--dry-run reports the same without storing anything, not even a workflow read from a file. A rebase onto the workflow the thread is pinned to reuses everything and does nothing. Reusing the join of an unchanged fan-out is refused (not supported yet); an edit of a step before it, of the fan-out edge or of the join role rebases, and the fan-out runs afresh.",
   ].join("\n"),
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
@@ -172,6 +172,8 @@ function changeLines(change: RebaseChange): string[] {
         `      location: ${recorded.location ?? "(the thread's cwd)"} → ${rebased.location ?? "(the thread's cwd)"}`,
       );
     }
+    const fanouts = [recorded.fanout, rebased.fanout].map((f) => (f ? JSON.stringify(f) : "none"));
+    if (fanouts[0] !== fanouts[1]) lines.push(`      fan-out: ${fanouts[0]} → ${fanouts[1]}`);
     for (const line of diff) lines.push(`      ${line}`);
   }
   return lines;
