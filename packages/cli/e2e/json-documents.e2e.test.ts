@@ -137,6 +137,14 @@ describe("every --format json document matches its schema in protocol", () => {
     await check(["thread", "trace", thread, "-o", join(temp.home, "trace.json")]);
     const rerouted = await check(["thread", "reroute", thread, "--workflow", "hello"]);
     expect(rerouted).toMatchObject({ ok: true, firstChange: null });
+    const edited = join(temp.home, "edited", "hello.yaml");
+    mkdirSync(join(temp.home, "edited"));
+    const hello = readFileSync(join(REPO_ROOT, "examples/hello.yaml"), "utf8");
+    writeFileSync(edited, hello.replace("Greet the person", "Warmly greet the person"));
+    const planned = await check(["thread", "rebase", thread, "-w", edited, "--dry-run"]);
+    expect(planned).toMatchObject({ dryRun: true, rebased: null, firstChange: { step: 1 } });
+    const rebased = await check(["thread", "rebase", thread, "-w", edited, ...agent]);
+    expect(rebased).toMatchObject({ run: { status: "completed" } });
     const grepped = await check(["thread", "grep", "Ada", "--thread", thread]);
     expect((grepped.matches as unknown[]).length).toBeGreaterThan(0);
 

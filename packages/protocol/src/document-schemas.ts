@@ -359,6 +359,65 @@ function build() {
     steps: list(rerouteStepSchema),
   });
 
+  /**
+   * A route as `uwf thread rebase` compares it: `routeSchema` plus the rendered location and,
+   * for a fan-out edge (whose prompt is then the template), its `fanout` spec as written.
+   */
+  const rebaseRouteSchema = object({
+    target: nullableStr,
+    prompt: nullableStr,
+    location: nullableStr,
+    fanout: {
+      anyOf: [
+        { type: "null" },
+        { type: "object", required: ["workflow"], additionalProperties: true },
+      ],
+    },
+    error: nullableStr,
+  });
+
+  /** `uwf thread rebase`: which recorded steps a rebase reuses, and where it parts. */
+  const threadRebasePlanSchema = object({
+    // The thread rebased (it keeps its id and its history).
+    thread: threadId,
+    // The workflow the thread is pinned to, and the one it is rebased onto.
+    pinned: object({ name: str, hash }),
+    workflow: object({ name: str, hash }),
+    // Both are the same workflow: every step is reused and nothing is written or run.
+    sameWorkflow: bool,
+    // Steps in the recorded chain.
+    steps: int,
+    // The recorded steps whose key is unchanged, oldest first (1 is the first step).
+    reused: list(object({ step: int, hash, role: str })),
+    // The first step whose key changed (`step` is one past the head when only the route from
+    // the head changed), and why: its role's changed fields, the edge into it, or both.
+    firstChange: {
+      anyOf: [
+        { type: "null" },
+        object({
+          step: int,
+          // The recorded step there, null past the head.
+          hash: nullableHash,
+          role: nullableStr,
+          // The role (or $START) whose route leads into it.
+          from: str,
+          roleChange: { anyOf: [{ type: "null" }, object({ role: str, fields: strings })] },
+          routeChange: {
+            anyOf: [
+              { type: "null" },
+              object({
+                recorded: rebaseRouteSchema,
+                rebased: rebaseRouteSchema,
+                // The edge prompt's changed lines: `- ` recorded, `+ ` rebased.
+                diff: strings,
+              }),
+            ],
+          },
+        }),
+      ],
+    },
+  });
+
   /** One step of `uwf thread grep` with lines that match, in its output, body or prompt. */
   const grepMatchSchema = object({
     thread: threadId,
@@ -526,6 +585,8 @@ function build() {
         parent: object({ thread: threadId, step: hash, index: int }),
         // While the thread's fan-out is pending or suspended: each child, in item order.
         children: list(fanoutChild),
+        // Made by `thread rebase`: the thread rebased, and its last step this one reuses.
+        rebasedFrom: object({ thread: threadId, step: hash }),
       },
     ),
     "thread list": object({ threads: list(threadListEntry), total: int }),
@@ -624,6 +685,20 @@ function build() {
 
     "thread verify": object({ ok: bool, threads: list(threadVerifyReportSchema) }),
     "thread reroute": threadRerouteReportSchema,
+    "thread rebase": withOptional(
+      extend(threadRebasePlanSchema, {
+        dryRun: bool,
+        // The thread made (null on a dry run, or when nothing changed).
+        rebased: {
+          anyOf: [
+            { type: "null" },
+            object({ thread: threadId, start: hash, head: hash, reusedSteps: list(hash) }),
+          ],
+        },
+      }),
+      // What the rebased thread ran from where it parted (absent when it ran nothing).
+      { run: threadExec },
+    ),
     "thread grep": object({
       pattern: str,
       fixedStrings: bool,
@@ -796,6 +871,7 @@ function build() {
     casVerifyReportSchema,
     threadVerifyReportSchema,
     threadRerouteReportSchema,
+    threadRebasePlanSchema,
     grepMatchSchema,
   };
 }

@@ -60,6 +60,11 @@ export type ThreadRerouteDocument = DocumentOf<"thread reroute">;
 export type ThreadRerouteReport = FromSchema<DocumentSchemaSet["threadRerouteReportSchema"]>;
 export type RerouteStep = ThreadRerouteReport["steps"][number];
 export type RerouteRoute = RerouteStep["recorded"];
+export type ThreadRebaseDocument = DocumentOf<"thread rebase">;
+/** What the engine's `planRebase` returns: the `uwf thread rebase` document before it runs. */
+export type ThreadRebasePlan = FromSchema<DocumentSchemaSet["threadRebasePlanSchema"]>;
+export type RebaseChange = NonNullable<ThreadRebasePlan["firstChange"]>;
+export type RebaseRoute = NonNullable<RebaseChange["routeChange"]>["recorded"];
 export type ThreadGrepDocument = DocumentOf<"thread grep">;
 export type GrepMatch = FromSchema<DocumentSchemaSet["grepMatchSchema"]>;
 export type ThreadWatchDocument = DocumentOf<"thread watch">;

@@ -173,6 +173,17 @@ function build() {
       ...run,
       from: hash,
     }),
+    "thread.rebased": event(
+      "thread.rebased",
+      "`thread rebase` made `thread` from the history of `from` under the workflow `workflow`: it reuses `reused` recorded steps and parts at step `firstChange` (null: it parts nowhere).",
+      {
+        ...run,
+        from: threadId,
+        workflow: hash,
+        reused: int,
+        firstChange: { type: ["integer", "null"] },
+      },
+    ),
 
     // ─── a fan-out ──────────────────────────────────────────────────────────────────────────
     "fanout.started": event(
@@ -394,6 +405,7 @@ export const EVENT_LEVELS: Readonly<Record<EventName, "info" | "warn" | "error">
   "thread.worktree": "info",
   "thread.import": "info",
   "step.fork": "info",
+  "thread.rebased": "info",
   "fanout.started": "info",
   "fanout.child": "info",
   "fanout.joined": "info",

@@ -146,6 +146,13 @@ export const threadPointerSchema = {
     worktree: threadWorktreeSchema,
     // A fan-out's child: the thread and step it was fanned out from.
     parent: threadParentSchema,
+    // `thread rebase` made this thread from another one's history under an edited workflow:
+    // that thread, and its last step this one reuses (its StartNode when none was reused).
+    rebasedFrom: {
+      type: "object",
+      required: ["thread", "step"],
+      properties: { thread: threadIdSchema, step: hashSchema },
+    },
     // Usage summed over every step this thread ran, so `thread show` never walks the chain.
     usage: usageSchema,
     // How many of those steps reported no cost: with any, `usage.costUsd` is a lower bound.

@@ -42,6 +42,7 @@ import threadJoin from "./thread/join.js";
 import threadList from "./thread/list.js";
 import threadPoke from "./thread/poke.js";
 import threadRead from "./thread/read.js";
+import threadRebase from "./thread/rebase.js";
 import threadReroute from "./thread/reroute.js";
 import threadResume from "./thread/resume.js";
 import threadShow from "./thread/show.js";
@@ -90,6 +91,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadExport,
   threadImport,
   threadTrace,
+  threadRebase,
   threadReroute,
   threadGrep,
   threadWatch,

@@ -60,6 +60,9 @@ export default defineCommand({
         : null,
     };
     if (pointer.parent !== undefined) doc.parent = pointer.parent;
+    if (pointer.rebasedFrom !== undefined) {
+      doc.rebasedFrom = { thread: pointer.rebasedFrom.thread, step: pointer.rebasedFrom.step };
+    }
     // A fan-out not joined yet (to run, running, or waiting on children): where each child is.
     const pending = pointer.status === "idle" || pointer.status === "suspended";
     const fanout = pending ? await runner.fanout(pointer) : null;
@@ -101,6 +104,9 @@ function renderShow(d: ThreadShowDocument): string {
   ];
   if (d.parent !== undefined) {
     lines.push(`parent    ${d.parent.thread} (item ${d.parent.index} of its fan-out)`);
+  }
+  if (d.rebasedFrom !== undefined) {
+    lines.push(`rebased   from ${d.rebasedFrom.thread}, parting after ${d.rebasedFrom.step}`);
   }
   if (d.children !== undefined) {
     const counts = new Map<string, number>();

@@ -69,6 +69,10 @@ export function portable(
   };
   if (pointer.title !== undefined) taken.title = pointer.title;
   if (pointer.forkedFrom !== undefined) taken.forkedFrom = pointer.forkedFrom;
+  if (pointer.rebasedFrom !== undefined) {
+    const { thread, step } = pointer.rebasedFrom;
+    taken.rebasedFrom = { thread, step };
+  }
   if (pointer.parent !== undefined) {
     const { thread, step, index } = pointer.parent;
     taken.parent = { thread, step, index };

@@ -1,0 +1,259 @@
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type {
+  StepPayload,
+  ThreadRebaseDocument,
+  ThreadShowDocument,
+} from "@united-workforce/protocol";
+import {
+  type PostgresServer,
+  runUwf,
+  startPostgres,
+  type TempHome,
+  tempHome,
+  UWF_MOCK_BIN,
+  writeScenario,
+} from "@united-workforce/test-utils";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { http, startDashboard } from "./dashboard-fixture.js";
+
+// Three roles in a row: a → b → c → $END.
+const CHAIN = `name: chain
+roles:
+  a:
+    goal: Start it.
+    frontmatter:
+      type: object
+      required: [$status, note]
+      properties: { $status: { const: done }, note: { type: string } }
+  b:
+    goal: Carry on.
+    procedure: Read the note.
+    frontmatter:
+      type: object
+      required: [$status]
+      properties: { $status: { const: done } }
+  c:
+    goal: Finish.
+    frontmatter:
+      type: object
+      required: [$status]
+      properties: { $status: { const: done } }
+graph:
+  $START:
+    new: { role: a, prompt: "Start." }
+    resume: { role: a, prompt: "Again." }
+  a:
+    done: { role: b, prompt: "Go on from {{{note}}}." }
+  b:
+    done: { role: c, prompt: "Finish it." }
+  c:
+    done: { role: $END, prompt: "Finished." }
+`;
+
+// Each case runs a dozen uwf processes (and agents) on a shared machine.
+const SLOW = 120_000;
+
+let server: PostgresServer;
+beforeAll(async () => {
+  server = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+let temp: TempHome;
+beforeEach(() => {
+  temp = tempHome();
+});
+afterEach(() => temp.cleanup());
+
+describe.each(["filesystem", "postgres"] as const)("uwf thread rebase (%s store)", (backend) => {
+  let env: Record<string, string> = {};
+  beforeEach(async () => {
+    env = backend === "postgres" ? { UWF_STORE: await server.createDatabase() } : {};
+  });
+
+  const uwf = (...args: string[]) => runUwf(args, { home: temp.home, env });
+  const json = async <T>(...args: string[]): Promise<T> => {
+    const result = await uwf(...args, "--format", "json");
+    expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(result.stdout) as T;
+  };
+
+  /** A chain thread run to the end with the mock; its steps' hashes. */
+  async function chainThread(): Promise<{ thread: string; steps: string[] }> {
+    const file = join(temp.home, "chain.yaml");
+    writeFileSync(file, CHAIN);
+    const thread = (await uwf("thread", "start", file, "-p", "go")).stdout.trim();
+    const scenario = writeScenario(temp.home, [
+      { role: "a", output: { $status: "done", note: "first note" }, body: "Opened." },
+      { role: "b", output: { $status: "done" }, body: "Carried on." },
+      { role: "c", output: { $status: "done" }, body: "All finished." },
+    ]);
+    const agent = `${process.execPath} ${UWF_MOCK_BIN} --scenario ${scenario}`;
+    const exec = await uwf("thread", "exec", thread, "-c", "3", "--agent", agent);
+    expect(exec.code, exec.stderr).toBe(0);
+    const list = await json<{ steps: { hash: string }[] }>("step", "list", thread);
+    return { thread, steps: list.steps.map((s) => s.hash) };
+  }
+
+  /** The chain workflow edited by `edit`, in its own folder (the file is named after it). */
+  function edited(folder: string, edit: (yaml: string) => string): string {
+    mkdirSync(join(temp.home, folder));
+    const file = join(temp.home, folder, "chain.yaml");
+    writeFileSync(file, edit(CHAIN));
+    return file;
+  }
+
+  async function threadCount(): Promise<number> {
+    return (await json<{ total: number }>("thread", "list")).total;
+  }
+
+  async function stepNode(hash: string): Promise<StepPayload> {
+    return (await json<{ payload: StepPayload }>("cas", "get", hash)).payload;
+  }
+
+  it(
+    "reuses every step of an unchanged workflow and runs nothing",
+    async () => {
+      const { thread, steps } = await chainThread();
+      const doc = await json<ThreadRebaseDocument>(
+        "thread",
+        "rebase",
+        thread,
+        "-w",
+        join(temp.home, "chain.yaml"),
+      );
+      expect(doc).toMatchObject({ sameWorkflow: true, firstChange: null, rebased: null });
+      expect(doc.reused.map((s) => s.hash)).toEqual(steps);
+      expect(doc.run).toBeUndefined();
+      expect(await threadCount()).toBe(1);
+    },
+    SLOW,
+  );
+
+  it(
+    "forks at the first step of an edited role and runs on from it, reusing the steps before",
+    async () => {
+      const { thread, steps } = await chainThread();
+      const file = edited("v2", (yaml) => yaml.replace("Read the note.", "Read the note twice."));
+      const casBefore = backend === "filesystem" ? casFiles(temp.home) : 0;
+
+      const dry = await uwf("thread", "rebase", thread, "-w", file, "--dry-run");
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toContain("(dry run: nothing stored)");
+      expect(dry.stdout).toContain("reused: 1 step (step 1 a), no agent runs for them");
+      expect(dry.stdout).toContain(`first changed: step 2 ${steps[1]} (b)`);
+      expect(dry.stdout).toContain("role b changed: procedure");
+      expect(await threadCount()).toBe(1);
+      if (backend === "filesystem") expect(casFiles(temp.home)).toBe(casBefore);
+
+      const doc = await json<ThreadRebaseDocument>("thread", "rebase", thread, "-w", file);
+      expect(doc.reused.map((s) => s.hash)).toEqual(steps.slice(0, 1));
+      expect(doc.firstChange).toMatchObject({
+        step: 2,
+        hash: steps[1],
+        role: "b",
+        roleChange: { role: "b", fields: ["procedure"] },
+        routeChange: null,
+      });
+      // Exactly the two steps from the change on ran an agent.
+      expect(doc.run?.steps.map((s) => s.role)).toEqual(["b", "c"]);
+      expect(doc.run?.status).toBe("completed");
+      const rebased = doc.rebased!.thread;
+
+      // The reused step holds the recorded output, body, detail and prompt; the thread is pinned
+      // to the edited workflow and names where it came from.
+      const recorded = await stepNode(steps[0]!);
+      const reused = await stepNode(doc.rebased!.reusedSteps[0]!);
+      expect(reused).toEqual({ ...recorded, start: doc.rebased!.start });
+      const show = await json<ThreadShowDocument>("thread", "show", rebased);
+      expect(show).toMatchObject({
+        workflowHash: doc.workflow.hash,
+        status: "completed",
+        steps: 3,
+        title: "go (rebased)",
+        rebasedFrom: { thread, step: steps[0] },
+      });
+      // The recorded thread is kept as it was; both verify.
+      const kept = await json<ThreadShowDocument>("thread", "show", thread);
+      expect(kept).toMatchObject({ head: steps[2], steps: 3, workflowHash: doc.pinned.hash });
+      for (const id of [thread, rebased]) expect((await uwf("thread", "verify", id)).code).toBe(0);
+
+      const log = await json<{ events: { event: string }[] }>("log", "show");
+      expect(log.events.filter((e) => e.event === "thread.rebased")).toEqual([
+        expect.objectContaining({ thread: rebased, from: thread, reused: 1, firstChange: 2 }),
+      ]);
+
+      // The web view names where the thread came from, with links to that thread and step.
+      const dash = await startDashboard(temp.home, [], env);
+      try {
+        const cookie = `uwf_dashboard_${dash.port}=${dash.token}`;
+        const host = `127.0.0.1:${dash.port}`;
+        const page = await http(dash.port, "GET", `/threads/${rebased}`, { host, cookie });
+        expect(page.status).toBe(200);
+        expect(page.body).toContain("<dt>Rebased from</dt>");
+        expect(page.body).toContain(`href="/threads/${thread}/steps/${steps[0]}"`);
+        expect(page.body).toContain("go (rebased)");
+      } finally {
+        await dash.stop();
+      }
+    },
+    SLOW,
+  );
+
+  it(
+    "forks at the step an edited edge prompt leads into, with a diff of the prompt",
+    async () => {
+      const { thread, steps } = await chainThread();
+      const file = edited("v2", (yaml) => yaml.replace("Finish it.", "Finish it, briefly."));
+      const result = await uwf("thread", "rebase", thread, "-w", file, "-c", "1");
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain("reused: 2 steps (steps 1–2), no agent runs for them");
+      expect(result.stdout).toContain(`first changed: step 3 ${steps[2]} (c)`);
+      expect(result.stdout).toMatch(
+        /edge from b changed:\n\s+- Finish it\.\n\s+\+ Finish it, briefly\./,
+      );
+      const [rebased] = (await json<{ threads: { thread: string }[] }>("thread", "list")).threads;
+      const list = await json<{ steps: { role: string }[] }>("step", "list", rebased!.thread);
+      expect(list.steps.map((s) => s.role)).toEqual(["a", "b", "c"]);
+    },
+    SLOW,
+  );
+
+  it(
+    "exports the rebased thread like any other; the import keeps where it came from",
+    async () => {
+      const { thread, steps } = await chainThread();
+      const file = edited("v2", (yaml) => yaml.replace("Go on from", "Now go on from"));
+      const doc = await json<ThreadRebaseDocument>("thread", "rebase", thread, "-w", file);
+      expect(doc.firstChange).toMatchObject({ step: 2, from: "a" });
+      const rebased = doc.rebased!.thread;
+      const bundle = join(temp.home, "rebased.uwf-bundle");
+      expect((await uwf("thread", "export", rebased, "-o", bundle)).code).toBe(0);
+
+      const other = tempHome();
+      try {
+        const there = (...args: string[]) => runUwf(args, { home: other.home });
+        const imported = await there("thread", "import", bundle);
+        expect(imported.code, imported.stderr).toBe(0);
+        const show = await there("thread", "show", rebased, "--format", "json");
+        expect(JSON.parse(show.stdout)).toMatchObject({
+          status: "completed",
+          steps: 3,
+          rebasedFrom: { thread, step: steps[0] },
+        });
+        expect((await there("thread", "verify", rebased)).code).toBe(0);
+      } finally {
+        other.cleanup();
+      }
+    },
+    SLOW,
+  );
+});
+
+function casFiles(home: string): number {
+  const cas = join(home, "cas");
+  return readdirSync(cas).reduce((n, dir) => n + readdirSync(join(cas, dir)).length, 0);
+}
