@@ -528,7 +528,11 @@ function build() {
         children: list(fanoutChild),
       },
     ),
-    "thread list": object({ threads: list(threadListEntry), total: int }),
+    // `total` only with `--count` (or `--hide-children`, which reads every thread anyway).
+    "thread list": object({ threads: list(threadListEntry), more: bool, total: int }, [
+      "threads",
+      "more",
+    ]),
     "thread read": object({
       thread: threadId,
       markdown: str,
@@ -731,6 +735,14 @@ function build() {
       threadsSkipped: int,
       workflows: int,
       workflowsSkipped: int,
+    }),
+
+    "store reindex": object({
+      store: str,
+      /** Whether the store keeps an index of its own (the filesystem; PostgreSQL's is the database's). */
+      indexed: bool,
+      /** Threads the rebuilt index holds (0 when not indexed). */
+      threads: int,
     }),
 
     "config list": object({

@@ -54,7 +54,7 @@ describe("FamilyIndex", () => {
     expect(await ids(index, START_A)).toEqual(direct);
     expect(direct.sort()).toEqual([a1, a2].sort());
     // Any other query goes to the store unchanged.
-    expect((await index.store().threads.list({})).total).toBe(3);
+    expect((await index.store().threads.list({})).items).toHaveLength(3);
   });
 
   it("sees a new family member once the log says a thread was made", async () => {

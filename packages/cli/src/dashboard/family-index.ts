@@ -44,7 +44,7 @@ export class FamilyIndex {
         // Gone or unreadable since the index was built: not part of the tree.
       }
     }
-    return { items, total: items.length };
+    return { items, more: false };
   }
 
   /** The store as the engine's `forkTree` should see it: its family query answered here. */
@@ -70,6 +70,7 @@ export class FamilyIndex {
         swap: (next, rev) => t.swap(next, rev),
         list: (q) => (onlyStart(q) ? this.family(q.start) : t.list(q)),
         all: () => t.all(),
+        reindex: () => t.reindex(),
         locate: (id) => t.locate(id),
         withPrefix: (prefix, limit) => t.withPrefix(prefix, limit),
       },

@@ -132,7 +132,7 @@ export async function route(
 
 async function threadsRoute(c: RouteContext, _q: IncomingMessage, res: ServerResponse, url: URL) {
   const filter = parseFilter(url.searchParams);
-  const [{ rows, total }, waiting, workflows] = await Promise.all([
+  const [{ rows, more }, waiting, workflows] = await Promise.all([
     listThreads(c.runner, filter),
     filter.offset === 0 ? c.waiting.rows() : [],
     c.runner.store.registry.list(),
@@ -142,7 +142,7 @@ async function threadsRoute(c: RouteContext, _q: IncomingMessage, res: ServerRes
     threadsPage(
       filter,
       rows,
-      total,
+      more,
       waitingForAPerson(waiting, filter),
       workflows.map((w) => w.name),
     ),
@@ -150,8 +150,8 @@ async function threadsRoute(c: RouteContext, _q: IncomingMessage, res: ServerRes
 }
 
 async function listApi(c: RouteContext, url: URL) {
-  const { rows, total } = await listThreads(c.runner, parseFilter(url.searchParams));
-  return { threads: rows, total };
+  const { rows, more } = await listThreads(c.runner, parseFilter(url.searchParams));
+  return { threads: rows, more };
 }
 
 async function threadRoute(
