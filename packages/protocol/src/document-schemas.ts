@@ -528,7 +528,7 @@ function build() {
         children: list(fanoutChild),
       },
     ),
-    // `total` only with `--count` (or `--hide-children`, which reads every thread anyway).
+    // `total`: on a last page, with `--count`, or with `--hide-children` (which reads them all).
     "thread list": object({ threads: list(threadListEntry), more: bool, total: int }, [
       "threads",
       "more",

@@ -1,5 +1,5 @@
 import { ulidTime } from "@united-workforce/util";
-import type { ThreadListItem, ThreadPage, ThreadQuery } from "../api.js";
+import type { ThreadListItem, ThreadQuery } from "../api.js";
 
 /** What a user sees of a thread: its stored status, or `running` / `corrupt`. */
 export function visibleStatus(item: ThreadListItem): string {

@@ -51,7 +51,8 @@ export default defineCommand({
     {
       flags: "--count",
       type: "boolean",
-      description: "also count every match (`total`); passes over every thread the filters keep",
+      description:
+        "also count every match (`total`, which a last page has anyway); passes over every thread the filters keep",
     },
   ],
   examples: [
@@ -91,7 +92,10 @@ export default defineCommand({
       return result(doc, renderList);
     }
     const doc: ThreadListDocument = { threads: entries, more: page.more };
-    if (page.total !== undefined) doc.total = page.total;
+    // The total comes free on a last page; on any other only from a count (--count).
+    const lastPage = !page.more && (offset === 0 || entries.length > 0);
+    const total = page.total ?? (lastPage ? offset + entries.length : undefined);
+    if (total !== undefined) doc.total = total;
     return result(doc, renderList);
   },
 });
