@@ -1,4 +1,12 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join, sep } from "node:path";
 import { isThreadId, type ThreadPointer } from "@united-workforce/protocol";
 import { UwfError, ulidTime } from "@united-workforce/util";
@@ -17,7 +25,7 @@ import { readSmallFile } from "./read-small-file.js";
  *   about SEGMENT_SIZE of them) with what each holds (statuses, workflows, title characters,
  *   creation times), so a filtered list skips the segments that cannot match. A write makes a
  *   new segment file and the next manifest: readers see the old state or the new one.
- * * `by-start/<bucket>.log`: "start id" lines, a fork family's threads without a scan.
+ * * `families-…/<bucket>.log`: "start id" lines, a fork family's threads without a scan.
  * * `dirty/<id>.<writer>`: a writer's marker, made before its pointer write and removed once the
  *   index holds it. A marker left by a crash makes every reader read that pointer itself.
  *
@@ -64,6 +72,8 @@ interface Segment {
 
 interface Manifest {
   version: number;
+  /** The folder of `by-start` buckets: "start id" lines, a fork family without a scan. */
+  families: string;
   /** The pointer folder's mtime the index accounts for, and when that was recorded. */
   folderMs: number;
   recordedMs: number;
@@ -82,7 +92,6 @@ export class FsThreadIndex {
   readonly #threadsDir: string;
   readonly #dir: string;
   readonly #dirtyDir: string;
-  readonly #startDir: string;
   readonly #mutex: string;
   #ready = false;
 
@@ -90,7 +99,6 @@ export class FsThreadIndex {
     this.#threadsDir = threadsDir;
     this.#dir = join(home, "index", "threads");
     this.#dirtyDir = join(this.#dir, "dirty");
-    this.#startDir = join(this.#dir, "by-start");
     this.#mutex = join(home, "locks", "thread-index.lock");
   }
 
@@ -142,10 +150,11 @@ export class FsThreadIndex {
       try {
         return await this.#page(candidates, query, live);
       } catch (error) {
-        // A writer replaced a segment under this reader: read the new manifest; a segment
-        // still missing or unreadable after that is damage, healed by a rebuild.
-        if (!(error instanceof IndexMoved) || attempt === 2) throw error;
-        if (attempt === 1) await this.rebuild();
+        // A writer replaced a segment under this reader: read the new manifest. A damaged
+        // segment is healed by a rebuild.
+        if (attempt === 4) throw error;
+        if (error instanceof IndexDamaged) await this.rebuild();
+        else if (!(error instanceof IndexMoved)) throw error;
       }
     }
   }
@@ -202,10 +211,13 @@ export class FsThreadIndex {
   *#family(view: View, start: string): Generator<Entry> {
     const ids = new Set<string>();
     let text = "";
+    const families = join(this.#dir, view.manifest.families);
     try {
-      text = readFileSync(join(this.#startDir, `${bucketOf(start)}.log`), "utf8");
+      text = readFileSync(join(families, `${bucketOf(start)}.log`), "utf8");
     } catch (error) {
       if (!isMissing(error)) throw error;
+      // No bucket is an empty one; no folder is damage (or a rebuild since the manifest).
+      if (!existsSync(families)) throw new IndexDamaged(families);
     }
     for (const line of text.split("\n")) {
       const space = line.indexOf(" ");
@@ -336,8 +348,8 @@ export class FsThreadIndex {
       for (let from = 0; from < entries.length; from += 2 * SEGMENT_SIZE)
         next.push(this.#writeSegment(entries.slice(from, from + 2 * SEGMENT_SIZE)));
     }
-    this.#appendStarts(created);
-    this.#writeManifest(next);
+    this.#appendStarts(manifest.families, created);
+    this.#writeManifest(next, manifest.families);
     for (const file of old) unlinkQuietly(join(this.#dir, file));
   }
 
@@ -361,21 +373,26 @@ export class FsThreadIndex {
     const segments: Segment[] = [];
     for (let from = 0; from < entries.length; from += SEGMENT_SIZE)
       segments.push(this.#writeSegment(entries.slice(from, from + SEGMENT_SIZE)));
-    rmSync(this.#startDir, { recursive: true, force: true });
-    mkdirSync(this.#startDir, { recursive: true, mode: DIR_MODE });
+    // A new folder of families, so readers of the old manifest keep reading the old one.
+    const families = `families-${process.pid}-${Date.now().toString(36)}-${writerCounter++}`;
+    mkdirSync(join(this.#dir, families), { mode: DIR_MODE });
     for (const [bucket, lines] of starts)
-      writeFileSync(join(this.#startDir, `${bucket}.log`), lines.join(""));
-    this.#writeManifest(segments, folderMs);
+      writeFileSync(join(this.#dir, families, `${bucket}.log`), lines.join(""));
+    const oldFamilies = listNames(this.#dir).filter(
+      (name) => name.startsWith("families-") && name !== families,
+    );
+    this.#writeManifest(segments, families, folderMs);
     for (const file of old) unlinkQuietly(join(this.#dir, file));
+    for (const name of oldFamilies) rmSync(join(this.#dir, name), { recursive: true, force: true });
     for (const marker of listNames(this.#dirtyDir))
       if (isOrphan(join(this.#dirtyDir, marker))) unlinkQuietly(join(this.#dirtyDir, marker));
     return { threads: entries.length };
   }
 
-  #appendStarts(created: ThreadPointer[]): void {
+  #appendStarts(families: string, created: ThreadPointer[]): void {
     for (const pointer of created)
       writeFileSync(
-        join(this.#startDir, `${bucketOf(pointer.start)}.log`),
+        join(this.#dir, families, `${bucketOf(pointer.start)}.log`),
         `${pointer.start} ${pointer.thread}\n`,
         { flag: "a" },
       );
@@ -413,9 +430,14 @@ export class FsThreadIndex {
    * A new manifest under the next number, then the older ones removed. Never a rename over an
    * existing file: ext4 flushes the data of a file replaced that way (≈ 5 ms a write).
    */
-  #writeManifest(segments: Segment[], folderMs = folderTime(this.#threadsDir)): void {
+  #writeManifest(
+    segments: Segment[],
+    families: string,
+    folderMs = folderTime(this.#threadsDir),
+  ): void {
     const manifest: Manifest = {
       version: VERSION,
+      families,
       folderMs,
       recordedMs: Date.now(),
       segments: segments.filter((segment) => segment.count > 0),
@@ -435,7 +457,12 @@ export class FsThreadIndex {
     for (let i = names.length - 1; i >= 0; i--) {
       try {
         const manifest = JSON.parse(readFileSync(join(this.#dir, names[i]!), "utf8"));
-        if (manifest?.version === VERSION && Array.isArray(manifest.segments)) return manifest;
+        if (
+          manifest?.version === VERSION &&
+          Array.isArray(manifest.segments) &&
+          typeof manifest.families === "string"
+        )
+          return manifest;
       } catch {
         // Removed by a newer writer meanwhile, or damaged: an older one may do.
       }
@@ -450,11 +477,18 @@ export class FsThreadIndex {
   }
 
   #readSegment(file: string): Entry[] {
+    let text: string;
     try {
-      return JSON.parse(readFileSync(join(this.#dir, file), "utf8")) as Entry[];
+      text = readFileSync(join(this.#dir, file), "utf8");
     } catch (error) {
-      // Replaced since the manifest was read (or damaged): the caller's view is retried.
-      throw new IndexMoved(String(error));
+      // Replaced since the manifest was read: the caller's view is read again.
+      if (isMissing(error)) throw new IndexMoved(file);
+      throw error;
+    }
+    try {
+      return JSON.parse(text) as Entry[];
+    } catch {
+      throw new IndexDamaged(file);
     }
   }
 
@@ -489,7 +523,6 @@ export class FsThreadIndex {
   #ensureDirs(again = false): void {
     if (this.#ready && !again) return;
     mkdirSync(this.#dirtyDir, { recursive: true, mode: DIR_MODE });
-    mkdirSync(this.#startDir, { recursive: true, mode: DIR_MODE });
     mkdirSync(join(this.#mutex, ".."), { recursive: true, mode: DIR_MODE });
     this.#ready = true;
   }
@@ -503,7 +536,10 @@ interface View {
 }
 
 /** A segment file vanished under a reader: a writer replaced it. */
-export class IndexMoved extends Error {}
+class IndexMoved extends Error {}
+
+/** A segment file that does not parse. */
+class IndexDamaged extends Error {}
 
 const GONE = "gone";
 
