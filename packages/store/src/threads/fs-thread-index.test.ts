@@ -116,6 +116,21 @@ describe("thread list index", () => {
     }
   });
 
+  it("folds its journal of writes into the segments as it grows", async () => {
+    const newestFirst = await make(300);
+    const names = readdirSync(indexDir());
+    // Written since the last fold: fewer than every write.
+    const journal = names.find((name) => name.startsWith("journal-"));
+    expect(journal).toBeDefined();
+    expect(names.some((name) => name.startsWith("seg-"))).toBe(true);
+    expect(names.filter((name) => name.startsWith("manifest-"))).toHaveLength(1);
+    const page = await store.threads.list({ limit: 3, offset: 150, count: true });
+    expect([ids(page), page.more, page.total]).toEqual([newestFirst.slice(150, 153), true, 300]);
+    expect(await store.threads.list({ start: "000000000299A" })).toMatchObject({
+      items: [{ id: newestFirst[0] }],
+    });
+  });
+
   it("spreads many threads over segments and pages across them", async () => {
     await make(1);
     const made: string[] = [];

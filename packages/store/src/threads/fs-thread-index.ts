@@ -1,17 +1,28 @@
 import {
+  closeSync,
   existsSync,
+  fstatSync,
   mkdirSync,
+  openSync,
   readFileSync,
   renameSync,
   rmSync,
   statSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { join, sep } from "node:path";
 import { isThreadId, type ThreadPointer } from "@united-workforce/protocol";
 import { UwfError, ulidTime } from "@united-workforce/util";
 import type { ThreadListItem, ThreadPage, ThreadQuery } from "../api.js";
-import { DIR_MODE, isMissing, listNames, unlinkQuietly, writeNewFile } from "../fs/files.js";
+import {
+  DIR_MODE,
+  FILE_MODE,
+  isMissing,
+  listNames,
+  unlinkQuietly,
+  writeNewFile,
+} from "../fs/files.js";
 import { withFileMutex } from "../fs/mutex.js";
 import { matchesQuery } from "./paging.js";
 import { parsePointer } from "./pointer-check.js";
@@ -26,6 +37,8 @@ import { readSmallFile } from "./read-small-file.js";
  *   creation times), so a filtered list skips the segments that cannot match. A write makes a
  *   new segment file and the next manifest: readers see the old state or the new one.
  * * `families-…/<bucket>.log`: "start id" lines, a fork family's threads without a scan.
+ * * `journal-<n>.log`: the writes since manifest n, one JSON line each; folded into the
+ *   segments (and the next manifest) once it passes JOURNAL_BYTES.
  * * `dirty/<id>.<writer>`: a writer's marker, made before its pointer write and removed once the
  *   index holds it. A marker left by a crash makes every reader read that pointer itself.
  *
@@ -83,6 +96,19 @@ interface Manifest {
 let writerCounter = 0;
 
 const MANIFEST_NAME = /^manifest-\d{12}\.json$/;
+/** A journal longer than this is folded into the segments (about 200 writes). */
+const JOURNAL_BYTES = 48 * 1024;
+
+/** Append `line` to `file`; its size after. */
+function appendLine(file: string, line: string): number {
+  const fd = openSync(file, "a", FILE_MODE);
+  try {
+    writeSync(fd, line);
+    return fstatSync(fd).size;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 function manifestNumber(name: string): number {
   return Number(name.slice("manifest-".length, -".json".length));
@@ -125,8 +151,20 @@ export class FsThreadIndex {
     try {
       await this.#locked(() => {
         const manifest = this.#readManifest();
-        if (manifest === null) this.#rebuild();
-        else this.#apply(manifest, [entryOf(pointer)], created ? [pointer] : []);
+        if (manifest === null) {
+          this.#rebuild();
+          return;
+        }
+        if (created) this.#appendStarts(manifest.families, [pointer]);
+        const line: JournalLine = {
+          entry: entryOf(pointer),
+          created,
+          folderMs: folderTime(this.#threadsDir),
+          recordedMs: Date.now(),
+        };
+        const size = appendLine(this.#journalOf(manifest.number), `${JSON.stringify(line)}\n`);
+        // Folded into the segments now and then, so readers read a short journal.
+        if (size > JOURNAL_BYTES) this.#apply(manifest, []);
       });
       unlinkQuietly(marker);
     } catch {
@@ -235,11 +273,53 @@ export class FsThreadIndex {
     for (let attempt = 0; ; attempt++) {
       const manifest = this.#readManifest();
       const markers = listNames(this.#dirtyDir);
-      if (manifest !== null && (attempt === 2 || !this.#stale(manifest, markers.length > 0)))
-        return { manifest, ...(await this.#overlay(markers)) };
-      if (attempt === 2) throw indexError(this.#dir, "could not be written");
+      const journal = manifest === null ? null : this.#readJournal(manifest);
+      if (journal === "moved" && attempt < 4) continue;
+      if (
+        manifest !== null &&
+        journal !== null &&
+        journal !== "moved" &&
+        (attempt >= 2 || !this.#stale(manifest, journal, markers.length > 0))
+      )
+        return { manifest, ...(await this.#overlay(markers, journal.entries)) };
+      if (attempt >= 2) throw indexError(this.#dir, "could not be written");
       await this.rebuild();
     }
+  }
+
+  /**
+   * The journal of `manifest`: the writes since the manifest, the newest revision of each
+   * thread, and what the last write saw of the pointer folder. "moved" when a writer folded it
+   * into a newer manifest meanwhile.
+   */
+  #readJournal(manifest: LoadedManifest): Journal | "moved" {
+    let text = "";
+    try {
+      text = readFileSync(this.#journalOf(manifest.number), "utf8");
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      // No journal yet, unless a writer folded it and removed the manifest it belonged to.
+      if (!existsSync(join(this.#dir, manifest.name))) return "moved";
+    }
+    const entries = new Map<string, Entry>();
+    let created = 0;
+    let folderMs = manifest.folderMs;
+    let recordedMs = manifest.recordedMs;
+    for (const line of text.split("\n")) {
+      let parsed: JournalLine;
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        continue; // The empty tail, or a line a killed writer left half-written.
+      }
+      const known = entries.get(parsed.entry[0]);
+      if (known === undefined || known[1] <= parsed.entry[1])
+        entries.set(parsed.entry[0], parsed.entry);
+      if (parsed.created) created++;
+      folderMs = parsed.folderMs;
+      recordedMs = parsed.recordedMs;
+    }
+    return { entries: [...entries.values()], created, folderMs, recordedMs };
   }
 
   /**
@@ -247,38 +327,48 @@ export class FsThreadIndex {
    * folder's time moved and no marker is left; or it is too close to the recorded time to tell
    * and the folder does not hold what the index holds.
    */
-  #stale(manifest: Manifest, marked: boolean): boolean {
+  #stale(manifest: Manifest, journal: Journal, marked: boolean): boolean {
     const folderMs = folderTime(this.#threadsDir);
-    if (folderMs !== manifest.folderMs) return !marked;
-    if (manifest.recordedMs - manifest.folderMs >= RACY_MS) return false;
-    const indexed = manifest.segments.reduce((sum, segment) => sum + segment.count, 0);
-    return listNames(this.#threadsDir).filter(isPointerName).length !== indexed;
+    if (folderMs !== journal.folderMs) return !marked;
+    if (journal.recordedMs - journal.folderMs >= RACY_MS) return false;
+    const segments = manifest.segments.reduce((sum, segment) => sum + segment.count, 0);
+    return listNames(this.#threadsDir).filter(isPointerName).length !== segments + journal.created;
   }
 
-  /** The marked threads as their pointers say now; markers left by dead writers are healed. */
-  async #overlay(markers: string[]): Promise<{ overlay: Entry[]; overlaid: Set<string> }> {
-    const overlaid = new Set<string>();
+  /**
+   * What the segments do not say yet: the journal's entries, and the marked threads as their
+   * pointers say now (markers left by dead writers are healed).
+   */
+  async #overlay(
+    markers: string[],
+    journaled: Entry[],
+  ): Promise<{ overlay: Entry[]; overlaid: Set<string> }> {
+    const marked = new Set<string>();
     const orphans: string[] = [];
     for (const marker of markers) {
       const id = marker.slice(0, marker.indexOf("."));
       if (!isThreadId(id)) continue;
-      overlaid.add(id);
+      marked.add(id);
       if (isOrphan(join(this.#dirtyDir, marker))) orphans.push(marker);
     }
-    const overlay: Entry[] = [];
-    for (const id of overlaid) {
+    const byId = new Map(journaled.map((entry) => [entry[0], entry]));
+    const overlaid = new Set([...byId.keys(), ...marked]);
+    const fromPointers: Entry[] = [];
+    for (const id of marked) {
       const item = this.#read(id, new Set());
-      if (item !== null) overlay.push(itemEntry(item));
+      byId.delete(id);
+      if (item !== null) fromPointers.push(itemEntry(item));
     }
+    const overlay = [...byId.values(), ...fromPointers];
     overlay.sort((a, b) => (a[0] < b[0] ? 1 : -1));
     if (orphans.length > 0) {
       await this.#locked(() => {
         const manifest = this.#readManifest();
         if (manifest === null) return;
         const ids = new Set(orphans.map((marker) => marker.slice(0, marker.indexOf("."))));
-        const fresh = overlay.filter((entry) => ids.has(entry[0]));
+        const fresh = fromPointers.filter((entry) => ids.has(entry[0]));
         const removed = [...ids].filter((id) => !fresh.some((entry) => entry[0] === id));
-        this.#apply(manifest, fresh, [], removed);
+        this.#apply(manifest, fresh, removed);
         for (const marker of orphans) unlinkQuietly(join(this.#dirtyDir, marker));
       }).catch(() => {});
     }
@@ -292,17 +382,17 @@ export class FsThreadIndex {
       if (manifest === null) return;
       const fresh = items.filter((item) => item.problem !== GONE).map(itemEntry);
       const removed = items.filter((item) => item.problem === GONE).map((item) => item.id);
-      this.#apply(manifest, fresh, [], removed);
+      this.#apply(manifest, fresh, removed);
     }).catch(() => {});
   }
 
-  /** Under the mutex: upsert `fresh`, drop `removed`, and write the segments and manifest. */
-  #apply(
-    manifest: Manifest,
-    fresh: Entry[],
-    created: ThreadPointer[],
-    removed: string[] = [],
-  ): void {
+  /**
+   * Under the mutex: fold the journal into the segments, then what pointers said now (`fresh`,
+   * which wins whatever its revision) and `removed`; write the segments and the next manifest.
+   */
+  #apply(manifest: LoadedManifest, fresh: Entry[], removed: string[] = []): void {
+    const journal = this.#readJournal(manifest);
+    const journaled = journal === "moved" ? [] : journal.entries;
     const segments = [...manifest.segments];
     const changed = new Map<number, Entry[]>();
     const entriesAt = (at: number): Entry[] => {
@@ -320,7 +410,11 @@ export class FsThreadIndex {
       const i = entries.findIndex((entry) => entry[0] === id);
       if (i >= 0) entries.splice(i, 1);
     }
-    for (const entry of fresh) {
+    const upserts: [Entry, boolean][] = [
+      ...journaled.map((entry): [Entry, boolean] => [entry, false]),
+      ...fresh.map((entry): [Entry, boolean] => [entry, true]),
+    ];
+    for (const [entry, forced] of upserts) {
       let at = Math.max(segmentFor(segments, entry[0]), 0);
       // A new newest thread past a full last segment starts the next one.
       if (
@@ -333,7 +427,7 @@ export class FsThreadIndex {
       const i = lowerBound(entries, entry[0]);
       // Two swaps of one thread may reach the index out of order: the higher revision stays.
       if (entries[i]?.[0] !== entry[0]) entries.splice(i, 0, entry);
-      else if (entries[i]![1] <= entry[1] || entry[2] === "corrupt") entries[i] = entry;
+      else if (forced || entries[i]![1] <= entry[1]) entries[i] = entry;
     }
     const old: string[] = [];
     const next: Segment[] = [];
@@ -348,7 +442,6 @@ export class FsThreadIndex {
       for (let from = 0; from < entries.length; from += 2 * SEGMENT_SIZE)
         next.push(this.#writeSegment(entries.slice(from, from + 2 * SEGMENT_SIZE)));
     }
-    this.#appendStarts(manifest.families, created);
     this.#writeManifest(next, manifest.families);
     for (const file of old) unlinkQuietly(join(this.#dir, file));
   }
@@ -448,21 +541,29 @@ export class FsThreadIndex {
     const temp = join(this.#dir, `.tmp-${process.pid}-${writerCounter++}`);
     writeNewFile(temp, Buffer.from(JSON.stringify(manifest)), file);
     renameSync(temp, file);
+    // The manifest first, then its journal: a reader that finds no journal beside a manifest
+    // that is still there knows the journal was empty.
     for (const name of older) unlinkQuietly(join(this.#dir, name));
+    for (const name of older) unlinkQuietly(this.#journalOf(manifestNumber(name)));
+  }
+
+  #journalOf(number: number): string {
+    return join(this.#dir, `journal-${String(number).padStart(12, "0")}.log`);
   }
 
   /** The newest readable manifest. */
-  #readManifest(): Manifest | null {
+  #readManifest(): LoadedManifest | null {
     const names = this.#manifestNames();
     for (let i = names.length - 1; i >= 0; i--) {
+      const name = names[i]!;
       try {
-        const manifest = JSON.parse(readFileSync(join(this.#dir, names[i]!), "utf8"));
+        const manifest = JSON.parse(readFileSync(join(this.#dir, name), "utf8"));
         if (
           manifest?.version === VERSION &&
           Array.isArray(manifest.segments) &&
           typeof manifest.families === "string"
         )
-          return manifest;
+          return { ...manifest, name, number: manifestNumber(name) };
       } catch {
         // Removed by a newer writer meanwhile, or damaged: an older one may do.
       }
@@ -528,8 +629,29 @@ export class FsThreadIndex {
   }
 }
 
+/** A manifest as read, with its file name and number (its journal's number too). */
+type LoadedManifest = Manifest & { name: string; number: number };
+
+/** One write since the manifest: `journal-<n>.log`, a JSON line each. */
+interface JournalLine {
+  entry: Entry;
+  created: boolean;
+  /** The pointer folder's mtime after this write, and when that was read. */
+  folderMs: number;
+  recordedMs: number;
+}
+
+interface Journal {
+  /** The newest revision of each thread written since the manifest. */
+  entries: Entry[];
+  /** Threads created since the manifest. */
+  created: number;
+  folderMs: number;
+  recordedMs: number;
+}
+
 interface View {
-  manifest: Manifest;
+  manifest: LoadedManifest;
   /** Marked threads as their pointers say now, newest first. */
   overlay: Entry[];
   overlaid: Set<string>;
