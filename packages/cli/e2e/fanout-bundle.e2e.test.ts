@@ -223,6 +223,7 @@ describe("thread list of a fan-out", () => {
     const top = await json<List>(uwf, "thread", "list", "--hide-children");
     expect(top).toEqual({
       threads: [expect.objectContaining({ thread: other }), expect.objectContaining({ thread })],
+      more: false,
       total: 2,
     });
     const second = await json<List>(

@@ -124,6 +124,8 @@ describe("every --format json document matches its schema in protocol", () => {
     await check(["thread", "exec", thread, ...agent]);
     await check(["thread", "show", thread]);
     await check(["thread", "list"]);
+    await check(["thread", "list", "--count"]);
+    await check(["store", "reindex"]);
     await check(["thread", "read", thread]);
     // A completed thread restarts through $START.resume; poke then redoes that step.
     await check(["thread", "resume", thread, ...agent]);

@@ -242,6 +242,7 @@ describe("uwf mcp", () => {
       expect(stdinTask.structuredContent).toMatchObject({ error: { code: "USAGE" } });
       expect((await server.call("thread_list")).structuredContent).toEqual({
         threads: [],
+        more: false,
         total: 0,
       });
     } finally {
@@ -510,6 +511,7 @@ describe("uwf mcp: thread_exec as an MCP task (the task is the thread)", () => {
       // Calls without a task are as they were.
       expect((await server.call("thread_list")).structuredContent).toEqual({
         threads: [],
+        more: false,
         total: 0,
       });
     } finally {

@@ -589,7 +589,11 @@ function build() {
         rebasedFrom: object({ thread: threadId, step: hash }),
       },
     ),
-    "thread list": object({ threads: list(threadListEntry), total: int }),
+    // `total`: on a last page, with `--count`, or with `--hide-children` (which reads them all).
+    "thread list": object({ threads: list(threadListEntry), more: bool, total: int }, [
+      "threads",
+      "more",
+    ]),
     "thread read": object({
       thread: threadId,
       markdown: str,
@@ -806,6 +810,14 @@ function build() {
       threadsSkipped: int,
       workflows: int,
       workflowsSkipped: int,
+    }),
+
+    "store reindex": object({
+      store: str,
+      /** Whether the store keeps an index of its own (the filesystem; PostgreSQL's is the database's). */
+      indexed: bool,
+      /** Threads the rebuilt index holds (0 when not indexed). */
+      threads: int,
     }),
 
     "config list": object({

@@ -32,6 +32,7 @@ export type ExecStepResult = ThreadExecDocument["steps"][number];
 export type StoppedBecause = ThreadExecDocument["stoppedBecause"];
 export type ThreadShowDocument = DocumentOf<"thread show">;
 export type ThreadListDocument = DocumentOf<"thread list">;
+export type StoreReindexDocument = DocumentOf<"store reindex">;
 export type ThreadListEntry = ThreadListDocument["threads"][number];
 export type ThreadReadDocument = DocumentOf<"thread read">;
 export type ThreadStopDocument = DocumentOf<"thread stop">;

@@ -62,6 +62,9 @@ describeStoreConformance(
         id,
       ]);
     },
+    async rewritePointer(store, id, text) {
+      await admin(store).execute("update uwf_threads set pointer = $2 where id = $1", [id, text]);
+    },
     async corruptRegistry(store, name) {
       await admin(store).execute("update uwf_registry set entry = '[]' where name = $1", [name]);
     },

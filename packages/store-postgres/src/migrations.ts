@@ -334,6 +334,62 @@ $$;
 update uwf_threads set pointer = pointer;
 `,
   },
+  {
+    version: 5,
+    name: "thread list pages without a count; title filter column",
+    sql: `
+-- \`thread list --title\` filters a derived, lower-cased title column instead of parsing every
+-- pointer; with pg_trgm (a trusted extension: a database owner may create it, no superuser)
+-- a trigram index serves it, else the filter walks the newest rows until a page is full.
+alter table uwf_threads add column title_lc text;
+
+create or replace function uwf_threads_derive() returns trigger language plpgsql as $$
+declare
+  p jsonb;
+begin
+  begin
+    p := new.pointer::jsonb;
+  exception when others then
+    p := null;
+  end;
+  if uwf_pointer_ok(p, new.id) then
+    new.status := p ->> 'status';
+    new.workflow := p ->> 'workflow';
+    new.start := p ->> 'start';
+    new.title_lc := lower(p ->> 'title');
+    new.rev := coalesce((p ->> 'rev')::bigint, 0);
+    begin
+      new.created_ms := floor(extract(epoch from (p ->> 'createdAt')::timestamptz) * 1000);
+    exception when others then
+      new.created_ms := uwf_ulid_ms(new.id);
+    end;
+  else
+    -- No revision: a compare-and-swap never matches a corrupt pointer.
+    new.status := 'corrupt';
+    new.workflow := null;
+    new.start := null;
+    new.title_lc := null;
+    new.rev := null;
+    new.created_ms := uwf_ulid_ms(new.id);
+  end if;
+  return new;
+end
+$$;
+
+update uwf_threads set pointer = pointer where pointer::text like '%"title"%';
+
+do $$
+begin
+  begin
+    create extension if not exists pg_trgm;
+    create index uwf_threads_title on uwf_threads using gin (title_lc gin_trgm_ops);
+  exception when others then
+    raise notice 'no pg_trgm (%): title filters walk the newest threads', sqlerrm;
+  end;
+end
+$$;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

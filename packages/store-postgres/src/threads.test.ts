@@ -40,7 +40,7 @@ describe("PostgreSQL threads", () => {
     const text = JSON.stringify({ ...p, extra: true }).replace('"steps":0', '"steps":1.0');
     await db.execute("insert into uwf_threads (id, pointer) values ($1, $2)", [p.thread, text]);
     expect((await threads.get(p.thread)).steps).toBe(1);
-    expect((await threads.list({ statuses: ["suspended"] })).total).toBe(1);
+    expect((await threads.list({ statuses: ["suspended"], count: true })).total).toBe(1);
     const bad: Record<string, unknown>[] = [
       { steps: -1 },
       { steps: 1.5 },
@@ -63,8 +63,8 @@ describe("PostgreSQL threads", () => {
       ]);
       expect((await caught(() => threads.get(id))).code).toBe("THREAD_CORRUPT");
     }
-    expect((await threads.list({ statuses: ["corrupt"] })).total).toBe(bad.length);
-    expect((await threads.list({ statuses: ["suspended"] })).total).toBe(1);
+    expect((await threads.list({ statuses: ["corrupt"], count: true })).total).toBe(bad.length);
+    expect((await threads.list({ statuses: ["suspended"], count: true })).total).toBe(1);
   });
 
   it("report a hand-broken row by name, like a broken file, and never swap over it", async () => {

@@ -105,12 +105,12 @@ export function createPostgresThreads(
     async list(query: ThreadQuery = {}): Promise<ThreadPage> {
       const live = await liveThreads();
       const rows = await listRows(db, query, live);
-      const items: ThreadListItem[] = [];
-      for (const row of rows) {
-        if (row.id !== null && row.pointer !== null)
-          items.push(readItem(row.id, row.pointer, live));
-      }
-      return { items, total: rows[0]?.total ?? 0 };
+      const more = query.limit !== undefined && rows.length > query.limit;
+      const items = (more ? rows.slice(0, query.limit) : rows).map((row) =>
+        readItem(row.id, row.pointer, live),
+      );
+      if (!query.count) return { items, more };
+      return { items, more, total: await countRows(db, query, live) };
     },
 
     async *all() {
@@ -127,52 +127,73 @@ export function createPostgresThreads(
       }
     },
 
+    async reindex() {
+      // The database keeps its own indexes.
+      return null;
+    },
+
     locate,
   };
 }
 
-interface ListRow {
-  total: number;
-  id: string | null;
-  pointer: string | null;
+/**
+ * The rows `query` keeps. `running` (a live lease) is a short id list, so each status test is
+ * one the status index answers: a stored status of a thread no lease holds, or a held thread.
+ */
+const MATCHING = `
+  ($1::text is null or workflow = $1)
+  and ($2::float8 is null or created_ms > $2)
+  and ($3::float8 is null or created_ms < $3)
+  and ($4::text[] is null
+    or (status = any($4::text[]) and (status = 'corrupt' or not id = any($5::text[])))
+    or ('running' = any($4::text[]) and status <> 'corrupt' and id = any($5::text[])))
+  and ($6::text is null or start = $6)
+  and ($7::text is null or title_lc like $7)`;
+
+function matchingParams(query: ThreadQuery, live: Set<string>): unknown[] {
+  return [
+    query.workflow ?? null,
+    query.createdAfterMs ?? null,
+    query.createdBeforeMs ?? null,
+    query.statuses === undefined ? null : [...query.statuses],
+    [...live],
+    query.start ?? null,
+    query.title === undefined ? null : `%${escapeLike(query.title.toLowerCase())}%`,
+  ];
 }
 
 /**
- * One page of the threads `query` selects, newest first, with the total that match: filtered,
- * counted and paged in one statement. A page past the end is one row with the total and no id.
+ * One page of the threads `query` selects, newest first, and one row more when there is more:
+ * no count, so a page costs what it shows (the indexes and the primary key's order serve it).
  */
-function listRows(db: Database, query: ThreadQuery, live: Set<string>): Promise<ListRow[]> {
-  return db.query<ListRow>(
-    `with matching as (
-       select id, pointer from uwf_threads
-       where ($1::text is null or workflow = $1)
-         and ($2::float8 is null or created_ms > $2)
-         and ($3::float8 is null or created_ms < $3)
-         and ($4::text[] is null or (
-           case when status = 'corrupt' then 'corrupt'
-                when id = any($5::text[]) then 'running'
-                else status end) = any($4::text[]))
-         and ($8::text is null or start = $8)
-         and ($9::text is null or case when status = 'corrupt' then false
-           else strpos(lower(pointer::jsonb ->> 'title'), lower($9)) > 0 end)
-     ), page as (
-       select id, pointer from matching order by id desc limit $6 offset $7
-     )
-     select (select count(*)::int from matching) as total, page.id, page.pointer
-     from (select 1) as one left join page on true
-     order by page.id desc`,
+function listRows(
+  db: Database,
+  query: ThreadQuery,
+  live: Set<string>,
+): Promise<{ id: string; pointer: string }[]> {
+  return db.query(
+    `select id, pointer from uwf_threads where ${MATCHING}
+     order by id desc limit $8 offset $9`,
     [
-      query.workflow ?? null,
-      query.createdAfterMs ?? null,
-      query.createdBeforeMs ?? null,
-      query.statuses === undefined ? null : [...query.statuses],
-      [...live],
-      query.limit ?? null,
+      ...matchingParams(query, live),
+      query.limit === undefined ? null : query.limit + 1,
       query.offset ?? 0,
-      query.start ?? null,
-      query.title ?? null,
     ],
   );
+}
+
+/** Every match, counted: only when a caller asks (`ThreadQuery.count`). */
+async function countRows(db: Database, query: ThreadQuery, live: Set<string>): Promise<number> {
+  const [row] = await db.query<{ total: number }>(
+    `select count(*)::int as total from uwf_threads where ${MATCHING}`,
+    matchingParams(query, live),
+  );
+  return row?.total ?? 0;
+}
+
+/** `text` as a LIKE pattern that matches it literally. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
 /** The same text the filesystem writes, so `uwf store migrate` can copy pointers verbatim. */

@@ -49,12 +49,19 @@ export interface ThreadQuery {
   createdBeforeMs?: number;
   limit?: number;
   offset?: number;
+  /**
+   * Also count every match (`ThreadPage.total`): a pass over every thread the filters keep, so
+   * only when a caller needs the number (a page alone costs what it shows).
+   */
+  count?: boolean;
 }
 
 export interface ThreadPage {
   items: ThreadListItem[];
-  /** How many threads match the filters, over all pages. */
-  total: number;
+  /** More threads match after this page. */
+  more: boolean;
+  /** How many threads match the filters, over all pages: only when the query asked (`count`). */
+  total?: number;
 }
 
 /** Thread pointers, the only mutable state of a thread. */
@@ -75,6 +82,12 @@ export interface ThreadsStore {
   list(query?: ThreadQuery): Promise<ThreadPage>;
   /** Every thread, oldest first, unpaged (gc roots, migration). */
   all(): AsyncIterable<ThreadListItem>;
+  /**
+   * Rebuild the backend's own index of the pointers from the pointers (the filesystem's, see
+   * threads/fs-thread-index.ts); null when the backend keeps none (PostgreSQL's indexes are the
+   * database's).
+   */
+  reindex(): Promise<{ threads: number } | null>;
   /** Where a pointer lives, for messages. */
   locate(id: string): string;
 }

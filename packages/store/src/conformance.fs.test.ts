@@ -28,6 +28,9 @@ describeStoreConformance(
     async corruptPointer(store, id) {
       await writeFile(store.threads.locate(id), "{ half a poin");
     },
+    async rewritePointer(store, id, text) {
+      await writeFile(store.threads.locate(id), text);
+    },
     async corruptRegistry(store, name) {
       await writeFile(join(store.home, "workflows", `${name}.json`), "[]");
     },

@@ -30,6 +30,7 @@ import stepList from "./step/list.js";
 import stepRead from "./step/read.js";
 import stepShow from "./step/show.js";
 import storeMigrate from "./store/migrate.js";
+import storeReindex from "./store/reindex.js";
 import threadAnswer from "./thread/answer.js";
 import threadCancel from "./thread/cancel.js";
 import threadCleanup from "./thread/cleanup.js";
@@ -102,6 +103,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   stepRead,
   stepFork,
   storeMigrate,
+  storeReindex,
   casGet,
   casPut,
   casPutText,

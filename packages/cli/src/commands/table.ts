@@ -47,6 +47,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { path: ["step", "read"], load: () => import("./step/read.js") },
   { path: ["step", "fork"], load: () => import("./step/fork.js") },
   { path: ["store", "migrate"], load: () => import("./store/migrate.js") },
+  { path: ["store", "reindex"], load: () => import("./store/reindex.js") },
   { path: ["cas", "get"], load: () => import("./cas/get.js") },
   { path: ["cas", "put"], load: () => import("./cas/put.js") },
   { path: ["cas", "put-text"], load: () => import("./cas/put-text.js") },

@@ -8,7 +8,6 @@ import { stepDetail, threadView } from "./data/thread.js";
 import { listThreads, parseFilter, threadStatus, waitingForAPerson } from "./data/threads.js";
 import type { WaitingIndex } from "./data/waiting-index.js";
 import { listWorkflows, workflowByHash, workflowView } from "./data/workflows.js";
-import type { FamilyIndex } from "./family-index.js";
 import { githubHookRoute, type HookContext } from "./github-hook.js";
 import { answerByLinkRoute, answerLinkRoute } from "./link-routes.js";
 import type { LiveFeed } from "./live.js";
@@ -27,7 +26,6 @@ export interface RouteContext extends HookContext {
   linkKey(): Buffer;
   feed: LiveFeed;
   guard: Guard;
-  families: FamilyIndex;
   waiting: WaitingIndex;
 }
 
@@ -67,7 +65,7 @@ const ROUTES: [string, RegExp, Handler][] = [
   [
     "GET",
     re(`/api/threads/${ID}`),
-    async (c, _q, res, _u, [id]) => json(res, await threadView(c.runner, id!, c.families)),
+    async (c, _q, res, _u, [id]) => json(res, await threadView(c.runner, id!)),
   ],
   [
     "GET",
@@ -132,7 +130,7 @@ export async function route(
 
 async function threadsRoute(c: RouteContext, _q: IncomingMessage, res: ServerResponse, url: URL) {
   const filter = parseFilter(url.searchParams);
-  const [{ rows, total }, waiting, workflows] = await Promise.all([
+  const [{ rows, more }, waiting, workflows] = await Promise.all([
     listThreads(c.runner, filter),
     filter.offset === 0 ? c.waiting.rows() : [],
     c.runner.store.registry.list(),
@@ -142,7 +140,7 @@ async function threadsRoute(c: RouteContext, _q: IncomingMessage, res: ServerRes
     threadsPage(
       filter,
       rows,
-      total,
+      more,
       waitingForAPerson(waiting, filter),
       workflows.map((w) => w.name),
     ),
@@ -150,8 +148,8 @@ async function threadsRoute(c: RouteContext, _q: IncomingMessage, res: ServerRes
 }
 
 async function listApi(c: RouteContext, url: URL) {
-  const { rows, total } = await listThreads(c.runner, parseFilter(url.searchParams));
-  return { threads: rows, total };
+  const { rows, more } = await listThreads(c.runner, parseFilter(url.searchParams));
+  return { threads: rows, more };
 }
 
 async function threadRoute(
@@ -161,7 +159,7 @@ async function threadRoute(
   url: URL,
   [id]: string[],
 ) {
-  const view = await threadView(c.runner, id!, c.families);
+  const view = await threadView(c.runner, id!);
   const answered = url.searchParams.get("answered");
   const notice =
     answered === "human"
@@ -233,7 +231,7 @@ async function answerRoute(
     } catch (error) {
       if (!isUwfError(error) || !["OUTPUT_INVALID", "USAGE"].includes(error.code))
         return failed(res, url, error, 409);
-      const view = await threadView(c.runner, id!, c.families);
+      const view = await threadView(c.runner, id!);
       // The engine's hint is the command line's; the form says the same for the page.
       const message = `${error.message}\nNothing was written: fix the answer and send it again.`;
       return send(
@@ -248,7 +246,7 @@ async function answerRoute(
       try {
         ran = await runNextIfIdle(c, id!);
       } catch (error) {
-        const view = await threadView(c.runner, id!, c.families);
+        const view = await threadView(c.runner, id!);
         const notice = `Your answer was recorded, but the next step did not start: ${errorMessage(error)}`;
         return html(res, threadPage(view, c.guard.csrf, notice));
       }

@@ -12,7 +12,6 @@ import {
   servedAddress,
 } from "./auth.js";
 import { WaitingIndex } from "./data/waiting-index.js";
-import { FAMILY_EVENTS, FamilyIndex } from "./family-index.js";
 import type { PlaceThread } from "./github-hook.js";
 import { LiveFeed } from "./live.js";
 import { STARTED, send } from "./respond.js";
@@ -64,16 +63,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const token = randomBytes(24).toString("base64url");
   const csrf = randomBytes(24).toString("base64url");
   const stop = new AbortController();
-  const families = new FamilyIndex(options.runner.store);
   const waiting = new WaitingIndex(options.runner);
-  const feed = new LiveFeed(
-    options.runner,
-    options.home,
-    stop.signal,
-    (event) => {
-      if (FAMILY_EVENTS.has(event.event)) families.invalidate();
-    },
-    (row) => waiting.update(row),
+  const feed = new LiveFeed(options.runner, options.home, stop.signal, undefined, (row) =>
+    waiting.update(row),
   );
   let count = 0;
   const guard: Guard = { port: 0, token, csrf };
@@ -94,7 +86,6 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     by: options.by,
     feed,
     guard,
-    families,
     waiting,
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {

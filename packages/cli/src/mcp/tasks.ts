@@ -74,7 +74,7 @@ export function threadTaskStore(
         args: [],
         options: { limit: String(TASKS_PAGE), offset: String(offset) },
       });
-      const { threads, total } = (await listed.run()).document as ThreadListDocument;
+      const { threads, more } = (await listed.run()).document as ThreadListDocument;
       const tasks: Task[] = [];
       for (const entry of threads) {
         const found =
@@ -84,7 +84,7 @@ export function threadTaskStore(
         if (found !== null) tasks.push(found);
       }
       const next = offset + threads.length;
-      return next < total ? { tasks, nextCursor: String(next) } : { tasks };
+      return more ? { tasks, nextCursor: String(next) } : { tasks };
     },
   };
 }

@@ -24,6 +24,8 @@ export interface ConformanceHooks {
   corrupt?(store: Store, hash: string): Promise<void>;
   /** Make the stored pointer of thread `id` (which exists) unreadable. */
   corruptPointer?(store: Store, id: string): Promise<void>;
+  /** Replace the stored pointer of thread `id` with `text`, as a person editing it by hand. */
+  rewritePointer?(store: Store, id: string, text: string): Promise<void>;
   /** Make the registry entry `name` (which exists) unreadable. */
   corruptRegistry?(store: Store, name: string): Promise<void>;
   /** Make node `hash` look written `ageMs` ago (for gc's `keepRecentMs`). */

@@ -48,6 +48,12 @@ export default defineCommand({
       description: "skip the first n",
       default: "0",
     },
+    {
+      flags: "--count",
+      type: "boolean",
+      description:
+        "also count every match (`total`, which a last page has anyway); passes over every thread the filters keep",
+    },
   ],
   examples: [
     "uwf thread list --status active",
@@ -66,6 +72,7 @@ export default defineCommand({
     // Children are left out after the store's filters, so the page is cut here.
     const noChildren = options.hideChildren === true;
     const query: ThreadQuery = noChildren ? {} : { limit, offset };
+    if (options.count === true) query.count = true;
     if (status === "active") query.statuses = [...ACTIVE];
     else if (status !== "all") query.statuses = [status];
     if (workflow !== undefined) query.workflow = workflow;
@@ -74,13 +81,21 @@ export default defineCommand({
     if (before !== null) query.createdBeforeMs = before;
     const page = await (await ctx.store()).threads.list(query);
     let entries = page.items.map(threadListEntry);
-    let total = page.total;
     if (noChildren) {
-      entries = entries.filter((entry) => entry.parent === undefined);
-      total = entries.length;
-      entries = entries.slice(offset, offset + limit);
+      const kept = entries.filter((entry) => entry.parent === undefined);
+      entries = kept.slice(offset, offset + limit);
+      const doc: ThreadListDocument = {
+        threads: entries,
+        more: offset + limit < kept.length,
+        total: kept.length,
+      };
+      return result(doc, renderList);
     }
-    const doc: ThreadListDocument = { threads: entries, total };
+    const doc: ThreadListDocument = { threads: entries, more: page.more };
+    // The total comes free on a last page; on any other only from a count (--count).
+    const lastPage = !page.more && (offset === 0 || entries.length > 0);
+    const total = page.total ?? (lastPage ? offset + entries.length : undefined);
+    if (total !== undefined) doc.total = total;
     return result(doc, renderList);
   },
 });
@@ -89,12 +104,15 @@ export default defineCommand({
 const TITLE_CELLS = 40;
 
 function renderList(d: ThreadListDocument, view: TextView): string {
-  if (d.threads.length === 0)
-    return d.total === 0 ? "no threads" : `no threads on this page (${d.total} in all)`;
-  const more =
-    d.total > d.threads.length
-      ? [`(${d.threads.length} of ${d.total}; use --limit/--offset for more)`]
-      : [];
+  if (d.threads.length === 0) {
+    if (d.total !== undefined && d.total > 0) return `no threads on this page (${d.total} in all)`;
+    return d.more ? "no threads on this page" : "no threads";
+  }
+  const more = !d.more
+    ? []
+    : d.total === undefined
+      ? [`(${d.threads.length} shown, more match; use --limit/--offset for more)`]
+      : [`(${d.threads.length} of ${d.total}; use --limit/--offset for more)`];
   if (view.tty) {
     const problems = d.threads.some((t) => t.problem !== undefined);
     const children = d.threads.some((t) => t.parent !== undefined);

@@ -23,7 +23,11 @@ export default defineCommand({
     const store = await ctx.store();
     const ids: string[] = [];
     if (thread !== undefined) ids.push(thread);
-    else for await (const item of store.threads.all()) ids.push(item.id);
+    else {
+      // A whole-store pass anyway: the filesystem's list index is rebuilt on the way.
+      await store.threads.reindex();
+      for await (const item of store.threads.all()) ids.push(item.id);
+    }
     const threads: ThreadVerifyReport[] = [];
     for (const id of ids) threads.push(await verifyThread(store, id));
     const ok = threads.every((t) => t.ok);

@@ -9,7 +9,6 @@ import {
   type WorkflowPayload,
 } from "@united-workforce/protocol";
 import { stepListEntry } from "../../commands/step/list-entry.js";
-import type { FamilyIndex } from "../family-index.js";
 import { HASH, notFound, readPointer } from "./ids.js";
 import { type ThreadRoute, threadRoute } from "./route.js";
 import { type ThreadRow, threadStatus } from "./threads.js";
@@ -64,11 +63,7 @@ export interface ChildRow {
   step: string;
 }
 
-export async function threadView(
-  runner: Runner,
-  id: string,
-  families?: FamilyIndex,
-): Promise<ThreadView> {
+export async function threadView(runner: Runner, id: string): Promise<ThreadView> {
   const { forkTree, liveHolder, walkBack } = await import("@united-workforce/engine");
   const row = await threadStatus(runner, id);
   const pointer = await readPointer(runner, id);
@@ -109,7 +104,7 @@ export async function threadView(
     startPrompt: start.prompt,
     steps,
     nextRole,
-    tree: await forkTree(families?.store() ?? runner.store, id),
+    tree: await forkTree(runner.store, id),
     workflow,
     route: threadRoute(workflow, steps, current),
     wait: await waitView(runner, pointer),

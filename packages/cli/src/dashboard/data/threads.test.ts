@@ -68,9 +68,9 @@ describe("the thread list's data", () => {
     ]);
     const byTitle = await listThreads(runner, filter("title=2.0+ANNOUNCE"));
     expect(byTitle.rows.map((r) => r.thread)).toEqual([release]);
-    expect(byTitle.total).toBe(1);
+    expect(byTitle.more).toBe(false);
     // The text filter reads titles too; a title filter keeps no untitled thread.
-    expect((await listThreads(runner, filter("q=login"))).total).toBe(1);
+    expect((await listThreads(runner, filter("q=login"))).rows).toHaveLength(1);
     expect(
       (await listThreads(runner, filter("title=the"))).rows.map((r) => r.thread),
     ).not.toContain(untitled);

@@ -59,10 +59,14 @@ export function parseFilter(params: URLSearchParams): ThreadFilter {
   };
 }
 
+/** Threads read a store page at a time while words are matched here. */
+const WORDS_BATCH = 200;
+
+/** One page of the list (newest first) and whether more threads match after it. */
 export async function listThreads(
   runner: Runner,
   filter: ThreadFilter,
-): Promise<{ rows: ThreadRow[]; total: number }> {
+): Promise<{ rows: ThreadRow[]; more: boolean }> {
   const query: ThreadQuery = {};
   if (filter.status === "active") query.statuses = ACTIVE;
   else if (filter.status !== "all") query.statuses = [filter.status];
@@ -73,12 +77,21 @@ export async function listThreads(
       limit: PAGE_SIZE,
       offset: filter.offset,
     });
-    return { rows: page.items.map(toRow), total: page.total };
+    return { rows: page.items.map(toRow), more: page.more };
   }
-  // The store filters by fields; words are matched here, over every thread the fields keep.
-  const all = (await runner.store.threads.list(query)).items.map(toRow);
-  const kept = all.filter((row) => matches(row, filter));
-  return { rows: kept.slice(filter.offset, filter.offset + PAGE_SIZE), total: kept.length };
+  // The store filters by fields; words are matched here, store page by store page, until this
+  // page and one more match are found (or the threads run out).
+  const kept: ThreadRow[] = [];
+  const wanted = filter.offset + PAGE_SIZE + 1;
+  for (let offset = 0; kept.length < wanted; offset += WORDS_BATCH) {
+    const page = await runner.store.threads.list({ ...query, limit: WORDS_BATCH, offset });
+    for (const row of page.items.map(toRow)) if (matches(row, filter)) kept.push(row);
+    if (!page.more) break;
+  }
+  return {
+    rows: kept.slice(filter.offset, filter.offset + PAGE_SIZE),
+    more: kept.length > filter.offset + PAGE_SIZE,
+  };
 }
 
 function matches(row: ThreadRow, filter: ThreadFilter): boolean {

@@ -12,7 +12,7 @@ import { WAIT_LABELS } from "./wait.js";
 export function threadsPage(
   filter: ThreadFilter,
   rows: ThreadRow[],
-  total: number,
+  more: boolean,
   waiting: ThreadRow[],
   workflows: string[],
 ): Html {
@@ -35,13 +35,14 @@ export function threadsPage(
 </form>`;
   const table =
     rows.length === 0
-      ? html`<p class="empty">${total === 0 ? "No threads match." : "No threads on this page."} Start one with <code>uwf thread start &lt;workflow&gt; -p "&hellip;"</code>.</p>`
+      ? html`<p class="empty">${filter.offset === 0 ? "No threads match." : "No threads on this page."} Start one with <code>uwf thread start &lt;workflow&gt; -p "&hellip;"</code>.</p>`
       : html`<div class="table-wrap"><table class="threads"><caption class="sr-only">Threads, newest first</caption>
 <thead><tr><th scope="col">Thread</th><th scope="col">Status</th><th scope="col">Workflow</th><th scope="col">Role</th><th scope="col" class="num">Steps</th><th scope="col" class="num">Cost</th><th scope="col">Updated</th></tr></thead>
 <tbody>${rows.map(threadRow)}</tbody></table></div>`;
-  const from = total === 0 ? 0 : filter.offset + 1;
+  // No count of every match: a page costs what it shows; "Older" appears when more match.
+  const from = rows.length === 0 ? 0 : filter.offset + 1;
   const to = filter.offset + rows.length;
-  const pager = html`<nav class="pager" aria-label="pages"><span>${from}&ndash;${to} of ${total}</span>${filter.offset > 0 ? html` <a href="${query(Math.max(0, filter.offset - PAGE_SIZE))}" rel="prev">Newer</a>` : ""}${to < total ? html` <a href="${query(filter.offset + PAGE_SIZE)}" rel="next">Older</a>` : ""}</nav>`;
+  const pager = html`<nav class="pager" aria-label="pages"><span>${from}&ndash;${to}${more ? "" : ` of ${to}`}</span>${filter.offset > 0 ? html` <a href="${query(Math.max(0, filter.offset - PAGE_SIZE))}" rel="prev">Newer</a>` : ""}${more ? html` <a href="${query(filter.offset + PAGE_SIZE)}" rel="next">Older</a>` : ""}</nav>`;
   return page(
     { title: "Threads", section: "threads", live: "*" },
     html`<h1>Threads</h1>${filters}${waitingList(waiting)}<p class="notice" id="new-waits" hidden><a href="${query(0)}">A thread now waits for a person &mdash; show it</a></p><p class="notice" id="new-threads" hidden><a href="${query(0)}">New threads started &mdash; show them</a></p>${table}${pager}`,

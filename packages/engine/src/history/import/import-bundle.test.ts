@@ -75,7 +75,7 @@ async function written(): Promise<string> {
 }
 
 async function nothingHere(): Promise<void> {
-  expect((await here.threads.list()).total).toBe(0);
+  expect((await here.threads.list()).items).toEqual([]);
   const nodes: string[] = [];
   for await (const hash of here.cas.backend.list()) nodes.push(hash);
   expect(nodes).toEqual([]);
