@@ -43,6 +43,34 @@ export function createPostgresCasBackend(
       return new Map(rows.map((row) => [row.hash, row.bytes]));
     },
 
+    async readChains(heads, through, length) {
+      // `chain` follows each head's one ref of a `through` type; `reach` adds what the chain
+      // nodes reach by refs, stopping at `through` nodes (the chain holds those it wants).
+      const rows = await db.query<{ hash: string; bytes: Buffer }>(
+        `with recursive chain(hash, n) as (
+           select distinct head, 1 from unnest($1::text[]) as head
+           union all
+           select (select ref from unnest(c.refs) as ref
+                   join uwf_cas_nodes p on p.hash = ref
+                   where p.type = any($2::text[]) limit 1),
+                  chain.n + 1
+           from chain join uwf_cas_nodes c on c.hash = chain.hash
+           where chain.n < $3
+         ), reach(hash) as (
+           select hash from chain where hash is not null
+           union
+           select r.hash from reach
+           join uwf_cas_nodes n on n.hash = reach.hash
+           cross join unnest(n.refs) as ref
+           join uwf_cas_nodes r on r.hash = ref
+           where r.type <> all($2::text[])
+         )
+         select hash, bytes from uwf_cas_nodes where hash in (select hash from reach)`,
+        [heads, through, length],
+      );
+      return new Map(rows.map((row) => [row.hash, row.bytes]));
+    },
+
     async write(nodes) {
       const created = new Set<string>();
       for (const batch of batches(unique(nodes))) {

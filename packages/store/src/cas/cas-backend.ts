@@ -31,6 +31,18 @@ export interface CasBackend {
    */
   readMany?(hashes: readonly string[], refsOf: readonly string[]): Promise<Map<string, Uint8Array>>;
   /**
+   * The chains from each of `heads` in one round trip: from a node, the next is the node it
+   * refers to whose type is in `through` (a step's `prev`), at most `length` nodes a chain;
+   * with every node those reach not through another `through` node (a step's output, body,
+   * detail and its turns, prompt, schemas, start), by recorded refs. Absent nodes are left out.
+   * Optional, like `readMany`: a walk over a store without it reads node by node.
+   */
+  readChains?(
+    heads: readonly string[],
+    through: readonly string[],
+    length: number,
+  ): Promise<Map<string, Uint8Array>>;
+  /**
    * Store nodes; an existing hash is a no-op unless its stored bytes no longer hash to it, in
    * which case they are replaced (a repair). Every write is complete or absent, never partial.
    * Returns the hashes that were newly created.
