@@ -23,6 +23,7 @@ const OVERHEAD = 12;
 const LONG_STEPS = 2_000;
 const SHORT_THREADS = 300;
 const SHORT_STEPS = 3;
+const GARBAGE = 1_200;
 
 interface Fixtures {
   buildLongThread(store: Store, workflow: string, steps: number, cwd: string): Promise<string>;
@@ -54,6 +55,10 @@ beforeAll(async () => {
   try {
     long = await fixtures.buildLongThread(store, added.hash, LONG_STEPS, home);
     await fixtures.buildManyShortThreads(store, added.hash, SHORT_THREADS, SHORT_STEPS, home);
+    // Garbage for gc to sweep: nodes nothing points to.
+    const garbage = store.cas.batch();
+    for (let i = 0; i < GARBAGE; i++) garbage.putText(`garbage ${i}`);
+    await garbage.flush();
     storedNodes = 0;
     for await (const _ of store.cas.backend.list()) storedNodes++;
   } finally {
@@ -125,6 +130,26 @@ describe("history walks on PostgreSQL", () => {
     const { doc, statements } = await counted<DocumentOf<"step list">>(["step", "list", long]);
     expect(doc.steps).toHaveLength(LONG_STEPS);
     expect(statements.length, statements.join("\n")).toBeLessThanOrEqual(budget(2 * LONG_STEPS));
+  }, 120_000);
+
+  it("re-hashes every stored node many nodes a statement", async () => {
+    const { doc, statements } = await counted<DocumentOf<"cas verify">>(["cas", "verify"]);
+    expect(doc).toMatchObject({ checked: storedNodes, ok: storedNodes, corrupt: [] });
+    expect(statements.length, statements.join("\n")).toBeLessThanOrEqual(budget(storedNodes));
+  }, 120_000);
+
+  it("marks and sweeps many nodes a statement", async () => {
+    const dry = await counted<DocumentOf<"cas gc">>(["cas", "gc", "--keep-recent", "1h"]);
+    expect(dry.doc).toMatchObject({ unreachable: [], deleted: 0 });
+    expect(dry.doc.recent).toHaveLength(GARBAGE);
+    expect(dry.statements.length, dry.statements.join("\n")).toBeLessThanOrEqual(
+      budget(storedNodes),
+    );
+    const swept = await counted<DocumentOf<"cas gc">>(["cas", "gc", "--yes", "--keep-recent", "0"]);
+    expect(swept.doc).toMatchObject({ deleted: GARBAGE, reachable: storedNodes - GARBAGE });
+    expect(swept.statements.length, swept.statements.join("\n")).toBeLessThanOrEqual(
+      budget(storedNodes),
+    );
   }, 120_000);
 
   it("reports a damaged chain as the filesystem does, across stretches", async () => {

@@ -116,27 +116,37 @@ export function createPostgresCasBackend(
       }
     },
 
-    async recordedRefs(hash) {
+    async recordedRefs(hashes, upTo = 0) {
       // gc marks through these without parsing nodes, but it must still refuse to sweep past a
       // damaged one: the bytes come along and are re-hashed (microseconds for a small node).
-      const [row] = await db.query<{ refs: string[]; bytes: Buffer }>(
-        "select refs, bytes from uwf_cas_nodes where hash = $1",
-        [hash],
+      // The walk stops after `upTo` hashes: a recursive query is read only as far as needed.
+      const rows = await db.query<{ hash: string; refs: string[]; bytes: Buffer }>(
+        `with recursive reach(hash) as (
+           select unnest($1::text[])
+           union
+           select unnest(n.refs) from reach join uwf_cas_nodes n on n.hash = reach.hash
+         )
+         select n.hash, n.refs, n.bytes
+         from (select hash from reach limit $2) as r join uwf_cas_nodes n on n.hash = r.hash`,
+        [hashes, Math.max(upTo, hashes.length)],
       );
-      if (row === undefined) return null;
-      const actual = hashBytes(row.bytes);
-      if (actual !== hash) {
-        const where = locate(hash);
-        throw new UwfError(
-          "CAS_CORRUPT",
-          `${where}: content does not match its name (it hashes to ${actual}; truncated or edited)`,
-          {
-            hint: "run `uwf cas verify` to check the whole store; restore it from a backup, or delete it if nothing needs it",
-            details: { hash, file: where },
-          },
-        );
+      const refs = new Map<string, readonly string[]>();
+      for (const row of rows) {
+        const actual = hashBytes(row.bytes);
+        if (actual !== row.hash) {
+          const where = locate(row.hash);
+          throw new UwfError(
+            "CAS_CORRUPT",
+            `${where}: content does not match its name (it hashes to ${actual}; truncated or edited)`,
+            {
+              hint: "run `uwf cas verify` to check the whole store; restore it from a backup, or delete it if nothing needs it",
+              details: { hash: row.hash, file: where },
+            },
+          );
+        }
+        refs.set(row.hash, row.refs);
       }
-      return row.refs;
+      return refs;
     },
 
     locate,
@@ -163,13 +173,14 @@ export function createPostgresCasBackend(
       }
     },
 
-    async writtenAtMs(hash) {
-      const [row] = await db.query<{ written_at: Date }>(
-        "select written_at from uwf_cas_nodes where hash = $1",
-        [hash],
+    async writtenAtMs(hashes) {
+      const rows = await db.query<{ hash: string; written_at: Date }>(
+        "select hash, written_at from uwf_cas_nodes where hash = any($1::text[])",
+        [hashes],
       );
       // In this machine's clock: gc compares it with Date.now().
-      return row === undefined ? null : row.written_at.getTime() + (await offset());
+      const skew = rows.length === 0 ? 0 : await offset();
+      return new Map(rows.map((row) => [row.hash, row.written_at.getTime() + skew]));
     },
   };
 }

@@ -57,15 +57,21 @@ export interface CasBackend {
   remove(hashes: readonly string[]): Promise<void>;
   /** Every stored hash (verify and gc only). */
   list(): AsyncIterable<string>;
-  /** The refs recorded at write time, or null when this backend does not record them. */
-  recordedRefs?(hash: string): Promise<readonly string[] | null>;
+  /**
+   * The refs recorded at write time of each of `hashes` that is stored (absent ones are left
+   * out), and of the nodes they reach, breadth first, up to `upTo` nodes in all, in one round
+   * trip; throws CAS_CORRUPT for a node whose bytes no longer match its hash. Absent when this
+   * backend does not record refs (gc then parses the nodes).
+   */
+  recordedRefs?(hashes: readonly string[], upTo?: number): Promise<Map<string, readonly string[]>>;
   /** Human-readable location for messages (a file path, or `postgres:…/cas_nodes/<hash>`). */
   locate(hash: string): string;
   /** Leftovers that are not nodes: temp files, misplaced files, rows that are not nodes. */
   strays?(): AsyncIterable<CasStray>;
   /**
-   * When the node was last written (a write of an existing hash counts), or null if unknown.
-   * gc keeps recent nodes: a writer may not have linked them to a pointer yet.
+   * When each of `hashes` was last written (a write of an existing hash counts), in one round
+   * trip; unknown and absent ones are left out. gc keeps recent nodes: a writer may not have
+   * linked them to a pointer yet.
    */
-  writtenAtMs?(hash: string): Promise<number | null>;
+  writtenAtMs?(hashes: readonly string[]): Promise<Map<string, number>>;
 }
