@@ -3,6 +3,7 @@
 export { addHomeDotenv } from "./env/dotenv.js";
 export { diffThreads } from "./forks/diff.js";
 export { forkTree } from "./forks/tree.js";
+export { ChainReadAhead, STEP_TYPES, withPrefetchedHeads } from "./history/batched-walk.js";
 export {
   type BundleLimits,
   DEFAULT_BUNDLE_LIMITS,
@@ -21,7 +22,7 @@ export { planRebase, type RebasedThread, writeRebase } from "./history/rebase.js
 export { findReplay, nearestPrompt, openRecordings } from "./history/recordings.js";
 export { rerouteThread } from "./history/reroute.js";
 export { renderStart, renderStep, renderTask } from "./history/transcript.js";
-export { verifyThread } from "./history/verify-thread.js";
+export { verifyAllThreads, verifyThread } from "./history/verify-thread.js";
 export type { BackgroundStart } from "./runner/exec.js";
 export type { LastRun } from "./runner/last-run.js";
 export type { PendingStep } from "./runner/plans.js";

@@ -1,4 +1,4 @@
-import type { CasWrite } from "@united-workforce/store";
+import type { CasBackend, CasWrite } from "@united-workforce/store";
 import { hashBytes } from "@united-workforce/util";
 import { describe, expect, it } from "vitest";
 import { caught } from "../../store/src/__testing__/store-fixtures.js";
@@ -18,6 +18,12 @@ async function backend() {
   return { db, cas: createPostgresCasBackend(db) };
 }
 
+/** The single-node readings of the batched gc queries. */
+const refsOf = async (cas: CasBackend, hash: string) =>
+  (await cas.recordedRefs!([hash])).get(hash) ?? null;
+const writtenAt = async (cas: CasBackend, hash: string) =>
+  (await cas.writtenAtMs!([hash])).get(hash) ?? null;
+
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of items) out.push(item);
@@ -36,11 +42,11 @@ describe("PostgreSQL CAS backend", () => {
     expect(await cas.write([a, b, c])).toEqual(new Set([a.hash, b.hash, c.hash]));
     expect(decode(await cas.read(b.hash))).toBe(decode(b.bytes));
     expect(await cas.has(c.hash)).toBe(true);
-    expect(await cas.recordedRefs?.(c.hash)).toEqual([a.hash, b.hash]);
-    expect(await cas.recordedRefs?.(a.hash)).toEqual([]);
+    expect(await refsOf(cas, c.hash)).toEqual([a.hash, b.hash]);
+    expect(await refsOf(cas, a.hash)).toEqual([]);
     expect(await cas.read("0000000000000")).toBeNull();
     expect(await cas.has("0000000000000")).toBe(false);
-    expect(await cas.recordedRefs?.("0000000000000")).toBeNull();
+    expect(await refsOf(cas, "0000000000000")).toBeNull();
   });
 
   it("reads several nodes and the nodes one points to in one statement, leaving out the absent", async () => {
@@ -56,16 +62,33 @@ describe("PostgreSQL CAS backend", () => {
     expect((await cas.readMany!([d.hash], [])).size).toBe(1);
   });
 
+  it("reads the refs of the nodes a batch reaches, breadth first, up to a bound", async () => {
+    const { cas } = await backend();
+    const leaf = node("leaf");
+    const middle = node("middle", [leaf.hash]);
+    const top = node("top", [middle.hash, "0000000000001"]);
+    await cas.write([leaf, middle, top]);
+    const all = await cas.recordedRefs!([top.hash, "0000000000000"], 10);
+    expect(Object.fromEntries(all)).toEqual({
+      [top.hash]: [middle.hash, "0000000000001"],
+      [middle.hash]: [leaf.hash],
+      [leaf.hash]: [],
+    });
+    expect([...(await cas.recordedRefs!([top.hash], 2)).keys()].sort()).toEqual(
+      [top.hash, middle.hash].sort(),
+    );
+  });
+
   it("rewriting an existing node creates nothing and restarts its gc grace period", async () => {
     const { db, cas } = await backend();
     const a = node("a");
     const b = node("b");
     await cas.write([a]);
     await db.execute("update uwf_cas_nodes set written_at = '2000-01-01T00:00:00Z'");
-    expect(await cas.writtenAtMs?.(a.hash)).toBe(Date.parse("2000-01-01T00:00:00Z"));
+    expect(await writtenAt(cas, a.hash)).toBe(Date.parse("2000-01-01T00:00:00Z"));
     expect(await cas.write([a, b, b])).toEqual(new Set([b.hash]));
-    expect(await cas.writtenAtMs?.(a.hash)).toBeGreaterThan(Date.parse("2020-01-01T00:00:00Z"));
-    expect(await cas.writtenAtMs?.("0000000000000")).toBeNull();
+    expect(await writtenAt(cas, a.hash)).toBeGreaterThan(Date.parse("2020-01-01T00:00:00Z"));
+    expect(await writtenAt(cas, "0000000000000")).toBeNull();
   });
 
   it("of many concurrent writers of one new node, exactly one created it", async () => {
@@ -85,12 +108,12 @@ describe("PostgreSQL CAS backend", () => {
       a.hash,
       Buffer.from('{"payload":"damaged","type":"schema"}'),
     ]);
-    const error = await caught(() => cas.recordedRefs!(a.hash));
+    const error = await caught(() => refsOf(cas, a.hash));
     expect(error.code).toBe("CAS_CORRUPT");
     expect(error.message).toContain(`${cas.locate(a.hash)}: content does not match its name`);
     expect(await cas.write([a])).toEqual(new Set([a.hash]));
     expect(decode(await cas.read(a.hash))).toBe(decode(a.bytes));
-    expect(await cas.recordedRefs!(a.hash)).toEqual([]);
+    expect(await refsOf(cas, a.hash)).toEqual([]);
   });
 
   it("splits big writes into several statements and lists every node in pages", async () => {

@@ -57,6 +57,34 @@ export function createPostgresCasBackend(
       return new Map(rows.map((row) => [row.hash, row.refs]));
     },
 
+    async readChains(heads, through, length) {
+      // `chain` follows each head's one ref of a `through` type; `reach` adds what the chain
+      // nodes reach by refs, stopping at `through` nodes (the chain holds those it wants).
+      const rows = await db.query<{ hash: string; bytes: Buffer }>(
+        `with recursive chain(hash, n) as (
+           select distinct head, 1 from unnest($1::text[]) as head
+           union all
+           select (select ref from unnest(c.refs) as ref
+                   join uwf_cas_nodes p on p.hash = ref
+                   where p.type = any($2::text[]) limit 1),
+                  chain.n + 1
+           from chain join uwf_cas_nodes c on c.hash = chain.hash
+           where chain.n < $3
+         ), reach(hash) as (
+           select hash from chain where hash is not null
+           union
+           select r.hash from reach
+           join uwf_cas_nodes n on n.hash = reach.hash
+           cross join unnest(n.refs) as ref
+           join uwf_cas_nodes r on r.hash = ref
+           where r.type <> all($2::text[])
+         )
+         select hash, bytes from uwf_cas_nodes where hash in (select hash from reach)`,
+        [heads, through, length],
+      );
+      return new Map(rows.map((row) => [row.hash, row.bytes]));
+    },
+
     async write(nodes) {
       const created = new Set<string>();
       for (const batch of batches(unique(nodes))) {
@@ -102,27 +130,37 @@ export function createPostgresCasBackend(
       }
     },
 
-    async recordedRefs(hash) {
+    async recordedRefs(hashes, upTo = 0) {
       // gc marks through these without parsing nodes, but it must still refuse to sweep past a
       // damaged one: the bytes come along and are re-hashed (microseconds for a small node).
-      const [row] = await db.query<{ refs: string[]; bytes: Buffer }>(
-        "select refs, bytes from uwf_cas_nodes where hash = $1",
-        [hash],
+      // The walk stops after `upTo` hashes: a recursive query is read only as far as needed.
+      const rows = await db.query<{ hash: string; refs: string[]; bytes: Buffer }>(
+        `with recursive reach(hash) as (
+           select unnest($1::text[])
+           union
+           select unnest(n.refs) from reach join uwf_cas_nodes n on n.hash = reach.hash
+         )
+         select n.hash, n.refs, n.bytes
+         from (select hash from reach limit $2) as r join uwf_cas_nodes n on n.hash = r.hash`,
+        [hashes, Math.max(upTo, hashes.length)],
       );
-      if (row === undefined) return null;
-      const actual = hashBytes(row.bytes);
-      if (actual !== hash) {
-        const where = locate(hash);
-        throw new UwfError(
-          "CAS_CORRUPT",
-          `${where}: content does not match its name (it hashes to ${actual}; truncated or edited)`,
-          {
-            hint: "run `uwf cas verify` to check the whole store; restore it from a backup, or delete it if nothing needs it",
-            details: { hash, file: where },
-          },
-        );
+      const refs = new Map<string, readonly string[]>();
+      for (const row of rows) {
+        const actual = hashBytes(row.bytes);
+        if (actual !== row.hash) {
+          const where = locate(row.hash);
+          throw new UwfError(
+            "CAS_CORRUPT",
+            `${where}: content does not match its name (it hashes to ${actual}; truncated or edited)`,
+            {
+              hint: "run `uwf cas verify` to check the whole store; restore it from a backup, or delete it if nothing needs it",
+              details: { hash: row.hash, file: where },
+            },
+          );
+        }
+        refs.set(row.hash, row.refs);
       }
-      return row.refs;
+      return refs;
     },
 
     locate,
@@ -149,13 +187,14 @@ export function createPostgresCasBackend(
       }
     },
 
-    async writtenAtMs(hash) {
-      const [row] = await db.query<{ written_at: Date }>(
-        "select written_at from uwf_cas_nodes where hash = $1",
-        [hash],
+    async writtenAtMs(hashes) {
+      const rows = await db.query<{ hash: string; written_at: Date }>(
+        "select hash, written_at from uwf_cas_nodes where hash = any($1::text[])",
+        [hashes],
       );
       // In this machine's clock: gc compares it with Date.now().
-      return row === undefined ? null : row.written_at.getTime() + (await offset());
+      const skew = rows.length === 0 ? 0 : await offset();
+      return new Map(rows.map((row) => [row.hash, row.written_at.getTime() + skew]));
     },
   };
 }

@@ -34,20 +34,39 @@ export function assembleStore(parts: StoreParts): Store {
     ...(parts.validatorCacheDir ? { validatorCacheDir: parts.validatorCacheDir } : {}),
   });
   const registry: RegistryStore = new Registry(parts.registry);
-  const refs = async (hash: string): Promise<readonly string[]> => {
+  const refused = (hash: string, error: unknown) =>
+    new UwfError(
+      "GC_REFUSED",
+      `gc refused: reachable node ${hash} cannot be read (${errorMessage(error)})`,
+      {
+        hint: `nothing was deleted; ${VERIFY_HINT}, then repair or remove what points to ${hash}`,
+        cause: error,
+        details: { hash },
+      },
+    );
+  const refs = async (
+    hashes: readonly string[],
+    upTo: number,
+  ): Promise<Map<string, readonly string[]>> => {
+    let found: Map<string, readonly string[]>;
     try {
-      return (await parts.cas.recordedRefs?.(hash)) ?? (await cas.refs(hash));
+      found = (await parts.cas.recordedRefs?.(hashes, upTo)) ?? new Map();
     } catch (error) {
-      throw new UwfError(
-        "GC_REFUSED",
-        `gc refused: reachable node ${hash} cannot be read (${errorMessage(error)})`,
-        {
-          hint: `nothing was deleted; ${VERIFY_HINT}, then repair or remove what points to ${hash}`,
-          cause: error,
-          details: { hash },
-        },
-      );
+      const details = isUwfError(error) ? error.details : undefined;
+      const hash = typeof details?.hash === "string" ? details.hash : hashes.join(", ");
+      throw refused(hash, error);
     }
+    // Not recorded (the filesystem), or not stored: parsed, or CAS_NOT_FOUND (a built-in schema
+    // that was never written has no refs).
+    for (const hash of hashes) {
+      if (found.has(hash)) continue;
+      try {
+        found.set(hash, await cas.refs(hash));
+      } catch (error) {
+        throw refused(hash, error);
+      }
+    }
+    return found;
   };
   return {
     kind: parts.kind,

@@ -1,6 +1,7 @@
 import type { StepPayload } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
+import { ChainReadAhead } from "./batched-walk.js";
 
 /**
  * A step node named by a user. A hash of no node, or of a node that is not a step (the
@@ -22,13 +23,18 @@ export async function readStep(cas: Cas, hash: string): Promise<StepPayload> {
   }
 }
 
-/** Steps from `from` back toward the StartNode, newest first; stop iterating to stop reading. */
+/**
+ * Steps from `from` back toward the StartNode, newest first; stop iterating to stop reading.
+ * Reads ahead in stretches where the store has a round trip per read (`ChainReadAhead`).
+ */
 export async function* walkBack(
   cas: Cas,
   from: string | null,
 ): AsyncGenerator<{ hash: string; step: StepPayload }> {
+  const readAhead = new ChainReadAhead(cas);
   let hash = from;
   while (hash !== null) {
+    await readAhead.before(hash);
     const step = await cas.getPayload<StepPayload>(hash, "step");
     yield { hash, step };
     hash = step.prev;

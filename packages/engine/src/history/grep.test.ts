@@ -84,6 +84,8 @@ describe("grepThreads", () => {
         reads.set(hash, (reads.get(hash) ?? 0) + 1);
         return store.cas.getPayload(hash, kind);
       },
+      isKept: (hash: string) => store.cas.isKept(hash),
+      prefetchChains: store.cas.prefetchChains.bind(store.cas),
     } as unknown as Cas;
     const found = await grepThreads(
       { cas, threads: store.threads },

@@ -2,6 +2,7 @@ import type { GrepMatch, StepPayload } from "@united-workforce/protocol";
 import type { Cas, ThreadsStore } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
 import { stringify as toYaml } from "yaml";
+import { ChainReadAhead, withPrefetchedHeads } from "./batched-walk.js";
 
 /** What a search looks at in each step: its output (as YAML), its body, its assembled prompt. */
 export type GrepScope = "outputs" | "bodies" | "prompts";
@@ -59,8 +60,10 @@ export async function grepThreads(source: GrepSource, options: GrepOptions): Pro
     threads++;
     const found: GrepMatch[] = [];
     let number = count;
+    const readAhead = new ChainReadAhead(cas);
     for (let hash = head; hash !== null && !seenSteps.has(hash); number--) {
       seenSteps.add(hash);
+      await readAhead.before(hash);
       const step = await cas.getPayload<StepPayload>(hash, "step");
       // Newest first while walking back; each step's scopes stay in their given order.
       const here: GrepMatch[] = [];
@@ -77,7 +80,7 @@ export async function grepThreads(source: GrepSource, options: GrepOptions): Pro
   };
 
   if (options.threads === undefined) {
-    for await (const item of source.threads.all()) {
+    for await (const item of withPrefetchedHeads(cas, source.threads.all())) {
       const { pointer } = item;
       if (pointer === null) continue;
       await search(item.id, pointer.head === pointer.start ? null : pointer.head, pointer.steps);

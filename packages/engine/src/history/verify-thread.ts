@@ -18,6 +18,7 @@ import { errorMessage } from "@united-workforce/util";
 import { evaluate, startOutput } from "../moderator/evaluate.js";
 import { expectedRole, type RoutedFrom } from "../moderator/expected-role.js";
 import { suspendSchemaHash } from "../steps/verify-step.js";
+import { ChainReadAhead, withPrefetchedHeads } from "./batched-walk.js";
 import { describeFault, link, NodeChecker, NodeFault } from "./node-checker.js";
 
 /** What verifying reads: a store, or a bundle's nodes and pointers before they are imported. */
@@ -47,8 +48,28 @@ export async function verifyThread(
   store: VerifySource,
   thread: string,
 ): Promise<ThreadVerifyReport> {
-  const pointer = await store.threads.get(thread);
-  const check = new ThreadCheck(store.cas, pointer);
+  return verifyPointer(store.cas, await store.threads.get(thread));
+}
+
+/**
+ * `verifyThread` for every thread of a store, in the order the store lists them, reading the
+ * first steps of a group of threads in one round trip (see `withPrefetchedHeads`). A pointer
+ * that cannot be read fails the whole run, as reading it alone does.
+ */
+export async function* verifyAllThreads(
+  store: VerifySource & { threads: Pick<ThreadsStore, "all"> },
+): AsyncGenerator<ThreadVerifyReport> {
+  for await (const { id, pointer } of withPrefetchedHeads(store.cas, store.threads.all())) {
+    yield pointer === null
+      ? await verifyThread(store, id)
+      : await verifyPointer(store.cas, pointer);
+  }
+}
+
+async function verifyPointer(cas: Cas, pointer: ThreadPointer): Promise<ThreadVerifyReport> {
+  const check = new ThreadCheck(cas, pointer);
+  // The first stretch of the chain brings the StartNode and the workflow along.
+  if (pointer.head !== pointer.start) await check.readAhead.before(pointer.head);
   await check.pinned();
   const { depth, head } = await check.chain();
   check.completion(head);
@@ -67,6 +88,7 @@ export async function verifyThread(
 /** One thread's verification: what it read of the thread, and the problems found so far. */
 class ThreadCheck {
   readonly checker: NodeChecker;
+  readonly readAhead: ChainReadAhead;
   readonly problems: ThreadProblem[] = [];
   /** The workflow the thread is pinned to; null when it cannot be read (reported). */
   #workflow: WorkflowPayload | null = null;
@@ -79,6 +101,7 @@ class ThreadCheck {
     private readonly pointer: ThreadPointer,
   ) {
     this.checker = new NodeChecker(cas);
+    this.readAhead = new ChainReadAhead(cas, { whole: true });
   }
 
   /** A problem at `hash`; steps are numbered from the thread's count as the walk goes back. */
@@ -129,6 +152,7 @@ class ThreadCheck {
         break;
       }
       walked.add(hash);
+      await this.readAhead.before(hash);
       const step = await this.#step(hash, depth);
       if (step === null) break;
       if (depth === 0) head = step.walked;

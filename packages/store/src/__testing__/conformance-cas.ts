@@ -57,6 +57,40 @@ export function describeCasConformance(context: ConformanceContext): void {
       ]);
     });
 
+    it("prefetches stretches of chains: each head's steps and what they reach, not past the stretch", async () => {
+      const { cas } = context.store;
+      const chain = await storeChain(cas, "chains");
+      const other = await storeChain(cas, "other chain");
+      const step = cas.builtin("step");
+      await cas.prefetchChains([chain.step2.hash, other.step2.hash], [step], 1);
+      expect(await cas.getPayload(chain.step2.hash, "step")).toMatchObject({
+        prev: chain.step1.hash,
+      });
+      expect(await cas.get(chain.step2.output)).toMatchObject({ type: chain.role });
+      if (cas.backend.readChains === undefined) return;
+      const read = await cas.backend.readChains(
+        [chain.step2.hash, other.step2.hash, "0000000000000"],
+        [step],
+        1,
+      );
+      const { hash: _, ...step2Nodes } = chain.step2;
+      for (const hash of [
+        chain.step2.hash,
+        ...Object.values(step2Nodes),
+        chain.start,
+        chain.workflow,
+        chain.role,
+      ]) {
+        expect(read.has(hash), hash).toBe(true);
+      }
+      expect(read.has(other.step2.hash)).toBe(true);
+      // Length 1: the step before each head is the next stretch's, not this one's.
+      expect(read.has(chain.step1.hash) || read.has(chain.step1.output)).toBe(false);
+      const whole = await cas.backend.readChains([chain.step2.hash], [step], 2);
+      expect(whole.has(chain.step1.hash) && whole.has(chain.step1.body)).toBe(true);
+      expect(whole.has(other.step2.hash)).toBe(false);
+    });
+
     it("writes nodes prepared elsewhere (an adapter's) and reads them back", async () => {
       const { cas } = context.store;
       const node = cas.prepareText("written for an adapter");

@@ -37,6 +37,18 @@ export interface CasBackend {
    */
   reachableRefs?(roots: readonly string[]): Promise<Map<string, readonly string[]>>;
   /**
+   * The chains from each of `heads` in one round trip: from a node, the next is the node it
+   * refers to whose type is in `through` (a step's `prev`), at most `length` nodes a chain;
+   * with every node those reach not through another `through` node (a step's output, body,
+   * detail and its turns, prompt, schemas, start), by recorded refs. Absent nodes are left out.
+   * Optional, like `readMany`: a walk over a store without it reads node by node.
+   */
+  readChains?(
+    heads: readonly string[],
+    through: readonly string[],
+    length: number,
+  ): Promise<Map<string, Uint8Array>>;
+  /**
    * Store nodes; an existing hash is a no-op unless its stored bytes no longer hash to it, in
    * which case they are replaced (a repair). Every write is complete or absent, never partial.
    * Returns the hashes that were newly created.
@@ -51,15 +63,21 @@ export interface CasBackend {
   remove(hashes: readonly string[]): Promise<void>;
   /** Every stored hash (verify and gc only). */
   list(): AsyncIterable<string>;
-  /** The refs recorded at write time, or null when this backend does not record them. */
-  recordedRefs?(hash: string): Promise<readonly string[] | null>;
+  /**
+   * The refs recorded at write time of each of `hashes` that is stored (absent ones are left
+   * out), and of the nodes they reach, breadth first, up to `upTo` nodes in all, in one round
+   * trip; throws CAS_CORRUPT for a node whose bytes no longer match its hash. Absent when this
+   * backend does not record refs (gc then parses the nodes).
+   */
+  recordedRefs?(hashes: readonly string[], upTo?: number): Promise<Map<string, readonly string[]>>;
   /** Human-readable location for messages (a file path, or `postgres:…/cas_nodes/<hash>`). */
   locate(hash: string): string;
   /** Leftovers that are not nodes: temp files, misplaced files, rows that are not nodes. */
   strays?(): AsyncIterable<CasStray>;
   /**
-   * When the node was last written (a write of an existing hash counts), or null if unknown.
-   * gc keeps recent nodes: a writer may not have linked them to a pointer yet.
+   * When each of `hashes` was last written (a write of an existing hash counts), in one round
+   * trip; unknown and absent ones are left out. gc keeps recent nodes: a writer may not have
+   * linked them to a pointer yet.
    */
-  writtenAtMs?(hash: string): Promise<number | null>;
+  writtenAtMs?(hashes: readonly string[]): Promise<Map<string, number>>;
 }

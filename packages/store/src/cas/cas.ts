@@ -194,6 +194,27 @@ export class Cas {
   }
 
   /**
+   * Read the chains from `heads` (see `CasBackend.readChains`) in one round trip where the
+   * backend can, and keep them like `prefetch` does. A history walk calls this when the next
+   * step is not kept (`isKept`); the filesystem keeps nothing and is read node by node.
+   */
+  async prefetchChains(
+    heads: readonly string[],
+    through: readonly string[],
+    length: number,
+  ): Promise<void> {
+    if (this.backend.readChains === undefined || heads.length === 0) return;
+    for (const [hash, bytes] of await this.backend.readChains(heads, through, length)) {
+      this.#kept.add(hash, bytes);
+    }
+  }
+
+  /** Whether a node's bytes are kept (read again with no round trip). */
+  isKept(hash: string): boolean {
+    return this.#kept.get(hash) !== undefined;
+  }
+
+  /**
    * Write nodes another process prepared (an adapter, through the step's store uwf serves it)
    * and keep them: checking the step they make reads none of them back. They are checked when
    * read, like any node.
@@ -438,7 +459,14 @@ class KeptNodes {
   }
 
   add(hash: string, bytes: Uint8Array): void {
-    if (this.#nodes.has(hash) || bytes.byteLength > KeptNodes.MAX_BYTES) return;
+    if (bytes.byteLength > KeptNodes.MAX_BYTES) return;
+    const old = this.#nodes.get(hash);
+    if (old !== undefined) {
+      // Kept again: it moves to the newest end, so a walk's shared nodes are not dropped first.
+      this.#nodes.delete(hash);
+      this.#nodes.set(hash, old);
+      return;
+    }
     this.#nodes.set(hash, bytes);
     this.#bytes += bytes.byteLength;
     for (const [oldest, old] of this.#nodes) {

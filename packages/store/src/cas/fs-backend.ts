@@ -85,12 +85,16 @@ export function createFsCasBackend(casDir: string): CasBackend {
     locate(hash) {
       return fileOf(hash);
     },
-    async writtenAtMs(hash) {
-      try {
-        return statSync(fileOf(hash)).mtimeMs;
-      } catch {
-        return null;
+    async writtenAtMs(hashes) {
+      const written = new Map<string, number>();
+      for (const hash of hashes) {
+        try {
+          written.set(hash, statSync(fileOf(hash)).mtimeMs);
+        } catch {
+          // Gone since it was listed: nothing to keep.
+        }
       }
+      return written;
     },
     async *strays(): AsyncGenerator<CasStray> {
       for (const entry of listEntries(casDir)) {

@@ -19,17 +19,15 @@ export default defineCommand({
         hint: "uwf thread verify <thread>, or uwf thread verify --all",
       });
     }
-    const { verifyThread } = await import("@united-workforce/engine");
+    const { verifyAllThreads, verifyThread } = await import("@united-workforce/engine");
     const store = await ctx.store();
-    const ids: string[] = [];
-    if (thread !== undefined) ids.push(thread);
+    const threads: ThreadVerifyReport[] = [];
+    if (thread !== undefined) threads.push(await verifyThread(store, thread));
     else {
       // A whole-store pass anyway: the filesystem's list index is rebuilt on the way.
       await store.threads.reindex();
-      for await (const item of store.threads.all()) ids.push(item.id);
+      for await (const report of verifyAllThreads(store)) threads.push(report);
     }
-    const threads: ThreadVerifyReport[] = [];
-    for (const id of ids) threads.push(await verifyThread(store, id));
     const ok = threads.every((t) => t.ok);
     const exitCode = ok ? ExitCode.ok : ExitCode.error;
     const doc: ThreadVerifyDocument = { ok, threads };
