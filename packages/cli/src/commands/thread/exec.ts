@@ -1,4 +1,4 @@
-import { nodeChildProcess, UwfError } from "@united-workforce/util";
+import { docsUrl, nodeChildProcess, UwfError } from "@united-workforce/util";
 import { type CommandContext, defineCommand } from "../command.js";
 import { LIMIT_OPTIONS, limitFlags } from "./limits.js";
 import { execNext, NEXT_OPTIONS, type NextOptions } from "./next.js";
@@ -11,7 +11,7 @@ export default defineCommand({
   description: [
     "Stops early when the thread completes, suspends (a question or a failed agent) or is stopped, and says why. A second exec on the same thread fails at once with exit 5. A thread suspended after transient agent failures (kind retry) runs again with --wait, once its retry-after time has come. A fan-out counts as one step: its children run (concurrency at a time) until each completes or stops, then uwf writes the join step; a parent waiting on its children (kind fanout) looks at them again.",
     "On a thread that a failed agent left suspended, exec runs nothing and exits 4 again with the reason (`uwf thread resume` retries the step; the command it suggests carries the --agent given to exec, which runs nothing itself); on a cancelled thread it runs nothing and exits 130, as `uwf thread join` does; on one waiting for an answer, a budget or a guard it exits 0 and says how to go on.",
-    "With --next, exec runs no thread named by hand: it claims the oldest runnable thread (idle, with a role to run; not waiting for a human, a budget, a guard or a retry time; not a fan-out's child) that no live exec holds, and runs it as `uwf thread exec <id>` would, up to -c steps, then releases it. Claims are atomic: workers on many machines sharing one PostgreSQL store (or processes sharing a filesystem home) never run one thread at once. When no thread is runnable it exits 5 (NO_RUNNABLE_THREAD). With --next --wait it is a fleet worker: it claims and runs threads one after another, and while none is runnable waits for one (looking again at most every --poll), until SIGTERM, SIGINT or SIGHUP; a signal while a step runs stops the step as it stops any exec (exit 130), SIGTERM while it waits ends it with exit 0. See docs/fleets.md.",
+    "With --next, exec runs no thread named by hand: it claims the oldest runnable thread (idle, with a role to run; not waiting for a human, a budget, a guard or a retry time; not a fan-out's child) that no live exec holds, and runs it as `uwf thread exec <id>` would, up to -c steps, then releases it. Claims are atomic: workers on many machines sharing one PostgreSQL store (or processes sharing a filesystem home) never run one thread at once. When no thread is runnable it exits 5 (NO_RUNNABLE_THREAD). With --next --wait it is a fleet worker: it claims and runs threads one after another, and while none is runnable waits for one (looking again at most every --poll), until SIGTERM, SIGINT or SIGHUP; a signal while a step runs stops the step as it stops any exec (exit 130), SIGTERM while it waits ends it with exit 0.",
     "With --background, what would stop a foreground exec before its first step (the thread's state, an unknown agent or none configured, a config.yaml it cannot read) is reported at once, with the same exit code. The worker logs how its run ended in the process log, where `uwf thread join` and `uwf thread watch` find it and exit as the exec would have.",
   ].join("\n"),
   args: [
@@ -114,7 +114,7 @@ function checkTarget(
     }
     if (options.background || options.worker !== undefined) {
       throw new UwfError("USAGE", "--next runs in the foreground: it takes no --background", {
-        hint: "Run workers under a supervisor (systemd, Kubernetes, CI jobs): see docs/fleets.md.",
+        hint: `Run workers under a supervisor (systemd, Kubernetes, CI jobs): see ${docsUrl("fleets.md")}`,
       });
     }
     return;
