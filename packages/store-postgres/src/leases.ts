@@ -110,8 +110,9 @@ export function createPostgresLeases(db: Database, options: PostgresLeaseOptions
     async claimNext({ command, workflow }): Promise<AcquiredLease | null> {
       const holder = holderOf();
       const token = randomToken();
-      // Leases of this machine whose process is gone are stale before they expire; the database
-      // cannot tell, so their tokens are named to the claim.
+      // A holder on this machine is judged by its process, as `acquire` judges it: the database
+      // cannot tell, so the tokens of the gone ones are named to the claim. Holders elsewhere
+      // are stale once their lease expired.
       const mine = await db.query<LeaseRow>(`select ${COLUMNS} from uwf_leases where host = $1`, [
         host,
       ]);
@@ -125,10 +126,11 @@ export function createPostgresLeases(db: Database, options: PostgresLeaseOptions
              where t.status = 'idle' and ($1::text is null or t.workflow = $1)
                and t.pointer::jsonb -> 'suspended' = 'null'::jsonb
                and not t.pointer::jsonb ? 'parent'
-               and (l.thread is null or l.expires_at <= now() or l.token = any($2::text[]))
+               and (l.thread is null or l.token = any($2::text[])
+                    or (l.host <> $3 and l.expires_at <= now()))
              order by t.id limit 1
              for update of t skip locked`,
-            [workflow ?? null, gone],
+            [workflow ?? null, gone, host],
           );
           if (candidate === undefined) return { kind: "none" };
           if (candidate.token === null) {

@@ -2,10 +2,12 @@ import type { ThreadPointer } from "@united-workforce/protocol";
 import { describe, expect, it } from "vitest";
 import type { AcquiredLease, Store } from "../api.js";
 import type { ConformanceContext } from "./conformance-context.js";
-import { deadPid, pointer } from "./store-fixtures.js";
+import { deadPid, pointer, waitFor } from "./store-fixtures.js";
 
 const JAN_1 = Date.UTC(2025, 0, 1);
 const CLAIMERS = 10;
+/** A lease TTL short enough to wait out, long enough to outlast a few calls on a busy machine. */
+const SHORT_TTL_MS = 500;
 const COMMAND = "uwf thread exec --next";
 
 /** Store pointers created a minute apart, in the order given (the first is the oldest). */
@@ -96,6 +98,24 @@ export function describeClaimConformance(context: ConformanceContext): void {
       expect(claimed(taken)).toBe(thread);
       expect(taken?.replaced).toMatchObject({ token: lease.token, holder: dead });
       expect((await store.leases.read(thread!))?.alive).toBe(true);
+    });
+
+    it("skips a lease held on another host until it expires, then takes it over", async () => {
+      const { store } = context;
+      const [thread] = await createInOrder(store, {});
+      const other = await context.peer({ host: "other-host", leaseTtlMs: SHORT_TTL_MS });
+      const { lease: remote } = await other.leases.acquire(thread!, { command: COMMAND });
+      // Its holder stops renewing, as a machine that went away does.
+      const gone = { host: "other-host", pid: deadPid(), startTime: null };
+      await remote.transfer(gone);
+      expect(await store.leases.claimNext({ command: COMMAND })).toBeNull();
+      await waitFor(
+        async () => (await store.leases.read(thread!))?.alive === false,
+        "the lease to expire",
+      );
+      const taken = await store.leases.claimNext({ command: COMMAND });
+      expect(claimed(taken)).toBe(thread);
+      expect(taken?.replaced).toMatchObject({ token: remote.token, holder: gone });
     });
   });
 }
