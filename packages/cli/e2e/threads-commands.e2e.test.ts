@@ -523,7 +523,8 @@ describe("errors", () => {
     ]) {
       const result = await uwf(sb, args);
       expect(result.code, args.join(" ")).toBe(2);
-      expect(result.stderr).toContain("<thread> must be a thread id");
+      // `[thread]` where the id is optional (`thread exec --next` claims one).
+      expect(result.stderr).toMatch(/[<[]thread[>\]] must be a thread id/);
       expect(result.stderr).toContain("hint:");
     }
     expect(readFileSync(bait, "utf8")).toBe(baitText);

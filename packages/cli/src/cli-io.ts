@@ -12,6 +12,11 @@ export interface CliIo {
    */
   interruptible<T>(work: () => Promise<T>): Promise<T>;
   self: readonly string[];
+  /**
+   * The command ended on the signal as its contract says (a fleet worker told to stop while it
+   * waited for work): its own exit code stands instead of 130.
+   */
+  signalHandled?(): void;
   /** The width of the terminal on descriptor 1 or 2, or undefined when it is not a terminal. */
   columns?(fd: 1 | 2): number | undefined;
 }

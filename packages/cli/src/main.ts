@@ -14,6 +14,8 @@ import { runCli } from "./program.js";
 // this process started; util is loaded by then).
 const controller = new AbortController();
 let signalled = false;
+/** The command ended on the signal as its contract says: its exit code stands. */
+let signalHandled = false;
 const onSignal = (signal: NodeJS.Signals): void => {
   if (signalled) {
     void import("@united-workforce/util").then(({ killRunningGroups }) => {
@@ -80,6 +82,9 @@ void runCli(process.argv.slice(2), {
   },
   signal: controller.signal,
   interruptible,
+  signalHandled: () => {
+    signalHandled = true;
+  },
   self: [process.execPath, process.argv[1] ?? ""],
   // Only a terminal has a width, and only asking a terminal's stream creates no socket.
   columns: (fd) => {
@@ -98,5 +103,5 @@ void runCli(process.argv.slice(2), {
   // work and close the store before they return, and what they leave running on purpose (a
   // background worker, a dashboard's answer process) is detached and unref'd. The code cache
   // is saved in an 'exit' listener, which process.exit runs.
-  process.exit(signalled ? ExitCode.interrupted : code);
+  process.exit(signalled && !signalHandled ? ExitCode.interrupted : code);
 });

@@ -263,6 +263,7 @@ async function runCommand(
         format === "text" ? { tty: io.columns?.(1) !== undefined, now: Date.now() } : PLAIN_VIEW;
       io.stdout(await formatResult(result, format, view));
     }
+    if (result.signalHandled) io.signalHandled?.();
     return result.exitCode ?? ExitCode.ok;
   } finally {
     io.signal.removeEventListener("abort", onAbort);

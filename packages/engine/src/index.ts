@@ -25,6 +25,7 @@ export { renderStart, renderStep, renderTask } from "./history/transcript.js";
 export { verifyAllThreads, verifyThread } from "./history/verify-thread.js";
 export type { BackgroundStart } from "./runner/exec.js";
 export type { LastRun } from "./runner/last-run.js";
+export type { NextRequest } from "./runner/next.js";
 export type { PendingStep } from "./runner/plans.js";
 export { Runner, type RunnerOptions } from "./runner/runner.js";
 export { terminalReason } from "./runner/stop-reasons.js";

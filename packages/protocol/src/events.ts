@@ -247,6 +247,16 @@ function build() {
         exitCode: int,
       },
     ),
+    "exec.claim": event(
+      "exec.claim",
+      "A fleet worker (`thread exec --next`) claimed the thread, the oldest runnable one nobody held.",
+      { ...run, workflow: str },
+    ),
+    "exec.idle": event(
+      "exec.idle",
+      "A fleet worker (`thread exec --next --wait`) found no runnable thread and waits for one, looking again at most every `pollMs`; said once per wait.",
+      { workflow: nullableStr, pollMs: int },
+    ),
     "exec.error": event(
       "exec.error",
       "A background worker's run ended with an error, as the CLI would have printed it.",
@@ -414,6 +424,8 @@ export const EVENT_LEVELS: Readonly<Record<EventName, "info" | "warn" | "error">
   "exec.guard": "warn",
   "exec.background": "info",
   "exec.end": "info",
+  "exec.claim": "info",
+  "exec.idle": "info",
   "exec.error": "error",
   "workflow.add": "info",
   "workflow.rollback": "info",

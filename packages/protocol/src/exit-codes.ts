@@ -35,7 +35,8 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [ExitCode.invalid]: "invalid workflow or invalid output",
   [ExitCode.agentFailed]:
     "a step failed: the thread is suspended; a failed agent leaves the head where it was, a step whose outcome could not be routed is kept (`thread resume` runs its role again)",
-  [ExitCode.threadBusy]: "thread busy: another exec holds its lock",
+  [ExitCode.threadBusy]:
+    "thread busy: another exec holds its lock (`thread exec --next`: no thread is free to claim)",
   [ExitCode.interrupted]:
     "interrupted: Ctrl-C, SIGTERM or SIGHUP while an exec, resume, poke or join runs, or its output was closed (the agent is stopped, the lock released, the head unchanged)",
 };
@@ -60,6 +61,8 @@ export const ERROR_EXIT_CODES = {
   NODE_INVALID: ExitCode.invalid,
   AGENT_FAILED: ExitCode.agentFailed,
   THREAD_BUSY: ExitCode.threadBusy,
+  /** `thread exec --next` without --wait: no runnable thread is free to claim. */
+  NO_RUNNABLE_THREAD: ExitCode.threadBusy,
   THREAD_NOT_FOUND: ExitCode.error,
   THREAD_STATE: ExitCode.error,
   THREAD_CORRUPT: ExitCode.error,

@@ -14,6 +14,11 @@ import type { Database } from "./connection.js";
 /** A takeover that keeps losing races this often means something keeps interfering. */
 const ACQUIRE_ATTEMPTS = 20;
 
+type ClaimOutcome =
+  | { kind: "won"; row: LeaseRow; replaced: LeaseInfo | null }
+  | { kind: "none" }
+  | { kind: "retry" };
+
 interface LeaseRow {
   thread: string;
   token: string;
@@ -98,6 +103,83 @@ export function createPostgresLeases(db: Database, options: PostgresLeaseOptions
         {
           hint: "other processes are starting and stopping execs on this thread; try again",
           details: { thread },
+        },
+      );
+    },
+
+    async claimNext({ command, workflow }): Promise<AcquiredLease | null> {
+      const holder = holderOf();
+      const token = randomToken();
+      // A holder on this machine is judged by its process, as `acquire` judges it: the database
+      // cannot tell, so the tokens of the gone ones are named to the claim. Holders elsewhere
+      // are stale once their lease expired.
+      const mine = await db.query<LeaseRow>(`select ${COLUMNS} from uwf_leases where host = $1`, [
+        host,
+      ]);
+      const gone = mine.filter((row) => !alive(row)).map((row) => row.token);
+      for (let attempt = 0; attempt < ACQUIRE_ATTEMPTS; attempt++) {
+        const outcome = await db.transaction(async (sql): Promise<ClaimOutcome> => {
+          // The oldest runnable thread (ids are ULIDs) without a live lease. Its row stays locked
+          // until the lease is written, and claimers skip locked rows, so two claims never meet.
+          const [candidate] = await sql.query<{ id: string; token: string | null }>(
+            `select t.id, l.token from uwf_threads t left join uwf_leases l on l.thread = t.id
+             where t.status = 'idle' and ($1::text is null or t.workflow = $1)
+               and t.pointer::jsonb -> 'suspended' = 'null'::jsonb
+               and not t.pointer::jsonb ? 'parent'
+               and (l.thread is null or l.token = any($2::text[])
+                    or (l.host <> $3 and l.expires_at <= now()))
+             order by t.id limit 1
+             for update of t skip locked`,
+            [workflow ?? null, gone, host],
+          );
+          if (candidate === undefined) return { kind: "none" };
+          if (candidate.token === null) {
+            const [created] = await sql.query<LeaseRow>(
+              `insert into uwf_leases (thread, token, host, pid, start_time, command, expires_at)
+               values ($1, $2, $3, $4, $5, $6, now() + $7 * interval '1 millisecond')
+               on conflict (thread) do nothing
+               returning ${COLUMNS}`,
+              [candidate.id, token, holder.host, holder.pid, holder.startTime, command, ttlMs],
+            );
+            return created === undefined
+              ? { kind: "retry" }
+              : { kind: "won", row: created, replaced: null };
+          }
+          const [stale] = await sql.query<LeaseRow>(
+            `select ${COLUMNS} from uwf_leases where thread = $1 and token = $2`,
+            [candidate.id, candidate.token],
+          );
+          const [taken] = await sql.query<LeaseRow>(
+            `update uwf_leases
+             set token = $3, host = $4, pid = $5, start_time = $6, command = $7,
+                 acquired_at = now(), expires_at = now() + $8 * interval '1 millisecond', child = null
+             where thread = $1 and token = $2
+             returning ${COLUMNS}`,
+            [
+              candidate.id,
+              candidate.token,
+              token,
+              holder.host,
+              holder.pid,
+              holder.startTime,
+              command,
+              ttlMs,
+            ],
+          );
+          return taken === undefined || stale === undefined
+            ? { kind: "retry" }
+            : { kind: "won", row: taken, replaced: infoOf(stale) };
+        });
+        if (outcome.kind === "none") return null;
+        if (outcome.kind === "won")
+          return { lease: handle(outcome.row), replaced: outcome.replaced };
+        // An exec aimed at the thread by hand took its lease in between: look again.
+      }
+      throw new UwfError(
+        "THREAD_BUSY",
+        "could not claim a thread: the leases kept changing hands",
+        {
+          hint: "other processes are starting execs on the same threads; try again",
         },
       );
     },

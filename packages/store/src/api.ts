@@ -207,6 +207,19 @@ export interface LeaseStore {
   live(): Promise<Set<string>>;
   /** Remove a lease whose holder is gone (stop on an orphan): the removed lease, else null. */
   clearStale(thread: string): Promise<LeaseInfo | null>;
+  /**
+   * A fleet worker's claim (`thread exec --next`): take the lease of the oldest runnable thread
+   * (see `isRunnable`) that no live holder has, or null when there is none. Two claimers never
+   * get the same thread; a lease whose holder is gone is taken over (`replaced`), as `acquire`
+   * does. The thread was runnable when the lease was taken.
+   */
+  claimNext(query: ClaimQuery): Promise<AcquiredLease | null>;
+}
+
+/** What a claim takes: the lease's command, and only threads of this workflow when given. */
+export interface ClaimQuery {
+  command: string;
+  workflow?: string;
 }
 
 // ─── The store ──────────────────────────────────────────────────────────────────────────────

@@ -23,3 +23,4 @@ export { type ServedStepStore, serveStepStore } from "./step-store/serve.js";
 export { openServedStore, type StepStore } from "./step-store/served-store.js";
 export { maskUrl } from "./store-url.js";
 export { pointerProblem } from "./threads/pointer-check.js";
+export { isRunnable } from "./threads/runnable.js";

@@ -64,7 +64,8 @@ export function openFsStore(
   home: string,
   options: { readonly host: string; ttlMs: number },
 ): Store {
-  const leases = new FsLeaseStore(home, options);
+  const leases: FsLeaseStore = new FsLeaseStore(home, options, () => threads);
+  const threads = new FsThreadsStore(home, leases);
   return assembleStore({
     kind: "fs",
     location: home,
@@ -73,7 +74,7 @@ export function openFsStore(
       return options.host;
     },
     cas: createFsCasBackend(join(home, "cas")),
-    threads: new FsThreadsStore(home, leases),
+    threads,
     registry: new FsRegistryBackend(home),
     leases,
     validatorCacheDir: validatorCacheDir(home),

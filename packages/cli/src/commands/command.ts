@@ -177,6 +177,11 @@ export interface CommandResult<D = unknown> {
   exitCode?: ExitCode;
   /** Already printed through `output` as it happened: nothing more goes to stdout. */
   printed?: boolean;
+  /**
+   * The signal that aborted the command ended it as its contract says (a fleet worker told to
+   * stop while it waited): `exitCode` stands instead of the 130 of an interrupted command.
+   */
+  signalHandled?: boolean;
 }
 
 /** `["thread", "exec"]` → `"thread exec"`. */

@@ -30,7 +30,7 @@ export async function execThread(
   thread: string,
   request: ExecRequest,
 ): Promise<RunResult> {
-  if (!request.worker) return execWithLease(run, thread, request, null);
+  if (!request.worker) return execWithLease(run, thread, request, null, null);
   // A worker has no terminal: its error goes to the process log, where `thread join` and
   // `thread watch` find it and exit as the exec would have. It is logged while the worker still
   // holds the thread, so a reader that sees the thread released finds it there.
@@ -42,24 +42,31 @@ export async function execThread(
     run.events.emit("exec.error", { thread, code, message, hint, exitCode });
   };
   try {
-    return await execWithLease(run, thread, request, report);
+    return await execWithLease(run, thread, request, report, null);
   } catch (error) {
     report(error);
     throw error;
   }
 }
 
-async function execWithLease(
+/**
+ * Run the thread under its lease: `held` when the caller took it already (a fleet worker's
+ * claim), else taken (or adopted by a background worker) here. Released whatever happens.
+ */
+export async function execWithLease(
   run: RunContext,
   thread: string,
   request: ExecRequest,
   reportError: ((error: unknown) => void) | null,
+  held: Lease | null,
 ): Promise<RunResult> {
   // A background hand-off reads the thread first: a missing one takes no lease.
   if (request.background) await run.store.threads.get(thread);
-  const lease = request.worker
-    ? await run.store.leases.adopt(thread, request.worker)
-    : await takeThread(run.store, thread, "uwf thread exec", run.events);
+  const lease =
+    held ??
+    (request.worker
+      ? await run.store.leases.adopt(thread, request.worker)
+      : await takeThread(run.store, thread, "uwf thread exec", run.events));
   if (request.background) return handOff(run, thread, request, request.background, lease);
   try {
     // Read once, under the lease: nothing can change it before the run starts.

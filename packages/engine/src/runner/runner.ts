@@ -1,4 +1,5 @@
 import type {
+  ExitCode,
   ThreadCancelDocument,
   ThreadCleanupDocument,
   ThreadPointer,
@@ -18,6 +19,7 @@ import { answerThread } from "./answer.js";
 import { cancelThread, cleanUpThread } from "./cancel.js";
 import { type BackgroundStart, execThread, pokeThread, resumeThread } from "./exec.js";
 import { type LastRun, lastRun } from "./last-run.js";
+import { execNext, type NextRequest, workThreads } from "./next.js";
 import { type PendingStep, pendingStep } from "./plans.js";
 import type { AnswerDocument, RunRequest, RunResult } from "./types.js";
 
@@ -79,6 +81,26 @@ export class Runner {
     start: BackgroundStart,
   ): Promise<RunResult> {
     return execThread(this.#run, thread, { ...request, background: start });
+  }
+
+  /**
+   * `thread exec --next`: claim the oldest runnable thread that no live exec holds (of
+   * `workflow` when given) and run it as `exec` would. Null when no thread is runnable.
+   */
+  execNext(request: NextRequest): Promise<RunResult | null> {
+    return execNext(this.#run, request);
+  }
+
+  /**
+   * `thread exec --next --wait`: a fleet worker that claims and runs threads until the signal
+   * stops it, waiting (at most `pollMaxMs` between looks) while none is runnable. `ran` hears
+   * each run; resolves with the worker's exit code (0 when stopped while it waited).
+   */
+  work(
+    request: NextRequest & { pollMaxMs: number },
+    ran: (result: RunResult) => void,
+  ): Promise<ExitCode> {
+    return workThreads(this.#run, request, ran);
   }
 
   /** `thread resume`: answer a suspended thread (or restart a completed one) and run on. */

@@ -1,4 +1,4 @@
-import { isAlive, type Lease, type Store } from "@united-workforce/store";
+import { type AcquiredLease, isAlive, type Lease, type Store } from "@united-workforce/store";
 import type { EventStream } from "@united-workforce/util";
 import { stopChildGroup } from "../processes/processes.js";
 
@@ -14,8 +14,19 @@ export async function takeThread(
   command: string,
   events?: EventStream,
 ): Promise<Lease> {
-  const { lease, replaced } = await store.leases.acquire(thread, { command });
+  return settleTakeover(await store.leases.acquire(thread, { command }), events);
+}
+
+/**
+ * A lease just taken (by `acquire` or a fleet worker's claim): when it replaced a gone holder,
+ * stop the agent that holder left running on this machine and say the takeover.
+ */
+export async function settleTakeover(
+  { lease, replaced }: AcquiredLease,
+  events?: EventStream,
+): Promise<Lease> {
   if (replaced === null) return lease;
+  const thread = lease.thread;
   const local = replaced.holder.host === lease.info().holder.host;
   const orphan = local && replaced.child !== null && isAlive(replaced.child);
   if (local && replaced.child) await stopChildGroup(replaced.child);

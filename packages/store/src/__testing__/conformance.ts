@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from "vitest";
 import type { Store } from "../api.js";
 import { openStore } from "../open-store.js";
 import { describeCasConformance } from "./conformance-cas.js";
+import { describeClaimConformance } from "./conformance-claims.js";
 import type {
   ConformanceContext,
   ConformanceFixture,
@@ -63,6 +64,7 @@ export function describeStoreConformance(
     describeIdConformance(context);
     describeRegistryConformance(context);
     describeLeaseConformance(context);
+    describeClaimConformance(context);
     describeGcConformance(context);
     if (hooks.processes !== false) describeProcessConformance(context);
   });

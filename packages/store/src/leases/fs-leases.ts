@@ -2,7 +2,14 @@ import { mkdirSync, rmdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isThreadId } from "@united-workforce/protocol";
 import { ioError, isoTime, randomToken, UwfError } from "@united-workforce/util";
-import type { AcquiredLease, Lease, LeaseInfo, LeaseStore } from "../api.js";
+import type {
+  AcquiredLease,
+  ClaimQuery,
+  Lease,
+  LeaseInfo,
+  LeaseStore,
+  ThreadsStore,
+} from "../api.js";
 import {
   codeOf,
   createOnce,
@@ -12,6 +19,7 @@ import {
   listNames,
   unlinkQuietly,
 } from "../fs/files.js";
+import { claimByScan } from "./claim-scan.js";
 import { busyError, lostError } from "./errors.js";
 import { FsLease } from "./fs-lease.js";
 import { encodeLease, leaseThreadOf, readLeaseFile, replaceFile } from "./lease-file.js";
@@ -45,12 +53,19 @@ export class FsLeaseStore implements LeaseStore {
   readonly #dir: string;
   readonly #options: { readonly host: string; ttlMs: number };
   readonly #ttlMs: number;
+  /** The pointers a claim looks through (the threads store takes this store in turn). */
+  readonly #threads: () => ThreadsStore;
 
   /** `options.host` is read when a lease needs it (it may be resolved on first read). */
-  constructor(home: string, options: { readonly host: string; ttlMs: number }) {
+  constructor(
+    home: string,
+    options: { readonly host: string; ttlMs: number },
+    threads: () => ThreadsStore,
+  ) {
     this.#dir = join(home, "locks");
     this.#options = options;
     this.#ttlMs = options.ttlMs;
+    this.#threads = threads;
   }
 
   get #host(): string {
@@ -100,6 +115,10 @@ export class FsLeaseStore implements LeaseStore {
       // "missing" retries at once; "writing" and a busy takeover guard settle within milliseconds.
       if (state.kind !== "missing") await delay(10);
     }
+  }
+
+  claimNext(query: ClaimQuery): Promise<AcquiredLease | null> {
+    return claimByScan(this.#threads(), this, query);
   }
 
   async adopt(thread: string, token: string): Promise<Lease> {
