@@ -13,6 +13,8 @@
 //   --steps 1                   steps per thread (each with its own output, body and prompt):
 //                               100k threads × 3 steps is about 1.3 million nodes
 //   --long 10000                also a thread of this many steps, for `thread verify <it>`
+//   --walks-up-to 100000        time the whole-store walks only up to this many threads (default:
+//                               every size); beyond it their cells show "-"
 //   --throughput 36             threads per throughput run (0: none): steps per second with 12
 //                               `uwf thread exec` in flight over three-step threads (uwf-mock),
 //                               on a store of its own per backend, median of min(runs, 3) runs
@@ -44,6 +46,7 @@ const { values: flags } = parseArgs({
     runs: { type: "string", default: process.env.BENCH_RUNS ?? "5" },
     steps: { type: "string", default: "1" },
     long: { type: "string", default: "0" },
+    "walks-up-to": { type: "string", default: "Infinity" },
     throughput: { type: "string", default: process.env.BENCH_THREADS ?? "36" },
   },
 });
@@ -51,6 +54,7 @@ const sizes = flags.sizes === "" ? [] : flags.sizes.split(",").map(Number);
 const runs = Number(flags.runs);
 const stepsPerThread = Number(flags.steps);
 const longSteps = Number(flags.long);
+const walksUpTo = Number(flags["walks-up-to"]);
 const SUSPENDED_EVERY = 10;
 const FLAT = 0.1;
 const PG_OVER_FS = 2;
@@ -89,14 +93,15 @@ const median = (samples) => [...samples].sort((a, b) => a - b)[Math.floor(sample
 
 /** CPU ms (perf's task-clock) of one `node args`; it must exit 0. */
 function cpuMs(args, env) {
+  // stdout is not kept: `thread verify --all` prints a line a thread, megabytes at 100k.
   const result = spawnSync(
     "perf",
     ["stat", "-x", ",", "-e", "task-clock", "-o", statFile, node, ...args],
-    { env, cwd: work, stdio: ["ignore", "pipe", "pipe"], timeout: 600_000 },
+    { env, cwd: work, stdio: ["ignore", "ignore", "pipe"], timeout: 4 * 3600_000 },
   );
   if (result.status !== 0)
     throw new Error(
-      `node ${args.join(" ")} failed (${result.status}):\n${result.stdout}${result.stderr}`,
+      `node ${args.join(" ")} failed (${result.status ?? result.signal}):\n${result.stderr}`,
     );
   const line = readFileSync(statFile, "utf8")
     .split("\n")
@@ -182,8 +187,11 @@ async function measureBackend(name, storeUrl) {
     const buildS = (performance.now() - started) / 1000;
     console.error(`${name}: ${size} threads built in ${buildS.toFixed(0)} s; measuring`);
     const ms = {};
-    for (const command of commands)
+    for (const command of commands) {
+      if (command.walk && size > walksUpTo) continue;
       ms[command.name] = medianCpuMs([uwfBin, ...command.args(targets)], env);
+      console.error(`${name}: ${size} threads: ${command.name}: ${ms[command.name].toFixed(0)} ms`);
+    }
     figures.push({ size, ms });
   }
   return figures;
@@ -205,6 +213,10 @@ function printTable(name, figures, n0, fsFigures) {
   for (const command of commands) {
     const cells = [command.name.padEnd(34)];
     for (const [i, f] of figures.entries()) {
+      if (f.ms[command.name] === undefined) {
+        cells.push("-".padStart(10));
+        continue;
+      }
       let cell = (f.ms[command.name] / n0).toFixed(1);
       const fsMs = fsFigures?.[i]?.ms[command.name];
       // Whole-store walks on PostgreSQL: within 2× the filesystem.
@@ -213,6 +225,10 @@ function printTable(name, figures, n0, fsFigures) {
     }
     for (let i = 1; i < figures.length; i++) {
       const e = exponent(figures[i - 1], figures[i], command.name);
+      if (Number.isNaN(e)) {
+        cells.push("-".padStart(10));
+        continue;
+      }
       const miss = command.flat && figures[i - 1].size >= 10_000 && e > FLAT;
       cells.push(`${e.toFixed(2)}${miss ? "!" : ""}`.padStart(10));
     }
