@@ -18,7 +18,7 @@ describe.skipIf(!perfFound)("bench:scale", () => {
         ...["--sizes", "10,20", "--backends", "fs", "--runs", "1", "--steps", "2"],
         ...["--throughput", "2"],
       ],
-      { encoding: "utf8", timeout: 120_000 },
+      { encoding: "utf8", timeout: 170_000 },
     );
     expect(result.stderr).toContain("fs: 20 threads built");
     expect(result.status).toBe(0);
@@ -27,5 +27,5 @@ describe.skipIf(!perfFound)("bench:scale", () => {
     expect(result.stdout).toMatch(/10→20/);
     expect(result.stdout).toMatch(/throughput: steps per second, 12 execs in flight/);
     expect(result.stdout).toMatch(/^fs +\d+\.\d +1\.00$/m);
-  });
+  }, 180_000);
 });
