@@ -13,9 +13,17 @@
 //   --steps 1                   steps per thread (each with its own output, body and prompt):
 //                               100k threads × 3 steps is about 1.3 million nodes
 //   --long 10000                also a thread of this many steps, for `thread verify <it>`
+//   --walks-up-to 100000        time the whole-store walks only up to this many threads (default:
+//                               every size); beyond it their cells show "-"
+//   --throughput 36             threads per throughput run (0: none): steps per second with 12
+//                               `uwf thread exec` in flight over three-step threads (uwf-mock),
+//                               on a store of its own per backend, median of min(runs, 3) runs
+//
+// `--sizes ""` measures the throughput alone.
 //
 // Targets (issue 29): exponent ≤ 0.1 from 10k to 100k threads for the per-thread and first-page
-// commands; whole-store walks on PostgreSQL within 2× the filesystem. Flags mark misses (!).
+// commands; whole-store walks on PostgreSQL within 2× the filesystem; PostgreSQL's throughput
+// at least 0.8× the filesystem's. Flags mark misses (!).
 // The PostgreSQL server is a throwaway one (test-utils `startPostgres`) on 127.0.0.1.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -24,6 +32,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { buildLongThread, buildManyShortThreads } from "./fixtures.mjs";
+import { relayAgent, relayThroughput } from "./throughput.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { openStore } = await import(`${root}packages/store/dist/index.js`);
@@ -37,15 +46,22 @@ const { values: flags } = parseArgs({
     runs: { type: "string", default: process.env.BENCH_RUNS ?? "5" },
     steps: { type: "string", default: "1" },
     long: { type: "string", default: "0" },
+    "walks-up-to": { type: "string", default: "Infinity" },
+    throughput: { type: "string", default: process.env.BENCH_THREADS ?? "36" },
   },
 });
-const sizes = flags.sizes.split(",").map(Number);
+const sizes = flags.sizes === "" ? [] : flags.sizes.split(",").map(Number);
 const runs = Number(flags.runs);
 const stepsPerThread = Number(flags.steps);
 const longSteps = Number(flags.long);
+const walksUpTo = Number(flags["walks-up-to"]);
 const SUSPENDED_EVERY = 10;
 const FLAT = 0.1;
 const PG_OVER_FS = 2;
+const throughputThreads = Number(flags.throughput);
+const IN_FLIGHT = 12;
+/** PostgreSQL's steps per second against the filesystem's, at least. */
+const PG_THROUGHPUT = 0.8;
 
 // Per-thread and first-page commands must stay flat; whole-store walks may grow linearly.
 const commands = [
@@ -77,14 +93,15 @@ const median = (samples) => [...samples].sort((a, b) => a - b)[Math.floor(sample
 
 /** CPU ms (perf's task-clock) of one `node args`; it must exit 0. */
 function cpuMs(args, env) {
+  // stdout is not kept: `thread verify --all` prints a line a thread, megabytes at 100k.
   const result = spawnSync(
     "perf",
     ["stat", "-x", ",", "-e", "task-clock", "-o", statFile, node, ...args],
-    { env, cwd: work, stdio: ["ignore", "pipe", "pipe"], timeout: 600_000 },
+    { env, cwd: work, stdio: ["ignore", "ignore", "pipe"], timeout: 4 * 3600_000 },
   );
   if (result.status !== 0)
     throw new Error(
-      `node ${args.join(" ")} failed (${result.status}):\n${result.stdout}${result.stderr}`,
+      `node ${args.join(" ")} failed (${result.status ?? result.signal}):\n${result.stderr}`,
     );
   const line = readFileSync(statFile, "utf8")
     .split("\n")
@@ -106,6 +123,35 @@ function uwfSync(env, ...args) {
   const result = spawnSync(node, [uwfBin, ...args], { env, cwd: work, encoding: "utf8" });
   if (result.status !== 0) throw new Error(`uwf ${args.join(" ")} failed:\n${result.stderr}`);
   return result.stdout.trim();
+}
+
+/** Steps per second with IN_FLIGHT execs at once, on a fresh store of its own. */
+function measureThroughput(name, storeUrl) {
+  const home = mkdtempSync(join(work, `${name}-throughput-`));
+  const config = { store: storeUrl, host: "bench", agents: { relay: relayAgent(home) } };
+  writeFileSync(join(home, "config.yaml"), JSON.stringify(config));
+  return relayThroughput({
+    env: { ...baseEnv, UWF_HOME: home, HOME: home },
+    cwd: work,
+    threads: throughputThreads,
+    inFlight: IN_FLIGHT,
+    runs: Math.min(runs, 3),
+  });
+}
+
+/** Steps per second per backend, and each as a multiple of the filesystem's. */
+function printThroughput(stepsPerSecond) {
+  console.log(
+    `\nthroughput: steps per second, ${IN_FLIGHT} execs in flight ` +
+      `(${throughputThreads} three-step threads a run, median of ${Math.min(runs, 3)})`,
+  );
+  console.log(`${"backend".padEnd(34)} ${"steps/s".padStart(10)} ${"× fs".padStart(10)}`);
+  for (const [name, perSecond] of Object.entries(stepsPerSecond)) {
+    const fs = stepsPerSecond.fs;
+    let times = fs ? (perSecond / fs).toFixed(2) : "";
+    if (name === "postgres" && fs && perSecond < PG_THROUGHPUT * fs) times += "!";
+    console.log(`${name.padEnd(34)} ${perSecond.toFixed(1).padStart(10)} ${times.padStart(10)}`);
+  }
 }
 
 /** Grows one backend's store through `sizes` and measures every command at each size. */
@@ -141,8 +187,11 @@ async function measureBackend(name, storeUrl) {
     const buildS = (performance.now() - started) / 1000;
     console.error(`${name}: ${size} threads built in ${buildS.toFixed(0)} s; measuring`);
     const ms = {};
-    for (const command of commands)
+    for (const command of commands) {
+      if (command.walk && size > walksUpTo) continue;
       ms[command.name] = medianCpuMs([uwfBin, ...command.args(targets)], env);
+      console.error(`${name}: ${size} threads: ${command.name}: ${ms[command.name].toFixed(0)} ms`);
+    }
     figures.push({ size, ms });
   }
   return figures;
@@ -164,6 +213,10 @@ function printTable(name, figures, n0, fsFigures) {
   for (const command of commands) {
     const cells = [command.name.padEnd(34)];
     for (const [i, f] of figures.entries()) {
+      if (f.ms[command.name] === undefined) {
+        cells.push("-".padStart(10));
+        continue;
+      }
       let cell = (f.ms[command.name] / n0).toFixed(1);
       const fsMs = fsFigures?.[i]?.ms[command.name];
       // Whole-store walks on PostgreSQL: within 2× the filesystem.
@@ -172,6 +225,10 @@ function printTable(name, figures, n0, fsFigures) {
     }
     for (let i = 1; i < figures.length; i++) {
       const e = exponent(figures[i - 1], figures[i], command.name);
+      if (Number.isNaN(e)) {
+        cells.push("-".padStart(10));
+        continue;
+      }
       const miss = command.flat && figures[i - 1].size >= 10_000 && e > FLAT;
       cells.push(`${e.toFixed(2)}${miss ? "!" : ""}`.padStart(10));
     }
@@ -189,21 +246,30 @@ try {
       `load average ${load1} at start; ${stepsPerThread} steps a thread` +
       (longSteps > 0 ? `, one ${longSteps}-step thread` : ""),
   );
-  const results = {};
-  for (const name of backendNames) {
-    let storeUrl = "fs";
-    if (name === "postgres") {
-      const { startPostgres } = await import(`${root}packages/test-utils/dist/index.js`);
-      server = await startPostgres();
-      storeUrl = await server.createDatabase();
-    }
-    results[name] = await measureBackend(name, storeUrl);
+  if (backendNames.includes("postgres")) {
+    const { startPostgres } = await import(`${root}packages/test-utils/dist/index.js`);
+    server = await startPostgres();
   }
-  for (const name of backendNames)
-    printTable(name, results[name], n0, name === "postgres" ? results.fs : undefined);
+  const newStore = (name) => (name === "postgres" ? server.createDatabase() : "fs");
+  const stepsPerSecond = {};
+  if (throughputThreads > 0) {
+    for (const name of backendNames) {
+      stepsPerSecond[name] = await measureThroughput(name, await newStore(name));
+      console.error(`${name}: ${stepsPerSecond[name].toFixed(1)} steps/s, ${IN_FLIGHT} in flight`);
+    }
+  }
+  const results = {};
+  if (sizes.length > 0) {
+    for (const name of backendNames)
+      results[name] = await measureBackend(name, await newStore(name));
+    for (const name of backendNames)
+      printTable(name, results[name], n0, name === "postgres" ? results.fs : undefined);
+  }
+  if (throughputThreads > 0) printThroughput(stepsPerSecond);
   console.log(
     `\n! marks a miss: exponent > ${FLAT} from 10k up for a command that must stay flat; ` +
-      `a whole-store walk on PostgreSQL over ${PG_OVER_FS}× the filesystem's. ` +
+      `a whole-store walk on PostgreSQL over ${PG_OVER_FS}× the filesystem's; ` +
+      `PostgreSQL's throughput under ${PG_THROUGHPUT}× the filesystem's. ` +
       `Load average ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]} at the end.`,
   );
 } finally {

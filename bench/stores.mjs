@@ -11,12 +11,13 @@
 // takes min(BENCH_RUNS, 3) runs of BENCH_THREADS threads, default 36). The PostgreSQL server is
 // a throwaway one from the machine's binaries (test-utils `startPostgres`), on 127.0.0.1.
 // Every child runs without NODE_EXTRA_CA_CERTS and UWF_* variables, N0 included.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildManyThreads } from "./fixtures.mjs";
+import { relayAgent, relayThroughput } from "./throughput.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { openStore } = await import(`${root}packages/store/dist/index.js`);
@@ -63,30 +64,9 @@ function uwfSync(env, ...args) {
   return result.stdout.trim();
 }
 
-function run(env, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(node, [uwfBin, ...args], { env, cwd: work, stdio: "ignore" });
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolve() : reject(new Error(`uwf ${args.join(" ")} exited ${code}`)),
-    );
-  });
-}
-
 /** A machine for one backend: its UWF_HOME, config.yaml and environment. */
 function machine(name, store) {
   const home = mkdtempSync(join(work, `${name}-`));
-  const scenario = join(home, "scenario.json");
-  writeFileSync(
-    scenario,
-    JSON.stringify({
-      steps: [
-        { role: "planner", output: { $status: "planned", step: 1 } },
-        { role: "worker", output: { $status: "done", step: 2 } },
-        { role: "reviewer", output: { $status: "approved", step: 3 } },
-      ],
-    }),
-  );
   const hello = join(home, "hello.yaml");
   writeFileSync(hello, "steps:\n  - role: greeter\n    output: { $status: done, greeting: hi }\n");
   writeFileSync(
@@ -95,7 +75,7 @@ function machine(name, store) {
       store,
       host: "bench",
       agents: {
-        relay: { command: node, args: [mockBin, "--scenario", scenario] },
+        relay: relayAgent(home),
         hello: { command: node, args: [mockBin, "--scenario", hello] },
       },
     }),
@@ -128,27 +108,14 @@ async function listMany(m) {
 }
 
 /** Median steps per second: `throughputThreads` three-step threads, 12 execs in flight. */
-async function throughput(m) {
-  uwfSync(m.env, "workflow", "add", join(root, "bench/hosts-relay.yaml"));
-  const samples = [];
-  for (let r = 0; r < throughputRuns; r++) {
-    const ids = Array.from({ length: throughputThreads }, (_, i) =>
-      uwfSync(m.env, "thread", "start", "hosts-relay", "-p", `bench ${r}.${i}`),
-    );
-    const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < ids.length) {
-          const id = ids[next++];
-          await run(m.env, ["thread", "exec", id, "-c", "20", "--agent", "relay"]);
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    samples.push((ids.length * 3) / seconds);
-  }
-  return median(samples);
+function throughput(m) {
+  return relayThroughput({
+    env: m.env,
+    cwd: work,
+    threads: throughputThreads,
+    inFlight: IN_FLIGHT,
+    runs: throughputRuns,
+  });
 }
 
 let server = null;

@@ -24,8 +24,10 @@ export interface Database extends Sql {
 
 /**
  * Most uwf processes run a handful of statements one after another, so the pool rarely opens
- * more than one connection; the second exists for a lease renewal that fires during a
- * transaction. Idle connections never keep a finished process alive (`allowExitOnIdle`).
+ * more than one connection; the others serve statements that overlap (a lease renewal during a
+ * transaction, the step's adapter reading while its exec writes) and are closed once done, so
+ * a process in flight holds one of the server's slots (see `withClient`). Idle connections
+ * never keep a finished process alive (`allowExitOnIdle`).
  */
 const POOL_MAX = 3;
 
@@ -154,8 +156,17 @@ class PoolDatabase implements Database {
       }
       throw error;
     } finally {
-      client.release(broken);
+      client.release(broken ?? this.#surplus());
     }
+  }
+
+  /**
+   * Whether a client being released is one more than the process needs: another is idle
+   * already and nobody waits for one. Closing it frees its server slot for other processes (a
+   * hundred execs in flight then hold about a hundred slots, not up to three hundred).
+   */
+  #surplus(): boolean {
+    return this.#pool.idleCount > 0 && this.#pool.waitingCount === 0;
   }
 
   close(): Promise<void> {

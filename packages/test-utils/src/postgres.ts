@@ -46,6 +46,8 @@ export interface PostgresServer {
 
 export interface DatabaseActivity {
   connections: number;
+  /** Connection attempts the server refused for want of a slot ("too many clients", 53300). */
+  refused: number;
   statements: string[];
 }
 
@@ -206,6 +208,10 @@ const LOG_PREFIX = "%d|%p| ";
 const LOG_LINE =
   /^([^|\n]*)\|(\d+)\| (?:LOG: {2}(connection authorized|statement: |execute [^:]*: )(.*))?/;
 
+/** How the server refuses a connection when every slot is taken (SQLSTATE 53300). */
+const OUT_OF_SLOTS =
+  /FATAL: {2}(?:sorry, too many clients already|remaining connection slots are reserved)/;
+
 /** The server's log as lines, kept until `takeUntil` has counted them. */
 class LogLines {
   #pending = "";
@@ -228,7 +234,7 @@ class LogLines {
       const at = this.#lines.findIndex((line) => line.includes(`select '${mark}'`));
       if (at >= 0) {
         const markPid = LOG_LINE.exec(this.#lines[at] ?? "")?.[2];
-        const activity: DatabaseActivity = { connections: 0, statements: [] };
+        const activity: DatabaseActivity = { connections: 0, refused: 0, statements: [] };
         const kept: string[] = [];
         for (const line of this.#lines.slice(0, at + 1)) {
           const match = LOG_LINE.exec(line);
@@ -238,6 +244,7 @@ class LogLines {
             kept.push(line);
             continue;
           }
+          if (OUT_OF_SLOTS.test(line)) activity.refused++;
           if (match[2] === markPid || !match[3]) continue;
           if (match[3] === "connection authorized") activity.connections++;
           else activity.statements.push((match[4] ?? "").trim());
