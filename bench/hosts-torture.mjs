@@ -222,8 +222,8 @@ let server = null;
 let db = null;
 
 async function main() {
-  uwfBin = snapshot("cli", "uwf.js");
-  const mockBin = snapshot("agent-mock", "uwf-mock.js");
+  uwfBin = snapshot("cli", "uwf.cjs");
+  const mockBin = snapshot("agent-mock", "uwf-mock.cjs");
   const scenario = join(work, "scenario.json");
   writeFileSync(
     scenario,
