@@ -40,3 +40,34 @@ export async function* walkBack(
     hash = step.prev;
   }
 }
+
+/** A recorded step with its output: what routing reads of it (reroute, rebase). */
+export interface RecordedStep {
+  hash: string;
+  step: StepPayload;
+  output: Record<string, unknown>;
+}
+
+/**
+ * The steps from the StartNode to `head` (null: none), oldest first, each with its output; read
+ * ahead in stretches like `walkBack`. A chain that loops is THREAD_CORRUPT.
+ */
+export async function readRecordedSteps(cas: Cas, head: string | null): Promise<RecordedStep[]> {
+  const chain: RecordedStep[] = [];
+  const seen = new Set<string>();
+  const readAhead = new ChainReadAhead(cas);
+  for (let hash = head; hash !== null; ) {
+    if (seen.has(hash)) {
+      throw new UwfError("THREAD_CORRUPT", `the chain loops back to step ${hash}`, {
+        hint: "run `uwf thread verify <thread>` to see what is wrong with its history",
+      });
+    }
+    seen.add(hash);
+    await readAhead.before(hash);
+    const step = await cas.getPayload<StepPayload>(hash, "step");
+    const output = await cas.getPayload<Record<string, unknown>>(step.output);
+    chain.push({ hash, step, output });
+    hash = step.prev;
+  }
+  return chain.reverse();
+}

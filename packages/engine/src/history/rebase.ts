@@ -17,18 +17,12 @@ import type { Cas, Store, ThreadsStore } from "@united-workforce/store";
 import { canonicalJson, errorMessage, isoTime, newUlid, UwfError } from "@united-workforce/util";
 import { evaluate, startOutput } from "../moderator/evaluate.js";
 import { titleFromText } from "../threads/title.js";
+import { type RecordedStep, readRecordedSteps } from "./chain.js";
 import type { RerouteWorkflow } from "./reroute.js";
 
 export interface RebaseSource {
   cas: Cas;
   threads: Pick<ThreadsStore, "get">;
-}
-
-/** A recorded step, oldest first, with what routing reads of it. */
-interface ChainStep {
-  hash: string;
-  step: StepPayload;
-  output: Record<string, unknown>;
 }
 
 /** A workflow's graph, and the thread's inputs when that workflow renders edge prompts with them. */
@@ -55,7 +49,7 @@ export async function planRebase(
   const pointer = await store.threads.get(thread);
   const pinned = await cas.getPayload<WorkflowPayload>(pointer.workflowHash, "workflow");
   const start = await cas.getPayload<StartPayload>(pointer.start, "start");
-  const chain = await readChain(cas, pointer.head === pointer.start ? null : pointer.head);
+  const chain = await readRecordedSteps(cas, pointer.head === pointer.start ? null : pointer.head);
   const routingOf = (w: WorkflowPayload): Routing => ({
     workflow: w,
     inputs: w.inputs === undefined ? undefined : (start.inputs ?? {}),
@@ -102,8 +96,8 @@ export async function planRebase(
 function stepChange(
   recorded: Routing,
   rebased: Routing,
-  parent: ChainStep | null,
-  current: ChainStep | undefined,
+  parent: RecordedStep | null,
+  current: RecordedStep | undefined,
   number: number,
 ): RebaseChange | null {
   const from = parent === null ? START : parent.step.role;
@@ -145,7 +139,7 @@ function stepChange(
  * The edge a graph takes into a step from its parent (the StartNode when null). A step after a
  * route to `$END` is a completed thread's restart, which takes `$START.resume`.
  */
-function edgeInto(routing: Routing, parent: ChainStep | null, followed: boolean): RebaseRoute {
+function edgeInto(routing: Routing, parent: RecordedStep | null, followed: boolean): RebaseRoute {
   const routed = route(routing, parent === null ? START : parent.step.role, parent?.output);
   if (followed && parent !== null && routed.target === END) {
     return route(routing, START, startOutput("resume"));
@@ -213,25 +207,6 @@ export function lineDiff(before: string, after: string): string[] {
     ...a.slice(head, a.length - tail).map((line) => `- ${line}`),
     ...b.slice(head, b.length - tail).map((line) => `+ ${line}`),
   ];
-}
-
-/** The steps from the StartNode to `head`, oldest first. */
-async function readChain(cas: Cas, head: string | null): Promise<ChainStep[]> {
-  const chain: ChainStep[] = [];
-  const seen = new Set<string>();
-  for (let hash = head; hash !== null; ) {
-    if (seen.has(hash)) {
-      throw new UwfError("THREAD_CORRUPT", `the chain loops back to step ${hash}`, {
-        hint: "run `uwf thread verify <thread>` to see what is wrong with its history",
-      });
-    }
-    seen.add(hash);
-    const step = await cas.getPayload<StepPayload>(hash, "step");
-    const output = await cas.getPayload<Record<string, unknown>>(step.output);
-    chain.push({ hash, step, output });
-    hash = step.prev;
-  }
-  return chain.reverse();
 }
 
 /** The rebased thread as written: its pointer and, by recorded step, the step reusing it. */

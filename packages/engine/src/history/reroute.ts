@@ -7,15 +7,15 @@ import {
   START,
   STATUS_FIELD,
   type StartPayload,
-  type StepPayload,
   SUSPEND,
   type ThreadRerouteReport,
   type WorkflowPayload,
 } from "@united-workforce/protocol";
 import type { Cas, ThreadsStore } from "@united-workforce/store";
-import { errorMessage, UwfError } from "@united-workforce/util";
+import { errorMessage } from "@united-workforce/util";
 import { evaluate, startOutput } from "../moderator/evaluate.js";
 import type { WorkflowDefinition } from "../workflow/definition.js";
+import { type RecordedStep, readRecordedSteps } from "./chain.js";
 
 /**
  * The workflow to reroute through: a stored one (its role schemas are schema nodes), or one
@@ -39,13 +39,6 @@ type Validate = (payload: unknown) => { valid: boolean; errors: string[] };
 interface Routing {
   graph: Graph;
   inputs: Record<string, unknown> | undefined;
-}
-
-/** A recorded step, oldest first: its role and output. */
-interface ChainStep {
-  hash: string;
-  role: string;
-  output: Record<string, unknown>;
 }
 
 /**
@@ -74,7 +67,7 @@ export async function rerouteThread(
   const recordedRouting = routingOf(pinned);
   const otherRouting = routingOf(other);
 
-  const chain = await readChain(cas, pointer.head === pointer.start ? null : pointer.head);
+  const chain = await readRecordedSteps(cas, pointer.head === pointer.start ? null : pointer.head);
   const startRoute = {
     recorded: routeFrom(recordedRouting, START, startOutput("new")),
     rerouted: routeFrom(otherRouting, START, startOutput("new")),
@@ -82,7 +75,13 @@ export async function rerouteThread(
   const steps = await rerouteSteps(cas, workflow, chain, recordedRouting, otherRouting);
   const firstChange: ThreadRerouteReport["firstChange"] =
     startRoute.recorded.target !== startRoute.rerouted.target
-      ? { step: 0, hash: pointer.start, role: START, next: chain[0]?.role ?? null, ...startRoute }
+      ? {
+          step: 0,
+          hash: pointer.start,
+          role: START,
+          next: chain[0]?.step.role ?? null,
+          ...startRoute,
+        }
       : firstStepChange(steps);
 
   const invalid = steps.filter((s) => !s.valid).length;
@@ -107,7 +106,7 @@ export async function rerouteThread(
 async function rerouteSteps(
   cas: Cas,
   workflow: RerouteWorkflow,
-  chain: ChainStep[],
+  chain: RecordedStep[],
   recordedRouting: Routing,
   otherRouting: Routing,
 ): Promise<RerouteStep[]> {
@@ -117,7 +116,8 @@ async function rerouteSteps(
     return validators.get(role)!;
   };
   const steps: RerouteStep[] = [];
-  for (const [index, { hash, role, output }] of chain.entries()) {
+  for (const [index, { hash, step, output }] of chain.entries()) {
+    const role = step.role;
     const validate = await validatorOf(role);
     const checked = validate
       ? validate(output)
@@ -136,7 +136,7 @@ async function rerouteSteps(
       recorded,
       rerouted,
       same: recorded.target === rerouted.target,
-      next: chain[index + 1]?.role ?? null,
+      next: chain[index + 1]?.step.role ?? null,
     });
   }
   return steps;
@@ -160,25 +160,6 @@ function routeFrom(routing: Routing, role: string, output: Record<string, unknow
   } catch (error) {
     return { target: null, prompt: null, error: errorMessage(error) };
   }
-}
-
-/** The steps from the StartNode to `head`, oldest first: each one's role and output. */
-async function readChain(cas: Cas, head: string | null): Promise<ChainStep[]> {
-  const chain: ChainStep[] = [];
-  const seen = new Set<string>();
-  for (let hash = head; hash !== null; ) {
-    if (seen.has(hash)) {
-      throw new UwfError("THREAD_CORRUPT", `the chain loops back to step ${hash}`, {
-        hint: "run `uwf thread verify <thread>` to see what is wrong with its history",
-      });
-    }
-    seen.add(hash);
-    const step = await cas.getPayload<StepPayload>(hash, "step");
-    const output = await cas.getPayload<Record<string, unknown>>(step.output);
-    chain.push({ hash, role: step.role, output });
-    hash = step.prev;
-  }
-  return chain.reverse();
 }
 
 /** A validator for `role`'s schema in the other workflow; null when it has no such role. */
