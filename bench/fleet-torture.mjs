@@ -324,6 +324,7 @@ async function main() {
       "completed",
       "--limit",
       "1",
+      "--count",
     ]);
     if (Date.now() - lastReport > 30_000) {
       lastReport = Date.now();

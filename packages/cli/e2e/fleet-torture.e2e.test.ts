@@ -142,6 +142,7 @@ it(`${HOMES} homes × ${WORKERS_PER_HOME} workers drain ${THREADS} threads while
       "completed",
       "--limit",
       "1",
+      "--count",
     ]);
     if (done.total === THREADS) break;
     await sleep(100);
