@@ -15,6 +15,10 @@ const REMOVE_BATCH = 10_000;
  * Node bytes in `uwf_cas_nodes`. A batch is one INSERT … ON CONFLICT statement, so each node is
  * stored completely or not at all, and concurrent writers of one hash agree on who created it.
  * Rewriting an existing node moves its `written_at` (gc keeps recently written nodes).
+ *
+ * The recursive walks join nodes through `lateral (… limit 1)` and select by `= any(array(…))`:
+ * the planner cannot size a recursive CTE and, left to itself, hash-joins it against a full scan
+ * of `uwf_cas_nodes` at every level, which makes a walk of the store quadratic.
  */
 export function createPostgresCasBackend(
   db: Database,
@@ -49,9 +53,11 @@ export function createPostgresCasBackend(
         `with recursive reach(hash) as (
            select unnest($1::text[])
            union
-           select unnest(n.refs) from reach join uwf_cas_nodes n on n.hash = reach.hash
+           select unnest(n.refs) from reach
+           cross join lateral (
+             select refs from uwf_cas_nodes n where n.hash = reach.hash limit 1) as n
          )
-         select n.hash, n.refs from reach join uwf_cas_nodes n on n.hash = reach.hash`,
+         select hash, refs from uwf_cas_nodes where hash = any(array(select hash from reach))`,
         [roots],
       );
       return new Map(rows.map((row) => [row.hash, row.refs]));
@@ -68,18 +74,22 @@ export function createPostgresCasBackend(
                    join uwf_cas_nodes p on p.hash = ref
                    where p.type = any($2::text[]) limit 1),
                   chain.n + 1
-           from chain join uwf_cas_nodes c on c.hash = chain.hash
+           from chain
+           cross join lateral (
+             select refs from uwf_cas_nodes c where c.hash = chain.hash limit 1) as c
            where chain.n < $3
          ), reach(hash) as (
            select hash from chain where hash is not null
            union
            select r.hash from reach
-           join uwf_cas_nodes n on n.hash = reach.hash
+           cross join lateral (
+             select refs from uwf_cas_nodes n where n.hash = reach.hash limit 1) as n
            cross join unnest(n.refs) as ref
-           join uwf_cas_nodes r on r.hash = ref
-           where r.type <> all($2::text[])
+           cross join lateral (
+             select hash from uwf_cas_nodes r
+             where r.hash = ref and r.type <> all($2::text[]) limit 1) as r
          )
-         select hash, bytes from uwf_cas_nodes where hash in (select hash from reach)`,
+         select hash, bytes from uwf_cas_nodes where hash = any(array(select hash from reach))`,
         [heads, through, length],
       );
       return new Map(rows.map((row) => [row.hash, row.bytes]));
@@ -138,10 +148,12 @@ export function createPostgresCasBackend(
         `with recursive reach(hash) as (
            select unnest($1::text[])
            union
-           select unnest(n.refs) from reach join uwf_cas_nodes n on n.hash = reach.hash
+           select unnest(n.refs) from reach
+           cross join lateral (
+             select refs from uwf_cas_nodes n where n.hash = reach.hash limit 1) as n
          )
-         select n.hash, n.refs, n.bytes
-         from (select hash from reach limit $2) as r join uwf_cas_nodes n on n.hash = r.hash`,
+         select hash, refs, bytes from uwf_cas_nodes
+         where hash = any(array(select hash from reach limit $2))`,
         [hashes, Math.max(upTo, hashes.length)],
       );
       const refs = new Map<string, readonly string[]>();

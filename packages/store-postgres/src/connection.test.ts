@@ -30,4 +30,13 @@ describe("the connection pool", () => {
       await db.close();
     }
   });
+
+  it("turns JIT off: compiling an over-costed recursive walk took longer than running it", async () => {
+    const db = await connect(await server.createDatabase());
+    try {
+      expect(await db.query<{ jit: string }>("show jit")).toEqual([{ jit: "off" }]);
+    } finally {
+      await db.close();
+    }
+  });
 });

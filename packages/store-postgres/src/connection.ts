@@ -72,6 +72,9 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
       // A server that vanished without closing the socket is noticed instead of waited on.
       keepAlive: true,
       application_name: "uwf",
+      // uwf's statements are small; JIT-compiling one the planner over-costs (a recursive walk)
+      // takes hundreds of ms, far more than running it.
+      options: "-c jit=off",
     });
   } catch (error) {
     throw unavailable(location, error, timeouts);
