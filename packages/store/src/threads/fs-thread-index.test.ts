@@ -2,10 +2,10 @@
  * The filesystem's list index (fs-thread-index.ts): kept with each pointer write, rebuilt when
  * missing, damaged or stale, and never trusted over the pointers.
  */
-import { readdirSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ThreadPointer } from "@united-workforce/protocol";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openTempStore, pointer } from "../__testing__/store-fixtures.js";
 import type { Store, ThreadPage } from "../api.js";
 import { openStore } from "../open-store.js";
@@ -145,5 +145,27 @@ describe("thread list index", () => {
     expect(segments.length).toBeGreaterThan(1);
     const page = await store.threads.list({ limit: 50, offset: 580 });
     expect([ids(page), page.more]).toEqual([newestFirst.slice(580, 630), true]);
+  });
+
+  it("lists the pointer folder once after a write, not on every read", async () => {
+    const newestFirst = await make(2);
+    const listings = () => {
+      const [journal] = readdirSync(indexDir()).filter((name) => name.startsWith("journal-"));
+      return readFileSync(join(indexDir(), journal!), "utf8")
+        .split("\n")
+        .filter((line) => line.includes('"entry":null')).length;
+    };
+    // Right after a write the folder's time cannot tell a same-tick change by hand: the first
+    // reader lists the folder; reading later than the clock's tick, it records that it did.
+    const now = Date.now();
+    const later = vi.spyOn(Date, "now").mockReturnValue(now + 1_000);
+    try {
+      expect(ids(await store.threads.list())).toEqual(newestFirst);
+      expect(listings()).toBe(1);
+      expect(ids(await store.threads.list())).toEqual(newestFirst);
+      expect(listings()).toBe(1);
+    } finally {
+      later.mockRestore();
+    }
   });
 });

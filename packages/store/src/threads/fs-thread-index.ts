@@ -279,7 +279,7 @@ export class FsThreadIndex {
         manifest !== null &&
         journal !== null &&
         journal !== "moved" &&
-        (attempt >= 2 || !this.#stale(manifest, journal, markers.length > 0))
+        (attempt >= 2 || !(await this.#stale(manifest, journal, markers.length > 0)))
       )
         return { manifest, ...(await this.#overlay(markers, journal.entries)) };
       if (attempt >= 2) throw indexError(this.#dir, "could not be written");
@@ -312,10 +312,12 @@ export class FsThreadIndex {
       } catch {
         continue; // The empty tail, or a line a killed writer left half-written.
       }
-      const known = entries.get(parsed.entry[0]);
-      if (known === undefined || known[1] <= parsed.entry[1])
-        entries.set(parsed.entry[0], parsed.entry);
-      if (parsed.created) created++;
+      const entry = parsed.entry;
+      if (entry !== null) {
+        const known = entries.get(entry[0]);
+        if (known === undefined || known[1] <= entry[1]) entries.set(entry[0], entry);
+        if (parsed.created) created++;
+      }
       folderMs = parsed.folderMs;
       recordedMs = parsed.recordedMs;
     }
@@ -327,12 +329,33 @@ export class FsThreadIndex {
    * folder's time moved and no marker is left; or it is too close to the recorded time to tell
    * and the folder does not hold what the index holds.
    */
-  #stale(manifest: Manifest, journal: Journal, marked: boolean): boolean {
+  async #stale(manifest: LoadedManifest, journal: Journal, marked: boolean): Promise<boolean> {
     const folderMs = folderTime(this.#threadsDir);
     if (folderMs !== journal.folderMs) return !marked;
     if (journal.recordedMs - journal.folderMs >= RACY_MS) return false;
+    const listedMs = Date.now();
     const segments = manifest.segments.reduce((sum, segment) => sum + segment.count, 0);
-    return listNames(this.#threadsDir).filter(isPointerName).length !== segments + journal.created;
+    const pointers = listNames(this.#threadsDir).filter(isPointerName).length;
+    if (pointers !== segments + journal.created) return true;
+    // Listed late enough to tell: say so in the journal, so the next readers need not list
+    // (else every list after a write would read the whole folder).
+    if (listedMs - folderMs >= RACY_MS) await this.#noteListed(manifest, folderMs, listedMs);
+    return false;
+  }
+
+  /** A journal line that only says the folder, at `folderMs`, held what the index holds. */
+  async #noteListed(manifest: LoadedManifest, folderMs: number, listedMs: number): Promise<void> {
+    const line: JournalLine = { entry: null, created: false, folderMs, recordedMs: listedMs };
+    try {
+      await this.#locked(() => {
+        // Written only to the journal it was read from, and only if no write came since.
+        if (this.#readManifest()?.number !== manifest.number) return;
+        if (folderTime(this.#threadsDir) !== folderMs) return;
+        appendLine(this.#journalOf(manifest.number), `${JSON.stringify(line)}\n`);
+      });
+    } catch {
+      // Only a saving: the next reader lists the folder again.
+    }
   }
 
   /**
@@ -634,7 +657,8 @@ type LoadedManifest = Manifest & { name: string; number: number };
 
 /** One write since the manifest: `journal-<n>.log`, a JSON line each. */
 interface JournalLine {
-  entry: Entry;
+  /** Null on a line that only records a listing of the pointer folder (`#noteListed`). */
+  entry: Entry | null;
   created: boolean;
   /** The pointer folder's mtime after this write, and when that was read. */
   folderMs: number;
