@@ -48,12 +48,17 @@ describe("thread steer", () => {
     expect((await showThread(sb, thread)).guidance).toEqual(steer.guidance);
     const shown = await uwf(sb, ["thread", "show", thread]);
     expect(shown.stdout).toContain(`guidance  ${text}`);
+    const read = await uwf(sb, ["thread", "read", thread]);
+    expect(read.stdout).toContain(`## Pending guidance (${steer.guidance[0]!.at})\n\n${text}`);
 
     const run = await uwfJson<ExecDoc>(sb, ["thread", "exec", thread, "-c", "2", "--agent", agent]);
     const [steered, after] = run.steps.map((s) => s.hash) as [string, string];
     expect((await showStep(sb, steered)).edgePrompt).toContain(`## Guidance from a human\n${text}`);
     expect((await showStep(sb, after)).edgePrompt).not.toContain(text);
     expect((await showThread(sb, thread)).guidance).toBeUndefined();
+    const transcript = (await uwf(sb, ["thread", "read", thread])).stdout;
+    expect(transcript).not.toContain("## Pending guidance");
+    expect(transcript).toContain(text);
   });
 
   it("refuses a completed thread, an unknown one and empty guidance", async () => {
