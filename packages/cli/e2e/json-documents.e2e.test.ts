@@ -123,6 +123,10 @@ describe("every --format json document matches its schema in protocol", () => {
     const thread = String(started.thread);
     await check(["thread", "exec", thread, ...agent]);
     await check(["thread", "show", thread]);
+    // A pending steer note is in show's document too.
+    const steered = String((await check(["thread", "start", "hello", "-p", "Greet Bo"])).thread);
+    await check(["thread", "steer", steered, "-p", "Be brief."]);
+    await check(["thread", "show", steered]);
     await check(["thread", "list"]);
     await check(["thread", "list", "--count"]);
     await check(["store", "reindex"]);

@@ -12,7 +12,12 @@ import {
   isoTimeSchema as isoTime,
   threadIdSchema as threadId,
 } from "./string-schemas.js";
-import { suspendInfoSchema, THREAD_STATUSES, worktreeRemovalSchema } from "./threads.js";
+import {
+  guidanceNoteSchema,
+  suspendInfoSchema,
+  THREAD_STATUSES,
+  worktreeRemovalSchema,
+} from "./threads.js";
 
 const nullableHash = { anyOf: [hash, { type: "null" }] } as const;
 const str = { type: "string" } as const;
@@ -587,6 +592,8 @@ function build() {
         children: list(fanoutChild),
         // Made by `thread rebase`: the thread rebased, and its last step this one reuses.
         rebasedFrom: object({ thread: threadId, step: hash }),
+        // Notes from `thread steer` the next step will take (absent when none wait).
+        guidance: list(guidanceNoteSchema),
       },
     ),
     // `total`: on a last page, with `--count`, or with `--hide-children` (which reads them all).
@@ -641,6 +648,15 @@ function build() {
       message: str,
     }),
     "thread poke": threadExec,
+    "thread steer": object(
+      {
+        thread: threadId,
+        status: threadStatus,
+        // Every note waiting for the next step, this one last.
+        guidance: list(guidanceNoteSchema),
+      },
+      ["thread", "status", "guidance"],
+    ),
     "thread stop": object({ thread: threadId, stopped: bool, pid: { type: ["integer", "null"] } }),
     "thread cancel": object(
       {

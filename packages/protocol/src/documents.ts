@@ -61,6 +61,7 @@ export type ThreadRerouteDocument = DocumentOf<"thread reroute">;
 export type ThreadRerouteReport = FromSchema<DocumentSchemaSet["threadRerouteReportSchema"]>;
 export type RerouteStep = ThreadRerouteReport["steps"][number];
 export type RerouteRoute = RerouteStep["recorded"];
+export type ThreadSteerDocument = DocumentOf<"thread steer">;
 export type ThreadRebaseDocument = DocumentOf<"thread rebase">;
 /** What the engine's `planRebase` returns: the `uwf thread rebase` document before it runs. */
 export type ThreadRebasePlan = FromSchema<DocumentSchemaSet["threadRebasePlanSchema"]>;

@@ -173,6 +173,11 @@ function build() {
       ...run,
       from: hash,
     }),
+    "thread.steered": event(
+      "thread.steered",
+      "`thread steer` left a guidance note on `thread` for its next step; `pending` notes now wait.",
+      { ...run, pending: int },
+    ),
     "thread.rebased": event(
       "thread.rebased",
       "`thread rebase` made `thread` from the history of `from` under the workflow `workflow`: it reuses `reused` recorded steps and parts at step `firstChange` (null: it parts nowhere).",
@@ -416,6 +421,7 @@ export const EVENT_LEVELS: Readonly<Record<EventName, "info" | "warn" | "error">
   "thread.import": "info",
   "step.fork": "info",
   "thread.rebased": "info",
+  "thread.steered": "info",
   "fanout.started": "info",
   "fanout.child": "info",
   "fanout.joined": "info",

@@ -95,6 +95,18 @@ export const threadParentSchema = {
 } as const;
 export type ThreadParent = FromSchema<typeof threadParentSchema>;
 
+/** A note `uwf thread steer` left for the thread's next step. */
+export const guidanceNoteSchema = {
+  type: "object",
+  required: ["text", "at", "rev"],
+  properties: {
+    text: { type: "string", minLength: 1 },
+    at: isoTimeSchema,
+    rev: { type: "integer", minimum: 1 },
+  },
+} as const;
+export type GuidanceNote = FromSchema<typeof guidanceNoteSchema>;
+
 /** What the pointer file stores; `running` and `corrupt` are derived. */
 const storedThreadStatusSchema = { enum: ["idle", "suspended", "completed", "cancelled"] } as const;
 export type StoredThreadStatus = FromSchema<typeof storedThreadStatusSchema>;
@@ -153,6 +165,10 @@ export const threadPointerSchema = {
       required: ["thread", "step"],
       properties: { thread: threadIdSchema, step: hashSchema },
     },
+    // Guidance notes from `thread steer` no step has taken yet, oldest first: the next stored
+    // step's prompt carries them, and that step's pointer write drops them. `rev` is the
+    // revision the steer wrote, so a concurrent exec can tell a steer's write from any other.
+    guidance: { type: "array", items: guidanceNoteSchema },
     // Usage summed over every step this thread ran, so `thread show` never walks the chain.
     usage: usageSchema,
     // How many of those steps reported no cost: with any, `usage.costUsd` is a lower bound.

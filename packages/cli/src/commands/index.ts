@@ -48,6 +48,7 @@ import threadReroute from "./thread/reroute.js";
 import threadResume from "./thread/resume.js";
 import threadShow from "./thread/show.js";
 import threadStart from "./thread/start.js";
+import threadSteer from "./thread/steer.js";
 import threadStop from "./thread/stop.js";
 import threadTrace from "./thread/trace.js";
 import threadTree from "./thread/tree.js";
@@ -84,6 +85,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadResume,
   threadAnswer,
   threadPoke,
+  threadSteer,
   threadStop,
   threadCancel,
   threadCleanup,

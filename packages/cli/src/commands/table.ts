@@ -28,6 +28,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { path: ["thread", "resume"], load: () => import("./thread/resume.js") },
   { path: ["thread", "answer"], load: () => import("./thread/answer.js") },
   { path: ["thread", "poke"], load: () => import("./thread/poke.js") },
+  { path: ["thread", "steer"], load: () => import("./thread/steer.js") },
   { path: ["thread", "stop"], load: () => import("./thread/stop.js") },
   { path: ["thread", "cancel"], load: () => import("./thread/cancel.js") },
   { path: ["thread", "cleanup"], load: () => import("./thread/cleanup.js") },

@@ -7,6 +7,7 @@ import type { RunContext } from "../steps/context.js";
 import { humanSuspension, isHumanRole } from "../steps/human-step.js";
 import type { PlannedStep } from "../steps/planned-step.js";
 import { runScriptStep } from "../steps/script-step.js";
+import { withGuidance } from "../threads/steer.js";
 
 /**
  * Run one planned step of the kind its role is (an agent's, a command's, or a human's, who is
@@ -16,9 +17,13 @@ import { runScriptStep } from "../steps/script-step.js";
 export async function runStep(
   run: RunContext,
   from: ThreadPointer,
-  plan: PlannedStep,
+  planned: PlannedStep,
   options: { agentFlag?: string | undefined; lease: Lease },
 ): Promise<Applied> {
+  // The agent is given the pending guidance; a rerun after a failure is planned without it,
+  // since the notes stay pending until a step is stored.
+  const steered = withGuidance(planned, from);
+  const plan = { ...planned, guidance: steered.guidance };
   const workflow = await run.router.workflow(from.workflowHash);
   const role = workflow.roles[plan.role];
   if (!role) {
@@ -45,12 +50,12 @@ export async function runStep(
       );
     }
     // Nothing runs: the thread waits for `uwf thread answer`.
-    const suspend = await humanSuspension(run, from, plan.role, plan.prompt, plan.location);
+    const suspend = await humanSuspension(run, from, plan.role, steered.prompt, plan.location);
     return applyOutcome(run, from, plan, { kind: "waits", suspend });
   }
   const outcome =
     role.run !== undefined
-      ? await runScriptStep(run, from, plan, role, options)
-      : await runAgentStep(run, from, plan, role, options);
+      ? await runScriptStep(run, from, steered, role, options)
+      : await runAgentStep(run, from, steered, role, options);
   return applyOutcome(run, from, plan, outcome);
 }

@@ -14,6 +14,7 @@ import { humanSuspension, isHumanRole } from "../steps/human-step.js";
 import type { AgentStepOutcome } from "../steps/outcome.js";
 import { type PlannedStep, prevOf, rerunOf } from "../steps/planned-step.js";
 import type { VerifiedStep } from "../steps/verify-step.js";
+import { guidanceLeft } from "../threads/steer.js";
 import { costKnown } from "../usage/total.js";
 import { guardReached } from "./guards.js";
 import { writePointer, writeUnlessChanged } from "./write-pointer.js";
@@ -112,7 +113,9 @@ export async function commitStep(
     currentRole: plan.role,
     status: "idle",
     suspended: null,
+    guidance: guidanceLeft(pointer, plan.guidance),
   };
+  if (moved.guidance === undefined) delete moved.guidance;
   const next = await writePointer(run.store, await settled(run, moved));
   const durationMs = Date.now() - startedAtMs;
   run.events.emit("step.done", {

@@ -2,6 +2,7 @@ import type { ThreadPointer } from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
 import { isoTime, isUwfError, UwfError } from "@united-workforce/util";
 import { cancelledHint } from "../threads/cancelled-hint.js";
+import { steersSince } from "../threads/steer.js";
 
 /**
  * Store a changed pointer, compare-and-swap on the revision it was read at: a pointer changed
@@ -13,6 +14,12 @@ export async function writePointer(store: Store, pointer: ThreadPointer): Promis
   const stored = await store.threads.swap(updated, pointer.rev ?? 0);
   if (stored !== null) return stored;
   const now = await store.threads.get(pointer.thread).catch(() => null);
+  // Only `thread steer` wrote meanwhile: keep its notes for the next step, and write again.
+  const steered = now === null ? null : steersSince(pointer, now);
+  if (now !== null && steered !== null) {
+    const guidance = [...(pointer.guidance ?? []), ...steered];
+    return writePointer(store, { ...pointer, guidance, rev: now.rev ?? 0 });
+  }
   if (now?.status === "cancelled") {
     throw new UwfError(
       "THREAD_CONFLICT",

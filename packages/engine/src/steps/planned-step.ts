@@ -1,4 +1,4 @@
-import type { SuspendInfo, ThreadPointer } from "@united-workforce/protocol";
+import type { GuidanceNote, SuspendInfo, ThreadPointer } from "@united-workforce/protocol";
 
 /** What runs next: a role with its prompt, where the new step links, and how it was chosen. */
 export interface PlannedStep {
@@ -8,6 +8,8 @@ export interface PlannedStep {
   prev: string | null;
   /** Poke: the new step replaces the head instead of following it. */
   replaceHead: boolean;
+  /** The `thread steer` notes its prompt carries: storing the step consumes them. */
+  guidance?: readonly GuidanceNote[];
 }
 
 /** What a new step's `prev` is when it follows the head: null while the head is the StartNode. */

@@ -38,7 +38,14 @@ export default defineCommand({
       ? await readFromStart(reader, page.from, options.quota)
       : await readFromHead(reader, page, options.quota);
     const header = `# Thread ${pointer.thread} · ${pointer.workflow} · ${pointer.status}\n`;
-    const markdown = [header, ...parts].join("\n");
+    // Notes `thread steer` left: the next step takes them, after every step shown here.
+    const pending =
+      before === undefined
+        ? (pointer.guidance ?? []).map(
+            (note) => `## Pending guidance (${note.at})\n\n${note.text.trim()}\n`,
+          )
+        : [];
+    const markdown = [header, ...parts, ...pending].join("\n");
     const doc = { thread: pointer.thread, markdown, more, oldestShown };
     return result(doc, (d) => d.markdown);
   },

@@ -63,6 +63,9 @@ export default defineCommand({
     if (pointer.rebasedFrom !== undefined) {
       doc.rebasedFrom = { thread: pointer.rebasedFrom.thread, step: pointer.rebasedFrom.step };
     }
+    if (pointer.guidance !== undefined && pointer.guidance.length > 0) {
+      doc.guidance = pointer.guidance;
+    }
     // A fan-out not joined yet (to run, running, or waiting on children): where each child is.
     const pending = pointer.status === "idle" || pointer.status === "suspended";
     const fanout = pending ? await runner.fanout(pointer) : null;
@@ -107,6 +110,9 @@ function renderShow(d: ThreadShowDocument): string {
   }
   if (d.rebasedFrom !== undefined) {
     lines.push(`rebased   from ${d.rebasedFrom.thread}, parting after ${d.rebasedFrom.step}`);
+  }
+  for (const note of d.guidance ?? []) {
+    lines.push(`guidance  ${sanitizeTerminalText(note.text.trim())} (pending since ${note.at})`);
   }
   if (d.children !== undefined) {
     const counts = new Map<string, number>();

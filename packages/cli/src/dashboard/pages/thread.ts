@@ -28,6 +28,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
 <dt>Workflow</dt><dd><a href="${workflowPage}">${pointer.workflow}</a> <span class="mono dim">${pointer.workflowHash}</span></dd>
 ${pointer.rebasedFrom ? html`<dt>Rebased from</dt><dd><a class="mono" href="/threads/${pointer.rebasedFrom.thread}">${pointer.rebasedFrom.thread}</a>, parting after <a class="mono" href="/threads/${pointer.rebasedFrom.thread}/steps/${pointer.rebasedFrom.step}">${pointer.rebasedFrom.step}</a> (<code>uwf thread rebase</code>)</dd>` : ""}
 ${pointer.parent ? html`<dt>Fan-out of</dt><dd><a class="mono" href="/threads/${pointer.parent.thread}">${pointer.parent.thread}</a> (item ${pointer.parent.index})</dd>` : ""}
+${(pointer.guidance ?? []).map((note) => html`<dt>Guidance</dt><dd>${note.text} <span class="dim">(pending since ${note.at}; <code>uwf thread steer</code>)</span></dd>`)}
 <dt>Steps</dt><dd>${view.steps.length}${view.nextRole ? html` &middot; next: <b>${view.nextRole}</b>` : ""}</dd>
 <dt>Usage</dt><dd>${usage ? html`${tokens(usage.inputTokens, usage.outputTokens)} &middot; ${threadCostFact(pointer)}` : "none yet"}</dd>
 <dt>Working dir</dt><dd class="mono">${pointer.cwd}</dd>

@@ -77,6 +77,10 @@ export function portable(
     const { thread, step, index } = pointer.parent;
     taken.parent = { thread, step, index };
   }
+  // Pending `thread steer` notes: the next step here takes them.
+  if (pointer.guidance !== undefined) {
+    taken.guidance = pointer.guidance.map(({ text, at, rev }) => ({ text, at, rev }));
+  }
   // Its schema allows no other keys in usage.
   if (pointer.usage !== undefined) taken.usage = pointer.usage;
   if (pointer.unknownCostSteps !== undefined) taken.unknownCostSteps = pointer.unknownCostSteps;
