@@ -1,26 +1,5 @@
 #!/usr/bin/env node
-// Torture test for fleets (docs/fleets.md): three "homes" — three UWF_HOMEs, each naming itself
-// in config.yaml (`host:`) with a short `leaseSeconds:` — sharing one PostgreSQL store run four
-// workers each (`uwf thread exec --next --wait`), which drain a backlog of threads while random
-// workers are killed with SIGKILL and started again. At the end it checks with uwf's own
-// commands that
-//   - every thread is `completed`,
-//   - each chain (`uwf step list`) is exactly planner → worker → reviewer: every step in it
-//     once, nothing lost, repeated or misplaced, and the pointer counts the same steps,
-//   - no live lease is left, and
-//   - `uwf thread verify --all` and `uwf cas verify` are clean,
-// prints a summary and exits 1 on any violation (2 when the global deadline passed).
-//
-//   node bench/fleet-torture.mjs [--threads 300] [--homes 3] [--workers-per-home 4]
-//        [--backend postgres|fs] [--kill-every-ms 1500] [--lease-seconds 2]
-//        [--step-delay-ms 150] [--poll-ms 200] [--seed 42] [--deadline-s 1800]
-//
-// `--backend fs` runs every worker in one filesystem UWF_HOME (one machine: a killed worker's
-// lease is taken over at once). Needs `pnpm build` and, for postgres, the PostgreSQL server
-// binaries (docs/postgres.md, Tests). Not part of `pnpm test`; `pnpm torture:fleet`.
-import { spawn } from "node:child_process";
 import {
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -28,13 +7,13 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
-  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { envWithoutUwf, processGroups, seededRandom, snapshotBinary } from "./torture-kit.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { startPostgres } = await import(`${root}packages/test-utils/dist/index.js`);
@@ -68,16 +47,8 @@ const stepDelayMs = Number(values["step-delay-ms"]);
 const pollMs = Number(values["poll-ms"]);
 const deadlineMs = Number(values["deadline-s"]) * 1000;
 const seedUsed = Number(values.seed);
-let seed = seedUsed;
 
-// A small seeded PRNG (mulberry32): a failing sequence of choices can be replayed with --seed.
-function random() {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+const random = seededRandom(seedUsed);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const work = realpathSync(mkdtempSync(join(tmpdir(), "uwf-fleet-torture-")));
@@ -85,66 +56,16 @@ const startedAll = Date.now();
 
 // ─── Processes: every child is tracked and killed on the way out ─────────────────────────────
 
-const children = new Set();
 let deadlinePassed = false;
 let stopping = false;
 
-/** Start a process in its own group; `done` resolves with its exit code, signal and output. */
-function start(args, env) {
-  const child = spawn(process.execPath, args, {
-    cwd: work,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  children.add(child);
-  const run = { child, stdout: "", stderr: "" };
-  child.stdout.setEncoding("utf8").on("data", (chunk) => {
-    run.stdout += chunk;
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk) => {
-    run.stderr += chunk;
-  });
-  run.done = new Promise((resolve) => {
-    child.on("error", (error) => {
-      children.delete(child);
-      resolve({ code: null, signal: null, stdout: run.stdout, stderr: `${run.stderr}${error}` });
-    });
-    child.on("close", (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal, stdout: run.stdout, stderr: run.stderr });
-    });
-  });
-  return run;
-}
+const { start: startProcess, killAll } = processGroups(work);
+/** Start `node args` in its own group; `done` resolves with its exit code, signal and output. */
+const start = (args, env) => startProcess(process.execPath, args, env);
 
-function killAll() {
-  for (const child of children) {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
-}
+const snapshot = (pkg, bin) => snapshotBinary(work, pkg, bin);
 
-// A private copy of the built binaries, so a `pnpm build` meanwhile cannot change them.
-function snapshot(pkg, bin) {
-  const from = join(root, "packages", pkg);
-  const to = join(work, "bin", pkg);
-  if (!existsSync(join(from, "dist/bundle"))) {
-    throw new Error(`packages/${pkg}/dist/bundle is missing: run \`pnpm build\` first`);
-  }
-  for (const part of ["bin", "dist/bundle", "package.json"]) {
-    cpSync(join(from, part), join(to, part), { recursive: true, dereference: true });
-  }
-  symlinkSync(join(from, "node_modules"), join(to, "node_modules"));
-  return join(to, "bin", bin);
-}
-
-const baseEnv = {};
-for (const [name, value] of Object.entries(process.env))
-  if (!name.startsWith("UWF_")) baseEnv[name] = value;
+const baseEnv = envWithoutUwf();
 
 /** A machine: its own UWF_HOME and config.yaml naming it, all sharing `store`. */
 function makeHome(name, store, mockBin, scenario) {

@@ -1,42 +1,11 @@
 #!/usr/bin/env node
-// Torture test for machines sharing one store (docs/postgres.md): three "hosts" — three
-// UWF_HOMEs, each naming itself in config.yaml (`host:`) with a short `leaseSeconds:` — run
-// independent `uwf thread exec` processes against the same threads of one PostgreSQL store,
-// competing for them, while execs are killed with SIGKILL at random moments. At the end it
-// checks with uwf's own commands that
-//   - every thread is `completed`,
-//   - each chain (`uwf step list`) is exactly planner → worker → reviewer: nothing lost,
-//     repeated, misplaced or unreadable, and the pointer counts the same steps,
-//   - no live lease is left (`uwf thread list --status running` is empty, `thread show` names
-//     no holder), and
-//   - `uwf cas verify` is clean,
-// prints a summary and exits 1 on any violation (2 when the global deadline passed).
-//
-//   node bench/hosts-torture.mjs [--threads 300] [--seed 42] [--kill-rate 0.1]
-//        [--backend postgres|fs] [--hosts 3] [--execs-per-host 4] [--lease-seconds 2]
-//        [--step-delay-ms 150] [--kill-max-ms 2500] [--deadline-s 1800] [--verbose]
-//
-// `--backend fs` runs the same workload on one filesystem UWF_HOME: as many worker loops, with
-// as many execs each, compete on it (12 in flight by default), for comparison; every takeover
-// there is at once (one machine). Needs `pnpm build` and, for postgres, the
-// PostgreSQL server binaries (see docs/postgres.md, Tests). Not part of `pnpm test`.
-import { spawn } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { envWithoutUwf, processGroups, seededRandom, snapshotBinary } from "./torture-kit.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { startPostgres } = await import(`${root}packages/test-utils/dist/index.js`);
@@ -79,17 +48,8 @@ function killMaxMs() {
 }
 const deadlineMs = Number(values["deadline-s"]) * 1000;
 const seedUsed = Number(values.seed);
-let seed = seedUsed;
 
-// A small seeded PRNG (mulberry32), so a failing sequence can be replayed with --seed (the
-// machine's timing still varies, so the replay is of the choices, not of every interleaving).
-function random() {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+const random = seededRandom(seedUsed);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const work = realpathSync(mkdtempSync(join(tmpdir(), "uwf-hosts-torture-")));
@@ -97,71 +57,16 @@ const startedAll = Date.now();
 
 // ─── Processes: every child is tracked and killed on the way out ─────────────────────────────
 
-const children = new Set();
 let deadlinePassed = false;
 let stopping = false;
 
-/** Start a process; `done` resolves with its exit code, signal and output. */
-function start(command, args, env) {
-  const child = spawn(command, args, {
-    cwd: work,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-    // Its own process group, so cleanup can end it and whatever it started.
-    detached: true,
-  });
-  children.add(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const done = new Promise((resolve) => {
-    child.on("error", (error) => {
-      children.delete(child);
-      resolve({ code: null, signal: null, stdout, stderr: `${stderr}${error.message}` });
-    });
-    child.on("close", (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-  return { child, done };
-}
+const { start, killAll } = processGroups(work);
 
-function killAll() {
-  for (const child of children) {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-// Run a private copy of the built binaries (beside a link to the package's own dependencies),
-// so a `pnpm build` during these minutes cannot pull the files from under a run.
-function snapshot(pkg, bin) {
-  const from = join(root, "packages", pkg);
-  const to = join(work, "bin", pkg);
-  if (!existsSync(join(from, "dist/bundle/main.cjs"))) {
-    throw new Error(`packages/${pkg}/dist/bundle is missing: run \`pnpm build\` first`);
-  }
-  for (const part of ["bin", "dist/bundle", "package.json"]) {
-    cpSync(join(from, part), join(to, part), { recursive: true, dereference: true });
-  }
-  symlinkSync(join(from, "node_modules"), join(to, "node_modules"));
-  return join(to, "bin", bin);
-}
+const snapshot = (pkg, bin) => snapshotBinary(work, pkg, bin);
 
 // ─── Hosts ──────────────────────────────────────────────────────────────────────────────────
 
-const baseEnv = {};
-for (const [name, value] of Object.entries(process.env))
-  if (!name.startsWith("UWF_")) baseEnv[name] = value;
+const baseEnv = envWithoutUwf();
 
 /** A machine: its own UWF_HOME and config.yaml naming it, all sharing `store`. */
 function makeHost(name, store, mockBin, scenario) {

@@ -13,20 +13,12 @@
 // when the next exec takes over: its death then proves the takeover ended it. Needs
 // `pnpm build`. Not part of `pnpm test`: it takes a few minutes.
 import { spawn } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { envWithoutUwf, seededRandom, snapshotBinary } from "./torture-kit.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { isProcessGone, sleep } = await import(`${root}packages/test-utils/dist/index.js`);
@@ -42,38 +34,14 @@ const { values } = parseArgs({
 });
 const runs = Number(values.runs);
 const writerDelayMs = Number(values["delay-ms"]);
-let seed = Number(values.seed);
 
-// A small seeded PRNG (mulberry32), so a failing sequence can be replayed with --seed.
-function random() {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+const random = seededRandom(Number(values.seed));
 
 const home = realpathSync(mkdtempSync(join(tmpdir(), "uwf-torture-")));
 
-// Run a private copy of the built binaries (beside a link to the package's own dependencies),
-// so a `pnpm build` during these minutes cannot pull the files from under a run.
-function snapshot(pkg, bin) {
-  const from = join(root, "packages", pkg);
-  const to = join(home, "bin", pkg);
-  if (!existsSync(join(from, "dist/bundle/main.cjs"))) {
-    throw new Error(`packages/${pkg}/dist/bundle is missing: run \`pnpm build\` first`);
-  }
-  for (const part of ["bin", "dist/bundle", "package.json"]) {
-    cpSync(join(from, part), join(to, part), { recursive: true, dereference: true });
-  }
-  symlinkSync(join(from, "node_modules"), join(to, "node_modules"));
-  return join(to, "bin", bin);
-}
-const UWF_BIN = snapshot("cli", "uwf.js");
-const MOCK_BIN = snapshot("agent-mock", "uwf-mock.js");
-const env = {};
-for (const [name, value] of Object.entries(process.env))
-  if (!name.startsWith("UWF_")) env[name] = value;
+const UWF_BIN = snapshotBinary(home, "cli", "uwf.cjs");
+const MOCK_BIN = snapshotBinary(home, "agent-mock", "uwf-mock.cjs");
+const env = envWithoutUwf();
 // The takeover must end orphaned adapters itself, so the adapters' own parent watch is off.
 Object.assign(env, { UWF_HOME: home, HOME: home, UWF_ADAPTER_WATCH_PARENT: "0" });
 
@@ -249,7 +217,7 @@ async function tortureOnce(killAtMs) {
 }
 
 const startedAll = Date.now();
-const seedUsed = seed;
+const seedUsed = Number(values.seed);
 try {
   const { totalMs, firstStepMs } = await calibrate();
   console.log(
