@@ -6,14 +6,21 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
-  rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { envWithoutUwf, processGroups, seededRandom, snapshotBinary } from "./torture-kit.mjs";
+import {
+  envWithoutUwf,
+  pool,
+  printViolations,
+  processGroups,
+  runTorture,
+  seededRandom,
+  snapshotBinary,
+} from "./torture-kit.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { startPostgres } = await import(`${root}packages/test-utils/dist/index.js`);
@@ -56,7 +63,6 @@ const startedAll = Date.now();
 
 // ─── Processes: every child is tracked and killed on the way out ─────────────────────────────
 
-let deadlinePassed = false;
 let stopping = false;
 
 const { start: startProcess, killAll } = processGroups(work);
@@ -89,15 +95,6 @@ async function uwfJson(home, args) {
   if (result.code !== 0)
     throw new Error(`${home.name}: uwf ${args.join(" ")} exited ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout);
-}
-
-async function pool(items, width, task) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(width, items.length) }, async () => {
-      while (next < items.length && !stopping) await task(items[next++]);
-    }),
-  );
 }
 
 /** Every event of the process logs under `homes`, by name. */
@@ -159,18 +156,23 @@ async function main() {
 
   await uwfJson(homes[0], ["workflow", "add", WORKFLOW]);
   const ids = [];
-  await pool([...Array(threadCount).keys()], 8, async (i) => {
-    const started = await uwfJson(homes[i % homes.length], [
-      "thread",
-      "start",
-      "hosts-relay",
-      "-p",
-      `task ${i}`,
-      "--cwd",
-      threadCwd,
-    ]);
-    ids.push(started.thread);
-  });
+  await pool(
+    [...Array(threadCount).keys()],
+    8,
+    () => stopping,
+    async (i) => {
+      const started = await uwfJson(homes[i % homes.length], [
+        "thread",
+        "start",
+        "hosts-relay",
+        "-p",
+        `task ${i}`,
+        "--cwd",
+        threadCwd,
+      ]);
+      ids.push(started.thread);
+    },
+  );
   console.log(
     `started ${threadCount} threads in ${((Date.now() - startedAll) / 1000).toFixed(1)} s`,
   );
@@ -270,22 +272,27 @@ async function main() {
   if (running.total !== 0) violations.push(`${running.total} thread(s) still listed as running`);
   let stepsSeen = 0;
   const expected = ROLES.map((role, i) => `${role}:${STATUSES[i]}`).join(" → ");
-  await pool(ids, 6, async (id) => {
-    const shown = await uwfJson(checker, ["thread", "show", id]);
-    if (shown.status !== "completed") violations.push(`thread ${id} is ${shown.status}`);
-    if (shown.lockHolder)
-      violations.push(`thread ${id} has a live lease: pid ${shown.lockHolder.pid}`);
-    const { steps } = await uwfJson(checker, ["step", "list", id]);
-    stepsSeen += steps.length;
-    const chain = steps.map((step) => `${step.role}:${step.status}`).join(" → ");
-    if (chain !== expected) violations.push(`thread ${id} chain is ${chain || "(empty)"}`);
-    if (new Set(steps.map((step) => step.hash)).size !== steps.length)
-      violations.push(`thread ${id} repeats a step`);
-    if (shown.steps !== steps.length)
-      violations.push(
-        `thread ${id} pointer counts ${shown.steps} steps, chain has ${steps.length}`,
-      );
-  });
+  await pool(
+    ids,
+    6,
+    () => stopping,
+    async (id) => {
+      const shown = await uwfJson(checker, ["thread", "show", id]);
+      if (shown.status !== "completed") violations.push(`thread ${id} is ${shown.status}`);
+      if (shown.lockHolder)
+        violations.push(`thread ${id} has a live lease: pid ${shown.lockHolder.pid}`);
+      const { steps } = await uwfJson(checker, ["step", "list", id]);
+      stepsSeen += steps.length;
+      const chain = steps.map((step) => `${step.role}:${step.status}`).join(" → ");
+      if (chain !== expected) violations.push(`thread ${id} chain is ${chain || "(empty)"}`);
+      if (new Set(steps.map((step) => step.hash)).size !== steps.length)
+        violations.push(`thread ${id} repeats a step`);
+      if (shown.steps !== steps.length)
+        violations.push(
+          `thread ${id} pointer counts ${shown.steps} steps, chain has ${steps.length}`,
+        );
+    },
+  );
   const verifyAll = await uwf(checker, ["thread", "verify", "--all", "--format", "json"]);
   let verified = "?";
   try {
@@ -320,38 +327,21 @@ async function main() {
     `${seconds.toFixed(1)} s (all: ${((Date.now() - startedAll) / 1000).toFixed(1)} s)`,
   );
   row("steps per second", (stepsSeen / seconds).toFixed(2));
-  row("violations", violations.length);
-  for (const violation of violations.slice(0, 30)) console.log(`  - ${violation}`);
-  if (violations.length > 30) console.log(`  … and ${violations.length - 30} more`);
+  printViolations(violations, 30);
 }
 
-const deadline = setTimeout(() => {
-  deadlinePassed = true;
-  stopping = true;
-  console.error(`\nDEADLINE: the run did not finish within ${deadlineMs / 1000} s; stopping`);
-  killAll();
-}, deadlineMs);
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    stopping = true;
-    killAll();
-    console.error(`\n${signal}: stopping`);
-  });
-}
-
-let failed = false;
-try {
-  await main();
-} catch (error) {
-  failed = true;
-  console.error(`fleet torture failed: ${error.stack ?? error}`);
-} finally {
-  clearTimeout(deadline);
+const stopEverything = () => {
   stopping = true;
   killAll();
-  await server?.stop();
-  const bad = failed || deadlinePassed || violations.length > 0;
-  if (bad) console.log(`work folder kept for inspection: ${work}`);
-  else rmSync(work, { recursive: true, force: true });
-  process.exitCode = deadlinePassed ? 2 : bad ? 1 : 0;
-}
+};
+await runTorture({
+  name: "fleet torture",
+  work,
+  deadlineMs,
+  violations,
+  stop: stopEverything,
+  main,
+  cleanup: async () => {
+    await server?.stop();
+  },
+});

@@ -1,11 +1,19 @@
 #!/usr/bin/env node
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { envWithoutUwf, processGroups, seededRandom, snapshotBinary } from "./torture-kit.mjs";
+import {
+  envWithoutUwf,
+  pool,
+  printViolations,
+  processGroups,
+  runTorture,
+  seededRandom,
+  snapshotBinary,
+} from "./torture-kit.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { startPostgres } = await import(`${root}packages/test-utils/dist/index.js`);
@@ -57,7 +65,6 @@ const startedAll = Date.now();
 
 // ─── Processes: every child is tracked and killed on the way out ─────────────────────────────
 
-let deadlinePassed = false;
 let stopping = false;
 
 const { start, killAll } = processGroups(work);
@@ -94,18 +101,6 @@ async function uwfJson(host, args) {
   if (result.code !== 0)
     throw new Error(`${host.name}: uwf ${args.join(" ")} exited ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout);
-}
-
-/** Run `task` over `items`, `width` at a time. */
-async function pool(items, width, task) {
-  let next = 0;
-  const runners = Array.from({ length: Math.min(width, items.length) }, async () => {
-    while (next < items.length && !stopping) {
-      const index = next++;
-      await task(items[index], index);
-    }
-  });
-  await Promise.all(runners);
 }
 
 // ─── The run ────────────────────────────────────────────────────────────────────────────────
@@ -174,19 +169,24 @@ async function main() {
 
   await uwfJson(hosts[0], ["workflow", "add", WORKFLOW]);
   const ids = new Array(threadCount);
-  await pool([...ids.keys()], 8, async (i) => {
-    const host = hosts[i % hosts.length];
-    const started = await uwfJson(host, [
-      "thread",
-      "start",
-      "hosts-relay",
-      "-p",
-      `task ${i}`,
-      "--cwd",
-      threadCwd,
-    ]);
-    ids[i] = started.thread;
-  });
+  await pool(
+    [...ids.keys()],
+    8,
+    () => stopping,
+    async (i) => {
+      const host = hosts[i % hosts.length];
+      const started = await uwfJson(host, [
+        "thread",
+        "start",
+        "hosts-relay",
+        "-p",
+        `task ${i}`,
+        "--cwd",
+        threadCwd,
+      ]);
+      ids[i] = started.thread;
+    },
+  );
   console.log(
     `started ${threadCount} threads in ${Math.round((Date.now() - startedAll) / 1000)} s`,
   );
@@ -346,29 +346,34 @@ async function main() {
   const running = await uwfJson(checker, ["thread", "list", "--status", "running"]);
   if (running.total !== 0) violations.push(`${running.total} thread(s) still listed as running`);
   let stepsSeen = 0;
-  await pool(ids, 6, async (id) => {
-    const shown = await uwfJson(checker, ["thread", "show", id]);
-    if (shown.status !== "completed") violations.push(`thread ${id} is ${shown.status}`);
-    if (shown.lockHolder)
-      violations.push(`thread ${id} has a live lease: pid ${shown.lockHolder.pid}`);
-    let steps;
-    try {
-      steps = (await uwfJson(checker, ["step", "list", id])).steps;
-    } catch (error) {
-      violations.push(`thread ${id}: ${error.message.trim()}`);
-      return;
-    }
-    stepsSeen += steps.length;
-    const roles = steps.map((step) => `${step.role}:${step.status}`).join(" → ");
-    const expected = ROLES.map((role, i) => `${role}:${STATUSES[i]}`).join(" → ");
-    if (roles !== expected) violations.push(`thread ${id} chain is ${roles || "(empty)"}`);
-    if (new Set(steps.map((step) => step.hash)).size !== steps.length)
-      violations.push(`thread ${id} repeats a step`);
-    if (shown.steps !== steps.length)
-      violations.push(
-        `thread ${id} pointer counts ${shown.steps} steps, chain has ${steps.length}`,
-      );
-  });
+  await pool(
+    ids,
+    6,
+    () => stopping,
+    async (id) => {
+      const shown = await uwfJson(checker, ["thread", "show", id]);
+      if (shown.status !== "completed") violations.push(`thread ${id} is ${shown.status}`);
+      if (shown.lockHolder)
+        violations.push(`thread ${id} has a live lease: pid ${shown.lockHolder.pid}`);
+      let steps;
+      try {
+        steps = (await uwfJson(checker, ["step", "list", id])).steps;
+      } catch (error) {
+        violations.push(`thread ${id}: ${error.message.trim()}`);
+        return;
+      }
+      stepsSeen += steps.length;
+      const roles = steps.map((step) => `${step.role}:${step.status}`).join(" → ");
+      const expected = ROLES.map((role, i) => `${role}:${STATUSES[i]}`).join(" → ");
+      if (roles !== expected) violations.push(`thread ${id} chain is ${roles || "(empty)"}`);
+      if (new Set(steps.map((step) => step.hash)).size !== steps.length)
+        violations.push(`thread ${id} repeats a step`);
+      if (shown.steps !== steps.length)
+        violations.push(
+          `thread ${id} pointer counts ${shown.steps} steps, chain has ${steps.length}`,
+        );
+    },
+  );
   const verify = await uwf(checker, ["cas", "verify"]);
   if (verify.code !== 0)
     violations.push(`uwf cas verify exited ${verify.code}: ${verify.stdout}${verify.stderr}`);
@@ -399,41 +404,22 @@ async function main() {
     `${seconds.toFixed(1)} s (all: ${((Date.now() - startedAll) / 1000).toFixed(1)} s)`,
   );
   row("steps per second", (stepsSeen / seconds).toFixed(2));
-  row("violations", violations.length);
-  for (const violation of violations.slice(0, 30)) console.log(`  - ${violation}`);
-  if (violations.length > 30) console.log(`  … and ${violations.length - 30} more`);
+  printViolations(violations, 34);
 }
 
-const deadline = setTimeout(() => {
-  deadlinePassed = true;
-  stopping = true;
-  console.error(
-    `\nDEADLINE: the run did not finish within ${deadlineMs / 1000} s (--deadline-s); stopping everything`,
-  );
-  killAll();
-}, deadlineMs);
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    stopping = true;
-    killAll();
-    console.error(`\n${signal}: stopping`);
-  });
-}
-
-let failed = false;
-try {
-  await main();
-} catch (error) {
-  failed = true;
-  console.error(`hosts torture failed: ${error.stack ?? error}`);
-} finally {
-  clearTimeout(deadline);
+const stopEverything = () => {
   stopping = true;
   killAll();
-  await db?.end().catch(() => {});
-  await server?.stop();
-  const bad = failed || deadlinePassed || violations.length > 0;
-  if (bad) console.log(`work folder kept for inspection: ${work}`);
-  else rmSync(work, { recursive: true, force: true });
-  process.exitCode = deadlinePassed ? 2 : bad ? 1 : 0;
-}
+};
+await runTorture({
+  name: "hosts torture",
+  work,
+  deadlineMs,
+  violations,
+  stop: stopEverything,
+  main,
+  cleanup: async () => {
+    await db?.end().catch(() => {});
+    await server?.stop();
+  },
+});

@@ -2,7 +2,7 @@
 // random sequence, child processes tracked in their own groups, and private copies of the
 // built binaries.
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -89,4 +89,58 @@ export function processGroups(cwd) {
     }
   }
   return { start, killAll };
+}
+
+/** Run `task` over `items`, `width` at a time, until done or `stopped()`. */
+export async function pool(items, width, stopped, task) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length && !stopped()) await task(items[next++]);
+    }),
+  );
+}
+
+/** The end of a summary: how many violations, and the first 30 of them. */
+export function printViolations(violations, labelWidth) {
+  console.log(`  ${"violations".padEnd(labelWidth)} ${violations.length}`);
+  for (const violation of violations.slice(0, 30)) console.log(`  - ${violation}`);
+  if (violations.length > 30) console.log(`  … and ${violations.length - 30} more`);
+}
+
+/**
+ * Run a torture's `main` under its deadline and Ctrl-C, either of which calls `stop` (stop
+ * starting work, end every child). Afterwards `cleanup` runs, the work folder is kept only when
+ * something went wrong, and the exit code is 2 past the deadline, 1 on a failure or violation.
+ */
+export async function runTorture({ name, work, deadlineMs, violations, stop, main, cleanup }) {
+  let deadlinePassed = false;
+  const deadline = setTimeout(() => {
+    deadlinePassed = true;
+    console.error(
+      `\nDEADLINE: the run did not finish within ${deadlineMs / 1000} s (--deadline-s); stopping`,
+    );
+    stop();
+  }, deadlineMs);
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.on(signal, () => {
+      console.error(`\n${signal}: stopping`);
+      stop();
+    });
+  }
+  let failed = false;
+  try {
+    await main();
+  } catch (error) {
+    failed = true;
+    console.error(`${name} failed: ${error.stack ?? error}`);
+  } finally {
+    clearTimeout(deadline);
+    stop();
+    await cleanup();
+    const bad = failed || deadlinePassed || violations.length > 0;
+    if (bad) console.log(`work folder kept for inspection: ${work}`);
+    else rmSync(work, { recursive: true, force: true });
+    process.exitCode = deadlinePassed ? 2 : bad ? 1 : 0;
+  }
 }
