@@ -204,6 +204,21 @@ describe("uwf workflow test", () => {
     expect(thread.replayed).toHaveLength(steps.length + 1);
   });
 
+  it("gives a replay the guidance `thread steer` gave the recording, at the same step (exit 0)", async () => {
+    const agent = `uwf-mock --scenario ${SCENARIO}`;
+    const steered = (await uwf("thread", "start", SOLVE, "-p", TASK, "--cwd", work)).stdout.trim();
+    expect((await uwf("thread", "exec", steered, "-c", "2", "--agent", agent)).code).toBe(0);
+    const guidance = "Keep the fix small:\nno new dependency.";
+    expect((await uwf("thread", "steer", steered, "-p", guidance)).code).toBe(0);
+    const rest = await uwf("thread", "exec", steered, "-c", "20", "--agent", agent);
+    expect(rest.code, rest.stderr).toBe(0);
+    const run = await uwf("workflow", "test", SOLVE, "--from", steered, "--format", "json");
+    expect(run.code, run.stdout).toBe(0);
+    const [thread] = JSON.parse(run.stdout).threads;
+    expect(thread).toMatchObject({ result: "same" });
+    expect(thread.replayed).toHaveLength(ROUTE.length);
+  });
+
   it("refuses to run without recordings, and names a bundle file that does not exist", async () => {
     const none = await uwf("workflow", "test", SOLVE);
     expect(none.code).toBe(2);

@@ -46,11 +46,26 @@ export async function steerThread(
   }
 }
 
+const GUIDANCE_BLOCK = `\n\n## ${GUIDANCE_HEADING}\n`;
+
+/**
+ * A recorded prompt taken apart again: the prompt before the guidance blocks `withGuidance`
+ * added at its end, and their notes' texts (a replay steers its thread with them).
+ */
+export function splitGuidance(prompt: string): { prompt: string; notes: string[] } {
+  const at = prompt.indexOf(GUIDANCE_BLOCK);
+  if (at === -1) return { prompt, notes: [] };
+  return {
+    prompt: prompt.slice(0, at),
+    notes: prompt.slice(at + GUIDANCE_BLOCK.length).split(GUIDANCE_BLOCK),
+  };
+}
+
 /** The step with the thread's pending guidance added to its prompt, and the notes it takes. */
 export function withGuidance(plan: PlannedStep, pointer: ThreadPointer): PlannedStep {
   const notes = pointer.guidance ?? [];
   if (notes.length === 0) return plan;
-  const added = notes.map((note) => `\n\n## ${GUIDANCE_HEADING}\n${note.text}`).join("");
+  const added = notes.map((note) => `${GUIDANCE_BLOCK}${note.text}`).join("");
   return { ...plan, prompt: `${plan.prompt}${added}`, guidance: notes };
 }
 

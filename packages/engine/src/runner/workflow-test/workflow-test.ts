@@ -25,6 +25,7 @@ import type { RunContext } from "../../steps/context.js";
 import type { PlannedStep } from "../../steps/planned-step.js";
 import { SCRIPT_AGENT } from "../../steps/script-step.js";
 import { takeThread } from "../../threads/lease.js";
+import { splitGuidance, steerThread } from "../../threads/steer.js";
 import { HUMAN_AGENT } from "../../workflow/step-roles.js";
 import { answerThread } from "../answer.js";
 import { ANSWER_NOTE, planResume } from "../plans.js";
@@ -252,12 +253,25 @@ async function runReplay(
   recorded: readonly RecordedStep[],
   options: { count: number; agentFlag: string },
 ): Promise<ReplayEnd> {
+  // A step the recording's thread was steered before takes the same notes in the replay: the
+  // replay stops before it, is steered as the recording was, and runs on.
+  const guidedFrom = (from: number): number => {
+    const at = recorded.findIndex(
+      (step, i) => i >= from && splitGuidance(step.edgePrompt).notes.length > 0,
+    );
+    return at === -1 ? Number.POSITIVE_INFINITY : at;
+  };
   const runFrom = async (first?: PlannedStep): Promise<ReplayEnd> => {
-    const { steps } = await run.store.threads.get(replay);
+    const pointer = await run.store.threads.get(replay);
+    const { steps } = pointer;
+    if (first === undefined && guidedFrom(steps) === steps && pointer.guidance === undefined) {
+      for (const note of splitGuidance(recorded[steps]!.edgePrompt).notes)
+        await steerThread(run.store, replay, note);
+    }
     const lease = await takeThread(run.store, replay, "uwf workflow test");
     try {
       return await runSteps(run, replay, {
-        count: options.count - steps,
+        count: Math.min(options.count, guidedFrom(steps + 1)) - steps,
         agentFlag: options.agentFlag,
         lease,
         ...(first === undefined ? {} : { first }),
@@ -272,6 +286,10 @@ async function runReplay(
     const waiting = pointer.status === "suspended" ? pointer.suspended : null;
     const next = recorded[pointer.steps];
     if (run.signal.aborted || pointer.steps >= options.count) return ended;
+    if (pointer.status === "idle" && guidedFrom(pointer.steps) === pointer.steps) {
+      ended = await runFrom();
+      continue;
+    }
     if (waiting === null || next === undefined || next.role !== waiting.role) return ended;
     if (waiting.kind === "human" && next.agent === HUMAN_AGENT) {
       const answered = await answerThread(run, replay, {
@@ -295,8 +313,9 @@ async function runReplay(
  */
 function resumeAnswerOf(step: RecordedStep): string | null {
   const heading = `\n\n## ${ANSWER_NOTE}\n`;
-  const at = step.edgePrompt.lastIndexOf(heading);
-  return at === -1 ? null : step.edgePrompt.slice(at + heading.length);
+  const { prompt } = splitGuidance(step.edgePrompt);
+  const at = prompt.lastIndexOf(heading);
+  return at === -1 ? null : prompt.slice(at + heading.length);
 }
 
 /** A new thread with the recorded task, prompt, inputs and cwd, but the workflow under test. */
