@@ -712,7 +712,7 @@ function build() {
         rebased: {
           anyOf: [
             { type: "null" },
-            object({ thread: threadId, start: hash, head: hash, reusedSteps: list(hash) }),
+            object({ thread: threadId, start: hash, head: hash }),
           ],
         },
       }),

@@ -14,7 +14,7 @@ import {
   type WorkflowPayload,
 } from "@united-workforce/protocol";
 import type { Cas, Store, ThreadsStore } from "@united-workforce/store";
-import { canonicalJson, errorMessage, isoTime, newUlid, UwfError } from "@united-workforce/util";
+import { canonicalJson, errorMessage, isoTime, newUlid } from "@united-workforce/util";
 import { evaluate, startOutput } from "../moderator/evaluate.js";
 import { titleFromText } from "../threads/title.js";
 import { type RecordedStep, readRecordedSteps } from "./chain.js";
@@ -106,19 +106,7 @@ function stepChange(
   const sameRoute = canonicalJson(before) === canonicalJson(after);
   const role = current?.step.role ?? null;
   const roleFields = role === null ? [] : changedFields(recorded, rebased, role);
-  if (sameRoute && roleFields.length === 0) {
-    // The step is the join of an unchanged fan-out: reusing it would need the children too.
-    if (current !== undefined && before.fanout !== null) {
-      throw new UwfError(
-        "REBASE_UNSUPPORTED",
-        `the edit changes neither the fan-out from ${from === START ? "the start" : `role "${from}"`} nor any step before it: reusing a fan-out's join (step ${number}) is not supported yet`,
-        {
-          hint: "An edit that changes a step before the fan-out, the fan-out edge or its join role rebases (the fan-out then runs afresh); a fan-out's child thread can be rebased on its own.",
-        },
-      );
-    }
-    return null;
-  }
+  if (sameRoute && roleFields.length === 0) return null;
   return {
     step: number,
     hash: current?.hash ?? null,
@@ -209,19 +197,14 @@ export function lineDiff(before: string, after: string): string[] {
   ];
 }
 
-/** The rebased thread as written: its pointer and, by recorded step, the step reusing it. */
-export interface RebasedThread {
-  pointer: ThreadPointer;
-  /** Recorded step hash → the rebased thread's step with the same output, body and prompt. */
-  steps: Map<string, string>;
-}
-
 /**
- * Write the thread a plan makes: a StartNode pinning the rebased workflow (the recorded one's
- * prompt, cwd, inputs and time, so rebasing twice onto one workflow gives the same nodes), a
- * copy of each reused step re-linked onto it (output, body, detail, prompts and usage are the
- * recorded ones: no agent runs), and a new idle thread whose head is the last of them. The
- * recorded thread is left as it is. The workflow must be stored.
+ * Write the thread a plan makes. It shares the reused steps as they are (their hashes kept):
+ * its StartNode pins the rebased workflow, with the recorded one's prompt, cwd, inputs and time
+ * (so rebasing twice onto one workflow gives the same node), and, when steps are reused, names
+ * the last of them and its start (`rebase: { start, at }`); the new thread's head is that step,
+ * and its next step links to it with the new start, like a fork (`step fork`) that changes the
+ * workflow there. With nothing reused it is a StartNode of its own. No agent runs; the recorded
+ * thread is left as it is. The workflow must be stored.
  */
 export async function writeRebase(
   store: Pick<Store, "cas" | "threads">,
@@ -234,7 +217,7 @@ export async function writeRebase(
       recorded: ThreadPointer,
     ): { worktree: ThreadWorktree; cwd: string };
   } = {},
-): Promise<RebasedThread> {
+): Promise<ThreadPointer> {
   const nowMs = options.nowMs ?? Date.now();
   const { cas } = store;
   const recorded = await store.threads.get(plan.thread);
@@ -247,26 +230,21 @@ export async function writeRebase(
     createdAtMs: start.createdAtMs,
   };
   if (workflow.inputs !== undefined) startPayload.inputs = start.inputs ?? {};
-  const newStart = await cas.put(cas.builtin(startNodeKind(startPayload)), startPayload);
-
-  const steps = new Map<string, string>();
-  let head = newStart;
-  let prev: string | null = null;
+  const last = plan.reused.at(-1);
   let currentRole: string | null = null;
-  for (const reused of plan.reused) {
-    const step = await cas.getPayload<StepPayload>(reused.hash, "step");
-    head = await cas.put(cas.builtin("step"), { ...step, start: newStart, prev });
-    steps.set(reused.hash, head);
-    prev = head;
+  if (last !== undefined) {
+    const step = await cas.getPayload<StepPayload>(last.hash, "step");
+    startPayload.rebase = { start: step.start, at: last.hash };
     currentRole = step.role;
   }
+  const newStart = await cas.put(cas.builtin(startNodeKind(startPayload)), startPayload);
   const title = recorded.title ?? (titleFromText(start.prompt) || workflow.name);
   const pointer: ThreadPointer = {
     thread: newUlid(nowMs),
     workflow: workflow.name,
     workflowHash: plan.workflow.hash,
     start: newStart,
-    head,
+    head: last?.hash ?? newStart,
     status: "idle",
     currentRole,
     suspended: null,
@@ -275,7 +253,7 @@ export async function writeRebase(
     createdAt: isoTime(nowMs),
     updatedAt: isoTime(nowMs),
     title: title.endsWith(" (rebased)") ? title : `${title} (rebased)`,
-    rebasedFrom: { thread: recorded.thread, step: plan.reused.at(-1)?.hash ?? recorded.start },
+    rebasedFrom: { thread: recorded.thread, step: last?.hash ?? recorded.start },
   };
   if (recorded.agent !== undefined) pointer.agent = recorded.agent;
   if (recorded.worktree !== undefined && options.forkWorktree !== undefined) {
@@ -283,5 +261,5 @@ export async function writeRebase(
     pointer.worktree = made.worktree;
     pointer.cwd = made.cwd;
   }
-  return { pointer: await store.threads.create(pointer), steps };
+  return store.threads.create(pointer);
 }

@@ -75,13 +75,8 @@ export default defineCommand({
       // A thread with a git worktree: the rebased one gets its own, from that thread's branch.
       const forkWorktree = recorded.worktree === undefined ? undefined : await worktreeForker(ctx);
       const written = await writeRebase(store, plan, forkWorktree ? { forkWorktree } : {});
-      const rebased = await runner.settle(written.pointer);
-      doc.rebased = {
-        thread: rebased.thread,
-        start: rebased.start,
-        head: rebased.head,
-        reusedSteps: [...written.steps.values()],
-      };
+      const rebased = await runner.settle(written);
+      doc.rebased = { thread: rebased.thread, start: rebased.start, head: rebased.head };
       ctx.events.emit("thread.rebased", {
         thread: rebased.thread,
         from: plan.thread,
