@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type {
+  StartPayload,
   StepPayload,
   ThreadRebaseDocument,
   ThreadShowDocument,
@@ -163,11 +164,22 @@ describe.each(["filesystem", "postgres"] as const)("uwf thread rebase (%s store)
       expect(doc.run?.status).toBe("completed");
       const rebased = doc.rebased!.thread;
 
-      // The reused step holds the recorded output, body, detail and prompt; the thread is pinned
-      // to the edited workflow and names where it came from.
-      const recorded = await stepNode(steps[0]!);
-      const reused = await stepNode(doc.rebased!.reusedSteps[0]!);
-      expect(reused).toEqual({ ...recorded, start: doc.rebased!.start });
+      // The reused step is the recorded step itself, hash kept; the first step that ran links to
+      // it under the rebased thread's StartNode, which pins the edited workflow and names it.
+      const list = await json<{ steps: { hash: string }[] }>("step", "list", rebased);
+      expect(list.steps.map((s) => s.hash).slice(0, 1)).toEqual(steps.slice(0, 1));
+      expect(await stepNode(list.steps[1]!.hash)).toMatchObject({
+        start: doc.rebased!.start,
+        prev: steps[0],
+      });
+      const start = await json<{ payload: StartPayload }>("cas", "get", doc.rebased!.start);
+      expect(start.payload).toMatchObject({
+        workflow: doc.workflow.hash,
+        rebase: { start: (await stepNode(steps[0]!)).start, at: steps[0] },
+      });
+      const read = await uwf("thread", "read", rebased, "--start");
+      expect(read.code, read.stderr).toBe(0);
+      expect(read.stdout).toContain("Opened.");
       const show = await json<ThreadShowDocument>("thread", "show", rebased);
       expect(show).toMatchObject({
         workflowHash: doc.workflow.hash,
@@ -196,6 +208,9 @@ describe.each(["filesystem", "postgres"] as const)("uwf thread rebase (%s store)
         expect(page.body).toContain("<dt>Rebased from</dt>");
         expect(page.body).toContain(`href="/threads/${thread}/steps/${steps[0]}"`);
         expect(page.body).toContain("go (rebased)");
+        // A reused step is a step of the rebased thread too.
+        const reused = `/threads/${rebased}/steps/${steps[0]}`;
+        expect((await http(dash.port, "GET", reused, { host, cookie })).status).toBe(200);
       } finally {
         await dash.stop();
       }
@@ -216,8 +231,24 @@ describe.each(["filesystem", "postgres"] as const)("uwf thread rebase (%s store)
         /edge from b changed:\n\s+- Finish it\.\n\s+\+ Finish it, briefly\./,
       );
       const [rebased] = (await json<{ threads: { thread: string }[] }>("thread", "list")).threads;
-      const list = await json<{ steps: { role: string }[] }>("step", "list", rebased!.thread);
+      const list = await json<{ steps: { role: string; hash: string }[] }>(
+        "step",
+        "list",
+        rebased!.thread,
+      );
       expect(list.steps.map((s) => s.role)).toEqual(["a", "b", "c"]);
+      // Reused exactly: the first two are the recorded steps, the third ran.
+      expect(list.steps.map((s) => s.hash).slice(0, 2)).toEqual(steps.slice(0, 2));
+      expect(list.steps[2]!.hash).not.toBe(steps[2]);
+      expect((await uwf("thread", "verify", rebased!.thread)).code).toBe(0);
+      // The two threads share the first two steps.
+      const diff = await json<{ common: string; commonSteps: number }>(
+        "thread",
+        "diff",
+        thread,
+        rebased!.thread,
+      );
+      expect(diff).toMatchObject({ common: steps[1], commonSteps: 2 });
     },
     SLOW,
   );
