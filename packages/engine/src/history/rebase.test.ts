@@ -6,6 +6,8 @@ import type { Store } from "@united-workforce/store";
 import { appendStep, openHomeStore, seedThread } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loop } from "../__fixtures__/workflows.js";
+import { Router } from "../moderator/router.js";
+import { planPoke } from "../runner/plans.js";
 import { threadStarts } from "./chain.js";
 import { lineDiff, planRebase, writeRebase } from "./rebase.js";
 import { verifyThread } from "./verify-thread.js";
@@ -284,6 +286,18 @@ describe("writeRebase", () => {
     const again = await writeRebase(store, plan, { nowMs: 1_700_000_000_001 });
     expect(again.start).toBe(pointer.start);
     expect(again.head).toBe(steps[1]);
+  });
+
+  it("refuses to poke a head it shares with the recorded thread", async () => {
+    const { thread } = await loopThread();
+    const other = await version((w) => {
+      w.graph.reviewer!.changes = { role: "writer", prompt: "Revise it: {{{notes}}}" };
+    });
+    const pointer = await writeRebase(store, await planRebase(store, thread, other));
+    await expect(planPoke(new Router(store.cas), pointer, "more")).rejects.toMatchObject({
+      code: "THREAD_STATE",
+      message: expect.stringContaining("shares with the thread it was rebased from"),
+    });
   });
 
   it("starts from a new StartNode when no step is reused", async () => {

@@ -15,9 +15,9 @@ export default defineCommand({
   summary:
     "re-run a thread under an edited workflow: reuse every step whose role and edge prompt are unchanged, run on from the first that changed",
   description: [
-    "Walks the thread's steps oldest first. A step is reused while its key is unchanged: its role's definition (every field, the output schema included), the edge prompt that led into it (target, rendered prompt and location, from the same output under both graphs) and its parent. Reused steps run no agent: the new thread holds them with their recorded outputs, bodies, details, prompts and usage.",
+    "Walks the thread's steps oldest first. A step is reused while its key is unchanged: its role's definition (every field, the output schema included), the edge prompt that led into it (target, rendered prompt and location, from the same output under both graphs) and its parent. Reused steps run no agent and keep their hashes: the new thread shares the recorded steps up to the last one reused, like a fork there.",
     "At the first step whose key changed, a new thread (titled `… (rebased)`) parts from the recorded one and runs on under the edited workflow with the thread's agent, like `uwf thread exec`; the recorded thread keeps its id and history. The report names the reused steps, the first changed step and why (the role's changed fields, a diff of the edge prompt).",
-    "--dry-run reports the same without storing anything, not even a workflow read from a file. A rebase onto the workflow the thread is pinned to reuses everything and does nothing. Reusing the join of an unchanged fan-out is refused (not supported yet); an edit of a step before it, of the fan-out edge or of the join role rebases, and the fan-out runs afresh.",
+    "--dry-run reports the same without storing anything, not even a workflow read from a file. A rebase onto the workflow the thread is pinned to reuses everything and does nothing. The join of an unchanged fan-out is reused with its recorded children; an edit of a step before it, of the fan-out edge or of the join role parts at the join at the latest, and the fan-out runs afresh.",
   ].join("\n"),
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
