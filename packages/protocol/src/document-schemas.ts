@@ -710,10 +710,7 @@ function build() {
         dryRun: bool,
         // The thread made (null on a dry run, or when nothing changed).
         rebased: {
-          anyOf: [
-            { type: "null" },
-            object({ thread: threadId, start: hash, head: hash }),
-          ],
+          anyOf: [{ type: "null" }, object({ thread: threadId, start: hash, head: hash })],
         },
       }),
       // What the rebased thread ran from where it parted (absent when it ran nothing).

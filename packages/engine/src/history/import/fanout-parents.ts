@@ -8,8 +8,8 @@ import {
 import type { Cas, Store } from "@united-workforce/store";
 import { errorMessage, isUwfError, UwfError } from "@united-workforce/util";
 import { evaluate, type FanoutTransition, startOutput } from "../../moderator/evaluate.js";
-import { threadStarts } from "../chain.js";
 import { childThreadId } from "../../steps/fanout/children.js";
+import { threadStarts } from "../chain.js";
 
 /** A fan-out parent as the check reads it: its pointer, the CAS holding its chain, and where. */
 interface Parent {
