@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type {
   StartPayload,
@@ -249,6 +249,179 @@ describe.each(["filesystem", "postgres"] as const)("uwf thread rebase (%s store)
         rebased!.thread,
       );
       expect(diff).toMatchObject({ common: steps[1], commonSteps: 2 });
+    },
+    SLOW,
+  );
+
+  /** A script role printing `output` (a JS expression) as its frontmatter. */
+  function scriptRun(name: string, output: string): string {
+    writeFileSync(join(temp.home, name), `console.log(JSON.stringify(${output}));`);
+    return `[${JSON.stringify(process.execPath)}, ${JSON.stringify(join(temp.home, name))}]`;
+  }
+
+  /** A child workflow of two script roles; `second` is the second one's command. */
+  const childWorkflow = (second: string) => `name: child
+roles:
+  first:
+    run: ${scriptRun("first.cjs", `{ $status: "done", task: process.env.UWF_TASK }`)}
+    frontmatter: { type: object, required: [$status], properties: { $status: { const: done } } }
+  second:
+    run: ${second}
+    frontmatter: { type: object, required: [$status], properties: { $status: { const: done } } }
+graph:
+  $START:
+    new: { role: first, prompt: "First." }
+    resume: { role: first, prompt: "First again." }
+  first:
+    done: { role: second, prompt: "Second." }
+  second:
+    done: { role: $END, prompt: "Done." }
+`;
+
+  /** A parent that plans two items and fans out into `child.yaml` beside it, then joins. */
+  const fanWorkflow = (description: string) => `name: fan
+description: ${description}
+roles:
+  plan:
+    run: ${scriptRun("plan.cjs", `{ $status: "ready", items: ["x", "y"] }`)}
+    frontmatter:
+      type: object
+      required: [$status, items]
+      properties: { $status: { const: ready }, items: { type: array } }
+  collect:
+    join: true
+    frontmatter:
+      type: object
+      required: [$status, results]
+      properties: { $status: { const: done }, results: { type: array } }
+graph:
+  $START:
+    new: { role: plan, prompt: "Plan." }
+    resume: { role: plan, prompt: "Plan again." }
+  plan:
+    ready:
+      role: collect
+      prompt: "item {{{item}}}"
+      fanout: { over: "{{{items}}}", workflow: ./child.yaml, concurrency: 1 }
+  collect:
+    done: { role: $END, prompt: "Joined." }
+`;
+
+  /** The fan-out thread run to the end: its id, steps and children (id → step hashes). */
+  async function fanoutThread() {
+    writeFileSync(
+      join(temp.home, "child.yaml"),
+      childWorkflow(scriptRun("second.cjs", `{ $status: "done" }`)),
+    );
+    writeFileSync(join(temp.home, "fan.yaml"), fanWorkflow("Fan out."));
+    const started = await uwf("thread", "start", join(temp.home, "fan.yaml"), "-p", "fan");
+    const thread = started.stdout.trim();
+    const exec = await uwf("thread", "exec", thread, "-c", "2");
+    expect(exec.code, exec.stderr).toBe(0);
+    const children = new Map<string, string[]>();
+    for (const { thread: id } of (await json<{ threads: { thread: string }[] }>("thread", "list"))
+      .threads) {
+      if (id !== thread) children.set(id, await stepHashes(id));
+    }
+    expect(children.size).toBe(2);
+    return { thread, steps: await stepHashes(thread), children };
+  }
+
+  async function stepHashes(thread: string): Promise<string[]> {
+    const list = await json<{ steps: { hash: string }[] }>("step", "list", thread);
+    return list.steps.map((s) => s.hash);
+  }
+
+  it(
+    "reuses the join of an unchanged fan-out, its children staying the recorded ones",
+    async () => {
+      const { thread, steps } = await fanoutThread();
+      mkdirSync(join(temp.home, "v2"));
+      writeFileSync(
+        join(temp.home, "v2", "child.yaml"),
+        readFileSync(join(temp.home, "child.yaml")),
+      );
+      writeFileSync(join(temp.home, "v2", "fan.yaml"), fanWorkflow("Fan out, described anew."));
+      const doc = await json<ThreadRebaseDocument>(
+        "thread",
+        "rebase",
+        thread,
+        "-w",
+        join(temp.home, "v2", "fan.yaml"),
+      );
+      expect(doc.sameWorkflow).toBe(false);
+      expect(doc.reused.map((s) => s.hash)).toEqual(steps);
+      expect(doc.firstChange).toBeNull();
+      expect(doc.rebased?.children).toEqual([]);
+      expect(await stepHashes(doc.rebased!.thread)).toEqual(steps);
+      const verify = await uwf("thread", "verify", "--all");
+      expect(verify.code, verify.stdout).toBe(0);
+    },
+    SLOW,
+  );
+
+  it(
+    "rebases a fan-out's children under an edited child workflow, reusing their unchanged steps",
+    async () => {
+      const { thread, steps, children } = await fanoutThread();
+      mkdirSync(join(temp.home, "v2"));
+      const edited = scriptRun("second-v2.cjs", `{ $status: "done", edited: true }`);
+      writeFileSync(join(temp.home, "v2", "child.yaml"), childWorkflow(edited));
+      writeFileSync(join(temp.home, "v2", "fan.yaml"), fanWorkflow("Fan out."));
+      const doc = await json<ThreadRebaseDocument>(
+        "thread",
+        "rebase",
+        thread,
+        "-w",
+        join(temp.home, "v2", "fan.yaml"),
+      );
+      // The parent shares its plan step and parts at the join, whose fan-out runs another child
+      // workflow; each recorded child is rebased under it, sharing its first step.
+      expect(doc.reused.map((s) => s.hash)).toEqual(steps.slice(0, 1));
+      expect(doc.firstChange).toMatchObject({ step: 2, role: "collect", roleChange: null });
+      const rebasedChildren = doc.rebased!.children;
+      expect(rebasedChildren.map((c) => c.from).sort()).toEqual([...children.keys()].sort());
+      for (const child of rebasedChildren) {
+        expect(child).toMatchObject({ reused: 1, firstChange: 2 });
+        const hashes = await stepHashes(child.thread);
+        expect(hashes).toHaveLength(2);
+        expect(hashes[0]).toBe(children.get(child.from)![0]);
+        expect(hashes[1]).not.toBe(children.get(child.from)![1]);
+        const show = await json<ThreadShowDocument>("thread", "show", child.thread);
+        expect(show).toMatchObject({
+          status: "completed",
+          parent: { thread: doc.rebased!.thread, step: steps[0], index: expect.any(Number) },
+          rebasedFrom: { thread: child.from, step: children.get(child.from)![0] },
+        });
+      }
+      expect(doc.run?.status).toBe("completed");
+      // The join is made from the rebased children.
+      const { head } = await json<ThreadShowDocument>("thread", "show", doc.rebased!.thread);
+      const joined = await json<{ outputValue: { results: { thread: string }[] } }>(
+        "step",
+        "show",
+        head,
+      );
+      expect(joined.outputValue.results.map((r) => r.thread).sort()).toEqual(
+        rebasedChildren.map((c) => c.thread).sort(),
+      );
+      const verify = await uwf("thread", "verify", "--all");
+      expect(verify.code, verify.stdout).toBe(0);
+
+      // Exported with its children into another store, the family imports and verifies.
+      const bundle = join(temp.home, "fan.uwf-bundle");
+      const exported = await uwf("thread", "export", doc.rebased!.thread, "-o", bundle);
+      expect(exported.code, exported.stderr).toBe(0);
+      const other = tempHome();
+      try {
+        const there = (...args: string[]) => runUwf(args, { home: other.home });
+        const imported = await there("thread", "import", bundle);
+        expect(imported.code, imported.stderr).toBe(0);
+        const verified = await there("thread", "verify", "--all");
+        expect(verified.code, verified.stdout).toBe(0);
+      } finally {
+        other.cleanup();
+      }
     },
     SLOW,
   );

@@ -18,7 +18,12 @@ export {
   grepThreads,
 } from "./history/grep.js";
 export { type ImportReport, importBundle } from "./history/import/import-bundle.js";
-export { planRebase, writeRebase } from "./history/rebase.js";
+export {
+  planRebase,
+  type RebasedChild,
+  type RebasedThread,
+  writeRebase,
+} from "./history/rebase.js";
 export { findReplay, nearestPrompt, openRecordings } from "./history/recordings.js";
 export { rerouteThread } from "./history/reroute.js";
 export { renderStart, renderStep, renderTask } from "./history/transcript.js";

@@ -708,9 +708,26 @@ function build() {
     "thread rebase": withOptional(
       extend(threadRebasePlanSchema, {
         dryRun: bool,
-        // The thread made (null on a dry run, or when nothing changed).
+        // The thread made (null on a dry run, or when nothing changed), and the recorded fan-out
+        // children rebased with it (its fan-out's child workflow was edited).
         rebased: {
-          anyOf: [{ type: "null" }, object({ thread: threadId, start: hash, head: hash })],
+          anyOf: [
+            { type: "null" },
+            object({
+              thread: threadId,
+              start: hash,
+              head: hash,
+              children: list(
+                object({
+                  thread: threadId,
+                  from: threadId,
+                  workflow: hash,
+                  reused: int,
+                  firstChange: { type: ["integer", "null"] },
+                }),
+              ),
+            }),
+          ],
         },
       }),
       // What the rebased thread ran from where it parted (absent when it ran nothing).

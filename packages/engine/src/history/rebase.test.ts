@@ -206,7 +206,7 @@ describe("planRebase", () => {
       });
       const plan = await planRebase(store, thread, workflow);
       expect(plan.reused.map((s) => s.role)).toEqual(["writer", "reviewer"]);
-      const pointer = await writeRebase(store, plan);
+      const { pointer } = await writeRebase(store, plan);
       expect(pointer.head).toBe(join);
       expect(await verifyThread(store, pointer.thread)).toMatchObject({ ok: true, steps: 2 });
     });
@@ -248,7 +248,7 @@ describe("writeRebase", () => {
       w.graph.reviewer!.changes = { role: "writer", prompt: "Revise it: {{{notes}}}" };
     });
     const plan = await planRebase(store, thread, other);
-    const pointer = await writeRebase(store, plan, { nowMs: 1_700_000_000_000 });
+    const { pointer } = await writeRebase(store, plan, { nowMs: 1_700_000_000_000 });
 
     expect(pointer).toMatchObject({
       workflowHash: other.hash,
@@ -283,7 +283,7 @@ describe("writeRebase", () => {
     expect(await threadStarts(store.cas, pointer.start)).toEqual([pointer.start, before.start]);
 
     // Rebasing again onto the same workflow writes the same nodes.
-    const again = await writeRebase(store, plan, { nowMs: 1_700_000_000_001 });
+    const { pointer: again } = await writeRebase(store, plan, { nowMs: 1_700_000_000_001 });
     expect(again.start).toBe(pointer.start);
     expect(again.head).toBe(steps[1]);
   });
@@ -293,7 +293,7 @@ describe("writeRebase", () => {
     const other = await version((w) => {
       w.graph.reviewer!.changes = { role: "writer", prompt: "Revise it: {{{notes}}}" };
     });
-    const pointer = await writeRebase(store, await planRebase(store, thread, other));
+    const { pointer } = await writeRebase(store, await planRebase(store, thread, other));
     await expect(planPoke(new Router(store.cas), pointer, "more")).rejects.toMatchObject({
       code: "THREAD_STATE",
       message: expect.stringContaining("shares with the thread it was rebased from"),
@@ -306,7 +306,7 @@ describe("writeRebase", () => {
       w.graph.$START!.new = { role: "writer", prompt: "Write two lines." };
     });
     const plan = await planRebase(store, thread, other);
-    const pointer = await writeRebase(store, plan);
+    const { pointer } = await writeRebase(store, plan);
     expect(pointer).toMatchObject({ steps: 0, currentRole: null, head: pointer.start });
     expect(pointer.rebasedFrom).toEqual({ thread, step: (await store.threads.get(thread)).start });
     const start = await store.cas.getPayload<StartPayload>(pointer.start, "start");
@@ -321,7 +321,7 @@ describe("verifying a rebased thread", () => {
     const other = await version((w) => {
       w.graph.reviewer!.changes = { role: "writer", prompt: "Revise it: {{{notes}}}" };
     });
-    const pointer = await writeRebase(store, await planRebase(store, thread, other));
+    const { pointer } = await writeRebase(store, await planRebase(store, thread, other));
     return { pointer, steps };
   }
 

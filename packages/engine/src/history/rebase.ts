@@ -8,6 +8,7 @@ import {
   type StepPayload,
   SUSPEND,
   startNodeKind,
+  type ThreadParent,
   type ThreadPointer,
   type ThreadRebasePlan,
   type ThreadWorktree,
@@ -16,6 +17,7 @@ import {
 import type { Cas, Store, ThreadsStore } from "@united-workforce/store";
 import { canonicalJson, errorMessage, isoTime, newUlid } from "@united-workforce/util";
 import { evaluate, startOutput } from "../moderator/evaluate.js";
+import { childThreadId } from "../steps/fanout/children.js";
 import { titleFromText } from "../threads/title.js";
 import { type RecordedStep, readRecordedSteps } from "./chain.js";
 import type { RerouteWorkflow } from "./reroute.js";
@@ -209,14 +211,44 @@ export function lineDiff(before: string, after: string): string[] {
 export async function writeRebase(
   store: Pick<Store, "cas" | "threads">,
   plan: ThreadRebasePlan,
-  options: {
-    nowMs?: number;
-    /** The rebased thread's own git worktree, for a recorded thread that has one. */
-    forkWorktree?(
-      thread: string,
-      recorded: ThreadPointer,
-    ): { worktree: ThreadWorktree; cwd: string };
-  } = {},
+  options: RebaseWriteOptions = {},
+): Promise<RebasedThread> {
+  const pointer = await writeRebasedThread(store, plan, options);
+  const children = await rebaseChildren(store, plan, pointer, options);
+  return { pointer, children };
+}
+
+export interface RebaseWriteOptions {
+  nowMs?: number;
+  /** The rebased thread's own git worktree, for a recorded thread that has one. */
+  forkWorktree?(thread: string, recorded: ThreadPointer): { worktree: ThreadWorktree; cwd: string };
+}
+
+/** The rebased thread as written, and the fan-out children rebased with it. */
+export interface RebasedThread {
+  pointer: ThreadPointer;
+  /** Each recorded child rebased under the edited child workflow (nested ones too). */
+  children: RebasedChild[];
+}
+
+export interface RebasedChild {
+  thread: string;
+  /** The recorded child it was rebased from. */
+  from: string;
+  workflow: string;
+  /** How many of the recorded child's steps it shares. */
+  reused: number;
+  /** The first of its steps whose key changed (null: none). */
+  firstChange: number | null;
+}
+
+async function writeRebasedThread(
+  store: Pick<Store, "cas" | "threads">,
+  plan: ThreadRebasePlan,
+  options: RebaseWriteOptions & {
+    /** A fan-out child's: its id, derived from its new parent, and that parent. */
+    child?: { thread: string; parent: ThreadParent };
+  },
 ): Promise<ThreadPointer> {
   const nowMs = options.nowMs ?? Date.now();
   const { cas } = store;
@@ -240,7 +272,7 @@ export async function writeRebase(
   const newStart = await cas.put(cas.builtin(startNodeKind(startPayload)), startPayload);
   const title = recorded.title ?? (titleFromText(start.prompt) || workflow.name);
   const pointer: ThreadPointer = {
-    thread: newUlid(nowMs),
+    thread: options.child?.thread ?? newUlid(nowMs),
     workflow: workflow.name,
     workflowHash: plan.workflow.hash,
     start: newStart,
@@ -255,6 +287,7 @@ export async function writeRebase(
     title: title.endsWith(" (rebased)") ? title : `${title} (rebased)`,
     rebasedFrom: { thread: recorded.thread, step: last?.hash ?? recorded.start },
   };
+  if (options.child !== undefined) pointer.parent = options.child.parent;
   if (recorded.agent !== undefined) pointer.agent = recorded.agent;
   if (recorded.worktree !== undefined && options.forkWorktree !== undefined) {
     const made = options.forkWorktree(pointer.thread, recorded);
@@ -262,4 +295,74 @@ export async function writeRebase(
     pointer.cwd = made.cwd;
   }
   return store.threads.create(pointer);
+}
+
+/**
+ * When the rebased thread parts at a fan-out whose only change is its child workflow, its
+ * recorded children are rebased too, under the edited child workflow: each as the child the new
+ * thread's fan-out will look for (the id derived from the new parent, the same step and item),
+ * sharing the child's unchanged steps. The fan-out then runs them on from there and joins them
+ * instead of making children afresh. Nested fan-outs go the same way. Nothing else is rebased:
+ * another change of the edge (its items, prompt, `over`, rules) or of the join role runs the
+ * fan-out afresh.
+ */
+async function rebaseChildren(
+  store: Pick<Store, "cas" | "threads">,
+  plan: ThreadRebasePlan,
+  rebased: ThreadPointer,
+  options: RebaseWriteOptions,
+): Promise<RebasedChild[]> {
+  const change = plan.firstChange;
+  if (change === null || change.roleChange !== null || change.routeChange === null) return [];
+  const { recorded: before, rebased: after } = change.routeChange;
+  if (before.fanout === null || after.fanout === null) return [];
+  const sameButWorkflow =
+    canonicalJson({ ...before, fanout: { ...before.fanout, workflow: null } }) ===
+    canonicalJson({ ...after, fanout: { ...after.fanout, workflow: null } });
+  if (!sameButWorkflow) return [];
+
+  const { cas } = store;
+  const recorded = await store.threads.get(plan.thread);
+  const start = await cas.getPayload<StartPayload>(rebased.start, "start");
+  const workflow = await cas.getPayload<WorkflowPayload>(plan.workflow.hash, "workflow");
+  const inputs = workflow.inputs === undefined ? undefined : (start.inputs ?? {});
+  // The step the fan-out hangs off: the last reused one (the head of both), or the start.
+  const last = plan.reused.at(-1);
+  let transition: ReturnType<typeof evaluate>;
+  let timeMs = start.createdAtMs;
+  if (last === undefined) {
+    transition = evaluate(workflow.graph, START, startOutput("new"), inputs);
+  } else {
+    const step = await cas.getPayload<StepPayload>(last.hash, "step");
+    const output = await cas.getPayload<Record<string, unknown>>(step.output);
+    transition = evaluate(workflow.graph, step.role, output, inputs);
+    timeMs = step.completedAtMs;
+  }
+  if (transition.kind !== "fanout") return [];
+  const childWorkflow = {
+    hash: transition.fanout.workflow,
+    payload: await cas.getPayload<WorkflowPayload>(transition.fanout.workflow, "workflow"),
+  };
+  const recordedHead = last?.hash ?? recorded.start;
+  const children: RebasedChild[] = [];
+  for (let index = 0; index < transition.items.length; index++) {
+    const from = childThreadId(recorded.thread, recordedHead, index, timeMs);
+    if (!(await store.threads.exists(from))) continue;
+    const childPlan = await planRebase(store, from, childWorkflow);
+    const thread = childThreadId(rebased.thread, rebased.head, index, timeMs);
+    const child = {
+      thread,
+      parent: { thread: rebased.thread, step: rebased.head, index },
+    };
+    const pointer = await writeRebasedThread(store, childPlan, { ...options, child });
+    children.push({
+      thread,
+      from,
+      workflow: childWorkflow.hash,
+      reused: childPlan.reused.length,
+      firstChange: childPlan.firstChange?.step ?? null,
+    });
+    children.push(...(await rebaseChildren(store, childPlan, pointer, options)));
+  }
+  return children;
 }

@@ -75,8 +75,9 @@ export default defineCommand({
       // A thread with a git worktree: the rebased one gets its own, from that thread's branch.
       const forkWorktree = recorded.worktree === undefined ? undefined : await worktreeForker(ctx);
       const written = await writeRebase(store, plan, forkWorktree ? { forkWorktree } : {});
-      const rebased = await runner.settle(written);
-      doc.rebased = { thread: rebased.thread, start: rebased.start, head: rebased.head };
+      const rebased = await runner.settle(written.pointer);
+      const { children } = written;
+      doc.rebased = { thread: rebased.thread, start: rebased.start, head: rebased.head, children };
       ctx.events.emit("thread.rebased", {
         thread: rebased.thread,
         from: plan.thread,
@@ -84,6 +85,10 @@ export default defineCommand({
         reused: plan.reused.length,
         firstChange: plan.firstChange?.step ?? null,
       });
+      for (const child of children) {
+        const { thread, from, workflow, reused, firstChange } = child;
+        ctx.events.emit("thread.rebased", { thread, from, workflow, reused, firstChange });
+      }
       if (plan.firstChange === null || rebased.status !== "idle") {
         return result(doc, renderRebase);
       }
@@ -133,6 +138,11 @@ function renderRebase(doc: ThreadRebaseDocument): string {
   }
   if (doc.rebased !== null) {
     lines.push(`  rebased thread: ${doc.rebased.thread} (${doc.thread} is kept as it was)`);
+    for (const child of doc.rebased.children) {
+      lines.push(
+        `    fan-out child ${child.from} rebased as ${child.thread}: ${child.reused} step${child.reused === 1 ? "" : "s"} reused${child.firstChange === null ? "" : `, parts at step ${child.firstChange}`}`,
+      );
+    }
   } else if (doc.dryRun && change !== null) {
     const runs = change.hash === null ? "from the head" : `from step ${change.step}`;
     lines.push(`  a rebase would make a new thread and run its agent ${runs}`);
