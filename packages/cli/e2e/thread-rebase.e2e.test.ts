@@ -368,6 +368,16 @@ graph:
       const edited = scriptRun("second-v2.cjs", `{ $status: "done", edited: true }`);
       writeFileSync(join(temp.home, "v2", "child.yaml"), childWorkflow(edited));
       writeFileSync(join(temp.home, "v2", "fan.yaml"), fanWorkflow("Fan out."));
+      const dry = await uwf(
+        "thread",
+        "rebase",
+        thread,
+        "-w",
+        join(temp.home, "v2", "fan.yaml"),
+        "--dry-run",
+      );
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toContain("the fan-out's recorded children would be rebased");
       const doc = await json<ThreadRebaseDocument>(
         "thread",
         "rebase",

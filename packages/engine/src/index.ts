@@ -22,6 +22,7 @@ export {
   planRebase,
   type RebasedChild,
   type RebasedThread,
+  rebasesFanoutChildren,
   writeRebase,
 } from "./history/rebase.js";
 export { findReplay, nearestPrompt, openRecordings } from "./history/recordings.js";

@@ -298,6 +298,21 @@ async function writeRebasedThread(
 }
 
 /**
+ * Whether a rebase that parts at `change` takes the recorded fan-out children along (rebased
+ * under the edited child workflow): the change is a fan-out edge whose only difference is its
+ * child workflow, the join role unchanged.
+ */
+export function rebasesFanoutChildren(change: RebaseChange | null): boolean {
+  if (change === null || change.roleChange !== null || change.routeChange === null) return false;
+  const { recorded: before, rebased: after } = change.routeChange;
+  if (before.fanout === null || after.fanout === null) return false;
+  return (
+    canonicalJson({ ...before, fanout: { ...before.fanout, workflow: null } }) ===
+    canonicalJson({ ...after, fanout: { ...after.fanout, workflow: null } })
+  );
+}
+
+/**
  * When the rebased thread parts at a fan-out whose only change is its child workflow, its
  * recorded children are rebased too, under the edited child workflow: each as the child the new
  * thread's fan-out will look for (the id derived from the new parent, the same step and item),
@@ -312,15 +327,7 @@ async function rebaseChildren(
   rebased: ThreadPointer,
   options: RebaseWriteOptions,
 ): Promise<RebasedChild[]> {
-  const change = plan.firstChange;
-  if (change === null || change.roleChange !== null || change.routeChange === null) return [];
-  const { recorded: before, rebased: after } = change.routeChange;
-  if (before.fanout === null || after.fanout === null) return [];
-  const sameButWorkflow =
-    canonicalJson({ ...before, fanout: { ...before.fanout, workflow: null } }) ===
-    canonicalJson({ ...after, fanout: { ...after.fanout, workflow: null } });
-  if (!sameButWorkflow) return [];
-
+  if (!rebasesFanoutChildren(plan.firstChange)) return [];
   const { cas } = store;
   const recorded = await store.threads.get(plan.thread);
   const start = await cas.getPayload<StartPayload>(rebased.start, "start");
