@@ -253,6 +253,60 @@ describe.each(["filesystem", "postgres"] as const)("uwf thread rebase (%s store)
     SLOW,
   );
 
+  it(
+    "walks a rebased thread's chain with its two starts: trace, grep, usage, reroute, workflow test",
+    async () => {
+      const { thread, steps } = await chainThread();
+      const file = edited("v2", (yaml) => yaml.replace("Read the note.", "Read the note twice."));
+      const doc = await json<ThreadRebaseDocument>("thread", "rebase", thread, "-w", file);
+      const rebased = doc.rebased!.thread;
+
+      const traceFile = join(temp.home, "trace.json");
+      const trace = await json<{ threads: string[]; spans: number }>(
+        "thread",
+        "trace",
+        rebased,
+        "-o",
+        traceFile,
+      );
+      expect(trace.threads).toEqual([rebased]);
+      // The run's span and one per step, the shared one included.
+      const spans = JSON.parse(readFileSync(traceFile, "utf8")).resourceSpans[0].scopeSpans[0]
+        .spans;
+      expect(spans.map((span: { name: string }) => span.name)).toEqual([
+        "invoke_workflow chain",
+        "invoke_agent a",
+        "invoke_agent b",
+        "invoke_agent c",
+      ]);
+      const grep = await json<{ matches: { thread: string; hash: string }[] }>(
+        "thread",
+        "grep",
+        "Opened",
+        "--thread",
+        rebased,
+      );
+      // The shared first step is found as the rebased thread's.
+      expect(grep.matches).toContainEqual(
+        expect.objectContaining({ thread: rebased, hash: steps[0] }),
+      );
+      const usage = await uwf("usage", "--by", "thread", "--format", "json");
+      expect(usage.code, usage.stderr).toBe(0);
+      expect(usage.stdout).toContain(rebased);
+      const reroute = await uwf("thread", "reroute", rebased, "-w", file);
+      expect(reroute.code, reroute.stderr).toBe(0);
+      const replay = await json<{ ok: boolean; threads: { result: string }[] }>(
+        "workflow",
+        "test",
+        file,
+        "--from",
+        rebased,
+      );
+      expect(replay).toMatchObject({ ok: true, threads: [{ result: "same" }] });
+    },
+    SLOW,
+  );
+
   /** A script role printing `output` (a JS expression) as its frontmatter. */
   function scriptRun(name: string, output: string): string {
     writeFileSync(join(temp.home, name), `console.log(JSON.stringify(${output}));`);
