@@ -73,8 +73,6 @@ export const ERROR_EXIT_CODES = {
   /** `thread diff` of two threads that share no step (different StartNodes). */
   THREADS_UNRELATED: ExitCode.error,
   STEP_NOT_FOUND: ExitCode.error,
-  /** `uwf thread rebase` of a thread whose history goes through a fan-out (not supported yet). */
-  REBASE_UNSUPPORTED: ExitCode.error,
   /** `uwf log show <day>` of a day without a log file. */
   LOG_NOT_FOUND: ExitCode.error,
   HASH_INVALID: ExitCode.usage,
