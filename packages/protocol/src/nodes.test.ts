@@ -64,6 +64,7 @@ describe("built-in schemas", () => {
       start2: "0bc98da04700afaa",
       workflow3: "2f6c483dc07ca9b8",
       workflow4: "54f73047bcebb3ca",
+      step2: "f4ad9c23a5486f71",
     });
   });
 });

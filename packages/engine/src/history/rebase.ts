@@ -8,6 +8,7 @@ import {
   type StepPayload,
   SUSPEND,
   startNodeKind,
+  stepNodeKind,
   type ThreadPointer,
   type ThreadRebasePlan,
   type ThreadWorktree,
@@ -255,7 +256,8 @@ export async function writeRebase(
   let currentRole: string | null = null;
   for (const reused of plan.reused) {
     const step = await cas.getPayload<StepPayload>(reused.hash, "step");
-    head = await cas.put(cas.builtin("step"), { ...step, start: newStart, prev });
+    const copied = { ...step, start: newStart, prev };
+    head = await cas.put(cas.builtin(stepNodeKind(copied)), copied);
     steps.set(reused.hash, head);
     prev = head;
     currentRole = step.role;

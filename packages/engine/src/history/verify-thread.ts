@@ -198,7 +198,7 @@ class ThreadCheck {
     const { pointer, checker } = this;
     let step: StepPayload;
     try {
-      step = await checker.payload<StepPayload>(hash, BUILTIN_SCHEMA_HASHES.step);
+      step = await checker.payload<StepPayload>(hash, editionHashes("step"));
     } catch (error) {
       this.report(hash, depth, error);
       return null;
