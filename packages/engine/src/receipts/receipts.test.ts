@@ -138,7 +138,7 @@ async function steps(thread: string, count: number, events: UwfEvent[] = []) {
 async function chainOf(pointer: ThreadPointer): Promise<{ hash: string; step: StepPayload }[]> {
   const chain: { hash: string; step: StepPayload }[] = [];
   for (let hash: string | null = pointer.head; hash !== null && hash !== pointer.start; ) {
-    const step = await store.cas.getPayload<StepPayload>(hash, "step");
+    const step: StepPayload = await store.cas.getPayload<StepPayload>(hash, "step");
     chain.unshift({ hash, step });
     hash = step.prev;
   }
