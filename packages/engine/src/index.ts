@@ -26,7 +26,7 @@ export { renderStart, renderStep, renderTask } from "./history/transcript.js";
 export { verifyAllThreads, verifyThread } from "./history/verify-thread.js";
 export { checkReceipt, type ReceiptCheck, verifyReceipt } from "./receipts/check-receipt.js";
 export { receiptStatement } from "./receipts/statement.js";
-export { withGitChecks } from "./receipts/verify-git.js";
+
 export type { BackgroundStart } from "./runner/exec.js";
 export type { LastRun } from "./runner/last-run.js";
 export type { NextRequest } from "./runner/next.js";

@@ -3,7 +3,7 @@ import { isPlainObject } from "@united-workforce/protocol";
 import { canonicalJson, UwfError } from "@united-workforce/util";
 import { type VerifySource, verifyThread } from "../history/verify-thread.js";
 import { receiptStatement } from "./statement.js";
-import { type GitCheckOptions, withGitChecks } from "./verify-git.js";
+import type { GitCheckOptions } from "./verify-git.js";
 
 /** How many differences a check lists: the first ones say what is wrong. */
 const MAX_DIFFERENCES = 20;
@@ -28,8 +28,7 @@ export async function verifyReceipt(
   git: GitCheckOptions,
 ): Promise<{ report: ThreadVerifyReport; check: ReceiptCheck }> {
   const { thread, head } = namedIn(receipt);
-  const pointer = await source.threads.get(thread);
-  const report = await withGitChecks(source.cas, pointer, await verifyThread(source, thread), git);
+  const report = await verifyThread(source, thread, git);
   if (!report.ok) {
     const differences = [
       `thread ${thread}'s history fails verification: no receipt can rest on it`,

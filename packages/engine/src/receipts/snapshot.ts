@@ -1,7 +1,7 @@
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { DIFF_STAT_FILES, type DiffStat, type GitState } from "@united-workforce/protocol";
+import { nodeOs } from "@united-workforce/util";
 import { type GitEnv, GitFailure, runGit } from "./git.js";
 
 /** A git working tree as a step found it: where its top folder is, and its state then. */
@@ -28,7 +28,7 @@ export async function snapshotWorkingTree(
   if (where === null) return null;
   const call = { cwd: where.root, env };
   const commit = await headCommit(where.root, env);
-  const scratch = mkdtempSync(join(tmpdir(), "uwf-receipt-"));
+  const scratch = mkdtempSync(join(nodeOs().tmpdir(), "uwf-receipt-"));
   try {
     const index = join(scratch, "index");
     // The user's index makes `add -A` re-hash only what changed since it was written.
@@ -47,6 +47,8 @@ async function locate(
   cwd: string,
   env: GitEnv,
 ): Promise<Pick<WorkingTree, "root" | "index"> | null> {
+  // No `.git` up the path: no git is started (nor child_process loaded) for such a step.
+  if (!hasGitAbove(cwd)) return null;
   let said: string;
   try {
     said = await runGit(["rev-parse", "--show-toplevel", "--git-path", "index"], { cwd, env });
@@ -58,6 +60,14 @@ async function locate(
   const [root, index] = said.split("\n");
   if (!root || !index) return null;
   return { root, index: resolve(cwd, index) };
+}
+
+/** Whether `dir` or a folder above it holds `.git` (a repository's folder, or a worktree's file). */
+function hasGitAbove(dir: string): boolean {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    if (existsSync(join(at, ".git"))) return true;
+    if (dirname(at) === at) return false;
+  }
 }
 
 /** The commit HEAD names, or null on a branch with no commit yet. */

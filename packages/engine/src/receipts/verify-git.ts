@@ -1,11 +1,9 @@
 import type {
-  StepPayload,
-  ThreadPointer,
+  StepGit,
   ThreadProblem,
   ThreadVerifyNote,
   ThreadVerifyReport,
 } from "@united-workforce/protocol";
-import type { Cas } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
 import { type GitEnv, GitFailure, runGit } from "./git.js";
 
@@ -27,55 +25,51 @@ interface Recorded {
   hash: string;
 }
 
+/** A step's git record as `thread verify` met it on its walk. */
+export interface RecordedGit {
+  hash: string;
+  /** The step's number: 1 for the thread's first. */
+  step: number;
+  git: StepGit;
+}
+
 /**
  * A verified thread's report with what its steps' git records say (docs/receipts.md): a
  * step whose working tree before is not the one the step before it left is a note (someone or
  * something changed the tree between them), not a failure; and every recorded commit and tree
- * is looked up in the repository (see `GitCheckOptions`): one
- * that is not there, or is not a commit or tree, is a `git` problem that names it. Only a
- * report that passed is read further: a chain that fails its hash check is not evidence.
+ * is looked up in the repository (see `GitCheckOptions`): one that is not there, or is not a
+ * commit or tree, is a `git` problem that names it. Only a report that passed is read further:
+ * a chain that fails its hash check is not evidence. `records`: the walk's, in any order.
  */
 export async function withGitChecks(
-  cas: Cas,
-  pointer: ThreadPointer,
   report: ThreadVerifyReport,
+  cwd: string,
+  records: readonly RecordedGit[],
   options: GitCheckOptions,
 ): Promise<ThreadVerifyReport> {
-  if (!report.ok) return report;
-  // Read again after the verification, which left the chain's nodes in the CAS's memory: no
-  // read-ahead, no round trip for a thread of ordinary length.
-  const steps: { hash: string; step: StepPayload }[] = [];
-  for (let hash = pointer.head === pointer.start ? null : pointer.head; hash !== null; ) {
-    const step = await cas.getPayload<StepPayload>(hash, "step");
-    steps.push({ hash, step });
-    hash = step.prev;
-  }
-  steps.reverse();
+  if (!report.ok || records.length === 0) return report;
+  const steps = [...records].sort((a, b) => a.step - b.step);
   const notes: ThreadVerifyNote[] = [];
   const recorded: Recorded[] = [];
-  let lastTree: { tree: string; number: number } | null = null;
-  for (const [index, { hash, step }] of steps.entries()) {
-    const number = index + 1;
-    const { git } = step;
-    if (git === undefined) continue;
-    if (lastTree !== null && git.before.tree !== lastTree.tree) {
+  let last: RecordedGit | null = null;
+  for (const { hash, step, git } of steps) {
+    // Steps in between that recorded nothing (outside any working tree) break no chain.
+    if (last !== null && git.before.tree !== last.git.after.tree) {
       notes.push({
         hash,
-        step: number,
-        note: `the working tree changed after step ${lastTree.number}: it left tree ${lastTree.tree}, step ${number} began with ${git.before.tree}`,
+        step,
+        note: `the working tree changed after step ${last.step}: it left tree ${last.git.after.tree}, step ${step} began with ${git.before.tree}`,
       });
     }
-    lastTree = { tree: git.after.tree, number };
+    last = { hash, step, git };
     for (const when of ["before", "after"] as const) {
       const state = git[when];
-      if (state.commit !== null) {
-        recorded.push({ id: state.commit, kind: "commit", when, step: number, hash });
-      }
-      recorded.push({ id: state.tree, kind: "tree", when, step: number, hash });
+      if (state.commit !== null)
+        recorded.push({ id: state.commit, kind: "commit", when, step, hash });
+      recorded.push({ id: state.tree, kind: "tree", when, step, hash });
     }
   }
-  // No git is asked about a thread that recorded nothing (`verify --all` of many threads).
-  const repo = recorded.length === 0 ? null : await repositoryFor(options, pointer.cwd);
+  const repo = await repositoryFor(options, cwd);
   const problems: ThreadProblem[] = [...report.problems];
   if (repo !== null) problems.push(...(await lookUp(repo, options.env, recorded)));
   const checked: ThreadVerifyReport = { ...report, ok: problems.length === 0, problems };

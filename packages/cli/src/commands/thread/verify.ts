@@ -55,19 +55,15 @@ export default defineCommand({
         hint: "uwf thread verify <thread>, or uwf thread verify --all",
       });
     }
-    const { verifyAllThreads, verifyThread, withGitChecks } = await import(
-      "@united-workforce/engine"
-    );
+    const { verifyAllThreads, verifyThread } = await import("@united-workforce/engine");
     const store = await ctx.store();
     const git = gitLookUp(ctx, options.repo, "thread cwd");
-    const checked = async (report: ThreadVerifyReport) =>
-      withGitChecks(store.cas, await store.threads.get(report.thread), report, git);
     const threads: ThreadVerifyReport[] = [];
-    if (thread !== undefined) threads.push(await checked(await verifyThread(store, thread)));
+    if (thread !== undefined) threads.push(await verifyThread(store, thread, git));
     else {
       // A whole-store pass anyway: the filesystem's list index is rebuilt on the way.
       await store.threads.reindex();
-      for await (const report of verifyAllThreads(store)) threads.push(await checked(report));
+      for await (const report of verifyAllThreads(store, git)) threads.push(report);
     }
     const ok = threads.every((t) => t.ok);
     const exitCode = ok ? ExitCode.ok : ExitCode.error;
