@@ -235,6 +235,28 @@ describe("receipts of steps run in a git working tree", () => {
     }
   });
 
+  it("runs a step whose receipt git cannot take, and says why", async () => {
+    writeFileSync(join(repo, ".git", "index"), "not an index");
+    const start = await uwf(
+      "thread",
+      "start",
+      join(temp.home, "edit.yaml"),
+      "-p",
+      "go",
+      "--cwd",
+      repo,
+    );
+    const thread = start.stdout.trim();
+    const exec = await uwf("thread", "exec", thread, "-c", "1");
+    expect(exec.code, exec.stderr).toBe(0);
+    expect(exec.stderr).toMatch(
+      /⚠ write: no receipt of this step \(git add --all failed in ".*": .*index/,
+    );
+    const list = await json<StepListDocument>("step", "list", thread);
+    expect(list.steps).toHaveLength(1);
+    expect(list.steps[0]!.diffStat).toBeUndefined();
+  });
+
   it("records nothing for a thread outside any working tree, and says a receipt has nothing to name", async () => {
     const outside = join(temp.home, "plain");
     mkdirSync(outside);
@@ -343,7 +365,7 @@ describe("a receipt of a step by Claude Code (the real CLI, the fake model)", ()
     const [step] = (JSON.parse(receipt.stdout).statement as ReceiptStatement).predicate.steps;
     expect(step).toMatchObject({
       role: "writer",
-      agent: { name: "uwf-claude-code" },
+      agent: { name: "uwf-claude-code", version: expect.stringMatching(/^\d+\.\d+\.\d+/) },
       model: expect.any(String),
       usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number) },
       git: {

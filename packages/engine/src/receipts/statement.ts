@@ -1,5 +1,6 @@
 import {
   IN_TOTO_STATEMENT_TYPE,
+  isPlainObject,
   RECEIPT_PREDICATE_TYPE,
   type ReceiptStatement,
   type ReceiptStep,
@@ -41,8 +42,7 @@ export async function receiptStatement(cas: Cas, source: ReceiptSource): Promise
       step: hash,
       role: step.role,
       status: typeof output.$status === "string" ? output.$status : "",
-      // Adapters do not record their version yet: null until one does (docs/receipts.md).
-      agent: { name: step.agent, version: stringOrNull(detail.adapterVersion) },
+      agent: { name: step.agent, version: agentVersionOf(detail) },
       model: stringOrNull(detail.model),
       usage: step.usage,
       prompt: step.assembledPrompt,
@@ -95,6 +95,20 @@ function subjectsOf(steps: readonly ReceiptStep[]): ReceiptSubject[] {
     }
   }
   return subjects;
+}
+
+/**
+ * The version of the agent a step's detail names, where its adapter recorded one: the CLI's
+ * own (`claudeVersion` of uwf-claude-code, the ACP agent's `agentInfo` of uwf-acp), or an
+ * `agentVersion` any adapter may write. Null when none did.
+ */
+function agentVersionOf(detail: Record<string, unknown>): string | null {
+  const info = detail.agentInfo;
+  return (
+    stringOrNull(detail.agentVersion) ??
+    stringOrNull(detail.claudeVersion) ??
+    (isPlainObject(info) ? stringOrNull(info.version) : null)
+  );
 }
 
 function stringOrNull(value: unknown): string | null {
