@@ -124,7 +124,7 @@ function build() {
     ),
     "step.receipt-failed": event(
       "step.receipt-failed",
-      "The step ran in a git working tree but git could not say what it changed (`reason`); the step was stored without its receipt (docs/receipts.md).",
+      "The step ran in a git working tree but git could not say what it changed (`reason`); the step was stored without its receipt (its trees and diff stat).",
       { ...run, role: str, cwd: str, reason: str },
       child,
     ),

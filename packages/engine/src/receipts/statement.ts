@@ -8,7 +8,7 @@ import {
   type WorkflowPayload,
 } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
-import { isoTime, UwfError } from "@united-workforce/util";
+import { docsUrl, isoTime, UwfError } from "@united-workforce/util";
 import { readRecordedSteps } from "../history/chain.js";
 
 /** What a receipt is derived from: a thread's id and the head it names, and a CAS holding it. */
@@ -58,7 +58,7 @@ export async function receiptStatement(cas: Cas, source: ReceiptSource): Promise
       "RECEIPT_EMPTY",
       `no step of thread ${source.thread} ran in a git working tree: a receipt has no commit or tree to name`,
       {
-        hint: "uwf records a step's commit and tree when its cwd is inside a git working tree (docs/receipts.md); start the thread there, or with --worktree.",
+        hint: `uwf records a step's commit and tree when its cwd is inside a git working tree (${docsUrl("receipts.md")}); start the thread there, or with --worktree.`,
       },
     );
   }
