@@ -194,6 +194,10 @@ describe("every --format json document matches its schema in protocol", () => {
     ]);
     const ran = await check(["thread", "exec", String(isolated.thread), ...agent]);
     await check(["thread", "show", String(isolated.thread)]);
+    // Its step ran in a git working tree: the thread has a receipt, which verify checks.
+    const receipt = join(temp.home, "receipt.json");
+    await check(["thread", "receipt", String(isolated.thread), "-o", receipt]);
+    await check(["thread", "verify", "--receipt", receipt]);
     await check(["step", "fork", (ran.steps as { hash: string }[])[0]!.hash]);
     await check(["thread", "cleanup", String(isolated.thread)]);
     const cancelled = await check([

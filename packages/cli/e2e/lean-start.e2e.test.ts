@@ -91,7 +91,9 @@ describe("a uwf start", () => {
     ["spawned, with UWF_WARM_START=0", { UWF_WARM_START: "0" }, "child_process", undefined],
   ])("thread exec loads only what running its adapter needs: %s", async (_, extra, needed, not) => {
     const env = { home: temp.home };
-    const fresh = (await runUwf(["thread", "start", "hello", "-p", "again"], env)).stdout;
+    // Outside a git working tree: a step in one starts git for its receipt (docs/receipts.md).
+    const started = ["thread", "start", "hello", "-p", "again", "--cwd", temp.home];
+    const fresh = (await runUwf(started, env)).stdout;
     const child = builtinsLoadedBy(
       UWF_BIN,
       ["thread", "exec", fresh.trim(), "--agent", agent],

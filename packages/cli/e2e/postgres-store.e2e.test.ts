@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  makeGitRepo,
   type PostgresServer,
   REPO_ROOT,
   runUwf,
@@ -72,7 +73,12 @@ describe("uwf on a PostgreSQL store", () => {
     const home = machine();
     const env = { UWF_STORE: url };
     await uwf(home, ["workflow", "add", HELLO], env);
-    const id = await uwf(home, ["thread", "start", "hello", "-p", "Greet Ada."], env);
+    // Outside a git working tree (the thread's cwd is the machine's home): no receipt.
+    const id = await uwf(
+      home,
+      ["thread", "start", "hello", "-p", "Greet Ada.", "--cwd", home],
+      env,
+    );
     await server.activity(url);
     await uwf(home, ["thread", "exec", id, "--agent", MOCK], env);
     const exec = await server.activity(url);
@@ -82,6 +88,19 @@ describe("uwf on a PostgreSQL store", () => {
     expect(exec.statements.length, exec.statements.join("\n")).toBeLessThanOrEqual(8);
     const done = JSON.parse(await uwf(home, ["thread", "show", id, "--format", "json"], env));
     expect(done).toMatchObject({ status: "completed", steps: 1 });
+
+    // In a git working tree the step is written again with its receipt: one statement more.
+    const repo = makeGitRepo(home, join(home, "repo"), { "README.md": "hi\n" });
+    const inRepo = await uwf(
+      home,
+      ["thread", "start", "hello", "-p", "Greet Bo.", "--cwd", repo],
+      env,
+    );
+    await server.activity(url);
+    await uwf(home, ["thread", "exec", inRepo, "--agent", MOCK], env);
+    const receipted = await server.activity(url);
+    expect(receipted.connections).toBe(1);
+    expect(receipted.statements.length, receipted.statements.join("\n")).toBeLessThanOrEqual(9);
   });
 
   it("lets two machines share threads: one starts, the other runs, both see the result", async () => {

@@ -42,7 +42,9 @@ beforeEach(() => {
 });
 afterEach(() => temp.cleanup());
 
-const uwf = (...args: string[]) => runUwf(args, { home: temp.home });
+// Threads start in the temp folder: outside a git working tree, steps keep the first edition
+// these tests forge steps with.
+const uwf = (...args: string[]) => runUwf(args, { home: temp.home, cwd: temp.home });
 
 /** A relay thread run to the end: two steps, a then b. */
 async function relayThread(): Promise<{ thread: string; steps: string[] }> {

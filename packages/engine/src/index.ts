@@ -8,6 +8,7 @@ export {
   type BundleLimits,
   DEFAULT_BUNDLE_LIMITS,
   exportBundle,
+  openBundle,
   withFanoutChildren,
 } from "./history/bundle.js";
 export { readStep, threadStarts, walkBack } from "./history/chain.js";
@@ -29,6 +30,9 @@ export { findReplay, nearestPrompt, openRecordings } from "./history/recordings.
 export { rerouteThread } from "./history/reroute.js";
 export { renderStart, renderStep, renderTask } from "./history/transcript.js";
 export { verifyAllThreads, verifyThread } from "./history/verify-thread.js";
+export { checkReceipt, type ReceiptCheck, verifyReceipt } from "./receipts/check-receipt.js";
+export { receiptStatement } from "./receipts/statement.js";
+
 export type { BackgroundStart } from "./runner/exec.js";
 export type { LastRun } from "./runner/last-run.js";
 export type { NextRequest } from "./runner/next.js";

@@ -6,7 +6,7 @@
  * its schema does not list, except inside an object marked `additionalProperties: true`.
  */
 import { STOPPED_BECAUSE } from "./events.js";
-import { stepSchema, usageSchema as usage } from "./nodes.js";
+import { step2Schema, stepSchema, usageSchema as usage } from "./nodes.js";
 import {
   hashSchema as hash,
   isoTimeSchema as isoTime,
@@ -209,16 +209,20 @@ function build() {
 
   // ─── step ───────────────────────────────────────────────────────────────────────────────────
 
-  const stepListEntry = object({
-    hash,
-    role: str,
-    // The output's `$status`.
-    status: str,
-    agent: str,
-    startedAt: isoTime,
-    durationMs: int,
-    usage,
-  });
+  const stepListEntry = withOptional(
+    object({
+      hash,
+      role: str,
+      // The output's `$status`.
+      status: str,
+      agent: str,
+      startedAt: isoTime,
+      durationMs: int,
+      usage,
+    }),
+    // What the step changed in its git working tree (absent when it ran in none).
+    { diffStat: object({ files: int, insertions: int, deletions: int }) },
+  );
 
   // ─── forks and usage ────────────────────────────────────────────────────────────────────────
 
@@ -292,23 +296,33 @@ function build() {
   });
 
   /** What `uwf thread verify` finds for one thread: steps and nodes checked, problems oldest first. */
-  const threadVerifyReportSchema = object({
-    thread: threadId,
-    ok: bool,
-    head: str,
-    steps: int,
-    nodes: int,
-    problems: list(
-      object({
-        // The node that is wrong: a hash as stored, which a forged link may have made malformed.
-        hash: str,
-        // 1 for the thread's first step; null for the StartNode, the workflow or the pointer.
-        step: { type: ["integer", "null"] },
-        kind: { enum: ["corrupt", "missing", "invalid", "link", "route"] },
-        reason: str,
-      }),
-    ),
-  });
+  const threadVerifyReportSchema = withOptional(
+    object({
+      thread: threadId,
+      ok: bool,
+      head: str,
+      steps: int,
+      nodes: int,
+      problems: list(
+        object({
+          // The node that is wrong: a hash as stored, which a forged link may have made malformed.
+          hash: str,
+          // 1 for the thread's first step; null for the StartNode, the workflow or the pointer.
+          step: { type: ["integer", "null"] },
+          // `git`: a commit or tree a step recorded is not in the repository, or not of its kind.
+          kind: { enum: ["corrupt", "missing", "invalid", "link", "route", "git"] },
+          reason: str,
+        }),
+      ),
+    }),
+    {
+      // What the steps' git records say that is no failure: the working tree changed between
+      // two steps (docs/receipts.md). Absent when there is nothing to say.
+      notes: list(object({ hash, step: int, note: str })),
+      // The repository whose objects were looked up; absent when none was.
+      repo: str,
+    },
+  );
 
   /**
    * Where the moderator sends a thread from one step: a role, `$END` or `$SUSPEND` (`target`),
@@ -703,7 +717,29 @@ function build() {
       ["thread", "status", "head", "steps", "suspended", "followed"],
     ),
 
-    "thread verify": object({ ok: bool, threads: list(threadVerifyReportSchema) }),
+    "thread verify": withOptional(object({ ok: bool, threads: list(threadVerifyReportSchema) }), {
+      // `--receipt`: the receipt derived again from the store or `--bundle`, and how it compares.
+      receipt: object({
+        file: str,
+        bundle: nullableStr,
+        thread: threadId,
+        head: hash,
+        ok: bool,
+        // Where the receipt differs from the one derived (JSON paths), first ones first.
+        differences: strings,
+      }),
+    }),
+    "thread receipt": object({
+      thread: threadId,
+      head: hash,
+      // Where it was written (null: printed).
+      file: nullableStr,
+      steps: int,
+      // The steps that recorded their git working tree.
+      gitSteps: int,
+      subjects: int,
+      statement: anyObject,
+    }),
     "thread reroute": threadRerouteReportSchema,
     "thread rebase": withOptional(
       extend(threadRebasePlanSchema, {
@@ -796,7 +832,8 @@ function build() {
 
     "step list": object({ thread: threadId, workflow: str, steps: list(stepListEntry) }),
     "step show": extend(
-      { type: "object", required: stepSchema.required, properties: stepSchema.properties },
+      // `git`: the working tree before and after the step, when it ran in one.
+      { type: "object", required: stepSchema.required, properties: step2Schema.properties },
       {
         hash,
         // startedAtMs and completedAtMs as ISO 8601 (DESIGN §13: times are ISO strings).

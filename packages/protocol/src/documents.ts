@@ -51,11 +51,13 @@ export type ThreadCleanupDocument = DocumentOf<"thread cleanup">;
 export type ThreadJoinDocument = DocumentOf<"thread join">;
 export type ThreadVerifyDocument = DocumentOf<"thread verify">;
 export type ThreadExportDocument = DocumentOf<"thread export">;
+export type ThreadReceiptDocument = DocumentOf<"thread receipt">;
 export type ThreadTraceDocument = DocumentOf<"thread trace">;
 export type ThreadImportDocument = DocumentOf<"thread import">;
 /** What the engine's `verifyThread` returns for one thread. */
 export type ThreadVerifyReport = FromSchema<DocumentSchemaSet["threadVerifyReportSchema"]>;
 export type ThreadProblem = ThreadVerifyReport["problems"][number];
+export type ThreadVerifyNote = NonNullable<ThreadVerifyReport["notes"]>[number];
 export type ThreadRerouteDocument = DocumentOf<"thread reroute">;
 /** What the engine's `rerouteThread` returns (the `uwf thread reroute` document). */
 export type ThreadRerouteReport = FromSchema<DocumentSchemaSet["threadRerouteReportSchema"]>;

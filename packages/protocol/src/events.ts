@@ -122,6 +122,12 @@ function build() {
       { ...run, role: str },
       child,
     ),
+    "step.receipt-failed": event(
+      "step.receipt-failed",
+      "The step ran in a git working tree but git could not say what it changed (`reason`); the step was stored without its receipt (its trees and diff stat).",
+      { ...run, role: str, cwd: str, reason: str },
+      child,
+    ),
 
     // ─── where a thread stands ──────────────────────────────────────────────────────────────
     "thread.start": event(
@@ -411,6 +417,7 @@ export const EVENT_LEVELS: Readonly<Record<EventName, "info" | "warn" | "error">
   "step.failed": "error",
   "step.retry": "warn",
   "step.aborted": "warn",
+  "step.receipt-failed": "warn",
   "thread.start": "info",
   "thread.suspended": "info",
   "thread.completed": "info",

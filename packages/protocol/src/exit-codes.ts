@@ -73,6 +73,12 @@ export const ERROR_EXIT_CODES = {
   /** `thread diff` of two threads that share no step (different StartNodes). */
   THREADS_UNRELATED: ExitCode.error,
   STEP_NOT_FOUND: ExitCode.error,
+  /** `uwf thread receipt` of a thread none of whose steps ran in a git working tree. */
+  RECEIPT_EMPTY: ExitCode.error,
+  /** `uwf thread verify --receipt` of a file that is not a uwf receipt. */
+  RECEIPT_INVALID: ExitCode.invalid,
+  /** git failed where uwf needs its answer (`thread verify` looking recorded objects up). */
+  GIT_FAILED: ExitCode.error,
   /** `uwf log show <day>` of a day without a log file. */
   LOG_NOT_FOUND: ExitCode.error,
   HASH_INVALID: ExitCode.usage,

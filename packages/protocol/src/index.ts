@@ -7,6 +7,7 @@ export * from "./from-schema.js";
 export * from "./hidden-characters.js";
 export * from "./nodes.js";
 export * from "./plain-object.js";
+export * from "./receipts.js";
 export * from "./reserved.js";
 export { matchesSchema, schemaMismatches } from "./schema-check.js";
 export { hashSchema, isoTimeSchema, threadIdSchema } from "./string-schemas.js";

@@ -65,6 +65,7 @@ describe("built-in schemas", () => {
       workflow3: "2f6c483dc07ca9b8",
       workflow4: "54f73047bcebb3ca",
       start3: "396837701f7a8a9a",
+      step2: "f4ad9c23a5486f71",
     });
   });
 });

@@ -361,7 +361,82 @@ export const stepSchema = {
   },
 } as const;
 
-export type StepPayload = FromSchema<typeof stepSchema>;
+/** A git object id: SHA-1 (40 hex digits) or SHA-256 (64). */
+export const GIT_OBJECT_ID_PATTERN = "^[0-9a-f]{40}([0-9a-f]{24})?$";
+const gitObjectId = { type: "string", pattern: GIT_OBJECT_ID_PATTERN } as const;
+
+/**
+ * A git working tree at one moment: the commit HEAD names (null before the first commit) and
+ * the tree of every file git tracks or would add, uncommitted changes included.
+ */
+const gitStateSchema = {
+  type: "object",
+  required: ["commit", "tree"],
+  additionalProperties: false,
+  properties: {
+    commit: { type: ["string", "null"], pattern: gitObjectId.pattern },
+    tree: gitObjectId,
+  },
+} as const;
+
+const lineCount = { type: ["integer", "null"], minimum: 0 } as const;
+
+/**
+ * What changed between two trees: files, lines added and removed (null for a binary file), and
+ * the files one by one, the first `DIFF_STAT_FILES` of them (`files` counts them all).
+ */
+export const diffStatSchema = {
+  type: "object",
+  required: ["files", "insertions", "deletions", "perFile"],
+  additionalProperties: false,
+  properties: {
+    files: { type: "integer", minimum: 0 },
+    insertions: { type: "integer", minimum: 0 },
+    deletions: { type: "integer", minimum: 0 },
+    perFile: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["path", "insertions", "deletions"],
+        additionalProperties: false,
+        properties: { path: { type: "string" }, insertions: lineCount, deletions: lineCount },
+      },
+    },
+  },
+} as const;
+
+/** How many files a step's diff stat lists one by one: a step node stays small. */
+export const DIFF_STAT_FILES = 200;
+
+/**
+ * What a step that ran in a git working tree did to it (issue 30, receipts): the working tree
+ * before and after the step, and the diff stat between the two trees.
+ */
+export const stepGitSchema = {
+  type: "object",
+  required: ["before", "after", "diffStat"],
+  additionalProperties: false,
+  properties: { before: gitStateSchema, after: gitStateSchema, diffStat: diffStatSchema },
+} as const;
+
+/**
+ * The second edition of the StepNode: the first plus `git`, written by the engine for a step
+ * that ran in a git working tree. Every other step is still written as the first edition, so
+ * its hash is the one it always had (see `stepNodeKind`).
+ */
+export const step2Schema = {
+  $id: "uwf:step/2",
+  type: "object",
+  required: [...stepSchema.required, "git"],
+  additionalProperties: false,
+  properties: { ...stepSchema.properties, git: stepGitSchema },
+} as const;
+
+export type GitState = FromSchema<typeof gitStateSchema>;
+export type DiffStat = FromSchema<typeof diffStatSchema>;
+export type StepGit = FromSchema<typeof stepGitSchema>;
+/** Any edition of a StepNode: `git` is there only for a step that ran in a git working tree. */
+export type StepPayload = FromSchema<typeof stepSchema> & { git?: StepGit };
 
 export const textSchema = { $id: "uwf:text", type: "string" } as const;
 
@@ -458,6 +533,7 @@ export const BUILTIN_SCHEMAS = {
   workflow3: workflow3Schema,
   workflow4: workflow4Schema,
   start3: start3Schema,
+  step2: step2Schema,
 } as const;
 
 export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
@@ -470,6 +546,7 @@ export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
 export const BUILTIN_EDITIONS: Readonly<Partial<Record<BuiltinNodeKind, BuiltinNodeKind[]>>> = {
   workflow: ["workflow", "workflow2", "workflow3", "workflow4"],
   start: ["start", "start2", "start3"],
+  step: ["step", "step2"],
 };
 
 /** The kinds a node read as `kind` may have: its editions, or just itself. */
@@ -516,6 +593,11 @@ export function startNodeKind(payload: StartPayload): "start" | "start2" | "star
   return onlyKeysOf(payload, startSchema) ? "start" : "start2";
 }
 
+/** The edition a StepNode is written with: the first whenever it can hold it (no `git`). */
+export function stepNodeKind(payload: StepPayload): "step" | "step2" {
+  return payload.git === undefined ? "step" : "step2";
+}
+
 /**
  * The hash of each built-in schema node, written down because they are constants: hashing all
  * of them costs a process ≈ 10 ms. The store's builtins.test.ts re-hashes the schemas and fails
@@ -534,6 +616,7 @@ export const BUILTIN_SCHEMA_HASHES: Readonly<Record<BuiltinNodeKind, string>> = 
   workflow3: "6327N5FNC2J85",
   workflow4: "ATCZPHRT5GXR3",
   start3: "7Y8T34ZWDFQX4",
+  step2: "7XA8TBHV57FZF",
 };
 
 /** Add usage figures; unknown stays unknown only while every side is unknown. */

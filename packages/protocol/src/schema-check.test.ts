@@ -1,7 +1,7 @@
 import { Ajv } from "ajv";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { documentSchemas } from "./document-schemas.js";
-import { BUILTIN_SCHEMAS, suspendOutputSchema } from "./nodes.js";
+import { BUILTIN_SCHEMAS, GIT_OBJECT_ID_PATTERN, suspendOutputSchema } from "./nodes.js";
 import { isPlainObject } from "./plain-object.js";
 import { matchesSchema, schemaMismatches } from "./schema-check.js";
 import { hashSchema, isoTimeSchema, threadIdSchema } from "./string-schemas.js";
@@ -245,6 +245,8 @@ const SAMPLES: Record<string, (r: Random) => string> = {
   [threadIdSchema.pattern]: (r) =>
     r.pick([..."01234567"]) + Array.from({ length: 25 }, () => r.pick([...BASE32])).join(""),
   [isoTimeSchema.pattern]: (r) => new Date(r.int(4e12)).toISOString(),
+  [GIT_OBJECT_ID_PATTERN]: (r) =>
+    Array.from({ length: 40 }, () => r.pick([..."0123456789abcdef"])).join(""),
 };
 
 type Schema = Record<string, unknown>;

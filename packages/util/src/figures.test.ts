@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   costFact,
   costText,
+  diffStatText,
   durationText,
   groupDigits,
   stepCost,
@@ -71,5 +72,15 @@ describe("tokens and durations", () => {
       "4 min 05 s",
       "2 h 10 min",
     ]);
+  });
+});
+
+describe("diffStatText", () => {
+  it("says what a step changed as git's summary does", () => {
+    expect(diffStatText({ files: 3, insertions: 12, deletions: 4 })).toBe(
+      "3 files changed, +12 −4",
+    );
+    expect(diffStatText({ files: 1, insertions: 1, deletions: 0 })).toBe("1 file changed, +1 −0");
+    expect(diffStatText({ files: 0, insertions: 0, deletions: 0 })).toBe("no files changed");
   });
 });

@@ -1,4 +1,4 @@
-import type { Usage, UsageTotal } from "@united-workforce/protocol";
+import type { DiffStat, Usage, UsageTotal } from "@united-workforce/protocol";
 
 // How uwf writes numbers for people: tokens, dollars and durations, the same way in every command,
 // progress line and message. A cost nobody reported is never shown as $0: `$0` is a cost of
@@ -72,6 +72,16 @@ export function tokensText(usage: Tokens | null): string {
 export function tokensFact(usage: Tokens | null): string {
   const text = tokensText(usage);
   return text === "?" ? "tokens unknown" : `${text} tokens`;
+}
+
+/**
+ * What a step changed in its git working tree, as git's own summary says it:
+ * `3 files changed, +12 −4`, `1 file changed, +1 −0`, `no files changed`.
+ */
+export function diffStatText(stat: Pick<DiffStat, "files" | "insertions" | "deletions">): string {
+  if (stat.files === 0) return "no files changed";
+  const files = stat.files === 1 ? "1 file" : `${groupDigits(stat.files)} files`;
+  return `${files} changed, +${groupDigits(stat.insertions)} −${groupDigits(stat.deletions)}`;
 }
 
 /** A duration as a person reads it: `850 ms`, `12.3 s`, `4 min 05 s`, `2 h 10 min`. */

@@ -24,6 +24,7 @@ export {
   type CostTotal,
   costFact,
   costText,
+  diffStatText,
   durationText,
   groupDigits,
   stepCost,

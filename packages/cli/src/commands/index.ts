@@ -44,6 +44,7 @@ import threadList from "./thread/list.js";
 import threadPoke from "./thread/poke.js";
 import threadRead from "./thread/read.js";
 import threadRebase from "./thread/rebase.js";
+import threadReceipt from "./thread/receipt.js";
 import threadReroute from "./thread/reroute.js";
 import threadResume from "./thread/resume.js";
 import threadShow from "./thread/show.js";
@@ -92,6 +93,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadJoin,
   threadVerify,
   threadExport,
+  threadReceipt,
   threadImport,
   threadTrace,
   threadRebase,

@@ -35,6 +35,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { path: ["thread", "join"], load: () => import("./thread/join.js") },
   { path: ["thread", "verify"], load: () => import("./thread/verify.js") },
   { path: ["thread", "export"], load: () => import("./thread/export.js") },
+  { path: ["thread", "receipt"], load: () => import("./thread/receipt.js") },
   { path: ["thread", "import"], load: () => import("./thread/import.js") },
   { path: ["thread", "trace"], load: () => import("./thread/trace.js") },
   { path: ["thread", "rebase"], load: () => import("./thread/rebase.js") },

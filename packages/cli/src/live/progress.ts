@@ -110,6 +110,8 @@ export class ProgressView {
         return this.stepFailed(event, atMs);
       case "step.retry":
         return this.stepRetried(event, atMs);
+      case "step.receipt-failed":
+        return this.receiptFailed(event, atMs);
       case "thread.suspended":
         return this.suspended(event, atMs);
       case "exec.wait":
@@ -173,6 +175,13 @@ export class ProgressView {
     const why = event.reason === "" ? "failed transiently" : event.reason;
     const line = `↻ ${event.role}: ${why}; retry ${event.retry} of ${event.maxRetries} in ${durationText(event.delayMs)}`;
     return [this.stampInLines(atMs, line)];
+  }
+
+  /** The step goes on without its receipt: said once, since its step records nothing of git. */
+  private receiptFailed(event: Event<"step.receipt-failed">, atMs: number): string[] {
+    if (this.options.mode === "quiet") return [];
+    const why = sanitizeTerminalText(event.reason).replace(/\s+/g, " ").trim();
+    return [this.stampInLines(atMs, `⚠ ${event.role}: no receipt of this step (${why})`)];
   }
 
   /**

@@ -1,12 +1,20 @@
 import type { StartPayload, StepPayload, Usage } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
-import { durationText, groupDigits, isoTime, tokensFact, usdText } from "@united-workforce/util";
+import {
+  diffStatText,
+  durationText,
+  groupDigits,
+  isoTime,
+  tokensFact,
+  usdText,
+} from "@united-workforce/util";
 import { stringify as stringifyYaml } from "yaml";
 
 /**
  * One step as markdown for people (`uwf thread read`, `uwf step read`): a heading with the
  * role and status, a comment line of facts (the hash, the agent, when, how long, how many
- * attempts when extraction needed repairs, and the usage the agent reported), the instruction
+ * attempts when extraction needed repairs, and the usage the agent reported), what it changed
+ * in its git working tree (`3 files changed, +12 −4`, when it ran in one), the instruction
  * it was given, its frontmatter and its body. uwf's one transcript renderer.
  */
 export async function renderStep(
@@ -29,6 +37,8 @@ export async function renderStep(
   return [
     `## ${label ? `${label} · ` : ""}${step.role} → ${status}`,
     `<!-- ${facts.join(" · ")} -->`,
+    // What it changed in its git working tree (docs/receipts.md).
+    ...(step.git ? [diffStatText(step.git.diffStat)] : []),
     "",
     quote(step.edgePrompt),
     "",

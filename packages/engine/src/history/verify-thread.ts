@@ -17,6 +17,7 @@ import type { Cas, ThreadsStore } from "@united-workforce/store";
 import { errorMessage } from "@united-workforce/util";
 import { evaluate, startOutput } from "../moderator/evaluate.js";
 import { expectedRole, type RoutedFrom } from "../moderator/expected-role.js";
+import { type GitCheckOptions, type RecordedGit, withGitChecks } from "../receipts/verify-git.js";
 import { suspendSchemaHash } from "../steps/verify-step.js";
 import { ChainReadAhead, withPrefetchedHeads } from "./batched-walk.js";
 import { describeFault, link, NodeChecker, NodeFault } from "./node-checker.js";
@@ -65,8 +66,9 @@ interface Walked {
 export async function verifyThread(
   store: VerifySource,
   thread: string,
+  git?: GitCheckOptions,
 ): Promise<ThreadVerifyReport> {
-  return verifyPointer(store.cas, await store.threads.get(thread));
+  return verifyPointer(store.cas, await store.threads.get(thread), git);
 }
 
 /**
@@ -76,15 +78,21 @@ export async function verifyThread(
  */
 export async function* verifyAllThreads(
   store: VerifySource & { threads: Pick<ThreadsStore, "all"> },
+  git?: GitCheckOptions,
 ): AsyncGenerator<ThreadVerifyReport> {
   for await (const { id, pointer } of withPrefetchedHeads(store.cas, store.threads.all())) {
     yield pointer === null
-      ? await verifyThread(store, id)
-      : await verifyPointer(store.cas, pointer);
+      ? await verifyThread(store, id, git)
+      : await verifyPointer(store.cas, pointer, git);
   }
 }
 
-async function verifyPointer(cas: Cas, pointer: ThreadPointer): Promise<ThreadVerifyReport> {
+/** `git`: also check the steps' git records (receipts), where and how it says. */
+async function verifyPointer(
+  cas: Cas,
+  pointer: ThreadPointer,
+  git?: GitCheckOptions,
+): Promise<ThreadVerifyReport> {
   const check = new ThreadCheck(cas, pointer);
   // The first stretch of the chain brings the StartNode and the workflow along.
   if (pointer.head !== pointer.start) await check.readAhead.before(pointer.head);
@@ -93,7 +101,7 @@ async function verifyPointer(cas: Cas, pointer: ThreadPointer): Promise<ThreadVe
   check.completion(head);
   // Oldest first: the first is where the history stops being trustworthy.
   const problems = check.problems.sort((a, b) => (a.step ?? 0) - (b.step ?? 0));
-  return {
+  const report = {
     thread: pointer.thread,
     ok: problems.length === 0,
     head: pointer.head,
@@ -101,6 +109,7 @@ async function verifyPointer(cas: Cas, pointer: ThreadPointer): Promise<ThreadVe
     nodes: check.checker.count,
     problems,
   };
+  return git === undefined ? report : withGitChecks(report, pointer.cwd, check.gitRecords, git);
 }
 
 /** One thread's verification: what it read of the thread, and the problems found so far. */
@@ -110,6 +119,8 @@ class ThreadCheck {
   readonly problems: ThreadProblem[] = [];
   /** The thread's own start and workflow (the pointer's); null until `pinned` read them. */
   #pinned: Segment | null = null;
+  /** What the steps recorded of their git working tree, met on the walk (newest first). */
+  readonly gitRecords: RecordedGit[] = [];
   #suspendSchema: string | undefined;
 
   constructor(
@@ -243,7 +254,7 @@ class ThreadCheck {
     const { checker } = this;
     let step: StepPayload;
     try {
-      step = await checker.payload<StepPayload>(hash, BUILTIN_SCHEMA_HASHES.step);
+      step = await checker.payload<StepPayload>(hash, editionHashes("step"));
     } catch (error) {
       this.report(hash, depth, error);
       return null;
@@ -264,6 +275,9 @@ class ThreadCheck {
           ),
         );
       }
+    }
+    if (step.git !== undefined) {
+      this.gitRecords.push({ hash, step: this.pointer.steps - depth, git: step.git });
     }
     const current: Walked = { hash, role: step.role, output: null, segment };
     const workflow = segment.workflow;

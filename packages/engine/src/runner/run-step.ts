@@ -1,9 +1,10 @@
 import type { ThreadPointer } from "@united-workforce/protocol";
 import type { Lease } from "@united-workforce/store";
 import { UwfError } from "@united-workforce/util";
+import { StepReceipt } from "../receipts/record.js";
 import { type Applied, applyOutcome } from "../state/apply-outcome.js";
 import { runAgentStep } from "../steps/agent-step.js";
-import type { RunContext } from "../steps/context.js";
+import { type RunContext, stepCwd } from "../steps/context.js";
 import { humanSuspension, isHumanRole } from "../steps/human-step.js";
 import type { PlannedStep } from "../steps/planned-step.js";
 import { runScriptStep } from "../steps/script-step.js";
@@ -53,9 +54,12 @@ export async function runStep(
     const suspend = await humanSuspension(run, from, plan.role, steered.prompt, plan.location);
     return applyOutcome(run, from, plan, { kind: "waits", suspend });
   }
+  // The working tree before the step, so its step says what it changed (docs/receipts.md).
+  const cwd = stepCwd(from, plan.location);
+  const receipt = await StepReceipt.begin(run, { thread: from.thread, role: plan.role, cwd });
   const outcome =
     role.run !== undefined
       ? await runScriptStep(run, from, steered, role, options)
       : await runAgentStep(run, from, steered, role, options);
-  return applyOutcome(run, from, plan, outcome);
+  return applyOutcome(run, from, plan, await receipt.finish(outcome));
 }

@@ -18,5 +18,9 @@ export async function stepListEntry(
     durationMs: step.completedAtMs - step.startedAtMs,
     usage: step.usage,
   };
+  if (step.git) {
+    const { files, insertions, deletions } = step.git.diffStat;
+    entry.diffStat = { files, insertions, deletions };
+  }
   return { entry, output };
 }

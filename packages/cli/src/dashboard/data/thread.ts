@@ -1,6 +1,7 @@
 import type { Runner } from "@united-workforce/engine";
 import {
   END,
+  type StepListEntry,
   type StepPayload,
   type ThreadPointer,
   type ThreadStatus,
@@ -25,6 +26,8 @@ export interface StepView {
   startedAt: string;
   durationMs: number;
   usage: Usage;
+  /** What it changed in its git working tree, when it ran in one. */
+  diffStat?: StepListEntry["diffStat"];
   output: Record<string, unknown>;
   /** The step's markdown body. */
   body: string;

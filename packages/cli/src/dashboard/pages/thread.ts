@@ -1,5 +1,5 @@
 import type { ThreadTreeEntry } from "@united-workforce/protocol";
-import { costText } from "@united-workforce/util";
+import { costText, diffStatText } from "@united-workforce/util";
 import { shortThread } from "../../live/format.js";
 import type { StepDetail, StepView, ThreadView } from "../data/thread.js";
 import { type Html, html } from "../html.js";
@@ -68,7 +68,7 @@ function runningNow(view: ThreadView): Html {
 function stepItem(thread: string, s: StepView): Html {
   const fields = Object.entries(s.output).filter(([key]) => key !== "$status");
   return html`<li class="step" id="step-${s.hash}"><div class="step-head"><span class="step-n">#${s.number}</span> <b class="role">${s.role}</b> <span class="arrow">&rarr;</span> <span class="badge out">${s.status}</span> <a class="mono" href="/threads/${thread}/steps/${s.hash}">${s.hash}</a></div>
-<div class="step-meta dim">${s.agent} &middot; ${duration(s.durationMs)} &middot; ${tokens(s.usage.inputTokens, s.usage.outputTokens)} &middot; ${costFact(s.usage.costUsd)}${s.attempts > 1 ? html` &middot; ${s.attempts} attempts` : ""} &middot; ${when(s.startedAt)}</div>
+<div class="step-meta dim">${s.agent} &middot; ${duration(s.durationMs)} &middot; ${tokens(s.usage.inputTokens, s.usage.outputTokens)} &middot; ${costFact(s.usage.costUsd)}${s.attempts > 1 ? html` &middot; ${s.attempts} attempts` : ""}${s.diffStat ? html` &middot; <span class="diffstat">${diffStatText(s.diffStat)}</span>` : ""} &middot; ${when(s.startedAt)}</div>
 ${fields.length > 0 ? html`<dl class="output">${fields.map(([key, value]) => outputField(key, value))}</dl>` : ""}
 ${s.body.trim() ? html`<details class="body"><summary>Body (${lineCount(s.body)})</summary><pre class="wrap">${s.body}</pre></details>` : ""}</li>`;
 }
@@ -130,7 +130,7 @@ export function stepPage(detail: StepDetail): Html {
     { title: `Step ${s.hash}`, section: "threads", live: detail.thread },
     html`<nav class="crumbs" aria-label="breadcrumb"><a href="/threads">Threads</a> &rsaquo; <a href="/threads/${detail.thread}"${detail.title ? "" : html` class="mono"`}>${threadName(detail.thread, detail.title)}</a> &rsaquo; step</nav>
 <h1><b>${s.role}</b> &rarr; <span class="badge out">${s.status}</span> <span class="mono dim">${s.hash}</span></h1>
-<dl class="facts"><dt>Agent</dt><dd>${s.agent}</dd><dt>Duration</dt><dd>${duration(s.durationMs)}</dd><dt>Tokens</dt><dd>${tokens(s.usage.inputTokens, s.usage.outputTokens)}${s.usage.cacheReadTokens !== null ? html` &middot; ${s.usage.cacheReadTokens} cache read` : ""}</dd><dt>Cost</dt><dd>${cost(s.usage.costUsd)}</dd><dt>Started</dt><dd>${when(s.startedAt)}</dd><dt>Working dir</dt><dd class="mono">${detail.cwd}</dd>${detail.prev ? html`<dt>Previous</dt><dd><a class="mono" href="/threads/${detail.thread}/steps/${detail.prev}">${detail.prev}</a></dd>` : ""}</dl>
+<dl class="facts"><dt>Agent</dt><dd>${s.agent}</dd><dt>Duration</dt><dd>${duration(s.durationMs)}</dd><dt>Tokens</dt><dd>${tokens(s.usage.inputTokens, s.usage.outputTokens)}${s.usage.cacheReadTokens !== null ? html` &middot; ${s.usage.cacheReadTokens} cache read` : ""}</dd><dt>Cost</dt><dd>${cost(s.usage.costUsd)}</dd>${s.diffStat ? html`<dt>Changed</dt><dd>${diffStatText(s.diffStat)}</dd>` : ""}<dt>Started</dt><dd>${when(s.startedAt)}</dd><dt>Working dir</dt><dd class="mono">${detail.cwd}</dd>${detail.prev ? html`<dt>Previous</dt><dd><a class="mono" href="/threads/${detail.thread}/steps/${detail.prev}">${detail.prev}</a></dd>` : ""}</dl>
 <section aria-labelledby="out-h"><h2 id="out-h">Output</h2><pre>${JSON.stringify(s.output, null, 2)}</pre></section>
 <section aria-labelledby="body-h"><h2 id="body-h">Body</h2><pre class="wrap">${detail.body || "(empty)"}</pre></section>
 <section aria-labelledby="edge-h"><h2 id="edge-h">Moderator instruction</h2><pre class="wrap">${detail.edgePrompt}</pre></section>
