@@ -283,7 +283,9 @@ export function describeThreadConformance(context: ConformanceContext): void {
       const first = await threads.list(oldest);
       expect([ids(first), first.more]).toEqual([[t0, t1], true]);
       // t3 leaves the idle list between pages: the cursor still lands on t4, an offset would not.
-      expect(await threads.swap({ ...made[3]!, status: "completed" }, made[3]!.rev ?? 1)).not.toBeNull();
+      expect(
+        await threads.swap({ ...made[3]!, status: "completed" }, made[3]!.rev ?? 1),
+      ).not.toBeNull();
       const second = await threads.list({ ...oldest, after: t1 });
       expect([ids(second), second.more]).toEqual([[t4, t5], false]);
       const newest = await threads.list({ statuses: ["idle"], after: t4, limit: 5 });
