@@ -75,6 +75,11 @@ export const ERROR_EXIT_CODES = {
   STEP_NOT_FOUND: ExitCode.error,
   /** `uwf thread rebase` of a thread whose history goes through a fan-out (not supported yet). */
   REBASE_UNSUPPORTED: ExitCode.error,
+  /**
+   * `uwf thread race promote` of a thread that is no fork of a race, a fork that stored no step,
+   * or a race whose thread moved on since; nothing was written.
+   */
+  RACE_NOT_PROMOTABLE: ExitCode.error,
   /** `uwf log show <day>` of a day without a log file. */
   LOG_NOT_FOUND: ExitCode.error,
   HASH_INVALID: ExitCode.usage,

@@ -1,0 +1,283 @@
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  DRAFT_REVIEW,
+  type ExecDoc,
+  mockAgent,
+  type Sandbox,
+  sandbox,
+  scenario,
+  startThread,
+  uwf,
+  uwfJson,
+} from "./fixtures/lifecycle/harness.js";
+
+let sb: Sandbox;
+beforeEach(() => {
+  sb = sandbox();
+});
+afterEach(() => sb.cleanup());
+
+interface RaceFork {
+  thread: string;
+  agent: string;
+  status: string;
+  outcome: string;
+  step: string | null;
+  role: string | null;
+  output: Record<string, unknown> | null;
+  durationMs: number | null;
+  usage: Record<string, unknown> | null;
+  reason?: string;
+}
+interface RaceDoc {
+  thread: string;
+  race: string;
+  at: string;
+  forks: RaceFork[];
+  promoted?: string;
+  head?: string;
+  promotedFrom?: { race: string; fork: string; head: string; kept?: string };
+}
+interface ShowRaces {
+  head: string;
+  usage?: Record<string, unknown>;
+  steps: number;
+  race?: { id: string; of: string; at: string; agent: string; outcome?: string };
+  races?: {
+    race: string;
+    at: string;
+    forks: { thread: string; agent: string; outcome: string }[];
+  }[];
+  promotedFrom?: { race: string; fork: string; head: string };
+}
+
+/** Two mock agents that answer the writer's first draft differently. */
+function twoWriters(): { terse: string; wordy: string } {
+  const terse = mockAgent(
+    scenario(sb, "terse", [
+      {
+        role: "writer",
+        output: { $status: "drafted", title: "Short" },
+        usage: { inputTokens: 100, outputTokens: 10, costUsd: 0.01 },
+      },
+    ]),
+  );
+  const wordy = mockAgent(
+    scenario(sb, "wordy", [
+      {
+        role: "writer",
+        output: { $status: "drafted", title: "A much longer title" },
+        usage: { inputTokens: 300, outputTokens: 90, costUsd: 0.05 },
+      },
+    ]),
+  );
+  return { terse, wordy };
+}
+
+describe("thread race", () => {
+  it("forks once per agent, runs both, compares them, and promotes the winner (the loser kept)", async () => {
+    const { terse, wordy } = twoWriters();
+    const { thread, head } = await startThread(sb, DRAFT_REVIEW, "Write a note");
+
+    const raced = await uwfJson<RaceDoc>(sb, [
+      "thread",
+      "race",
+      thread,
+      "--agents",
+      `${terse},${wordy}`,
+    ]);
+    expect(raced).toMatchObject({ thread, at: head });
+    expect(raced.forks.map((f) => [f.agent, f.outcome, f.role, f.output])).toEqual([
+      [terse, "finished", "writer", { $status: "drafted", title: "Short" }],
+      [wordy, "finished", "writer", { $status: "drafted", title: "A much longer title" }],
+    ]);
+    for (const fork of raced.forks) {
+      expect(fork.status).toBe("idle");
+      expect(fork.durationMs).toEqual(expect.any(Number));
+    }
+    expect(raced.forks.map((f) => f.usage?.costUsd)).toEqual([0.01, 0.05]);
+    const [winner, loser] = raced.forks as [RaceFork, RaceFork];
+
+    const original = await uwfJson<ShowRaces>(sb, ["thread", "show", thread]);
+    expect(original.head).toBe(head);
+    expect(original.races).toEqual([
+      {
+        race: raced.race,
+        at: head,
+        forks: [
+          { thread: winner.thread, agent: terse, status: "idle", outcome: "finished" },
+          { thread: loser.thread, agent: wordy, status: "idle", outcome: "finished" },
+        ],
+      },
+    ]);
+    const fork = await uwfJson<ShowRaces>(sb, ["thread", "show", winner.thread]);
+    expect(fork.race).toEqual({ id: raced.race, of: thread, at: head, agent: terse });
+    const text = (await uwf(sb, ["thread", "show", thread])).stdout;
+    expect(text).toContain(`race      ${raced.race} at ${head}: 2 forks`);
+    // The text is the comparison table, then what to do next.
+    const table = await uwf(sb, ["thread", "race", thread, "--agents", `${terse},${wordy}`]);
+    expect(table.code).toBe(0);
+    const rows = table.stdout.split("\n");
+    expect(rows[1]).toMatch(/^FORK\s+AGENT\s+OUTCOME\s+\$STATUS\s+TOOK\s+TOKENS\s+COST\s+OUTPUT$/);
+    expect(rows[2]).toMatch(/finished\s+drafted\s+.*100 in \/ 10 out\s+\$0\.0100\s+title=Short$/);
+    expect(rows[3]).toMatch(/title=A much longer title$/);
+    expect(rows[4]).toContain("uwf thread race promote ");
+
+    const promoted = await uwfJson<RaceDoc>(sb, ["thread", "race", "promote", winner.thread]);
+    expect(promoted).toMatchObject({
+      thread,
+      race: raced.race,
+      promoted: winner.thread,
+      head: winner.step,
+      promotedFrom: { race: raced.race, fork: winner.thread, head },
+    });
+    expect(promoted.forks.map((f) => [f.thread, f.outcome])).toEqual([
+      [winner.thread, "won"],
+      [loser.thread, "lost"],
+    ]);
+    const after = await uwfJson<ShowRaces>(sb, ["thread", "show", thread]);
+    // The winner's step and what it cost are the thread's now.
+    expect(after).toMatchObject({ head: winner.step, steps: 1, usage: { costUsd: 0.01 } });
+    expect(after.races?.[0]?.forks.map((f) => f.outcome)).toEqual(["won", "lost"]);
+    // The loser is kept, as it was.
+    const lost = await uwfJson<ShowRaces>(sb, ["thread", "show", loser.thread]);
+    expect(lost).toMatchObject({ head: loser.step, race: { outcome: "lost" } });
+
+    // The thread goes on from the winner's step: its next role is the reviewer.
+    const reviewer = mockAgent(
+      scenario(sb, "review", [
+        { role: "writer", output: { $status: "drafted", title: "Short" } },
+        { role: "reviewer", output: { $status: "approved" } },
+      ]),
+    );
+    const run = await uwfJson<ExecDoc>(sb, ["thread", "exec", thread, "--agent", reviewer]);
+    expect(run.steps.map((s) => s.role)).toEqual(["reviewer"]);
+
+    // Promoting again: the thread moved on since the race began; nothing is written.
+    const again = await uwf(sb, ["thread", "race", "promote", loser.thread]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`thread ${thread} moved on since race ${raced.race} began`);
+    expect((await uwfJson<ShowRaces>(sb, ["thread", "show", loser.thread])).race?.outcome).toBe(
+      "lost",
+    );
+  });
+
+  it("shows a crashed agent as failed, exits 0 while another finished, 4 when none did", async () => {
+    const { terse } = twoWriters();
+    const crash = `${process.execPath} ${join(sb.home, "missing-adapter.js")}`;
+    const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note");
+
+    const mixed = await uwf(sb, ["thread", "race", thread, "--agents", `${terse},${crash}`]);
+    expect(mixed.code).toBe(0);
+    expect(mixed.stdout).toMatch(/finished\s+drafted/);
+    expect(mixed.stdout).toMatch(/failed\s+—/);
+
+    const none = await uwf(sb, [
+      "thread",
+      "race",
+      thread,
+      "--agents",
+      `${crash},${crash}`,
+      "--format",
+      "json",
+    ]);
+    expect(none.code).toBe(4);
+    const doc = JSON.parse(none.stdout) as RaceDoc;
+    expect(doc.forks.map((f) => f.outcome)).toEqual(["failed", "failed"]);
+    expect(doc.forks[0]!.reason).toBeTruthy();
+
+    // A failed fork stored no step: it cannot be promoted.
+    const refused = await uwf(sb, ["thread", "race", "promote", doc.forks[0]!.thread]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("stored no step");
+  });
+
+  it("refuses a thread that is no fork of a race, one agent, and an unknown agent, writing nothing", async () => {
+    const { terse } = twoWriters();
+    const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note");
+    const plain = await uwf(sb, ["thread", "race", "promote", thread]);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain(`thread ${thread} is no fork of a race`);
+
+    const one = await uwf(sb, ["thread", "race", thread, "--agents", terse]);
+    expect(one.code).toBe(2);
+    const unknown = await uwf(sb, ["thread", "race", thread, "--agents", `${terse},nosuchagent`]);
+    expect(unknown.code).toBe(2);
+    const list = await uwfJson<{ threads: unknown[] }>(sb, ["thread", "list"]);
+    expect(list.threads).toHaveLength(1);
+  });
+
+  it("races at an earlier step, and promotion keeps the thread's own later steps in a fork", async () => {
+    const steps = scenario(sb, "steps", [
+      { role: "writer", output: { $status: "drafted", title: "Draft" } },
+      { role: "reviewer", output: { $status: "changes", notes: "Shorter." } },
+    ]);
+    const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note");
+    const run = await uwfJson<ExecDoc>(sb, [
+      "thread",
+      "exec",
+      thread,
+      "-c",
+      "2",
+      "--agent",
+      mockAgent(steps),
+    ]);
+    const [first, second] = run.steps.map((s) => s.hash) as [string, string];
+    const reviewers = (status: string) =>
+      mockAgent(
+        scenario(sb, status, [
+          { role: "writer", output: { $status: "drafted", title: "Draft" } },
+          { role: "reviewer", output: { $status: "approved" } },
+        ]),
+      );
+    const raced = await uwfJson<RaceDoc>(sb, [
+      "thread",
+      "race",
+      thread,
+      "--at",
+      first,
+      "--agents",
+      `${reviewers("a")},${reviewers("b")}`,
+    ]);
+    expect(raced.forks.map((f) => f.output?.$status)).toEqual(["approved", "approved"]);
+    expect(raced.forks.map((f) => f.status)).toEqual(["completed", "completed"]);
+    const promoted = await uwfJson<RaceDoc>(sb, [
+      "thread",
+      "race",
+      "promote",
+      raced.forks[1]!.thread,
+    ]);
+    const kept = promoted.promotedFrom?.kept;
+    expect(kept).toBeDefined();
+    expect((await uwfJson<ShowRaces>(sb, ["thread", "show", kept!])).head).toBe(second);
+    expect(await uwfJson<ShowRaces>(sb, ["thread", "show", thread])).toMatchObject({
+      head: raced.forks[1]!.step,
+      steps: 2,
+    });
+  });
+
+  it("keeps a raced fork's race through export and import", async () => {
+    const { terse, wordy } = twoWriters();
+    const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note");
+    const raced = await uwfJson<RaceDoc>(sb, [
+      "thread",
+      "race",
+      thread,
+      "--agents",
+      `${terse},${wordy}`,
+    ]);
+    const fork = raced.forks[0]!.thread;
+    const file = join(sb.home, "fork.uwf");
+    expect((await uwf(sb, ["thread", "export", fork, "-o", file])).code).toBe(0);
+    const other = sandbox();
+    try {
+      const imported = await uwf(other, ["thread", "import", file]);
+      expect(imported.code).toBe(0);
+      const shown = await uwfJson<ShowRaces>(other, ["thread", "show", fork]);
+      expect(shown.race).toEqual({ id: raced.race, of: thread, at: raced.at, agent: terse });
+    } finally {
+      other.cleanup();
+    }
+  });
+});
