@@ -1,15 +1,20 @@
+import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { UWF_BIN } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   DRAFT_REVIEW,
   type ExecDoc,
+  isAlive,
   mockAgent,
+  processesMentioning,
   type Sandbox,
   sandbox,
   scenario,
   startThread,
   uwf,
   uwfJson,
+  waitFor,
 } from "./fixtures/lifecycle/harness.js";
 
 let sb: Sandbox;
@@ -278,6 +283,56 @@ describe("thread race", () => {
       expect(shown.race).toEqual({ id: raced.race, of: thread, at: raced.at, agent: terse });
     } finally {
       other.cleanup();
+    }
+  });
+
+  it("stops every fork on SIGINT: exit 130, agents gone, each fork idle at the race's step", async () => {
+    const slow = (name: string) =>
+      scenario(sb, name, [
+        // Far longer than the test waits: the steps end only by the signal.
+        { role: "writer", delay_ms: 600_000, output: { $status: "drafted", title: name } },
+      ]);
+    const [a, b] = [slow("slow-a"), slow("slow-b")];
+    const { thread, head } = await startThread(sb, DRAFT_REVIEW, "Write a note");
+    const child = spawn(
+      process.execPath,
+      [
+        UWF_BIN,
+        "thread",
+        "race",
+        thread,
+        "--agents",
+        `${mockAgent(a)},${mockAgent(b)}`,
+        "--format",
+        "json",
+      ],
+      {
+        cwd: sb.work,
+        env: { ...process.env, UWF_HOME: sb.home },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += String(chunk);
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    // The race's own command line names the scenarios too: the agents are the other processes.
+    const agentsOf = (file: string) => processesMentioning(file).filter((pid) => pid !== child.pid);
+    await waitFor("both agents to run", () => [a, b].every((file) => agentsOf(file).length > 0));
+    const agents = [a, b].flatMap(agentsOf);
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    await waitFor("the agents to stop", () => agents.every((pid) => !isAlive(pid)));
+    const doc = JSON.parse(stdout) as RaceDoc;
+    expect(doc.forks.map((f) => f.outcome)).toEqual(["interrupted", "interrupted"]);
+    for (const fork of doc.forks) {
+      const shown = await uwfJson<ShowRaces & { status: string }>(sb, [
+        "thread",
+        "show",
+        fork.thread,
+      ]);
+      expect(shown).toMatchObject({ head, status: "idle" });
     }
   });
 });
