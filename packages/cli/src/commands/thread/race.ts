@@ -259,11 +259,9 @@ function renderRace(d: ThreadRaceDocument): string {
       fork.output === null ? oneLine(fork.reason ?? "") : outputFields(fork.output),
     ]),
   );
-  const winners = d.forks.filter((fork) => fork.outcome === "finished");
-  const next =
-    winners.length === 0
-      ? `no fork finished; retry one with: uwf thread resume <fork>`
-      : `promote the one to go on with: uwf thread race promote ${winners[0]!.thread}`;
+  const next = d.forks.some((fork) => fork.outcome === "finished")
+    ? "promote the one to go on with: uwf thread race promote <fork>"
+    : "no fork finished; retry one with: uwf thread resume <fork>";
   return [`race ${d.race} of ${d.thread} at ${d.at}`, table, next].join("\n");
 }
 

@@ -108,12 +108,18 @@ async function racesShown(
         thread: fork.thread,
         agent: fork.race?.agent ?? "",
         status: await runner.status(fork),
-        outcome: fork.race?.outcome ?? (fork.head === raced.at ? "pending" : "finished"),
+        outcome: fork.race?.outcome ?? raceOutcome(fork, raced.at),
       });
     }
     shown.push({ race: raced.id, at: raced.at, forks: entries });
   }
   return shown;
+}
+
+/** Where a fork stands before a promotion: its step stored, failed, or not run yet. */
+function raceOutcome(fork: ThreadPointer, at: string): string {
+  if (fork.head !== at) return "finished";
+  return fork.status === "suspended" ? "failed" : "pending";
 }
 
 /** The text lists this many children; the document lists every one. */

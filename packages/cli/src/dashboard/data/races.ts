@@ -12,8 +12,8 @@ export interface RaceColumn {
   title: string | null;
   agent: string;
   status: ThreadStatus;
-  /** won or lost once promoted; else finished (it stored its step) or pending. */
-  outcome: "won" | "lost" | "finished" | "pending";
+  /** won or lost once promoted; else finished (it stored its step), failed, or pending. */
+  outcome: "won" | "lost" | "finished" | "failed" | "pending";
   /** The step it ran after the race's step, or null while it has none. */
   step: {
     hash: string;
@@ -77,8 +77,12 @@ async function column(runner: Runner, fork: ThreadPointer, at: string): Promise<
     title: fork.title ?? null,
     agent: fork.race?.agent ?? "",
     status: row.status,
-    outcome: fork.race?.outcome ?? (step === null ? "pending" : "finished"),
+    outcome: fork.race?.outcome ?? (step !== null ? "finished" : failedOrPending(fork)),
     step,
     reason: step === null ? (fork.suspended?.reason ?? null) : null,
   };
+}
+
+function failedOrPending(fork: ThreadPointer): "failed" | "pending" {
+  return fork.status === "suspended" ? "failed" : "pending";
 }

@@ -35,7 +35,7 @@ const failed: RaceColumn = {
   title: null,
   agent: "codex",
   status: "suspended",
-  outcome: "pending",
+  outcome: "failed",
   step: null,
   reason: "agent timed out after 60 s",
 };
