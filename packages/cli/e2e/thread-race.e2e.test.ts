@@ -1,7 +1,9 @@
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { UWF_BIN } from "@united-workforce/test-utils";
+import { UWF_BIN, UWF_MOCK_BIN } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stringify as stringifyYaml } from "yaml";
 import {
   DRAFT_REVIEW,
   type ExecDoc,
@@ -196,6 +198,32 @@ describe("thread race", () => {
     const refused = await uwf(sb, ["thread", "race", "promote", doc.forks[0]!.thread]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("stored no step");
+  });
+
+  it("shows an agent that timed out as failed while the other finished, with progress", async () => {
+    const slow = scenario(sb, "slow", [
+      { role: "writer", delay_ms: 600_000, output: { $status: "drafted", title: "Late" } },
+    ]);
+    const quick = scenario(sb, "quick", [
+      { role: "writer", output: { $status: "drafted", title: "On time" } },
+    ]);
+    const mock = (file: string) => [UWF_MOCK_BIN, "--scenario", file];
+    const config = {
+      agents: {
+        slow: { command: process.execPath, args: mock(slow), timeoutSeconds: 1 },
+        quick: { command: process.execPath, args: mock(quick) },
+      },
+    };
+    writeFileSync(join(sb.home, "config.yaml"), stringifyYaml(config), { mode: 0o600 });
+    const { thread } = await startThread(sb, DRAFT_REVIEW, "Write a note");
+    const raced = await uwf(sb, ["thread", "race", thread, "--agents", "quick,slow"]);
+    expect(raced.code).toBe(0);
+    const [, , quickRow, slowRow] = raced.stdout.split("\n");
+    expect(quickRow).toMatch(/quick\s+finished\s+drafted/);
+    expect(slowRow).toMatch(/slow\s+failed\s+—/);
+    expect(slowRow).toContain("timed out");
+    expect(raced.stderr).toMatch(/fork \S+ \(quick\): writer → drafted/);
+    expect(raced.stderr).toMatch(/fork \S+ \(slow\): writer failed/);
   });
 
   it("refuses a thread that is no fork of a race, one agent, and an unknown agent, writing nothing", async () => {

@@ -133,9 +133,10 @@ async function race(ctx: CommandContext, thread: string, agents: string[], at?: 
     forks: forks.map((f) => ({ thread: f.pointer.thread, agent: f.agent })),
   });
   // Each fork runs under its own lease; one failing never stops the others, a signal stops all.
+  const stopProgress = raceProgress(ctx, new Map(forks.map((f) => [f.pointer.thread, f.agent])));
   const runs = await Promise.allSettled(
     forks.map(({ pointer, agent }) => runner.exec(pointer.thread, { count: 1, agent })),
-  );
+  ).finally(stopProgress);
   const rows: RaceFork[] = [];
   for (const [i, { pointer, agent }] of forks.entries()) {
     rows.push(await compared(runner, pointer.thread, agent, step, runs[i]!, ctx.signal.aborted));
@@ -151,6 +152,19 @@ async function race(ctx: CommandContext, thread: string, agents: string[], at?: 
   const exitCode =
     finished > 0 ? ExitCode.ok : ctx.signal.aborted ? ExitCode.interrupted : ExitCode.agentFailed;
   return result(doc, renderRace, exitCode);
+}
+
+/** A line on stderr as each fork's step starts, is stored or fails; returns how to stop. */
+function raceProgress(ctx: CommandContext, agents: ReadonlyMap<string, string>): () => void {
+  return ctx.events.subscribe((event) => {
+    if (!("thread" in event)) return;
+    const agent = agents.get(event.thread);
+    if (agent === undefined) return;
+    const fork = `fork ${event.thread} (${sanitizeTerminalText(agent)})`;
+    if (event.event === "step.start") ctx.progress(`${fork}: ${event.role} runs`);
+    if (event.event === "step.done") ctx.progress(`${fork}: ${event.role} → ${event.status}`);
+    if (event.event === "step.failed") ctx.progress(`${fork}: ${event.role} failed`);
+  });
 }
 
 /** The thread as it was at `step` (one of its own steps, or its StartNode): what a fork gets. */
