@@ -1,8 +1,13 @@
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { UWF_BIN, UWF_MOCK_BIN } from "@united-workforce/test-utils";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type PostgresServer,
+  startPostgres,
+  UWF_BIN,
+  UWF_MOCK_BIN,
+} from "@united-workforce/test-utils";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
 import {
   DRAFT_REVIEW,
@@ -363,4 +368,37 @@ describe("thread race", () => {
       expect(shown).toMatchObject({ head, status: "idle" });
     }
   });
+});
+
+describe("thread race on a PostgreSQL store", () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("records the race, shows it and promotes the winner as on the filesystem", async () => {
+    const env = { UWF_STORE: await server.createDatabase() };
+    const { terse, wordy } = twoWriters();
+    const started = await uwf(sb, ["thread", "start", DRAFT_REVIEW, "-p", "Write a note"], { env });
+    const thread = started.stdout.trim();
+    const json = async <T>(args: string[]): Promise<T> => {
+      const run = await uwf(sb, [...args, "--format", "json"], { env });
+      expect(run.code, run.stderr).toBe(0);
+      return JSON.parse(run.stdout) as T;
+    };
+    const raced = await json<RaceDoc>(["thread", "race", thread, "--agents", `${terse},${wordy}`]);
+    expect(raced.forks.map((f) => f.outcome)).toEqual(["finished", "finished"]);
+    const shown = await json<ShowRaces>(["thread", "show", thread]);
+    expect(shown.races?.[0]?.forks.map((f) => f.thread)).toEqual(raced.forks.map((f) => f.thread));
+    await json(["thread", "race", "promote", raced.forks[1]!.thread]);
+    expect(await json<ShowRaces>(["thread", "show", thread])).toMatchObject({
+      head: raced.forks[1]!.step,
+      promotedFrom: { race: raced.race, fork: raced.forks[1]!.thread },
+    });
+    const lost = await json<ShowRaces>(["thread", "show", raced.forks[0]!.thread]);
+    expect(lost.race?.outcome).toBe("lost");
+  }, 120_000);
 });
