@@ -59,12 +59,12 @@ export async function forkThread(
   runner: Runner,
   request: ForkRequest,
 ): Promise<ThreadPointer> {
-  const { walkBack } = await import("@united-workforce/engine");
+  const { readStep, walkBack } = await import("@united-workforce/engine");
   const { cas } = runner.store;
   const { at } = request;
   const start = await cas.getPayload<StartPayload>(request.start, "start");
   const atStart = at === request.start;
-  const step = atStart ? null : await cas.getPayload<StepPayload>(at, "step");
+  const step = atStart ? null : await readStep(cas, at);
   const workflow = await runner.workflow(start.workflow);
   let steps = 0;
   if (!atStart) for await (const _ of walkBack(cas, at)) steps++;

@@ -231,11 +231,10 @@ async function compared(
     if (reason !== undefined) row.reason = reason;
     return row;
   }
+  const { readStep } = await import("@united-workforce/engine");
   const { cas } = runner.store;
-  const step = await cas.getPayload<StepPayload & { git?: { diffStat?: object } }>(
-    pointer.head,
-    "step",
-  );
+  // A step that ran in a git working tree may carry its diff stat (receipts).
+  const step: StepPayload & { git?: { diffStat?: object } } = await readStep(cas, pointer.head);
   row.outcome = "finished";
   row.step = pointer.head;
   row.role = step.role;
