@@ -2,7 +2,6 @@ import type { Runner } from "@united-workforce/engine";
 import type {
   StartPayload,
   StepForkDocument,
-  StepPayload,
   ThreadPointer,
   ThreadRace,
   ThreadWorktree,
