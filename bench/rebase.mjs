@@ -124,9 +124,15 @@ try {
     rebase.push(run);
   }
 
+  // The reused steps are the recorded nodes: the rebased thread's first steps have their hashes.
+  const listed = JSON.parse(
+    measure(uwf("step", "list", done.rebased.thread, "--format", "json")).stdout,
+  ).steps.map((step) => step.hash);
+  const kept = plan.reused.filter((step, i) => listed[i] === step.hash).length;
+
   console.log(`uwf thread rebase: a ${STEPS}-step thread, the edit changes step ${CHANGED_AT}`);
   console.log(
-    `  reused ${plan.reused.length} steps; first change at step ${plan.firstChange.step} (${plan.firstChange.roleChange.role}: ${plan.firstChange.roleChange.fields.join(", ")}); the rebase ran ${done.run.steps.length} steps (${done.run.status})`,
+    `  reused ${plan.reused.length} steps (${kept} with their recorded hashes); first change at step ${plan.firstChange.step} (${plan.firstChange.roleChange.role}: ${plan.firstChange.roleChange.fields.join(", ")}); the rebase ran ${done.run.steps.length} steps (${done.run.status})`,
   );
   console.log(
     `  N0 (node -e 0): ${n0.toFixed(0)} ms; medians of ${runs} runs, store: ${process.env.BENCH_STORE ? "postgres" : "filesystem"}`,

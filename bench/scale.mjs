@@ -15,6 +15,9 @@
 //   --long 10000                also a thread of this many steps, for `thread verify <it>`
 //   --walks-up-to 100000        time the whole-store walks only up to this many threads (default:
 //                               every size); beyond it their cells show "-"
+//   --memory                    also the peak RSS of each whole-store walk (and `cas gc`, a dry
+//                               run), one run under /usr/bin/time at each size, and the bytes it
+//                               grows per node between sizes (issue 29: under 64)
 //   --throughput 36             threads per throughput run (0: none): steps per second with 12
 //                               `uwf thread exec` in flight over three-step threads (uwf-mock),
 //                               on a store of its own per backend, median of min(runs, 3) runs
@@ -48,6 +51,7 @@ const { values: flags } = parseArgs({
     long: { type: "string", default: "0" },
     "walks-up-to": { type: "string", default: "Infinity" },
     throughput: { type: "string", default: process.env.BENCH_THREADS ?? "36" },
+    memory: { type: "boolean", default: false },
   },
 });
 const sizes = flags.sizes === "" ? [] : flags.sizes.split(",").map(Number);
@@ -59,6 +63,8 @@ const SUSPENDED_EVERY = 10;
 const FLAT = 0.1;
 const PG_OVER_FS = 2;
 const throughputThreads = Number(flags.throughput);
+/** Peak RSS may grow at most this many bytes per node of the store (whole-store walks). */
+const BYTES_PER_NODE = 64;
 const IN_FLIGHT = 12;
 /** PostgreSQL's steps per second against the filesystem's, at least. */
 const PG_THROUGHPUT = 0.8;
@@ -82,6 +88,8 @@ const commands = [
   { name: "cas verify", args: () => ["cas", "verify"], walk: true },
   { name: "usage", args: () => ["usage"], walk: true },
 ];
+/** Measured for memory only (`--memory`): a dry run marks every node like a real one. */
+const memoryOnly = [{ name: "cas gc (dry run)", args: () => ["cas", "gc"], walk: true }];
 
 const baseEnv = {};
 for (const [name, value] of Object.entries(process.env))
@@ -117,6 +125,22 @@ function medianCpuMs(args, env) {
     if (i > 0) samples.push(ms);
   }
   return median(samples);
+}
+
+/** Peak RSS in KiB of one `node args` (GNU time's %M); it must exit 0. */
+function peakRssKiB(args, env) {
+  const timeFile = join(work, "time.txt");
+  const result = spawnSync("/usr/bin/time", ["-f", "%M", "-o", timeFile, node, ...args], {
+    env,
+    cwd: work,
+    stdio: ["ignore", "ignore", "pipe"],
+    timeout: 4 * 3600_000,
+  });
+  if (result.status !== 0)
+    throw new Error(
+      `node ${args.join(" ")} failed (${result.status ?? result.signal}):\n${result.stderr}`,
+    );
+  return Number(readFileSync(timeFile, "utf8").trim().split("\n").pop());
 }
 
 function uwfSync(env, ...args) {
@@ -192,7 +216,16 @@ async function measureBackend(name, storeUrl) {
       ms[command.name] = medianCpuMs([uwfBin, ...command.args(targets)], env);
       console.error(`${name}: ${size} threads: ${command.name}: ${ms[command.name].toFixed(0)} ms`);
     }
-    figures.push({ size, ms });
+    const memory = {};
+    if (flags.memory && size <= walksUpTo) {
+      memory.nodes = JSON.parse(uwfSync(env, "cas", "verify", "--format", "json")).checked;
+      for (const command of [...commands, ...memoryOnly].filter((c) => c.walk)) {
+        memory[command.name] = peakRssKiB([uwfBin, ...command.args(targets)], env);
+        const mib = (memory[command.name] / 1024).toFixed(0);
+        console.error(`${name}: ${size} threads: ${command.name}: ${mib} MiB peak RSS`);
+      }
+    }
+    figures.push({ size, ms, memory });
   }
   return figures;
 }
@@ -236,6 +269,31 @@ function printTable(name, figures, n0, fsFigures) {
   }
 }
 
+/** Peak RSS per walk at each size, and the bytes it grows per node between sizes. */
+function printMemory(name, figures) {
+  const measured = figures.filter((f) => f.memory.nodes !== undefined);
+  if (measured.length === 0) return;
+  const label = ({ memory: { nodes } }) =>
+    nodes >= 1e6 ? `${(nodes / 1e6).toFixed(2)}M` : `${(nodes / 1e3).toFixed(0)}k`;
+  console.log(`\n${name}: peak RSS (MiB) by store size in nodes; bytes per node between sizes`);
+  const head = [
+    "command".padEnd(34),
+    ...measured.map((f) => label(f).padStart(10)),
+    ...measured.slice(1).map((f, i) => `${label(measured[i])}→${label(f)}`.padStart(14)),
+  ];
+  console.log(head.join(" "));
+  for (const command of [...commands, ...memoryOnly].filter((c) => c.walk)) {
+    const cells = [command.name.padEnd(34)];
+    for (const f of measured) cells.push((f.memory[command.name] / 1024).toFixed(0).padStart(10));
+    for (let i = 1; i < measured.length; i++) {
+      const [a, b] = [measured[i - 1].memory, measured[i].memory];
+      const perNode = ((b[command.name] - a[command.name]) * 1024) / (b.nodes - a.nodes);
+      cells.push(`${perNode.toFixed(1)}${perNode > BYTES_PER_NODE ? "!" : ""}`.padStart(14));
+    }
+    console.log(cells.join(" "));
+  }
+}
+
 let server = null;
 try {
   const backendNames = flags.backends.split(",");
@@ -264,12 +322,14 @@ try {
       results[name] = await measureBackend(name, await newStore(name));
     for (const name of backendNames)
       printTable(name, results[name], n0, name === "postgres" ? results.fs : undefined);
+    for (const name of backendNames) printMemory(name, results[name]);
   }
   if (throughputThreads > 0) printThroughput(stepsPerSecond);
   console.log(
     `\n! marks a miss: exponent > ${FLAT} from 10k up for a command that must stay flat; ` +
       `a whole-store walk on PostgreSQL over ${PG_OVER_FS}× the filesystem's; ` +
-      `PostgreSQL's throughput under ${PG_THROUGHPUT}× the filesystem's. ` +
+      `PostgreSQL's throughput under ${PG_THROUGHPUT}× the filesystem's; ` +
+      `peak RSS growing over ${BYTES_PER_NODE} bytes a node. ` +
       `Load average ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]} at the end.`,
   );
 } finally {

@@ -1,6 +1,7 @@
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type {
+  StartPayload,
   StepPayload,
   ThreadRebaseDocument,
   ThreadShowDocument,
@@ -163,11 +164,22 @@ describe.each(["filesystem", "postgres"] as const)("uwf thread rebase (%s store)
       expect(doc.run?.status).toBe("completed");
       const rebased = doc.rebased!.thread;
 
-      // The reused step holds the recorded output, body, detail and prompt; the thread is pinned
-      // to the edited workflow and names where it came from.
-      const recorded = await stepNode(steps[0]!);
-      const reused = await stepNode(doc.rebased!.reusedSteps[0]!);
-      expect(reused).toEqual({ ...recorded, start: doc.rebased!.start });
+      // The reused step is the recorded step itself, hash kept; the first step that ran links to
+      // it under the rebased thread's StartNode, which pins the edited workflow and names it.
+      const list = await json<{ steps: { hash: string }[] }>("step", "list", rebased);
+      expect(list.steps.map((s) => s.hash).slice(0, 1)).toEqual(steps.slice(0, 1));
+      expect(await stepNode(list.steps[1]!.hash)).toMatchObject({
+        start: doc.rebased!.start,
+        prev: steps[0],
+      });
+      const start = await json<{ payload: StartPayload }>("cas", "get", doc.rebased!.start);
+      expect(start.payload).toMatchObject({
+        workflow: doc.workflow.hash,
+        rebase: { start: (await stepNode(steps[0]!)).start, at: steps[0] },
+      });
+      const read = await uwf("thread", "read", rebased, "--start");
+      expect(read.code, read.stderr).toBe(0);
+      expect(read.stdout).toContain("Opened.");
       const show = await json<ThreadShowDocument>("thread", "show", rebased);
       expect(show).toMatchObject({
         workflowHash: doc.workflow.hash,
@@ -196,6 +208,9 @@ describe.each(["filesystem", "postgres"] as const)("uwf thread rebase (%s store)
         expect(page.body).toContain("<dt>Rebased from</dt>");
         expect(page.body).toContain(`href="/threads/${thread}/steps/${steps[0]}"`);
         expect(page.body).toContain("go (rebased)");
+        // A reused step is a step of the rebased thread too.
+        const reused = `/threads/${rebased}/steps/${steps[0]}`;
+        expect((await http(dash.port, "GET", reused, { host, cookie })).status).toBe(200);
       } finally {
         await dash.stop();
       }
@@ -216,8 +231,261 @@ describe.each(["filesystem", "postgres"] as const)("uwf thread rebase (%s store)
         /edge from b changed:\n\s+- Finish it\.\n\s+\+ Finish it, briefly\./,
       );
       const [rebased] = (await json<{ threads: { thread: string }[] }>("thread", "list")).threads;
-      const list = await json<{ steps: { role: string }[] }>("step", "list", rebased!.thread);
+      const list = await json<{ steps: { role: string; hash: string }[] }>(
+        "step",
+        "list",
+        rebased!.thread,
+      );
       expect(list.steps.map((s) => s.role)).toEqual(["a", "b", "c"]);
+      // Reused exactly: the first two are the recorded steps, the third ran.
+      expect(list.steps.map((s) => s.hash).slice(0, 2)).toEqual(steps.slice(0, 2));
+      expect(list.steps[2]!.hash).not.toBe(steps[2]);
+      expect((await uwf("thread", "verify", rebased!.thread)).code).toBe(0);
+      // The two threads share the first two steps.
+      const diff = await json<{ common: string; commonSteps: number }>(
+        "thread",
+        "diff",
+        thread,
+        rebased!.thread,
+      );
+      expect(diff).toMatchObject({ common: steps[1], commonSteps: 2 });
+    },
+    SLOW,
+  );
+
+  it(
+    "walks a rebased thread's chain with its two starts: trace, grep, usage, reroute, workflow test",
+    async () => {
+      const { thread, steps } = await chainThread();
+      const file = edited("v2", (yaml) => yaml.replace("Read the note.", "Read the note twice."));
+      const doc = await json<ThreadRebaseDocument>("thread", "rebase", thread, "-w", file);
+      const rebased = doc.rebased!.thread;
+
+      const traceFile = join(temp.home, "trace.json");
+      const trace = await json<{ threads: string[]; spans: number }>(
+        "thread",
+        "trace",
+        rebased,
+        "-o",
+        traceFile,
+      );
+      expect(trace.threads).toEqual([rebased]);
+      // The run's span and one per step, the shared one included.
+      const spans = JSON.parse(readFileSync(traceFile, "utf8")).resourceSpans[0].scopeSpans[0]
+        .spans;
+      expect(spans.map((span: { name: string }) => span.name)).toEqual([
+        "invoke_workflow chain",
+        "invoke_agent a",
+        "invoke_agent b",
+        "invoke_agent c",
+      ]);
+      const grep = await json<{ matches: { thread: string; hash: string }[] }>(
+        "thread",
+        "grep",
+        "Opened",
+        "--thread",
+        rebased,
+      );
+      // The shared first step is found as the rebased thread's.
+      expect(grep.matches).toContainEqual(
+        expect.objectContaining({ thread: rebased, hash: steps[0] }),
+      );
+      const usage = await uwf("usage", "--by", "thread", "--format", "json");
+      expect(usage.code, usage.stderr).toBe(0);
+      expect(usage.stdout).toContain(rebased);
+      const reroute = await uwf("thread", "reroute", rebased, "-w", file);
+      expect(reroute.code, reroute.stderr).toBe(0);
+      const replay = await json<{ ok: boolean; threads: { result: string }[] }>(
+        "workflow",
+        "test",
+        file,
+        "--from",
+        rebased,
+      );
+      expect(replay).toMatchObject({ ok: true, threads: [{ result: "same" }] });
+    },
+    SLOW,
+  );
+
+  /** A script role printing `output` (a JS expression) as its frontmatter. */
+  function scriptRun(name: string, output: string): string {
+    writeFileSync(join(temp.home, name), `console.log(JSON.stringify(${output}));`);
+    return `[${JSON.stringify(process.execPath)}, ${JSON.stringify(join(temp.home, name))}]`;
+  }
+
+  /** A child workflow of two script roles; `second` is the second one's command. */
+  const childWorkflow = (second: string) => `name: child
+roles:
+  first:
+    run: ${scriptRun("first.cjs", `{ $status: "done", task: process.env.UWF_TASK }`)}
+    frontmatter: { type: object, required: [$status], properties: { $status: { const: done } } }
+  second:
+    run: ${second}
+    frontmatter: { type: object, required: [$status], properties: { $status: { const: done } } }
+graph:
+  $START:
+    new: { role: first, prompt: "First." }
+    resume: { role: first, prompt: "First again." }
+  first:
+    done: { role: second, prompt: "Second." }
+  second:
+    done: { role: $END, prompt: "Done." }
+`;
+
+  /** A parent that plans two items and fans out into `child.yaml` beside it, then joins. */
+  const fanWorkflow = (description: string) => `name: fan
+description: ${description}
+roles:
+  plan:
+    run: ${scriptRun("plan.cjs", `{ $status: "ready", items: ["x", "y"] }`)}
+    frontmatter:
+      type: object
+      required: [$status, items]
+      properties: { $status: { const: ready }, items: { type: array } }
+  collect:
+    join: true
+    frontmatter:
+      type: object
+      required: [$status, results]
+      properties: { $status: { const: done }, results: { type: array } }
+graph:
+  $START:
+    new: { role: plan, prompt: "Plan." }
+    resume: { role: plan, prompt: "Plan again." }
+  plan:
+    ready:
+      role: collect
+      prompt: "item {{{item}}}"
+      fanout: { over: "{{{items}}}", workflow: ./child.yaml, concurrency: 1 }
+  collect:
+    done: { role: $END, prompt: "Joined." }
+`;
+
+  /** The fan-out thread run to the end: its id, steps and children (id → step hashes). */
+  async function fanoutThread() {
+    writeFileSync(
+      join(temp.home, "child.yaml"),
+      childWorkflow(scriptRun("second.cjs", `{ $status: "done" }`)),
+    );
+    writeFileSync(join(temp.home, "fan.yaml"), fanWorkflow("Fan out."));
+    const started = await uwf("thread", "start", join(temp.home, "fan.yaml"), "-p", "fan");
+    const thread = started.stdout.trim();
+    const exec = await uwf("thread", "exec", thread, "-c", "2");
+    expect(exec.code, exec.stderr).toBe(0);
+    const children = new Map<string, string[]>();
+    for (const { thread: id } of (await json<{ threads: { thread: string }[] }>("thread", "list"))
+      .threads) {
+      if (id !== thread) children.set(id, await stepHashes(id));
+    }
+    expect(children.size).toBe(2);
+    return { thread, steps: await stepHashes(thread), children };
+  }
+
+  async function stepHashes(thread: string): Promise<string[]> {
+    const list = await json<{ steps: { hash: string }[] }>("step", "list", thread);
+    return list.steps.map((s) => s.hash);
+  }
+
+  it(
+    "reuses the join of an unchanged fan-out, its children staying the recorded ones",
+    async () => {
+      const { thread, steps } = await fanoutThread();
+      mkdirSync(join(temp.home, "v2"));
+      writeFileSync(
+        join(temp.home, "v2", "child.yaml"),
+        readFileSync(join(temp.home, "child.yaml")),
+      );
+      writeFileSync(join(temp.home, "v2", "fan.yaml"), fanWorkflow("Fan out, described anew."));
+      const doc = await json<ThreadRebaseDocument>(
+        "thread",
+        "rebase",
+        thread,
+        "-w",
+        join(temp.home, "v2", "fan.yaml"),
+      );
+      expect(doc.sameWorkflow).toBe(false);
+      expect(doc.reused.map((s) => s.hash)).toEqual(steps);
+      expect(doc.firstChange).toBeNull();
+      expect(doc.rebased?.children).toEqual([]);
+      expect(await stepHashes(doc.rebased!.thread)).toEqual(steps);
+      const verify = await uwf("thread", "verify", "--all");
+      expect(verify.code, verify.stdout).toBe(0);
+    },
+    SLOW,
+  );
+
+  it(
+    "rebases a fan-out's children under an edited child workflow, reusing their unchanged steps",
+    async () => {
+      const { thread, steps, children } = await fanoutThread();
+      mkdirSync(join(temp.home, "v2"));
+      const edited = scriptRun("second-v2.cjs", `{ $status: "done", edited: true }`);
+      writeFileSync(join(temp.home, "v2", "child.yaml"), childWorkflow(edited));
+      writeFileSync(join(temp.home, "v2", "fan.yaml"), fanWorkflow("Fan out."));
+      const dry = await uwf(
+        "thread",
+        "rebase",
+        thread,
+        "-w",
+        join(temp.home, "v2", "fan.yaml"),
+        "--dry-run",
+      );
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toContain("the fan-out's recorded children would be rebased");
+      const doc = await json<ThreadRebaseDocument>(
+        "thread",
+        "rebase",
+        thread,
+        "-w",
+        join(temp.home, "v2", "fan.yaml"),
+      );
+      // The parent shares its plan step and parts at the join, whose fan-out runs another child
+      // workflow; each recorded child is rebased under it, sharing its first step.
+      expect(doc.reused.map((s) => s.hash)).toEqual(steps.slice(0, 1));
+      expect(doc.firstChange).toMatchObject({ step: 2, role: "collect", roleChange: null });
+      const rebasedChildren = doc.rebased!.children;
+      expect(rebasedChildren.map((c) => c.from).sort()).toEqual([...children.keys()].sort());
+      for (const child of rebasedChildren) {
+        expect(child).toMatchObject({ reused: 1, firstChange: 2 });
+        const hashes = await stepHashes(child.thread);
+        expect(hashes).toHaveLength(2);
+        expect(hashes[0]).toBe(children.get(child.from)![0]);
+        expect(hashes[1]).not.toBe(children.get(child.from)![1]);
+        const show = await json<ThreadShowDocument>("thread", "show", child.thread);
+        expect(show).toMatchObject({
+          status: "completed",
+          parent: { thread: doc.rebased!.thread, step: steps[0], index: expect.any(Number) },
+          rebasedFrom: { thread: child.from, step: children.get(child.from)![0] },
+        });
+      }
+      expect(doc.run?.status).toBe("completed");
+      // The join is made from the rebased children.
+      const { head } = await json<ThreadShowDocument>("thread", "show", doc.rebased!.thread);
+      const joined = await json<{ outputValue: { results: { thread: string }[] } }>(
+        "step",
+        "show",
+        head,
+      );
+      expect(joined.outputValue.results.map((r) => r.thread).sort()).toEqual(
+        rebasedChildren.map((c) => c.thread).sort(),
+      );
+      const verify = await uwf("thread", "verify", "--all");
+      expect(verify.code, verify.stdout).toBe(0);
+
+      // Exported with its children into another store, the family imports and verifies.
+      const bundle = join(temp.home, "fan.uwf-bundle");
+      const exported = await uwf("thread", "export", doc.rebased!.thread, "-o", bundle);
+      expect(exported.code, exported.stderr).toBe(0);
+      const other = tempHome();
+      try {
+        const there = (...args: string[]) => runUwf(args, { home: other.home });
+        const imported = await there("thread", "import", bundle);
+        expect(imported.code, imported.stderr).toBe(0);
+        const verified = await there("thread", "verify", "--all");
+        expect(verified.code, verified.stdout).toBe(0);
+      } finally {
+        other.cleanup();
+      }
     },
     SLOW,
   );

@@ -10,7 +10,7 @@ export {
   exportBundle,
   withFanoutChildren,
 } from "./history/bundle.js";
-export { readStep, walkBack } from "./history/chain.js";
+export { readStep, threadStarts, walkBack } from "./history/chain.js";
 export {
   type GrepOptions,
   type GrepScope,
@@ -18,7 +18,13 @@ export {
   grepThreads,
 } from "./history/grep.js";
 export { type ImportReport, importBundle } from "./history/import/import-bundle.js";
-export { planRebase, type RebasedThread, writeRebase } from "./history/rebase.js";
+export {
+  planRebase,
+  type RebasedChild,
+  type RebasedThread,
+  rebasesFanoutChildren,
+  writeRebase,
+} from "./history/rebase.js";
 export { findReplay, nearestPrompt, openRecordings } from "./history/recordings.js";
 export { rerouteThread } from "./history/reroute.js";
 export { renderStart, renderStep, renderTask } from "./history/transcript.js";

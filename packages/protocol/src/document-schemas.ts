@@ -751,11 +751,25 @@ function build() {
     "thread rebase": withOptional(
       extend(threadRebasePlanSchema, {
         dryRun: bool,
-        // The thread made (null on a dry run, or when nothing changed).
+        // The thread made (null on a dry run, or when nothing changed), and the recorded fan-out
+        // children rebased with it (its fan-out's child workflow was edited).
         rebased: {
           anyOf: [
             { type: "null" },
-            object({ thread: threadId, start: hash, head: hash, reusedSteps: list(hash) }),
+            object({
+              thread: threadId,
+              start: hash,
+              head: hash,
+              children: list(
+                object({
+                  thread: threadId,
+                  from: threadId,
+                  workflow: hash,
+                  reused: int,
+                  firstChange: { type: ["integer", "null"] },
+                }),
+              ),
+            }),
           ],
         },
       }),

@@ -73,8 +73,6 @@ export const ERROR_EXIT_CODES = {
   /** `thread diff` of two threads that share no step (different StartNodes). */
   THREADS_UNRELATED: ExitCode.error,
   STEP_NOT_FOUND: ExitCode.error,
-  /** `uwf thread rebase` of a thread whose history goes through a fan-out (not supported yet). */
-  REBASE_UNSUPPORTED: ExitCode.error,
   /**
    * `uwf thread race promote` of a thread that is no fork of a race, a fork that stored no step,
    * or a race whose thread moved on since; nothing was written.

@@ -64,6 +64,7 @@ describe("built-in schemas", () => {
       start2: "0bc98da04700afaa",
       workflow3: "2f6c483dc07ca9b8",
       workflow4: "54f73047bcebb3ca",
+      start3: "396837701f7a8a9a",
     });
   });
 });

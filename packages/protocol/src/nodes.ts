@@ -259,9 +259,38 @@ export const start2Schema = {
   },
 } as const;
 
-/** Any edition of a StartNode: `inputs` is there only when the workflow declares inputs. */
+/**
+ * The third edition of the StartNode: a rebased thread's second start (`uwf thread rebase`).
+ * It pins the edited workflow and names what it continues: `rebase.at`, the last recorded step
+ * the rebased thread shares as it is, and `rebase.start`, that step's StartNode. Steps up to
+ * `rebase.at` keep their start; the steps after it take this one. `inputs` as in the second.
+ */
+export const start3Schema = {
+  $id: "uwf:start/3",
+  type: "object",
+  required: ["workflow", "prompt", "cwd", "createdAtMs", "rebase"],
+  additionalProperties: false,
+  properties: {
+    ...start2Schema.properties,
+    rebase: {
+      type: "object",
+      required: ["start", "at"],
+      additionalProperties: false,
+      properties: { start: casRef, at: casRef },
+    },
+  },
+} as const;
+
+/** What a rebased thread's StartNode continues: a recorded step and its StartNode. */
+export type StartRebase = { start: string; at: string };
+
+/**
+ * Any edition of a StartNode: `inputs` is there only when the workflow declares inputs,
+ * `rebase` only on a rebased thread's second start.
+ */
 export type StartPayload = FromSchema<typeof startSchema> & {
   inputs?: Record<string, JsonValue>;
+  rebase?: StartRebase;
 };
 
 const usageProperties = {
@@ -428,6 +457,7 @@ export const BUILTIN_SCHEMAS = {
   start2: start2Schema,
   workflow3: workflow3Schema,
   workflow4: workflow4Schema,
+  start3: start3Schema,
 } as const;
 
 export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
@@ -439,7 +469,7 @@ export type BuiltinNodeKind = keyof typeof BUILTIN_SCHEMAS;
  */
 export const BUILTIN_EDITIONS: Readonly<Partial<Record<BuiltinNodeKind, BuiltinNodeKind[]>>> = {
   workflow: ["workflow", "workflow2", "workflow3", "workflow4"],
-  start: ["start", "start2"],
+  start: ["start", "start2", "start3"],
 };
 
 /** The kinds a node read as `kind` may have: its editions, or just itself. */
@@ -477,8 +507,12 @@ export function workflowNodeKind(
   return first ? "workflow" : "workflow2";
 }
 
-/** The edition a StartNode is written with: the first whenever it can hold it (no inputs). */
-export function startNodeKind(payload: StartPayload): "start" | "start2" {
+/**
+ * The edition a StartNode is written with: the first whenever it can hold it (no inputs), the
+ * third only for a rebase.
+ */
+export function startNodeKind(payload: StartPayload): "start" | "start2" | "start3" {
+  if (payload.rebase !== undefined) return "start3";
   return onlyKeysOf(payload, startSchema) ? "start" : "start2";
 }
 
@@ -499,6 +533,7 @@ export const BUILTIN_SCHEMA_HASHES: Readonly<Record<BuiltinNodeKind, string>> = 
   start2: "7B290PMF22E5K",
   workflow3: "6327N5FNC2J85",
   workflow4: "ATCZPHRT5GXR3",
+  start3: "7Y8T34ZWDFQX4",
 };
 
 /** Add usage figures; unknown stays unknown only while every side is unknown. */

@@ -139,8 +139,9 @@ export function createPostgresThreads(
 /**
  * The rows `query` keeps. `running` (a live lease) is a short id list, so each status test is
  * one the status index answers: a stored status of a thread no lease holds, or a held thread.
+ * The cursor (`after`) compares in the list's order, so the primary key serves it.
  */
-const MATCHING = `
+const matching = (query: ThreadQuery) => `
   ($1::text is null or workflow = $1)
   and ($2::float8 is null or created_ms > $2)
   and ($3::float8 is null or created_ms < $3)
@@ -148,7 +149,8 @@ const MATCHING = `
     or (status = any($4::text[]) and (status = 'corrupt' or not id = any($5::text[])))
     or ('running' = any($4::text[]) and status <> 'corrupt' and id = any($5::text[])))
   and ($6::text is null or start = $6)
-  and ($7::text is null or title_lc like $7)`;
+  and ($7::text is null or title_lc like $7)
+  and ($8::text is null or id ${query.oldestFirst ? ">" : "<"} $8)`;
 
 function matchingParams(query: ThreadQuery, live: Set<string>): unknown[] {
   return [
@@ -159,12 +161,14 @@ function matchingParams(query: ThreadQuery, live: Set<string>): unknown[] {
     [...live],
     query.start ?? null,
     query.title === undefined ? null : `%${escapeLike(query.title.toLowerCase())}%`,
+    query.after ?? null,
   ];
 }
 
 /**
- * One page of the threads `query` selects, newest first, and one row more when there is more:
- * no count, so a page costs what it shows (the indexes and the primary key's order serve it).
+ * One page of the threads `query` selects, newest first (or oldest), and one row more when
+ * there is more: no count, so a page costs what it shows (the indexes and the primary key's
+ * order serve it).
  */
 function listRows(
   db: Database,
@@ -172,8 +176,8 @@ function listRows(
   live: Set<string>,
 ): Promise<{ id: string; pointer: string }[]> {
   return db.query(
-    `select id, pointer from uwf_threads where ${MATCHING}
-     order by id desc limit $8 offset $9`,
+    `select id, pointer from uwf_threads where ${matching(query)}
+     order by id ${query.oldestFirst ? "asc" : "desc"} limit $9 offset $10`,
     [
       ...matchingParams(query, live),
       query.limit === undefined ? null : query.limit + 1,
@@ -185,7 +189,7 @@ function listRows(
 /** Every match, counted: only when a caller asks (`ThreadQuery.count`). */
 async function countRows(db: Database, query: ThreadQuery, live: Set<string>): Promise<number> {
   const [row] = await db.query<{ total: number }>(
-    `select count(*)::int as total from uwf_threads where ${MATCHING}`,
+    `select count(*)::int as total from uwf_threads where ${matching(query)}`,
     matchingParams(query, live),
   );
   return row?.total ?? 0;

@@ -49,6 +49,13 @@ export interface ThreadQuery {
   createdBeforeMs?: number;
   limit?: number;
   offset?: number;
+  /** Oldest first (a fleet's claim takes the oldest); newest first otherwise. */
+  oldestFirst?: boolean;
+  /**
+   * Only threads past this id in the list's order: keyset paging, where a thread that leaves
+   * the list meanwhile shifts nothing (an offset would skip the one after it).
+   */
+  after?: string;
   /**
    * Also count every match (`ThreadPage.total`): a pass over every thread the filters keep, so
    * only when a caller needs the number (a page alone costs what it shows).

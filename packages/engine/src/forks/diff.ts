@@ -7,6 +7,7 @@ import type {
 } from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
 import { isoTime, UwfError } from "@united-workforce/util";
+import { threadStarts } from "../history/chain.js";
 import { addToTotal, emptyTotal } from "../usage/total.js";
 
 /**
@@ -16,7 +17,10 @@ import { addToTotal, emptyTotal } from "../usage/total.js";
  */
 export async function diffThreads(store: Store, a: string, b: string): Promise<ThreadDiffDocument> {
   const [left, right] = [await store.threads.get(a), await store.threads.get(b)];
-  if (left.start !== right.start) {
+  // A rebased thread shares the recorded steps it reused, which keep their start.
+  const leftStarts = await threadStarts(store.cas, left.start);
+  const rightStarts = await threadStarts(store.cas, right.start);
+  if (!leftStarts.some((start) => rightStarts.includes(start))) {
     throw new UwfError(
       "THREADS_UNRELATED",
       `threads ${a} and ${b} share no step: they began from different starts`,

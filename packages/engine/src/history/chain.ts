@@ -1,4 +1,4 @@
-import type { StepPayload } from "@united-workforce/protocol";
+import type { StartPayload, StepPayload } from "@united-workforce/protocol";
 import type { Cas } from "@united-workforce/store";
 import { isUwfError, UwfError } from "@united-workforce/util";
 import { ChainReadAhead } from "./batched-walk.js";
@@ -70,4 +70,21 @@ export async function readRecordedSteps(cas: Cas, head: string | null): Promise<
     hash = step.prev;
   }
   return chain.reverse();
+}
+
+/**
+ * The StartNodes a thread's steps may have, newest first: the thread's own, then, for a rebased
+ * thread, the start of the recorded steps it shares (`StartPayload.rebase`), and so on back. A
+ * step whose `start` is none of them is another thread's.
+ */
+export async function threadStarts(cas: Cas, start: string): Promise<string[]> {
+  const starts = [start];
+  for (let hash: string | undefined = start; hash !== undefined; ) {
+    hash = (await cas.getPayload<StartPayload>(hash, "start")).rebase?.start;
+    if (hash !== undefined) {
+      if (starts.includes(hash)) break;
+      starts.push(hash);
+    }
+  }
+  return starts;
 }

@@ -6,7 +6,11 @@ import type { Store } from "@united-workforce/store";
 import { appendStep, openHomeStore, seedThread } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loop } from "../__fixtures__/workflows.js";
+import { Router } from "../moderator/router.js";
+import { planPoke } from "../runner/plans.js";
+import { threadStarts } from "./chain.js";
 import { lineDiff, planRebase, writeRebase } from "./rebase.js";
+import { verifyThread } from "./verify-thread.js";
 
 let home: string;
 let store: Store;
@@ -192,15 +196,19 @@ describe("planRebase", () => {
       expect(plan.firstChange).toBeNull();
     });
 
-    it("refuses to reuse the join of a fan-out that is the same", async () => {
+    it("reuses the join of a fan-out that is the same, its children staying the recorded ones", async () => {
       const { thread, workflow } = await fanningThread((w) => {
         w.description = "edited";
       });
-      await appendStep(store, thread, { role: "reviewer", output: { $status: "approved" } });
-      await expect(planRebase(store, thread, workflow)).rejects.toMatchObject({
-        code: "REBASE_UNSUPPORTED",
-        message: expect.stringContaining("reusing a fan-out's join (step 2)"),
+      const join = await appendStep(store, thread, {
+        role: "reviewer",
+        output: { $status: "approved" },
       });
+      const plan = await planRebase(store, thread, workflow);
+      expect(plan.reused.map((s) => s.role)).toEqual(["writer", "reviewer"]);
+      const { pointer } = await writeRebase(store, plan);
+      expect(pointer.head).toBe(join);
+      expect(await verifyThread(store, pointer.thread)).toMatchObject({ ok: true, steps: 2 });
     });
 
     it("parts at the join when the fan-out edge or the join role changed", async () => {
@@ -233,14 +241,14 @@ describe("planRebase", () => {
 });
 
 describe("writeRebase", () => {
-  it("makes a new thread holding the reused steps, re-linked onto the edited workflow", async () => {
+  it("shares the reused steps as they are, from a StartNode that continues the last", async () => {
     const { thread, steps } = await loopThread();
     const before = await store.threads.get(thread);
     const other = await version((w) => {
       w.graph.reviewer!.changes = { role: "writer", prompt: "Revise it: {{{notes}}}" };
     });
     const plan = await planRebase(store, thread, other);
-    const { pointer, steps: reused } = await writeRebase(store, plan, { nowMs: 1_700_000_000_000 });
+    const { pointer } = await writeRebase(store, plan, { nowMs: 1_700_000_000_000 });
 
     expect(pointer).toMatchObject({
       workflowHash: other.hash,
@@ -249,26 +257,47 @@ describe("writeRebase", () => {
       currentRole: "reviewer",
       title: "p (rebased)",
       rebasedFrom: { thread, step: steps[1] },
+      // The head is the recorded step itself: its hash is kept.
+      head: steps[1],
     });
     const start = await store.cas.getPayload<StartPayload>(pointer.start, "start");
     const recordedStart = await store.cas.getPayload<StartPayload>(before.start, "start");
-    expect(start).toEqual({ ...recordedStart, workflow: other.hash });
-    // Each copy is the recorded step with another start and prev: output, body, prompts, usage.
-    let prev: string | null = null;
-    for (const hash of steps.slice(0, 2)) {
-      const recorded = await store.cas.getPayload<StepPayload>(hash, "step");
-      const copy = await store.cas.getPayload<StepPayload>(reused.get(hash)!, "step");
-      expect(copy).toEqual({ ...recorded, start: pointer.start, prev });
-      prev = reused.get(hash)!;
-    }
-    expect(pointer.head).toBe(prev);
+    expect(start).toEqual({
+      ...recordedStart,
+      workflow: other.hash,
+      rebase: { start: before.start, at: steps[1] },
+    });
     // The recorded thread is as it was.
     expect(await store.threads.get(thread)).toEqual(before);
+    expect(await verifyThread(store, pointer.thread)).toMatchObject({ ok: true, steps: 2 });
+
+    // The next step links to the shared one under the new start; the chain still verifies.
+    const next = await appendStep(store, pointer.thread, {
+      role: "writer",
+      output: { $status: "written", text: "c" },
+      edgePrompt: "Revise it: shorter",
+    });
+    const written = await store.cas.getPayload<StepPayload>(next, "step");
+    expect(written).toMatchObject({ start: pointer.start, prev: steps[1] });
+    expect(await verifyThread(store, pointer.thread)).toMatchObject({ ok: true, steps: 3 });
+    expect(await threadStarts(store.cas, pointer.start)).toEqual([pointer.start, before.start]);
 
     // Rebasing again onto the same workflow writes the same nodes.
-    const again = await writeRebase(store, plan, { nowMs: 1_700_000_000_001 });
-    expect(again.pointer.start).toBe(pointer.start);
-    expect(again.pointer.head).toBe(pointer.head);
+    const { pointer: again } = await writeRebase(store, plan, { nowMs: 1_700_000_000_001 });
+    expect(again.start).toBe(pointer.start);
+    expect(again.head).toBe(steps[1]);
+  });
+
+  it("refuses to poke a head it shares with the recorded thread", async () => {
+    const { thread } = await loopThread();
+    const other = await version((w) => {
+      w.graph.reviewer!.changes = { role: "writer", prompt: "Revise it: {{{notes}}}" };
+    });
+    const { pointer } = await writeRebase(store, await planRebase(store, thread, other));
+    await expect(planPoke(new Router(store.cas), pointer, "more")).rejects.toMatchObject({
+      code: "THREAD_STATE",
+      message: expect.stringContaining("shares with the thread it was rebased from"),
+    });
   });
 
   it("starts from a new StartNode when no step is reused", async () => {
@@ -280,6 +309,79 @@ describe("writeRebase", () => {
     const { pointer } = await writeRebase(store, plan);
     expect(pointer).toMatchObject({ steps: 0, currentRole: null, head: pointer.start });
     expect(pointer.rebasedFrom).toEqual({ thread, step: (await store.threads.get(thread)).start });
+    const start = await store.cas.getPayload<StartPayload>(pointer.start, "start");
+    expect(start.rebase).toBeUndefined();
+  });
+});
+
+describe("verifying a rebased thread", () => {
+  /** A loop thread rebased after its second step, then run on by one writer step. */
+  async function rebased() {
+    const { thread, steps } = await loopThread();
+    const other = await version((w) => {
+      w.graph.reviewer!.changes = { role: "writer", prompt: "Revise it: {{{notes}}}" };
+    });
+    const { pointer } = await writeRebase(store, await planRebase(store, thread, other));
+    return { pointer, steps };
+  }
+
+  /** Move `thread`'s head to a step `change` makes from its head step. */
+  async function tamper(thread: string, change: (step: StepPayload) => StepPayload) {
+    const pointer = await store.threads.get(thread);
+    const step = await store.cas.getPayload<StepPayload>(pointer.head, "step");
+    const head = await store.cas.put(store.cas.builtin("step"), change(step));
+    await store.threads.swap({ ...pointer, head }, pointer.rev ?? 0);
+  }
+
+  it("refuses a start that changes at a step other than the one the StartNode continues", async () => {
+    const { pointer, steps } = await rebased();
+    await appendStep(store, pointer.thread, {
+      role: "writer",
+      output: { $status: "written", text: "c" },
+    });
+    // The new step now claims to follow the first recorded step, not the one its start names.
+    await tamper(pointer.thread, (step) => ({ ...step, prev: steps[0]! }));
+    const report = await verifyThread(store, pointer.thread);
+    expect(report.ok).toBe(false);
+    expect(report.problems).toContainEqual(
+      expect.objectContaining({
+        hash: steps[0],
+        reason: expect.stringContaining(`the thread's StartNode is ${pointer.start}`),
+      }),
+    );
+  });
+
+  it("refuses a recorded step's start in the part of the chain that is the rebased one's", async () => {
+    const { pointer, steps } = await rebased();
+    await appendStep(store, pointer.thread, {
+      role: "writer",
+      output: { $status: "written", text: "c" },
+    });
+    const recorded = await store.cas.getPayload<StepPayload>(steps[0]!, "step");
+    // The new step keeps the recorded start instead of the rebased thread's.
+    await tamper(pointer.thread, (step) => ({ ...step, start: recorded.start }));
+    const report = await verifyThread(store, pointer.thread);
+    expect(report.ok).toBe(false);
+    expect(report.problems.map((p) => p.reason).join("\n")).toContain(
+      `the thread's StartNode is ${pointer.start}`,
+    );
+  });
+
+  it("refuses a StartNode that continues a step its chain does not reach", async () => {
+    const { pointer } = await rebased();
+    const start = await store.cas.getPayload<StartPayload>(pointer.start, "start");
+    const other = (await loopThread()).steps[1]!;
+    const forged = await store.cas.put(store.cas.builtin("start3"), {
+      ...start,
+      rebase: { ...start.rebase!, at: other },
+    });
+    const now = await store.threads.get(pointer.thread);
+    await store.threads.swap({ ...now, start: forged }, now.rev ?? 0);
+    const report = await verifyThread(store, pointer.thread);
+    expect(report.ok).toBe(false);
+    expect(report.problems.map((p) => p.reason).join("\n")).toContain(
+      `continues step ${other}, which the chain does not reach`,
+    );
   });
 });
 

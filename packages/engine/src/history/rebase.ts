@@ -8,14 +8,16 @@ import {
   type StepPayload,
   SUSPEND,
   startNodeKind,
+  type ThreadParent,
   type ThreadPointer,
   type ThreadRebasePlan,
   type ThreadWorktree,
   type WorkflowPayload,
 } from "@united-workforce/protocol";
 import type { Cas, Store, ThreadsStore } from "@united-workforce/store";
-import { canonicalJson, errorMessage, isoTime, newUlid, UwfError } from "@united-workforce/util";
+import { canonicalJson, errorMessage, isoTime, newUlid } from "@united-workforce/util";
 import { evaluate, startOutput } from "../moderator/evaluate.js";
+import { childThreadId } from "../steps/fanout/children.js";
 import { titleFromText } from "../threads/title.js";
 import { type RecordedStep, readRecordedSteps } from "./chain.js";
 import type { RerouteWorkflow } from "./reroute.js";
@@ -106,19 +108,7 @@ function stepChange(
   const sameRoute = canonicalJson(before) === canonicalJson(after);
   const role = current?.step.role ?? null;
   const roleFields = role === null ? [] : changedFields(recorded, rebased, role);
-  if (sameRoute && roleFields.length === 0) {
-    // The step is the join of an unchanged fan-out: reusing it would need the children too.
-    if (current !== undefined && before.fanout !== null) {
-      throw new UwfError(
-        "REBASE_UNSUPPORTED",
-        `the edit changes neither the fan-out from ${from === START ? "the start" : `role "${from}"`} nor any step before it: reusing a fan-out's join (step ${number}) is not supported yet`,
-        {
-          hint: "An edit that changes a step before the fan-out, the fan-out edge or its join role rebases (the fan-out then runs afresh); a fan-out's child thread can be rebased on its own.",
-        },
-      );
-    }
-    return null;
-  }
+  if (sameRoute && roleFields.length === 0) return null;
   return {
     step: number,
     hash: current?.hash ?? null,
@@ -209,32 +199,57 @@ export function lineDiff(before: string, after: string): string[] {
   ];
 }
 
-/** The rebased thread as written: its pointer and, by recorded step, the step reusing it. */
-export interface RebasedThread {
-  pointer: ThreadPointer;
-  /** Recorded step hash → the rebased thread's step with the same output, body and prompt. */
-  steps: Map<string, string>;
-}
-
 /**
- * Write the thread a plan makes: a StartNode pinning the rebased workflow (the recorded one's
- * prompt, cwd, inputs and time, so rebasing twice onto one workflow gives the same nodes), a
- * copy of each reused step re-linked onto it (output, body, detail, prompts and usage are the
- * recorded ones: no agent runs), and a new idle thread whose head is the last of them. The
- * recorded thread is left as it is. The workflow must be stored.
+ * Write the thread a plan makes. It shares the reused steps as they are (their hashes kept):
+ * its StartNode pins the rebased workflow, with the recorded one's prompt, cwd, inputs and time
+ * (so rebasing twice onto one workflow gives the same node), and, when steps are reused, names
+ * the last of them and its start (`rebase: { start, at }`); the new thread's head is that step,
+ * and its next step links to it with the new start, like a fork (`step fork`) that changes the
+ * workflow there. With nothing reused it is a StartNode of its own. No agent runs; the recorded
+ * thread is left as it is. The workflow must be stored.
  */
 export async function writeRebase(
   store: Pick<Store, "cas" | "threads">,
   plan: ThreadRebasePlan,
-  options: {
-    nowMs?: number;
-    /** The rebased thread's own git worktree, for a recorded thread that has one. */
-    forkWorktree?(
-      thread: string,
-      recorded: ThreadPointer,
-    ): { worktree: ThreadWorktree; cwd: string };
-  } = {},
+  options: RebaseWriteOptions = {},
 ): Promise<RebasedThread> {
+  const pointer = await writeRebasedThread(store, plan, options);
+  const children = await rebaseChildren(store, plan, pointer, options);
+  return { pointer, children };
+}
+
+export interface RebaseWriteOptions {
+  nowMs?: number;
+  /** The rebased thread's own git worktree, for a recorded thread that has one. */
+  forkWorktree?(thread: string, recorded: ThreadPointer): { worktree: ThreadWorktree; cwd: string };
+}
+
+/** The rebased thread as written, and the fan-out children rebased with it. */
+export interface RebasedThread {
+  pointer: ThreadPointer;
+  /** Each recorded child rebased under the edited child workflow (nested ones too). */
+  children: RebasedChild[];
+}
+
+export interface RebasedChild {
+  thread: string;
+  /** The recorded child it was rebased from. */
+  from: string;
+  workflow: string;
+  /** How many of the recorded child's steps it shares. */
+  reused: number;
+  /** The first of its steps whose key changed (null: none). */
+  firstChange: number | null;
+}
+
+async function writeRebasedThread(
+  store: Pick<Store, "cas" | "threads">,
+  plan: ThreadRebasePlan,
+  options: RebaseWriteOptions & {
+    /** A fan-out child's: its id, derived from its new parent, and that parent. */
+    child?: { thread: string; parent: ThreadParent };
+  },
+): Promise<ThreadPointer> {
   const nowMs = options.nowMs ?? Date.now();
   const { cas } = store;
   const recorded = await store.threads.get(plan.thread);
@@ -247,26 +262,21 @@ export async function writeRebase(
     createdAtMs: start.createdAtMs,
   };
   if (workflow.inputs !== undefined) startPayload.inputs = start.inputs ?? {};
-  const newStart = await cas.put(cas.builtin(startNodeKind(startPayload)), startPayload);
-
-  const steps = new Map<string, string>();
-  let head = newStart;
-  let prev: string | null = null;
+  const last = plan.reused.at(-1);
   let currentRole: string | null = null;
-  for (const reused of plan.reused) {
-    const step = await cas.getPayload<StepPayload>(reused.hash, "step");
-    head = await cas.put(cas.builtin("step"), { ...step, start: newStart, prev });
-    steps.set(reused.hash, head);
-    prev = head;
+  if (last !== undefined) {
+    const step = await cas.getPayload<StepPayload>(last.hash, "step");
+    startPayload.rebase = { start: step.start, at: last.hash };
     currentRole = step.role;
   }
+  const newStart = await cas.put(cas.builtin(startNodeKind(startPayload)), startPayload);
   const title = recorded.title ?? (titleFromText(start.prompt) || workflow.name);
   const pointer: ThreadPointer = {
-    thread: newUlid(nowMs),
+    thread: options.child?.thread ?? newUlid(nowMs),
     workflow: workflow.name,
     workflowHash: plan.workflow.hash,
     start: newStart,
-    head,
+    head: last?.hash ?? newStart,
     status: "idle",
     currentRole,
     suspended: null,
@@ -275,13 +285,91 @@ export async function writeRebase(
     createdAt: isoTime(nowMs),
     updatedAt: isoTime(nowMs),
     title: title.endsWith(" (rebased)") ? title : `${title} (rebased)`,
-    rebasedFrom: { thread: recorded.thread, step: plan.reused.at(-1)?.hash ?? recorded.start },
+    rebasedFrom: { thread: recorded.thread, step: last?.hash ?? recorded.start },
   };
+  if (options.child !== undefined) pointer.parent = options.child.parent;
   if (recorded.agent !== undefined) pointer.agent = recorded.agent;
   if (recorded.worktree !== undefined && options.forkWorktree !== undefined) {
     const made = options.forkWorktree(pointer.thread, recorded);
     pointer.worktree = made.worktree;
     pointer.cwd = made.cwd;
   }
-  return { pointer: await store.threads.create(pointer), steps };
+  return store.threads.create(pointer);
+}
+
+/**
+ * Whether a rebase that parts at `change` takes the recorded fan-out children along (rebased
+ * under the edited child workflow): the change is a fan-out edge whose only difference is its
+ * child workflow, the join role unchanged.
+ */
+export function rebasesFanoutChildren(change: RebaseChange | null): boolean {
+  if (change === null || change.roleChange !== null || change.routeChange === null) return false;
+  const { recorded: before, rebased: after } = change.routeChange;
+  if (before.fanout === null || after.fanout === null) return false;
+  return (
+    canonicalJson({ ...before, fanout: { ...before.fanout, workflow: null } }) ===
+    canonicalJson({ ...after, fanout: { ...after.fanout, workflow: null } })
+  );
+}
+
+/**
+ * When the rebased thread parts at a fan-out whose only change is its child workflow, its
+ * recorded children are rebased too, under the edited child workflow: each as the child the new
+ * thread's fan-out will look for (the id derived from the new parent, the same step and item),
+ * sharing the child's unchanged steps. The fan-out then runs them on from there and joins them
+ * instead of making children afresh. Nested fan-outs go the same way. Nothing else is rebased:
+ * another change of the edge (its items, prompt, `over`, rules) or of the join role runs the
+ * fan-out afresh.
+ */
+async function rebaseChildren(
+  store: Pick<Store, "cas" | "threads">,
+  plan: ThreadRebasePlan,
+  rebased: ThreadPointer,
+  options: RebaseWriteOptions,
+): Promise<RebasedChild[]> {
+  if (!rebasesFanoutChildren(plan.firstChange)) return [];
+  const { cas } = store;
+  const recorded = await store.threads.get(plan.thread);
+  const start = await cas.getPayload<StartPayload>(rebased.start, "start");
+  const workflow = await cas.getPayload<WorkflowPayload>(plan.workflow.hash, "workflow");
+  const inputs = workflow.inputs === undefined ? undefined : (start.inputs ?? {});
+  // The step the fan-out hangs off: the last reused one (the head of both), or the start.
+  const last = plan.reused.at(-1);
+  let transition: ReturnType<typeof evaluate>;
+  let timeMs = start.createdAtMs;
+  if (last === undefined) {
+    transition = evaluate(workflow.graph, START, startOutput("new"), inputs);
+  } else {
+    const step = await cas.getPayload<StepPayload>(last.hash, "step");
+    const output = await cas.getPayload<Record<string, unknown>>(step.output);
+    transition = evaluate(workflow.graph, step.role, output, inputs);
+    timeMs = step.completedAtMs;
+  }
+  if (transition.kind !== "fanout") return [];
+  const childWorkflow = {
+    hash: transition.fanout.workflow,
+    payload: await cas.getPayload<WorkflowPayload>(transition.fanout.workflow, "workflow"),
+  };
+  const recordedHead = last?.hash ?? recorded.start;
+  const children: RebasedChild[] = [];
+  for (let index = 0; index < transition.items.length; index++) {
+    const from = childThreadId(recorded.thread, recordedHead, index, timeMs);
+    if (!(await store.threads.exists(from))) continue;
+    const childPlan = await planRebase(store, from, childWorkflow);
+    const thread = childThreadId(rebased.thread, rebased.head, index, timeMs);
+    const child = {
+      thread,
+      parent: { thread: rebased.thread, step: rebased.head, index },
+    };
+    const pointer = await writeRebasedThread(store, childPlan, { ...options, child });
+    children.push({
+      thread,
+      from,
+      workflow: childWorkflow.hash,
+      reused: childPlan.reused.length,
+      firstChange: childPlan.firstChange?.step ?? null,
+    });
+    children.push(...(await rebaseChildren(store, childPlan, pointer, options)));
+  }
+  return children;
 }

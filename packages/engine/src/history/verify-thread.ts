@@ -27,11 +27,27 @@ export interface VerifySource {
   threads: Pick<ThreadsStore, "get">;
 }
 
+/**
+ * A StartNode of the thread and the workflow it pins: a rebased thread has two or more, the
+ * newest the pointer's, each older one the start of the recorded steps the newer continues.
+ */
+interface Segment {
+  start: string;
+  /** What this start continues (a rebased thread's second start), absent on a first start. */
+  rebase: StartPayload["rebase"];
+  /** The workflow it pins; null when it cannot be read (reported). */
+  workflow: WorkflowPayload | null;
+  /** The thread's inputs, rendered into edge prompts when routing, as the moderator does. */
+  inputs: Record<string, unknown> | undefined;
+}
+
 /** A step as the backward walk keeps it: just what routing the step after it needs. */
 interface Walked {
   hash: string;
   role: string;
   output: Record<string, unknown> | null;
+  /** The start the step belongs to: the moderator routed into it under its workflow. */
+  segment: Segment;
 }
 
 /**
@@ -39,7 +55,9 @@ interface Walked {
  * each step reaches (output, body, detail and its turns, prompt, schemas), validate each against
  * its type's schema, check the links (`prev`, `start`, the output's schema is its role's) and
  * that each step's role is the one the moderator routes to from the step before, under the
- * workflow the thread is pinned to, and, for a thread that says it completed, that its head
+ * workflow the thread is pinned to (a rebased thread: the steps it shares with the recorded one
+ * under theirs, the start changing exactly at the step its StartNode's `rebase.at` names), and,
+ * for a thread that says it completed, that its head
  * reaches `$END`. One pass from the head: each step is checked against the
  * older one when that is read, so memory stays flat however long the thread. Reads each node
  * once; writes nothing.
@@ -90,10 +108,8 @@ class ThreadCheck {
   readonly checker: NodeChecker;
   readonly readAhead: ChainReadAhead;
   readonly problems: ThreadProblem[] = [];
-  /** The workflow the thread is pinned to; null when it cannot be read (reported). */
-  #workflow: WorkflowPayload | null = null;
-  /** The thread's inputs, rendered into edge prompts when routing, as the moderator does. */
-  #inputs: Record<string, unknown> | undefined;
+  /** The thread's own start and workflow (the pointer's); null until `pinned` read them. */
+  #pinned: Segment | null = null;
   #suspendSchema: string | undefined;
 
   constructor(
@@ -112,27 +128,45 @@ class ThreadCheck {
 
   /** The workflow and the StartNode the thread is pinned to, and that they agree. */
   async pinned(): Promise<void> {
-    const { pointer, checker } = this;
-    this.#workflow = await checker
-      .payload<WorkflowPayload>(pointer.workflowHash, editionHashes("workflow"))
-      .catch((error: unknown) => {
-        this.report(pointer.workflowHash, null, error);
-        return null;
-      });
+    const { pointer } = this;
+    this.#pinned = await this.#segment(pointer.start, pointer.workflowHash);
+  }
+
+  /**
+   * A StartNode and the workflow it pins (`workflowHash`: the one it must pin, the pointer's for
+   * the thread's own start), each read and checked once; problems are reported.
+   */
+  async #segment(hash: string, workflowHash?: string): Promise<Segment> {
+    const { checker } = this;
     const start = await checker
-      .payload<StartPayload>(pointer.start, editionHashes("start"))
+      .payload<StartPayload>(hash, editionHashes("start"))
       .catch((error: unknown) => {
-        this.report(pointer.start, null, error);
+        this.report(hash, null, error);
         return null;
       });
-    this.#inputs = this.#workflow?.inputs === undefined ? undefined : (start?.inputs ?? {});
-    if (start && start.workflow !== pointer.workflowHash) {
+    const pins = workflowHash ?? start?.workflow;
+    const workflow =
+      pins === undefined
+        ? null
+        : await checker
+            .payload<WorkflowPayload>(pins, editionHashes("workflow"))
+            .catch((error: unknown) => {
+              this.report(pins, null, error);
+              return null;
+            });
+    if (start && start.workflow !== pins) {
       this.report(
-        pointer.start,
+        hash,
         null,
-        link(`the StartNode's workflow is ${start.workflow}, the thread's ${pointer.workflowHash}`),
+        link(`the StartNode's workflow is ${start.workflow}, the thread's ${pins}`),
       );
     }
+    return {
+      start: hash,
+      rebase: start?.rebase,
+      workflow,
+      inputs: workflow?.inputs === undefined ? undefined : (start?.inputs ?? {}),
+    };
   }
 
   /**
@@ -146,6 +180,7 @@ class ThreadCheck {
     let head: Walked | null = null;
     let hash: string | null = pointer.head === pointer.start ? null : pointer.head;
     let depth = 0;
+    let segment = this.#pinned!;
     for (; hash !== null; depth++) {
       if (walked.has(hash)) {
         this.report(hash, depth, link("the chain loops back to this step"));
@@ -153,8 +188,9 @@ class ThreadCheck {
       }
       walked.add(hash);
       await this.readAhead.before(hash);
-      const step = await this.#step(hash, depth);
+      const step = await this.#step(hash, depth, segment);
       if (step === null) break;
+      segment = step.walked.segment;
       if (depth === 0) head = step.walked;
       if (newer) this.#route(step.walked, newer.walked, newer.depth);
       newer = { walked: step.walked, depth };
@@ -162,6 +198,14 @@ class ThreadCheck {
     }
     // The walk reached the StartNode: the oldest step must be where $START.new leads.
     if (hash === null && newer) this.#route(null, newer.walked, newer.depth);
+    // A rebased thread's start continues a step its chain must reach.
+    if (hash === null && segment.rebase !== undefined) {
+      const at = newer?.walked.hash ?? pointer.head;
+      const fault = link(
+        `StartNode ${segment.start} continues step ${segment.rebase.at}, which the chain does not reach`,
+      );
+      this.report(at, newer?.depth ?? null, fault);
+    }
     if (hash === null && pointer.steps !== depth) {
       this.report(
         pointer.head,
@@ -177,9 +221,9 @@ class ThreadCheck {
    * chain is reported alone: what the head leads to rests on it).
    */
   completion(head: Walked | null): void {
-    const workflow = this.#workflow;
+    const workflow = this.#pinned?.workflow;
     if (this.pointer.status !== "completed" || this.problems.length > 0 || !workflow) return;
-    const why = notAtEnd(workflow.graph, head, this.#inputs);
+    const why = notAtEnd(workflow.graph, head, this.#pinned!.inputs);
     if (why !== null) {
       const at = head === null ? null : 0;
       const fault = new NodeFault("route", `the thread says "completed", but ${why}`);
@@ -194,8 +238,9 @@ class ThreadCheck {
   async #step(
     hash: string,
     depth: number,
+    newer: Segment,
   ): Promise<{ walked: Walked; prev: string | null } | null> {
-    const { pointer, checker } = this;
+    const { checker } = this;
     let step: StepPayload;
     try {
       step = await checker.payload<StepPayload>(hash, BUILTIN_SCHEMA_HASHES.step);
@@ -203,15 +248,25 @@ class ThreadCheck {
       this.report(hash, depth, error);
       return null;
     }
-    const current: Walked = { hash, role: step.role, output: null };
-    if (step.start !== pointer.start) {
-      this.report(
-        hash,
-        depth,
-        link(`its start is ${step.start}, the thread's StartNode is ${pointer.start}`),
-      );
+    let segment = newer;
+    if (step.start !== newer.start) {
+      // The start changes only where a rebased thread's StartNode says it continues.
+      if (newer.rebase?.at === hash && newer.rebase.start === step.start) {
+        segment = await this.#segment(step.start);
+      } else {
+        this.report(
+          hash,
+          depth,
+          link(
+            newer.start === this.pointer.start
+              ? `its start is ${step.start}, the thread's StartNode is ${newer.start}`
+              : `its start is ${step.start}, the StartNode of the steps after it is ${newer.start}`,
+          ),
+        );
+      }
     }
-    const workflow = this.#workflow;
+    const current: Walked = { hash, role: step.role, output: null, segment };
+    const workflow = segment.workflow;
     const role = workflow?.roles[step.role];
     if (workflow && !role) {
       this.report(
@@ -239,10 +294,14 @@ class ThreadCheck {
     return { walked: current, prev: step.prev };
   }
 
-  /** The moderator routes from `older` (null: the StartNode) to `step`'s role. */
+  /**
+   * The moderator routes from `older` (null: the StartNode) to `step`'s role, under the
+   * workflow of `step`'s start (a rebased thread's first new step: the edited one).
+   */
   #route(older: Walked | null, step: Walked, at: number): void {
-    if (this.#workflow === null) return;
-    const expected = expectedRole(this.#workflow.graph, older, this.#inputs);
+    const { workflow, inputs } = step.segment;
+    if (workflow === null) return;
+    const expected = expectedRole(workflow.graph, older, inputs);
     if (expected.role !== null && expected.role !== step.role) {
       const fault = new NodeFault("route", `role "${step.role}" ran, but ${expected.why}`);
       this.report(step.hash, at, fault);

@@ -248,6 +248,17 @@ export async function planPoke(
       hint: `Run its first step with: uwf thread exec ${pointer.thread}`,
     });
   }
+  // A rebased thread's head may still be a recorded step it shares: a step replacing it would
+  // belong to neither workflow's part of the chain.
+  if (head.start !== pointer.start) {
+    throw new UwfError(
+      "THREAD_STATE",
+      `the head of thread ${pointer.thread} is a step it shares with the thread it was rebased from; it cannot be poked here`,
+      {
+        hint: `Run the rebased thread's next step with \`uwf thread exec ${pointer.thread}\`, or poke the recorded thread${pointer.rebasedFrom ? ` (${pointer.rebasedFrom.thread})` : ""}.`,
+      },
+    );
+  }
   return {
     role: head.role,
     prompt: `${head.edgePrompt}\n\n## Additional instructions\n${instructions}`,

@@ -269,6 +269,28 @@ export function describeThreadConformance(context: ConformanceContext): void {
       expect([ids(idle).length, idle.more, idle.total]).toEqual([6, false, 6]);
     });
 
+    it("lists oldest first, and pages either way by a cursor that a leaving thread cannot shift", async () => {
+      const { threads } = context.store;
+      const made: ThreadPointer[] = [];
+      for (let day = 0; day < 6; day++) {
+        const status = day === 2 ? "suspended" : "idle";
+        const suspended =
+          status === "suspended" ? { role: "coder", reason: "?", kind: "question" as const } : null;
+        made.push(await threads.create(pointer({ status, suspended }, JAN_1 + day * DAY_MS)));
+      }
+      const [t0, t1, , t3, t4, t5] = made.map((p) => p.thread);
+      const oldest = { statuses: ["idle"], oldestFirst: true, limit: 2 };
+      const first = await threads.list(oldest);
+      expect([ids(first), first.more]).toEqual([[t0, t1], true]);
+      // t3 leaves the idle list between pages: the cursor still lands on t4, an offset would not.
+      expect(await threads.swap({ ...made[3]!, status: "done" }, made[3]!.rev ?? 1)).not.toBeNull();
+      const second = await threads.list({ ...oldest, after: t1 });
+      expect([ids(second), second.more]).toEqual([[t4, t5], false]);
+      const newest = await threads.list({ statuses: ["idle"], after: t4, limit: 5 });
+      expect([ids(newest), newest.more]).toEqual([[t1, t0], false]);
+      expect(ids(await threads.list({ oldestFirst: true, after: t5 }))).toEqual([]);
+    });
+
     it("filters by a piece of the title, in any case", async () => {
       const { threads } = context.store;
       const make = async (title: string | undefined, day: number) =>

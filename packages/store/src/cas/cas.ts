@@ -18,6 +18,7 @@ import { runValidator, validatorFor } from "../schemas/validator-cache.js";
 import { BUILTIN_HASHES, BUILTIN_KINDS, builtinKindOf, builtinSchemaNode } from "./builtins.js";
 import type { CasBackend, CasWrite } from "./cas-backend.js";
 import { assertHash } from "./hash-check.js";
+import { KeptNodes } from "./kept-nodes.js";
 import { decodeNode, encodeNode, isNodeType, nodeBytes } from "./node-codec.js";
 import { collectRefs } from "./refs.js";
 import { verifyBackend } from "./verify.js";
@@ -442,38 +443,6 @@ export class Cas {
     if (node.type === SCHEMA_TYPE) return [];
     const refs = collectRefs(await this.#schema(node.type), node.payload);
     return [node.type, ...refs.filter((ref) => ref !== node.type)];
-  }
-}
-
-/**
- * Kept node bytes, the oldest dropped past a bound: a long run (`-c N`, fan-outs) keeps what
- * its next steps read, not every node it ever wrote.
- */
-class KeptNodes {
-  static readonly MAX_BYTES = 16 * 1024 * 1024;
-  readonly #nodes = new Map<string, Uint8Array>();
-  #bytes = 0;
-
-  get(hash: string): Uint8Array | undefined {
-    return this.#nodes.get(hash);
-  }
-
-  add(hash: string, bytes: Uint8Array): void {
-    if (bytes.byteLength > KeptNodes.MAX_BYTES) return;
-    const old = this.#nodes.get(hash);
-    if (old !== undefined) {
-      // Kept again: it moves to the newest end, so a walk's shared nodes are not dropped first.
-      this.#nodes.delete(hash);
-      this.#nodes.set(hash, old);
-      return;
-    }
-    this.#nodes.set(hash, bytes);
-    this.#bytes += bytes.byteLength;
-    for (const [oldest, old] of this.#nodes) {
-      if (this.#bytes <= KeptNodes.MAX_BYTES) break;
-      this.#nodes.delete(oldest);
-      this.#bytes -= old.byteLength;
-    }
   }
 }
 

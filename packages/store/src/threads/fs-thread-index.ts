@@ -24,7 +24,7 @@ import {
   writeNewFile,
 } from "../fs/files.js";
 import { withFileMutex } from "../fs/mutex.js";
-import { matchesQuery } from "./paging.js";
+import { matchesQuery, pastCursor } from "./paging.js";
 import { parsePointer } from "./pointer-check.js";
 import { readSmallFile } from "./read-small-file.js";
 
@@ -177,14 +177,19 @@ export class FsThreadIndex {
     return this.#locked(() => this.#rebuild());
   }
 
-  /** One page of threads, newest first, each read again from its pointer. */
+  /** One page of threads, newest (or oldest) first, each read again from its pointer. */
   async list(query: ThreadQuery, live: Set<string>): Promise<ThreadPage> {
     for (let attempt = 0; ; attempt++) {
       const view = await this.#view();
+      const oldestFirst = query.oldestFirst === true;
       const candidates =
         query.start !== undefined
-          ? this.#family(view, query.start)
-          : merge(this.#indexed(view, query, live), view.overlay);
+          ? this.#family(view, query.start, oldestFirst)
+          : merge(
+              this.#indexed(view, query, live),
+              oldestFirst ? [...view.overlay].reverse() : view.overlay,
+              oldestFirst,
+            );
       try {
         return await this.#page(candidates, query, live);
       } catch (error) {
@@ -231,22 +236,24 @@ export class FsThreadIndex {
     return query.count ? { items, more, total } : { items, more };
   }
 
-  /** The entries the segments hold, newest first, skipping segments no thread of could match. */
+  /**
+   * The entries the segments hold, newest first (or oldest), skipping segments no thread of
+   * could match.
+   */
   *#indexed(view: View, query: ThreadQuery, live: Set<string>): Generator<Entry> {
     const liveIds = [...live];
-    for (let i = view.manifest.segments.length - 1; i >= 0; i--) {
-      const segment = view.manifest.segments[i]!;
+    const segments = [...view.manifest.segments];
+    if (!query.oldestFirst) segments.reverse();
+    for (const segment of segments) {
       if (!mayMatch(segment, query, liveIds)) continue;
       const entries = this.#readSegment(segment.file);
-      for (let j = entries.length - 1; j >= 0; j--) {
-        const entry = entries[j]!;
-        if (!view.overlaid.has(entry[0])) yield entry;
-      }
+      if (!query.oldestFirst) entries.reverse();
+      for (const entry of entries) if (!view.overlaid.has(entry[0])) yield entry;
     }
   }
 
   /** A fork family: the ids its bucket lists under `start`, and the overlay's. */
-  *#family(view: View, start: string): Generator<Entry> {
+  *#family(view: View, start: string, oldestFirst: boolean): Generator<Entry> {
     const ids = new Set<string>();
     let text = "";
     const families = join(this.#dir, view.manifest.families);
@@ -262,7 +269,9 @@ export class FsThreadIndex {
       if (space > 0 && line.slice(0, space) === start) ids.add(line.slice(space + 1));
     }
     for (const entry of view.overlay) if (entry[4] === start) ids.add(entry[0]);
-    for (const id of [...ids].sort().reverse()) {
+    const sorted = [...ids].sort();
+    if (!oldestFirst) sorted.reverse();
+    for (const id of sorted) {
       const item = this.#read(id, new Set());
       if (item !== null) yield itemEntry(item);
     }
@@ -720,6 +729,7 @@ function sameEntry(item: ThreadListItem, entry: Entry): boolean {
 
 function entryMatches(entry: Entry, query: ThreadQuery, live: Set<string>): boolean {
   const [id, , status, workflow, start, createdMs, title] = entry;
+  if (!pastCursor(id, query)) return false;
   if (query.statuses !== undefined) {
     const visible = status !== "corrupt" && live.has(id) ? "running" : status;
     if (!query.statuses.includes(visible)) return false;
@@ -736,6 +746,7 @@ function entryMatches(entry: Entry, query: ThreadQuery, live: Set<string>): bool
 
 /** Whether any thread of `segment` could pass the query's filters. */
 function mayMatch(segment: Segment, query: ThreadQuery, liveIds: string[]): boolean {
+  if (!pastCursor(query.oldestFirst ? segment.last : segment.first, query)) return false;
   if (query.statuses !== undefined) {
     const stored = query.statuses.some((status) => (segment.statuses[status] ?? 0) > 0);
     const running =
@@ -754,11 +765,16 @@ function mayMatch(segment: Segment, query: ThreadQuery, liveIds: string[]): bool
   return true;
 }
 
-/** Two newest-first streams as one. */
-function* merge(indexed: Iterable<Entry>, overlay: Entry[]): Generator<Entry> {
+/** Two newest-first (or both oldest-first) streams as one. */
+function* merge(
+  indexed: Iterable<Entry>,
+  overlay: Entry[],
+  oldestFirst: boolean,
+): Generator<Entry> {
   let next = 0;
+  const before = (a: string, b: string) => (oldestFirst ? a < b : a > b);
   for (const entry of indexed) {
-    while (next < overlay.length && overlay[next]![0] > entry[0]) yield overlay[next++]!;
+    while (next < overlay.length && before(overlay[next]![0], entry[0])) yield overlay[next++]!;
     yield entry;
   }
   while (next < overlay.length) yield overlay[next++]!;

@@ -16,8 +16,15 @@ export function createdAtMs(item: ThreadListItem): number {
   return item.pointer ? Date.parse(item.pointer.createdAt) : ulidTime(item.id);
 }
 
-/** Whether `item` passes every filter of `query` (paging aside). */
+/** Whether `id` is past `query.after` in the list's order (always, without a cursor). */
+export function pastCursor(id: string, query: ThreadQuery): boolean {
+  if (query.after === undefined) return true;
+  return query.oldestFirst ? id > query.after : id < query.after;
+}
+
+/** Whether `item` passes every filter of `query` (offset and limit aside). */
 export function matchesQuery(item: ThreadListItem, query: ThreadQuery): boolean {
+  if (!pastCursor(item.id, query)) return false;
   if (query.statuses !== undefined && !query.statuses.includes(visibleStatus(item))) return false;
   if (query.workflow !== undefined && item.pointer?.workflow !== query.workflow) return false;
   if (query.start !== undefined && item.pointer?.start !== query.start) return false;

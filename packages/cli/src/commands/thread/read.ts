@@ -55,7 +55,7 @@ export default defineCommand({
 interface PageReader {
   engine: Pick<
     typeof import("@united-workforce/engine"),
-    "readStep" | "walkBack" | "renderStep" | "renderStart"
+    "readStep" | "threadStarts" | "walkBack" | "renderStep" | "renderStart"
   >;
   cas: Cas;
   home: string;
@@ -80,7 +80,7 @@ interface Page {
 async function pageBefore(reader: PageReader, before: string): Promise<PageStart> {
   const { engine, cas, pointer } = reader;
   const step = await engine.readStep(cas, before);
-  if (step.start !== pointer.start) {
+  if (!(await engine.threadStarts(cas, pointer.start)).includes(step.start)) {
     throw new UwfError("USAGE", `step ${before} is not part of thread ${pointer.thread}`, {
       hint: `Page back with the --before value it printed; \`uwf step list ${pointer.thread}\` lists its steps.`,
     });

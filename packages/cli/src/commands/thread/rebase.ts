@@ -15,9 +15,9 @@ export default defineCommand({
   summary:
     "re-run a thread under an edited workflow: reuse every step whose role and edge prompt are unchanged, run on from the first that changed",
   description: [
-    "Walks the thread's steps oldest first. A step is reused while its key is unchanged: its role's definition (every field, the output schema included), the edge prompt that led into it (target, rendered prompt and location, from the same output under both graphs) and its parent. Reused steps run no agent: the new thread holds them with their recorded outputs, bodies, details, prompts and usage.",
+    "Walks the thread's steps oldest first. A step is reused while its key is unchanged: its role's definition (every field, the output schema included), the edge prompt that led into it (target, rendered prompt and location, from the same output under both graphs) and its parent. Reused steps run no agent and keep their hashes: the new thread shares the recorded steps up to the last one reused, like a fork there.",
     "At the first step whose key changed, a new thread (titled `… (rebased)`) parts from the recorded one and runs on under the edited workflow with the thread's agent, like `uwf thread exec`; the recorded thread keeps its id and history. The report names the reused steps, the first changed step and why (the role's changed fields, a diff of the edge prompt).",
-    "--dry-run reports the same without storing anything, not even a workflow read from a file. A rebase onto the workflow the thread is pinned to reuses everything and does nothing. Reusing the join of an unchanged fan-out is refused (not supported yet); an edit of a step before it, of the fan-out edge or of the join role rebases, and the fan-out runs afresh.",
+    "--dry-run reports the same without storing anything, not even a workflow read from a file. A rebase onto the workflow the thread is pinned to reuses everything and does nothing. The join of an unchanged fan-out is reused with its recorded children. When only the workflow a fan-out's children run changed, the recorded children are rebased under it too (reusing their unchanged steps) and joined; any other edit of the fan-out, of its join role or of a step before it runs the fan-out afresh.",
   ].join("\n"),
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
@@ -56,7 +56,7 @@ export default defineCommand({
     "uwf thread rebase 01JD… -w solve-issue -c 3 --format json",
   ],
   async run(ctx, [thread], options) {
-    const { planRebase } = await import("@united-workforce/engine");
+    const { planRebase, rebasesFanoutChildren } = await import("@united-workforce/engine");
     const limits = limitFlags(options);
     const store = await ctx.store();
     // Read from a file, the workflow is stored only once the rebase is going to write.
@@ -64,7 +64,9 @@ export default defineCommand({
     const plan = await planRebase(store, thread!, workflow);
     const dryRun = options.dryRun === true;
     const doc: ThreadRebaseDocument = { ...plan, dryRun, rebased: null };
-    if (dryRun || plan.sameWorkflow) return result(doc, renderRebase);
+    const childrenAlong = rebasesFanoutChildren(plan.firstChange);
+    const render = (d: ThreadRebaseDocument) => renderRebase(d, childrenAlong);
+    if (dryRun || plan.sameWorkflow) return result(doc, render);
 
     const { materialiseWorkflow, writeRebase } = await import("@united-workforce/engine");
     if (workflow.unstored !== null) await materialiseWorkflow(store.cas, workflow.unstored);
@@ -76,12 +78,8 @@ export default defineCommand({
       const forkWorktree = recorded.worktree === undefined ? undefined : await worktreeForker(ctx);
       const written = await writeRebase(store, plan, forkWorktree ? { forkWorktree } : {});
       const rebased = await runner.settle(written.pointer);
-      doc.rebased = {
-        thread: rebased.thread,
-        start: rebased.start,
-        head: rebased.head,
-        reusedSteps: [...written.steps.values()],
-      };
+      const { children } = written;
+      doc.rebased = { thread: rebased.thread, start: rebased.start, head: rebased.head, children };
       ctx.events.emit("thread.rebased", {
         thread: rebased.thread,
         from: plan.thread,
@@ -89,8 +87,12 @@ export default defineCommand({
         reused: plan.reused.length,
         firstChange: plan.firstChange?.step ?? null,
       });
+      for (const child of children) {
+        const { thread, from, workflow, reused, firstChange } = child;
+        ctx.events.emit("thread.rebased", { thread, from, workflow, reused, firstChange });
+      }
       if (plan.firstChange === null || rebased.status !== "idle") {
-        return result(doc, renderRebase);
+        return result(doc, render);
       }
       const count = options.count ?? Math.max(1, plan.steps - plan.reused.length);
       const ran = await runner.exec(rebased.thread, { count, agent: options.agent, limits });
@@ -98,7 +100,7 @@ export default defineCommand({
       const run = runResult(ran, { quiet: options.quiet });
       return result(
         doc,
-        (d, view) => `${renderRebase(d)}\n${run.text(run.document, view)}`.trimEnd(),
+        (d, view) => `${render(d)}\n${run.text(run.document, view)}`.trimEnd(),
         ran.exitCode,
       );
     } finally {
@@ -114,7 +116,8 @@ async function worktreeForker(ctx: CommandContext) {
     forkThreadWorktree(place, recorded.worktree!, recorded.cwd, thread);
 }
 
-function renderRebase(doc: ThreadRebaseDocument): string {
+/** The report; `childrenAlong`: the recorded fan-out children are rebased too. */
+function renderRebase(doc: ThreadRebaseDocument, childrenAlong: boolean): string {
   const lines = [
     `${doc.thread}: ${doc.steps} step${doc.steps === 1 ? "" : "s"} of ${doc.pinned.name} ${doc.pinned.hash} rebased onto ${doc.workflow.name} ${doc.workflow.hash}${doc.dryRun ? " (dry run: nothing stored)" : ""}`,
   ];
@@ -138,9 +141,19 @@ function renderRebase(doc: ThreadRebaseDocument): string {
   }
   if (doc.rebased !== null) {
     lines.push(`  rebased thread: ${doc.rebased.thread} (${doc.thread} is kept as it was)`);
+    for (const child of doc.rebased.children) {
+      lines.push(
+        `    fan-out child ${child.from} rebased as ${child.thread}: ${child.reused} step${child.reused === 1 ? "" : "s"} reused${child.firstChange === null ? "" : `, parts at step ${child.firstChange}`}`,
+      );
+    }
   } else if (doc.dryRun && change !== null) {
     const runs = change.hash === null ? "from the head" : `from step ${change.step}`;
     lines.push(`  a rebase would make a new thread and run its agent ${runs}`);
+    if (childrenAlong) {
+      lines.push(
+        "  the fan-out's recorded children would be rebased under the edited child workflow, reusing their unchanged steps",
+      );
+    }
   }
   return lines.join("\n");
 }

@@ -22,6 +22,8 @@ export default defineCommand({
     const { store } = runner;
     const pointer = await store.threads.get(thread!);
     const holder = await liveHolder(store, thread!);
+    // The nodes routing reads (start, workflow, head and what it points to) in one round trip.
+    await store.cas.prefetch([pointer.start, pointer.workflowHash, pointer.head], [pointer.head]);
     const start = await store.cas.getPayload<StartPayload>(pointer.start, "start");
     // The role exec runs next, or, on a suspended thread, the one resume (or answer) runs.
     let next: PendingStep | null = null;

@@ -174,11 +174,12 @@ export interface StepDetail {
 
 /** A step of a thread: its output, body and the exact prompt its agent received. */
 export async function stepDetail(runner: Runner, id: string, hash: string): Promise<StepDetail> {
-  const { readStep } = await import("@united-workforce/engine");
+  const { readStep, threadStarts } = await import("@united-workforce/engine");
   const pointer = await readPointer(runner, id);
   if (!HASH.test(hash)) throw notFound("STEP_NOT_FOUND", `"${hash}" is not a step hash`);
   const step = await readStep(runner.store.cas, hash);
-  if (step.start !== pointer.start)
+  // A rebased thread's first steps are the recorded thread's, with their start.
+  if (!(await threadStarts(runner.store.cas, pointer.start)).includes(step.start))
     throw notFound("STEP_NOT_FOUND", `step ${hash} is not a step of thread ${id}`);
   const { cas } = runner.store;
   return {

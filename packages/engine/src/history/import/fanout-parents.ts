@@ -9,6 +9,7 @@ import type { Cas, Store } from "@united-workforce/store";
 import { errorMessage, isUwfError, UwfError } from "@united-workforce/util";
 import { evaluate, type FanoutTransition, startOutput } from "../../moderator/evaluate.js";
 import { childThreadId } from "../../steps/fanout/children.js";
+import { threadStarts } from "../chain.js";
 
 /** A fan-out parent as the check reads it: its pointer, the CAS holding its chain, and where. */
 interface Parent {
@@ -147,7 +148,9 @@ async function fanoutStep(
       if (!isUwfError(error)) throw error;
       return `has no step ${hash}`;
     }
-    if (step.start !== pointer.start) return `has no step ${hash} (it is another thread's)`;
+    if (!(await threadStarts(cas, pointer.start)).includes(step.start)) {
+      return `has no step ${hash} (it is another thread's)`;
+    }
     // A poke replaces a step with one of the same role and `prev`: children of the replaced
     // step's fan-out stay the parent's.
     const replaced = [...parent.chain.values()].some(
