@@ -174,6 +174,12 @@ const CASES: Record<string, () => Promise<number | null>> = {
     await startThread(sb, HELLO, "Greet Ada.");
     return (await uwf(sb, ["thread", "grep", "Hello, Ada"])).code;
   },
+  "thread race: 0": async () => {
+    const { thread } = await startThread(sb, HELLO, "Greet Ada.");
+    const steps = [{ role: "greeter", output: { $status: "done", greeting: "Hello, Ada!" } }];
+    const agent = mockAgent(scenario(sb, "hello-scenario.yaml", steps));
+    return (await uwf(sb, ["thread", "race", thread, "--agents", `${agent},${agent}`])).code;
+  },
   "setup: 1": async () =>
     // Port 9 (discard) refuses on this host: the model check fails, the config is saved.
     (

@@ -127,6 +127,25 @@ describe("every --format json document matches its schema in protocol", () => {
     const steered = String((await check(["thread", "start", "hello", "-p", "Greet Bo"])).thread);
     await check(["thread", "steer", steered, "-p", "Be brief."]);
     await check(["thread", "show", steered]);
+    // A race, the raced thread's show (its races), a fork's show, and a promotion.
+    const greet = writeScenario(
+      temp.home,
+      [{ role: "greeter", output: { $status: "done", greeting: "Hey" } }],
+      "race.yaml",
+    );
+    const raced = String((await check(["thread", "start", "hello", "-p", "Greet Cy"])).thread);
+    const race = await check([
+      "thread",
+      "race",
+      raced,
+      "--agents",
+      `${mock(greet)},${mock(greet)}`,
+    ]);
+    const [fork] = race.forks as { thread: string }[];
+    await check(["thread", "show", raced]);
+    await check(["thread", "show", fork!.thread]);
+    await check(["thread", "race", "promote", fork!.thread]);
+    await check(["thread", "show", raced]);
     await check(["thread", "list"]);
     await check(["thread", "list", "--count"]);
     await check(["store", "reindex"]);

@@ -52,6 +52,13 @@ export { type HumanAnswer, parseAnswerFile } from "./steps/human-step.js";
 export { migrateStore, type StoreMigrateDocument } from "./store/migrate.js";
 export { collectThreadInputs } from "./threads/inputs.js";
 export { createThread, type NewThread } from "./threads/new-thread.js";
+export {
+  type Promotion,
+  promoteFork,
+  type RaceOfThread,
+  racesOf,
+  recordRace,
+} from "./threads/race.js";
 export { GUIDANCE_HEADING, steerThread } from "./threads/steer.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
 export {

@@ -16,6 +16,8 @@ import {
   guidanceNoteSchema,
   suspendInfoSchema,
   THREAD_STATUSES,
+  threadPromotionSchema,
+  threadRaceSchema,
   worktreeRemovalSchema,
 } from "./threads.js";
 
@@ -85,6 +87,33 @@ export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
  * usage` read these.
  */
 function build() {
+  // A fork of a race as `thread race` compares it: outcome, output, figures (a crashed or
+  // timed-out agent: failed, with its reason).
+  const raceForkSchema = withOptional(
+    object(
+      {
+        thread: threadId,
+        agent: str,
+        status: threadStatus,
+        // finished: the step was stored; failed: it was not (the reason says why);
+        // interrupted: stopped by a signal; won/lost after `promote`.
+        outcome: { enum: ["finished", "failed", "interrupted", "won", "lost", "pending"] },
+        // The step the fork stored, its role and output (null: none stored).
+        step: nullableHash,
+        role: nullableStr,
+        output: { anyOf: [{ type: "null" }, { type: "object", additionalProperties: true }] },
+        durationMs: { type: ["integer", "null"] },
+        usage: { anyOf: [{ type: "null" }, usage] },
+      },
+      ["thread", "agent", "status", "outcome", "step", "role", "output", "durationMs", "usage"],
+    ),
+    {
+      reason: str,
+      worktree: str,
+      // Files changed, lines added and removed by the step, when it ran in a git working tree.
+      diffStat: object({ files: int, insertions: int, deletions: int }),
+    },
+  );
   // Long by design: the table of every command's document schema, built in one place on first use.
   // ─── workflow ───────────────────────────────────────────────────────────────────────────────
 
@@ -608,6 +637,20 @@ function build() {
         rebasedFrom: object({ thread: threadId, step: hash }),
         // Notes from `thread steer` the next step will take (absent when none wait).
         guidance: list(guidanceNoteSchema),
+        // A fork `thread race` made: its race, the thread raced, its step and agent.
+        race: threadRaceSchema,
+        // The races of this thread, each with its forks (absent when it was never raced).
+        races: list(
+          object({
+            race: threadId,
+            at: hash,
+            forks: list(
+              object({ thread: threadId, agent: str, status: threadStatus, outcome: str }),
+            ),
+          }),
+        ),
+        // The last `thread race promote` that moved this thread to a fork's head.
+        promotedFrom: threadPromotionSchema,
       },
     ),
     // `total`: on a last page, with `--count`, or with `--hide-children` (which reads them all).
@@ -768,6 +811,25 @@ function build() {
       }),
       // What the rebased thread ran from where it parted (absent when it ran nothing).
       { run: threadExec },
+    ),
+    "thread race": withOptional(
+      object(
+        {
+          // The thread raced (or, for `promote`, the thread that now goes on from the winner).
+          thread: threadId,
+          race: threadId,
+          // The step the forks were made at.
+          at: hash,
+          forks: list(raceForkSchema),
+        },
+        ["thread", "race", "at", "forks"],
+      ),
+      {
+        // `promote`: the fork that won, the thread's new head, and the promotion recorded.
+        promoted: threadId,
+        head: hash,
+        promotedFrom: threadPromotionSchema,
+      },
     ),
     "thread grep": object({
       pattern: str,

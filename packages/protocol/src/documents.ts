@@ -64,6 +64,7 @@ export type ThreadRerouteReport = FromSchema<DocumentSchemaSet["threadRerouteRep
 export type RerouteStep = ThreadRerouteReport["steps"][number];
 export type RerouteRoute = RerouteStep["recorded"];
 export type ThreadSteerDocument = DocumentOf<"thread steer">;
+export type ThreadRaceDocument = DocumentOf<"thread race">;
 export type ThreadRebaseDocument = DocumentOf<"thread rebase">;
 /** What the engine's `planRebase` returns: the `uwf thread rebase` document before it runs. */
 export type ThreadRebasePlan = FromSchema<DocumentSchemaSet["threadRebasePlanSchema"]>;

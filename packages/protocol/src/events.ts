@@ -184,6 +184,33 @@ function build() {
       "`thread steer` left a guidance note on `thread` for its next step; `pending` notes now wait.",
       { ...run, pending: int },
     ),
+    "thread.race.started": event(
+      "thread.race.started",
+      "`thread race` forked `thread` at step `at` once per agent (race `race`) and runs each fork's next step at once.",
+      {
+        ...run,
+        race: threadId,
+        at: hash,
+        forks: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["thread", "agent"],
+            properties: { thread: threadId, agent: str },
+          },
+        },
+      },
+    ),
+    "thread.race.finished": event(
+      "thread.race.finished",
+      "`thread race` ended race `race` of `thread`: `finished` forks stored their step, `failed` did not.",
+      { ...run, race: threadId, finished: int, failed: int },
+    ),
+    "thread.race.promoted": event(
+      "thread.race.promoted",
+      "`thread race promote` moved `thread` to the head of the fork `fork` that won race `race`.",
+      { ...run, race: threadId, fork: threadId, head: hash },
+    ),
     "thread.rebased": event(
       "thread.rebased",
       "`thread rebase` made `thread` from the history of `from` under the workflow `workflow`: it reuses `reused` recorded steps and parts at step `firstChange` (null: it parts nowhere).",
@@ -428,6 +455,9 @@ export const EVENT_LEVELS: Readonly<Record<EventName, "info" | "warn" | "error">
   "thread.import": "info",
   "step.fork": "info",
   "thread.rebased": "info",
+  "thread.race.started": "info",
+  "thread.race.finished": "info",
+  "thread.race.promoted": "info",
   "thread.steered": "info",
   "fanout.started": "info",
   "fanout.child": "info",

@@ -79,6 +79,11 @@ export const ERROR_EXIT_CODES = {
   RECEIPT_INVALID: ExitCode.invalid,
   /** git failed where uwf needs its answer (`thread verify` looking recorded objects up). */
   GIT_FAILED: ExitCode.error,
+  /**
+   * `uwf thread race promote` of a thread that is no fork of a race, a fork that stored no step,
+   * or a race whose thread moved on since; nothing was written.
+   */
+  RACE_NOT_PROMOTABLE: ExitCode.error,
   /** `uwf log show <day>` of a day without a log file. */
   LOG_NOT_FOUND: ExitCode.error,
   HASH_INVALID: ExitCode.usage,

@@ -107,6 +107,50 @@ export const guidanceNoteSchema = {
 } as const;
 export type GuidanceNote = FromSchema<typeof guidanceNoteSchema>;
 
+/**
+ * A fork `thread race` made: the race (a ULID), the thread raced (`of`), the step it was
+ * forked at, the agent it runs with, and, once `thread race promote` chose, whether it won.
+ */
+export const threadRaceSchema = {
+  type: "object",
+  required: ["id", "of", "at", "agent"],
+  properties: {
+    id: threadIdSchema,
+    of: threadIdSchema,
+    at: hashSchema,
+    agent: { type: "string" },
+    outcome: { enum: ["won", "lost"] },
+  },
+} as const;
+export type ThreadRace = FromSchema<typeof threadRaceSchema>;
+
+/**
+ * A race of this thread: its id, the step its forks were made at, and the thread's head when
+ * it began (promotion is refused once the head moved from there).
+ */
+export const threadRacedSchema = {
+  type: "object",
+  required: ["id", "at", "head"],
+  properties: { id: threadIdSchema, at: hashSchema, head: hashSchema },
+} as const;
+export type ThreadRaced = FromSchema<typeof threadRacedSchema>;
+
+/** `thread race promote` moved this thread to the head of `fork`, the winner of `race`. */
+export const threadPromotionSchema = {
+  type: "object",
+  required: ["race", "fork", "head"],
+  properties: {
+    race: threadIdSchema,
+    fork: threadIdSchema,
+    // The thread's head before the promotion.
+    head: hashSchema,
+    // The fork kept with the steps the thread had after the race's step (a race `--at` an
+    // earlier step); absent when it had none.
+    kept: threadIdSchema,
+  },
+} as const;
+export type ThreadPromotion = FromSchema<typeof threadPromotionSchema>;
+
 /** What the pointer file stores; `running` and `corrupt` are derived. */
 const storedThreadStatusSchema = { enum: ["idle", "suspended", "completed", "cancelled"] } as const;
 export type StoredThreadStatus = FromSchema<typeof storedThreadStatusSchema>;
@@ -169,6 +213,12 @@ export const threadPointerSchema = {
     // step's prompt carries them, and that step's pointer write drops them. `rev` is the
     // revision the steer wrote, so a concurrent exec can tell a steer's write from any other.
     guidance: { type: "array", items: guidanceNoteSchema },
+    // Made by `thread race`: the race this fork runs in.
+    race: threadRaceSchema,
+    // The races of this thread (`thread race`), oldest first.
+    races: { type: "array", items: threadRacedSchema },
+    // The last `thread race promote` that moved this thread to a fork's head.
+    promotedFrom: threadPromotionSchema,
     // Usage summed over every step this thread ran, so `thread show` never walks the chain.
     usage: usageSchema,
     // How many of those steps reported no cost: with any, `usage.costUsd` is a lower bound.

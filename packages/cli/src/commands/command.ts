@@ -53,6 +53,8 @@ export interface ArgumentSpec {
   type?: ArgumentType;
   required?: boolean;
   variadic?: boolean;
+  /** Words allowed in its place, taken as they are (`thread race promote <fork>`). */
+  keywords?: readonly string[];
 }
 
 interface OptionBase {

@@ -42,6 +42,7 @@ import threadImport from "./thread/import.js";
 import threadJoin from "./thread/join.js";
 import threadList from "./thread/list.js";
 import threadPoke from "./thread/poke.js";
+import threadRace from "./thread/race.js";
 import threadRead from "./thread/read.js";
 import threadRebase from "./thread/rebase.js";
 import threadReceipt from "./thread/receipt.js";
@@ -97,6 +98,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   threadImport,
   threadTrace,
   threadRebase,
+  threadRace,
   threadReroute,
   threadGrep,
   threadWatch,

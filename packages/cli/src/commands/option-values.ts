@@ -134,7 +134,7 @@ export function parseOptionValue(spec: OptionSpec, raw: unknown, now: number): u
 
 /** Check one positional value (or each of a variadic one's). */
 export function checkArgument(spec: ArgumentSpec, value: string | undefined): void {
-  if (value === undefined) return;
+  if (value === undefined || spec.keywords?.includes(value)) return;
   const label = argumentLabel(spec);
   const refuse = (hint: string) =>
     new UwfError(spec.type === "hash" ? "HASH_INVALID" : "USAGE", badMessage(label, value, spec), {

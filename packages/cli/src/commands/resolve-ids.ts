@@ -24,7 +24,9 @@ export async function resolveIds(
     if (arg.type !== "hash" && arg.type !== "thread") continue;
     const type = arg.type;
     const values = args[i] ?? [];
-    for (let j = 0; j < values.length; j++) values[j] = await resolveOne(type, values[j]!);
+    for (let j = 0; j < values.length; j++) {
+      if (!arg.keywords?.includes(values[j]!)) values[j] = await resolveOne(type, values[j]!);
+    }
   }
   for (const { key, type, keywords } of optionKeys) {
     if (type !== "hash" && type !== "thread") continue;

@@ -39,6 +39,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { path: ["thread", "import"], load: () => import("./thread/import.js") },
   { path: ["thread", "trace"], load: () => import("./thread/trace.js") },
   { path: ["thread", "rebase"], load: () => import("./thread/rebase.js") },
+  { path: ["thread", "race"], load: () => import("./thread/race.js") },
   { path: ["thread", "reroute"], load: () => import("./thread/reroute.js") },
   { path: ["thread", "grep"], load: () => import("./thread/grep.js") },
   { path: ["thread", "watch"], load: () => import("./thread/watch.js") },

@@ -20,6 +20,7 @@ import { cancelThread, cleanUpThread } from "./cancel.js";
 import { type BackgroundStart, execThread, pokeThread, resumeThread } from "./exec.js";
 import { type LastRun, lastRun } from "./last-run.js";
 import { execNext, type NextRequest, workThreads } from "./next.js";
+import { checkFirstStep } from "./next-step.js";
 import { type PendingStep, pendingStep } from "./plans.js";
 import type { AnswerDocument, RunRequest, RunResult } from "./types.js";
 
@@ -166,6 +167,14 @@ export class Runner {
   /** What runs next on the thread (null: nothing does until someone acts). */
   next(pointer: ThreadPointer): Promise<PendingStep | null> {
     return pendingStep(this.#run.router, pointer);
+  }
+
+  /**
+   * What would stop a run of `pointer` before its first step with `agent` (`--agent`): an
+   * unknown agent, none configured, a route that fails. Nothing runs and nothing is written.
+   */
+  checkRun(pointer: ThreadPointer, agent: string | undefined): Promise<void> {
+    return checkFirstStep(this.#run, pointer, { agentFlag: agent });
   }
 
   /** The children of the fan-out the thread's head leads to, or null. */

@@ -1,12 +1,14 @@
+import type { Runner } from "@united-workforce/engine";
 import type {
   StartPayload,
   StepForkDocument,
   ThreadPointer,
+  ThreadRace,
   ThreadWorktree,
 } from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
 import { isoTime, newUlid } from "@united-workforce/util";
-import { defineCommand, result } from "../command.js";
+import { type CommandContext, defineCommand, result } from "../command.js";
 import { openRunner } from "../thread/shared.js";
 import { givenTitle, titleOption } from "../thread/title-option.js";
 import { worktreePlace } from "../thread/worktrees.js";
@@ -23,63 +25,97 @@ export default defineCommand({
   ],
   async run(ctx, [hash], options) {
     const title = givenTitle(options.title);
-    const { readStep, walkBack } = await import("@united-workforce/engine");
+    const { readStep } = await import("@united-workforce/engine");
     const runner = await openRunner(ctx);
-    const { cas } = runner.store;
-    const step = await readStep(cas, hash!);
-    const start = await cas.getPayload<StartPayload>(step.start, "start");
-    const workflow = await runner.workflow(start.workflow);
-    let steps = 0;
-    for await (const _ of walkBack(cas, hash!)) steps++;
-    const family = await threadsOf(runner.store, step.start);
-    const now = Date.now();
-    const pointer: ThreadPointer = {
-      thread: newUlid(now),
-      workflow: workflow.name,
-      workflowHash: start.workflow,
+    const step = await readStep(runner.store.cas, hash!);
+    const pointer = await forkThread(ctx, runner, {
+      at: hash!,
       start: step.start,
-      head: hash!,
-      status: "idle",
-      currentRole: step.role,
-      suspended: null,
-      steps,
-      cwd: placeOf(family, hash!) ?? start.cwd,
-      createdAt: isoTime(now),
-      updatedAt: isoTime(now),
-      forkedFrom: hash!,
-    };
-    const forkTitle = title ?? titleOfFork(family, hash!);
-    if (forkTitle !== undefined) pointer.title = forkTitle;
-    const agent = rememberedAgent(family);
-    if (agent !== undefined) {
-      pointer.agent = agent;
-      ctx.progress(
-        `agent ${agent} (the one its thread was run with; --agent on exec overrides it)`,
-      );
-    }
-    // A fork of a thread with a worktree gets its own, branched from that thread's branch.
-    const parent = await worktreeOwner(family, step.cwd);
-    if (parent !== null) {
-      const { forkThreadWorktree } = await import("@united-workforce/engine");
-      const made = forkThreadWorktree(
-        await worktreePlace(ctx),
-        parent.worktree,
-        parent.cwd,
-        pointer.thread,
-      );
-      pointer.worktree = made.worktree;
-      pointer.cwd = made.cwd;
-      ctx.progress(`worktree ${made.worktree.path} on branch ${made.worktree.branch}`);
-    }
-    const created = await runner.store.threads.create(pointer);
-    // A fork of a final or asking step starts out completed or suspended, like the original.
-    await runner.settle(created);
-    ctx.events.emit("step.fork", { thread: pointer.thread, from: hash! });
+      ...(title === undefined ? {} : { title }),
+    });
     const doc: StepForkDocument = { thread: pointer.thread, forkedFrom: hash! };
     if (pointer.worktree !== undefined) doc.worktree = pointer.worktree;
     return result(doc, (d) => d.thread);
   },
 });
+
+/** How `forkThread` makes its thread; `at` may be the StartNode (`thread race` of a new thread). */
+export interface ForkRequest {
+  at: string;
+  start: string;
+  title?: string;
+  /** The agent the fork runs with (else the one its family agrees on, else config.yaml's). */
+  agent?: string;
+  race?: ThreadRace;
+}
+
+/**
+ * Make a new thread whose head is `at` (nothing is copied): in the cwd its family runs in, or in
+ * a worktree of its own branched from the one `at` ran in. Said as `step.fork`.
+ */
+export async function forkThread(
+  ctx: CommandContext,
+  runner: Runner,
+  request: ForkRequest,
+): Promise<ThreadPointer> {
+  const { readStep, walkBack } = await import("@united-workforce/engine");
+  const { cas } = runner.store;
+  const { at } = request;
+  const start = await cas.getPayload<StartPayload>(request.start, "start");
+  const atStart = at === request.start;
+  const step = atStart ? null : await readStep(cas, at);
+  const workflow = await runner.workflow(start.workflow);
+  let steps = 0;
+  if (!atStart) for await (const _ of walkBack(cas, at)) steps++;
+  const family = await threadsOf(runner.store, request.start);
+  const now = Date.now();
+  const pointer: ThreadPointer = {
+    thread: newUlid(now),
+    workflow: workflow.name,
+    workflowHash: start.workflow,
+    start: request.start,
+    head: at,
+    status: "idle",
+    currentRole: step?.role ?? null,
+    suspended: null,
+    steps,
+    cwd: placeOf(family, at) ?? start.cwd,
+    createdAt: isoTime(now),
+    updatedAt: isoTime(now),
+  };
+  if (!atStart) pointer.forkedFrom = at;
+  const forkTitle = request.title ?? titleOfFork(family, at);
+  if (forkTitle !== undefined) pointer.title = forkTitle;
+  const agent = request.agent ?? rememberedAgent(family);
+  if (agent !== undefined) {
+    pointer.agent = agent;
+    if (request.agent === undefined) {
+      ctx.progress(
+        `agent ${agent} (the one its thread was run with; --agent on exec overrides it)`,
+      );
+    }
+  }
+  if (request.race !== undefined) pointer.race = request.race;
+  // A fork of a thread with a worktree gets its own, branched from that thread's branch.
+  const parent = await worktreeOwner(family, step?.cwd ?? start.cwd, atStart);
+  if (parent !== null) {
+    const { forkThreadWorktree } = await import("@united-workforce/engine");
+    const made = forkThreadWorktree(
+      await worktreePlace(ctx),
+      parent.worktree,
+      parent.cwd,
+      pointer.thread,
+    );
+    pointer.worktree = made.worktree;
+    pointer.cwd = made.cwd;
+    ctx.progress(`worktree ${made.worktree.path} on branch ${made.worktree.branch}`);
+  }
+  const created = await runner.store.threads.create(pointer);
+  // A fork of a final or asking step starts out completed or suspended, like the original.
+  const settled = await runner.settle(created);
+  ctx.events.emit("step.fork", { thread: pointer.thread, from: at });
+  return settled;
+}
 
 /** The threads of this store that share a StartNode. */
 async function threadsOf(store: Store, start: string): Promise<ThreadPointer[]> {
@@ -124,11 +160,13 @@ function rememberedAgent(family: readonly ThreadPointer[]): string | undefined {
 async function worktreeOwner(
   family: readonly ThreadPointer[],
   stepCwd: string,
+  atStart: boolean,
 ): Promise<{ worktree: ThreadWorktree; cwd: string } | null> {
   const { isInside } = await import("@united-workforce/engine");
   for (const pointer of family) {
     const worktree = pointer.worktree;
-    if (worktree !== undefined && isInside(worktree.path, stepCwd)) {
+    // At the StartNode no step ran yet: the thread's own worktree is where it would have.
+    if (worktree !== undefined && (atStart || isInside(worktree.path, stepCwd))) {
       return { worktree, cwd: pointer.cwd };
     }
   }

@@ -1,6 +1,11 @@
 import { existsSync } from "node:fs";
-import type { PendingStep } from "@united-workforce/engine";
-import { emptyUsage, type StartPayload, type ThreadShowDocument } from "@united-workforce/protocol";
+import type { PendingStep, Runner } from "@united-workforce/engine";
+import {
+  emptyUsage,
+  type StartPayload,
+  type ThreadPointer,
+  type ThreadShowDocument,
+} from "@united-workforce/protocol";
 import { costFact, errorMessage, sanitizeTerminalText, tokensFact } from "@united-workforce/util";
 import { defineCommand, result } from "../command.js";
 import { openRunner } from "./shared.js";
@@ -68,6 +73,9 @@ export default defineCommand({
     if (pointer.guidance !== undefined && pointer.guidance.length > 0) {
       doc.guidance = pointer.guidance;
     }
+    if (pointer.race !== undefined) doc.race = pointer.race;
+    if (pointer.promotedFrom !== undefined) doc.promotedFrom = pointer.promotedFrom;
+    if (pointer.races !== undefined) doc.races = await racesShown(runner, pointer);
     // A fan-out not joined yet (to run, running, or waiting on children): where each child is.
     const pending = pointer.status === "idle" || pointer.status === "suspended";
     const fanout = pending ? await runner.fanout(pointer) : null;
@@ -86,6 +94,35 @@ export default defineCommand({
     return result(doc, renderShow);
   },
 });
+
+/** The thread's races (`thread race`), each with its forks and how each stands. */
+async function racesShown(
+  runner: Runner,
+  pointer: ThreadPointer,
+): Promise<NonNullable<ThreadShowDocument["races"]>> {
+  const { racesOf } = await import("@united-workforce/engine");
+  const races = await racesOf(runner.store, pointer);
+  const shown: NonNullable<ThreadShowDocument["races"]> = [];
+  for (const { raced, forks } of races) {
+    const entries = [];
+    for (const fork of forks) {
+      entries.push({
+        thread: fork.thread,
+        agent: fork.race?.agent ?? "",
+        status: await runner.status(fork),
+        outcome: fork.race?.outcome ?? raceOutcome(fork, raced.at),
+      });
+    }
+    shown.push({ race: raced.id, at: raced.at, forks: entries });
+  }
+  return shown;
+}
+
+/** Where a fork stands before a promotion: its step stored, failed, or not run yet. */
+function raceOutcome(fork: ThreadPointer, at: string): string {
+  if (fork.head !== at) return "finished";
+  return fork.status === "suspended" ? "failed" : "pending";
+}
 
 /** The text lists this many children; the document lists every one. */
 const SHOWN_CHILDREN = 20;
@@ -112,6 +149,21 @@ function renderShow(d: ThreadShowDocument): string {
   }
   if (d.rebasedFrom !== undefined) {
     lines.push(`rebased   from ${d.rebasedFrom.thread}, parting after ${d.rebasedFrom.step}`);
+  }
+  if (d.race !== undefined) {
+    const outcome = d.race.outcome === undefined ? "" : `, ${d.race.outcome}`;
+    lines.push(`race      fork of ${d.race.of} at ${d.race.at} (${d.race.agent}${outcome})`);
+  }
+  for (const race of d.races ?? []) {
+    lines.push(`race      ${race.race} at ${race.at}: ${race.forks.length} forks`);
+    for (const fork of race.forks) {
+      lines.push(`          ${fork.thread} ${fork.outcome} (${sanitizeTerminalText(fork.agent)})`);
+    }
+  }
+  if (d.promotedFrom !== undefined) {
+    lines.push(
+      `promoted  from ${d.promotedFrom.fork} (race ${d.promotedFrom.race}; head was ${d.promotedFrom.head})`,
+    );
   }
   for (const note of d.guidance ?? []) {
     lines.push(`guidance  ${sanitizeTerminalText(note.text.trim())} (pending since ${note.at})`);

@@ -11,6 +11,7 @@ import {
 } from "@united-workforce/protocol";
 import { stepListEntry } from "../../commands/step/list-entry.js";
 import { HASH, notFound, readPointer } from "./ids.js";
+import { type RaceView, raceViews } from "./races.js";
 import { type ThreadRoute, threadRoute } from "./route.js";
 import { type ThreadRow, threadStatus } from "./threads.js";
 import { type WaitView, waitView } from "./wait.js";
@@ -52,6 +53,8 @@ export interface ThreadView {
   running: { role: string | null; agent: string; since: string } | null;
   /** The threads its fan-outs made, in item order. */
   children: ChildRow[];
+  /** Its races (`thread race`), or the race it is a fork in, each fork with its step. */
+  races: RaceView[];
 }
 
 /** A fan-out's child, as its parent's page lists it. */
@@ -120,6 +123,7 @@ export async function threadView(runner: Runner, id: string): Promise<ThreadView
             since: holder.since,
           },
     children: await fanoutChildren(runner, id),
+    races: await raceViews(runner, pointer),
   };
 }
 

@@ -5,6 +5,7 @@ import type { StepDetail, StepView, ThreadView } from "../data/thread.js";
 import { type Html, html } from "../html.js";
 import { graphEdges, graphSvg } from "./graph.js";
 import { cost, costFact, duration, page, statusBadge, tokens, when } from "./layout.js";
+import { raceSection } from "./races.js";
 import { type SentAnswer, waitPanel } from "./wait.js";
 
 /** A thread: what it waits for, where it is on its graph, its steps, children and forks. */
@@ -45,6 +46,7 @@ ${runningNow(view)}
         : html`<ol class="timeline" id="timeline">${view.steps.map((s) => stepItem(row.thread, s))}</ol>`
     }</section>
 ${view.children.length > 0 ? childList(view) : ""}
+${raceSection(row.thread, view.races)}
 <section aria-labelledby="forks-h"><h2 id="forks-h">Forks</h2>${forkTree(view)}</section>`,
   );
 }

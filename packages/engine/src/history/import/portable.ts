@@ -77,6 +77,18 @@ export function portable(
     const { thread, step, index } = pointer.parent;
     taken.parent = { thread, step, index };
   }
+  // `thread race`: the race a fork runs in, the races of a thread, the promotion it took.
+  if (pointer.race !== undefined) {
+    const { id, of, at, agent, outcome } = pointer.race;
+    taken.race = { id, of, at, agent, ...(outcome === undefined ? {} : { outcome }) };
+  }
+  if (pointer.races !== undefined) {
+    taken.races = pointer.races.map(({ id, at, head }) => ({ id, at, head }));
+  }
+  if (pointer.promotedFrom !== undefined) {
+    const { race, fork, head, kept } = pointer.promotedFrom;
+    taken.promotedFrom = { race, fork, head, ...(kept === undefined ? {} : { kept }) };
+  }
   // Pending `thread steer` notes: the next step here takes them.
   if (pointer.guidance !== undefined) {
     taken.guidance = pointer.guidance.map(({ text, at, rev }) => ({ text, at, rev }));
