@@ -2,6 +2,7 @@ import type { StartPayload, StepPayload, Usage } from "@united-workforce/protoco
 import type { Cas } from "@united-workforce/store";
 import { durationText, groupDigits, isoTime, tokensFact, usdText } from "@united-workforce/util";
 import { stringify as stringifyYaml } from "yaml";
+import { recordedGuidance } from "../threads/guidance-block.js";
 
 /**
  * One step as markdown for people (`uwf thread read`, `uwf step read`): a heading with the
@@ -26,12 +27,19 @@ export async function renderStep(
     ...(step.attempts > 1 ? [`${step.attempts} attempts`] : []),
     ...usageFacts(step.usage),
   ];
+  const live = recordedGuidance((await cas.get(step.detail)).payload);
   return [
     `## ${label ? `${label} · ` : ""}${step.role} → ${status}`,
     `<!-- ${facts.join(" · ")} -->`,
     "",
     quote(step.edgePrompt),
     "",
+    ...live.flatMap((note) => [
+      `_Guidance delivered while it ran (after turn ${note.afterTurn}, ${note.deliveredAt}):_`,
+      "",
+      quote(note.text),
+      "",
+    ]),
     "```yaml",
     stringifyYaml(output).trimEnd(),
     "```",
