@@ -1,6 +1,9 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  type AgentHome,
+  agentCliPath,
+  agentHome,
   type FakeLlm,
   REPO_ROOT,
   runUwf,
@@ -11,6 +14,7 @@ import {
 } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
+import { waitFor } from "./fixtures/lifecycle/harness.js";
 
 /**
  * `thread steer` while a step runs: the built-in agent gets the note before its next model
@@ -47,22 +51,30 @@ const NOTE = "Keep the public API unchanged.";
 const LATE = "Mention the changelog.";
 
 let temp: TempHome;
+let agent: AgentHome;
 let fake: FakeLlm;
 let home: string;
 let repo: string;
 
 beforeEach(async () => {
   temp = tempHome();
+  agent = agentHome();
   fake = await startFakeLlm({
     script: {
       scenarios: {
         writer: [
           {
             text: "Writing.",
-            tool: { write_file: { path: "NOTE.md", content: "hi\n" } },
+            // The built-in agent's tool, or Claude Code's: the first the request offers.
+            tool: {
+              write_file: { path: "NOTE.md", content: "hi\n" },
+              Write: { file_path: "NOTE.md", content: "hi\n" },
+            },
             gate: "tool",
           },
           { text: DONE("writer"), gate: "answer" },
+          // Claude Code's turn for a note it read after its answer.
+          { text: DONE("writer, steered twice") },
         ],
         reviewer: [{ text: DONE("reviewer") }],
       },
@@ -74,26 +86,43 @@ beforeEach(async () => {
   mkdirSync(repo);
   writeFileSync(join(temp.home, "steered.yaml"), WORKFLOW);
   const config = {
-    providers: { chat: { api: "openai-chat", baseUrl: fake.baseUrl, apiKey: "fake-key" } },
-    models: { chat: { provider: "chat", name: "fake-model" } },
+    providers: {
+      chat: { api: "openai-chat", baseUrl: fake.baseUrl, apiKey: "fake-key" },
+      anthropic: { api: "anthropic", baseUrl: fake.url, apiKey: "fake-key" },
+    },
+    models: {
+      chat: { provider: "chat", name: "fake-model" },
+      claude: { provider: "anthropic", name: "claude-fake" },
+    },
     agents: {
       builtin: {
         command: join(REPO_ROOT, "packages/agent-builtin/bin/uwf-builtin.cjs"),
         model: "chat",
       },
+      claude: {
+        command: join(REPO_ROOT, "packages/agent-claude-code/bin/uwf-claude-code.cjs"),
+        args: ["--max-retries", "0"],
+        model: "claude",
+      },
     },
     defaultAgent: "builtin",
+    // Claude Code's adapter looks for notes while claude works: often, in a test.
+    steer: { pollSeconds: 0.05 },
   };
   writeFileSync(join(home, "config.yaml"), stringifyYaml(config), { mode: 0o600 });
 });
 
 afterEach(async () => {
   await fake.close();
+  agent.cleanup();
   temp.cleanup();
 });
 
+/** Claude Code's own HOME, and where the pinned claude is. */
+const claudeEnv = () => ({ ...agent.env, UWF_CLAUDE_BIN: agentCliPath("claude") });
+
 async function uwfJson<T>(args: string[]): Promise<T> {
-  const run = await runUwf(["--format", "json", ...args], { home, cwd: repo });
+  const run = await runUwf(["--format", "json", ...args], { home, cwd: repo, env: claudeEnv() });
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as T;
 }
@@ -174,4 +203,67 @@ describe("thread steer while a step runs", () => {
       (await uwfJson<{ guidance?: unknown[] }>(["thread", "show", thread])).guidance,
     ).toBeUndefined();
   }, 120_000);
+
+  it("reaches Claude Code through its stream-json input, mid-turn and after its answer", async () => {
+    const { thread } = await uwfJson<{ thread: string }>([
+      "thread",
+      "start",
+      join(temp.home, "steered.yaml"),
+      "-p",
+      "Write a note.",
+      "--cwd",
+      repo,
+    ]);
+    const exec = startUwf(["thread", "exec", thread, "-c", "1", "--agent", "claude"], {
+      home,
+      cwd: repo,
+      env: claudeEnv(),
+    });
+    const delivered = (rev: number) => `guidance delivered to uwf-claude-code (note ${rev})`;
+
+    // Claude holds for its model's tool call; the note is written to its stdin meanwhile.
+    await fake.held("tool");
+    const first = await uwfJson<{ guidance: { rev: number }[] }>([
+      "thread",
+      "steer",
+      thread,
+      "-p",
+      NOTE,
+    ]);
+    await waitFor("the first note's delivery", () =>
+      exec.stderr().includes(delivered(first.guidance[0]!.rev)),
+    );
+    fake.open("tool");
+    // A note written while claude's answer is on its way gets a turn of its own after it.
+    await fake.held("answer");
+    const second = await uwfJson<{ guidance: { rev: number }[] }>([
+      "thread",
+      "steer",
+      thread,
+      "-p",
+      LATE,
+    ]);
+    await waitFor("the second note's delivery", () =>
+      exec.stderr().includes(delivered(second.guidance.at(-1)!.rev)),
+    );
+    fake.open("answer");
+    const ran = await exec.done;
+    expect(ran.code, ran.stderr).toBe(0);
+
+    const bodies = fake
+      .requests()
+      .filter((r) => r.url.startsWith("/v1/messages") && !r.url.includes("count_tokens"))
+      .map((r) => JSON.stringify(r.body));
+    const heading = "## Guidance from a human\\n\\n";
+    const mid = bodies.findIndex((body) => body.includes(`${heading}${NOTE}`));
+    const late = bodies.findIndex((body) => body.includes(`${heading}${LATE}`));
+    expect(mid).toBeGreaterThan(0);
+    expect(late).toBeGreaterThan(mid);
+    expect(await uwfJson<{ guidance?: unknown[] }>(["thread", "show", thread])).not.toHaveProperty(
+      "guidance",
+    );
+    const read = await runUwf(["thread", "read", thread], { home, cwd: repo });
+    expect(read.stdout).toContain("The writer, steered twice is done.");
+    expect(read.stdout.match(/Guidance delivered while it ran/g)).toHaveLength(2);
+  }, 180_000);
 });
