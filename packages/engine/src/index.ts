@@ -42,7 +42,7 @@ export { type HumanAnswer, parseAnswerFile } from "./steps/human-step.js";
 export { migrateStore, type StoreMigrateDocument } from "./store/migrate.js";
 export { collectThreadInputs } from "./threads/inputs.js";
 export { createThread, type NewThread } from "./threads/new-thread.js";
-export { GUIDANCE_HEADING, steerThread } from "./threads/steer.js";
+export { GUIDANCE_HEADING, recordedGuidance, steerThread } from "./threads/steer.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
 export {
   familyTrace,
