@@ -104,6 +104,7 @@ export {
   transientExitFor,
   waitInText,
 } from "./runner/transient.js";
+export { guidanceMessage } from "./runner/guidance.js";
 export { sumUsage } from "./runner/usage.js";
 export {
   type ResumableSession,
