@@ -94,6 +94,7 @@ export {
 export { composePrompt, type PromptParts } from "./prompt/compose.js";
 export { buildOutputFormatInstruction, SCOPE_SENTENCE } from "./prompt/output-format.js";
 export type { AttemptRecord } from "./runner/attempts.js";
+export { guidanceMessage } from "./runner/guidance.js";
 export {
   agentFailure,
   classifyFailure,
@@ -104,7 +105,6 @@ export {
   transientExitFor,
   waitInText,
 } from "./runner/transient.js";
-export { guidanceMessage } from "./runner/guidance.js";
 export { sumUsage } from "./runner/usage.js";
 export {
   type ResumableSession,

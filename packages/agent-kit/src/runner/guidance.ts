@@ -63,11 +63,12 @@ export class StepGuidance implements GuidanceInbox {
     this.#watching = true;
     // Only a step that polls listens: an abort listener costs an adapter's start ≈ 0.3 ms.
     this.source.signal?.addEventListener("abort", () => void this.stop(), { once: true });
-    this.#next(this.poll());
+    this.#next(this.#poll());
   }
 
   async take(afterTurn: number): Promise<GuidanceNote[]> {
-    await this.poll();
+    if (this.#stopped) return [];
+    await this.#poll();
     return this.takeWaiting(afterTurn);
   }
 
@@ -98,8 +99,8 @@ export class StepGuidance implements GuidanceInbox {
     await this.#polling;
   }
 
-  /** Look once now (the first look, and each poll). */
-  async poll(): Promise<void> {
+  /** Look once now (the first look, each poll, and `take`'s). */
+  async #poll(): Promise<void> {
     let pointer: ThreadPointer;
     try {
       pointer = await this.source.read();
@@ -132,7 +133,7 @@ export class StepGuidance implements GuidanceInbox {
     this.#pollMs ??= this.source.pollMs();
     this.#timer = setTimeout(() => {
       this.#timer = null;
-      this.#next(this.poll());
+      this.#next(this.#poll());
     }, this.#pollMs);
     // Never what keeps an adapter alive: it ends when its agent has.
     this.#timer.unref();
