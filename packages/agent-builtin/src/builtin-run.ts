@@ -1,4 +1,4 @@
-import type { AgentContext } from "@united-workforce/agent-kit";
+import { type AgentContext, guidanceMessage } from "@united-workforce/agent-kit";
 import { newUlid } from "@united-workforce/util";
 import { type Conversation, type ConversationDeps, converse } from "./conversation.js";
 import { readLimits } from "./limits.js";
@@ -46,6 +46,8 @@ export async function runStep(ctx: AgentContext) {
       commandEnv: commandEnvironment(ctx.env),
       progress: ctx.progress,
       now: Date.now,
+      guidance: async (turnsTaken) =>
+        (await ctx.guidance.take(turnsTaken)).map((note) => guidanceMessage(note)),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     },
   };

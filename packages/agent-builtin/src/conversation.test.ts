@@ -85,6 +85,25 @@ async function failure(promise: Promise<unknown>): Promise<UwfError> {
 }
 
 describe("converse", () => {
+  it("gives the model the guidance steered since its last request, as user messages", async () => {
+    const h = harness([
+      { tool: { write_file: { path: "out/a.txt", content: "a" } } },
+      { text: ANSWER },
+    ]);
+    const asked: number[] = [];
+    const notes = [[], ["## Guidance from a human\n\nKeep it short."]];
+    h.deps.guidance = async (turnsTaken) => {
+      asked.push(turnsTaken);
+      return notes[turnsTaken] ?? [];
+    };
+    await converse(h.conversation, h.deps);
+    expect(asked).toEqual([0, 1]);
+    expect(sent(0).messages.map((m) => m.role)).toEqual(["system", "user"]);
+    const second = sent(1).messages;
+    expect(second.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "user"]);
+    expect(second.at(-1)!.content).toBe("## Guidance from a human\n\nKeep it short.");
+  });
+
   it("runs the tools the model calls, gives it the results, and ends with its answer", async () => {
     const h = harness([
       { tool: { write_file: { path: "out/hello.txt", content: "hi" } } },

@@ -38,6 +38,11 @@ export interface ConversationDeps {
   now: () => number;
   /** The retry wait; tests inject one that records instead of waiting. */
   sleep?: Sleep;
+  /**
+   * `thread steer` notes given since the last model request, as user messages, taken (and
+   * recorded as delivered) now; `turnsTaken`: the step's model turns so far.
+   */
+  guidance?: (turnsTaken: number) => Promise<string[]>;
 }
 
 export interface ConversationResult {
@@ -88,6 +93,10 @@ export async function converse(
     const remaining = conversation.deadline - deps.now();
     if (remaining <= 0) return limitReached(timeLimit, "--max-seconds");
     const timeoutMs = Math.min(limits.requestTimeoutMs, remaining);
+    // Guidance steered while the model or the tools worked goes in before the next request.
+    for (const note of (await deps.guidance?.(conversation.turnsUsed)) ?? []) {
+      conversation.messages.push({ role: "user", content: note });
+    }
     let completion: Completion;
     try {
       completion = await askModel(conversation, deps, timeoutMs);

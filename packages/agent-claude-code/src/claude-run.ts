@@ -1,7 +1,9 @@
+import type { Writable } from "node:stream";
 import {
   type AgentContext,
   type AgentRunResult,
   agentFailure,
+  guidanceMessage,
   jsonLineHandler,
   spawnAgentCli,
   type ToolCallRecord,
@@ -32,15 +34,20 @@ export async function runClaude(
   // claude quotes the model server's error messages, which may echo the key.
   const mask = (text: string): string => maskOccurrences(text, invocation.env.ANTHROPIC_API_KEY);
   const reader = new ClaudeStreamReader((call) => ctx.progress(describeCall(call)));
+  const input = new ClaudeInput(ctx, reader);
   const outcome = await spawnAgentCli({
     command: invocation.command,
     args: invocation.args,
     cwd: ctx.cwd,
     env: invocation.env,
-    stdin: prompt,
+    onStdin: (stdin) => input.open(stdin, prompt),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     onStdoutLine: jsonLineHandler(
-      (event) => reader.event(event),
+      (event) => {
+        reader.event(event);
+        // Its answer is given: claude ends once it has answered what it has read.
+        if (event.type === "result") input.close();
+      },
       (invalid) => {
         reader.invalid(invalid);
         ctx.progress(`claude printed a line that is not JSON: ${mask(invalid.line).slice(0, 200)}`);
@@ -51,6 +58,7 @@ export async function runClaude(
     },
     notFoundHint: INSTALL_HINT,
   });
+  input.close();
   ctx.signal?.throwIfAborted();
   const run = reader.finish();
 
@@ -86,6 +94,46 @@ export async function runClaude(
     },
     ...(run.sessionId ? { session: { sessionId: run.sessionId } satisfies ClaudeSession } : {}),
   };
+}
+
+/**
+ * claude's stdin (`--input-format stream-json`): the prompt as the first user message, then each
+ * `thread steer` note that arrives before claude answers, as another. claude reads them while it
+ * works (one arriving mid-turn goes in before its next model request; one it reads after its
+ * answer gets a turn of its own), so a note written before stdin closes reaches the model, and
+ * one arriving later is not taken: it waits for the thread's next step.
+ */
+class ClaudeInput {
+  #stdin: Writable | null = null;
+
+  constructor(
+    private readonly ctx: AgentContext,
+    private readonly reader: ClaudeStreamReader,
+  ) {}
+
+  open(stdin: Writable, prompt: string): void {
+    this.#stdin = stdin;
+    this.#write(prompt);
+    this.ctx.guidance.watch(() => this.#deliver());
+    this.#deliver();
+  }
+
+  close(): void {
+    this.#stdin?.end();
+    this.#stdin = null;
+  }
+
+  #deliver(): void {
+    if (this.#stdin === null) return;
+    for (const note of this.ctx.guidance.takeWaiting(this.reader.turnsSoFar)) {
+      this.#write(guidanceMessage(note));
+    }
+  }
+
+  #write(text: string): void {
+    const message = { type: "user", message: { role: "user", content: [{ type: "text", text }] } };
+    this.#stdin?.write(`${JSON.stringify(message)}\n`);
+  }
 }
 
 function failureMessage(

@@ -36,11 +36,13 @@ function ctx(options: AgentContext["options"]): AgentContext {
 }
 
 describe("claudeInvocation", () => {
-  it("runs claude headless with stream-json, edits allowed in cwd by default", () => {
+  it("runs claude headless with stream-json in and out, edits allowed in cwd by default", () => {
     const invocation = claudeInvocation(ctx({}), null);
     expect(invocation.command).toBe("claude");
     expect(invocation.args).toEqual([
       "-p",
+      "--input-format",
+      "stream-json",
       "--output-format",
       "stream-json",
       "--verbose",

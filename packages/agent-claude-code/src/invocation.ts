@@ -30,7 +30,7 @@ export const CLAUDE_LOGIN_ENV = [
   "DISABLE_AUTOUPDATER",
 ] as const;
 
-/** How to run `claude` for one step: its argv (the prompt goes on stdin) and environment. */
+/** How to run `claude` for one step: its argv (the input goes on stdin) and environment. */
 export interface ClaudeInvocation {
   command: string;
   args: string[];
@@ -48,7 +48,16 @@ export function claudeInvocation(ctx: AgentContext, resume: string | null): Clau
       hint: `Use one of: ${PERMISSION_MODES.join(", ")}.`,
     });
   }
-  const args = ["-p", "--output-format", "stream-json", "--verbose"];
+  // Input as stream-json too: the prompt is the first user message, and a `thread steer` note
+  // that arrives while claude works is written as another (claude-run.ts).
+  const args = [
+    "-p",
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+  ];
   args.push("--permission-mode", permissionMode);
   const allowed = stringOption(options["allowed-tools"]);
   if (allowed) args.push("--allowedTools", allowed);

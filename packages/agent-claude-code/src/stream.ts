@@ -1,4 +1,5 @@
 import {
+  addPartialUsage,
   anthropicUsage,
   cleanUsage,
   type InvalidJsonLine,
@@ -53,10 +54,16 @@ export class ClaudeStreamReader {
     invalidLines: 0,
   };
   private currentMessageId: string | null = null;
+  private results = 0;
   private readonly calls = new Map<string, ToolCallRecord>();
 
   /** `onToolCall` sees each tool call as it happens (progress lines). */
   constructor(private readonly onToolCall: (call: ToolCallRecord) => void = () => {}) {}
+
+  /** The model turns read so far. */
+  get turnsSoFar(): number {
+    return this.run.turns.length;
+  }
 
   event(value: Record<string, unknown>): void {
     const sessionId = str(value.session_id);
@@ -129,9 +136,16 @@ export class ClaudeStreamReader {
       apiErrorStatus: typeof value.api_error_status === "number" ? value.api_error_status : null,
       stopReason: str(value.stop_reason) ?? null,
     };
+    // A second result answers a message claude read after its first (a steer): its tokens and
+    // turns add up, its cost is the session's so far.
+    const earlier = this.results++ === 0 ? {} : this.run.usage;
     this.run.usage = {
-      ...anthropicUsage(value.usage),
-      ...cleanUsage({ costUsd: value.total_cost_usd, turns: value.num_turns }),
+      ...addPartialUsage(
+        earlier,
+        anthropicUsage(value.usage),
+        cleanUsage({ turns: value.num_turns }),
+      ),
+      ...cleanUsage({ costUsd: value.total_cost_usd }),
     };
     this.run.denials = arr(value.permission_denials)
       .map(obj)

@@ -8,6 +8,7 @@ export { parseFlatYaml, stringifyFlatYaml } from "./prompt/flat-yaml.js";
 export { createAgent } from "./runner/agent-main.js";
 export type { AgentOptionSpec, AgentOptionValues } from "./runner/argv.js";
 export { runAgentBinary } from "./runner/binary.js";
+export type { DeliveredGuidance, GuidanceInbox } from "./runner/guidance.js";
 export { storeBackends } from "./runner/store-backends.js";
 export {
   type AgentContext,

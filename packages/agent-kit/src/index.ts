@@ -94,6 +94,7 @@ export {
 export { composePrompt, type PromptParts } from "./prompt/compose.js";
 export { buildOutputFormatInstruction, SCOPE_SENTENCE } from "./prompt/output-format.js";
 export type { AttemptRecord } from "./runner/attempts.js";
+export { guidanceMessage } from "./runner/guidance.js";
 export {
   agentFailure,
   classifyFailure,

@@ -59,7 +59,7 @@ export {
   racesOf,
   recordRace,
 } from "./threads/race.js";
-export { GUIDANCE_HEADING, steerThread } from "./threads/steer.js";
+export { GUIDANCE_HEADING, recordedGuidance, steerThread } from "./threads/steer.js";
 export { deriveStatus, type HolderState, liveHolder } from "./threads/thread-view.js";
 export {
   familyTrace,

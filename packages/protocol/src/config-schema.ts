@@ -219,6 +219,19 @@ export const CONFIG_SCHEMA = {
         },
       },
     },
+    steer: {
+      type: ["object", "null"],
+      description:
+        "how a running step's agent hears `uwf thread steer` (agents that accept input while they run: uwf-builtin, uwf-claude-code)",
+      properties: {
+        pollSeconds: {
+          type: "number",
+          exclusiveMinimum: 0,
+          description:
+            "how often a running agent's adapter looks for new guidance notes on its thread (default 2)",
+        },
+      },
+    },
     worktrees: {
       type: ["object", "null"],
       description: "git worktrees of threads that run in their own (worktree: true, --worktree)",

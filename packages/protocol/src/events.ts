@@ -332,6 +332,16 @@ function build() {
         detail: hash,
       },
     ),
+    "agent.guidance.delivered": event(
+      "agent.guidance.delivered",
+      "A `thread steer` note (`rev`: the revision its steer wrote) reached the running agent of `role` at once; the step records it, and the next step does not take it again.",
+      {
+        ...run,
+        role: str,
+        agent: str,
+        rev: int,
+      },
+    ),
 
     // ─── commands ───────────────────────────────────────────────────────────────────────────
     "workflow.add": event(
@@ -480,6 +490,7 @@ export const EVENT_LEVELS: Readonly<Record<EventName, "info" | "warn" | "error">
   "dashboard.start": "info",
   "agent.step.stored": "info",
   "agent.output.invalid": "error",
+  "agent.guidance.delivered": "info",
   "webhook.delivery": "info",
   "notify.failed": "warn",
   "trace.failed": "warn",

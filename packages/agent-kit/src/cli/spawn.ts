@@ -1,3 +1,4 @@
+import type { Writable } from "node:stream";
 import { findExecutable, KILL_GRACE, runProcessGroup } from "@united-workforce/util";
 
 /** How to run one agent CLI (`claude -p …`, `codex exec …`). */
@@ -13,6 +14,11 @@ export interface AgentCliRun {
    * the start: agent CLIs wait for input (or warn) while their stdin is an open pipe.
    */
   stdin?: string;
+  /**
+   * Keep stdin open instead, and hand it over once the child exists: the caller writes input
+   * while the CLI runs (Claude Code's stream-json input) and closes it.
+   */
+  onStdin?: (stdin: Writable) => void;
   /** Kill the whole process group after this long; null or absent: no limit. */
   timeoutMs?: number | null;
   signal?: AbortSignal;
@@ -66,7 +72,8 @@ export async function spawnAgentCli(run: AgentCliRun): Promise<AgentCliOutcome> 
     args: run.args,
     cwd: run.cwd,
     env: run.env,
-    stdin: run.stdin === undefined ? undefined : { text: run.stdin },
+    stdin: run.onStdin ? "open" : run.stdin === undefined ? undefined : { text: run.stdin },
+    onStdin: run.onStdin,
     graceMs: run.killGraceMs ?? KILL_GRACE.nested,
     timeoutMs: run.timeoutMs,
     signal: run.signal,

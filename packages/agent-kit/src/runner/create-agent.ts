@@ -1,4 +1,4 @@
-import { renderTask } from "@united-workforce/engine/adapter";
+import { renderTask, splitGuidance } from "@united-workforce/engine/adapter";
 import {
   ExitCode,
   STATUS_FIELD,
@@ -13,6 +13,7 @@ import {
   readConfig,
   resolveModel,
   type StepStore,
+  steerPollMs,
   storeOptionsFrom,
   validatorCacheDir,
 } from "@united-workforce/store";
@@ -26,6 +27,7 @@ import { readSessions, resumableSession, type SessionMap } from "../session/sess
 import type { AgentArgs } from "./argv.js";
 import { type AttemptsOutcome, type ExtractModel, runAttempts } from "./attempts.js";
 import { buildDetail, type DetailDraft } from "./detail.js";
+import { StepGuidance } from "./guidance.js";
 import { storeBackends } from "./store-backends.js";
 import type { AgentContext, AgentDefinition, AgentIo } from "./types.js";
 import { sumUsage } from "./usage.js";
@@ -77,13 +79,19 @@ async function runStep(
 ): Promise<number> {
   const startedAtMs = Date.now();
   const prepared = await prepareStep(definition, args, io, env);
-  const outcome = await runAttempts({
-    definition,
-    ctx: prepared.ctx,
-    exits: prepared.context.exits,
-    validate: prepared.validate,
-    extractModel: () => findExtractModel(env.home, io.env, definition.extractTimeoutMs),
-  });
+  let outcome: AttemptsOutcome;
+  try {
+    outcome = await runAttempts({
+      definition,
+      ctx: prepared.ctx,
+      exits: prepared.context.exits,
+      validate: prepared.validate,
+      extractModel: () => findExtractModel(env.home, io.env, definition.extractTimeoutMs),
+    });
+  } finally {
+    // What the agent got is settled here: a note steered later waits for the next step.
+    await prepared.guidance.stop();
+  }
   if (!outcome.extraction.ok) return await storeFailure(prepared, outcome, io, env);
   const stored = await storeStep(prepared, outcome, env.store, startedAtMs);
   // Printed before it is logged: uwf starts checking the step on this line.
@@ -103,6 +111,7 @@ interface PreparedStep {
   args: AgentArgs;
   context: ThreadContext;
   ctx: AgentContext;
+  guidance: StepGuidance;
   sessions: SessionMap;
   validate: Validator;
   /** The process log, and what every event of this step says: the thread, role and adapter. */
@@ -134,6 +143,22 @@ async function prepareStep(
     history: context.history,
     edgePrompt: args.prompt,
   });
+  const events = createEventStream(eventLogWriter(env.home));
+  const about = { thread: args.thread, role: args.role, agent: definition.name };
+  const guidance = new StepGuidance({
+    read: () =>
+      env.store.freshPointer
+        ? env.store.freshPointer(args.thread)
+        : env.store.threads.get(args.thread),
+    given: splitGuidance(args.prompt).notes.length,
+    pollMs: () => steerPollMs(readConfig(env.home)),
+    ...(io.signal ? { signal: io.signal } : {}),
+    onDelivered: (note) => {
+      env.say(`guidance delivered to ${definition.name} (note ${note.rev})`);
+      events.emit("agent.guidance.delivered", { ...about, rev: note.rev });
+    },
+    onReadError: (message) => env.say(`cannot look for guidance notes: ${message}`),
+  });
   const ctx: AgentContext = {
     agent: definition.name,
     thread: args.thread,
@@ -162,6 +187,7 @@ async function prepareStep(
       adapter: definition.name,
       cwd: io.cwd,
     }),
+    guidance,
     progress: env.say,
     stderr: io.stderr,
     ...(io.signal ? { signal: io.signal } : {}),
@@ -177,9 +203,7 @@ async function prepareStep(
     suspend ??= cas.schemaValidator(SUSPEND_OUTPUT_SCHEMA);
     return suspend.validate(candidate);
   };
-  const events = createEventStream(eventLogWriter(env.home));
-  const about = { thread: args.thread, role: args.role, agent: definition.name };
-  return { definition, args, context, ctx, sessions, validate, events, about };
+  return { definition, args, context, ctx, guidance, sessions, validate, events, about };
 }
 
 function draftDetail(prepared: PreparedStep, outcome: AttemptsOutcome, failure?: string[]) {
@@ -191,6 +215,7 @@ function draftDetail(prepared: PreparedStep, outcome: AttemptsOutcome, failure?:
     records: outcome.records,
     rawOutput: outcome.lastRawOutput,
     sessions: prepared.sessions,
+    guidance: prepared.guidance.delivered,
     ...(failure ? { failure } : {}),
   });
 }
@@ -240,7 +265,13 @@ async function storeStep(
   outcome: AttemptsOutcome,
   store: StepStore,
   startedAtMs: number,
-): Promise<{ stepHash: string; role: string; status: string; attempts: number }> {
+): Promise<{
+  stepHash: string;
+  role: string;
+  status: string;
+  attempts: number;
+  guidance?: number[];
+}> {
   if (!outcome.extraction.ok) throw new Error("storeStep called with an invalid output");
   const { cas } = store;
   const { context, args, ctx } = prepared;
@@ -276,7 +307,15 @@ async function storeStep(
   const stepHash = await batch.put(cas.builtin("step"), step);
   await batch.flush();
   const status = String(output[STATUS_FIELD] ?? "");
-  return { stepHash, role: args.role, status, attempts };
+  // The notes the agent got while it ran: uwf drops them from the thread (the detail says so).
+  const live = prepared.guidance.delivered.map((note) => note.rev);
+  return {
+    stepHash,
+    role: args.role,
+    status,
+    attempts,
+    ...(live.length ? { guidance: live } : {}),
+  };
 }
 
 /** `modelOverrides.extract`, else a model named `extract`; null when neither is configured. */

@@ -1,6 +1,7 @@
 import type { StepDetailPayload, TurnPayload } from "@united-workforce/protocol";
 import type { SessionMap, ToolCallRecord } from "../session/sessions.js";
 import type { AttemptRecord } from "./attempts.js";
+import type { DeliveredGuidance } from "./guidance.js";
 import type { AgentRunResult } from "./types.js";
 
 /** The step detail before its turns are stored: the turns stay payloads until then. */
@@ -24,6 +25,8 @@ export function buildDetail(options: {
   rawOutput: string;
   /** The sessions recorded up to the step this one follows. */
   sessions: SessionMap;
+  /** The `thread steer` notes the agent got while it ran. */
+  guidance?: readonly DeliveredGuidance[];
   failure?: string[];
 }): DetailDraft {
   const merged: Record<string, unknown> = {};
@@ -47,6 +50,7 @@ export function buildDetail(options: {
     sessions,
     rawOutput: options.rawOutput,
     attempts: options.records,
+    ...(options.guidance?.length ? { guidance: options.guidance } : {}),
     ...(options.failure ? { failure: options.failure } : {}),
   }) as Omit<StepDetailPayload, "turns">;
   return { detail, turns };

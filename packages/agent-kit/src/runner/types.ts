@@ -10,6 +10,7 @@ import type {
 import type { HistoryEntry } from "../context/history.js";
 import type { ResumableSession, TurnRecord } from "../session/sessions.js";
 import type { AgentOptionSpec, AgentOptionValues } from "./argv.js";
+import type { GuidanceInbox } from "./guidance.js";
 
 /** Where an agent process reads and writes; tests pass their own. */
 export interface AgentIo {
@@ -62,6 +63,12 @@ export interface AgentContext {
    * it, where an adapter keeps state the agent itself does not. Null on a role's first visit.
    */
   resumeSession: ResumableSession | null;
+  /**
+   * `thread steer` notes that arrive while the step runs. An adapter whose agent accepts input
+   * mid-run takes them as it gives them to the agent (they are recorded in the step's detail);
+   * one that does not leaves them, and the thread's next step takes them in its prompt.
+   */
+  guidance: GuidanceInbox;
   signal?: AbortSignal;
   /** Print one progress line on stderr (prefixed with the adapter's name). */
   progress: (message: string) => void;

@@ -9,6 +9,7 @@ import {
   usdText,
 } from "@united-workforce/util";
 import { stringify as stringifyYaml } from "yaml";
+import { recordedGuidance } from "../threads/guidance-block.js";
 
 /**
  * One step as markdown for people (`uwf thread read`, `uwf step read`): a heading with the
@@ -34,6 +35,7 @@ export async function renderStep(
     ...(step.attempts > 1 ? [`${step.attempts} attempts`] : []),
     ...usageFacts(step.usage),
   ];
+  const live = recordedGuidance((await cas.get(step.detail)).payload);
   return [
     `## ${label ? `${label} · ` : ""}${step.role} → ${status}`,
     `<!-- ${facts.join(" · ")} -->`,
@@ -42,6 +44,12 @@ export async function renderStep(
     "",
     quote(step.edgePrompt),
     "",
+    ...live.flatMap((note) => [
+      `_Guidance delivered while it ran (after turn ${note.afterTurn}, ${note.deliveredAt}):_`,
+      "",
+      quote(note.text),
+      "",
+    ]),
     "```yaml",
     stringifyYaml(output).trimEnd(),
     "```",

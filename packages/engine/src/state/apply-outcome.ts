@@ -49,10 +49,14 @@ export async function applyOutcome(
   const none = { step: null, usage: null, failure: null, aborted: false };
   switch (outcome.kind) {
     case "stored": {
+      // The notes the agent got while it ran are taken with those its prompt carried.
+      const live = outcome.liveGuidance ?? [];
+      const taking =
+        live.length === 0 ? plan : { ...plan, guidance: [...(plan.guidance ?? []), ...live] };
       const done = await commitStep(
         run,
         from,
-        plan,
+        taking,
         outcome.verified,
         outcome.agent,
         outcome.startedAtMs,
@@ -116,7 +120,7 @@ export async function commitStep(
     guidance: guidanceLeft(pointer, plan.guidance),
   };
   if (moved.guidance === undefined) delete moved.guidance;
-  const next = await writePointer(run.store, await settled(run, moved));
+  const next = await writePointer(run.store, await settled(run, moved), plan.guidance);
   const durationMs = Date.now() - startedAtMs;
   run.events.emit("step.done", {
     thread: pointer.thread,

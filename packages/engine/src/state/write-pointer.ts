@@ -1,4 +1,4 @@
-import type { ThreadPointer } from "@united-workforce/protocol";
+import type { GuidanceNote, ThreadPointer } from "@united-workforce/protocol";
 import type { Store } from "@united-workforce/store";
 import { isoTime, isUwfError, UwfError } from "@united-workforce/util";
 import { cancelledHint } from "../threads/cancelled-hint.js";
@@ -9,7 +9,12 @@ import { steersSince } from "../threads/steer.js";
  * meanwhile by another process (it should hold the lease to) is never overwritten. Every write
  * that moves a thread goes through here.
  */
-export async function writePointer(store: Store, pointer: ThreadPointer): Promise<ThreadPointer> {
+export async function writePointer(
+  store: Store,
+  pointer: ThreadPointer,
+  /** The notes the step being stored took: a steer that wrote one meanwhile is not redone. */
+  taken: readonly GuidanceNote[] = [],
+): Promise<ThreadPointer> {
   const updated = { ...pointer, updatedAt: isoTime() };
   const stored = await store.threads.swap(updated, pointer.rev ?? 0);
   if (stored !== null) return stored;
@@ -17,8 +22,11 @@ export async function writePointer(store: Store, pointer: ThreadPointer): Promis
   // Only `thread steer` wrote meanwhile: keep its notes for the next step, and write again.
   const steered = now === null ? null : steersSince(pointer, now);
   if (now !== null && steered !== null) {
-    const guidance = [...(pointer.guidance ?? []), ...steered];
-    return writePointer(store, { ...pointer, guidance, rev: now.rev ?? 0 });
+    const left = steered.filter((note) => !taken.some((t) => t.rev === note.rev));
+    const guidance = [...(pointer.guidance ?? []), ...left];
+    const again: ThreadPointer = { ...pointer, guidance, rev: now.rev ?? 0 };
+    if (guidance.length === 0) delete again.guidance;
+    return writePointer(store, again, taken);
   }
   if (now?.status === "cancelled") {
     throw new UwfError(

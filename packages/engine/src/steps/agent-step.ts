@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import {
   ADAPTER_TRANSIENT_EXIT,
+  type GuidanceNote,
   type RolePayload,
   STEP_STORE_ENV,
   type ThreadPointer,
@@ -25,11 +26,12 @@ import {
 } from "@united-workforce/util";
 import { readHomeDotenv } from "../env/dotenv.js";
 import { type AdapterOutcome, runAdapter } from "../processes/spawn-adapter.js";
+import { recordedGuidance } from "../threads/steer.js";
 import { adapterArgv } from "./adapter-argv.js";
 import { type RunContext, startStep } from "./context.js";
 import type { AgentStepOutcome, StepOutcome } from "./outcome.js";
 import type { PlannedStep } from "./planned-step.js";
-import { StepCheck, StepRejected } from "./verify-step.js";
+import { StepCheck, StepRejected, type VerifiedStep } from "./verify-step.js";
 
 /** Used when an agent has no `timeoutSeconds`: a hung adapter must not hold a thread forever. */
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
@@ -144,7 +146,14 @@ async function spawnAgent(
       return failed(`${who} ${how}`);
     }
     const verified = await check.result(outcome.lastLine);
-    return { kind: "stored", verified, agent: label, startedAtMs: step.startedAtMs };
+    const live = await liveGuidance(run.store.cas, outcome.lastLine, verified);
+    return {
+      kind: "stored",
+      verified,
+      agent: label,
+      startedAtMs: step.startedAtMs,
+      ...(live.length > 0 ? { liveGuidance: live } : {}),
+    };
   } catch (error) {
     await lease.setChild(null).catch(() => {});
     if (error instanceof StepRejected) {
@@ -156,6 +165,21 @@ async function spawnAgent(
   } finally {
     served?.close();
   }
+}
+
+/**
+ * The guidance notes the agent got while it ran, as the step's detail records them: read only
+ * when the adapter's result line says there are some (`guidance`: their revisions).
+ */
+async function liveGuidance(
+  cas: RunContext["store"]["cas"],
+  resultLine: string,
+  verified: VerifiedStep,
+): Promise<GuidanceNote[]> {
+  const listed = (JSON.parse(resultLine) as { guidance?: unknown }).guidance;
+  if (!Array.isArray(listed) || listed.length === 0) return [];
+  const detail = await cas.get(verified.payload.detail);
+  return recordedGuidance(detail.payload).map(({ text, at, rev }) => ({ text, at, rev }));
 }
 
 /**

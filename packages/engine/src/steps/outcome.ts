@@ -1,4 +1,4 @@
-import type { SuspendInfo } from "@united-workforce/protocol";
+import type { GuidanceNote, SuspendInfo } from "@united-workforce/protocol";
 import type { UwfError } from "@united-workforce/util";
 import type { VerifiedStep } from "./verify-step.js";
 
@@ -9,7 +9,14 @@ import type { VerifiedStep } from "./verify-step.js";
  */
 export type StepOutcome =
   /** A step was stored and checked: the head moves to it. */
-  | { kind: "stored"; verified: VerifiedStep; agent: string; startedAtMs: number }
+  | {
+      kind: "stored";
+      verified: VerifiedStep;
+      agent: string;
+      startedAtMs: number;
+      /** The `thread steer` notes the agent got while it ran (its detail records them). */
+      liveGuidance?: readonly GuidanceNote[];
+    }
   /** The step failed: the head stays, the thread waits (`retryAfter`: a transient failure). */
   | { kind: "failed"; failure: UwfError; retryAfter?: string }
   /** Nothing runs now: the thread waits (for a person's answer, or its fan-out's children). */

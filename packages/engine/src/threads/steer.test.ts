@@ -4,7 +4,7 @@ import { isUwfError } from "@united-workforce/util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { relay } from "../__fixtures__/workflows.js";
 import { writePointer } from "../state/write-pointer.js";
-import { guidanceLeft, steerThread, withGuidance } from "./steer.js";
+import { guidanceLeft, recordedGuidance, steerThread, withGuidance } from "./steer.js";
 
 let temp: TempHome;
 let store: Store;
@@ -47,6 +47,38 @@ describe("steerThread", () => {
     });
     expect(written.steps).toBe(read.steps + 1);
     expect(written.guidance?.map((n) => n.text)).toEqual(["Late."]);
+  });
+
+  it("drops a note the running agent got live, though its steer came after the exec's read", async () => {
+    const { thread } = await seedThread(store, { workflow: relay, prompt: "Go", cwd: temp.home });
+    const read = await store.threads.get(thread);
+    // Two steers while the step runs: the agent got the first (its detail says so), the
+    // second came after its last turn. The step's write races both.
+    const { note: live } = await steerThread(store, thread, "Live.");
+    await steerThread(store, thread, "After its last turn.");
+    const written = await writePointer(store, { ...read, steps: read.steps + 1 }, [live]);
+    expect(written.guidance?.map((n) => n.text)).toEqual(["After its last turn."]);
+    // The same race with only the live note: nothing waits after the step.
+    const again = await store.threads.get(thread);
+    const { note } = await steerThread(store, thread, "Live too.");
+    const clean = await writePointer(store, { ...again, guidance: undefined }, [note]);
+    expect(clean).not.toHaveProperty("guidance");
+  });
+
+  it("reads the notes a step's detail records as delivered live, skipping malformed ones", () => {
+    const note = { text: "Live.", at: "2026-12-06T10:00:00Z", rev: 4 };
+    const detail = {
+      guidance: [
+        { ...note, deliveredAt: "2026-12-06T10:00:02Z", afterTurn: 2 },
+        { text: 5 },
+        "junk",
+      ],
+    };
+    expect(recordedGuidance(detail)).toEqual([
+      { ...note, deliveredAt: "2026-12-06T10:00:02Z", afterTurn: 2 },
+    ]);
+    expect(recordedGuidance({})).toEqual([]);
+    expect(recordedGuidance(null)).toEqual([]);
   });
 
   it("still refuses a conflict with any other write", async () => {

@@ -3,9 +3,9 @@ import type { Store } from "@united-workforce/store";
 import { isoTime, UwfError } from "@united-workforce/util";
 import type { PlannedStep } from "../steps/planned-step.js";
 import { cancelledHint } from "./cancelled-hint.js";
+import { GUIDANCE_BLOCK } from "./guidance-block.js";
 
-/** The heading each guidance note has in the prompt of the step that takes it. */
-export const GUIDANCE_HEADING = "Guidance from a human";
+export { GUIDANCE_HEADING, recordedGuidance, splitGuidance } from "./guidance-block.js";
 
 /**
  * `thread steer`: leave a guidance note for the thread's next step. Only the pointer changes
@@ -44,21 +44,6 @@ export async function steerThread(
     const stored = await store.threads.swap(steered, rev);
     if (stored !== null) return { pointer: stored, note };
   }
-}
-
-const GUIDANCE_BLOCK = `\n\n## ${GUIDANCE_HEADING}\n`;
-
-/**
- * A recorded prompt taken apart again: the prompt before the guidance blocks `withGuidance`
- * added at its end, and their notes' texts (a replay steers its thread with them).
- */
-export function splitGuidance(prompt: string): { prompt: string; notes: string[] } {
-  const at = prompt.indexOf(GUIDANCE_BLOCK);
-  if (at === -1) return { prompt, notes: [] };
-  return {
-    prompt: prompt.slice(0, at),
-    notes: prompt.slice(at + GUIDANCE_BLOCK.length).split(GUIDANCE_BLOCK),
-  };
 }
 
 /** The step with the thread's pending guidance added to its prompt, and the notes it takes. */

@@ -47,6 +47,8 @@ export interface UwfConfig {
   limits?: Record<string, RunLimits>;
   /** How steps whose agent failed transiently are retried (see `retryPolicy`). */
   retry?: Partial<RetryPolicy> | null;
+  /** How often a running agent looks for `thread steer` notes (see `steerPollMs`). */
+  steer?: { pollSeconds?: number } | null;
   /** Where threads' git worktrees go (`worktrees.dir`, relative to the repository's top). */
   worktrees?: { dir?: string };
   /** Who hears when a thread waits, fails, reaches a budget or completes (`notify:`). */
@@ -113,6 +115,15 @@ export function retryPolicy(config: UwfConfig): RetryPolicy {
   if (typeof retry.delaySeconds === "number") out.delaySeconds = retry.delaySeconds;
   if (typeof retry.maxDelaySeconds === "number") out.maxDelaySeconds = retry.maxDelaySeconds;
   return out;
+}
+
+/** How often a running agent looks for new guidance notes when config.yaml does not say. */
+export const DEFAULT_STEER_POLL_SECONDS = 2;
+
+/** config.yaml's `steer.pollSeconds` in milliseconds, or its default. */
+export function steerPollMs(config: UwfConfig): number {
+  const seconds = config.steer?.pollSeconds;
+  return (typeof seconds === "number" && seconds > 0 ? seconds : DEFAULT_STEER_POLL_SECONDS) * 1000;
 }
 
 /** A config read from its file, with what looked odd in it (unknown keys), for the CLI to say. */

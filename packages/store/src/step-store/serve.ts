@@ -87,8 +87,9 @@ async function answer(
   try {
     switch (request.op) {
       case "pointer": {
-        const value =
-          request.thread === pointer.thread ? pointer : await store.threads.get(request.thread);
+        // `fresh`: as stored now (a running agent looking for `thread steer` notes).
+        const held = request.thread === pointer.thread && request.fresh !== true;
+        const value = held ? pointer : await store.threads.get(request.thread);
         return { id: request.id, ok: true, value };
       }
       case "read": {

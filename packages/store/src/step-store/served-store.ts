@@ -16,6 +16,11 @@ import {
 export interface StepStore {
   readonly cas: Cas;
   readonly threads: Pick<ThreadsStore, "get">;
+  /**
+   * The thread as stored now. Absent: `threads.get` reads it so. The store uwf serves answers
+   * `threads.get` with the step's thread as uwf held it when the step began.
+   */
+  readonly freshPointer?: (thread: string) => Promise<ThreadPointer>;
   close(): Promise<void>;
 }
 
@@ -96,6 +101,7 @@ export async function openServedStore(
   return {
     cas: new Cas(backend, options),
     threads: { get: (thread) => ask<ThreadPointer>({ op: "pointer", thread }) },
+    freshPointer: (thread) => ask<ThreadPointer>({ op: "pointer", thread, fresh: true }),
     async close() {
       socket.end();
     },

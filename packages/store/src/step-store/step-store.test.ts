@@ -64,6 +64,15 @@ describe("the step store uwf serves an adapter", () => {
     expect(await adapter.threads.get(pointer.thread)).toEqual(pointer);
   });
 
+  it("reads the thread as stored now when asked for it fresh (guidance steered meanwhile)", async () => {
+    await store.threads.create(pointer);
+    const stored = await store.threads.get(pointer.thread);
+    const note = { text: "keep the API", at: stored.updatedAt, rev: (stored.rev ?? 0) + 1 };
+    await store.threads.swap({ ...stored, guidance: [note] }, stored.rev ?? 0);
+    expect(await adapter.threads.get(pointer.thread)).toEqual(pointer);
+    expect((await adapter.freshPointer?.(pointer.thread))?.guidance).toEqual([note]);
+  });
+
   it("reads nodes through uwf, and those uwf prefetched without a round trip", async () => {
     await cas.prefetch([chain.workflow, chain.start], [chain.workflow]);
     expect(reads).toEqual(["many:2+refs:1"]);

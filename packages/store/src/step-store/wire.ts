@@ -6,7 +6,7 @@ import { isUwfError, UwfError } from "@united-workforce/util";
  * an adapter (DESIGN §8, docs/adapter-protocol.md). Node bytes travel as base64.
  */
 export type StepStoreRequest =
-  | { id: number; op: "pointer"; thread: string }
+  | { id: number; op: "pointer"; thread: string; fresh?: boolean }
   | { id: number; op: "read"; hash: string }
   | { id: number; op: "has"; hash: string }
   | { id: number; op: "write"; nodes: WireNode[] };

@@ -7,12 +7,11 @@ import {
   obj,
   sendApiError,
   sendJson,
-  sleep,
   sse,
   sseStart,
   str,
 } from "./json.js";
-import { chooseSteps, type FakeLlmScript, pickReply, servedReply } from "./script.js";
+import { chooseSteps, type FakeLlmScript, pickReply, type Reply, servedReply } from "./script.js";
 
 /** Anthropic Messages: POST /v1/messages, streaming and not. */
 export async function anthropicMessages(
@@ -21,6 +20,7 @@ export async function anthropicMessages(
   raw: string,
   script: FakeLlmScript,
   defaultText: string,
+  hold: (reply: Reply) => Promise<void>,
 ): Promise<Obj> {
   const { name: scenario, steps } = chooseSteps(script, raw, defaultText);
   const turn = arr(body.messages).filter((m) => obj(m).role === "assistant").length;
@@ -28,7 +28,7 @@ export async function anthropicMessages(
     .map((t) => str(obj(t).name))
     .filter((n): n is string => n !== undefined);
   const reply = pickReply(steps, turn, tools, defaultText);
-  if (reply.delayMs) await sleep(reply.delayMs);
+  await hold(reply);
   if (reply.kind === "error") {
     sendApiError(res, "anthropic", reply);
     return { scenario, turn, reply: "error", status: reply.status };

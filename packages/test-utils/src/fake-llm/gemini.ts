@@ -7,11 +7,10 @@ import {
   obj,
   sendApiError,
   sendJson,
-  sleep,
   sse,
   sseStart,
 } from "./json.js";
-import { chooseSteps, type FakeLlmScript, pickReply, servedReply } from "./script.js";
+import { chooseSteps, type FakeLlmScript, pickReply, type Reply, servedReply } from "./script.js";
 
 /** Gemini: POST …/models/M:generateContent | :streamGenerateContent | :countTokens. */
 export async function gemini(
@@ -19,6 +18,7 @@ export async function gemini(
   request: GeminiRequest,
   script: FakeLlmScript,
   defaultText: string,
+  hold: (reply: Reply) => Promise<void>,
 ): Promise<Obj> {
   const { body, raw, method } = request;
   if (method === "countTokens") {
@@ -42,7 +42,7 @@ export async function gemini(
     info = { scenario, turn, reply: "json", json: sample };
   } else {
     const reply = pickReply(steps, turn, declaredFunctions(body), defaultText);
-    if (reply.delayMs) await sleep(reply.delayMs);
+    await hold(reply);
     if (reply.kind === "error") {
       sendApiError(res, "gemini", reply);
       return { scenario, turn, reply: "error", status: reply.status };

@@ -7,12 +7,11 @@ import {
   obj,
   sendApiError,
   sendJson,
-  sleep,
   sse,
   sseStart,
   str,
 } from "./json.js";
-import { chooseSteps, type FakeLlmScript, pickReply, servedReply } from "./script.js";
+import { chooseSteps, type FakeLlmScript, pickReply, type Reply, servedReply } from "./script.js";
 
 /** OpenAI Chat Completions: POST …/chat/completions, streaming and not. */
 export async function openaiChat(
@@ -21,6 +20,7 @@ export async function openaiChat(
   raw: string,
   script: FakeLlmScript,
   defaultText: string,
+  hold: (reply: Reply) => Promise<void>,
 ): Promise<Obj> {
   const { name: scenario, steps } = chooseSteps(script, raw, defaultText);
   const turn = arr(body.messages).filter((m) => obj(m).role === "assistant").length;
@@ -28,7 +28,7 @@ export async function openaiChat(
     .map((t) => str(obj(obj(t).function).name) ?? str(obj(t).name))
     .filter((n): n is string => n !== undefined);
   const reply = pickReply(steps, turn, tools, defaultText);
-  if (reply.delayMs) await sleep(reply.delayMs);
+  await hold(reply);
   if (reply.kind === "error") {
     sendApiError(res, "openai", reply);
     return { scenario, turn, reply: "error", status: reply.status };

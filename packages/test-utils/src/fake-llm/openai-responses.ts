@@ -7,7 +7,6 @@ import {
   obj,
   sendApiError,
   sendJson,
-  sleep,
   sse,
   sseStart,
   str,
@@ -31,6 +30,7 @@ export async function openaiResponses(
   raw: string,
   script: FakeLlmScript,
   defaultText: string,
+  hold: (reply: Reply) => Promise<void>,
 ): Promise<Obj> {
   const { name: scenario, steps } = chooseSteps(script, raw, defaultText);
   const turn = assistantTurns(arr(body.input).map(obj));
@@ -39,7 +39,7 @@ export async function openaiResponses(
     .map((t) => str(t.name) ?? str(obj(t.function).name) ?? str(t.type))
     .filter((n): n is string => n !== undefined);
   const reply = pickReply(steps, turn, tools, defaultText);
-  if (reply.delayMs) await sleep(reply.delayMs);
+  await hold(reply);
   if (reply.kind === "error") {
     sendApiError(res, "openai", reply);
     return { scenario, turn, reply: "error", status: reply.status };

@@ -10,6 +10,11 @@ export interface FakeStep {
   error?: { status?: number; message?: string; headers?: Record<string, string> };
   /** Wait this long before answering (timeout tests). */
   delay_ms?: number;
+  /**
+   * Hold the reply until the test opens this gate (`FakeLlm.open`): a test acts while the agent
+   * waits for its model (`FakeLlm.held` says when a request waits there), without a sleep.
+   */
+  gate?: string;
 }
 
 /**
@@ -44,15 +49,20 @@ export const DEFAULT_REPLY_TEXT =
   "---\n$status: done\nsummary: hello\n---\nbody from the fake model\n";
 
 export type Reply =
-  | { kind: "text"; text: string; fallback?: boolean; delayMs: number }
-  | { kind: "tool"; name: string; args: unknown; text: string; delayMs: number }
-  | {
+  | ({ kind: "text"; text: string; fallback?: boolean } & Pause)
+  | ({ kind: "tool"; name: string; args: unknown; text: string } & Pause)
+  | ({
       kind: "error";
       status: number;
       message: string;
       headers: Record<string, string>;
-      delayMs: number;
-    };
+    } & Pause);
+
+/** What a reply waits for before it is sent. */
+export interface Pause {
+  delayMs: number;
+  gate?: string;
+}
 
 /** What the request log says a model reply served: its scenario, turn and kind. */
 export function servedReply(
@@ -101,24 +111,24 @@ export function pickReply(
   defaultText: string,
 ): Reply {
   const step = steps[Math.min(turn, steps.length - 1)]!;
-  const delayMs = step.delay_ms ?? 0;
+  const pause: Pause = { delayMs: step.delay_ms ?? 0, ...(step.gate ? { gate: step.gate } : {}) };
   if (step.error) {
     return {
       kind: "error",
       status: step.error.status ?? 500,
       message: step.error.message ?? "fake-llm scripted error",
       headers: step.error.headers ?? {},
-      delayMs,
+      ...pause,
     };
   }
   if (step.tool) {
     for (const [name, args] of Object.entries(step.tool)) {
       if (offeredTools.includes(name))
-        return { kind: "tool", name, args, text: step.text ?? "", delayMs };
+        return { kind: "tool", name, args, text: step.text ?? "", ...pause };
     }
-    return { kind: "text", text: finalText(steps, defaultText), fallback: true, delayMs };
+    return { kind: "text", text: finalText(steps, defaultText), fallback: true, ...pause };
   }
-  return { kind: "text", text: step.text ?? defaultText, delayMs };
+  return { kind: "text", text: step.text ?? defaultText, ...pause };
 }
 
 function finalText(steps: FakeStep[], defaultText: string): string {

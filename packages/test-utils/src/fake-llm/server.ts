@@ -3,10 +3,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { anthropicMessages } from "./anthropic.js";
 import { gemini } from "./gemini.js";
-import { type Obj, obj, sendApiError, sendJson } from "./json.js";
+import { type Obj, obj, sendApiError, sendJson, sleep } from "./json.js";
 import { openaiChat } from "./openai-chat.js";
 import { openaiResponses } from "./openai-responses.js";
-import { DEFAULT_REPLY_TEXT, type FakeLlmScript, loadScript } from "./script.js";
+import { DEFAULT_REPLY_TEXT, type FakeLlmScript, loadScript, type Reply } from "./script.js";
 
 /** One request the fake received, with what it answered. */
 export interface FakeLlmRequest {
@@ -28,6 +28,10 @@ export interface FakeLlm {
   requests(): FakeLlmRequest[];
   /** Replace the script (an object, or a file path re-read on every request). */
   setScript(script: FakeLlmScript | string): void;
+  /** Resolves once a request waits at the scripted `gate` (at once if one did already). */
+  held(gate: string): Promise<void>;
+  /** Let the replies held at `gate` go, and those that reach it later. */
+  open(gate: string): void;
   close(): Promise<void>;
 }
 
@@ -58,6 +62,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   const log: FakeLlmRequest[] = [];
   let count = 0;
   const failures: FailureCount = { answered: 0 };
+  const gates = new Gates();
+  const hold = (reply: Reply): Promise<void> => gates.pass(reply);
 
   const server = createServer((req, res) => {
     const buffers: Buffer[] = [];
@@ -82,7 +88,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       log.push(entry);
       try {
         const current = loadScript(script, defaultText);
-        Object.assign(entry.served, await answer(req, res, raw, current, defaultText, failures));
+        const served = await answer(req, res, raw, current, { defaultText, failures, hold });
+        Object.assign(entry.served, served);
       } catch (error) {
         entry.served.reply = "error";
         entry.served.error = String(error instanceof Error ? error.stack : error);
@@ -113,12 +120,49 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       script = next;
       failures.answered = 0;
     },
+    held: (gate) => gates.held(gate),
+    open: (gate) => gates.open(gate),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** The scripted gates replies wait at until the test opens them. */
+class Gates {
+  readonly #opened = new Set<string>();
+  readonly #waiting = new Map<string, (() => void)[]>();
+  readonly #heldAt = new Set<string>();
+  readonly #watchers = new Map<string, (() => void)[]>();
+
+  /** Wait out the reply's delay and its gate. */
+  async pass(reply: Reply): Promise<void> {
+    if (reply.delayMs) await sleep(reply.delayMs);
+    const gate = reply.gate;
+    if (gate === undefined || this.#opened.has(gate)) return;
+    const opened = new Promise<void>((resolve) => {
+      this.#waiting.set(gate, [...(this.#waiting.get(gate) ?? []), resolve]);
+    });
+    this.#heldAt.add(gate);
+    for (const told of this.#watchers.get(gate) ?? []) told();
+    this.#watchers.delete(gate);
+    await opened;
+  }
+
+  held(gate: string): Promise<void> {
+    if (this.#heldAt.has(gate)) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#watchers.set(gate, [...(this.#watchers.get(gate) ?? []), resolve]);
+    });
+  }
+
+  open(gate: string): void {
+    this.#opened.add(gate);
+    for (const release of this.#waiting.get(gate) ?? []) release();
+    this.#waiting.delete(gate);
+  }
 }
 
 /** Model requests answered by `fail_first` since the script was set. */
@@ -134,9 +178,9 @@ async function answer(
   res: ServerResponse,
   raw: string,
   current: Script,
-  defaultText: string,
-  failures: FailureCount,
+  how: { defaultText: string; failures: FailureCount; hold: (reply: Reply) => Promise<void> },
 ): Promise<Obj> {
+  const { defaultText, failures, hold } = how;
   let body: Obj;
   try {
     body = raw ? obj(JSON.parse(raw)) : {};
@@ -152,11 +196,11 @@ async function answer(
     return { reply: "count_tokens" };
   }
   if (req.method === "POST" && /\/messages$/.test(path))
-    return failing("anthropic") ?? anthropicMessages(res, body, raw, current, defaultText);
+    return failing("anthropic") ?? anthropicMessages(res, body, raw, current, defaultText, hold);
   if (req.method === "POST" && /\/chat\/completions$/.test(path))
-    return failing("openai") ?? openaiChat(res, body, raw, current, defaultText);
+    return failing("openai") ?? openaiChat(res, body, raw, current, defaultText, hold);
   if (req.method === "POST" && /\/responses$/.test(path))
-    return failing("openai") ?? openaiResponses(res, body, raw, current, defaultText);
+    return failing("openai") ?? openaiResponses(res, body, raw, current, defaultText, hold);
   const gem = /\/models\/([^/:]+):([A-Za-z]+)$/.exec(path);
   if (req.method === "POST" && gem && gem[2] !== "countTokens") {
     const failure = failing("gemini");
@@ -170,7 +214,7 @@ async function answer(
       method: gem[2]!,
       sse: url.searchParams.get("alt") === "sse",
     };
-    return gemini(res, request, current, defaultText);
+    return gemini(res, request, current, defaultText, hold);
   }
   if (req.method === "GET" && /(^|\/)models$/.test(path)) {
     sendModelList(res, path);

@@ -1,3 +1,4 @@
+import type { Writable } from "node:stream";
 import { errorMessage, UwfError } from "../errors.js";
 import { type OutputOptions, OutputReader, type OutputSummary } from "./output-reader.js";
 import { type ProcessGroupOptions, startProcessGroup } from "./process-group.js";
@@ -14,6 +15,8 @@ export interface ProcessRun extends ProcessGroupOptions {
    * lease on a full disk), the group is killed and the run rejects with its error.
    */
   onSpawn?(pid: number): unknown;
+  /** With `stdin: "open"`: the process's stdin, for the caller to write and close. */
+  onStdin?(stdin: Writable): void;
   stdout?: OutputOptions;
   stderr?: OutputOptions;
   /** The hint of the error for a command that is not found, e.g. how to install it. */
@@ -66,6 +69,8 @@ export async function runProcessGroup(run: ProcessRun): Promise<ProcessRunOutcom
       throw error;
     }
   }
+
+  if (run.stdin === "open" && group.stdin !== null) run.onStdin?.(group.stdin);
 
   let timedOut = false;
   let aborted = false;

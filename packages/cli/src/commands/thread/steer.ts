@@ -5,9 +5,10 @@ import { readTask } from "./task-input.js";
 
 export default defineCommand({
   path: ["thread", "steer"],
-  summary: "leave a guidance note the thread's next step takes in its prompt",
+  summary:
+    "give the thread guidance: its running agent gets it at once if it can, else its next step",
   description:
-    "The note waits on the thread (thread show lists it) until a step is stored: that step's prompt ends with it under `## Guidance from a human`, so it is in the history like any prompt, and the steps after do not get it again. Steering a running thread is safe: its exec keeps the note for the step after the one running. A completed or cancelled thread takes no note.",
+    "The note waits on the thread (thread show lists it) until a step is stored: that step's prompt ends with it under `## Guidance from a human`, so it is in the history like any prompt, and the steps after do not get it again. When the thread runs, an agent that accepts input while it works (uwf-builtin before its next model request, uwf-claude-code through its stream-json input) gets the note at once: its step records it (thread read shows it where it arrived) and takes it off the thread. Other agents (ACP, Codex, uwf-mock), commands and people leave it for the next step, as does a note that comes after the agent's last turn. A completed or cancelled thread takes no note.",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
@@ -38,11 +39,17 @@ export default defineCommand({
       status: deriveStatus(pointer, holder),
       guidance,
     };
+    const waiting = `${doc.guidance.length} note${doc.guidance.length === 1 ? "" : "s"}`;
     return result(doc, (d) =>
-      [
-        `guidance left on ${d.thread} (${d.status}): ${d.guidance.length} note${d.guidance.length === 1 ? "" : "s"} wait for its next step`,
-        `run it with: uwf thread exec ${d.thread}`,
-      ].join("\n"),
+      d.status === "running"
+        ? [
+            `guidance left on ${d.thread} (running): its agent gets it at once if it accepts input while it works, else its next step does (${waiting} waiting)`,
+            `follow it with: uwf thread watch ${d.thread}`,
+          ].join("\n")
+        : [
+            `guidance left on ${d.thread} (${d.status}): ${waiting} wait for its next step`,
+            `run it with: uwf thread exec ${d.thread}`,
+          ].join("\n"),
     );
   },
 });

@@ -171,13 +171,15 @@ export interface StepDetail {
   edgePrompt: string;
   body: string;
   prompt: string;
+  /** `thread steer` notes its agent got while it ran, in order. */
+  liveGuidance: { text: string; deliveredAt: string; afterTurn: number }[];
   cwd: string;
   prev: string | null;
 }
 
 /** A step of a thread: its output, body and the exact prompt its agent received. */
 export async function stepDetail(runner: Runner, id: string, hash: string): Promise<StepDetail> {
-  const { readStep, threadStarts } = await import("@united-workforce/engine");
+  const { readStep, recordedGuidance, threadStarts } = await import("@united-workforce/engine");
   const pointer = await readPointer(runner, id);
   if (!HASH.test(hash)) throw notFound("STEP_NOT_FOUND", `"${hash}" is not a step hash`);
   const step = await readStep(runner.store.cas, hash);
@@ -192,6 +194,9 @@ export async function stepDetail(runner: Runner, id: string, hash: string): Prom
     edgePrompt: step.edgePrompt,
     body: await cas.getText(step.body),
     prompt: await cas.getText(step.assembledPrompt),
+    liveGuidance: recordedGuidance((await cas.get(step.detail)).payload).map(
+      ({ text, deliveredAt, afterTurn }) => ({ text, deliveredAt, afterTurn }),
+    ),
     cwd: step.cwd,
     prev: step.prev,
   };

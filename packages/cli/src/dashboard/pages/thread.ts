@@ -136,7 +136,8 @@ export function stepPage(detail: StepDetail): Html {
 <section aria-labelledby="out-h"><h2 id="out-h">Output</h2><pre>${JSON.stringify(s.output, null, 2)}</pre></section>
 <section aria-labelledby="body-h"><h2 id="body-h">Body</h2><pre class="wrap">${detail.body || "(empty)"}</pre></section>
 <section aria-labelledby="edge-h"><h2 id="edge-h">Moderator instruction</h2><pre class="wrap">${detail.edgePrompt}</pre></section>
-<section aria-labelledby="prompt-h"><h2 id="prompt-h">Prompt the agent received</h2><pre class="wrap" id="prompt">${detail.prompt}</pre></section>`,
+<section aria-labelledby="prompt-h"><h2 id="prompt-h">Prompt the agent received</h2><pre class="wrap" id="prompt">${detail.prompt}</pre></section>
+${detail.liveGuidance.length > 0 ? html`<section aria-labelledby="live-h"><h2 id="live-h">Guidance delivered while it ran</h2>${detail.liveGuidance.map((note) => html`<p class="dim">after turn ${note.afterTurn} &middot; ${when(note.deliveredAt)}</p><pre class="wrap">${note.text}</pre>`)}</section>` : ""}`,
   );
 }
 
