@@ -11,7 +11,7 @@
 //   --backends fs,postgres      which stores (or BENCH_BACKENDS)
 //   --runs 5                    samples per figure, median reported (or BENCH_RUNS)
 //   --steps 1                   steps per thread (each with its own output, body and prompt):
-//                               100k threads × 3 steps is about 1.3 million nodes
+//                               100k threads × 3 steps is 0.94 million nodes
 //   --long 10000                also a thread of this many steps, for `thread verify <it>`
 //   --walks-up-to 100000        time the whole-store walks only up to this many threads (default:
 //                               every size); beyond it their cells show "-"

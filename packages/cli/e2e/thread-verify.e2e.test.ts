@@ -251,6 +251,11 @@ describe("uwf thread verify", () => {
     expect(code).toBe(1);
     expect(doc.threads.find((t) => t.thread === fresh)?.ok).toBe(true);
     expect(doc.threads.find((t) => t.thread === thread)?.ok).toBe(false);
+    // The text form prints a line a thread as it goes, and still fails the run.
+    const text = await uwf("thread", "verify", "--all");
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain(`${fresh}: ok (`);
+    expect(text.stdout).toContain(`${thread}: FAILED (`);
 
     const both = await uwf("thread", "verify", thread, "--all");
     expect(both.code).toBe(2);

@@ -1,4 +1,5 @@
 import {
+  appendFileSync,
   closeSync,
   existsSync,
   fstatSync,
@@ -481,28 +482,42 @@ export class FsThreadIndex {
   #rebuild(): { threads: number } {
     this.#ensureDirs(true);
     const folderMs = folderTime(this.#threadsDir);
-    const entries: Entry[] = [];
+    const old = listNames(this.#dir).filter((name) => name.startsWith("seg-"));
+    // A new folder of families, so readers of the old manifest keep reading the old one.
+    const families = `families-${process.pid}-${Date.now().toString(36)}-${writerCounter++}`;
+    mkdirSync(join(this.#dir, families), { mode: DIR_MODE });
+    // Written as the pointers are read, a segment and a batch of family lines at a time: a
+    // rebuild keeps no entry per thread (`verify --all` runs one on a store of any size).
+    const segments: Segment[] = [];
+    let entries: Entry[] = [];
     const starts = new Map<string, string[]>();
+    let startLines = 0;
+    const flushStarts = () => {
+      for (const [bucket, lines] of starts)
+        appendFileSync(join(this.#dir, families, `${bucket}.log`), lines.join(""));
+      starts.clear();
+      startLines = 0;
+    };
+    let threads = 0;
     for (const name of listNames(this.#threadsDir).filter(isPointerName).sort()) {
       const item = this.#read(name.slice(0, -".json".length), new Set());
       if (item === null) continue;
+      threads++;
       entries.push(itemEntry(item));
+      if (entries.length === SEGMENT_SIZE) {
+        segments.push(this.#writeSegment(entries));
+        entries = [];
+      }
       if (item.pointer !== null) {
         const bucket = bucketOf(item.pointer.start);
         const lines = starts.get(bucket) ?? [];
         lines.push(`${item.pointer.start} ${item.id}\n`);
         starts.set(bucket, lines);
+        if (++startLines === SEGMENT_SIZE * 8) flushStarts();
       }
     }
-    const old = listNames(this.#dir).filter((name) => name.startsWith("seg-"));
-    const segments: Segment[] = [];
-    for (let from = 0; from < entries.length; from += SEGMENT_SIZE)
-      segments.push(this.#writeSegment(entries.slice(from, from + SEGMENT_SIZE)));
-    // A new folder of families, so readers of the old manifest keep reading the old one.
-    const families = `families-${process.pid}-${Date.now().toString(36)}-${writerCounter++}`;
-    mkdirSync(join(this.#dir, families), { mode: DIR_MODE });
-    for (const [bucket, lines] of starts)
-      writeFileSync(join(this.#dir, families, `${bucket}.log`), lines.join(""));
+    if (entries.length > 0) segments.push(this.#writeSegment(entries));
+    flushStarts();
     const oldFamilies = listNames(this.#dir).filter(
       (name) => name.startsWith("families-") && name !== families,
     );
@@ -511,7 +526,7 @@ export class FsThreadIndex {
     for (const name of oldFamilies) rmSync(join(this.#dir, name), { recursive: true, force: true });
     for (const marker of listNames(this.#dirtyDir))
       if (isOrphan(join(this.#dirtyDir, marker))) unlinkQuietly(join(this.#dirtyDir, marker));
-    return { threads: entries.length };
+    return { threads };
   }
 
   #appendStarts(families: string, created: ThreadPointer[]): void {
