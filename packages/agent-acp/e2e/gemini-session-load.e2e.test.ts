@@ -64,6 +64,8 @@ async function runStep(
     prompt,
     resumeSession,
     progress: (line: string) => progress.push(line),
+    // No `thread steer` notes: each prompt is one turn.
+    guidance: { watch: () => {}, take: async () => [], takeWaiting: () => [] },
   } as unknown as AgentContext;
   try {
     const result = await acpDefinition({ name: "uwf-acp", pool }).run(ctx);

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentContext } from "@united-workforce/agent-kit";
+import type { AgentContext, GuidanceInbox } from "@united-workforce/agent-kit";
+import type { GuidanceNote } from "@united-workforce/protocol";
 import { type TempHome, tempHome } from "@united-workforce/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { acpDefinition } from "./acp-agent.js";
@@ -42,7 +43,7 @@ process.stdin.on("data", (d) => {
       else if (text.includes("CODEX429")) update(m.params.sessionId, "exceeded retry limit, last status: 429 Too Many Requests\\n\\n");
       else if (text.includes("CODEX401")) update(m.params.sessionId, "unexpected status 401 Unauthorized: invalid key\\n\\n");
       else update(m.params.sessionId, "answer " + prompts);
-      send({ id: m.id, result: { stopReason: "end_turn" } });
+      send({ id: m.id, result: { stopReason: "end_turn", usage: { inputTokens: 10 * prompts, outputTokens: prompts } } });
     }
   }
 });
@@ -62,7 +63,34 @@ afterEach(async () => {
   temp.cleanup();
 });
 
-function context(prompt: string, options: Record<string, string> = {}): AgentContext {
+/**
+ * A `thread steer` inbox whose notes arrive in batches: each `take` hands over the next one (a
+ * batch stands for the notes steered while the turn before the take ran).
+ */
+function steered(...batches: string[][]): GuidanceInbox & { takenAfter: number[] } {
+  let rev = 0;
+  const takenAfter: number[] = [];
+  const next = (afterTurn: number): GuidanceNote[] => {
+    takenAfter.push(afterTurn);
+    return (batches.shift() ?? []).map((text) => ({
+      text,
+      at: "2026-12-06T18:00:00Z",
+      rev: ++rev,
+    }));
+  };
+  return {
+    takenAfter,
+    watch: () => {},
+    take: async (afterTurn) => next(afterTurn),
+    takeWaiting: next,
+  };
+}
+
+function context(
+  prompt: string,
+  options: Record<string, string> = {},
+  guidance: GuidanceInbox = steered(),
+): AgentContext {
   return {
     agent: "uwf-acp",
     cwd: temp.home,
@@ -73,6 +101,7 @@ function context(prompt: string, options: Record<string, string> = {}): AgentCon
     prompt,
     resumeSession: null,
     progress: (line: string) => progress.push(line),
+    guidance,
   } as unknown as AgentContext;
 }
 
@@ -96,6 +125,36 @@ describe("the uwf-acp definition", () => {
       `session/prompt {"sessionId":"sess-1","prompt":[{"type":"text","text":"first"}]}`,
       `session/prompt {"sessionId":"sess-1","prompt":[{"type":"text","text":"fix it"}]}`,
     ]);
+  });
+
+  it("sends the notes steered during a turn as a follow-up prompt, and adds up the turns", async () => {
+    const guidance = steered(["Keep the API.", "Add a test."]);
+    const result = await definition().run(context("first", {}, guidance));
+    expect(result.text).toBe("answer 2");
+    expect(calls().filter((line) => line.startsWith("session/prompt"))).toEqual([
+      `session/prompt {"sessionId":"sess-1","prompt":[{"type":"text","text":"first"}]}`,
+      `session/prompt {"sessionId":"sess-1","prompt":[{"type":"text","text":${JSON.stringify(
+        "## Guidance from a human\n\nKeep the API.\n\n## Guidance from a human\n\nAdd a test.",
+      )}}]}`,
+    ]);
+    // The notes came after the first turn; the inbox is asked again after the follow-up.
+    expect(guidance.takenAfter).toEqual([1, 2]);
+    expect(result.usage).toMatchObject({ inputTokens: 30, outputTokens: 3, turns: 2 });
+    expect(result.detail).toMatchObject({
+      turns: [{ text: "answer 1" }, { text: "answer 2" }],
+    });
+  });
+
+  it("sends one prompt when no note arrives, and at most eight follow-ups a step", async () => {
+    const quiet = await definition().run(context("first"));
+    expect(quiet.usage).toMatchObject({ inputTokens: 10, outputTokens: 1, turns: 1 });
+    expect(calls().filter((line) => line.startsWith("session/prompt"))).toHaveLength(1);
+
+    const endless = steered(...Array.from({ length: 20 }, (_, i) => [`note ${i}`]));
+    const result = await definition().run(context("again", {}, endless));
+    expect(calls().filter((line) => line.startsWith("session/prompt"))).toHaveLength(1 + 1 + 8);
+    expect(endless.takenAfter).toHaveLength(8);
+    expect(result.text).toBe("answer 9");
   });
 
   it("fails the step when the agent stops the turn other than with end_turn", async () => {

@@ -5,10 +5,13 @@ import {
   type AgentContext,
   type AgentRunResult,
   agentFailure as classifiedFailure,
+  guidanceMessage,
   PERMISSION_POLICIES,
   type PermissionPolicy,
   PromptCancelledError,
+  type PromptOutcome,
   startAcpAgent,
+  sumUsage,
 } from "@united-workforce/agent-kit";
 import { errorMessage, UwfError } from "@united-workforce/util";
 import { agentFailure, apiErrorIn, clip, failed, shortMessage, stopHint } from "./acp-failures.js";
@@ -155,13 +158,68 @@ async function setMode(
   ctx.progress(`session mode ${wanted}`);
 }
 
+/**
+ * `thread steer` follow-up prompts a step sends at most: an agent steered without end still
+ * ends its step, and the notes that come after wait for the next step's prompt.
+ */
+export const MAX_GUIDANCE_PROMPTS = 8;
+
+/**
+ * Prompt the agent, then give it the `thread steer` notes that arrived meanwhile. ACP takes no
+ * input in the middle of a turn, so each time a turn ends with notes waiting they go in a
+ * follow-up prompt in the same session; the step's answer is the last turn's.
+ */
 async function prompt(
   ctx: AgentContext,
   state: AcpStepSession,
   text: string,
 ): Promise<AgentRunResult> {
   const { agent, plan, session } = state;
-  let outcome: Awaited<ReturnType<typeof agent.client.prompt>>;
+  let turnRunning = true;
+  ctx.guidance.watch(() => {
+    if (turnRunning) ctx.progress(`guidance waiting; ${plan.label} gets it when its turn ends`);
+  });
+  const prompts: PromptOutcome[] = [];
+  let input = text;
+  for (;;) {
+    turnRunning = true;
+    prompts.push(await promptTurn(ctx, state, input));
+    turnRunning = false;
+    if (prompts.length > MAX_GUIDANCE_PROMPTS) break;
+    const turnsSoFar = prompts.reduce((sum, { turn }) => sum + turn.turns.length, 0);
+    const notes = await ctx.guidance.take(turnsSoFar);
+    if (notes.length === 0) break;
+    input = notes.map((note) => guidanceMessage(note)).join("\n\n");
+  }
+  const notices = prompts.flatMap(({ turn }) => turn.notices);
+  return {
+    text: prompts.at(-1)!.turn.answer,
+    session: state,
+    usage: sumUsage(prompts.map(({ turn, result }) => turn.usage(result))),
+    detail: {
+      sessionId: session.sessionId,
+      model: plan.model ?? session.model,
+      turns: prompts.flatMap(({ turn }) => turn.records()),
+      acp: {
+        agent: plan.label,
+        agentInfo: { name: agent.hello.name, version: agent.hello.version },
+        resumed: state.resumed,
+        mode: plan.mode,
+        permissions: [...agent.client.permissions],
+        ...(notices.length > 0 ? { notices } : {}),
+      },
+    },
+  };
+}
+
+/** One `session/prompt` that must end with an answer: a cancel, a refusal or an error throws. */
+async function promptTurn(
+  ctx: AgentContext,
+  state: AcpStepSession,
+  text: string,
+): Promise<PromptOutcome> {
+  const { agent, plan, session } = state;
+  let outcome: PromptOutcome;
   try {
     outcome = await agent.client.prompt(session.sessionId, text, ctx.signal);
   } catch (error) {
@@ -184,8 +242,7 @@ async function prompt(
       },
     );
   }
-  const answer = turn.answer;
-  const apiError = apiErrorIn(answer);
+  const apiError = apiErrorIn(turn.answer);
   if (apiError) {
     // codex-acp reports a failed model request as answer text and a normal end_turn: a rate
     // limit or an overloaded server is then a transient failure (exit 75), as in uwf-codex.
@@ -195,24 +252,7 @@ async function prompt(
       "Check the model, its provider and key (uwf config list), then run `uwf thread resume`.",
     );
   }
-  return {
-    text: answer,
-    session: state,
-    usage: turn.usage(outcome.result),
-    detail: {
-      sessionId: session.sessionId,
-      model: plan.model ?? session.model,
-      turns: turn.records(),
-      acp: {
-        agent: plan.label,
-        agentInfo: { name: agent.hello.name, version: agent.hello.version },
-        resumed: state.resumed,
-        mode: plan.mode,
-        permissions: [...agent.client.permissions],
-        ...(turn.notices.length > 0 ? { notices: turn.notices } : {}),
-      },
-    },
-  };
+  return outcome;
 }
 
 function report(ctx: AgentContext, event: AcpEvent, policy: PermissionPolicy): void {

@@ -8,7 +8,7 @@ export default defineCommand({
   summary:
     "give the thread guidance: its running agent gets it at once if it can, else its next step",
   description:
-    "The note waits on the thread (thread show lists it) until a step is stored: that step's prompt ends with it under `## Guidance from a human`, so it is in the history like any prompt, and the steps after do not get it again. When the thread runs, an agent that accepts input while it works (uwf-builtin before its next model request, uwf-claude-code through its stream-json input) gets the note at once: its step records it (thread read shows it where it arrived) and takes it off the thread. Other agents (ACP, Codex, uwf-mock), commands and people leave it for the next step, as does a note that comes after the agent's last turn. A completed or cancelled thread takes no note.",
+    "The note waits on the thread (thread show lists it) until a step is stored: that step's prompt ends with it under `## Guidance from a human`, so it is in the history like any prompt, and the steps after do not get it again. When the thread runs, an agent that accepts input while it works (uwf-builtin before its next model request, uwf-claude-code through its stream-json input) gets the note at once, and an ACP agent when its turn ends, in a follow-up prompt: its step records it (thread read shows it where it arrived) and takes it off the thread. Other agents (Codex, uwf-mock), commands and people leave it for the next step, as does a note that comes after the agent's last turn. A completed or cancelled thread takes no note.",
   args: [{ name: "thread", type: "thread", description: "thread id" }],
   options: [
     {
