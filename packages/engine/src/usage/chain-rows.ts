@@ -1,5 +1,6 @@
-import { appendFileSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, closeSync, openSync, readSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
 import {
   BUILTIN_SCHEMA_HASHES,
   type DetailPayload,
@@ -11,22 +12,9 @@ import {
 import type { Store } from "@united-workforce/store";
 import { makePrivateDir, writeFileAtomic } from "@united-workforce/util";
 
-/** What `uwf usage` needs of one step. */
-export interface StepRow {
-  hash: string;
-  startedAtMs: number;
-  completedAtMs: number;
-  role: string;
-  agent: string;
-  /** The model its detail names; null when the adapter did not say. */
-  model: string | null;
-  usage: Usage;
-}
+import { type NewStep, RowFlags, type StepRow, StepTable } from "./step-table.js";
 
-interface CachedStep {
-  row: StepRow;
-  prev: string | null;
-}
+export type { StepRow } from "./step-table.js";
 
 /** Bump when a line's form changes: a file of another format is rebuilt. */
 const FORMAT = 2;
@@ -56,16 +44,18 @@ const COMPACT_MIN_ROWS = 1_000;
 export class StepRows {
   readonly #store: Store;
   readonly #file: string;
-  readonly #steps: Map<string, CachedStep>;
+  readonly #steps: StepTable;
   /** Lines in the file; -1 when there is none to append to (missing, or rebuilt). */
   readonly #fileRows: number;
-  readonly #added: CachedStep[] = [];
-  readonly #used = new Set<string>();
+  /** Rows read from the store by this report (the file's come first). */
+  readonly #added: number[] = [];
+  readonly #used = new RowFlags();
+  #usedCount = 0;
 
-  private constructor(store: Store, file: string, loaded: Map<string, CachedStep> | null) {
+  private constructor(store: Store, file: string, loaded: StepTable | null) {
     this.#store = store;
     this.#file = file;
-    this.#steps = loaded ?? new Map();
+    this.#steps = loaded ?? new StepTable();
     this.#fileRows = loaded === null ? -1 : loaded.size;
   }
 
@@ -80,7 +70,7 @@ export class StepRows {
    * `sinceMs`. Optional: `rows` reads what is missing node by node.
    */
   async fill(heads: Iterable<string>, sinceMs: number): Promise<void> {
-    const walked = new Set<string>();
+    const walked = new RowFlags();
     let frontier = [...new Set(heads)].flatMap(
       (head) => this.#gapFrom(head, sinceMs, walked) ?? [],
     );
@@ -138,14 +128,15 @@ export class StepRows {
   async *rows(head: string): AsyncGenerator<StepRow> {
     let hash: string | null = head;
     while (hash !== null) {
-      let cached = this.#steps.get(hash);
-      if (cached === undefined) {
-        await this.#add(hash, await this.#store.cas.getPayload<StepPayload>(hash, "step"));
-        cached = this.#steps.get(hash)!;
+      const index =
+        this.#steps.indexOf(hash) ??
+        (await this.#add(hash, await this.#store.cas.getPayload<StepPayload>(hash, "step")));
+      if (!this.#used.has(index)) {
+        this.#used.add(index);
+        this.#usedCount++;
       }
-      this.#used.add(hash);
-      yield cached.row;
-      hash = cached.prev;
+      yield this.#steps.row(index);
+      hash = this.#steps.prevOf(index);
     }
   }
 
@@ -155,13 +146,14 @@ export class StepRows {
    */
   save(whole: boolean): void {
     try {
-      const stale = this.#fileRows + this.#added.length - this.#used.size;
-      if (whole && stale > this.#used.size * (COMPACT_RATIO - 1) + COMPACT_MIN_ROWS) {
-        this.#rewrite([...this.#used].map((hash) => this.#steps.get(hash)!));
+      const stale = this.#fileRows + this.#added.length - this.#usedCount;
+      const all = Array.from({ length: this.#steps.size }, (_, index) => index);
+      if (whole && stale > this.#usedCount * (COMPACT_RATIO - 1) + COMPACT_MIN_ROWS) {
+        this.#rewrite(all.filter((index) => this.#used.has(index)));
       } else if (this.#fileRows === -1) {
-        this.#rewrite([...this.#steps.values()]);
+        this.#rewrite(all);
       } else if (this.#added.length > 0) {
-        appendFileSync(this.#file, lines(this.#added));
+        for (const part of linesOf(this.#steps, this.#added)) appendFileSync(this.#file, part);
       }
     } catch {
       // A cache that cannot be written costs time next run, never a wrong answer.
@@ -169,48 +161,49 @@ export class StepRows {
   }
 
   /** The first step from `hash` back that is not cached, or null when none is needed. */
-  #gapFrom(hash: string, sinceMs: number, walked: Set<string>): string | null {
+  #gapFrom(hash: string, sinceMs: number, walked: RowFlags): string | null {
     let at: string | null = hash;
-    while (at !== null && !walked.has(at)) {
-      walked.add(at);
-      const cached = this.#steps.get(at);
-      if (cached === undefined) return at;
-      if (cached.row.completedAtMs < sinceMs) return null;
-      at = cached.prev;
+    for (;;) {
+      if (at === null) return null;
+      const index = this.#steps.indexOf(at);
+      if (index === undefined) return at;
+      if (walked.has(index)) return null;
+      walked.add(index);
+      if (this.#steps.completedAtMsOf(index) < sinceMs) return null;
+      at = this.#steps.prevOf(index);
     }
-    return null;
   }
 
-  async #add(hash: string, step: StepPayload): Promise<void> {
-    if (this.#steps.has(hash)) return;
-    const cached: CachedStep = {
+  async #add(hash: string, step: StepPayload): Promise<number> {
+    const known = this.#steps.indexOf(hash);
+    if (known !== undefined) return known;
+    const index = this.#steps.add({
+      hash,
       prev: step.prev,
-      row: {
-        hash,
-        startedAtMs: step.startedAtMs,
-        completedAtMs: step.completedAtMs,
-        role: step.role,
-        agent: step.agent,
-        model: await this.#model(step),
-        usage: step.usage,
-      },
-    };
-    this.#steps.set(hash, cached);
-    this.#added.push(cached);
+      startedAtMs: step.startedAtMs,
+      completedAtMs: step.completedAtMs,
+      role: step.role,
+      agent: step.agent,
+      model: await this.#model(step),
+      usage: step.usage,
+    });
+    this.#added.push(index);
+    return index;
   }
 
-  #rewrite(steps: readonly CachedStep[]): void {
+  #rewrite(rows: readonly number[]): void {
     const dir = join(this.#store.home, "cache");
     makePrivateDir(dir);
     // The cache before this one: a file per chain, as large as the store.
     rmSync(join(dir, "usage"), { recursive: true, force: true });
-    writeFileAtomic(this.#file, `${JSON.stringify({ format: FORMAT })}\n${lines(steps)}`);
+    writeFileAtomic(this.#file, cacheFile(this.#steps, rows));
   }
 
   async #model(step: StepPayload): Promise<string | null> {
     try {
       const detail = await this.#store.cas.getPayload<DetailPayload>(step.detail);
-      return typeof detail?.model === "string" && detail.model !== "" ? detail.model : null;
+      const model = detail?.model;
+      return typeof model === "string" && model !== "" ? model : null;
     } catch {
       // An adapter-defined detail that is not an object, or is gone: no model to group by.
       return null;
@@ -218,35 +211,43 @@ export class StepRows {
   }
 }
 
-function lines(steps: readonly CachedStep[]): string {
-  return steps
-    .map(({ row, prev }) =>
-      JSON.stringify([
-        row.hash,
-        prev,
-        row.startedAtMs,
-        row.completedAtMs,
-        row.role,
-        row.agent,
-        row.model,
-        row.usage,
-      ]),
-    )
-    .map((line) => `${line}\n`)
-    .join("");
+/** The whole cache file, a part at a time: its header, then the lines of `rows`. */
+function* cacheFile(steps: StepTable, rows: readonly number[]): Generator<string> {
+  yield `${JSON.stringify({ format: FORMAT })}\n`;
+  yield* linesOf(steps, rows);
+}
+
+/** The lines of `rows`, a thousand to a part: a whole cache as one string is as big as the file. */
+function* linesOf(steps: StepTable, rows: readonly number[]): Generator<string> {
+  for (let from = 0; from < rows.length; from += 1000) {
+    let part = "";
+    for (const index of rows.slice(from, from + 1000)) {
+      const { hash, startedAtMs, completedAtMs, role, agent, model, usage } = steps.row(index);
+      const prev = steps.prevOf(index);
+      part += `${JSON.stringify([hash, prev, startedAtMs, completedAtMs, role, agent, model, usage])}\n`;
+    }
+    yield part;
+  }
 }
 
 /** The cached steps, or null when there is no file or it does not parse (then it is rebuilt). */
-function load(file: string): Map<string, CachedStep> | null {
-  let text: string;
+function load(file: string): StepTable | null {
+  let lines: Generator<string, boolean>;
   try {
-    text = readFileSync(file, "utf8");
+    lines = linesIn(file);
   } catch {
     return null;
   }
-  const steps = new Map<string, CachedStep>();
+  const steps = new StepTable();
   let header = true;
-  for (const line of text.split("\n")) {
+  for (let next = lines.next(); ; next = lines.next()) {
+    // A file cut short inside a line, or with no header, is rebuilt.
+    if (next.done) {
+      if (header || !next.value) return null;
+      steps.shareHashes();
+      return steps;
+    }
+    const line = next.value;
     if (line === "") continue;
     let value: unknown;
     try {
@@ -259,15 +260,41 @@ function load(file: string): Map<string, CachedStep> | null {
       header = false;
       continue;
     }
-    const cached = stepOf(value);
-    if (cached === null) return null;
-    steps.set(cached.row.hash, cached);
+    const step = stepOf(value);
+    if (step === null) return null;
+    steps.add(step);
   }
-  // A file cut short inside a line, or with no header, is rebuilt.
-  return header || !text.endsWith("\n") ? null : steps;
 }
 
-function stepOf(value: unknown): CachedStep | null {
+/**
+ * The file's lines, read a megabyte at a time (the file is opened before the first); returns
+ * whether the file ended with a newline.
+ */
+function linesIn(file: string): Generator<string, boolean> {
+  const fd = openSync(file, "r");
+  return (function* () {
+    const buffer = Buffer.alloc(1 << 20);
+    const decoder = new StringDecoder("utf8");
+    let rest = "";
+    try {
+      for (;;) {
+        const read = readSync(fd, buffer, 0, buffer.length, null);
+        if (read === 0) break;
+        const text = rest + decoder.write(buffer.subarray(0, read));
+        const lines = text.split("\n");
+        rest = lines.pop() ?? "";
+        yield* lines;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    rest += decoder.end();
+    if (rest !== "") yield rest;
+    return rest === "";
+  })();
+}
+
+function stepOf(value: unknown): NewStep | null {
   if (!Array.isArray(value) || value.length !== 8) return null;
   const [hash, prev, startedAtMs, completedAtMs, role, agent, model, usage] = value;
   const ok =
@@ -280,8 +307,5 @@ function stepOf(value: unknown): CachedStep | null {
     (model === null || typeof model === "string") &&
     isPlainObject(usage);
   if (!ok) return null;
-  return {
-    prev,
-    row: { hash, startedAtMs, completedAtMs, role, agent, model, usage: usage as Usage },
-  };
+  return { hash, prev, startedAtMs, completedAtMs, role, agent, model, usage: usage as Usage };
 }

@@ -7,6 +7,7 @@ import type {
 import type { Store } from "@united-workforce/store";
 import { isoTime } from "@united-workforce/util";
 import { StepRows } from "./chain-rows.js";
+import { RowFlags } from "./step-table.js";
 import { addToTotal, emptyTotal } from "./total.js";
 
 export interface UsageQuery {
@@ -32,20 +33,23 @@ export async function usageReport(store: Store, query: UsageQuery = {}): Promise
   const by = [...(query.by ?? [])];
   const since = query.sinceMs ?? Number.NEGATIVE_INFINITY;
   const until = query.untilMs ?? Number.POSITIVE_INFINITY;
-  const seen = new Set<string>();
+  const seen = new RowFlags();
   const groups = new Map<string, UsageRow>();
   let total = emptyTotal();
 
-  const pointers: ThreadPointer[] = [];
-  for await (const item of store.threads.all()) {
-    if (item.pointer !== null && item.pointer.head !== item.pointer.start)
-      pointers.push(item.pointer);
+  // Just what grouping needs of each thread, the workflow's name shared: a pointer kept whole
+  // costs a kilobyte or more, and a report reads every thread.
+  const inRange: Pick<ThreadPointer, "thread" | "workflow" | "head">[] = [];
+  const workflows = new Map<string, string>();
+  for await (const { pointer } of store.threads.all()) {
+    if (pointer === null || pointer.head === pointer.start) continue;
+    // A thread not updated since the range began, or created after it ended, has none of its
+    // own steps in it (a prefix it shares with an older thread is counted there).
+    if (Date.parse(pointer.updatedAt) < since || Date.parse(pointer.createdAt) >= until) continue;
+    const workflow = workflows.get(pointer.workflow) ?? pointer.workflow;
+    workflows.set(workflow, workflow);
+    inRange.push({ thread: pointer.thread, workflow, head: pointer.head });
   }
-  // A thread not updated since the range began, or created after it ended, has none of its own
-  // steps in it (a prefix it shares with an older thread is counted there).
-  const inRange = pointers.filter(
-    (p) => !(Date.parse(p.updatedAt) < since || Date.parse(p.createdAt) >= until),
-  );
   const chains = StepRows.open(store);
   await chains.fill(
     inRange.map((pointer) => pointer.head),
@@ -54,8 +58,8 @@ export async function usageReport(store: Store, query: UsageQuery = {}): Promise
   for (const pointer of inRange) {
     for await (const step of chains.rows(pointer.head)) {
       // Everything before a counted step was counted with it.
-      if (seen.has(step.hash)) break;
-      seen.add(step.hash);
+      if (seen.has(step.index)) break;
+      seen.add(step.index);
       if (step.completedAtMs < since) break;
       if (step.startedAtMs < since || step.startedAtMs >= until) continue;
       const values: Record<UsageDimension, string | null> = {

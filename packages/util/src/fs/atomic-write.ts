@@ -16,10 +16,11 @@ export interface AtomicWriteOptions {
  * Write a file so that readers see either the old content or the new, never a part: write a
  * temp file in the same directory, then rename it over the target. Any failure (a full disk,
  * a read-only or unwritable folder) is an IO error naming `path`, and the temp file is gone.
+ * `data` may come in parts (an iterable of strings), so a big file is never one string.
  */
 export function writeFileAtomic(
   path: string,
-  data: string | Uint8Array,
+  data: string | Uint8Array | Iterable<string>,
   options: AtomicWriteOptions = {},
 ): void {
   writeFileAtomicWith(writeSync, path, data, options);
@@ -29,7 +30,7 @@ export function writeFileAtomic(
 export function writeFileAtomicWith(
   write: WriteFunction,
   path: string,
-  data: string | Uint8Array,
+  data: string | Uint8Array | Iterable<string>,
   options: AtomicWriteOptions = {},
 ): void {
   const tmp = join(dirname(path), `.tmp-${process.pid}-${Date.now()}-${counter++}`);
@@ -40,7 +41,9 @@ export function writeFileAtomicWith(
     throw ioError(error, path);
   }
   try {
-    writeFully(fd, typeof data === "string" ? Buffer.from(data, "utf8") : data, path, write);
+    if (typeof data === "string") writeFully(fd, Buffer.from(data, "utf8"), path, write);
+    else if (data instanceof Uint8Array) writeFully(fd, data, path, write);
+    else for (const part of data) writeFully(fd, Buffer.from(part, "utf8"), path, write);
     if (options.fsync) fsyncSync(fd);
   } catch (error) {
     safeClose(fd);
