@@ -70,6 +70,19 @@ describe("writeFileAtomic", () => {
     expect(readdirSync(dir)).toEqual(["pointer.json"]);
   });
 
+  it("writes a file given in parts, and keeps the old one when a part does not fit", () => {
+    const dir = tempDir();
+    const path = join(dir, "cache.jsonl");
+    function* parts() {
+      for (let i = 0; i < 3; i++) yield `line ${i}\n`;
+    }
+    writeFileAtomic(path, parts());
+    expect(readFileSync(path, "utf8")).toBe("line 0\nline 1\nline 2\n");
+    expect(() => writeFileAtomicWith(fullDiskAfter(10), path, parts())).toThrow(/ENOSPC/);
+    expect(readFileSync(path, "utf8")).toBe("line 0\nline 1\nline 2\n");
+    expect(readdirSync(dir)).toEqual(["cache.jsonl"]);
+  });
+
   it.skipIf(process.getuid?.() === 0)(
     "reports a folder it may not write to as an IO error naming the file",
     () => {
