@@ -20,6 +20,37 @@ export function hashBytes(bytes: Uint8Array | string): string {
   return out;
 }
 
+const DIGIT = new Map([...CROCKFORD_ALPHABET].map((char, value) => [char, value]));
+
+/**
+ * A hash's 64 bits as two 32-bit words (for tables that keep millions of hashes in typed
+ * arrays, 8 bytes each), or null for a name that is not one (13 characters ≤ 2^64).
+ */
+export function hashWords(hash: string): { hi: number; lo: number } | null {
+  if (hash.length !== HASH_LENGTH) return null;
+  let hi = 0;
+  let lo = 0;
+  for (let i = 0; i < HASH_LENGTH; i++) {
+    const digit = DIGIT.get(hash[i]!);
+    // The first character holds the top 4 bits: a larger one is not a 64-bit value.
+    if (digit === undefined || (i === 0 && digit > 15)) return null;
+    hi = ((hi << 5) | (lo >>> 27)) >>> 0;
+    lo = ((lo << 5) | digit) >>> 0;
+  }
+  return { hi, lo };
+}
+
+/** The hash whose words `hashWords` gave. */
+export function hashFromWords(hi: number, lo: number): string {
+  let out = "";
+  for (let i = 0; i < HASH_LENGTH; i++) {
+    out = CROCKFORD_ALPHABET[lo & 31] + out;
+    lo = ((lo >>> 5) | ((hi & 31) << 27)) >>> 0;
+    hi >>>= 5;
+  }
+  return out;
+}
+
 // XXH64 on pairs of unsigned 32-bit halves. xxhashjs, used before, emulates 64-bit arithmetic
 // with an object per value: a profile of one exec step put its (cold) hashing at ~9 ms in each
 // process; this computes the same values (tests compare them) in a fraction of that, with no

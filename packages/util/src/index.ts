@@ -37,7 +37,7 @@ export { type ErrnoError, ioError, isErrnoError } from "./fs/io-error.js";
 export { type ParseCacheEntry, readParseCache, writeParseCache } from "./fs/parse-cache.js";
 export { writeToFd } from "./fs/write-fd.js";
 export { type WriteFunction, writeFully } from "./fs/write-fully.js";
-export { HASH_LENGTH, hashBytes } from "./hash.js";
+export { HASH_LENGTH, hashBytes, hashFromWords, hashWords } from "./hash.js";
 export { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, resolveHome } from "./home.js";
 export { isoTime } from "./iso-time.js";
 export { KILL_GRACE } from "./process/kill-grace.js";

@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, openSync, readSync, rmSync } from "node:fs";
+import { appendFileSync, closeSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import {
@@ -233,18 +233,20 @@ function* linesOf(steps: StepTable, rows: readonly number[]): Generator<string> 
 /** The cached steps, or null when there is no file or it does not parse (then it is rebuilt). */
 function load(file: string): StepTable | null {
   let lines: Generator<string, boolean>;
+  let bytes: number;
   try {
+    bytes = statSync(file).size;
     lines = linesIn(file);
   } catch {
     return null;
   }
-  const steps = new StepTable();
+  // A line is about 200 bytes: the table is sized once, and grows (by half) if it must.
+  const steps = new StepTable(Math.ceil(bytes / 200));
   let header = true;
   for (let next = lines.next(); ; next = lines.next()) {
     // A file cut short inside a line, or with no header, is rebuilt.
     if (next.done) {
       if (header || !next.value) return null;
-      steps.shareHashes();
       return steps;
     }
     const line = next.value;

@@ -1,3 +1,4 @@
+import { hashBytes } from "@united-workforce/util";
 import { describe, expect, it } from "vitest";
 import { RowFlags, StepTable } from "./step-table.js";
 
@@ -55,12 +56,13 @@ describe("StepTable", () => {
     expect([table.size, table.has("B"), table.indexOf("C")]).toEqual([2, true, undefined]);
   });
 
-  it("grows past its first columns, keeping every row", () => {
-    const table = new StepTable();
+  it("keeps real hashes packed, growing past its first columns and finding every row", () => {
+    const table = new StepTable(16);
+    const hashes = Array.from({ length: 5000 }, (_, i) => hashBytes(`step ${i}`));
     for (let i = 0; i < 5000; i++) {
       table.add({
-        hash: `h${i}`,
-        prev: i === 0 ? null : `h${i - 1}`,
+        hash: hashes[i]!,
+        prev: i === 0 ? null : hashes[i - 1]!,
         startedAtMs: i,
         completedAtMs: i + 1,
         role: `role${i % 3}`,
@@ -69,10 +71,13 @@ describe("StepTable", () => {
         usage: { ...usage, inputTokens: i },
       });
     }
-    table.shareHashes();
-    expect(table.row(4999)).toMatchObject({ hash: "h4999", startedAtMs: 4999, role: "role1" });
+    expect(table.row(4999)).toMatchObject({ hash: hashes[4999], startedAtMs: 4999, role: "role1" });
     expect(table.row(4999).usage.inputTokens).toBe(4999);
-    expect(table.prevOf(4999)).toBe("h4998");
+    expect([table.prevOf(4999), table.prevOf(0)]).toEqual([hashes[4998], null]);
+    expect(hashes.every((hash, i) => table.indexOf(hash) === i)).toBe(true);
+    expect(table.indexOf(hashBytes("never added"))).toBeUndefined();
+    expect(table.add({ ...table.row(7), prev: hashes[6]! })).toBe(7);
+    expect(table.size).toBe(5000);
   });
 });
 

@@ -1,6 +1,4 @@
-import { CROCKFORD_ALPHABET } from "@united-workforce/util";
-
-const DIGIT = new Map([...CROCKFORD_ALPHABET].map((char, value) => [char, value]));
+import { hashFromWords, hashWords as wordsOf } from "@united-workforce/util";
 
 /**
  * A set of CAS hashes that whole-store commands (gc) keep for every stored node, packed: a
@@ -82,29 +80,6 @@ export class PackedHashes {
   /** The hash at `index`, as the 13 characters it was listed as. */
   hashAt(index: number): string {
     if (index >= this.#hi.length) return this.#odd[index - this.#hi.length]!;
-    let hi = this.#hi[index]!;
-    let lo = this.#lo[index]!;
-    let out = "";
-    for (let i = 0; i < 13; i++) {
-      out = CROCKFORD_ALPHABET[lo & 31] + out;
-      lo = ((lo >>> 5) | ((hi & 31) << 27)) >>> 0;
-      hi >>>= 5;
-    }
-    return out;
+    return hashFromWords(this.#hi[index]!, this.#lo[index]!);
   }
-}
-
-/** A hash's 64 bits as two words, or null for a name that is not one (13 characters ≤ 2^64). */
-function wordsOf(hash: string): { hi: number; lo: number } | null {
-  if (hash.length !== 13) return null;
-  let hi = 0;
-  let lo = 0;
-  for (let i = 0; i < 13; i++) {
-    const digit = DIGIT.get(hash[i]!);
-    // The first character holds the top 4 bits: a larger one is not a 64-bit value.
-    if (digit === undefined || (i === 0 && digit > 15)) return null;
-    hi = ((hi << 5) | (lo >>> 27)) >>> 0;
-    lo = ((lo << 5) | digit) >>> 0;
-  }
-  return { hi, lo };
 }
