@@ -91,6 +91,31 @@ export function describeCasConformance(context: ConformanceContext): void {
       expect(whole.has(other.step2.hash)).toBe(false);
     });
 
+    it("gives recorded refs and write times of many nodes at once, where a backend records them", async () => {
+      const { cas } = context.store;
+      const chain = await storeChain(cas, "recorded");
+      const before = Date.now();
+      await cas.putText("written now");
+      const missing = "0000000000000";
+      if (cas.backend.recordedRefs !== undefined) {
+        const refs = await cas.backend.recordedRefs([chain.step2.hash, missing]);
+        expect(refs.has(missing)).toBe(false);
+        expect(refs.get(chain.step2.hash)).toEqual(await cas.refs(chain.step2.hash));
+        // What the step reaches comes along, up to the bound.
+        const reached = await cas.backend.recordedRefs([chain.step2.hash], 100);
+        expect(reached.has(chain.step2.output) && reached.has(chain.step1.hash)).toBe(true);
+        expect((await cas.backend.recordedRefs([chain.step2.hash], 1)).size).toBe(1);
+      }
+      if (cas.backend.writtenAtMs !== undefined) {
+        const text = await cas.putText("written now");
+        const times = await cas.backend.writtenAtMs([text, chain.start, missing]);
+        expect(times.has(missing)).toBe(false);
+        // Clocks of the machine and a database server may differ a little: a day is plenty.
+        expect(Math.abs(times.get(text)! - before)).toBeLessThan(86_400_000);
+        expect(times.has(chain.start)).toBe(true);
+      }
+    });
+
     it("writes nodes prepared elsewhere (an adapter's) and reads them back", async () => {
       const { cas } = context.store;
       const node = cas.prepareText("written for an adapter");
