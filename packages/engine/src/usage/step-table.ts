@@ -22,37 +22,48 @@ const TIMES = 2;
 const NAMES = 3;
 const FIGURES = USAGE_FIELDS.length;
 
+/** Rows a block of columns holds: a table grows a block at a time, copying nothing. */
+const BLOCK_BITS = 14;
+const BLOCK = 1 << BLOCK_BITS;
+const IN_BLOCK = BLOCK - 1;
+
+/** The columns of `BLOCK` rows. */
+class Block {
+  readonly hashHi = new Uint32Array(BLOCK);
+  readonly hashLo = new Uint32Array(BLOCK);
+  readonly prevHi = new Uint32Array(BLOCK);
+  readonly prevLo = new Uint32Array(BLOCK);
+  /** 0: no step before; 1: `prevHi`/`prevLo`; 2: an odd name in the table's `#oddPrevs`. */
+  readonly prevKind = new Uint8Array(BLOCK);
+  readonly times = new Float64Array(BLOCK * TIMES);
+  readonly names = new Uint32Array(BLOCK * NAMES);
+  readonly figures = new Float64Array(BLOCK * FIGURES);
+}
+
 /**
  * Every step a usage report knows, as columns in typed arrays: a step's hash and the hash of
  * the step before it as two 32-bit words each, found through an open-addressing table of row
  * numbers; the times and figures (NaN: not reported); the names as indexes into one list. About
- * 110 bytes a step and no object per step: a report over a million nodes keeps every step of
- * the store (issue 29: under 64 bytes a node). A name that is not a 64-bit hash (none from uwf)
- * is kept as a string beside the columns.
+ * 110 bytes a step, no object per step, and blocks of rows so that growing copies nothing: a
+ * report over a million nodes keeps every step of the store (issue 29: under 64 bytes a node).
+ * A name that is not a 64-bit hash (none from uwf) is kept as a string beside the columns.
  */
 export class StepTable {
   #size = 0;
-  #capacity = 0;
-  #hashHi = new Uint32Array(0);
-  #hashLo = new Uint32Array(0);
-  #prevHi = new Uint32Array(0);
-  #prevLo = new Uint32Array(0);
-  /** 0: no step before; 1: `#prevHi`/`#prevLo`; 2: an odd name in `#oddPrevs`. */
-  #prevKind = new Uint8Array(0);
-  #times = new Float64Array(0);
-  #names = new Uint32Array(0);
-  #figures = new Float64Array(0);
+  readonly #blocks: Block[] = [];
   /** Row + 1 by the hash's words (0: empty), at most half full. */
-  #slots = new Int32Array(1024);
+  #slots: Int32Array;
   readonly #oddRows = new Map<string, number>();
   readonly #oddHashes = new Map<number, string>();
   readonly #oddPrevs = new Map<number, string>();
   readonly #nameList: string[] = [];
   readonly #nameIndex = new Map<string, number>();
 
-  /** `expected`: about how many steps will come (a cache file's size tells), to grow once. */
+  /** `expected`: about how many steps will come (a cache file's size tells), to rehash once. */
   constructor(expected = 1024) {
-    this.#resize(Math.max(expected, 16));
+    let slots = 1024;
+    while (slots < expected * 2) slots *= 2;
+    this.#slots = new Int32Array(slots);
   }
 
   get size(): number {
@@ -67,8 +78,7 @@ export class StepTable {
   indexOf(hash: string): number | undefined {
     const words = hashWords(hash);
     if (words === null) return this.#oddRows.get(hash);
-    const slot = this.#slotOf(words.hi, words.lo);
-    const row = this.#slots[slot]!;
+    const row = this.#slots[this.#slotOf(words.hi, words.lo)]!;
     return row === 0 ? undefined : row - 1;
   }
 
@@ -76,67 +86,77 @@ export class StepTable {
   add(step: NewStep): number {
     const known = this.indexOf(step.hash);
     if (known !== undefined) return known;
-    if (this.#size === this.#capacity) this.#resize(Math.ceil(this.#capacity * 1.5));
     const index = this.#size++;
+    if (index >>> BLOCK_BITS === this.#blocks.length) this.#blocks.push(new Block());
+    if (this.#size * 2 > this.#slots.length) this.#rehash(this.#slots.length * 2);
+    const block = this.#blocks[index >>> BLOCK_BITS]!;
+    const at = index & IN_BLOCK;
     const words = hashWords(step.hash);
     if (words === null) {
       this.#oddRows.set(step.hash, index);
       this.#oddHashes.set(index, step.hash);
     } else {
-      this.#hashHi[index] = words.hi;
-      this.#hashLo[index] = words.lo;
+      block.hashHi[at] = words.hi;
+      block.hashLo[at] = words.lo;
       this.#slots[this.#slotOf(words.hi, words.lo)] = index + 1;
     }
     const prev = step.prev === null ? null : hashWords(step.prev);
-    if (step.prev === null) this.#prevKind[index] = 0;
+    if (step.prev === null) block.prevKind[at] = 0;
     else if (prev === null) {
-      this.#prevKind[index] = 2;
+      block.prevKind[at] = 2;
       this.#oddPrevs.set(index, step.prev);
     } else {
-      this.#prevKind[index] = 1;
-      this.#prevHi[index] = prev.hi;
-      this.#prevLo[index] = prev.lo;
+      block.prevKind[at] = 1;
+      block.prevHi[at] = prev.hi;
+      block.prevLo[at] = prev.lo;
     }
-    this.#times[index * TIMES] = step.startedAtMs;
-    this.#times[index * TIMES + 1] = step.completedAtMs;
-    this.#names[index * NAMES] = this.#name(step.role);
-    this.#names[index * NAMES + 1] = this.#name(step.agent);
-    this.#names[index * NAMES + 2] = step.model === null ? 0 : this.#name(step.model) + 1;
+    block.times[at * TIMES] = step.startedAtMs;
+    block.times[at * TIMES + 1] = step.completedAtMs;
+    block.names[at * NAMES] = this.#name(step.role);
+    block.names[at * NAMES + 1] = this.#name(step.agent);
+    block.names[at * NAMES + 2] = step.model === null ? 0 : this.#name(step.model) + 1;
     for (const [i, field] of USAGE_FIELDS.entries()) {
-      this.#figures[index * FIGURES + i] = step.usage[field] ?? Number.NaN;
+      block.figures[at * FIGURES + i] = step.usage[field] ?? Number.NaN;
     }
     return index;
   }
 
   hashOf(index: number): string {
-    return this.#oddHashes.get(index) ?? hashFromWords(this.#hashHi[index]!, this.#hashLo[index]!);
+    const odd = this.#oddHashes.get(index);
+    if (odd !== undefined) return odd;
+    const block = this.#blocks[index >>> BLOCK_BITS]!;
+    return hashFromWords(block.hashHi[index & IN_BLOCK]!, block.hashLo[index & IN_BLOCK]!);
   }
 
   prevOf(index: number): string | null {
-    const kind = this.#prevKind[index];
+    const block = this.#blocks[index >>> BLOCK_BITS]!;
+    const at = index & IN_BLOCK;
+    const kind = block.prevKind[at];
     if (kind === 0) return null;
     if (kind === 2) return this.#oddPrevs.get(index)!;
-    return hashFromWords(this.#prevHi[index]!, this.#prevLo[index]!);
+    return hashFromWords(block.prevHi[at]!, block.prevLo[at]!);
   }
 
   completedAtMsOf(index: number): number {
-    return this.#times[index * TIMES + 1]!;
+    return this.#blocks[index >>> BLOCK_BITS]!.times[(index & IN_BLOCK) * TIMES + 1]!;
   }
 
   row(index: number): StepRow {
-    const model = this.#names[index * NAMES + 2]!;
+    const block = this.#blocks[index >>> BLOCK_BITS]!;
+    const at = index & IN_BLOCK;
+    const model = block.names[at * NAMES + 2]!;
     const usage = {} as Record<(typeof USAGE_FIELDS)[number], number | null>;
     for (const [i, field] of USAGE_FIELDS.entries()) {
-      const figure = this.#figures[index * FIGURES + i]!;
+      const figure = block.figures[at * FIGURES + i]!;
       usage[field] = Number.isNaN(figure) ? null : figure;
     }
     return {
       hash: this.hashOf(index),
       index,
-      startedAtMs: this.#times[index * TIMES]!,
-      completedAtMs: this.#times[index * TIMES + 1]!,
-      role: this.#nameList[this.#names[index * NAMES]!]!,
-      agent: this.#nameList[this.#names[index * NAMES + 1]!]!,
+      startedAtMs: block.times[at * TIMES]!,
+      completedAtMs: block.times[at * TIMES + 1]!,
+      role: this.#nameList[block.names[at * NAMES]!]!,
+      agent: this.#nameList[block.names[at * NAMES + 1]!]!,
       model: model === 0 ? null : this.#nameList[model - 1]!,
       usage: usage as Usage,
     };
@@ -149,16 +169,22 @@ export class StepTable {
     let slot = (Math.imul(lo ^ hi, 0x9e3779b1) >>> 0) & mask;
     for (;;) {
       const row = this.#slots[slot]!;
-      if (row === 0 || (this.#hashHi[row - 1] === hi && this.#hashLo[row - 1] === lo)) return slot;
+      if (row === 0) return slot;
+      const block = this.#blocks[(row - 1) >>> BLOCK_BITS]!;
+      const at = (row - 1) & IN_BLOCK;
+      if (block.hashHi[at] === hi && block.hashLo[at] === lo) return slot;
       slot = (slot + 1) & mask;
     }
   }
 
   #rehash(length: number): void {
     this.#slots = new Int32Array(length);
-    for (let index = 0; index < this.#size; index++) {
+    // The row being added is not filled in yet: it takes its slot after this.
+    for (let index = 0; index < this.#size - 1; index++) {
       if (this.#oddHashes.has(index)) continue;
-      this.#slots[this.#slotOf(this.#hashHi[index]!, this.#hashLo[index]!)] = index + 1;
+      const block = this.#blocks[index >>> BLOCK_BITS]!;
+      const at = index & IN_BLOCK;
+      this.#slots[this.#slotOf(block.hashHi[at]!, block.hashLo[at]!)] = index + 1;
     }
   }
 
@@ -170,22 +196,6 @@ export class StepTable {
       this.#nameIndex.set(name, index);
     }
     return index;
-  }
-
-  /** Columns for `capacity` rows, and slots for twice as many. */
-  #resize(capacity: number): void {
-    this.#capacity = capacity;
-    this.#hashHi = grown(this.#hashHi, capacity);
-    this.#hashLo = grown(this.#hashLo, capacity);
-    this.#prevHi = grown(this.#prevHi, capacity);
-    this.#prevLo = grown(this.#prevLo, capacity);
-    this.#prevKind = grown(this.#prevKind, capacity);
-    this.#times = grown(this.#times, capacity * TIMES);
-    this.#names = grown(this.#names, capacity * NAMES);
-    this.#figures = grown(this.#figures, capacity * FIGURES);
-    let slots = this.#slots.length;
-    while (slots < capacity * 2) slots *= 2;
-    if (slots !== this.#slots.length) this.#rehash(slots);
   }
 }
 
