@@ -108,6 +108,10 @@ describe("receipts of steps run in a git working tree", () => {
     const read = await uwf("thread", "read", thread);
     expect(read.stdout).toContain("\n1 file changed, +1 −0\n");
     expect(read.stdout).toContain("\nno files changed\n");
+    // The trace's step spans carry the same diff stat and the commit the step began on.
+    const trace = (await uwf("thread", "trace", thread)).stdout;
+    expect(trace).toContain('"uwf.git.files_changed"');
+    expect(trace).toContain(head);
 
     const receipt = await uwf("thread", "receipt", thread, "-o", "receipt.json");
     expect(receipt.code, receipt.stderr).toBe(0);

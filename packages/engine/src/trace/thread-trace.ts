@@ -155,6 +155,11 @@ function runSpan(
     attributes["uwf.parent.thread"] = pointer.parent.thread;
     attributes["uwf.fanout.index"] = pointer.parent.index;
   }
+  // A fork a race made (`thread race`): which race, and the agent it ran.
+  if (pointer.race !== undefined) {
+    attributes["uwf.race.id"] = pointer.race.id;
+    attributes["uwf.race.agent"] = pointer.race.agent;
+  }
   // Totals under uwf's own names: backends that add up gen_ai.usage.* over a trace would
   // otherwise count every step twice.
   if (pointer.usage !== undefined) addUsage(attributes, pointer.usage, "uwf.usage.");
@@ -196,6 +201,16 @@ async function stepSpans(
     "uwf.step.number": number,
     "uwf.step.attempts": step.attempts,
   };
+  // What the step did to its git working tree (receipts): the commits and its diff stat.
+  if (step.git !== undefined) {
+    const { before, after, diffStat } = step.git;
+    if (before.commit !== null) attributes["uwf.git.commit.before"] = before.commit;
+    if (after.commit !== null) attributes["uwf.git.commit.after"] = after.commit;
+    attributes["uwf.git.tree.after"] = after.tree;
+    attributes["uwf.git.files_changed"] = diffStat.files;
+    attributes["uwf.git.insertions"] = diffStat.insertions;
+    attributes["uwf.git.deletions"] = diffStat.deletions;
+  }
   if (writtenBy === null) {
     attributes[GEN_AI.operationName] = GEN_AI_OPERATION.invokeAgent;
     attributes[GEN_AI.agentName] = step.role;
