@@ -147,11 +147,12 @@ export class StepRows {
   save(whole: boolean): void {
     try {
       const stale = this.#fileRows + this.#added.length - this.#usedCount;
-      const all = Array.from({ length: this.#steps.size }, (_, index) => index);
+      // Every row, listed only when the whole file is written again (a warm report appends).
+      const all = () => Array.from({ length: this.#steps.size }, (_, index) => index);
       if (whole && stale > this.#usedCount * (COMPACT_RATIO - 1) + COMPACT_MIN_ROWS) {
-        this.#rewrite(all.filter((index) => this.#used.has(index)));
+        this.#rewrite(all().filter((index) => this.#used.has(index)));
       } else if (this.#fileRows === -1) {
-        this.#rewrite(all);
+        this.#rewrite(all());
       } else if (this.#added.length > 0) {
         for (const part of linesOf(this.#steps, this.#added)) appendFileSync(this.#file, part);
       }
